@@ -1,0 +1,123 @@
+/* engine.h: the plain-C engine the GObject classes wrap (private)
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Programs are immutable and reference counted; a method holds all mutable
+ * state and is used by one thread at a time.  Every failure is reported as
+ * a GError in EXECUTORCH_ERROR whose code is an EtError value.
+ */
+#pragma once
+
+#define EXECUTORCH_USE_UNSTABLE_PLUGIN_API 1
+#include "../executorch-plugin.h"
+
+#include <gio/gio.h>
+
+G_BEGIN_DECLS
+
+typedef struct _EtProgram EtProgram;
+typedef struct _EtMethod EtMethod;
+
+/* Description of one method input or output, read from the plan. */
+typedef struct {
+  EtValueTag tag;
+  /* Tensors. */
+  int8_t scalar_type;
+  uint8_t shape_dynamism;
+  int8_t device_type;
+  int8_t device_index;
+  uint32_t ndim;
+  int64_t sizes[ET_MAX_DIMS];      /* serialized sizes (upper bound when dynamic) */
+  uint8_t dim_order[ET_MAX_DIMS];
+  size_t nbytes;
+  gboolean memory_planned;
+  /* Scalars: the traced value. */
+  int64_t int_value;
+  double double_value;
+  gboolean bool_value;
+} EtValueMeta;
+
+typedef struct {
+  char *name;
+  guint n_inputs;
+  EtValueMeta *inputs;
+  guint n_outputs;
+  EtValueMeta *outputs;
+  guint n_buffers;                  /* user-visible planned buffers */
+  int64_t *buffer_sizes;
+  int8_t *buffer_device_types;
+  int8_t *buffer_device_indices;
+  char **backends;                  /* NULL-terminated, distinct delegate ids in order */
+  char **operators;                 /* NULL-terminated, "name.overload" */
+  guint n_instructions;
+  char *input_spec;                 /* container_meta_type strings, "" when absent */
+  char *output_spec;
+} EtMethodMeta;
+
+/* --- error.c --- */
+GQuark _et_error_quark (void);
+void _et_set_error (GError **error, EtError code, const char *format, ...) G_GNUC_PRINTF (3, 4);
+/* Puts "[context] " in front of an existing error's message. */
+void _et_prefix_error (GError **error, const char *format, ...) G_GNUC_PRINTF (2, 3);
+const char *_et_error_name (EtError code);
+
+/* --- program.c --- */
+/* @pte: the whole .pte file; @external: .ptd files.  All are referenced, not
+ * copied, unless @pte's data is not 16-byte aligned (then it is copied). */
+EtProgram *_et_program_load (GBytes *pte, GBytes *const *external, guint n_external, GError **error);
+EtProgram *_et_program_ref (EtProgram *program);
+void _et_program_unref (EtProgram *program);
+guint _et_program_n_methods (EtProgram *program);
+const char *_et_program_method_name (EtProgram *program, guint index);
+/* NULL when no such method (with NOT_FOUND). Owned by the program. */
+const EtMethodMeta *_et_program_method_meta (EtProgram *program, const char *name, GError **error);
+
+/* --- method.c / interpreter.c --- */
+EtMethod *_et_method_load (EtProgram *program, const char *name, GError **error);
+void _et_method_free (EtMethod *method);
+const EtMethodMeta *_et_method_meta (EtMethod *method);
+guint _et_method_n_inputs (EtMethod *method);
+guint _et_method_n_outputs (EtMethod *method);
+/* Binds a host tensor: resizes the method's input to @sizes, then copies
+ * into planned memory, or (unplanned inputs) borrows @data, which must stay
+ * valid and unchanged until the next set_input of this index or until the
+ * method is freed. */
+gboolean _et_method_set_input_tensor (EtMethod *method, guint index, int scalar_type, uint32_t ndim,
+                                      const int64_t *sizes, const void *data, size_t nbytes,
+                                      GError **error);
+gboolean _et_method_set_input_scalar (EtMethod *method, guint index, const EtValue *value, GError **error);
+/* @cancellable is polled between instructions. */
+gboolean _et_method_execute (EtMethod *method, GCancellable *cancellable, GError **error);
+/* The current output value (a view into method memory). */
+const EtValue *_et_method_output (EtMethod *method, guint index);
+
+/* --- registry.c --- */
+EtRegistry *_et_registry (void);
+/* Registry queries (snapshots, NULL-terminated, g_strfreev). */
+char **_et_registry_list_kernels (void);
+char **_et_registry_list_backends (void);
+char **_et_registry_list_plugins (void);
+char **_et_registry_list_device_types (void);
+const EtBackend *_et_registry_find_backend (const char *id);
+const EtDeviceAllocator *_et_registry_find_allocator (int device_type);
+/* Name of the plug-in that registered @name, for messages; NULL if none. */
+const char *_et_registry_kernel_owner (const char *name);
+
+/* --- discovery.c --- */
+/* Loads every plug-in found on the module path, once per process. */
+gboolean _et_discovery_ensure (GError **error);
+
+/* --- device.c --- */
+/* The one routine that moves bytes between devices. */
+gboolean _et_device_copy (int dst_type, int dst_index, void *dst, int src_type, int src_index, const void *src,
+                          size_t nbytes, GError **error);
+/* Allocation on any device (CPU: aligned host memory). */
+void *_et_device_alloc (int device_type, int device_index, size_t nbytes, size_t alignment, GError **error);
+void _et_device_free (int device_type, int device_index, void *ptr);
+const char *_et_device_type_name (int device_type);
+
+/* --- tensor-util.c --- */
+/* nbytes of numel elements with overflow checks; FALSE on overflow. */
+gboolean _et_checked_nbytes (int scalar_type, uint32_t ndim, const int64_t *sizes, int64_t *numel, size_t *nbytes);
+
+G_END_DECLS
