@@ -56,12 +56,10 @@ G_BEGIN_DECLS
  * @EXECUTORCH_ERROR_DELEGATE_INVALID_COMPATIBILITY: a backend cannot handle this payload version
  * @EXECUTORCH_ERROR_DELEGATE_MEMORY_ALLOCATION_FAILED: a backend could not allocate memory
  * @EXECUTORCH_ERROR_DELEGATE_INVALID_HANDLE: a backend handle is not valid
- * @EXECUTORCH_ERROR_CANCELLED: the operation was cancelled
  *
- * Errors of the runtime.  Apart from %EXECUTORCH_ERROR_FAILED and
- * %EXECUTORCH_ERROR_CANCELLED the values are upstream ExecuTorch's
+ * Errors of the runtime.  Apart from %EXECUTORCH_ERROR_FAILED the values are upstream ExecuTorch's
  * `runtime::Error` codes, so a number in a log means the same thing in both.
- * The enumeration may grow.
+ * The enumeration may grow.  Cancelled executions report %G_IO_ERROR_CANCELLED.
  *
  * Since: 1.0
  */
@@ -87,7 +85,6 @@ typedef enum {
   EXECUTORCH_ERROR_DELEGATE_INVALID_COMPATIBILITY = 0x30,
   EXECUTORCH_ERROR_DELEGATE_MEMORY_ALLOCATION_FAILED = 0x31,
   EXECUTORCH_ERROR_DELEGATE_INVALID_HANDLE = 0x32,
-  EXECUTORCH_ERROR_CANCELLED = 0x100,
 } ExecutorchError;
 
 /**

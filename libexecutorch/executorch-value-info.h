@@ -38,6 +38,12 @@ gboolean executorch_value_info_is_memory_planned (ExecutorchValueInfo *info);
 EXECUTORCH_AVAILABLE_IN_1_0
 ExecutorchDevice *executorch_value_info_get_device (ExecutorchValueInfo *info);
 EXECUTORCH_AVAILABLE_IN_1_0
+gint64 executorch_value_info_get_int_value (ExecutorchValueInfo *info);
+EXECUTORCH_AVAILABLE_IN_1_0
+gdouble executorch_value_info_get_double_value (ExecutorchValueInfo *info);
+EXECUTORCH_AVAILABLE_IN_1_0
+gboolean executorch_value_info_get_bool_value (ExecutorchValueInfo *info);
+EXECUTORCH_AVAILABLE_IN_1_0
 char *executorch_value_info_to_string (ExecutorchValueInfo *info);
 
 G_END_DECLS

@@ -15,6 +15,7 @@ typedef struct {
   const guint8 *data;
   gsize size;
   const char *file_kind;   /* "program", "external data", ... for messages */
+  int error_code;          /* EtError used for structural problems */
   GError *error;
 } EtFb;
 
@@ -31,7 +32,7 @@ typedef struct {
   guint32 length;
 } EtFbVector;
 
-void _et_fb_init (EtFb *fb, const guint8 *data, gsize size, const char *file_kind);
+void _et_fb_init (EtFb *fb, const guint8 *data, gsize size, const char *file_kind, int error_code);
 void _et_fb_clear (EtFb *fb);
 /* Moves the sticky error (if any) to @error; returns FALSE if there was one. */
 gboolean _et_fb_take_error (EtFb *fb, GError **error);

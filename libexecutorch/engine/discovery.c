@@ -1,0 +1,188 @@
+/* discovery.c: finds and initialises plug-in libraries, lazily and once
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Search order: the folders in EXECUTORCH_MODULE_PATH (colon-separated),
+ * then EXECUTORCH_MODULE_SYSTEM_PATH if set (even to empty), else the
+ * compiled-in module folder.  A folder holds one `*.module` manifest per
+ * plug-in naming its versioned library; the first manifest of a given file
+ * name wins.  EXECUTORCH_MODULES_DISABLE lists plug-in names to skip.  The
+ * environment is ignored in setuid processes.  Libraries are opened with
+ * local binding and never unloaded.
+ */
+#include "engine.h"
+
+#include <gmodule.h>
+#include <string.h>
+#include <sys/auxv.h>
+
+#include "../executorch-error.h"
+
+static GPtrArray *discovery_errors;   /* GError*, kept for executorch_load_plugins */
+
+static gboolean
+environment_trusted (void)
+{
+  return getauxval (AT_SECURE) == 0;
+}
+
+static gboolean
+is_disabled (const char *name, char **disabled)
+{
+  for (guint i = 0; disabled != NULL && disabled[i] != NULL; i++)
+    if (g_strcmp0 (g_strstrip (disabled[i]), name) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+static gboolean
+load_manifest (const char *manifest_path, char **disabled, GError **error)
+{
+  g_autoptr (GKeyFile) keys = g_key_file_new ();
+  g_autofree char *name = NULL, *library = NULL, *entry = NULL, *library_path = NULL;
+  g_autoptr (GError) local_error = NULL;
+  EtPluginGetDescFunc get_desc = NULL;
+  const EtPluginDesc *desc;
+  GModule *module;
+  char message[512] = "";
+
+  if (!g_key_file_load_from_file (keys, manifest_path, G_KEY_FILE_NONE, &local_error) ||
+      (name = g_key_file_get_string (keys, "Plugin", "Name", &local_error)) == NULL ||
+      (library = g_key_file_get_string (keys, "Plugin", "Library", &local_error)) == NULL ||
+      (entry = g_key_file_get_string (keys, "Plugin", "Entry", &local_error)) == NULL)
+    {
+      g_set_error (error, EXECUTORCH_PLUGIN_ERROR, EXECUTORCH_PLUGIN_ERROR_MANIFEST, "%s: %s", manifest_path,
+                   local_error->message);
+      return FALSE;
+    }
+  if (is_disabled (name, disabled))
+    return TRUE;
+
+  if (g_path_is_absolute (library))
+    library_path = g_strdup (library);
+  else
+    {
+      g_autofree char *folder = g_path_get_dirname (manifest_path);
+      library_path = g_build_filename (folder, library, NULL);
+    }
+  module = g_module_open (library_path, G_MODULE_BIND_LOCAL);
+  if (module == NULL)
+    {
+      g_set_error (error, EXECUTORCH_PLUGIN_ERROR, EXECUTORCH_PLUGIN_ERROR_OPEN, "plug-in %s: %s", name,
+                   g_module_error ());
+      return FALSE;
+    }
+  /* Plug-ins may have threads or registered pointers: never unload. */
+  g_module_make_resident (module);
+  if (!g_module_symbol (module, entry, (gpointer *) &get_desc) || get_desc == NULL)
+    {
+      g_set_error (error, EXECUTORCH_PLUGIN_ERROR, EXECUTORCH_PLUGIN_ERROR_SYMBOL,
+                   "plug-in %s: %s has no entry point %s", name, library_path, entry);
+      return FALSE;
+    }
+  desc = get_desc ();
+  if (desc == NULL || desc->abi_version != ET_PLUGIN_ABI_VERSION)
+    {
+      g_set_error (error, EXECUTORCH_PLUGIN_ERROR, EXECUTORCH_PLUGIN_ERROR_ABI,
+                   "plug-in %s uses plug-in ABI %u, the runtime has %u", name,
+                   desc != NULL ? desc->abi_version : 0, ET_PLUGIN_ABI_VERSION);
+      return FALSE;
+    }
+  if (et_registry_add_plugin (desc, message, sizeof message) != ET_OK)
+    {
+      g_set_error (error, EXECUTORCH_PLUGIN_ERROR, EXECUTORCH_PLUGIN_ERROR_INIT, "%s", message);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static int
+compare_names (const void *a, const void *b)
+{
+  return strcmp (*(char *const *) a, *(char *const *) b);
+}
+
+static void
+scan_folder (const char *folder, GHashTable *seen, char **disabled)
+{
+  g_autoptr (GDir) dir = g_dir_open (folder, 0, NULL);
+  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  const char *name;
+
+  if (dir == NULL)
+    return;
+  while ((name = g_dir_read_name (dir)) != NULL)
+    if (g_str_has_suffix (name, ".module"))
+      g_ptr_array_add (names, g_strdup (name));
+  /* A stable order keeps registration (and its messages) reproducible. */
+  g_ptr_array_sort (names, compare_names);
+  for (guint i = 0; i < names->len; i++)
+    {
+      const char *file = g_ptr_array_index (names, i);
+      g_autofree char *path = NULL;
+      GError *error = NULL;
+
+      if (g_hash_table_contains (seen, file))
+        continue;
+      g_hash_table_add (seen, g_strdup (file));
+      path = g_build_filename (folder, file, NULL);
+      if (!load_manifest (path, disabled, &error))
+        {
+          g_warning ("%s", error->message);
+          g_ptr_array_add (discovery_errors, error);
+        }
+    }
+}
+
+static void
+discover (void)
+{
+  gboolean trusted = environment_trusted ();
+  const char *extra = trusted ? g_getenv ("EXECUTORCH_MODULE_PATH") : NULL;
+  const char *system = trusted ? g_getenv ("EXECUTORCH_MODULE_SYSTEM_PATH") : NULL;
+  g_auto (GStrv) disabled = NULL;
+  g_autoptr (GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+
+  if (!g_module_supported ())
+    return;
+  if (trusted && g_getenv ("EXECUTORCH_MODULES_DISABLE") != NULL)
+    disabled = g_strsplit_set (g_getenv ("EXECUTORCH_MODULES_DISABLE"), ",:", -1);
+
+  if (extra != NULL)
+    {
+      g_auto (GStrv) folders = g_strsplit (extra, G_SEARCHPATH_SEPARATOR_S, -1);
+      for (guint i = 0; folders[i] != NULL; i++)
+        if (folders[i][0] != '\0')
+          scan_folder (folders[i], seen, disabled);
+    }
+  if (system != NULL)
+    {
+      g_auto (GStrv) folders = g_strsplit (system, G_SEARCHPATH_SEPARATOR_S, -1);
+      for (guint i = 0; folders[i] != NULL; i++)
+        if (folders[i][0] != '\0')
+          scan_folder (folders[i], seen, disabled);
+    }
+  else
+    scan_folder (EXECUTORCH_MODULE_DIR, seen, disabled);
+}
+
+gboolean
+_et_discovery_ensure (GError **error)
+{
+  static gsize done;
+
+  if (g_once_init_enter (&done))
+    {
+      discovery_errors = g_ptr_array_new ();
+      discover ();
+      g_once_init_leave (&done, 1);
+    }
+  if (discovery_errors->len > 0)
+    {
+      GError *first = g_ptr_array_index (discovery_errors, 0);
+      if (error != NULL)
+        *error = g_error_copy (first);
+      return FALSE;
+    }
+  return TRUE;
+}

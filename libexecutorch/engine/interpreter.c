@@ -1,0 +1,323 @@
+/* interpreter.c: binding inputs and running a method's instructions
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "call-context.h"
+#include "method-private.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Upstream's guard against programs that loop forever. */
+#define MAX_INSTRUCTIONS_PER_EXECUTION 10000000u
+
+guint
+_et_method_n_inputs (EtMethod *method)
+{
+  return method->meta->n_inputs;
+}
+
+guint
+_et_method_n_outputs (EtMethod *method)
+{
+  return method->meta->n_outputs;
+}
+
+const EtValue *
+_et_method_output (EtMethod *method, guint index)
+{
+  g_return_val_if_fail (index < method->meta->n_outputs, NULL);
+  return &method->values[method->output_indices[index]];
+}
+
+static const char *
+tag_name (guint32 tag)
+{
+  static const char *const names[] = { "None", "Tensor", "String", "Double", "Int", "Bool", "BoolList",
+                                       "DoubleList", "IntList", "TensorList", "ScalarList", "OptionalTensorList" };
+  return tag < G_N_ELEMENTS (names) ? names[tag] : "unknown";
+}
+
+static char *
+format_sizes (uint32_t ndim, const int64_t *sizes)
+{
+  GString *text = g_string_new ("[");
+  for (uint32_t i = 0; i < ndim; i++)
+    g_string_append_printf (text, "%s%" G_GINT64_FORMAT, i > 0 ? ", " : "", sizes[i]);
+  g_string_append_c (text, ']');
+  return g_string_free (text, FALSE);
+}
+
+gboolean
+_et_method_set_input_tensor (EtMethod *method, guint index, int scalar_type, uint32_t ndim, const int64_t *sizes,
+                             const void *data, size_t nbytes, GError **error)
+{
+  EtValue *value;
+  EtTensor *tensor;
+  EtError code;
+
+  if (method->executing)
+    {
+      _et_set_error (error, ET_ERROR_INVALID_STATE, "inputs cannot change while the method runs");
+      return FALSE;
+    }
+  if (index >= method->meta->n_inputs)
+    {
+      _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "input %u does not exist: method %s has %u inputs", index,
+                     method->meta->name, method->meta->n_inputs);
+      return FALSE;
+    }
+  value = &method->values[method->input_indices[index]];
+  if (value->tag != ET_VALUE_TENSOR)
+    {
+      _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "input %u of method %s is a %s, not a tensor", index,
+                     method->meta->name, tag_name (value->tag));
+      return FALSE;
+    }
+  tensor = value->u.tensor;
+  if (tensor->scalar_type != scalar_type)
+    {
+      _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "input %u of method %s must be %s, not %s", index,
+                     method->meta->name, et_scalar_type_name (tensor->scalar_type),
+                     et_scalar_type_name (scalar_type) != NULL ? et_scalar_type_name (scalar_type) : "invalid");
+      return FALSE;
+    }
+  code = et_tensor_resize (tensor, ndim, sizes);
+  if (code != ET_OK)
+    {
+      g_autofree char *given = format_sizes (ndim, sizes);
+      g_autofree char *expected = format_sizes (tensor->ndim, tensor->sizes);
+      _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "input %u of method %s has sizes %s, which do not fit the "
+                     "method's %s%s", index, method->meta->name, given,
+                     tensor->shape_dynamism == ET_SHAPE_STATIC ? "" : "bound ", expected);
+      return FALSE;
+    }
+  if (nbytes != tensor->nbytes)
+    {
+      _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "input %u of method %s: %zu bytes given, %zu needed", index,
+                     method->meta->name, nbytes, tensor->nbytes);
+      return FALSE;
+    }
+  if (tensor->flags & (ET_TENSOR_FLAG_PLANNED | ET_TENSOR_FLAG_CONSTANT))
+    {
+      if (tensor->flags & ET_TENSOR_FLAG_CONSTANT)
+        {
+          _et_set_error (error, ET_ERROR_INVALID_STATE, "input %u of method %s is constant program data", index,
+                         method->meta->name);
+          return FALSE;
+        }
+      if (tensor->device_type != ET_DEVICE_CPU)
+        {
+          _et_set_error (error, ET_ERROR_NOT_SUPPORTED, "input %u of method %s is planned in %s memory; "
+                         "the program must copy it there itself", index, method->meta->name,
+                         _et_device_type_name (tensor->device_type));
+          return FALSE;
+        }
+      if (nbytes > 0)
+        memcpy (tensor->data, data, nbytes);
+    }
+  else
+    {
+      if (data == NULL && nbytes > 0)
+        {
+          _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "input %u of method %s has no data", index,
+                         method->meta->name);
+          return FALSE;
+        }
+      tensor->data = (void *) data;   /* borrowed; the caller keeps it alive */
+      tensor->capacity = nbytes;
+    }
+  method->input_set[index] = TRUE;
+  return TRUE;
+}
+
+gboolean
+_et_method_set_input_scalar (EtMethod *method, guint index, const EtValue *given, GError **error)
+{
+  const EtValue *value;
+  gboolean equal;
+
+  if (index >= method->meta->n_inputs)
+    {
+      _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "input %u does not exist: method %s has %u inputs", index,
+                     method->meta->name, method->meta->n_inputs);
+      return FALSE;
+    }
+  value = &method->values[method->input_indices[index]];
+  if (value->tag != given->tag)
+    {
+      _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "input %u of method %s is a %s, not a %s", index,
+                     method->meta->name, tag_name (value->tag), tag_name (given->tag));
+      return FALSE;
+    }
+  /* Scalars are baked into the program at export: only the traced value is accepted. */
+  switch (value->tag)
+    {
+    case ET_VALUE_INT: equal = value->u.int_value == given->u.int_value; break;
+    case ET_VALUE_BOOL: equal = value->u.bool_value == given->u.bool_value; break;
+    case ET_VALUE_DOUBLE:
+      {
+        double a = value->u.double_value, b = given->u.double_value;
+        equal = (isnan (a) && isnan (b)) || a == b || fabs (a - b) <= 1e-4 + 1e-5 * fabs (b);
+        break;
+      }
+    case ET_VALUE_NONE: equal = TRUE; break;
+    default: equal = FALSE; break;
+    }
+  if (!equal)
+    {
+      _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "input %u of method %s was fixed when the program was "
+                     "exported; only the traced value is accepted", index, method->meta->name);
+      return FALSE;
+    }
+  method->input_set[index] = TRUE;
+  return TRUE;
+}
+
+static gboolean
+condition_value (const EtValue *value, gboolean *result, GError **error)
+{
+  if (value->tag == ET_VALUE_BOOL)
+    {
+      *result = value->u.bool_value;
+      return TRUE;
+    }
+  if (value->tag == ET_VALUE_TENSOR && value->u.tensor->scalar_type == ET_SCALAR_BOOL)
+    {
+      const EtTensor *tensor = value->u.tensor;
+      const guint8 *data = tensor->data;
+
+      if (data == NULL && tensor->numel > 0)
+        {
+          _et_set_error (error, ET_ERROR_INVALID_STATE, "condition tensor has no data");
+          return FALSE;
+        }
+      if (tensor->device_type != ET_DEVICE_CPU)
+        {
+          _et_set_error (error, ET_ERROR_NOT_SUPPORTED, "condition tensor is not in host memory");
+          return FALSE;
+        }
+      *result = TRUE;
+      for (int64_t i = 0; i < tensor->numel; i++)
+        if (!data[i])
+          *result = FALSE;
+      return TRUE;
+    }
+  _et_set_error (error, ET_ERROR_INVALID_PROGRAM, "condition is a %s, not a Bool or Bool tensor",
+                 tag_name (value->tag));
+  return FALSE;
+}
+
+static gboolean
+run_instruction (EtMethod *method, guint chain, guint pc, const Instruction *ins, guint *next, GError **error)
+{
+  EtError code;
+
+  *next = pc + 1;
+  switch (ins->kind)
+    {
+    case INSTRUCTION_KERNEL:
+      {
+        const EtKernel *kernel = method->kernels[ins->a];
+        method->context.kernel = kernel;
+        code = kernel->func (&method->context, ins->args, ins->n_args);
+        if (code != ET_OK)
+          _et_set_error (error, code, "chain %u instruction %u (%s): %s", chain, pc, kernel->name,
+                         method->context.message[0] ? method->context.message : _et_error_name (code));
+        _et_kernel_context_reset (&method->context);
+        return code == ET_OK;
+      }
+    case INSTRUCTION_DELEGATE:
+      {
+        Delegate *delegate = &method->delegates[ins->a];
+        EtBackendExecuteContext context = { method->meta->name };
+        _et_kernel_context_init (&context.scratch, NULL);
+        code = delegate->backend->execute (delegate->backend->user_data, &context, delegate->handle, ins->args,
+                                           ins->n_args);
+        if (code != ET_OK)
+          _et_set_error (error, code, "chain %u instruction %u (delegate %u, %s): %s", chain, pc, ins->a,
+                         delegate->backend->id,
+                         context.scratch.message[0] ? context.scratch.message : _et_error_name (code));
+        _et_kernel_context_reset (&context.scratch);
+        return code == ET_OK;
+      }
+    case INSTRUCTION_MOVE:
+      method->values[ins->b] = method->values[ins->a];
+      return TRUE;
+    case INSTRUCTION_JUMP_FALSE:
+      {
+        gboolean condition;
+        if (!condition_value (&method->values[ins->a], &condition, error))
+          {
+            _et_prefix_error (error, "chain %u instruction %u (jump): ", chain, pc);
+            return FALSE;
+          }
+        if (!condition)
+          *next = ins->b;
+        return TRUE;
+      }
+    case INSTRUCTION_FREE:
+      if (method->values[ins->a].tag != ET_VALUE_TENSOR)
+        {
+          _et_set_error (error, ET_ERROR_INVALID_PROGRAM, "chain %u instruction %u frees value %u, which is not "
+                         "a tensor", chain, pc, ins->a);
+          return FALSE;
+        }
+      method->values[ins->a].u.tensor->data = NULL;
+      return TRUE;
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+gboolean
+_et_method_execute (EtMethod *method, GCancellable *cancellable, GError **error)
+{
+  guint64 executed = 0;
+  gboolean ok = TRUE;
+
+  if (method->executing)
+    {
+      _et_set_error (error, ET_ERROR_INVALID_STATE, "method %s is already running", method->meta->name);
+      return FALSE;
+    }
+  for (guint i = 0; i < method->meta->n_inputs; i++)
+    if (!method->input_set[i])
+      {
+        _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "[method %s][execute] input %u is not set",
+                       method->meta->name, i);
+        return FALSE;
+      }
+
+  method->executing = TRUE;
+  for (guint c = 0; c < method->n_chains && ok; c++)
+    {
+      const Chain *chain = &method->chains[c];
+      guint pc = 0;
+
+      while (pc < chain->n_instructions && ok)
+        {
+          guint next;
+
+          if (++executed > MAX_INSTRUCTIONS_PER_EXECUTION)
+            {
+              _et_set_error (error, ET_ERROR_INVALID_PROGRAM, "more than %u instructions executed; the program "
+                             "seems to loop forever", MAX_INSTRUCTIONS_PER_EXECUTION);
+              ok = FALSE;
+              break;
+            }
+          if (cancellable != NULL && g_cancellable_is_cancelled (cancellable))
+            {
+              g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_CANCELLED, "execution was cancelled");
+              ok = FALSE;
+              break;
+            }
+          ok = run_instruction (method, c, pc, &chain->instructions[pc], &next, error);
+          pc = next;
+        }
+    }
+  method->executing = FALSE;
+  if (!ok)
+    _et_prefix_error (error, "[method %s][execute] ", method->meta->name);
+  return ok;
+}

@@ -1,0 +1,82 @@
+/* kernel-context.c: what a kernel sees of the runtime during one call
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "kernel-context.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void
+_et_kernel_context_init (EtKernelContext *context, const EtKernel *kernel)
+{
+  memset (context, 0, sizeof *context);
+  context->kernel = kernel;
+}
+
+void
+_et_kernel_context_reset (EtKernelContext *context)
+{
+  for (guint i = 0; i < context->n_scratch; i++)
+    free (context->scratch[i]);
+  context->n_scratch = 0;
+  context->message[0] = '\0';
+}
+
+EtError
+et_kernel_context_fail (EtKernelContext *context, EtError code, const char *message)
+{
+  if (context != NULL && message != NULL)
+    g_strlcpy (context->message, message, sizeof context->message);
+  return code == ET_OK ? ET_ERROR_INTERNAL : code;
+}
+
+EtError
+et_kernel_context_failf (EtKernelContext *context, EtError code, const char *format, ...)
+{
+  va_list args;
+
+  if (context != NULL && format != NULL)
+    {
+      va_start (args, format);
+      vsnprintf (context->message, sizeof context->message, format, args);
+      va_end (args);
+    }
+  return code == ET_OK ? ET_ERROR_INTERNAL : code;
+}
+
+void *
+et_kernel_context_scratch (EtKernelContext *context, size_t nbytes)
+{
+  void *ptr = NULL;
+
+  if (context == NULL || context->n_scratch >= G_N_ELEMENTS (context->scratch))
+    return NULL;
+  if (posix_memalign (&ptr, 64, nbytes == 0 ? 64 : nbytes) != 0)
+    return NULL;
+  context->scratch[context->n_scratch++] = ptr;
+  return ptr;
+}
+
+void *
+et_kernel_context_user_data (EtKernelContext *context)
+{
+  return context != NULL && context->kernel != NULL ? context->kernel->user_data : NULL;
+}
+
+EtError
+et_kernel_call (const EtKernel *kernel, EtValue **args, uint32_t n_args, char *message, size_t message_size)
+{
+  EtKernelContext context;
+  EtError result;
+
+  if (kernel == NULL || kernel->func == NULL)
+    return ET_ERROR_INVALID_ARGUMENT;
+  _et_kernel_context_init (&context, kernel);
+  result = kernel->func (&context, args, n_args);
+  if (message != NULL && message_size > 0)
+    g_strlcpy (message, context.message, message_size);
+  _et_kernel_context_reset (&context);
+  return result;
+}

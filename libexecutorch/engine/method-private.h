@@ -1,0 +1,73 @@
+/* method-private.h: a loaded method (private)
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include "kernel-context.h"
+#include "program-private.h"
+
+typedef enum {
+  INSTRUCTION_KERNEL = 1,
+  INSTRUCTION_DELEGATE = 2,
+  INSTRUCTION_MOVE = 3,
+  INSTRUCTION_JUMP_FALSE = 4,
+  INSTRUCTION_FREE = 5,
+} InstructionKind;
+
+typedef struct {
+  guint8 kind;
+  guint32 a;          /* kernel/delegate index, move source, condition, freed value */
+  guint32 b;          /* move destination, jump destination */
+  EtValue **args;
+  guint32 n_args;
+} Instruction;
+
+typedef struct {
+  guint n_instructions;
+  Instruction *instructions;
+} Chain;
+
+typedef struct {
+  const EtBackend *backend;
+  void *handle;
+  gboolean initialised;
+} Delegate;
+
+typedef struct {
+  void *data;
+  int8_t device_type;
+  int8_t device_index;
+  gsize size;
+} PlannedBuffer;
+
+struct _EtMethod {
+  EtProgram *program;
+  const EtMethodMeta *meta;
+
+  guint n_values;
+  EtValue *values;
+  EtTensor *tensors;            /* one per Tensor value at load (values point into this) */
+  guint n_tensors;
+
+  guint n_buffers;
+  PlannedBuffer *buffers;
+
+  guint n_chains;
+  Chain *chains;
+
+  guint n_kernels;
+  const EtKernel **kernels;     /* by operator index; NULL when unused */
+  guint n_delegates;
+  Delegate *delegates;
+
+  guint32 *input_indices;
+  guint32 *output_indices;
+  gboolean *input_set;
+
+  GPtrArray *owned;             /* g_free'd blocks: arg arrays, lists */
+  EtKernelContext context;
+  gboolean executing;
+};
+
+void *_et_method_take (EtMethod *method, gpointer block);

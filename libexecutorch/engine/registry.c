@@ -1,0 +1,398 @@
+/* registry.c: the process's one table of kernels, backends, device allocators and plug-ins
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Entries are never removed (plug-ins are never unloaded), so pointers
+ * handed out stay valid for the life of the process.  MT safe.
+ */
+#include "engine.h"
+
+#include <string.h>
+
+struct EtRegistry {
+  GMutex lock;
+  GHashTable *kernels;          /* name -> KernelEntry */
+  GHashTable *backends;         /* id -> BackendEntry */
+  const EtDeviceAllocator *allocators[ET_DEVICE_N_TYPES];
+  char *allocator_owners[ET_DEVICE_N_TYPES];
+  GPtrArray *plugins;           /* PluginEntry */
+};
+
+typedef struct {
+  EtKernel kernel;
+  char *owner;
+} KernelEntry;
+
+typedef struct {
+  const EtBackend *backend;
+  char *owner;
+} BackendEntry;
+
+typedef struct {
+  const EtPluginDesc *desc;
+  char *state;                  /* "loaded", "unusable on this machine", "failed: ..." */
+} PluginEntry;
+
+/* Name of the plug-in whose init is running on this thread, for messages. */
+static GPrivate current_owner;
+static GPrivate last_message = G_PRIVATE_INIT (g_free);
+
+EtRegistry *
+_et_registry (void)
+{
+  static EtRegistry *registry;
+
+  if (g_once_init_enter (&registry))
+    {
+      EtRegistry *r = g_new0 (EtRegistry, 1);
+      g_mutex_init (&r->lock);
+      r->kernels = g_hash_table_new (g_str_hash, g_str_equal);
+      r->backends = g_hash_table_new (g_str_hash, g_str_equal);
+      r->plugins = g_ptr_array_new ();
+      g_once_init_leave (&registry, r);
+    }
+  return registry;
+}
+
+EtRegistry *
+et_registry_get_default (void)
+{
+  return _et_registry ();
+}
+
+static const char *
+owner_name (void)
+{
+  const char *owner = g_private_get (&current_owner);
+  return owner != NULL ? owner : "the application";
+}
+
+static EtError
+fail (EtError code, const char *format, ...) G_GNUC_PRINTF (2, 3);
+
+static EtError
+fail (EtError code, const char *format, ...)
+{
+  va_list args;
+
+  va_start (args, format);
+  g_private_replace (&last_message, g_strdup_vprintf (format, args));
+  va_end (args);
+  return code;
+}
+
+const char *
+et_registry_last_message (EtRegistry *registry)
+{
+  const char *message = g_private_get (&last_message);
+  return message != NULL ? message : "";
+}
+
+EtError
+et_registry_add_kernels (EtRegistry *registry, const EtKernel *kernels, size_t n_kernels)
+{
+  EtError result = ET_OK;
+
+  if (registry == NULL || (kernels == NULL && n_kernels > 0))
+    return fail (ET_ERROR_INVALID_ARGUMENT, "no registry or kernels given");
+  g_mutex_lock (&registry->lock);
+  /* Check every name first so a failed call registers nothing. */
+  for (size_t i = 0; i < n_kernels && result == ET_OK; i++)
+    {
+      KernelEntry *existing;
+
+      if (kernels[i].name == NULL || kernels[i].func == NULL)
+        result = fail (ET_ERROR_INVALID_ARGUMENT, "kernel %zu registered by %s has no name or function",
+                       i, owner_name ());
+      else if ((existing = g_hash_table_lookup (registry->kernels, kernels[i].name)) != NULL)
+        result = fail (ET_ERROR_REGISTRATION_ALREADY_REGISTERED,
+                       "operator %s is registered twice: by %s and by %s", kernels[i].name,
+                       existing->owner, owner_name ());
+      for (size_t j = 0; j < i && result == ET_OK; j++)
+        if (strcmp (kernels[i].name, kernels[j].name) == 0)
+          result = fail (ET_ERROR_REGISTRATION_ALREADY_REGISTERED,
+                         "operator %s is registered twice: by %s and by %s", kernels[i].name,
+                         owner_name (), owner_name ());
+    }
+  for (size_t i = 0; i < n_kernels && result == ET_OK; i++)
+    {
+      KernelEntry *entry = g_new0 (KernelEntry, 1);
+      entry->kernel = kernels[i];
+      entry->kernel.name = g_strdup (kernels[i].name);
+      entry->owner = g_strdup (owner_name ());
+      g_hash_table_insert (registry->kernels, (char *) entry->kernel.name, entry);
+    }
+  g_mutex_unlock (&registry->lock);
+  return result;
+}
+
+EtError
+et_registry_add_backend (EtRegistry *registry, const EtBackend *backend)
+{
+  EtError result = ET_OK;
+  BackendEntry *existing;
+
+  if (registry == NULL || backend == NULL || backend->id == NULL || backend->init == NULL ||
+      backend->execute == NULL)
+    return fail (ET_ERROR_INVALID_ARGUMENT, "backend registered by %s lacks an id, init or execute",
+                 owner_name ());
+  if (backend->abi_version != ET_PLUGIN_ABI_VERSION)
+    return fail (ET_ERROR_NOT_SUPPORTED, "backend %s from %s uses plug-in ABI %u, the runtime has %u",
+                 backend->id, owner_name (), backend->abi_version, ET_PLUGIN_ABI_VERSION);
+  g_mutex_lock (&registry->lock);
+  if ((existing = g_hash_table_lookup (registry->backends, backend->id)) != NULL)
+    result = fail (ET_ERROR_REGISTRATION_ALREADY_REGISTERED, "backend %s is registered twice: by %s and by %s",
+                   backend->id, existing->owner, owner_name ());
+  else
+    {
+      BackendEntry *entry = g_new0 (BackendEntry, 1);
+      entry->backend = backend;
+      entry->owner = g_strdup (owner_name ());
+      g_hash_table_insert (registry->backends, g_strdup (backend->id), entry);
+    }
+  g_mutex_unlock (&registry->lock);
+  return result;
+}
+
+EtError
+et_registry_add_device_allocator (EtRegistry *registry, const EtDeviceAllocator *allocator)
+{
+  EtError result = ET_OK;
+
+  if (registry == NULL || allocator == NULL || allocator->allocate == NULL || allocator->deallocate == NULL ||
+      allocator->copy_host_to_device == NULL || allocator->copy_device_to_host == NULL)
+    return fail (ET_ERROR_INVALID_ARGUMENT, "device allocator registered by %s lacks a required function",
+                 owner_name ());
+  if (allocator->abi_version != ET_PLUGIN_ABI_VERSION)
+    return fail (ET_ERROR_NOT_SUPPORTED, "device allocator from %s uses plug-in ABI %u, the runtime has %u",
+                 owner_name (), allocator->abi_version, ET_PLUGIN_ABI_VERSION);
+  if (allocator->device_type <= ET_DEVICE_CPU || allocator->device_type >= ET_DEVICE_N_TYPES)
+    return fail (ET_ERROR_INVALID_ARGUMENT, "device allocator from %s is for unknown device type %d",
+                 owner_name (), allocator->device_type);
+  g_mutex_lock (&registry->lock);
+  if (registry->allocators[allocator->device_type] != NULL)
+    result = fail (ET_ERROR_REGISTRATION_ALREADY_REGISTERED,
+                   "a device allocator for %s is registered twice: by %s and by %s",
+                   _et_device_type_name (allocator->device_type),
+                   registry->allocator_owners[allocator->device_type], owner_name ());
+  else
+    {
+      registry->allocators[allocator->device_type] = allocator;
+      registry->allocator_owners[allocator->device_type] = g_strdup (owner_name ());
+    }
+  g_mutex_unlock (&registry->lock);
+  return result;
+}
+
+const EtKernel *
+et_registry_find_kernel (EtRegistry *registry, const char *name)
+{
+  KernelEntry *entry;
+
+  if (registry == NULL || name == NULL)
+    return NULL;
+  g_mutex_lock (&registry->lock);
+  entry = g_hash_table_lookup (registry->kernels, name);
+  g_mutex_unlock (&registry->lock);
+  return entry != NULL ? &entry->kernel : NULL;
+}
+
+const char *
+_et_registry_kernel_owner (const char *name)
+{
+  EtRegistry *registry = _et_registry ();
+  KernelEntry *entry;
+
+  g_mutex_lock (&registry->lock);
+  entry = g_hash_table_lookup (registry->kernels, name);
+  g_mutex_unlock (&registry->lock);
+  return entry != NULL ? entry->owner : NULL;
+}
+
+const EtBackend *
+_et_registry_find_backend (const char *id)
+{
+  EtRegistry *registry = _et_registry ();
+  BackendEntry *entry;
+
+  g_mutex_lock (&registry->lock);
+  entry = g_hash_table_lookup (registry->backends, id);
+  g_mutex_unlock (&registry->lock);
+  return entry != NULL ? entry->backend : NULL;
+}
+
+const EtDeviceAllocator *
+_et_registry_find_allocator (int device_type)
+{
+  EtRegistry *registry = _et_registry ();
+  const EtDeviceAllocator *allocator = NULL;
+
+  if (device_type < 0 || device_type >= ET_DEVICE_N_TYPES)
+    return NULL;
+  g_mutex_lock (&registry->lock);
+  allocator = registry->allocators[device_type];
+  g_mutex_unlock (&registry->lock);
+  return allocator;
+}
+
+static int
+compare_strings (const void *a, const void *b)
+{
+  return strcmp (*(char *const *) a, *(char *const *) b);
+}
+
+/* A sorted, NULL-terminated copy of a table's keys. */
+static char **
+sorted_keys (GHashTable *table)
+{
+  EtRegistry *registry = _et_registry ();
+  char **keys;
+  guint n;
+
+  g_mutex_lock (&registry->lock);
+  keys = (char **) g_hash_table_get_keys_as_array (table, &n);
+  for (guint i = 0; i < n; i++)
+    keys[i] = g_strdup (keys[i]);
+  g_mutex_unlock (&registry->lock);
+  qsort (keys, n, sizeof (char *), compare_strings);
+  return keys;
+}
+
+char **
+_et_registry_list_kernels (void)
+{
+  return sorted_keys (_et_registry ()->kernels);
+}
+
+char **
+_et_registry_list_backends (void)
+{
+  return sorted_keys (_et_registry ()->backends);
+}
+
+char **
+_et_registry_list_device_types (void)
+{
+  EtRegistry *registry = _et_registry ();
+  GPtrArray *names = g_ptr_array_new ();
+
+  g_ptr_array_add (names, g_strdup (_et_device_type_name (ET_DEVICE_CPU)));
+  g_mutex_lock (&registry->lock);
+  for (int type = ET_DEVICE_CPU + 1; type < ET_DEVICE_N_TYPES; type++)
+    if (registry->allocators[type] != NULL)
+      g_ptr_array_add (names, g_strdup (_et_device_type_name (type)));
+  g_mutex_unlock (&registry->lock);
+  g_ptr_array_add (names, NULL);
+  return (char **) g_ptr_array_free (names, FALSE);
+}
+
+char **
+_et_registry_list_plugins (void)
+{
+  EtRegistry *registry = _et_registry ();
+  GPtrArray *names = g_ptr_array_new ();
+
+  g_mutex_lock (&registry->lock);
+  for (guint i = 0; i < registry->plugins->len; i++)
+    {
+      PluginEntry *entry = g_ptr_array_index (registry->plugins, i);
+      g_ptr_array_add (names, g_strdup_printf ("%s %s (%s)", entry->desc->name,
+                                               entry->desc->version != NULL ? entry->desc->version : "",
+                                               entry->state));
+    }
+  g_mutex_unlock (&registry->lock);
+  g_ptr_array_add (names, NULL);
+  return (char **) g_ptr_array_free (names, FALSE);
+}
+
+static EtError
+plugin_fail (char *message, size_t size, EtError code, const char *text)
+{
+  if (message != NULL && size > 0)
+    g_strlcpy (message, text, size);
+  return code;
+}
+
+/* Serialises plug-in initialisation so that init runs once per descriptor. */
+static GRecMutex plugin_init_lock;
+
+EtError
+et_registry_add_plugin (const EtPluginDesc *desc, char *error_message, size_t error_message_size)
+{
+  EtRegistry *registry = _et_registry ();
+  g_autofree char *text = NULL;
+  PluginEntry *entry;
+  char init_message[512] = "";
+  EtError result = ET_OK;
+
+  if (desc == NULL || desc->name == NULL)
+    return plugin_fail (error_message, error_message_size, ET_ERROR_INVALID_ARGUMENT,
+                        "plug-in descriptor has no name");
+  if (desc->abi_version != ET_PLUGIN_ABI_VERSION)
+    {
+      text = g_strdup_printf ("plug-in %s uses plug-in ABI %u, the runtime has %u", desc->name,
+                              desc->abi_version, ET_PLUGIN_ABI_VERSION);
+      return plugin_fail (error_message, error_message_size, ET_ERROR_NOT_SUPPORTED, text);
+    }
+
+  g_rec_mutex_lock (&plugin_init_lock);
+  g_mutex_lock (&registry->lock);
+  for (guint i = 0; i < registry->plugins->len; i++)
+    {
+      PluginEntry *other = g_ptr_array_index (registry->plugins, i);
+      if (other->desc == desc)
+        {
+          g_mutex_unlock (&registry->lock);
+          g_rec_mutex_unlock (&plugin_init_lock);
+          return ET_OK;           /* the same library, arriving a second way */
+        }
+      if (strcmp (other->desc->name, desc->name) == 0)
+        {
+          text = g_strdup_printf ("plug-in %s is loaded twice from two different libraries", desc->name);
+          result = ET_ERROR_REGISTRATION_ALREADY_REGISTERED;
+        }
+    }
+  if (result == ET_OK)
+    {
+      entry = g_new0 (PluginEntry, 1);
+      entry->desc = desc;
+      entry->state = g_strdup ("loading");
+      g_ptr_array_add (registry->plugins, entry);
+    }
+  g_mutex_unlock (&registry->lock);
+  if (result != ET_OK)
+    {
+      g_rec_mutex_unlock (&plugin_init_lock);
+      return plugin_fail (error_message, error_message_size, result, text);
+    }
+
+  if (desc->probe != NULL && desc->probe () <= 0)
+    {
+      g_free (entry->state);
+      entry->state = g_strdup ("unusable on this machine");
+    }
+  else
+    {
+      const char *previous = g_private_get (&current_owner);
+      gboolean ok;
+
+      g_private_set (&current_owner, (gpointer) desc->name);
+      ok = desc->init != NULL && desc->init (registry, init_message, sizeof init_message);
+      g_private_set (&current_owner, (gpointer) previous);
+      g_free (entry->state);
+      if (ok)
+        entry->state = g_strdup ("loaded");
+      else
+        {
+          if (init_message[0] == '\0')
+            g_strlcpy (init_message, et_registry_last_message (registry), sizeof init_message);
+          entry->state = g_strdup_printf ("failed: %s", init_message);
+          text = g_strdup_printf ("plug-in %s failed to initialise: %s", desc->name, init_message);
+          result = ET_ERROR_INTERNAL;
+        }
+    }
+  g_rec_mutex_unlock (&plugin_init_lock);
+  if (result != ET_OK)
+    return plugin_fail (error_message, error_message_size, result, text);
+  return ET_OK;
+}

@@ -1,0 +1,413 @@
+/* test-loader.c: the engine's loader on real fixtures and on hostile files
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Links the engine statically, so it has its own registry: kernels used
+ * here are small ones defined in this file.
+ */
+#include "engine.h"
+
+#include <string.h>
+
+#include "executorch-error.h"
+
+static GBytes *
+read_file (const char *dir, const char *name)
+{
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+  g_autoptr (GError) error = NULL;
+  char *contents;
+  gsize length;
+
+  if (!g_file_get_contents (path, &contents, &length, &error))
+    g_error ("cannot read test data: %s", error->message);
+  return g_bytes_new_take (contents, length);
+}
+
+static GBytes *
+model (const char *name)
+{
+  return read_file (TEST_MODELS_DIR, name);
+}
+
+/* Loads @bytes and every method in it; never crashes on any input. */
+static gboolean
+load_everything (GBytes *bytes, GBytes *external, GError **error)
+{
+  GBytes *ext[1] = { external };
+  EtProgram *program = _et_program_load (bytes, ext, external != NULL ? 1 : 0, error);
+  gboolean ok = program != NULL;
+
+  for (guint i = 0; ok && i < _et_program_n_methods (program); i++)
+    {
+      EtMethod *method = _et_method_load (program, _et_program_method_name (program, i), error);
+      ok = method != NULL;
+      _et_method_free (method);
+    }
+  _et_program_unref (program);
+  return ok;
+}
+
+static EtError
+test_add_kernel (EtKernelContext *context, EtValue **args, uint32_t n_args)
+{
+  EtTensor *a, *b, *out;
+  double alpha;
+
+  if (n_args != 5 || args[0]->tag != ET_VALUE_TENSOR || args[1]->tag != ET_VALUE_TENSOR ||
+      args[3]->tag != ET_VALUE_TENSOR || !et_value_to_double (args[2], &alpha))
+    return et_kernel_context_fail (context, ET_ERROR_INVALID_ARGUMENT, "bad arguments");
+  a = args[0]->u.tensor;
+  b = args[1]->u.tensor;
+  out = args[3]->u.tensor;
+  if (a->numel != b->numel || et_tensor_resize (out, a->ndim, a->sizes) != ET_OK)
+    return et_kernel_context_fail (context, ET_ERROR_INVALID_ARGUMENT, "shape mismatch");
+  for (int64_t i = 0; i < a->numel; i++)
+    ((float *) out->data)[i] = ((float *) a->data)[i] + (float) alpha * ((float *) b->data)[i];
+  return ET_OK;
+}
+
+static void
+register_test_kernels (void)
+{
+  static gsize done;
+  static const EtKernel kernels[] = { { "aten::add.out", test_add_kernel, NULL } };
+
+  if (g_once_init_enter (&done))
+    {
+      g_assert_cmpint (et_registry_add_kernels (et_registry_get_default (), kernels, 1), ==, ET_OK);
+      g_once_init_leave (&done, 1);
+    }
+}
+
+static void
+test_fixture_metadata (void)
+{
+  g_autoptr (GBytes) bytes = model ("two_methods/two_methods.pte");
+  g_autoptr (GError) error = NULL;
+  EtProgram *program = _et_program_load (bytes, NULL, 0, &error);
+  const EtMethodMeta *meta;
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (_et_program_n_methods (program), ==, 2);
+  meta = _et_program_method_meta (program, "forward", &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (meta->n_inputs, ==, 1);
+  g_assert_cmpuint (meta->inputs[0].tag, ==, ET_VALUE_TENSOR);
+  g_assert_cmpint (meta->inputs[0].scalar_type, ==, ET_SCALAR_FLOAT);
+  g_assert_true (meta->inputs[0].memory_planned);
+  g_assert_cmpuint (meta->n_buffers, >=, 1);
+  g_assert_true (g_strv_contains ((const char *const *) meta->operators, "aten::relu.out"));
+  g_assert_null (_et_program_method_meta (program, "nope", &error));
+  g_assert_error (error, EXECUTORCH_ERROR, ET_ERROR_NOT_FOUND);
+  _et_program_unref (program);
+}
+
+static void
+test_dynamic_metadata (void)
+{
+  g_autoptr (GBytes) bytes = model ("dynamic/dynamic.pte");
+  g_autoptr (GError) error = NULL;
+  EtProgram *program = _et_program_load (bytes, NULL, 0, &error);
+  const EtMethodMeta *meta;
+
+  g_assert_no_error (error);
+  meta = _et_program_method_meta (program, "forward", &error);
+  g_assert_cmpuint (meta->inputs[0].shape_dynamism, ==, ET_SHAPE_DYNAMIC_BOUND);
+  g_assert_cmpint (meta->inputs[0].sizes[0], ==, 8);
+  _et_program_unref (program);
+}
+
+static void
+test_constant_methods (void)
+{
+  g_autoptr (GBytes) bytes = model ("constant_methods/constant_methods.pte");
+  g_autoptr (GError) error = NULL;
+  EtProgram *program = _et_program_load (bytes, NULL, 0, &error);
+  EtMethod *method;
+
+  g_assert_no_error (error);
+  method = _et_method_load (program, "get_int", &error);
+  g_assert_no_error (error);
+  g_assert_true (_et_method_execute (method, NULL, &error));
+  g_assert_cmpuint (_et_method_output (method, 0)->tag, ==, ET_VALUE_INT);
+  g_assert_cmpint (_et_method_output (method, 0)->u.int_value, ==, 42);
+  _et_method_free (method);
+  _et_program_unref (program);
+}
+
+/* The upstream add.pte, run with this file's kernel: out = a + b. */
+static void
+test_run_upstream_add (void)
+{
+  g_autoptr (GBytes) bytes = read_file (TEST_UPSTREAM_DIR, "add.pte");
+  g_autoptr (GError) error = NULL;
+  EtProgram *program;
+  EtMethod *method;
+  float a = 1.5f, b = 2.25f;
+  int64_t size = 1;
+  const EtValue *out;
+
+  register_test_kernels ();
+  program = _et_program_load (bytes, NULL, 0, &error);
+  g_assert_no_error (error);
+  method = _et_method_load (program, "forward", &error);
+  g_assert_no_error (error);
+  g_assert_false (_et_method_execute (method, NULL, &error));
+  g_assert_error (error, EXECUTORCH_ERROR, ET_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  g_assert_true (_et_method_set_input_tensor (method, 0, ET_SCALAR_FLOAT, 1, &size, &a, 4, &error));
+  g_assert_true (_et_method_set_input_tensor (method, 1, ET_SCALAR_FLOAT, 1, &size, &b, 4, &error));
+  g_assert_false (_et_method_set_input_tensor (method, 1, ET_SCALAR_LONG, 1, &size, &b, 8, &error));
+  g_assert_error (error, EXECUTORCH_ERROR, ET_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  g_assert_true (_et_method_execute (method, NULL, &error));
+  g_assert_no_error (error);
+  out = _et_method_output (method, 0);
+  g_assert_cmpuint (out->tag, ==, ET_VALUE_TENSOR);
+  g_assert_cmpfloat (((float *) out->u.tensor->data)[0], ==, a + b);
+  _et_method_free (method);
+  _et_program_unref (program);
+}
+
+static void
+test_legacy_constant_buffer (void)
+{
+  g_autoptr (GBytes) bytes = read_file (TEST_UPSTREAM_DIR, "ModuleLinear-no-constant-segment.pte");
+  g_autoptr (GError) error = NULL;
+  EtProgram *program = _et_program_load (bytes, NULL, 0, &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (_et_program_n_methods (program), >=, 1);
+  _et_program_unref (program);
+}
+
+/* The bundled program embeds a .pte with the old 24-byte extended header. */
+static void
+test_header_length_24 (void)
+{
+  g_autoptr (GBytes) bundle = read_file (TEST_UPSTREAM_DIR, "bundled_program.bpte");
+  g_autoptr (GBytes) inner = NULL;
+  g_autoptr (GError) error = NULL;
+  gsize size;
+  const guint8 *data = g_bytes_get_data (bundle, &size);
+  EtProgram *program;
+  guint32 length;
+
+  /* The program payload sits 32-aligned; find its identifier. */
+  for (gsize offset = 0; offset + 12 < size; offset += 4)
+    if (memcmp (data + offset + 4, "ET12", 4) == 0 && memcmp (data + offset + 8, "eh00", 4) == 0)
+      {
+        memcpy (&length, data + offset - 4, 4);
+        inner = g_bytes_new (data + offset, GUINT32_FROM_LE (length));
+        break;
+      }
+  g_assert_nonnull (inner);
+  g_assert_cmpuint (((const guint8 *) g_bytes_get_data (inner, NULL))[12], ==, 24);
+  program = _et_program_load (inner, NULL, 0, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (_et_program_n_methods (program), >=, 1);
+  _et_program_unref (program);
+}
+
+static void
+test_external_data (void)
+{
+  g_autoptr (GBytes) bytes = model ("mlp_external/mlp_external.pte");
+  g_autoptr (GBytes) ptd = model ("mlp_external/_default_external_constant.ptd");
+  g_autoptr (GError) error = NULL;
+
+  /* Without the .ptd the weights are missing, named in the error. */
+  g_assert_false (load_everything (bytes, NULL, &error));
+  g_assert_error (error, EXECUTORCH_ERROR, ET_ERROR_NOT_FOUND);
+  g_assert_nonnull (strstr (error->message, "fc1."));
+  g_clear_error (&error);
+  load_everything (bytes, ptd, &error);
+  /* With it, loading gets as far as the (unregistered) kernels. */
+  g_assert_error (error, EXECUTORCH_ERROR, ET_ERROR_OPERATOR_MISSING);
+}
+
+static void
+test_missing_operator (void)
+{
+  g_autoptr (GBytes) bytes = model ("mlp/mlp.pte");
+  g_autoptr (GError) error = NULL;
+
+  g_assert_false (load_everything (bytes, NULL, &error));
+  g_assert_error (error, EXECUTORCH_ERROR, ET_ERROR_OPERATOR_MISSING);
+  g_assert_nonnull (strstr (error->message, "aten::addmm.out"));
+}
+
+static void
+test_missing_backend (void)
+{
+  g_autoptr (GBytes) bytes = model ("xnnpack_add/xnnpack_add.pte");
+  g_autoptr (GError) error = NULL;
+
+  g_assert_false (load_everything (bytes, NULL, &error));
+  g_assert_error (error, EXECUTORCH_ERROR, ET_ERROR_NOT_FOUND);
+  g_assert_nonnull (strstr (error->message, "XnnpackBackend"));
+}
+
+/* ---- hostile files ---- */
+
+static void
+expect_failure (GBytes *bytes, const char *what)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (load_everything (bytes, NULL, &error))
+    g_error ("%s: loaded without error", what);
+  g_assert_nonnull (error);
+  g_assert_true (error->domain == EXECUTORCH_ERROR);
+  g_assert_nonnull (error->message);
+}
+
+static void
+test_truncated (gconstpointer data)
+{
+  const char *name = data;
+  g_autoptr (GBytes) bytes = strstr (name, "/") ? model (name) : read_file (TEST_UPSTREAM_DIR, name);
+  gsize size;
+  const guint8 *contents = g_bytes_get_data (bytes, &size);
+
+  register_test_kernels ();
+  /* Every prefix of the file, header boundaries included. */
+  for (gsize length = 0; length < size; length++)
+    {
+      g_autoptr (GBytes) cut = g_bytes_new (contents, length);
+      g_autoptr (GError) error = NULL;
+      /* Segment data may be cut without harm when nothing reads it; the
+       * FlatBuffer region may not. */
+      if (load_everything (cut, NULL, &error))
+        g_assert_cmpuint (length, >=, 8);
+      else
+        g_assert_true (error != NULL && error->domain == EXECUTORCH_ERROR);
+    }
+}
+
+static void
+test_wrong_identifier (void)
+{
+  g_autoptr (GBytes) bytes = model ("add/add.pte");
+  gsize size;
+  const guint8 *contents = g_bytes_get_data (bytes, &size);
+  guint8 *copy = g_memdup2 (contents, size);
+  g_autoptr (GBytes) bad = NULL;
+  g_autoptr (GError) error = NULL;
+
+  memcpy (copy + 4, "ET99", 4);
+  bad = g_bytes_new_take (copy, size);
+  g_assert_false (load_everything (bad, NULL, &error));
+  g_assert_error (error, EXECUTORCH_ERROR, ET_ERROR_INVALID_PROGRAM);
+  g_assert_nonnull (strstr (error->message, "ET99"));
+}
+
+static void
+test_bad_root_offset (void)
+{
+  g_autoptr (GBytes) bytes = model ("add/add.pte");
+  gsize size;
+  const guint8 *contents = g_bytes_get_data (bytes, &size);
+  guint8 *copy = g_memdup2 (contents, size);
+  g_autoptr (GBytes) bad = NULL;
+  guint32 huge = GUINT32_TO_LE (0x7ffffff0);
+
+  memcpy (copy, &huge, 4);
+  bad = g_bytes_new_take (copy, size);
+  expect_failure (bad, "root offset past the end");
+}
+
+static void
+test_bad_header (void)
+{
+  g_autoptr (GBytes) bytes = model ("mlp/mlp.pte");
+  gsize size;
+  const guint8 *contents = g_bytes_get_data (bytes, &size);
+  static const struct { gsize offset; guint64 value; } patches[] = {
+    { 12, 8 },                      /* header length too small */
+    { 16, G_MAXUINT64 },            /* program size past the end */
+    { 24, G_MAXUINT64 - 16 },       /* segment base past the end */
+    { 32, G_MAXUINT64 },            /* segment data size past the end */
+  };
+
+  g_assert_cmpmem (contents + 8, 4, "eh00", 4);
+  for (guint i = 0; i < G_N_ELEMENTS (patches); i++)
+    {
+      guint8 *copy = g_memdup2 (contents, size);
+      g_autoptr (GBytes) bad = NULL;
+      guint64 le = GUINT64_TO_LE (patches[i].value);
+
+      if (patches[i].offset == 12)
+        {
+          guint32 le32 = GUINT32_TO_LE ((guint32) patches[i].value);
+          memcpy (copy + 12, &le32, 4);
+        }
+      else
+        memcpy (copy + patches[i].offset, &le, 8);
+      bad = g_bytes_new_take (copy, size);
+      expect_failure (bad, "patched extended header");
+    }
+}
+
+/* Overwrites every 32-bit word with hostile values (huge counts, offsets
+ * out of range, negative indices, bad union tags) and loads the result. */
+static void
+test_word_mutations (gconstpointer data)
+{
+  const char *name = data;
+  g_autoptr (GBytes) bytes = model (name);
+  gsize size;
+  const guint8 *contents = g_bytes_get_data (bytes, &size);
+  static const guint32 values[] = { 0xffffffffu, 0x7fffffffu, 0x00010000u, 0x80000000u, 0x0000ffffu, 0x0000001fu };
+  guint failures = 0;
+
+  register_test_kernels ();
+  for (gsize offset = 0; offset + 4 <= size && offset < 4096; offset += 4)
+    for (guint v = 0; v < G_N_ELEMENTS (values); v++)
+      {
+        guint8 *copy = g_memdup2 (contents, size);
+        g_autoptr (GBytes) bad = NULL;
+        g_autoptr (GError) error = NULL;
+        guint32 le = GUINT32_TO_LE (values[v]);
+
+        memcpy (copy + offset, &le, 4);
+        bad = g_bytes_new_take (copy, size);
+        if (!load_everything (bad, NULL, &error))
+          {
+            g_assert_true (error != NULL && error->domain == EXECUTORCH_ERROR);
+            failures++;
+          }
+      }
+  /* Most corruptions must be caught (not merely survived). */
+  g_assert_cmpuint (failures, >, 0);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/loader/fixture/metadata", test_fixture_metadata);
+  g_test_add_func ("/loader/fixture/dynamic-metadata", test_dynamic_metadata);
+  g_test_add_func ("/loader/fixture/constant-methods", test_constant_methods);
+  g_test_add_func ("/loader/fixture/external-data", test_external_data);
+  g_test_add_func ("/loader/upstream/add-runs", test_run_upstream_add);
+  g_test_add_func ("/loader/upstream/legacy-constant-buffer", test_legacy_constant_buffer);
+  g_test_add_func ("/loader/upstream/header-length-24", test_header_length_24);
+  g_test_add_func ("/loader/error/missing-operator", test_missing_operator);
+  g_test_add_func ("/loader/error/missing-backend", test_missing_backend);
+  g_test_add_func ("/loader/bad/wrong-identifier", test_wrong_identifier);
+  g_test_add_func ("/loader/bad/root-offset", test_bad_root_offset);
+  g_test_add_func ("/loader/bad/extended-header", test_bad_header);
+  g_test_add_data_func ("/loader/bad/truncated/add", "add.pte", test_truncated);
+  g_test_add_data_func ("/loader/bad/truncated/mlp", "mlp/mlp.pte", test_truncated);
+  g_test_add_data_func ("/loader/bad/truncated/cond", "cond/cond.pte", test_truncated);
+  g_test_add_data_func ("/loader/bad/truncated/legacy", "ModuleLinear-no-constant-segment.pte", test_truncated);
+  g_test_add_data_func ("/loader/bad/mutated/add", "add/add.pte", test_word_mutations);
+  g_test_add_data_func ("/loader/bad/mutated/cond", "cond/cond.pte", test_word_mutations);
+  g_test_add_data_func ("/loader/bad/mutated/mutable-buffer", "mutable_buffer/mutable_buffer.pte",
+                        test_word_mutations);
+  g_test_add_data_func ("/loader/bad/mutated/constant-methods", "constant_methods/constant_methods.pte",
+                        test_word_mutations);
+  return g_test_run ();
+}
