@@ -1,1 +1,951 @@
-/* placeholder: being written */
+/* executorch-method.c: a loaded method, ready to execute
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "executorch-private.h"
+
+#include <string.h>
+
+/**
+ * ExecutorchMethod:
+ *
+ * A method of a [class@Executorch.Program], loaded and ready to execute:
+ * it owns the method's planned memory, its resolved kernels and its
+ * delegate handles.  All the mutable state of an inference lives here,
+ * and carries over between executions (a model with a mutable buffer,
+ * such as a KV cache, sees what the previous execution left).
+ *
+ * Bind every input with [method@Executorch.Method.set_input] (or the
+ * scalar variants), call [method@Executorch.Method.execute], then read the
+ * outputs with [method@Executorch.Method.get_output].  Output tensors are
+ * views of the method's memory: their contents change on the next
+ * execution, so use [method@Executorch.Tensor.copy] to keep one.
+ * [method@Executorch.Method.run] does all three in one call.
+ *
+ * ```c
+ * g_autoptr(ExecutorchMethod) method = executorch_program_load_method (program, "forward", &error);
+ * ExecutorchTensor *inputs[] = { a, b };
+ * g_autoptr(GPtrArray) outputs = executorch_method_run (method, inputs, 2, NULL, &error);
+ * g_autofree float *values =
+ *   executorch_tensor_get_floats (g_ptr_array_index (outputs, 0), NULL, &error);
+ * ```
+ *
+ * A method is used by one thread at a time; a second execution while one
+ * is running fails with %EXECUTORCH_ERROR_INVALID_STATE.
+ * [method@Executorch.Method.execute_async] runs the execution in a worker
+ * thread.  A method keeps its program alive.
+ *
+ * Since: 1.0
+ */
+
+struct _ExecutorchMethod
+{
+  GObject parent_instance;
+
+  ExecutorchProgram *program;
+  char *name;
+
+  gboolean initialized;
+  GError *init_error;
+  EtMethod *engine;
+  ExecutorchMethodInfo *info;
+
+  /* GBytes the engine borrows for each unplanned input (NULL entries
+   * otherwise); kept until the input is bound again or finalize. */
+  GPtrArray *bound;
+  gint busy;   /* atomic: an execution is in progress */
+};
+
+enum {
+  PROP_0,
+  PROP_PROGRAM,
+  PROP_NAME,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+static void executorch_method_initable_iface_init (GInitableIface *iface);
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (ExecutorchMethod, executorch_method, G_TYPE_OBJECT,
+                               G_IMPLEMENT_INTERFACE (G_TYPE_INITABLE, executorch_method_initable_iface_init))
+
+static void
+executorch_method_dispose (GObject *object)
+{
+  ExecutorchMethod *self = EXECUTORCH_METHOD (object);
+
+  g_clear_object (&self->info);
+
+  G_OBJECT_CLASS (executorch_method_parent_class)->dispose (object);
+}
+
+static void
+executorch_method_finalize (GObject *object)
+{
+  ExecutorchMethod *self = EXECUTORCH_METHOD (object);
+
+  /* The engine borrows the bound inputs: free it first, then them; the
+   * program goes last. */
+  g_clear_pointer (&self->engine, _et_method_free);
+  g_clear_pointer (&self->bound, g_ptr_array_unref);
+  g_clear_object (&self->program);
+  g_clear_error (&self->init_error);
+  g_free (self->name);
+
+  G_OBJECT_CLASS (executorch_method_parent_class)->finalize (object);
+}
+
+static void
+executorch_method_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  ExecutorchMethod *self = EXECUTORCH_METHOD (object);
+
+  switch (prop_id)
+    {
+    case PROP_PROGRAM:
+      g_value_set_object (value, self->program);
+      break;
+    case PROP_NAME:
+      g_value_set_string (value, self->name);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+executorch_method_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
+{
+  ExecutorchMethod *self = EXECUTORCH_METHOD (object);
+
+  switch (prop_id)
+    {
+    case PROP_PROGRAM:
+      g_clear_object (&self->program);
+      self->program = g_value_dup_object (value);
+      break;
+    case PROP_NAME:
+      g_free (self->name);
+      self->name = g_value_dup_string (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+executorch_method_class_init (ExecutorchMethodClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = executorch_method_dispose;
+  object_class->finalize = executorch_method_finalize;
+  object_class->get_property = executorch_method_get_property;
+  object_class->set_property = executorch_method_set_property;
+
+  /**
+   * ExecutorchMethod:program:
+   *
+   * The program the method comes from; the method keeps it alive.
+   *
+   * Since: 1.0
+   */
+  properties[PROP_PROGRAM] =
+    g_param_spec_object ("program", NULL, NULL, EXECUTORCH_TYPE_PROGRAM,
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * ExecutorchMethod:name:
+   *
+   * The method's name in its program.
+   *
+   * Since: 1.0
+   */
+  properties[PROP_NAME] =
+    g_param_spec_string ("name", NULL, NULL, "forward",
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+}
+
+static void
+executorch_method_init (ExecutorchMethod *self)
+{
+}
+
+static gboolean
+load (ExecutorchMethod *self, GError **error)
+{
+  EtProgram *program;
+
+  if (self->program == NULL || (program = _executorch_program_get_engine (self->program)) == NULL)
+    {
+      g_set_error_literal (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_ARGUMENT,
+                           "a method needs a loaded program");
+      return FALSE;
+    }
+  if (self->name == NULL)
+    self->name = g_strdup ("forward");
+  self->engine = _et_method_load (program, self->name, error);
+  if (self->engine == NULL)
+    return FALSE;
+  self->info = _executorch_method_info_new (_et_method_meta (self->engine));
+  self->bound = g_ptr_array_new_full (_et_method_n_inputs (self->engine), (GDestroyNotify) g_bytes_unref);
+  g_ptr_array_set_size (self->bound, (gint) _et_method_n_inputs (self->engine));
+  return TRUE;
+}
+
+static gboolean
+executorch_method_initable_init (GInitable *initable, GCancellable *cancellable, GError **error)
+{
+  ExecutorchMethod *self = EXECUTORCH_METHOD (initable);
+
+  if (!self->initialized)
+    {
+      self->initialized = TRUE;
+      load (self, &self->init_error);
+    }
+  if (self->init_error != NULL)
+    {
+      g_propagate_error (error, g_error_copy (self->init_error));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static void
+executorch_method_initable_iface_init (GInitableIface *iface)
+{
+  iface->init = executorch_method_initable_init;
+}
+
+#define CHECK_LOADED(self, val) \
+  G_STMT_START { \
+    g_return_val_if_fail (EXECUTORCH_IS_METHOD (self), val); \
+    g_return_val_if_fail ((self)->engine != NULL, val); \
+  } G_STMT_END
+
+static gboolean
+check_idle (ExecutorchMethod *self, GError **error)
+{
+  if (g_atomic_int_get (&self->busy))
+    {
+      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_STATE, "method %s is executing", self->name);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+check_input_index (ExecutorchMethod *self, guint index, GError **error)
+{
+  guint n = _et_method_n_inputs (self->engine);
+
+  if (index >= n)
+    {
+      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_ARGUMENT,
+                   "input %u does not exist: method %s has %u inputs", index, self->name, n);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/**
+ * executorch_method_get_name:
+ * @method: a method
+ *
+ * Returns: (transfer none): the method's name; owned by @method
+ *
+ * Since: 1.0
+ */
+const char *
+executorch_method_get_name (ExecutorchMethod *method)
+{
+  g_return_val_if_fail (EXECUTORCH_IS_METHOD (method), NULL);
+
+  return method->name;
+}
+
+/**
+ * executorch_method_get_info:
+ * @method: a method
+ *
+ * Returns: (transfer none): the description of the method (inputs,
+ *   outputs, planned memory, ...); owned by @method
+ *
+ * Since: 1.0
+ */
+ExecutorchMethodInfo *
+executorch_method_get_info (ExecutorchMethod *method)
+{
+  CHECK_LOADED (method, NULL);
+
+  return method->info;
+}
+
+/**
+ * executorch_method_get_n_inputs:
+ * @method: a method
+ *
+ * Returns: the number of inputs to bind before executing
+ *
+ * Since: 1.0
+ */
+guint
+executorch_method_get_n_inputs (ExecutorchMethod *method)
+{
+  CHECK_LOADED (method, 0);
+
+  return _et_method_n_inputs (method->engine);
+}
+
+/**
+ * executorch_method_get_n_outputs:
+ * @method: a method
+ *
+ * Returns: the number of outputs
+ *
+ * Since: 1.0
+ */
+guint
+executorch_method_get_n_outputs (ExecutorchMethod *method)
+{
+  CHECK_LOADED (method, 0);
+
+  return _et_method_n_outputs (method->engine);
+}
+
+/**
+ * executorch_method_set_input:
+ * @method: a method
+ * @index: the input's position
+ * @tensor: the value, a host tensor
+ * @error: return location for a #GError, or %NULL
+ *
+ * Binds a tensor to a tensor input.  The tensor must have the input's
+ * element type and rank; a static input also needs its exact sizes, a
+ * dynamic one accepts sizes up to its bounds.  When the tensor's dim
+ * order differs from the input's, the elements are re-laid out.
+ *
+ * Planned inputs are copied into the method's memory now.  Unplanned
+ * inputs use the tensor's memory directly: the method keeps a reference on
+ * it until the input is bound again or the method is freed, so the caller
+ * has nothing to keep alive.
+ *
+ * Returns: %TRUE on success; %FALSE with @error set:
+ *   %EXECUTORCH_ERROR_INVALID_ARGUMENT for a bad index, type or shape,
+ *   %EXECUTORCH_ERROR_NOT_SUPPORTED for a tensor not in host memory,
+ *   %EXECUTORCH_ERROR_INVALID_STATE while the method executes
+ *
+ * Since: 1.0
+ */
+gboolean
+executorch_method_set_input (ExecutorchMethod *method, guint index, ExecutorchTensor *tensor, GError **error)
+{
+  ExecutorchValueInfo *info;
+  ExecutorchDevice *device;
+  g_autoptr(GBytes) keep = NULL;
+  const guint8 *dim_order, *want_order;
+  gsize n_dims, want_dims;
+  const gint64 *sizes;
+  const void *data;
+  gsize nbytes;
+  gboolean planned;
+
+  CHECK_LOADED (method, FALSE);
+  g_return_val_if_fail (EXECUTORCH_IS_TENSOR (tensor), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (!check_idle (method, error) || !check_input_index (method, index, error))
+    return FALSE;
+  device = executorch_tensor_get_device (tensor);
+  if (executorch_device_get_device_type (device) != EXECUTORCH_DEVICE_TYPE_CPU)
+    {
+      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_NOT_SUPPORTED,
+                   "input %u of method %s: tensors in %s memory cannot be bound yet; copy it to the CPU first",
+                   index, method->name, executorch_device_get_name (device));
+      return FALSE;
+    }
+
+  info = executorch_method_info_get_input (method->info, index);
+  planned = executorch_value_info_is_memory_planned (info);
+  sizes = executorch_tensor_get_sizes (tensor, &n_dims);
+  dim_order = executorch_tensor_get_dim_order (tensor, NULL);
+  nbytes = executorch_tensor_get_nbytes (tensor);
+  data = _executorch_tensor_peek_data (tensor);
+  if (data == NULL && nbytes > 0)
+    {
+      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_ARGUMENT,
+                   "input %u of method %s: the tensor has no memory", index, method->name);
+      return FALSE;
+    }
+
+  want_order = executorch_value_info_get_dim_order (info, &want_dims);
+  if (executorch_value_info_get_kind (info) == EXECUTORCH_VALUE_KIND_TENSOR && want_dims == n_dims &&
+      n_dims > 1 && memcmp (want_order, dim_order, n_dims) != 0)
+    {
+      keep = _executorch_relayout (data, executorch_scalar_type_get_element_size (
+                                     executorch_tensor_get_scalar_type (tensor)),
+                                   (guint) n_dims, sizes, dim_order, want_order, error);
+      if (keep == NULL)
+        return FALSE;
+    }
+  else if (!planned)
+    {
+      GBytes *own = _executorch_tensor_peek_bytes (tensor);
+
+      if (own != NULL)
+        keep = g_bytes_ref (own);
+      else
+        keep = _executorch_aligned_bytes_new (data, nbytes);   /* a view changes under us: copy it */
+    }
+  if (keep != NULL && nbytes > 0 &&
+      ((guintptr) g_bytes_get_data (keep, NULL) % _EXECUTORCH_DATA_ALIGNMENT) != 0)
+    {
+      GBytes *aligned = _executorch_aligned_bytes_new (g_bytes_get_data (keep, NULL), nbytes);
+      g_bytes_unref (keep);
+      keep = aligned;
+    }
+  if (keep != NULL && nbytes > 0 && g_bytes_get_data (keep, NULL) == NULL)
+    {
+      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_MEMORY_ALLOCATION_FAILED,
+                   "cannot allocate %" G_GSIZE_FORMAT " bytes for input %u", nbytes, index);
+      return FALSE;
+    }
+  if (keep != NULL)
+    data = g_bytes_get_data (keep, NULL);
+
+  {
+    int64_t et_sizes[ET_MAX_DIMS];
+    for (gsize i = 0; i < n_dims && i < ET_MAX_DIMS; i++)
+      et_sizes[i] = sizes[i];
+    if (!_et_method_set_input_tensor (method->engine, index, executorch_tensor_get_scalar_type (tensor),
+                                      (uint32_t) n_dims, et_sizes, data, nbytes, error))
+      return FALSE;
+  }
+
+  /* Planned inputs were copied: nothing to keep. */
+  g_clear_pointer (&g_ptr_array_index (method->bound, index), g_bytes_unref);
+  if (!planned)
+    g_ptr_array_index (method->bound, index) = g_steal_pointer (&keep);
+  return TRUE;
+}
+
+static gboolean
+set_scalar (ExecutorchMethod *method, guint index, const EtValue *value, GError **error)
+{
+  if (!check_idle (method, error) || !check_input_index (method, index, error))
+    return FALSE;
+  if (!_et_method_set_input_scalar (method->engine, index, value, error))
+    return FALSE;
+  g_clear_pointer (&g_ptr_array_index (method->bound, index), g_bytes_unref);
+  return TRUE;
+}
+
+/**
+ * executorch_method_set_input_int:
+ * @method: a method
+ * @index: the input's position
+ * @value: the value
+ * @error: return location for a #GError, or %NULL
+ *
+ * Sets an Int input.  The value was baked into the program when it was
+ * traced: it must equal [method@Executorch.ValueInfo.get_int_value].
+ *
+ * Returns: %TRUE on success; %FALSE with @error set to
+ *   %EXECUTORCH_ERROR_INVALID_ARGUMENT when the input is not an Int or the
+ *   value differs from the traced one
+ *
+ * Since: 1.0
+ */
+gboolean
+executorch_method_set_input_int (ExecutorchMethod *method, guint index, gint64 value, GError **error)
+{
+  EtValue v = { .tag = ET_VALUE_INT, .u.int_value = value };
+
+  CHECK_LOADED (method, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  return set_scalar (method, index, &v, error);
+}
+
+/**
+ * executorch_method_set_input_double:
+ * @method: a method
+ * @index: the input's position
+ * @value: the value
+ * @error: return location for a #GError, or %NULL
+ *
+ * Sets a Double input.  The value must match the traced one within a
+ * small tolerance.
+ *
+ * Returns: %TRUE on success; %FALSE with @error set to
+ *   %EXECUTORCH_ERROR_INVALID_ARGUMENT when the input is not a Double or
+ *   the value differs from the traced one
+ *
+ * Since: 1.0
+ */
+gboolean
+executorch_method_set_input_double (ExecutorchMethod *method, guint index, gdouble value, GError **error)
+{
+  EtValue v = { .tag = ET_VALUE_DOUBLE, .u.double_value = value };
+
+  CHECK_LOADED (method, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  return set_scalar (method, index, &v, error);
+}
+
+/**
+ * executorch_method_set_input_bool:
+ * @method: a method
+ * @index: the input's position
+ * @value: the value
+ * @error: return location for a #GError, or %NULL
+ *
+ * Sets a Bool input.  The value must equal the traced one.
+ *
+ * Returns: %TRUE on success; %FALSE with @error set to
+ *   %EXECUTORCH_ERROR_INVALID_ARGUMENT when the input is not a Bool or the
+ *   value differs from the traced one
+ *
+ * Since: 1.0
+ */
+gboolean
+executorch_method_set_input_bool (ExecutorchMethod *method, guint index, gboolean value, GError **error)
+{
+  EtValue v = { .tag = ET_VALUE_BOOL, .u.bool_value = value != FALSE };
+
+  CHECK_LOADED (method, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  return set_scalar (method, index, &v, error);
+}
+
+static gboolean
+execute_now (ExecutorchMethod *self, GCancellable *cancellable, GError **error)
+{
+  /* The caller set busy. */
+  gboolean ok = !g_cancellable_set_error_if_cancelled (cancellable, error) &&
+                _et_method_execute (self->engine, cancellable, error);
+
+  g_atomic_int_set (&self->busy, 0);
+  return ok;
+}
+
+static gboolean
+try_begin (ExecutorchMethod *self, GError **error)
+{
+  if (!g_atomic_int_compare_and_exchange (&self->busy, 0, 1))
+    {
+      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_STATE, "method %s is already executing",
+                   self->name);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/**
+ * executorch_method_execute:
+ * @method: a method
+ * @cancellable: (nullable): a #GCancellable, checked between instructions
+ * @error: return location for a #GError, or %NULL
+ *
+ * Executes the method once, blocking until it finishes.  Every input must
+ * be set.  Outputs from earlier executions (views) now show the new
+ * results.
+ *
+ * Returns: %TRUE on success; %FALSE with @error set:
+ *   %EXECUTORCH_ERROR_INVALID_ARGUMENT when an input is not set,
+ *   %EXECUTORCH_ERROR_INVALID_STATE when the method is already executing,
+ *   %G_IO_ERROR_CANCELLED when @cancellable was cancelled, or the failure of
+ *   a kernel or backend
+ *
+ * Since: 1.0
+ */
+gboolean
+executorch_method_execute (ExecutorchMethod *method, GCancellable *cancellable, GError **error)
+{
+  CHECK_LOADED (method, FALSE);
+  g_return_val_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (!try_begin (method, error))
+    return FALSE;
+  return execute_now (method, cancellable, error);
+}
+
+static void
+execute_thread (GTask *task, gpointer source_object, gpointer task_data, GCancellable *cancellable)
+{
+  ExecutorchMethod *self = source_object;
+  GError *error = NULL;
+
+  if (execute_now (self, cancellable, &error))
+    g_task_return_boolean (task, TRUE);
+  else
+    g_task_return_error (task, error);
+}
+
+/**
+ * executorch_method_execute_async:
+ * @method: a method
+ * @cancellable: (nullable): a #GCancellable, checked between instructions
+ * @callback: (scope async) (nullable): called when the execution finishes
+ * @user_data: data for @callback
+ *
+ * Executes the method once in a worker thread.  @callback runs in the
+ * thread-default main context of the calling thread; call
+ * [method@Executorch.Method.execute_finish] there.  Do not touch the
+ * method's inputs or outputs until then.  A second execution started
+ * before this one finishes fails with %EXECUTORCH_ERROR_INVALID_STATE.
+ *
+ * Since: 1.0
+ */
+void
+executorch_method_execute_async (ExecutorchMethod *method, GCancellable *cancellable,
+                                 GAsyncReadyCallback callback, gpointer user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  GError *error = NULL;
+
+  g_return_if_fail (EXECUTORCH_IS_METHOD (method));
+  g_return_if_fail (method->engine != NULL);
+  g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
+
+  task = g_task_new (method, cancellable, callback, user_data);
+  g_task_set_source_tag (task, executorch_method_execute_async);
+  g_task_set_name (task, "[executorch] execute");
+  if (!try_begin (method, &error))
+    {
+      g_task_return_error (task, error);
+      return;
+    }
+  g_task_run_in_thread (task, execute_thread);
+}
+
+/**
+ * executorch_method_execute_finish:
+ * @method: a method
+ * @result: the #GAsyncResult given to the callback
+ * @error: return location for a #GError, or %NULL
+ *
+ * Finishes an execution started with
+ * [method@Executorch.Method.execute_async].
+ *
+ * Returns: %TRUE on success; %FALSE with @error set (see
+ *   [method@Executorch.Method.execute])
+ *
+ * Since: 1.0
+ */
+gboolean
+executorch_method_execute_finish (ExecutorchMethod *method, GAsyncResult *result, GError **error)
+{
+  g_return_val_if_fail (EXECUTORCH_IS_METHOD (method), FALSE);
+  g_return_val_if_fail (g_task_is_valid (result, method), FALSE);
+  g_return_val_if_fail (g_task_get_source_tag (G_TASK (result)) == executorch_method_execute_async, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  return g_task_propagate_boolean (G_TASK (result), error);
+}
+
+/**
+ * executorch_method_get_output_kind:
+ * @method: a method
+ * @index: the output's position, below [method@Executorch.Method.get_n_outputs]
+ *
+ * Tells what output @index currently holds, to choose between
+ * [method@Executorch.Method.get_output] and its scalar variants.
+ *
+ * Returns: the kind of value
+ *
+ * Since: 1.0
+ */
+ExecutorchValueKind
+executorch_method_get_output_kind (ExecutorchMethod *method, guint index)
+{
+  const EtValue *value;
+
+  CHECK_LOADED (method, EXECUTORCH_VALUE_KIND_NONE);
+  g_return_val_if_fail (index < _et_method_n_outputs (method->engine), EXECUTORCH_VALUE_KIND_NONE);
+
+  value = _et_method_output (method->engine, index);
+  return value != NULL ? (ExecutorchValueKind) value->tag : EXECUTORCH_VALUE_KIND_NONE;
+}
+
+static const char *
+kind_nick (guint tag)
+{
+  GEnumClass *klass = g_type_class_ref (EXECUTORCH_TYPE_VALUE_KIND);
+  GEnumValue *value = g_enum_get_value (klass, (gint) tag);
+  const char *nick = value != NULL ? value->value_nick : "unknown";
+
+  g_type_class_unref (klass);   /* enum classes are never freed */
+  return nick;
+}
+
+static const EtValue *
+get_output_value (ExecutorchMethod *self, guint index, EtValueTag want, GError **error)
+{
+  guint n = _et_method_n_outputs (self->engine);
+  const EtValue *value;
+
+  if (!check_idle (self, error))
+    return NULL;
+  if (index >= n)
+    {
+      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_ARGUMENT,
+                   "output %u does not exist: method %s has %u outputs", index, self->name, n);
+      return NULL;
+    }
+  value = _et_method_output (self->engine, index);
+  if (value == NULL || value->tag != want)
+    {
+      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_TYPE, "output %u of method %s is %s, not %s",
+                   index, self->name, kind_nick (value != NULL ? value->tag : ET_VALUE_NONE), kind_nick (want));
+      return NULL;
+    }
+  return value;
+}
+
+/**
+ * executorch_method_get_output:
+ * @method: a method
+ * @index: the output's position
+ * @error: return location for a #GError, or %NULL
+ *
+ * Gets a tensor output as a view of the method's memory, with the sizes it
+ * has now.  The view keeps the method alive, but its contents change on
+ * the next execution: use [method@Executorch.Tensor.copy] for an
+ * independent copy.
+ *
+ * Returns: (transfer full) (nullable): a view of output @index, or %NULL
+ *   with @error set: %EXECUTORCH_ERROR_INVALID_TYPE when the output is not
+ *   a tensor, %EXECUTORCH_ERROR_INVALID_ARGUMENT for a bad index,
+ *   %EXECUTORCH_ERROR_INVALID_STATE while the method executes
+ *
+ * Since: 1.0
+ */
+ExecutorchTensor *
+executorch_method_get_output (ExecutorchMethod *method, guint index, GError **error)
+{
+  const EtValue *value;
+
+  CHECK_LOADED (method, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  value = get_output_value (method, index, ET_VALUE_TENSOR, error);
+  if (value == NULL)
+    return NULL;
+  return _executorch_tensor_new_view (G_OBJECT (method), value->u.tensor);
+}
+
+/**
+ * executorch_method_get_output_int:
+ * @method: a method
+ * @index: the output's position
+ * @value: (out) (optional): return location for the value
+ * @error: return location for a #GError, or %NULL
+ *
+ * Gets an Int output.
+ *
+ * Returns: %TRUE on success; %FALSE with @error set to
+ *   %EXECUTORCH_ERROR_INVALID_TYPE when the output is not an Int
+ *
+ * Since: 1.0
+ */
+gboolean
+executorch_method_get_output_int (ExecutorchMethod *method, guint index, gint64 *value, GError **error)
+{
+  const EtValue *v;
+
+  CHECK_LOADED (method, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if ((v = get_output_value (method, index, ET_VALUE_INT, error)) == NULL)
+    return FALSE;
+  if (value != NULL)
+    *value = v->u.int_value;
+  return TRUE;
+}
+
+/**
+ * executorch_method_get_output_double:
+ * @method: a method
+ * @index: the output's position
+ * @value: (out) (optional): return location for the value
+ * @error: return location for a #GError, or %NULL
+ *
+ * Gets a Double output.
+ *
+ * Returns: %TRUE on success; %FALSE with @error set to
+ *   %EXECUTORCH_ERROR_INVALID_TYPE when the output is not a Double
+ *
+ * Since: 1.0
+ */
+gboolean
+executorch_method_get_output_double (ExecutorchMethod *method, guint index, gdouble *value, GError **error)
+{
+  const EtValue *v;
+
+  CHECK_LOADED (method, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if ((v = get_output_value (method, index, ET_VALUE_DOUBLE, error)) == NULL)
+    return FALSE;
+  if (value != NULL)
+    *value = v->u.double_value;
+  return TRUE;
+}
+
+/**
+ * executorch_method_get_output_bool:
+ * @method: a method
+ * @index: the output's position
+ * @value: (out) (optional): return location for the value
+ * @error: return location for a #GError, or %NULL
+ *
+ * Gets a Bool output.
+ *
+ * Returns: %TRUE on success; %FALSE with @error set to
+ *   %EXECUTORCH_ERROR_INVALID_TYPE when the output is not a Bool
+ *
+ * Since: 1.0
+ */
+gboolean
+executorch_method_get_output_bool (ExecutorchMethod *method, guint index, gboolean *value, GError **error)
+{
+  const EtValue *v;
+
+  CHECK_LOADED (method, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if ((v = get_output_value (method, index, ET_VALUE_BOOL, error)) == NULL)
+    return FALSE;
+  if (value != NULL)
+    *value = v->u.bool_value ? TRUE : FALSE;
+  return TRUE;
+}
+
+static ExecutorchTensor *
+scalar_tensor (ExecutorchScalarType type, const void *value, gsize size)
+{
+  g_autoptr(GBytes) bytes = _executorch_aligned_bytes_new (value, size);
+
+  return executorch_tensor_new (type, NULL, 0, bytes, NULL);
+}
+
+/**
+ * executorch_method_run:
+ * @method: a method
+ * @inputs: (array length=n_inputs) (nullable): one tensor per input, in order
+ * @n_inputs: the number of tensors, equal to [method@Executorch.Method.get_n_inputs]
+ * @cancellable: (nullable): a #GCancellable, checked between instructions
+ * @error: return location for a #GError, or %NULL
+ *
+ * Binds @inputs, executes the method once and returns its outputs.
+ *
+ * Tensor outputs are views of the method's memory (see
+ * [method@Executorch.Method.get_output]): their contents change on the
+ * next execution.  Int, Double and Bool outputs are returned as new
+ * 0-dimensional Long, Double and Bool tensors.  Methods whose inputs are
+ * not all tensors are bound with the scalar setters and run with
+ * [method@Executorch.Method.execute]; a %NULL entry in @inputs skips a
+ * None input.
+ *
+ * Returns: (transfer full) (element-type ExecutorchTensor) (nullable): the
+ *   outputs in order, or %NULL with @error set:
+ *   %EXECUTORCH_ERROR_INVALID_ARGUMENT when @n_inputs is not the method's
+ *   number of inputs, %EXECUTORCH_ERROR_NOT_SUPPORTED for an output that
+ *   is neither a tensor nor a scalar, or an error of
+ *   [method@Executorch.Method.set_input] or
+ *   [method@Executorch.Method.execute]
+ *
+ * Since: 1.0
+ */
+GPtrArray *
+executorch_method_run (ExecutorchMethod *method, ExecutorchTensor **inputs, guint n_inputs,
+                       GCancellable *cancellable, GError **error)
+{
+  g_autoptr(GPtrArray) outputs = NULL;
+  guint n_outputs;
+
+  CHECK_LOADED (method, NULL);
+  g_return_val_if_fail (inputs != NULL || n_inputs == 0, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (n_inputs != _et_method_n_inputs (method->engine))
+    {
+      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_ARGUMENT,
+                   "method %s takes %u inputs, not %u", method->name, _et_method_n_inputs (method->engine),
+                   n_inputs);
+      return NULL;
+    }
+  for (guint i = 0; i < n_inputs; i++)
+    {
+      if (inputs[i] == NULL)
+        {
+          ExecutorchValueInfo *info = executorch_method_info_get_input (method->info, i);
+          EtValue none = { .tag = ET_VALUE_NONE };
+
+          if (executorch_value_info_get_kind (info) != EXECUTORCH_VALUE_KIND_NONE)
+            {
+              g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_ARGUMENT,
+                           "input %u of method %s is missing", i, method->name);
+              return NULL;
+            }
+          if (!set_scalar (method, i, &none, error))
+            return NULL;
+          continue;
+        }
+      if (!executorch_method_set_input (method, i, inputs[i], error))
+        return NULL;
+    }
+  if (!executorch_method_execute (method, cancellable, error))
+    return NULL;
+
+  n_outputs = _et_method_n_outputs (method->engine);
+  outputs = g_ptr_array_new_full (n_outputs, g_object_unref);
+  for (guint i = 0; i < n_outputs; i++)
+    {
+      const EtValue *value = _et_method_output (method->engine, i);
+      ExecutorchTensor *tensor = NULL;
+      gint64 l;
+      gdouble d;
+      guint8 b;
+
+      switch (value != NULL ? value->tag : ET_VALUE_NONE)
+        {
+        case ET_VALUE_TENSOR:
+          tensor = _executorch_tensor_new_view (G_OBJECT (method), value->u.tensor);
+          break;
+        case ET_VALUE_INT:
+          l = value->u.int_value;
+          tensor = scalar_tensor (EXECUTORCH_SCALAR_TYPE_LONG, &l, sizeof l);
+          break;
+        case ET_VALUE_DOUBLE:
+          d = value->u.double_value;
+          tensor = scalar_tensor (EXECUTORCH_SCALAR_TYPE_DOUBLE, &d, sizeof d);
+          break;
+        case ET_VALUE_BOOL:
+          b = value->u.bool_value ? 1 : 0;
+          tensor = scalar_tensor (EXECUTORCH_SCALAR_TYPE_BOOL, &b, sizeof b);
+          break;
+        default:
+          g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_NOT_SUPPORTED,
+                       "output %u of method %s is %s, which run() cannot return; use "
+                       "executorch_method_execute() and the output getters", i, method->name,
+                       kind_nick (value != NULL ? value->tag : ET_VALUE_NONE));
+          return NULL;
+        }
+      if (tensor == NULL)
+        {
+          g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_MEMORY_ALLOCATION_FAILED,
+                       "cannot allocate output %u", i);
+          return NULL;
+        }
+      g_ptr_array_add (outputs, tensor);
+    }
+  return g_steal_pointer (&outputs);
+}

@@ -4,6 +4,7 @@
  */
 #include "executorch-private.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /**
@@ -125,7 +126,7 @@ _executorch_aligned_bytes_new (const void *data, gsize nbytes)
     return NULL;
   if (nbytes > 0 && data != NULL)
     memcpy (copy, data, nbytes);
-  return g_bytes_new_with_free_func (copy, nbytes, g_free_sized_compat_free, copy);
+  return g_bytes_new_with_free_func (copy, nbytes, free, copy);
 }
 
 static char *
@@ -352,7 +353,7 @@ executorch_tensor_new_zeros (ExecutorchScalarType scalar_type, const gint64 *siz
   if (memory == NULL)
     return NULL;
   memset (memory, 0, nbytes);
-  bytes = g_bytes_new_with_free_func (memory, nbytes, g_free_sized_compat_free, memory);
+  bytes = g_bytes_new_with_free_func (memory, nbytes, free, memory);
   return tensor_new_bytes (scalar_type, sizes, n_dims, NULL, numel, nbytes, bytes);
 }
 
@@ -640,7 +641,7 @@ executorch_tensor_get_bytes (ExecutorchTensor *tensor, GError **error)
           _et_device_free (ET_DEVICE_CPU, 0, host);
           return NULL;
         }
-      return g_bytes_new_with_free_func (host, tensor->nbytes, g_free_sized_compat_free, host);
+      return g_bytes_new_with_free_func (host, tensor->nbytes, free, host);
     }
 }
 
@@ -910,5 +911,5 @@ _executorch_relayout (const void *data, gsize element_size, guint n_dims, const 
     }
   else if (nbytes > 0)
     memcpy (out, in, nbytes);
-  return g_bytes_new_with_free_func (out, nbytes, g_free_sized_compat_free, out);
+  return g_bytes_new_with_free_func (out, nbytes, free, out);
 }

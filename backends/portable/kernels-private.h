@@ -13,6 +13,7 @@
 #define EXECUTORCH_USE_UNSTABLE_PLUGIN_API
 #endif
 
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -28,6 +29,9 @@
   } while (0)
 
 #define KERNEL_N_ELEMENTS(arr) (sizeof (arr) / sizeof ((arr)[0]))
+
+/* Attaches a message to @ctx and evaluates to @code. */
+#define KERNEL_FAIL(ctx, code, ...) (et_kernel_context_failf ((ctx), (code), __VA_ARGS__), (code))
 
 /* Kernel tables, one per source file; plugin.c registers them all. */
 extern const EtKernel _executorch_binary_kernels[];
@@ -69,6 +73,8 @@ ExecutorchComputeKind _executorch_compute_kind (int type);
 /* The dtype holding a compute kind's values: Long, Float or Double. */
 int _executorch_compute_kind_type (ExecutorchComputeKind kind);
 const char *_executorch_type_name (int type);
+/* Element size in bytes, 0 for an invalid type. */
+size_t _executorch_type_size (int type);
 
 float _executorch_half_to_float (uint16_t h);
 uint16_t _executorch_float_to_half (float f);

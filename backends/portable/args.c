@@ -1,0 +1,347 @@
+/* args.c: argument checking and output resizing for the portable kernels
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Error codes follow operators.md 1.4: a wrong argument count or value tag
+ * is InvalidProgram, bad dtypes, shapes or values are InvalidArgument, and a
+ * failed resize keeps et_tensor_resize()'s code (NotSupported).
+ */
+#include "kernels-private.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char *
+tag_name (uint32_t tag)
+{
+  static const char *const names[] = {
+    "None", "Tensor", "String", "Double", "Int", "Bool", "BoolList", "DoubleList",
+    "IntList", "TensorList", "ScalarList", "OptionalTensorList",
+  };
+  return tag < KERNEL_N_ELEMENTS (names) ? names[tag] : "invalid";
+}
+
+EtError
+_executorch_check_n_args (EtKernelContext *ctx, uint32_t n_args, uint32_t expected)
+{
+  if (n_args != expected)
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_PROGRAM, "expected %u arguments, got %u",
+                        expected, n_args);
+  return ET_OK;
+}
+
+static EtError
+get_value (EtKernelContext *ctx, EtValue **args, uint32_t i, const char *name, const EtValue **value)
+{
+  if (args == NULL || args[i] == NULL)
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_PROGRAM, "argument %u (%s) is missing", i, name);
+  *value = args[i];
+  return ET_OK;
+}
+
+static EtError
+wrong_tag (EtKernelContext *ctx, uint32_t i, const char *name, const char *expected, uint32_t tag)
+{
+  return KERNEL_FAIL (ctx, ET_ERROR_INVALID_PROGRAM, "argument %u (%s) must be %s, not %s", i,
+                      name, expected, tag_name (tag));
+}
+
+const char *
+_executorch_format_sizes (char *buf, size_t buf_size, uint32_t ndim, const int64_t *sizes)
+{
+  size_t used = 0;
+  if (buf_size == 0)
+    return buf;
+  buf[0] = '\0';
+  used += (size_t) snprintf (buf, buf_size, "[");
+  for (uint32_t d = 0; d < ndim && d < ET_MAX_DIMS && used < buf_size; d++)
+    used += (size_t) snprintf (buf + used, buf_size - used, d ? ", %" PRId64 : "%" PRId64, sizes[d]);
+  if (used < buf_size)
+    snprintf (buf + used, buf_size - used, "]");
+  return buf;
+}
+
+int64_t
+_executorch_numel (uint32_t ndim, const int64_t *sizes)
+{
+  int64_t n = 1;
+  for (uint32_t d = 0; d < ndim; d++)
+    n *= sizes[d];
+  return n;
+}
+
+void
+_executorch_contiguous_strides (uint32_t ndim, const int64_t *sizes, int64_t *strides)
+{
+  int64_t s = 1;
+  for (uint32_t d = ndim; d-- > 0;) {
+    strides[d] = s;
+    s *= sizes[d] > 1 ? sizes[d] : 1;
+  }
+}
+
+EtError
+_executorch_check_tensor (EtKernelContext *ctx, const EtTensor *t, const char *name)
+{
+  size_t elem = _executorch_type_size (t->scalar_type);
+  bool seen[ET_MAX_DIMS] = { false };
+  int64_t numel = 1;
+  bool overflow = false;
+
+  if (t->ndim > ET_MAX_DIMS)
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: rank %u exceeds %d", name, t->ndim,
+                        ET_MAX_DIMS);
+  if (elem == 0)
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: invalid scalar type %d", name,
+                        t->scalar_type);
+  if (t->device_type != ET_DEVICE_CPU)
+    return KERNEL_FAIL (ctx, ET_ERROR_NOT_SUPPORTED, "%s: tensor is not on the CPU", name);
+  for (uint32_t d = 0; d < t->ndim; d++) {
+    if (t->sizes[d] < 0)
+      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: negative size in dim %u", name, d);
+    if (t->dim_order[d] >= t->ndim || seen[t->dim_order[d]])
+      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: dim_order is not a permutation",
+                          name);
+    seen[t->dim_order[d]] = true;
+    if (t->sizes[d] != 0 && numel > INT64_MAX / t->sizes[d])
+      overflow = true;
+    else
+      numel *= t->sizes[d];
+  }
+  if (overflow && numel != 0)
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: element count overflows", name);
+  if (t->numel != numel)
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
+                        "%s: numel %" PRId64 " does not match its sizes (%" PRId64 ")", name,
+                        t->numel, numel);
+  if (numel == 0)
+    return ET_OK;
+  if ((uint64_t) numel > SIZE_MAX / elem || t->nbytes < (size_t) numel * elem)
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: nbytes %zu is too small", name,
+                        t->nbytes);
+  if (t->data == NULL)
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_STATE, "%s: tensor has no data", name);
+
+  /* Strides must be the dim_order rule so that offsets stay below numel. */
+  int64_t expected = 1;
+  for (uint32_t j = t->ndim; j-- > 0;) {
+    uint32_t d = t->dim_order[j];
+    if (t->sizes[d] > 1 && t->strides[d] != expected)
+      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
+                          "%s: stride of dim %u is %" PRId64 ", expected %" PRId64, name, d,
+                          t->strides[d], expected);
+    expected *= t->sizes[d];
+  }
+  return ET_OK;
+}
+
+EtError
+_executorch_check_supported (EtKernelContext *ctx, const EtTensor *t, const char *name)
+{
+  if (!_executorch_type_is_supported (t->scalar_type))
+    return KERNEL_FAIL (ctx, ET_ERROR_NOT_SUPPORTED, "%s: dtype %s is not supported", name,
+                        _executorch_type_name (t->scalar_type));
+  return ET_OK;
+}
+
+EtError
+_executorch_arg_tensor (EtKernelContext *ctx, EtValue **args, uint32_t i, const char *name,
+                        EtTensor **tensor)
+{
+  const EtValue *v;
+  KERNEL_TRY (get_value (ctx, args, i, name, &v));
+  if (v->tag != ET_VALUE_TENSOR)
+    return wrong_tag (ctx, i, name, "a Tensor", v->tag);
+  if (v->u.tensor == NULL)
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_PROGRAM, "argument %u (%s) has no tensor", i, name);
+  KERNEL_TRY (_executorch_check_tensor (ctx, v->u.tensor, name));
+  *tensor = v->u.tensor;
+  return ET_OK;
+}
+
+EtError
+_executorch_arg_int (EtKernelContext *ctx, EtValue **args, uint32_t i, const char *name,
+                     int64_t *value)
+{
+  const EtValue *v;
+  KERNEL_TRY (get_value (ctx, args, i, name, &v));
+  if (v->tag != ET_VALUE_INT)
+    return wrong_tag (ctx, i, name, "an Int", v->tag);
+  *value = v->u.int_value;
+  return ET_OK;
+}
+
+EtError
+_executorch_arg_opt_int (EtKernelContext *ctx, EtValue **args, uint32_t i, const char *name,
+                         bool *present, int64_t *value)
+{
+  const EtValue *v;
+  KERNEL_TRY (get_value (ctx, args, i, name, &v));
+  if (v->tag == ET_VALUE_NONE) {
+    *present = false;
+    *value = 0;
+    return ET_OK;
+  }
+  if (v->tag != ET_VALUE_INT)
+    return wrong_tag (ctx, i, name, "an Int or None", v->tag);
+  *present = true;
+  *value = v->u.int_value;
+  return ET_OK;
+}
+
+EtError
+_executorch_arg_bool (EtKernelContext *ctx, EtValue **args, uint32_t i, const char *name,
+                      bool *value)
+{
+  const EtValue *v;
+  KERNEL_TRY (get_value (ctx, args, i, name, &v));
+  if (v->tag != ET_VALUE_BOOL)
+    return wrong_tag (ctx, i, name, "a Bool", v->tag);
+  *value = v->u.bool_value;
+  return ET_OK;
+}
+
+EtError
+_executorch_arg_scalar (EtKernelContext *ctx, EtValue **args, uint32_t i, const char *name,
+                        ExecutorchScalar *scalar)
+{
+  const EtValue *v;
+  KERNEL_TRY (get_value (ctx, args, i, name, &v));
+  switch (v->tag) {
+  case ET_VALUE_INT:
+    scalar->kind = EXECUTORCH_SCALAR_KIND_INT;
+    scalar->i = v->u.int_value;
+    scalar->d = (double) v->u.int_value;
+    return ET_OK;
+  case ET_VALUE_DOUBLE:
+    scalar->kind = EXECUTORCH_SCALAR_KIND_DOUBLE;
+    scalar->i = 0;
+    scalar->d = v->u.double_value;
+    return ET_OK;
+  case ET_VALUE_BOOL:
+    scalar->kind = EXECUTORCH_SCALAR_KIND_BOOL;
+    scalar->i = v->u.bool_value ? 1 : 0;
+    scalar->d = (double) scalar->i;
+    return ET_OK;
+  default:
+    return wrong_tag (ctx, i, name, "a Scalar (Int, Double or Bool)", v->tag);
+  }
+}
+
+EtError
+_executorch_arg_int_list (EtKernelContext *ctx, EtValue **args, uint32_t i, const char *name,
+                          bool *present, int64_t *items, uint32_t *n_items)
+{
+  const EtValue *v;
+  KERNEL_TRY (get_value (ctx, args, i, name, &v));
+  *n_items = 0;
+  if (present != NULL) {
+    *present = v->tag != ET_VALUE_NONE;
+    if (!*present)
+      return ET_OK;
+  }
+  if (v->tag != ET_VALUE_LIST_INT)
+    return wrong_tag (ctx, i, name, present ? "an IntList or None" : "an IntList", v->tag);
+  if (v->u.list.length > ET_MAX_DIMS)
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: %u items, at most %d allowed", name,
+                        v->u.list.length, ET_MAX_DIMS);
+  if (v->u.list.length > 0 && v->u.list.items == NULL)
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_PROGRAM, "%s: list has no items", name);
+  for (uint32_t k = 0; k < v->u.list.length; k++) {
+    const EtValue *item = v->u.list.items[k];
+    if (item == NULL || item->tag != ET_VALUE_INT)
+      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_PROGRAM, "%s: item %u is not an Int", name, k);
+    items[k] = item->u.int_value;
+  }
+  *n_items = v->u.list.length;
+  return ET_OK;
+}
+
+EtError
+_executorch_arg_tensor_list (EtKernelContext *ctx, EtValue **args, uint32_t i, const char *name,
+                             const EtValueList **list)
+{
+  const EtValue *v;
+  KERNEL_TRY (get_value (ctx, args, i, name, &v));
+  if (v->tag != ET_VALUE_LIST_TENSOR)
+    return wrong_tag (ctx, i, name, "a TensorList", v->tag);
+  if (v->u.list.length > 0 && v->u.list.items == NULL)
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_PROGRAM, "%s: list has no items", name);
+  for (uint32_t k = 0; k < v->u.list.length; k++) {
+    const EtValue *item = v->u.list.items[k];
+    if (item == NULL || item->tag != ET_VALUE_TENSOR || item->u.tensor == NULL)
+      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_PROGRAM, "%s: item %u is not a Tensor", name, k);
+  }
+  *list = &v->u.list;
+  return ET_OK;
+}
+
+EtError
+_executorch_resize (EtKernelContext *ctx, EtTensor *out, uint32_t ndim, const int64_t *sizes)
+{
+  char want[160], have[160];
+  int64_t copy[ET_MAX_DIMS];
+  EtError err;
+
+  if (ndim > ET_MAX_DIMS)
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "out: rank %u exceeds %d", ndim,
+                        ET_MAX_DIMS);
+  if (ndim > 0)
+    memcpy (copy, sizes, ndim * sizeof copy[0]);
+  err = et_tensor_resize (out, ndim, copy);
+  if (err != ET_OK)
+    return KERNEL_FAIL (ctx, err, "cannot resize out from %s to %s",
+                        _executorch_format_sizes (have, sizeof have, out->ndim, out->sizes),
+                        _executorch_format_sizes (want, sizeof want, ndim, copy));
+  return _executorch_check_tensor (ctx, out, "out");
+}
+
+EtError
+_executorch_wrap_dim (EtKernelContext *ctx, int64_t dim, uint32_t ndim, bool scalar_ok,
+                      uint32_t *wrapped)
+{
+  int64_t n = ndim;
+  if (ndim == 0 && scalar_ok) {
+    if (dim != 0 && dim != -1)
+      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
+                          "dim %" PRId64 " is out of range for a 0-d tensor", dim);
+    *wrapped = 0;
+    return ET_OK;
+  }
+  if (dim < -n || dim >= n)
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
+                        "dim %" PRId64 " is out of range for rank %u", dim, ndim);
+  *wrapped = (uint32_t) (dim < 0 ? dim + n : dim);
+  return ET_OK;
+}
+
+bool
+_executorch_same_sizes (const EtTensor *a, const EtTensor *b)
+{
+  if (a->ndim != b->ndim)
+    return false;
+  for (uint32_t d = 0; d < a->ndim; d++)
+    if (a->sizes[d] != b->sizes[d])
+      return false;
+  return true;
+}
+
+bool
+_executorch_same_dim_order (const EtTensor *a, const EtTensor *b)
+{
+  if (a->ndim != b->ndim)
+    return false;
+  for (uint32_t d = 0; d < a->ndim; d++)
+    if (a->dim_order[d] != b->dim_order[d])
+      return false;
+  return true;
+}
+
+bool
+_executorch_dim_order_is_identity (const EtTensor *t)
+{
+  for (uint32_t d = 0; d < t->ndim; d++)
+    if (t->dim_order[d] != d)
+      return false;
+  return true;
+}

@@ -1,0 +1,546 @@
+/* dtype.c: scalar types, promotion, and element conversion for the portable kernels
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "kernels-private.h"
+
+#include <math.h>
+#include <string.h>
+
+static const struct {
+  const char *name;
+  size_t size;
+} type_info[ET_SCALAR_N_TYPES] = {
+  [ET_SCALAR_BYTE] = { "Byte", 1 },
+  [ET_SCALAR_CHAR] = { "Char", 1 },
+  [ET_SCALAR_SHORT] = { "Short", 2 },
+  [ET_SCALAR_INT] = { "Int", 4 },
+  [ET_SCALAR_LONG] = { "Long", 8 },
+  [ET_SCALAR_HALF] = { "Half", 2 },
+  [ET_SCALAR_FLOAT] = { "Float", 4 },
+  [ET_SCALAR_DOUBLE] = { "Double", 8 },
+  [ET_SCALAR_COMPLEX_HALF] = { "ComplexHalf", 4 },
+  [ET_SCALAR_COMPLEX_FLOAT] = { "ComplexFloat", 8 },
+  [ET_SCALAR_COMPLEX_DOUBLE] = { "ComplexDouble", 16 },
+  [ET_SCALAR_BOOL] = { "Bool", 1 },
+  [ET_SCALAR_QINT8] = { "QInt8", 1 },
+  [ET_SCALAR_QUINT8] = { "QUInt8", 1 },
+  [ET_SCALAR_QINT32] = { "QInt32", 4 },
+  [ET_SCALAR_BFLOAT16] = { "BFloat16", 2 },
+  [ET_SCALAR_QUINT4X2] = { "QUInt4x2", 1 },
+  [ET_SCALAR_QUINT2X4] = { "QUInt2x4", 1 },
+  [ET_SCALAR_BITS1X8] = { "Bits1x8", 1 },
+  [ET_SCALAR_BITS2X4] = { "Bits2x4", 1 },
+  [ET_SCALAR_BITS4X2] = { "Bits4x2", 1 },
+  [ET_SCALAR_BITS8] = { "Bits8", 1 },
+  [ET_SCALAR_BITS16] = { "Bits16", 2 },
+  [ET_SCALAR_FLOAT8_E5M2] = { "Float8_e5m2", 1 },
+  [ET_SCALAR_FLOAT8_E4M3FN] = { "Float8_e4m3fn", 1 },
+  [ET_SCALAR_FLOAT8_E5M2FNUZ] = { "Float8_e5m2fnuz", 1 },
+  [ET_SCALAR_FLOAT8_E4M3FNUZ] = { "Float8_e4m3fnuz", 1 },
+  [ET_SCALAR_UINT16] = { "UInt16", 2 },
+  [ET_SCALAR_UINT32] = { "UInt32", 4 },
+  [ET_SCALAR_UINT64] = { "UInt64", 8 },
+};
+
+const char *
+_executorch_type_name (int type)
+{
+  if (type < 0 || type >= ET_SCALAR_N_TYPES)
+    return "invalid";
+  return type_info[type].name;
+}
+
+size_t
+_executorch_type_size (int type)
+{
+  if (type < 0 || type >= ET_SCALAR_N_TYPES)
+    return 0;
+  return type_info[type].size;
+}
+
+bool
+_executorch_type_is_integral (int type, bool with_bool)
+{
+  switch (type) {
+  case ET_SCALAR_BYTE:
+  case ET_SCALAR_CHAR:
+  case ET_SCALAR_SHORT:
+  case ET_SCALAR_INT:
+  case ET_SCALAR_LONG:
+    return true;
+  case ET_SCALAR_BOOL:
+    return with_bool;
+  default:
+    return false;
+  }
+}
+
+bool
+_executorch_type_is_floating (int type)
+{
+  return type == ET_SCALAR_HALF || type == ET_SCALAR_FLOAT || type == ET_SCALAR_DOUBLE ||
+         type == ET_SCALAR_BFLOAT16;
+}
+
+bool
+_executorch_type_is_supported (int type)
+{
+  return _executorch_type_is_integral (type, true) || _executorch_type_is_floating (type);
+}
+
+static int
+signed_rank (int type)
+{
+  switch (type) {
+  case ET_SCALAR_CHAR:
+    return 1;
+  case ET_SCALAR_SHORT:
+    return 2;
+  case ET_SCALAR_INT:
+    return 3;
+  case ET_SCALAR_LONG:
+    return 4;
+  default:
+    return 0;
+  }
+}
+
+int
+_executorch_promote_types (int a, int b)
+{
+  if (a == b)
+    return a;
+  if (!_executorch_type_is_supported (a) || !_executorch_type_is_supported (b))
+    return -1;
+  if (a == ET_SCALAR_BOOL)
+    return b;
+  if (b == ET_SCALAR_BOOL)
+    return a;
+
+  bool fa = _executorch_type_is_floating (a);
+  bool fb = _executorch_type_is_floating (b);
+  if (fa && !fb)
+    return a;
+  if (fb && !fa)
+    return b;
+  if (fa && fb) {
+    if (a == ET_SCALAR_DOUBLE || b == ET_SCALAR_DOUBLE)
+      return ET_SCALAR_DOUBLE;
+    /* Float with Half or BFloat16, and Half with BFloat16. */
+    return ET_SCALAR_FLOAT;
+  }
+
+  /* Two different integer types. */
+  if (a == ET_SCALAR_BYTE || b == ET_SCALAR_BYTE) {
+    int other = a == ET_SCALAR_BYTE ? b : a;
+    return other == ET_SCALAR_CHAR ? ET_SCALAR_SHORT : other;
+  }
+  return signed_rank (a) > signed_rank (b) ? a : b;
+}
+
+bool
+_executorch_can_cast (int from, int to)
+{
+  if (from == to)
+    return true;
+  if (!_executorch_type_is_supported (from) || !_executorch_type_is_supported (to))
+    return false;
+  if (_executorch_type_is_floating (from) && _executorch_type_is_integral (to, true))
+    return false;
+  if (to == ET_SCALAR_BOOL)
+    return false;
+  return true;
+}
+
+ExecutorchComputeKind
+_executorch_compute_kind (int type)
+{
+  switch (type) {
+  case ET_SCALAR_DOUBLE:
+    return EXECUTORCH_COMPUTE_F64;
+  case ET_SCALAR_FLOAT:
+  case ET_SCALAR_HALF:
+  case ET_SCALAR_BFLOAT16:
+    return EXECUTORCH_COMPUTE_F32;
+  default:
+    return EXECUTORCH_COMPUTE_I64;
+  }
+}
+
+int
+_executorch_compute_kind_type (ExecutorchComputeKind kind)
+{
+  switch (kind) {
+  case EXECUTORCH_COMPUTE_F32:
+    return ET_SCALAR_FLOAT;
+  case EXECUTORCH_COMPUTE_F64:
+    return ET_SCALAR_DOUBLE;
+  case EXECUTORCH_COMPUTE_I64:
+  default:
+    return ET_SCALAR_LONG;
+  }
+}
+
+/* ---- Half and BFloat16 ---- */
+
+float
+_executorch_half_to_float (uint16_t h)
+{
+  uint32_t sign = (uint32_t) (h & 0x8000u) << 16;
+  uint32_t exponent = (h >> 10) & 0x1fu;
+  uint32_t mantissa = h & 0x3ffu;
+  uint32_t bits;
+  float f;
+
+  if (exponent == 0) {
+    /* Zero or subnormal: mantissa * 2^-24, exact in float. */
+    f = (float) mantissa * 0x1p-24f;
+    return sign ? -f : f;
+  }
+  if (exponent == 31)
+    bits = sign | 0x7f800000u | (mantissa << 13);
+  else
+    bits = sign | ((exponent + 112) << 23) | (mantissa << 13);
+  memcpy (&f, &bits, sizeof f);
+  return f;
+}
+
+uint16_t
+_executorch_float_to_half (float f)
+{
+  uint32_t x;
+  memcpy (&x, &f, sizeof x);
+  uint16_t sign = (uint16_t) ((x >> 16) & 0x8000u);
+  x &= 0x7fffffffu;
+
+  if (x >= 0x7f800000u)                     /* inf or NaN */
+    return sign | (x > 0x7f800000u ? 0x7e00u : 0x7c00u);
+  if (x >= 0x477ff000u)                     /* rounds to inf */
+    return sign | 0x7c00u;
+  if (x < 0x38800000u) {                    /* half subnormal (or zero) */
+    float a;
+    memcpy (&a, &x, sizeof a);
+    /* a * 2^24 is exact and below 1024; round half to even. */
+    return sign | (uint16_t) nearbyintf (a * 0x1p24f);
+  }
+
+  uint32_t mantissa = x & 0x7fffffu;
+  uint32_t h = (((x >> 23) - 112) << 10) | (mantissa >> 13);
+  uint32_t rest = mantissa & 0x1fffu;
+  if (rest > 0x1000u || (rest == 0x1000u && (h & 1u)))
+    h++;                                    /* a carry moves into the exponent correctly */
+  return sign | (uint16_t) h;
+}
+
+float
+_executorch_bf16_to_float (uint16_t b)
+{
+  uint32_t bits = (uint32_t) b << 16;
+  float f;
+  memcpy (&f, &bits, sizeof f);
+  return f;
+}
+
+uint16_t
+_executorch_float_to_bf16 (float f)
+{
+  uint32_t x;
+  memcpy (&x, &f, sizeof x);
+  if ((x & 0x7fffffffu) > 0x7f800000u)
+    return (uint16_t) ((x >> 16) | 0x40u);  /* quiet NaN */
+  x += 0x7fffu + ((x >> 16) & 1u);
+  return (uint16_t) (x >> 16);
+}
+
+/* ---- Scalars ---- */
+
+int
+_executorch_promote_with_scalar (int type, const ExecutorchScalar *scalar)
+{
+  switch (scalar->kind) {
+  case EXECUTORCH_SCALAR_KIND_BOOL:
+    return type;
+  case EXECUTORCH_SCALAR_KIND_INT:
+    return type == ET_SCALAR_BOOL ? ET_SCALAR_LONG : type;
+  case EXECUTORCH_SCALAR_KIND_DOUBLE:
+  default:
+    return _executorch_type_is_floating (type) ? type : ET_SCALAR_FLOAT;
+  }
+}
+
+static bool
+int_fits (int type, int64_t v)
+{
+  switch (type) {
+  case ET_SCALAR_BYTE:
+    return v >= 0 && v <= UINT8_MAX;
+  case ET_SCALAR_CHAR:
+    return v >= INT8_MIN && v <= INT8_MAX;
+  case ET_SCALAR_SHORT:
+    return v >= INT16_MIN && v <= INT16_MAX;
+  case ET_SCALAR_INT:
+    return v >= INT32_MIN && v <= INT32_MAX;
+  default:
+    return true;
+  }
+}
+
+EtError
+_executorch_scalar_to_compute (EtKernelContext *ctx, const ExecutorchScalar *scalar, int type,
+                               const char *name, void *value)
+{
+  switch (_executorch_compute_kind (type)) {
+  case EXECUTORCH_COMPUTE_I64: {
+    int64_t v;
+    if (scalar->kind == EXECUTORCH_SCALAR_KIND_DOUBLE)
+      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
+                          "%s: a floating-point scalar (%g) cannot be used with dtype %s", name,
+                          scalar->d, _executorch_type_name (type));
+    v = scalar->i;
+    if (type == ET_SCALAR_BOOL)
+      v = v != 0;
+    else if (!int_fits (type, v))
+      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: %" PRId64 " does not fit in %s",
+                          name, v, _executorch_type_name (type));
+    *(int64_t *) value = v;
+    return ET_OK;
+  }
+  case EXECUTORCH_COMPUTE_F32: {
+    float v = (float) (scalar->kind == EXECUTORCH_SCALAR_KIND_DOUBLE ? scalar->d : (double) scalar->i);
+    if (scalar->kind == EXECUTORCH_SCALAR_KIND_DOUBLE && isfinite (scalar->d) && !isfinite (v))
+      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: %g does not fit in float", name,
+                          scalar->d);
+    *(float *) value = v;
+    return ET_OK;
+  }
+  case EXECUTORCH_COMPUTE_F64:
+  default:
+    *(double *) value = scalar->kind == EXECUTORCH_SCALAR_KIND_DOUBLE ? scalar->d : (double) scalar->i;
+    return ET_OK;
+  }
+}
+
+/* ---- Element conversion ---- */
+
+static inline int64_t
+f64_to_i64 (double v)
+{
+  if (!(v == v))
+    return 0;
+  if (v >= 9223372036854775808.0)
+    return INT64_MAX;
+  if (v <= -9223372036854775808.0)
+    return INT64_MIN;
+  return (int64_t) v;
+}
+
+/* LOAD (T, EXPR): reads elements of C type T as x and writes EXPR to dst. */
+#define LOAD(T, EXPR) \
+  do { \
+    const T *p = (const T *) base + offset; \
+    if (stride == 1) { \
+      for (int64_t i = 0; i < n; i++) { \
+        T x = p[i]; \
+        dst[i] = (EXPR); \
+      } \
+    } else { \
+      for (int64_t i = 0; i < n; i++) { \
+        T x = p[i * stride]; \
+        dst[i] = (EXPR); \
+      } \
+    } \
+  } while (0)
+
+#define STORE(T, EXPR) \
+  do { \
+    T *p = (T *) base + offset; \
+    if (stride == 1) { \
+      for (int64_t i = 0; i < n; i++) { \
+        __typeof__ (src[0]) x = src[i]; \
+        p[i] = (EXPR); \
+      } \
+    } else { \
+      for (int64_t i = 0; i < n; i++) { \
+        __typeof__ (src[0]) x = src[i]; \
+        p[i * stride] = (EXPR); \
+      } \
+    } \
+  } while (0)
+
+void
+_executorch_load_i64 (int type, const void *base, int64_t offset, int64_t stride, int64_t n,
+                      int64_t *dst)
+{
+  switch (type) {
+  case ET_SCALAR_BYTE: LOAD (uint8_t, (int64_t) x); break;
+  case ET_SCALAR_CHAR: LOAD (int8_t, (int64_t) x); break;
+  case ET_SCALAR_SHORT: LOAD (int16_t, (int64_t) x); break;
+  case ET_SCALAR_INT: LOAD (int32_t, (int64_t) x); break;
+  case ET_SCALAR_LONG: LOAD (int64_t, x); break;
+  case ET_SCALAR_BOOL: LOAD (uint8_t, (int64_t) (x != 0)); break;
+  case ET_SCALAR_HALF: LOAD (uint16_t, f64_to_i64 (_executorch_half_to_float (x))); break;
+  case ET_SCALAR_BFLOAT16: LOAD (uint16_t, f64_to_i64 (_executorch_bf16_to_float (x))); break;
+  case ET_SCALAR_FLOAT: LOAD (float, f64_to_i64 (x)); break;
+  case ET_SCALAR_DOUBLE: LOAD (double, f64_to_i64 (x)); break;
+  default: memset (dst, 0, (size_t) n * sizeof *dst); break;
+  }
+}
+
+void
+_executorch_load_f32 (int type, const void *base, int64_t offset, int64_t stride, int64_t n,
+                      float *dst)
+{
+  switch (type) {
+  case ET_SCALAR_BYTE: LOAD (uint8_t, (float) x); break;
+  case ET_SCALAR_CHAR: LOAD (int8_t, (float) x); break;
+  case ET_SCALAR_SHORT: LOAD (int16_t, (float) x); break;
+  case ET_SCALAR_INT: LOAD (int32_t, (float) x); break;
+  case ET_SCALAR_LONG: LOAD (int64_t, (float) x); break;
+  case ET_SCALAR_BOOL: LOAD (uint8_t, x != 0 ? 1.0f : 0.0f); break;
+  case ET_SCALAR_HALF: LOAD (uint16_t, _executorch_half_to_float (x)); break;
+  case ET_SCALAR_BFLOAT16: LOAD (uint16_t, _executorch_bf16_to_float (x)); break;
+  case ET_SCALAR_FLOAT: LOAD (float, x); break;
+  case ET_SCALAR_DOUBLE: LOAD (double, (float) x); break;
+  default: memset (dst, 0, (size_t) n * sizeof *dst); break;
+  }
+}
+
+void
+_executorch_load_f64 (int type, const void *base, int64_t offset, int64_t stride, int64_t n,
+                      double *dst)
+{
+  switch (type) {
+  case ET_SCALAR_BYTE: LOAD (uint8_t, (double) x); break;
+  case ET_SCALAR_CHAR: LOAD (int8_t, (double) x); break;
+  case ET_SCALAR_SHORT: LOAD (int16_t, (double) x); break;
+  case ET_SCALAR_INT: LOAD (int32_t, (double) x); break;
+  case ET_SCALAR_LONG: LOAD (int64_t, (double) x); break;
+  case ET_SCALAR_BOOL: LOAD (uint8_t, x != 0 ? 1.0 : 0.0); break;
+  case ET_SCALAR_HALF: LOAD (uint16_t, (double) _executorch_half_to_float (x)); break;
+  case ET_SCALAR_BFLOAT16: LOAD (uint16_t, (double) _executorch_bf16_to_float (x)); break;
+  case ET_SCALAR_FLOAT: LOAD (float, (double) x); break;
+  case ET_SCALAR_DOUBLE: LOAD (double, x); break;
+  default: memset (dst, 0, (size_t) n * sizeof *dst); break;
+  }
+}
+
+void
+_executorch_store_i64 (int type, void *base, int64_t offset, int64_t stride, int64_t n,
+                       const int64_t *src)
+{
+  switch (type) {
+  case ET_SCALAR_BYTE: STORE (uint8_t, (uint8_t) x); break;
+  case ET_SCALAR_CHAR: STORE (int8_t, (int8_t) x); break;
+  case ET_SCALAR_SHORT: STORE (int16_t, (int16_t) x); break;
+  case ET_SCALAR_INT: STORE (int32_t, (int32_t) x); break;
+  case ET_SCALAR_LONG: STORE (int64_t, x); break;
+  case ET_SCALAR_BOOL: STORE (uint8_t, (uint8_t) (x != 0)); break;
+  case ET_SCALAR_HALF: STORE (uint16_t, _executorch_float_to_half ((float) x)); break;
+  case ET_SCALAR_BFLOAT16: STORE (uint16_t, _executorch_float_to_bf16 ((float) x)); break;
+  case ET_SCALAR_FLOAT: STORE (float, (float) x); break;
+  case ET_SCALAR_DOUBLE: STORE (double, (double) x); break;
+  default: break;
+  }
+}
+
+void
+_executorch_store_f32 (int type, void *base, int64_t offset, int64_t stride, int64_t n,
+                       const float *src)
+{
+  switch (type) {
+  case ET_SCALAR_BYTE: STORE (uint8_t, (uint8_t) f64_to_i64 (x)); break;
+  case ET_SCALAR_CHAR: STORE (int8_t, (int8_t) f64_to_i64 (x)); break;
+  case ET_SCALAR_SHORT: STORE (int16_t, (int16_t) f64_to_i64 (x)); break;
+  case ET_SCALAR_INT: STORE (int32_t, (int32_t) f64_to_i64 (x)); break;
+  case ET_SCALAR_LONG: STORE (int64_t, f64_to_i64 (x)); break;
+  case ET_SCALAR_BOOL: STORE (uint8_t, (uint8_t) (x != 0)); break;
+  case ET_SCALAR_HALF: STORE (uint16_t, _executorch_float_to_half (x)); break;
+  case ET_SCALAR_BFLOAT16: STORE (uint16_t, _executorch_float_to_bf16 (x)); break;
+  case ET_SCALAR_FLOAT: STORE (float, x); break;
+  case ET_SCALAR_DOUBLE: STORE (double, (double) x); break;
+  default: break;
+  }
+}
+
+void
+_executorch_store_f64 (int type, void *base, int64_t offset, int64_t stride, int64_t n,
+                       const double *src)
+{
+  switch (type) {
+  case ET_SCALAR_BYTE: STORE (uint8_t, (uint8_t) f64_to_i64 (x)); break;
+  case ET_SCALAR_CHAR: STORE (int8_t, (int8_t) f64_to_i64 (x)); break;
+  case ET_SCALAR_SHORT: STORE (int16_t, (int16_t) f64_to_i64 (x)); break;
+  case ET_SCALAR_INT: STORE (int32_t, (int32_t) f64_to_i64 (x)); break;
+  case ET_SCALAR_LONG: STORE (int64_t, f64_to_i64 (x)); break;
+  case ET_SCALAR_BOOL: STORE (uint8_t, (uint8_t) (x != 0)); break;
+  case ET_SCALAR_HALF: STORE (uint16_t, _executorch_float_to_half ((float) x)); break;
+  case ET_SCALAR_BFLOAT16: STORE (uint16_t, _executorch_float_to_bf16 ((float) x)); break;
+  case ET_SCALAR_FLOAT: STORE (float, (float) x); break;
+  case ET_SCALAR_DOUBLE: STORE (double, x); break;
+  default: break;
+  }
+}
+
+void
+_executorch_load_kind (ExecutorchComputeKind kind, int type, const void *base, int64_t offset,
+                       int64_t stride, int64_t n, void *dst)
+{
+  switch (kind) {
+  case EXECUTORCH_COMPUTE_I64:
+    _executorch_load_i64 (type, base, offset, stride, n, dst);
+    break;
+  case EXECUTORCH_COMPUTE_F32:
+    _executorch_load_f32 (type, base, offset, stride, n, dst);
+    break;
+  case EXECUTORCH_COMPUTE_F64:
+    _executorch_load_f64 (type, base, offset, stride, n, dst);
+    break;
+  }
+}
+
+void
+_executorch_store_kind (ExecutorchComputeKind kind, int type, void *base, int64_t offset,
+                        int64_t stride, int64_t n, const void *src)
+{
+  switch (kind) {
+  case EXECUTORCH_COMPUTE_I64:
+    _executorch_store_i64 (type, base, offset, stride, n, src);
+    break;
+  case EXECUTORCH_COMPUTE_F32:
+    _executorch_store_f32 (type, base, offset, stride, n, src);
+    break;
+  case EXECUTORCH_COMPUTE_F64:
+    _executorch_store_f64 (type, base, offset, stride, n, src);
+    break;
+  }
+}
+
+void
+_executorch_wrap_i64 (int type, int64_t n, int64_t *values)
+{
+  switch (type) {
+  case ET_SCALAR_BYTE:
+    for (int64_t i = 0; i < n; i++)
+      values[i] = (uint8_t) values[i];
+    break;
+  case ET_SCALAR_CHAR:
+    for (int64_t i = 0; i < n; i++)
+      values[i] = (int8_t) values[i];
+    break;
+  case ET_SCALAR_SHORT:
+    for (int64_t i = 0; i < n; i++)
+      values[i] = (int16_t) values[i];
+    break;
+  case ET_SCALAR_INT:
+    for (int64_t i = 0; i < n; i++)
+      values[i] = (int32_t) values[i];
+    break;
+  case ET_SCALAR_BOOL:
+    for (int64_t i = 0; i < n; i++)
+      values[i] = values[i] != 0;
+    break;
+  default:
+    break;
+  }
+}
