@@ -26,6 +26,7 @@
  * g_autoptr(ExecutorchMethod) method = executorch_program_load_method (program, "forward", &error);
  * ExecutorchTensor *inputs[] = { a, b };
  * g_autoptr(GPtrArray) outputs = executorch_method_run (method, inputs, 2, NULL, &error);
+ * g_ptr_array_set_free_func (outputs, g_object_unref);
  * g_autofree float *values =
  *   executorch_tensor_get_floats (g_ptr_array_index (outputs, 0), NULL, &error);
  * ```
@@ -854,6 +855,10 @@ scalar_tensor (ExecutorchScalarType type, const void *value, gsize size)
  * [method@Executorch.Method.execute]; a %NULL entry in @inputs skips a
  * None input.
  *
+ * The returned array has no free function: in C, unref each element and
+ * then the array (or call g_ptr_array_set_free_func() with g_object_unref()
+ * first).
+ *
  * Returns: (transfer full) (element-type ExecutorchTensor) (nullable): the
  *   outputs in order, or %NULL with @error set:
  *   %EXECUTORCH_ERROR_INVALID_ARGUMENT when @n_inputs is not the method's
@@ -947,5 +952,8 @@ executorch_method_run (ExecutorchMethod *method, ExecutorchTensor **inputs, guin
         }
       g_ptr_array_add (outputs, tensor);
     }
+  /* Bindings free a transfer-full array with its elements themselves, so the
+   * array handed out must not own them too (see the doc above). */
+  g_ptr_array_set_free_func (outputs, NULL);
   return g_steal_pointer (&outputs);
 }

@@ -1,0 +1,438 @@
+/* binary.c: elementwise binary kernels with numpy broadcasting
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * add, sub, mul, div (.out and .Scalar_out) and the comparisons
+ * (.Scalar_out and .Tensor_out).  Inputs are promoted to a common dtype
+ * (operators.md 1.4), computed in its kind (int64 with wrapping, float or
+ * double) and converted to the out dtype when stored.  A contiguous
+ * same-shape float/double path runs as plain vectorisable loops; everything
+ * else goes through the strided iterator in chunks.
+ */
+#include "kernels-private.h"
+
+#include <string.h>
+
+typedef enum {
+  OP_ADD,
+  OP_SUB,
+  OP_MUL,
+  OP_DIV,
+  OP_EQ,
+  OP_NE,
+  OP_LT,
+  OP_LE,
+  OP_GT,
+  OP_GE,
+} BinaryOp;
+
+static bool
+op_is_comparison (BinaryOp op)
+{
+  return op >= OP_EQ;
+}
+
+typedef union {
+  int64_t i;
+  float f;
+  double d;
+} KindValue;
+
+/* ---- Row operations, one per compute kind ---- */
+
+#define FLOAT_ROW(NAME, T) \
+  static void NAME (BinaryOp op, int64_t n, const T *restrict a, const T *restrict b, \
+                    T *restrict o, T alpha) \
+  { \
+    switch (op) { \
+    case OP_ADD: for (int64_t i = 0; i < n; i++) o[i] = a[i] + alpha * b[i]; break; \
+    case OP_SUB: for (int64_t i = 0; i < n; i++) o[i] = a[i] - alpha * b[i]; break; \
+    case OP_MUL: for (int64_t i = 0; i < n; i++) o[i] = a[i] * b[i]; break; \
+    case OP_DIV: for (int64_t i = 0; i < n; i++) o[i] = a[i] / b[i]; break; \
+    case OP_EQ: for (int64_t i = 0; i < n; i++) o[i] = a[i] == b[i]; break; \
+    case OP_NE: for (int64_t i = 0; i < n; i++) o[i] = a[i] != b[i]; break; \
+    case OP_LT: for (int64_t i = 0; i < n; i++) o[i] = a[i] < b[i]; break; \
+    case OP_LE: for (int64_t i = 0; i < n; i++) o[i] = a[i] <= b[i]; break; \
+    case OP_GT: for (int64_t i = 0; i < n; i++) o[i] = a[i] > b[i]; break; \
+    case OP_GE: for (int64_t i = 0; i < n; i++) o[i] = a[i] >= b[i]; break; \
+    } \
+  }
+
+FLOAT_ROW (row_f32, float)
+FLOAT_ROW (row_f64, double)
+
+/* Integer arithmetic wraps (done in uint64, then narrowed by the caller). */
+static void
+row_i64 (BinaryOp op, int64_t n, const int64_t *restrict a, const int64_t *restrict b,
+         int64_t *restrict o, int64_t alpha)
+{
+  uint64_t ua = (uint64_t) alpha;
+  switch (op) {
+  case OP_ADD:
+    for (int64_t i = 0; i < n; i++)
+      o[i] = (int64_t) ((uint64_t) a[i] + ua * (uint64_t) b[i]);
+    break;
+  case OP_SUB:
+    for (int64_t i = 0; i < n; i++)
+      o[i] = (int64_t) ((uint64_t) a[i] - ua * (uint64_t) b[i]);
+    break;
+  case OP_MUL:
+    for (int64_t i = 0; i < n; i++)
+      o[i] = (int64_t) ((uint64_t) a[i] * (uint64_t) b[i]);
+    break;
+  case OP_DIV:
+    /* Never reached: true division always has a floating common type. */
+    for (int64_t i = 0; i < n; i++)
+      o[i] = 0;
+    break;
+  case OP_EQ: for (int64_t i = 0; i < n; i++) o[i] = a[i] == b[i]; break;
+  case OP_NE: for (int64_t i = 0; i < n; i++) o[i] = a[i] != b[i]; break;
+  case OP_LT: for (int64_t i = 0; i < n; i++) o[i] = a[i] < b[i]; break;
+  case OP_LE: for (int64_t i = 0; i < n; i++) o[i] = a[i] <= b[i]; break;
+  case OP_GT: for (int64_t i = 0; i < n; i++) o[i] = a[i] > b[i]; break;
+  case OP_GE: for (int64_t i = 0; i < n; i++) o[i] = a[i] >= b[i]; break;
+  }
+}
+
+/* Fast path: a, b and out share one float type, shape and layout (or b is
+ * a scalar). */
+#define FAST_LOOP(NAME, T) \
+  static void NAME (BinaryOp op, int64_t n, const T *restrict a, const T *restrict b, \
+                    bool b_scalar, T bs, T alpha, T *restrict o) \
+  { \
+    if (b_scalar) { \
+      switch (op) { \
+      case OP_ADD: { T v = alpha * bs; for (int64_t i = 0; i < n; i++) o[i] = a[i] + v; break; } \
+      case OP_SUB: { T v = alpha * bs; for (int64_t i = 0; i < n; i++) o[i] = a[i] - v; break; } \
+      case OP_MUL: for (int64_t i = 0; i < n; i++) o[i] = a[i] * bs; break; \
+      case OP_DIV: for (int64_t i = 0; i < n; i++) o[i] = a[i] / bs; break; \
+      default: break; \
+      } \
+    } else if (alpha == 1) { \
+      switch (op) { \
+      case OP_ADD: for (int64_t i = 0; i < n; i++) o[i] = a[i] + b[i]; break; \
+      case OP_SUB: for (int64_t i = 0; i < n; i++) o[i] = a[i] - b[i]; break; \
+      case OP_MUL: for (int64_t i = 0; i < n; i++) o[i] = a[i] * b[i]; break; \
+      case OP_DIV: for (int64_t i = 0; i < n; i++) o[i] = a[i] / b[i]; break; \
+      default: break; \
+      } \
+    } else { \
+      switch (op) { \
+      case OP_ADD: for (int64_t i = 0; i < n; i++) o[i] = a[i] + alpha * b[i]; break; \
+      case OP_SUB: for (int64_t i = 0; i < n; i++) o[i] = a[i] - alpha * b[i]; break; \
+      case OP_MUL: for (int64_t i = 0; i < n; i++) o[i] = a[i] * b[i]; break; \
+      case OP_DIV: for (int64_t i = 0; i < n; i++) o[i] = a[i] / b[i]; break; \
+      default: break; \
+      } \
+    } \
+  }
+
+FAST_LOOP (fast_f32, float)
+FAST_LOOP (fast_f64, double)
+
+/* A Scalar in @kind with no range check (comparisons). */
+static void
+scalar_raw (ExecutorchComputeKind kind, const ExecutorchScalar *s, KindValue *v)
+{
+  switch (kind) {
+  case EXECUTORCH_COMPUTE_I64:
+    v->i = s->kind == EXECUTORCH_SCALAR_KIND_DOUBLE ? (int64_t) s->d : s->i;
+    break;
+  case EXECUTORCH_COMPUTE_F32:
+    v->f = (float) s->d;
+    break;
+  case EXECUTORCH_COMPUTE_F64:
+    v->d = s->d;
+    break;
+  }
+}
+
+static void
+kind_one (ExecutorchComputeKind kind, KindValue *v)
+{
+  switch (kind) {
+  case EXECUTORCH_COMPUTE_I64: v->i = 1; break;
+  case EXECUTORCH_COMPUTE_F32: v->f = 1.0f; break;
+  case EXECUTORCH_COMPUTE_F64: v->d = 1.0; break;
+  }
+}
+
+/* Computes out = a op b (or a op scalar) in @common and stores to out. */
+static EtError
+binary_run (EtKernelContext *ctx, BinaryOp op, EtTensor *out, int common, const EtTensor *a,
+            const EtTensor *b, const ExecutorchScalar *b_scalar, const ExecutorchScalar *alpha_s)
+{
+  ExecutorchComputeKind kind = _executorch_compute_kind (common);
+  int kind_type = _executorch_compute_kind_type (kind);
+  uint32_t ndim;
+  int64_t sizes[ET_MAX_DIMS];
+  KindValue alpha, bval;
+  bool scalar_b;
+
+  if (b != NULL) {
+    KERNEL_TRY (_executorch_broadcast_shape (ctx, a->ndim, a->sizes, b->ndim, b->sizes, &ndim, sizes));
+  } else {
+    ndim = a->ndim;
+    memcpy (sizes, a->sizes, sizeof sizes);
+  }
+  KERNEL_TRY (_executorch_resize (ctx, out, ndim, sizes));
+  if (out->numel == 0)
+    return ET_OK;
+
+  kind_one (kind, &alpha);
+  if (alpha_s != NULL)
+    KERNEL_TRY (_executorch_scalar_to_compute (ctx, alpha_s, common, "alpha", &alpha));
+
+  scalar_b = b == NULL || b->numel == 1;
+  if (b == NULL) {
+    if (op_is_comparison (op))
+      scalar_raw (kind, b_scalar, &bval);
+    else
+      KERNEL_TRY (_executorch_scalar_to_compute (ctx, b_scalar, common, "other", &bval));
+  } else if (scalar_b) {
+    _executorch_load_kind (kind, b->scalar_type, b->data, 0, 1, 1, &bval);
+  }
+
+  /* Fast path. */
+  if (!op_is_comparison (op) && (common == ET_SCALAR_FLOAT || common == ET_SCALAR_DOUBLE) &&
+      a->scalar_type == common && out->scalar_type == common && _executorch_same_sizes (a, out) &&
+      _executorch_same_dim_order (a, out) &&
+      (scalar_b || (b->scalar_type == common && _executorch_same_sizes (b, out) &&
+                    _executorch_same_dim_order (b, out)))) {
+    if (common == ET_SCALAR_FLOAT)
+      fast_f32 (op, out->numel, a->data, scalar_b ? NULL : b->data, scalar_b, bval.f, alpha.f,
+                out->data);
+    else
+      fast_f64 (op, out->numel, a->data, scalar_b ? NULL : b->data, scalar_b, bval.d, alpha.d,
+                out->data);
+    return ET_OK;
+  }
+
+  /* General path: iterate in out's memory order. */
+  int64_t a_strides[ET_MAX_DIMS], b_strides[ET_MAX_DIMS] = { 0 };
+  const int64_t *strides[3] = { out->strides, a_strides, b_strides };
+  const void *b_data = &bval;
+  int b_type = kind_type;
+  ExecutorchIter it;
+
+  _executorch_broadcast_strides (a, ndim, sizes, a_strides);
+  if (!scalar_b) {
+    _executorch_broadcast_strides (b, ndim, sizes, b_strides);
+    b_data = b->data;
+    b_type = b->scalar_type;
+  }
+  _executorch_iter_init (&it, ndim, sizes, out->dim_order, 3, strides);
+
+  union {
+    int64_t i[EXECUTORCH_CHUNK];
+    float f[EXECUTORCH_CHUNK];
+    double d[EXECUTORCH_CHUNK];
+  } ba, bb, bo;
+
+  for (int64_t r = 0; r < it.n_rows; r++, _executorch_iter_next (&it)) {
+    for (int64_t j = 0; j < it.inner; j += EXECUTORCH_CHUNK) {
+      int64_t m = it.inner - j < EXECUTORCH_CHUNK ? it.inner - j : EXECUTORCH_CHUNK;
+      _executorch_load_kind (kind, a->scalar_type, a->data,
+                             it.offsets[1] + j * it.inner_strides[1], it.inner_strides[1], m, &ba);
+      if (scalar_b) {
+        for (int64_t k = 0; k < m; k++) {
+          switch (kind) {
+          case EXECUTORCH_COMPUTE_I64: bb.i[k] = bval.i; break;
+          case EXECUTORCH_COMPUTE_F32: bb.f[k] = bval.f; break;
+          case EXECUTORCH_COMPUTE_F64: bb.d[k] = bval.d; break;
+          }
+        }
+      } else {
+        _executorch_load_kind (kind, b_type, b_data, it.offsets[2] + j * it.inner_strides[2],
+                               it.inner_strides[2], m, &bb);
+      }
+      switch (kind) {
+      case EXECUTORCH_COMPUTE_I64:
+        row_i64 (op, m, ba.i, bb.i, bo.i, alpha.i);
+        if (!op_is_comparison (op))
+          _executorch_wrap_i64 (common, m, bo.i);
+        break;
+      case EXECUTORCH_COMPUTE_F32:
+        row_f32 (op, m, ba.f, bb.f, bo.f, alpha.f);
+        break;
+      case EXECUTORCH_COMPUTE_F64:
+        row_f64 (op, m, ba.d, bb.d, bo.d, alpha.d);
+        break;
+      }
+      _executorch_store_kind (kind, out->scalar_type, out->data,
+                              it.offsets[0] + j * it.inner_strides[0], it.inner_strides[0], m, &bo);
+    }
+  }
+  return ET_OK;
+}
+
+/* ---- Argument handling ---- */
+
+typedef struct {
+  EtTensor *a;
+  EtTensor *b;              /* NULL for the .Scalar forms */
+  ExecutorchScalar other;   /* the .Scalar forms */
+  ExecutorchScalar alpha;
+  bool has_alpha;
+  EtTensor *out;
+} BinaryArgs;
+
+/* (self, other, [alpha,] out, ret) */
+static EtError
+get_args (EtKernelContext *ctx, EtValue **args, uint32_t n_args, bool scalar_other,
+          bool has_alpha, BinaryArgs *ba)
+{
+  uint32_t i = 0;
+  memset (ba, 0, sizeof *ba);
+  KERNEL_TRY (_executorch_check_n_args (ctx, n_args, has_alpha ? 5 : 4));
+  KERNEL_TRY (_executorch_arg_tensor (ctx, args, i++, "self", &ba->a));
+  if (scalar_other)
+    KERNEL_TRY (_executorch_arg_scalar (ctx, args, i++, "other", &ba->other));
+  else
+    KERNEL_TRY (_executorch_arg_tensor (ctx, args, i++, "other", &ba->b));
+  ba->has_alpha = has_alpha;
+  if (has_alpha)
+    KERNEL_TRY (_executorch_arg_scalar (ctx, args, i++, "alpha", &ba->alpha));
+  KERNEL_TRY (_executorch_arg_tensor (ctx, args, i++, "out", &ba->out));
+
+  KERNEL_TRY (_executorch_check_supported (ctx, ba->a, "self"));
+  if (ba->b != NULL)
+    KERNEL_TRY (_executorch_check_supported (ctx, ba->b, "other"));
+  KERNEL_TRY (_executorch_check_supported (ctx, ba->out, "out"));
+  return ET_OK;
+}
+
+static EtError
+arith_tensor (EtKernelContext *ctx, EtValue **args, uint32_t n_args, BinaryOp op, bool has_alpha)
+{
+  BinaryArgs ba;
+  int common;
+
+  KERNEL_TRY (get_args (ctx, args, n_args, false, has_alpha, &ba));
+  int ta = ba.a->scalar_type, tb = ba.b->scalar_type, to = ba.out->scalar_type;
+
+  if (op == OP_DIV) {
+    bool fa = _executorch_type_is_floating (ta), fb = _executorch_type_is_floating (tb);
+    if (!fa && !fb)
+      common = ET_SCALAR_FLOAT;
+    else if (fa && !fb)
+      common = ta;
+    else if (fb && !fa)
+      common = tb;
+    else
+      common = _executorch_promote_types (ta, tb);
+    if (!_executorch_type_is_floating (to))
+      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "div: out must be floating, not %s",
+                          _executorch_type_name (to));
+  } else {
+    common = _executorch_promote_types (ta, tb);
+  }
+  if (common < 0)
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "cannot promote %s and %s",
+                        _executorch_type_name (ta), _executorch_type_name (tb));
+  if (!_executorch_can_cast (common, to))
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "cannot cast result %s to out dtype %s",
+                        _executorch_type_name (common), _executorch_type_name (to));
+  if (op == OP_SUB && (common == ET_SCALAR_BOOL ||
+                       (has_alpha && ba.alpha.kind == EXECUTORCH_SCALAR_KIND_BOOL)))
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "sub does not support Bool");
+  return binary_run (ctx, op, ba.out, common, ba.a, ba.b, NULL, has_alpha ? &ba.alpha : NULL);
+}
+
+static EtError
+arith_scalar (EtKernelContext *ctx, EtValue **args, uint32_t n_args, BinaryOp op, bool has_alpha)
+{
+  BinaryArgs ba;
+  int common;
+
+  KERNEL_TRY (get_args (ctx, args, n_args, true, has_alpha, &ba));
+  int ta = ba.a->scalar_type, to = ba.out->scalar_type;
+
+  if (op == OP_DIV)
+    common = _executorch_type_is_floating (ta) ? ta : ET_SCALAR_FLOAT;
+  else
+    common = _executorch_promote_with_scalar (ta, &ba.other);
+  if (to != common)
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "out dtype must be %s, not %s",
+                        _executorch_type_name (common), _executorch_type_name (to));
+  if (op == OP_SUB && (common == ET_SCALAR_BOOL ||
+                       (has_alpha && ba.alpha.kind == EXECUTORCH_SCALAR_KIND_BOOL)))
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "sub does not support Bool");
+  return binary_run (ctx, op, ba.out, common, ba.a, NULL, &ba.other, has_alpha ? &ba.alpha : NULL);
+}
+
+static EtError
+compare (EtKernelContext *ctx, EtValue **args, uint32_t n_args, BinaryOp op, bool scalar_other)
+{
+  BinaryArgs ba;
+  int common;
+
+  KERNEL_TRY (get_args (ctx, args, n_args, scalar_other, false, &ba));
+  if (scalar_other)
+    common = _executorch_promote_with_scalar (ba.a->scalar_type, &ba.other);
+  else
+    common = _executorch_promote_types (ba.a->scalar_type, ba.b->scalar_type);
+  if (common < 0)
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "cannot promote %s and %s",
+                        _executorch_type_name (ba.a->scalar_type),
+                        _executorch_type_name (ba.b->scalar_type));
+  return binary_run (ctx, op, ba.out, common, ba.a, ba.b, scalar_other ? &ba.other : NULL, NULL);
+}
+
+#define ARITH_KERNEL(NAME, OP, SCALAR, ALPHA) \
+  static EtError NAME (EtKernelContext *ctx, EtValue **args, uint32_t n_args) \
+  { \
+    return SCALAR ? arith_scalar (ctx, args, n_args, OP, ALPHA) \
+                  : arith_tensor (ctx, args, n_args, OP, ALPHA); \
+  }
+
+ARITH_KERNEL (add_out, OP_ADD, false, true)
+ARITH_KERNEL (sub_out, OP_SUB, false, true)
+ARITH_KERNEL (mul_out, OP_MUL, false, false)
+ARITH_KERNEL (div_out, OP_DIV, false, false)
+ARITH_KERNEL (add_scalar_out, OP_ADD, true, true)
+ARITH_KERNEL (sub_scalar_out, OP_SUB, true, true)
+ARITH_KERNEL (mul_scalar_out, OP_MUL, true, false)
+ARITH_KERNEL (div_scalar_out, OP_DIV, true, false)
+
+#define COMPARE_KERNELS(NAME, OP) \
+  static EtError NAME##_scalar_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args) \
+  { \
+    return compare (ctx, args, n_args, OP, true); \
+  } \
+  static EtError NAME##_tensor_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args) \
+  { \
+    return compare (ctx, args, n_args, OP, false); \
+  }
+
+COMPARE_KERNELS (eq, OP_EQ)
+COMPARE_KERNELS (ne, OP_NE)
+COMPARE_KERNELS (lt, OP_LT)
+COMPARE_KERNELS (le, OP_LE)
+COMPARE_KERNELS (gt, OP_GT)
+COMPARE_KERNELS (ge, OP_GE)
+
+const EtKernel _executorch_binary_kernels[] = {
+  { "aten::add.out", add_out, NULL },
+  { "aten::sub.out", sub_out, NULL },
+  { "aten::mul.out", mul_out, NULL },
+  { "aten::div.out", div_out, NULL },
+  { "aten::add.Scalar_out", add_scalar_out, NULL },
+  { "aten::sub.Scalar_out", sub_scalar_out, NULL },
+  { "aten::mul.Scalar_out", mul_scalar_out, NULL },
+  { "aten::div.Scalar_out", div_scalar_out, NULL },
+  { "aten::eq.Scalar_out", eq_scalar_out, NULL },
+  { "aten::ne.Scalar_out", ne_scalar_out, NULL },
+  { "aten::lt.Scalar_out", lt_scalar_out, NULL },
+  { "aten::le.Scalar_out", le_scalar_out, NULL },
+  { "aten::gt.Scalar_out", gt_scalar_out, NULL },
+  { "aten::ge.Scalar_out", ge_scalar_out, NULL },
+  { "aten::eq.Tensor_out", eq_tensor_out, NULL },
+  { "aten::ne.Tensor_out", ne_tensor_out, NULL },
+  { "aten::lt.Tensor_out", lt_tensor_out, NULL },
+  { "aten::le.Tensor_out", le_tensor_out, NULL },
+  { "aten::gt.Tensor_out", gt_tensor_out, NULL },
+  { "aten::ge.Tensor_out", ge_tensor_out, NULL },
+};
+
+const size_t _executorch_binary_n_kernels = KERNEL_N_ELEMENTS (_executorch_binary_kernels);
