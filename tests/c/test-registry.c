@@ -1,0 +1,85 @@
+/* test-registry.c: one registry per process, however plug-ins arrive
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * This program links the kernel library directly AND lets discovery find
+ * it through EXECUTORCH_MODULE_PATH: it must register exactly once.
+ */
+#include "executorch.h"
+#include "executorch-plugin.h"
+
+#include <string.h>
+
+const EtPluginDesc *executorch_kernels_get_plugin (void);
+
+static EtError
+dummy_kernel (EtKernelContext *context, EtValue **args, uint32_t n_args)
+{
+  return ET_OK;
+}
+
+static guint
+count (char **names, const char *prefix)
+{
+  guint n = 0;
+  for (guint i = 0; names[i] != NULL; i++)
+    n += g_str_has_prefix (names[i], prefix);
+  return n;
+}
+
+static void
+test_linked_and_discovered_once (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_auto (GStrv) plugins = NULL;
+  g_auto (GStrv) operators = NULL;
+  char message[256];
+
+  /* The application registers the library it links... */
+  g_assert_cmpint (et_registry_add_plugin (executorch_kernels_get_plugin (), message, sizeof message), ==, ET_OK);
+  /* ...and discovery opens the same file again: no second registration. */
+  g_assert_true (executorch_load_plugins (&error));
+  g_assert_no_error (error);
+  plugins = executorch_list_plugins ();
+  g_assert_cmpuint (count (plugins, "kernels "), ==, 1);
+  operators = executorch_list_operators ();
+  g_assert_true (g_strv_contains ((const char *const *) operators, "aten::add.out"));
+  g_assert_nonnull (et_registry_find_kernel (et_registry_get_default (), "aten::mm.out"));
+}
+
+static void
+test_duplicate_operator_names_both_owners (void)
+{
+  static const EtKernel kernel = { "aten::add.out", dummy_kernel, NULL };
+  EtRegistry *registry = et_registry_get_default ();
+
+  g_assert_true (executorch_load_plugins (NULL));
+  g_assert_cmpint (et_registry_add_kernels (registry, &kernel, 1), ==, ET_ERROR_REGISTRATION_ALREADY_REGISTERED);
+  g_assert_nonnull (strstr (et_registry_last_message (registry), "aten::add.out"));
+  g_assert_nonnull (strstr (et_registry_last_message (registry), "kernels"));
+  g_assert_nonnull (strstr (et_registry_last_message (registry), "the application"));
+}
+
+static void
+test_program_without_setup (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *path = g_build_filename (TEST_MODELS_DIR, "mlp", "mlp.pte", NULL);
+  g_autoptr (ExecutorchProgram) program = executorch_program_new_from_file (path, &error);
+  g_autoptr (ExecutorchMethod) method = NULL;
+
+  g_assert_no_error (error);
+  method = executorch_program_load_method (program, "forward", &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (method);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/registry/plugin/linked-and-discovered-once", test_linked_and_discovered_once);
+  g_test_add_func ("/registry/kernel/duplicate-names-both-owners", test_duplicate_operator_names_both_owners);
+  g_test_add_func ("/registry/program/loads-after-discovery", test_program_without_setup);
+  return g_test_run ();
+}
