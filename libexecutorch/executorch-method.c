@@ -238,6 +238,8 @@ check_idle (ExecutorchMethod *self, GError **error)
   return TRUE;
 }
 
+static gboolean set_scalar (ExecutorchMethod *method, guint index, const EtValue *value, GError **error);
+
 static gboolean
 check_input_index (ExecutorchMethod *self, guint index, GError **error)
 {
@@ -321,10 +323,11 @@ executorch_method_get_n_outputs (ExecutorchMethod *method)
  * executorch_method_set_input:
  * @method: a method
  * @index: the input's position
- * @tensor: the value, a host tensor
+ * @tensor: (nullable): the value, a host tensor; %NULL for an input of kind
+ *   %EXECUTORCH_VALUE_KIND_NONE
  * @error: return location for a #GError, or %NULL
  *
- * Binds a tensor to a tensor input.  The tensor must have the input's
+ * Binds a tensor to a tensor input (or marks a None input as set).  The tensor must have the input's
  * element type and rank; a static input also needs its exact sizes, a
  * dynamic one accepts sizes up to its bounds.  When the tensor's dim
  * order differs from the input's, the elements are re-laid out.
@@ -355,11 +358,16 @@ executorch_method_set_input (ExecutorchMethod *method, guint index, ExecutorchTe
   gboolean planned;
 
   CHECK_LOADED (method, FALSE);
-  g_return_val_if_fail (EXECUTORCH_IS_TENSOR (tensor), FALSE);
+  g_return_val_if_fail (tensor == NULL || EXECUTORCH_IS_TENSOR (tensor), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   if (!check_idle (method, error) || !check_input_index (method, index, error))
     return FALSE;
+  if (tensor == NULL)
+    {
+      EtValue none = { .tag = ET_VALUE_NONE };
+      return set_scalar (method, index, &none, error);
+    }
   device = executorch_tensor_get_device (tensor);
   if (executorch_device_get_device_type (device) != EXECUTORCH_DEVICE_TYPE_CPU)
     {
@@ -841,6 +849,7 @@ scalar_tensor (ExecutorchScalarType type, const void *value, gsize size)
  * executorch_method_run:
  * @method: a method
  * @inputs: (array length=n_inputs) (nullable): one tensor per input, in order
+ *   (%NULL entries for None inputs)
  * @n_inputs: the number of tensors, equal to [method@Executorch.Method.get_n_inputs]
  * @cancellable: (nullable): a #GCancellable, checked between instructions
  * @error: return location for a #GError, or %NULL
@@ -852,7 +861,7 @@ scalar_tensor (ExecutorchScalarType type, const void *value, gsize size)
  * next execution.  Int, Double and Bool outputs are returned as new
  * 0-dimensional Long, Double and Bool tensors.  Methods whose inputs are
  * not all tensors are bound with the scalar setters and run with
- * [method@Executorch.Method.execute]; a %NULL entry in @inputs skips a
+ * [method@Executorch.Method.execute]; a %NULL entry in @inputs sets a
  * None input.
  *
  * The returned array has no free function: in C, unref each element and
@@ -889,21 +898,6 @@ executorch_method_run (ExecutorchMethod *method, ExecutorchTensor **inputs, guin
     }
   for (guint i = 0; i < n_inputs; i++)
     {
-      if (inputs[i] == NULL)
-        {
-          ExecutorchValueInfo *info = executorch_method_info_get_input (method->info, i);
-          EtValue none = { .tag = ET_VALUE_NONE };
-
-          if (executorch_value_info_get_kind (info) != EXECUTORCH_VALUE_KIND_NONE)
-            {
-              g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_ARGUMENT,
-                           "input %u of method %s is missing", i, method->name);
-              return NULL;
-            }
-          if (!set_scalar (method, i, &none, error))
-            return NULL;
-          continue;
-        }
       if (!executorch_method_set_input (method, i, inputs[i], error))
         return NULL;
     }

@@ -1,0 +1,859 @@
+/* executorch-run: load a .pte program, run a method, save and check its outputs
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include <executorch.h>
+
+#include <locale.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "npy.h"
+
+#define PROGRAM_NAME "executorch-run"
+
+enum { EXIT_MISMATCH = 1, EXIT_USAGE = 2 };
+
+typedef enum { FILL_ZEROS, FILL_ONES, FILL_RANDOM } Fill;
+
+static char *opt_method = NULL;
+static char **opt_inputs = NULL;
+static char **opt_outputs = NULL;
+static char **opt_data = NULL;
+static char **opt_compare = NULL;
+static gint opt_iterations = 1;
+static char *opt_fill = NULL;
+static gint64 opt_seed = 0;
+static gdouble opt_rtol = 1e-5;
+static gdouble opt_atol = 1e-8;
+static gboolean opt_quiet = FALSE;
+static gboolean opt_info = FALSE;
+static gboolean opt_list_operators = FALSE;
+static gboolean opt_list_backends = FALSE;
+static gboolean opt_version = FALSE;
+static char **opt_rest = NULL;
+
+static const GOptionEntry entries[] = {
+  { "method", 'm', 0, G_OPTION_ARG_STRING, &opt_method, "Method to run (default: forward)", "NAME" },
+  { "input", 'i', 0, G_OPTION_ARG_FILENAME_ARRAY, &opt_inputs, "Input .npy file, once per input in order", "IN.npy" },
+  { "output", 'o', 0, G_OPTION_ARG_FILENAME_ARRAY, &opt_outputs, "Where to save an output, once per output in order",
+    "OUT.npy" },
+  { "iterations", 'n', 0, G_OPTION_ARG_INT, &opt_iterations, "Number of executions (default: 1)", "N" },
+  { "data", 'd', 0, G_OPTION_ARG_FILENAME_ARRAY, &opt_data, "External data file (.ptd) of the program", "FILE.ptd" },
+  { "fill", 0, 0, G_OPTION_ARG_STRING, &opt_fill, "Inputs not given: zeros, ones or random (default: zeros)",
+    "zeros|ones|random" },
+  { "seed", 0, 0, G_OPTION_ARG_INT64, &opt_seed, "Seed for --fill random (default: 0)", "S" },
+  { "compare", 'c', 0, G_OPTION_ARG_FILENAME_ARRAY, &opt_compare, "Expected output .npy, once per output in order",
+    "EXPECTED.npy" },
+  { "rtol", 0, 0, G_OPTION_ARG_DOUBLE, &opt_rtol, "Relative tolerance of --compare (default: 1e-5)", "R" },
+  { "atol", 0, 0, G_OPTION_ARG_DOUBLE, &opt_atol, "Absolute tolerance of --compare (default: 1e-8)", "A" },
+  { "quiet", 'q', 0, G_OPTION_ARG_NONE, &opt_quiet, "Print nothing but errors", NULL },
+  { "info", 0, 0, G_OPTION_ARG_NONE, &opt_info, "Describe the program's methods instead of running", NULL },
+  { "list-operators", 0, 0, G_OPTION_ARG_NONE, &opt_list_operators, "List the operators kernels are installed for",
+    NULL },
+  { "list-backends", 0, 0, G_OPTION_ARG_NONE, &opt_list_backends, "List the installed delegate backends", NULL },
+  { "version", 0, 0, G_OPTION_ARG_NONE, &opt_version, "Print the version and exit", NULL },
+  { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &opt_rest, NULL, "MODEL.pte" },
+  { NULL }
+};
+
+static int
+fail_with (GError *error)
+{
+  fprintf (stderr, "%s: %s\n", PROGRAM_NAME, error->message);
+  g_error_free (error);
+  return EXIT_FAILURE;
+}
+
+static int
+usage_error (const char *format, ...) G_GNUC_PRINTF (1, 2);
+
+static int
+usage_error (const char *format, ...)
+{
+  va_list args;
+  g_autofree char *message = NULL;
+
+  va_start (args, format);
+  message = g_strdup_vprintf (format, args);
+  va_end (args);
+  fprintf (stderr, "%s: %s\nTry “%s --help” for more information.\n", PROGRAM_NAME, message, PROGRAM_NAME);
+  return EXIT_USAGE;
+}
+
+/* --- element conversions --- */
+
+static float
+half_to_float (guint16 h)
+{
+  guint32 sign = (guint32) (h >> 15) << 31, exp = (h >> 10) & 0x1f, mant = h & 0x3ff, bits;
+  float f;
+
+  if (exp == 0)
+    {
+      f = ldexpf ((float) mant, -24);
+      return sign ? -f : f;
+    }
+  if (exp == 31)
+    bits = sign | 0x7f800000u | (mant << 13);
+  else
+    bits = sign | ((exp + 112) << 23) | (mant << 13);
+  memcpy (&f, &bits, sizeof f);
+  return f;
+}
+
+static guint16
+float_to_half (float f)
+{
+  guint32 bits, sign, mant;
+  gint32 exp;
+
+  memcpy (&bits, &f, sizeof bits);
+  sign = (bits >> 16) & 0x8000;
+  exp = (gint32) ((bits >> 23) & 0xff) - 127 + 15;
+  mant = bits & 0x7fffff;
+  if (((bits >> 23) & 0xff) == 0xff)
+    return (guint16) (sign | 0x7c00 | (mant ? 0x200 : 0));
+  if (exp >= 31)
+    return (guint16) (sign | 0x7c00);
+  if (exp <= 0)
+    {
+      if (exp < -10)
+        return (guint16) sign;
+      mant |= 0x800000;
+      return (guint16) (sign | ((mant >> (14 - exp)) + ((mant >> (13 - exp)) & 1)));
+    }
+  return (guint16) (sign | ((guint32) exp << 10) | ((mant >> 13) + ((mant >> 12) & 1)));
+}
+
+static gboolean
+is_float_type (ExecutorchScalarType type)
+{
+  return type == EXECUTORCH_SCALAR_TYPE_FLOAT || type == EXECUTORCH_SCALAR_TYPE_DOUBLE ||
+         type == EXECUTORCH_SCALAR_TYPE_HALF || type == EXECUTORCH_SCALAR_TYPE_BFLOAT16;
+}
+
+/* Reads element @i as a double (integers up to 2^53 exactly). */
+static double
+element_as_double (ExecutorchScalarType type, const guint8 *data, gsize i)
+{
+  switch (type)
+    {
+    case EXECUTORCH_SCALAR_TYPE_FLOAT: { float v; memcpy (&v, data + i * 4, 4); return v; }
+    case EXECUTORCH_SCALAR_TYPE_DOUBLE: { double v; memcpy (&v, data + i * 8, 8); return v; }
+    case EXECUTORCH_SCALAR_TYPE_HALF: { guint16 v; memcpy (&v, data + i * 2, 2); return half_to_float (v); }
+    case EXECUTORCH_SCALAR_TYPE_BFLOAT16:
+      {
+        guint16 v; guint32 bits; float f;
+        memcpy (&v, data + i * 2, 2);
+        bits = (guint32) v << 16;
+        memcpy (&f, &bits, 4);
+        return f;
+      }
+    case EXECUTORCH_SCALAR_TYPE_BYTE: return data[i];
+    case EXECUTORCH_SCALAR_TYPE_CHAR: return (gint8) data[i];
+    case EXECUTORCH_SCALAR_TYPE_BOOL: return data[i] != 0;
+    case EXECUTORCH_SCALAR_TYPE_SHORT: { gint16 v; memcpy (&v, data + i * 2, 2); return v; }
+    case EXECUTORCH_SCALAR_TYPE_UINT16: { guint16 v; memcpy (&v, data + i * 2, 2); return v; }
+    case EXECUTORCH_SCALAR_TYPE_INT: { gint32 v; memcpy (&v, data + i * 4, 4); return v; }
+    case EXECUTORCH_SCALAR_TYPE_UINT32: { guint32 v; memcpy (&v, data + i * 4, 4); return v; }
+    case EXECUTORCH_SCALAR_TYPE_LONG: { gint64 v; memcpy (&v, data + i * 8, 8); return (double) v; }
+    case EXECUTORCH_SCALAR_TYPE_UINT64: { guint64 v; memcpy (&v, data + i * 8, 8); return (double) v; }
+    default: return 0.0;
+    }
+}
+
+static void
+set_element (ExecutorchScalarType type, guint8 *data, gsize i, double value)
+{
+  switch (type)
+    {
+    case EXECUTORCH_SCALAR_TYPE_FLOAT: { float v = (float) value; memcpy (data + i * 4, &v, 4); break; }
+    case EXECUTORCH_SCALAR_TYPE_DOUBLE: memcpy (data + i * 8, &value, 8); break;
+    case EXECUTORCH_SCALAR_TYPE_HALF: { guint16 v = float_to_half ((float) value); memcpy (data + i * 2, &v, 2); break; }
+    case EXECUTORCH_SCALAR_TYPE_BFLOAT16:
+      {
+        float f = (float) value; guint32 bits; guint16 v;
+        memcpy (&bits, &f, 4);
+        v = (guint16) ((bits + 0x7fff + ((bits >> 16) & 1)) >> 16);
+        memcpy (data + i * 2, &v, 2);
+        break;
+      }
+    case EXECUTORCH_SCALAR_TYPE_BOOL: data[i] = value != 0.0; break;
+    case EXECUTORCH_SCALAR_TYPE_BYTE: case EXECUTORCH_SCALAR_TYPE_QUINT8: data[i] = (guint8) value; break;
+    case EXECUTORCH_SCALAR_TYPE_CHAR: case EXECUTORCH_SCALAR_TYPE_QINT8: data[i] = (guint8) (gint8) value; break;
+    case EXECUTORCH_SCALAR_TYPE_SHORT: { gint16 v = (gint16) value; memcpy (data + i * 2, &v, 2); break; }
+    case EXECUTORCH_SCALAR_TYPE_UINT16: { guint16 v = (guint16) value; memcpy (data + i * 2, &v, 2); break; }
+    case EXECUTORCH_SCALAR_TYPE_INT: case EXECUTORCH_SCALAR_TYPE_QINT32:
+      { gint32 v = (gint32) value; memcpy (data + i * 4, &v, 4); break; }
+    case EXECUTORCH_SCALAR_TYPE_UINT32: { guint32 v = (guint32) value; memcpy (data + i * 4, &v, 4); break; }
+    case EXECUTORCH_SCALAR_TYPE_LONG: { gint64 v = (gint64) value; memcpy (data + i * 8, &v, 8); break; }
+    case EXECUTORCH_SCALAR_TYPE_UINT64: { guint64 v = (guint64) value; memcpy (data + i * 8, &v, 8); break; }
+    default: break;   /* left as zero bytes */
+    }
+}
+
+/* Copies elements between two layouts of the same logical tensor. */
+static GBytes *
+relayout (GBytes *src, gsize element_size, gsize n_dims, const gint64 *sizes, const guint8 *from,
+          const guint8 *to)
+{
+  gint64 src_strides[NPY_MAX_DIMS], dst_strides[NPY_MAX_DIMS], index[NPY_MAX_DIMS] = { 0 };
+  gint64 numel = 1;
+  gsize size;
+  const guint8 *in = g_bytes_get_data (src, &size);
+  guint8 *out;
+
+  if (n_dims < 2 || memcmp (from, to, n_dims) == 0)
+    return g_bytes_ref (src);
+  for (gsize i = 0; i < n_dims; i++)
+    numel *= sizes[i];
+  for (int pass = 0; pass < 2; pass++)
+    {
+      const guint8 *order = pass == 0 ? from : to;
+      gint64 *strides = pass == 0 ? src_strides : dst_strides;
+      gint64 stride = 1;
+
+      for (int k = (int) n_dims - 1; k >= 0; k--)
+        {
+          strides[order[k]] = stride;
+          stride *= MAX (sizes[order[k]], 1);
+        }
+    }
+  out = g_malloc0 (MAX (size, 1));
+  for (gint64 n = 0; n < numel; n++)
+    {
+      gint64 s = 0, d = 0;
+
+      for (gsize i = 0; i < n_dims; i++)
+        {
+          s += index[i] * src_strides[i];
+          d += index[i] * dst_strides[i];
+        }
+      memcpy (out + d * element_size, in + s * element_size, element_size);
+      for (int i = (int) n_dims - 1; i >= 0; i--)
+        {
+          if (++index[i] < sizes[i])
+            break;
+          index[i] = 0;
+        }
+    }
+  return g_bytes_new_take (out, size);
+}
+
+static const guint8 identity_order[NPY_MAX_DIMS] = { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 };
+
+/* --- inputs --- */
+
+static gboolean
+scalar_from_npy (const NpyArray *array, const char *path, guint index, double *value, GError **error)
+{
+  if (array->numel != 1 || array->n_dims > 1)
+    {
+      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_ARGUMENT,
+                   "%s: input %u is a scalar, but the file holds an array of %" G_GINT64_FORMAT " elements", path,
+                   index, array->numel);
+      return FALSE;
+    }
+  *value = element_as_double (array->scalar_type, g_bytes_get_data (array->data, NULL), 0);
+  return TRUE;
+}
+
+static gboolean
+bind_input_file (ExecutorchMethod *method, ExecutorchValueInfo *info, guint index, const char *path,
+                 GError **error)
+{
+  NpyArray array;
+  g_autoptr(ExecutorchTensor) tensor = NULL;
+  g_autofree char *shown = g_filename_display_name (path);
+  gboolean ok = FALSE;
+  double value;
+
+  if (!npy_read_file (path, &array, error))
+    return FALSE;
+  switch (executorch_value_info_get_kind (info))
+    {
+    case EXECUTORCH_VALUE_KIND_TENSOR:
+      tensor = executorch_tensor_new (array.scalar_type, array.sizes, array.n_dims, array.data, error);
+      ok = tensor != NULL && executorch_method_set_input (method, index, tensor, error);
+      break;
+    case EXECUTORCH_VALUE_KIND_INT:
+      if (is_float_type (array.scalar_type))
+        {
+          g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_ARGUMENT,
+                       "%s: input %u is an Int, but the file holds floating-point data", shown, index);
+          break;
+        }
+      if (array.scalar_type == EXECUTORCH_SCALAR_TYPE_LONG && array.numel == 1 && array.n_dims <= 1)
+        {
+          gint64 v;
+          memcpy (&v, g_bytes_get_data (array.data, NULL), sizeof v);
+          ok = executorch_method_set_input_int (method, index, v, error);
+        }
+      else if (scalar_from_npy (&array, shown, index, &value, error))
+        ok = executorch_method_set_input_int (method, index, (gint64) value, error);
+      break;
+    case EXECUTORCH_VALUE_KIND_DOUBLE:
+      if (scalar_from_npy (&array, shown, index, &value, error))
+        ok = executorch_method_set_input_double (method, index, value, error);
+      break;
+    case EXECUTORCH_VALUE_KIND_BOOL:
+      if (scalar_from_npy (&array, shown, index, &value, error))
+        ok = executorch_method_set_input_bool (method, index, value != 0.0, error);
+      break;
+    case EXECUTORCH_VALUE_KIND_NONE:
+      ok = executorch_method_set_input (method, index, NULL, error);
+      break;
+    default:
+      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_NOT_SUPPORTED,
+                   "input %u is of a kind executorch-run cannot set", index);
+      break;
+    }
+  npy_array_clear (&array);
+  return ok;
+}
+
+static gboolean
+bind_generated_input (ExecutorchMethod *method, ExecutorchValueInfo *info, guint index, Fill fill, GRand *rand,
+                      GError **error)
+{
+  switch (executorch_value_info_get_kind (info))
+    {
+    case EXECUTORCH_VALUE_KIND_TENSOR:
+      {
+        ExecutorchScalarType type = executorch_value_info_get_scalar_type (info);
+        gsize n_dims, element_size = executorch_scalar_type_get_element_size (type);
+        const gint64 *sizes = executorch_value_info_get_sizes (info, &n_dims);
+        const guint8 *order = executorch_value_info_get_dim_order (info, NULL);
+        gint64 numel = 1;
+        guint8 *data;
+        g_autoptr(GBytes) bytes = NULL;
+        g_autoptr(ExecutorchTensor) tensor = NULL;
+
+        for (gsize i = 0; i < n_dims; i++)
+          numel *= sizes[i];
+        data = g_malloc0 (MAX ((gsize) numel * element_size, 1));
+        for (gint64 i = 0; fill != FILL_ZEROS && i < numel; i++)
+          {
+            double v;
+            if (fill == FILL_ONES)
+              v = 1.0;
+            else if (is_float_type (type))
+              v = g_rand_double_range (rand, -1.0, 1.0);
+            else
+              v = g_rand_int_range (rand, 0, 2);
+            set_element (type, data, (gsize) i, v);
+          }
+        bytes = g_bytes_new_take (data, (gsize) numel * element_size);
+        /* Generated in the input's own layout: no re-layout needed. */
+        tensor = executorch_tensor_new_with_dim_order (type, sizes, n_dims, order, n_dims, bytes, error);
+        return tensor != NULL && executorch_method_set_input (method, index, tensor, error);
+      }
+    case EXECUTORCH_VALUE_KIND_INT:
+      return executorch_method_set_input_int (method, index, executorch_value_info_get_int_value (info), error);
+    case EXECUTORCH_VALUE_KIND_DOUBLE:
+      return executorch_method_set_input_double (method, index, executorch_value_info_get_double_value (info),
+                                                 error);
+    case EXECUTORCH_VALUE_KIND_BOOL:
+      return executorch_method_set_input_bool (method, index, executorch_value_info_get_bool_value (info), error);
+    case EXECUTORCH_VALUE_KIND_NONE:
+      return executorch_method_set_input (method, index, NULL, error);
+    default:
+      {
+        g_autofree char *text = executorch_value_info_to_string (info);
+        g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_NOT_SUPPORTED,
+                     "input %u (%s) cannot be generated; executorch-run cannot set such inputs", index, text);
+        return FALSE;
+      }
+    }
+}
+
+/* --- outputs --- */
+
+/* An output in C order, whatever its kind. */
+typedef struct {
+  ExecutorchScalarType scalar_type;
+  gsize n_dims;
+  gint64 sizes[NPY_MAX_DIMS];
+  gint64 numel;
+  GBytes *data;
+} Output;
+
+static void
+output_clear (Output *out)
+{
+  g_clear_pointer (&out->data, g_bytes_unref);
+}
+
+static gboolean
+get_output (ExecutorchMethod *method, guint index, Output *out, GError **error)
+{
+  memset (out, 0, sizeof *out);
+  switch (executorch_method_get_output_kind (method, index))
+    {
+    case EXECUTORCH_VALUE_KIND_TENSOR:
+      {
+        g_autoptr(ExecutorchTensor) view = executorch_method_get_output (method, index, error);
+        g_autoptr(GBytes) bytes = NULL;
+        const gint64 *sizes;
+        const guint8 *order;
+
+        if (view == NULL || (bytes = executorch_tensor_get_bytes (view, error)) == NULL)
+          return FALSE;
+        out->scalar_type = executorch_tensor_get_scalar_type (view);
+        sizes = executorch_tensor_get_sizes (view, &out->n_dims);
+        order = executorch_tensor_get_dim_order (view, NULL);
+        for (gsize i = 0; i < out->n_dims; i++)
+          out->sizes[i] = sizes[i];
+        out->numel = executorch_tensor_get_numel (view);
+        out->data = relayout (bytes, executorch_scalar_type_get_element_size (out->scalar_type), out->n_dims,
+                              out->sizes, order, identity_order);
+        return TRUE;
+      }
+    case EXECUTORCH_VALUE_KIND_INT:
+      {
+        gint64 v;
+        if (!executorch_method_get_output_int (method, index, &v, error))
+          return FALSE;
+        out->scalar_type = EXECUTORCH_SCALAR_TYPE_LONG;
+        out->data = g_bytes_new (&v, sizeof v);
+        break;
+      }
+    case EXECUTORCH_VALUE_KIND_DOUBLE:
+      {
+        double v;
+        if (!executorch_method_get_output_double (method, index, &v, error))
+          return FALSE;
+        out->scalar_type = EXECUTORCH_SCALAR_TYPE_DOUBLE;
+        out->data = g_bytes_new (&v, sizeof v);
+        break;
+      }
+    case EXECUTORCH_VALUE_KIND_BOOL:
+      {
+        gboolean v;
+        guint8 b;
+        if (!executorch_method_get_output_bool (method, index, &v, error))
+          return FALSE;
+        b = v ? 1 : 0;
+        out->scalar_type = EXECUTORCH_SCALAR_TYPE_BOOL;
+        out->data = g_bytes_new (&b, 1);
+        break;
+      }
+    default:
+      {
+        GEnumClass *klass = g_type_class_ref (EXECUTORCH_TYPE_VALUE_KIND);
+        GEnumValue *value = g_enum_get_value (klass, executorch_method_get_output_kind (method, index));
+        g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_NOT_SUPPORTED,
+                     "output %u is a %s, which cannot be saved as .npy", index,
+                     value != NULL ? value->value_nick : "value");
+        g_type_class_unref (klass);
+        return FALSE;
+      }
+    }
+  out->n_dims = 0;
+  out->numel = 1;
+  return TRUE;
+}
+
+static char *
+format_index (const gint64 *sizes, gsize n_dims, gint64 flat)
+{
+  gint64 index[NPY_MAX_DIMS];
+  GString *s = g_string_new ("[");
+
+  for (int i = (int) n_dims - 1; i >= 0; i--)
+    {
+      index[i] = sizes[i] > 0 ? flat % sizes[i] : 0;
+      flat = sizes[i] > 0 ? flat / sizes[i] : 0;
+    }
+  for (gsize i = 0; i < n_dims; i++)
+    g_string_append_printf (s, "%s%" G_GINT64_FORMAT, i > 0 ? ", " : "", index[i]);
+  g_string_append_c (s, ']');
+  return g_string_free (s, FALSE);
+}
+
+static char *
+format_shape (const gint64 *sizes, gsize n_dims)
+{
+  GString *s = g_string_new ("(");
+
+  for (gsize i = 0; i < n_dims; i++)
+    g_string_append_printf (s, "%s%" G_GINT64_FORMAT, i > 0 ? ", " : "", sizes[i]);
+  if (n_dims == 1)
+    g_string_append_c (s, ',');
+  g_string_append_c (s, ')');
+  return g_string_free (s, FALSE);
+}
+
+static const char *
+type_name (ExecutorchScalarType type)
+{
+  const char *descr = npy_descr_for (type);
+  const char *name = executorch_scalar_type_to_string (type);
+
+  return descr != NULL ? descr : name != NULL ? name : "unknown";
+}
+
+/* 64-bit integers are compared exactly, without going through double. */
+static gboolean
+int64_equal (ExecutorchScalarType type, const guint8 *a, const guint8 *b, gsize i)
+{
+  return memcmp (a + i * 8, b + i * 8, 8) == 0;
+}
+
+static gboolean
+compare_output (const Output *got, guint index, const char *path, GError **error)
+{
+  g_autofree char *shown = g_filename_display_name (path);
+  NpyArray want;
+  gboolean exact, ok = TRUE;
+  const guint8 *a, *b;
+  gint64 worst = -1, n_bad = 0;
+  double worst_excess = -1.0;
+
+  if (!npy_read_file (path, &want, error))
+    return FALSE;
+  if (want.scalar_type != got->scalar_type)
+    {
+      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_ARGUMENT,
+                   "output %u does not match %s: dtype %s, expected %s", index, shown, type_name (got->scalar_type),
+                   type_name (want.scalar_type));
+      npy_array_clear (&want);
+      return FALSE;
+    }
+  if (want.n_dims != got->n_dims || memcmp (want.sizes, got->sizes, got->n_dims * sizeof (gint64)) != 0)
+    {
+      g_autofree char *gs = format_shape (got->sizes, got->n_dims);
+      g_autofree char *ws = format_shape (want.sizes, want.n_dims);
+      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_ARGUMENT,
+                   "output %u does not match %s: shape %s, expected %s", index, shown, gs, ws);
+      npy_array_clear (&want);
+      return FALSE;
+    }
+
+  exact = !is_float_type (got->scalar_type);
+  a = g_bytes_get_data (got->data, NULL);
+  b = g_bytes_get_data (want.data, NULL);
+  for (gint64 i = 0; i < got->numel; i++)
+    {
+      double x = element_as_double (got->scalar_type, a, (gsize) i);
+      double y = element_as_double (got->scalar_type, b, (gsize) i);
+      double excess;
+      gboolean bad;
+
+      if (got->scalar_type == EXECUTORCH_SCALAR_TYPE_LONG || got->scalar_type == EXECUTORCH_SCALAR_TYPE_UINT64)
+        {
+          bad = !int64_equal (got->scalar_type, a, b, (gsize) i);
+          excess = bad ? fabs (x - y) : 0.0;
+          if (bad && excess == 0.0)
+            excess = 1.0;
+        }
+      else if (exact)
+        {
+          bad = x != y;
+          excess = fabs (x - y);
+        }
+      else if (isnan (x) || isnan (y))
+        {
+          bad = !(isnan (x) && isnan (y));
+          excess = bad ? INFINITY : 0.0;
+        }
+      else if (isinf (x) || isinf (y))
+        {
+          bad = x != y;
+          excess = bad ? INFINITY : 0.0;
+        }
+      else
+        {
+          double err = fabs (x - y);
+          excess = err - (opt_atol + opt_rtol * fabs (y));
+          bad = excess > 0.0;
+        }
+      if (bad)
+        {
+          n_bad++;
+          if (worst < 0 || excess > worst_excess)
+            {
+              worst = i;
+              worst_excess = excess;
+            }
+        }
+    }
+  if (n_bad > 0)
+    {
+      double x = element_as_double (got->scalar_type, a, (gsize) worst);
+      double y = element_as_double (got->scalar_type, b, (gsize) worst);
+      g_autofree char *where = format_index (got->sizes, got->n_dims, worst);
+      if (exact)
+        g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_ARGUMENT,
+                     "output %u does not match %s: %" G_GINT64_FORMAT " of %" G_GINT64_FORMAT
+                     " elements differ; worst at %s: got %.17g, expected %.17g (error %.6g)",
+                     index, shown, n_bad, got->numel, where, x, y, fabs (x - y));
+      else
+        g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_ARGUMENT,
+                     "output %u does not match %s: %" G_GINT64_FORMAT " of %" G_GINT64_FORMAT
+                     " elements differ; worst at %s: got %.9g, expected %.9g (error %.6g, allowed %.6g)",
+                     index, shown, n_bad, got->numel, where, x, y, fabs (x - y), opt_atol + opt_rtol * fabs (y));
+      ok = FALSE;
+    }
+  npy_array_clear (&want);
+  return ok;
+}
+
+static void
+print_output (const Output *out, guint index)
+{
+  const guint8 *data = g_bytes_get_data (out->data, NULL);
+  g_autofree char *shape = format_shape (out->sizes, out->n_dims);
+  const gint64 shown = MIN (out->numel, 8);
+
+  printf ("output %u: %s %s [", index,
+          executorch_scalar_type_to_string (out->scalar_type) != NULL
+            ? executorch_scalar_type_to_string (out->scalar_type) : "?", shape);
+  for (gint64 i = 0; i < shown; i++)
+    printf ("%s%.6g", i > 0 ? ", " : "", element_as_double (out->scalar_type, data, (gsize) i));
+  printf ("%s]\n", out->numel > shown ? ", ..." : "");
+}
+
+static int
+compare_doubles (const void *a, const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/* --- the modes --- */
+
+static int
+run_info (ExecutorchProgram *program, const char *path)
+{
+  g_auto(GStrv) methods = executorch_program_list_methods (program);
+  g_autofree char *shown = g_filename_display_name (path);
+
+  printf ("program: %s\n", shown);
+  printf ("methods: %u\n", g_strv_length (methods));
+  for (guint m = 0; methods[m] != NULL; m++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(ExecutorchMethodInfo) info = executorch_program_get_method_info (program, methods[m], &error);
+      g_auto(GStrv) backends = NULL;
+      g_auto(GStrv) operators = NULL;
+
+      if (info == NULL)
+        return fail_with (g_steal_pointer (&error));
+      printf ("\nmethod %s\n", methods[m]);
+      printf ("  inputs: %u\n", executorch_method_info_get_n_inputs (info));
+      for (guint i = 0; i < executorch_method_info_get_n_inputs (info); i++)
+        {
+          g_autofree char *text = executorch_value_info_to_string (executorch_method_info_get_input (info, i));
+          printf ("    %u: %s\n", i, text);
+        }
+      printf ("  outputs: %u\n", executorch_method_info_get_n_outputs (info));
+      for (guint i = 0; i < executorch_method_info_get_n_outputs (info); i++)
+        {
+          g_autofree char *text = executorch_value_info_to_string (executorch_method_info_get_output (info, i));
+          printf ("    %u: %s\n", i, text);
+        }
+      printf ("  planned buffers: %u\n", executorch_method_info_get_n_buffers (info));
+      for (guint i = 0; i < executorch_method_info_get_n_buffers (info); i++)
+        printf ("    %u: %" G_GINT64_FORMAT " bytes on %s\n", i, executorch_method_info_get_buffer_size (info, i),
+                executorch_device_get_name (executorch_method_info_get_buffer_device (info, i)));
+      backends = executorch_method_info_list_backends (info);
+      printf ("  backends: %u\n", g_strv_length (backends));
+      for (guint i = 0; backends[i] != NULL; i++)
+        printf ("    %s\n", backends[i]);
+      operators = executorch_method_info_list_operators (info);
+      printf ("  operators: %u\n", g_strv_length (operators));
+      for (guint i = 0; operators[i] != NULL; i++)
+        printf ("    %s\n", operators[i]);
+      printf ("  instructions: %u\n", executorch_method_info_get_n_instructions (info));
+    }
+  return EXIT_SUCCESS;
+}
+
+static int
+run_method (ExecutorchProgram *program, Fill fill)
+{
+  GError *error = NULL;
+  const char *name = opt_method != NULL ? opt_method : "forward";
+  g_autoptr(ExecutorchMethod) method = NULL;
+  ExecutorchMethodInfo *info;
+  guint n_inputs, n_outputs, n_given, n_out_files, n_compare;
+  g_autoptr(GRand) rand = g_rand_new_with_seed ((guint32) opt_seed);
+  g_autofree double *times = NULL;
+  int status = EXIT_SUCCESS;
+
+  if (!executorch_program_has_method (program, name))
+    {
+      g_auto(GStrv) methods = executorch_program_list_methods (program);
+      g_autofree char *list = g_strjoinv (", ", methods);
+      fprintf (stderr, "%s: the program has no method “%s” (it has: %s)\n", PROGRAM_NAME, name, list);
+      return EXIT_FAILURE;
+    }
+  method = executorch_program_load_method (program, name, &error);
+  if (method == NULL)
+    return fail_with (error);
+  info = executorch_method_get_info (method);
+  n_inputs = executorch_method_get_n_inputs (method);
+  n_outputs = executorch_method_get_n_outputs (method);
+  n_given = opt_inputs != NULL ? g_strv_length (opt_inputs) : 0;
+  n_out_files = opt_outputs != NULL ? g_strv_length (opt_outputs) : 0;
+  n_compare = opt_compare != NULL ? g_strv_length (opt_compare) : 0;
+  if (n_given > n_inputs)
+    {
+      fprintf (stderr, "%s: %u input files given, but method %s has %u inputs\n", PROGRAM_NAME, n_given, name,
+               n_inputs);
+      return EXIT_FAILURE;
+    }
+  if (n_out_files > n_outputs || n_compare > n_outputs)
+    {
+      fprintf (stderr, "%s: %u %s files given, but method %s has %u outputs\n", PROGRAM_NAME,
+               MAX (n_out_files, n_compare), n_out_files > n_outputs ? "output" : "comparison", name, n_outputs);
+      return EXIT_FAILURE;
+    }
+
+  times = g_new (double, opt_iterations);
+  for (gint it = 0; it < opt_iterations; it++)
+    {
+      gint64 start;
+
+      /* Memory planning may reuse an input's memory for later values, so
+       * inputs are bound again before every execution (as upstream's
+       * Module does); the same seed gives the same generated inputs. */
+      g_rand_set_seed (rand, (guint32) opt_seed);
+      for (guint i = 0; i < n_inputs; i++)
+        {
+          ExecutorchValueInfo *in = executorch_method_info_get_input (info, i);
+          gboolean ok = i < n_given ? bind_input_file (method, in, i, opt_inputs[i], &error)
+                                    : bind_generated_input (method, in, i, fill, rand, &error);
+          if (!ok)
+            return fail_with (error);
+        }
+      start = g_get_monotonic_time ();
+      if (!executorch_method_execute (method, NULL, &error))
+        {
+          if (opt_iterations > 1)
+            g_prefix_error (&error, "iteration %d: ", it + 1);
+          return fail_with (error);
+        }
+      times[it] = (g_get_monotonic_time () - start) / 1000.0;
+    }
+  if (!opt_quiet)
+    {
+      double median;
+      qsort (times, opt_iterations, sizeof (double), compare_doubles);
+      median = opt_iterations % 2 ? times[opt_iterations / 2]
+                                  : (times[opt_iterations / 2 - 1] + times[opt_iterations / 2]) / 2.0;
+      fprintf (stderr, "%s: %s: %d iteration%s, min %.3f ms, median %.3f ms\n", PROGRAM_NAME, name, opt_iterations,
+               opt_iterations == 1 ? "" : "s", times[0], median);
+    }
+
+  for (guint i = 0; i < n_outputs; i++)
+    {
+      Output out;
+      gboolean needed = i < n_out_files || i < n_compare || !opt_quiet;
+
+      if (!needed)
+        continue;
+      if (!get_output (method, i, &out, &error))
+        {
+          /* An output the tool cannot represent only matters if asked for. */
+          if (i < n_out_files || i < n_compare)
+            return fail_with (error);
+          if (!opt_quiet)
+            printf ("output %u: (%s)\n", i, error->message);
+          g_clear_error (&error);
+          continue;
+        }
+      if (!opt_quiet && n_out_files == 0 && n_compare == 0)
+        print_output (&out, i);
+      if (i < n_out_files &&
+          !npy_write_file (opt_outputs[i], out.scalar_type, out.sizes, out.n_dims, g_bytes_get_data (out.data, NULL),
+                           g_bytes_get_size (out.data), &error))
+        {
+          output_clear (&out);
+          return fail_with (error);
+        }
+      if (i < n_compare && !compare_output (&out, i, opt_compare[i], &error))
+        {
+          fprintf (stderr, "%s: %s\n", PROGRAM_NAME, error->message);
+          g_clear_error (&error);
+          status = EXIT_MISMATCH;
+        }
+      output_clear (&out);
+    }
+  if (n_compare > 0 && status == EXIT_SUCCESS && !opt_quiet)
+    printf ("outputs match\n");
+  return status;
+}
+
+int
+main (int argc, char **argv)
+{
+  g_autoptr(GOptionContext) context = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(ExecutorchProgram) program = NULL;
+  g_auto(GStrv) args = NULL;
+  Fill fill = FILL_ZEROS;
+  const char *model;
+
+  setlocale (LC_ALL, "");
+  setlocale (LC_NUMERIC, "C");   /* numbers in messages and files stay in C form */
+
+  context = g_option_context_new ("MODEL.pte");
+  g_option_context_set_summary (context,
+                                "Runs a method of an ExecuTorch program, saves its outputs as .npy files and\n"
+                                "compares them with expected ones.");
+  g_option_context_set_description (context,
+                                    "Inputs not given with --input are generated from the method's metadata.\n"
+                                    "Exit status: 0 on success, 1 on failure or mismatch, 2 on usage errors.");
+  g_option_context_add_main_entries (context, entries, NULL);
+  args = g_strdupv (argv);
+  if (!g_option_context_parse_strv (context, &args, &error))
+    return usage_error ("%s", error->message);
+
+  if (opt_version)
+    {
+      printf ("%s %s\n", PROGRAM_NAME, executorch_get_version ());
+      return EXIT_SUCCESS;
+    }
+  if (opt_list_operators || opt_list_backends)
+    {
+      g_auto(GStrv) names = opt_list_operators ? executorch_list_operators () : executorch_list_backends ();
+
+      if (opt_list_operators && opt_list_backends)
+        return usage_error ("--list-operators and --list-backends cannot be combined");
+      for (guint i = 0; names[i] != NULL; i++)
+        printf ("%s\n", names[i]);
+      return EXIT_SUCCESS;
+    }
+
+  if (opt_rest == NULL || opt_rest[0] == NULL)
+    return usage_error ("no program given");
+  if (opt_rest[1] != NULL)
+    return usage_error ("one program at a time (got “%s” after “%s”)", opt_rest[1], opt_rest[0]);
+  model = opt_rest[0];
+  if (opt_iterations < 1)
+    return usage_error ("--iterations must be at least 1");
+  if (opt_fill == NULL || g_str_equal (opt_fill, "zeros"))
+    fill = FILL_ZEROS;
+  else if (g_str_equal (opt_fill, "ones"))
+    fill = FILL_ONES;
+  else if (g_str_equal (opt_fill, "random"))
+    fill = FILL_RANDOM;
+  else
+    return usage_error ("--fill must be zeros, ones or random, not “%s”", opt_fill);
+  if (opt_seed < 0 || opt_seed > G_MAXUINT32)
+    return usage_error ("--seed must be between 0 and %u", G_MAXUINT32);
+  if (!(opt_rtol >= 0.0) || !(opt_atol >= 0.0))
+    return usage_error ("--rtol and --atol must not be negative");
+
+  program = executorch_program_new_from_file_with_data (model, (const char *const *) opt_data, &error);
+  if (program == NULL)
+    return fail_with (g_steal_pointer (&error));
+  if (opt_info)
+    return run_info (program, model);
+  return run_method (program, fill);
+}
