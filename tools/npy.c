@@ -9,6 +9,8 @@
  */
 #include "npy.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 static const struct {
@@ -436,9 +438,9 @@ npy_write_file (const char *path, ExecutorchScalarType scalar_type, const gint64
                 const void *data, gsize nbytes, GError **error)
 {
   g_autoptr(GBytes) bytes = npy_encode (scalar_type, sizes, n_dims, data, nbytes, error);
-  g_autoptr(GError) local = NULL;
   gsize size;
   const char *contents;
+  FILE *file;
 
   if (bytes == NULL)
     {
@@ -447,9 +449,22 @@ npy_write_file (const char *path, ExecutorchScalarType scalar_type, const gint64
       return FALSE;
     }
   contents = g_bytes_get_data (bytes, &size);
-  if (!g_file_set_contents (path, contents, (gssize) size, &local))
+  file = fopen (path, "wb");
+  if (file == NULL || fwrite (contents, 1, size, file) != size || fflush (file) != 0)
     {
-      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_ACCESS_FAILED, "%s", local->message);
+      int saved = errno;
+      g_autofree char *shown = g_filename_display_name (path);
+
+      if (file != NULL)
+        fclose (file);
+      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_ACCESS_FAILED, "%s: %s", shown, g_strerror (saved));
+      return FALSE;
+    }
+  if (fclose (file) != 0)
+    {
+      int saved = errno;
+      g_autofree char *shown = g_filename_display_name (path);
+      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_ACCESS_FAILED, "%s: %s", shown, g_strerror (saved));
       return FALSE;
     }
   return TRUE;

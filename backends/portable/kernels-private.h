@@ -150,6 +150,10 @@ int64_t _executorch_numel (uint32_t ndim, const int64_t *sizes);
 /* "[2, 3, 4]" into @buf. */
 const char *_executorch_format_sizes (char *buf, size_t buf_size, uint32_t ndim, const int64_t *sizes);
 
+/* Resolves a view's size list (at most one -1) against @numel into @sizes. */
+EtError _executorch_view_sizes (EtKernelContext *ctx, const int64_t *req, uint32_t n, int64_t numel,
+                                int64_t *sizes);
+
 /* ---- Broadcasting ---- */
 
 EtError _executorch_broadcast_shape (EtKernelContext *ctx, uint32_t a_ndim, const int64_t *a_sizes,

@@ -1,0 +1,303 @@
+/* reduce.c: sum, mean and softmax
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Reductions walk self in its own memory order (so any dim order works),
+ * accumulating into a row-major buffer of out's elements: double for
+ * floating outs, wrapping int64 otherwise.  Softmax works on one line along
+ * dim at a time, in double.
+ */
+#include "kernels-private.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Marks the dims named by an optional IntList; None or [] means all. */
+static EtError
+reduction_dims (EtKernelContext *ctx, EtValue **args, uint32_t i, const EtTensor *self, bool *reduce)
+{
+  int64_t dims[ET_MAX_DIMS];
+  uint32_t n;
+  bool present;
+
+  memset (reduce, 0, ET_MAX_DIMS * sizeof reduce[0]);
+  KERNEL_TRY (_executorch_arg_int_list (ctx, args, i, "dim", &present, dims, &n));
+  if (!present || n == 0) {
+    for (uint32_t d = 0; d < self->ndim; d++)
+      reduce[d] = true;
+    return ET_OK;
+  }
+  for (uint32_t k = 0; k < n; k++) {
+    uint32_t d;
+    KERNEL_TRY (_executorch_wrap_dim (ctx, dims[k], self->ndim, true, &d));
+    if (self->ndim == 0)
+      continue;
+    if (reduce[d])
+      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "dim %u repeats in dim", d);
+    reduce[d] = true;
+  }
+  return ET_OK;
+}
+
+static EtError
+reduce_sum (EtKernelContext *ctx, const EtTensor *self, const bool *reduce, bool keepdim,
+            EtTensor *out, bool mean)
+{
+  int64_t out_sizes[ET_MAX_DIMS], kept[ET_MAX_DIMS], kept_strides[ET_MAX_DIMS];
+  int64_t acc_strides[ET_MAX_DIMS], flat[ET_MAX_DIMS];
+  uint32_t n_out = 0;
+  int64_t count = 1;
+
+  for (uint32_t d = 0; d < self->ndim; d++) {
+    kept[d] = reduce[d] ? 1 : self->sizes[d];
+    if (reduce[d])
+      count *= self->sizes[d];
+    if (!reduce[d] || keepdim)
+      out_sizes[n_out++] = kept[d];
+  }
+  KERNEL_TRY (_executorch_resize (ctx, out, n_out, out_sizes));
+  if (out->numel == 0)
+    return ET_OK;
+
+  bool floating = _executorch_type_is_floating (out->scalar_type);
+  ExecutorchComputeKind kind = floating ? EXECUTORCH_COMPUTE_F64 : EXECUTORCH_COMPUTE_I64;
+  ExecutorchTemp temp;
+  KERNEL_TRY (_executorch_temp_alloc (ctx, (size_t) out->numel * 8, &temp));
+  double *acc_d = temp.data;
+  int64_t *acc_i = temp.data;
+  memset (temp.data, 0, (size_t) out->numel * 8);
+
+  _executorch_contiguous_strides (self->ndim, kept, kept_strides);
+  for (uint32_t d = 0; d < self->ndim; d++)
+    acc_strides[d] = reduce[d] ? 0 : kept_strides[d];
+
+  if (self->numel > 0) {
+    const int64_t *strides[2] = { self->strides, acc_strides };
+    ExecutorchIter it;
+    union {
+      int64_t i[EXECUTORCH_CHUNK];
+      double d[EXECUTORCH_CHUNK];
+    } buf;
+
+    _executorch_iter_init (&it, self->ndim, self->sizes, self->dim_order, 2, strides);
+    for (int64_t r = 0; r < it.n_rows; r++, _executorch_iter_next (&it)) {
+      int64_t as = it.inner_strides[1];
+      for (int64_t j = 0; j < it.inner; j += EXECUTORCH_CHUNK) {
+        int64_t m = it.inner - j < EXECUTORCH_CHUNK ? it.inner - j : EXECUTORCH_CHUNK;
+        int64_t base = it.offsets[1] + j * as;
+        _executorch_load_kind (kind, self->scalar_type, self->data,
+                               it.offsets[0] + j * it.inner_strides[0], it.inner_strides[0], m, &buf);
+        if (kind == EXECUTORCH_COMPUTE_F64) {
+          if (as == 0) {
+            double s = acc_d[base];
+            for (int64_t k = 0; k < m; k++)
+              s += buf.d[k];
+            acc_d[base] = s;
+          } else {
+            for (int64_t k = 0; k < m; k++)
+              acc_d[base + k * as] += buf.d[k];
+          }
+        } else {
+          if (as == 0) {
+            uint64_t s = (uint64_t) acc_i[base];
+            for (int64_t k = 0; k < m; k++)
+              s += (uint64_t) buf.i[k];
+            acc_i[base] = (int64_t) s;
+          } else {
+            for (int64_t k = 0; k < m; k++)
+              acc_i[base + k * as] = (int64_t) ((uint64_t) acc_i[base + k * as] + (uint64_t) buf.i[k]);
+          }
+        }
+      }
+    }
+  }
+  if (mean) {
+    for (int64_t k = 0; k < out->numel; k++)
+      acc_d[k] /= (double) count;
+  }
+
+  _executorch_contiguous_strides (out->ndim, out->sizes, flat);
+  EtError err = _executorch_copy_strided (ctx, out->ndim, out->sizes, out->dim_order, out->data,
+                                          out->scalar_type, 0, out->strides, temp.data,
+                                          floating ? ET_SCALAR_DOUBLE : ET_SCALAR_LONG, 0, flat);
+  _executorch_temp_free (&temp);
+  return err;
+}
+
+static EtError
+check_dtype_arg (EtKernelContext *ctx, bool has_dtype, int64_t dtype, const EtTensor *out)
+{
+  if (has_dtype && dtype != out->scalar_type)
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "dtype %" PRId64 " differs from out dtype %s",
+                        dtype, _executorch_type_name (out->scalar_type));
+  return ET_OK;
+}
+
+/* (self, dim?, keepdim, dtype?, out, ret) */
+static EtError
+sum_intlist_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
+{
+  EtTensor *self, *out;
+  bool reduce[ET_MAX_DIMS], keepdim, has_dtype;
+  int64_t dtype;
+
+  KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 6));
+  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "self", &self));
+  KERNEL_TRY (reduction_dims (ctx, args, 1, self, reduce));
+  KERNEL_TRY (_executorch_arg_bool (ctx, args, 2, "keepdim", &keepdim));
+  KERNEL_TRY (_executorch_arg_opt_int (ctx, args, 3, "dtype", &has_dtype, &dtype));
+  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 4, "out", &out));
+  KERNEL_TRY (_executorch_check_supported (ctx, self, "self"));
+  KERNEL_TRY (_executorch_check_supported (ctx, out, "out"));
+  KERNEL_TRY (check_dtype_arg (ctx, has_dtype, dtype, out));
+  if (!has_dtype && !_executorch_can_cast (self->scalar_type, out->scalar_type))
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "cannot sum %s into %s",
+                        _executorch_type_name (self->scalar_type),
+                        _executorch_type_name (out->scalar_type));
+  return reduce_sum (ctx, self, reduce, keepdim, out, false);
+}
+
+static EtError
+check_mean_types (EtKernelContext *ctx, const EtTensor *self, bool has_dtype, int64_t dtype,
+                  const EtTensor *out)
+{
+  KERNEL_TRY (_executorch_check_supported (ctx, self, "self"));
+  KERNEL_TRY (check_dtype_arg (ctx, has_dtype, dtype, out));
+  if (!_executorch_type_is_floating (out->scalar_type))
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "mean: out must be floating, not %s",
+                        _executorch_type_name (out->scalar_type));
+  if (!has_dtype && !_executorch_type_is_floating (self->scalar_type))
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
+                        "mean of %s needs a floating dtype argument",
+                        _executorch_type_name (self->scalar_type));
+  return ET_OK;
+}
+
+/* (self, dim?, keepdim, dtype?, out, ret) */
+static EtError
+mean_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
+{
+  EtTensor *self, *out;
+  bool reduce[ET_MAX_DIMS], keepdim, has_dtype;
+  int64_t dtype;
+
+  KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 6));
+  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "self", &self));
+  KERNEL_TRY (reduction_dims (ctx, args, 1, self, reduce));
+  KERNEL_TRY (_executorch_arg_bool (ctx, args, 2, "keepdim", &keepdim));
+  KERNEL_TRY (_executorch_arg_opt_int (ctx, args, 3, "dtype", &has_dtype, &dtype));
+  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 4, "out", &out));
+  KERNEL_TRY (check_mean_types (ctx, self, has_dtype, dtype, out));
+  return reduce_sum (ctx, self, reduce, keepdim, out, true);
+}
+
+/* (self, dtype?, out, ret): mean over everything. */
+static EtError
+mean_dtype_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
+{
+  EtTensor *self, *out;
+  bool reduce[ET_MAX_DIMS], has_dtype;
+  int64_t dtype;
+
+  KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 4));
+  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "self", &self));
+  KERNEL_TRY (_executorch_arg_opt_int (ctx, args, 1, "dtype", &has_dtype, &dtype));
+  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 2, "out", &out));
+  KERNEL_TRY (check_mean_types (ctx, self, has_dtype, dtype, out));
+  for (uint32_t d = 0; d < ET_MAX_DIMS; d++)
+    reduce[d] = true;
+  return reduce_sum (ctx, self, reduce, false, out, true);
+}
+
+/* (self, dim, half_to_float, out, ret) */
+static EtError
+softmax (EtKernelContext *ctx, EtValue **args, uint32_t n_args, bool log_form)
+{
+  EtTensor *self, *out;
+  int64_t dim;
+  bool half_to_float;
+  uint32_t d;
+
+  KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 5));
+  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "self", &self));
+  KERNEL_TRY (_executorch_arg_int (ctx, args, 1, "dim", &dim));
+  KERNEL_TRY (_executorch_arg_bool (ctx, args, 2, "half_to_float", &half_to_float));
+  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 3, "out", &out));
+  if (half_to_float)
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "half_to_float=True is not supported");
+  if (!_executorch_type_is_floating (self->scalar_type))
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "softmax needs a floating input, not %s",
+                        _executorch_type_name (self->scalar_type));
+  if (out->scalar_type != self->scalar_type)
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "out dtype %s differs from self dtype %s",
+                        _executorch_type_name (out->scalar_type),
+                        _executorch_type_name (self->scalar_type));
+  KERNEL_TRY (_executorch_wrap_dim (ctx, dim, self->ndim, true, &d));
+  KERNEL_TRY (_executorch_resize (ctx, out, self->ndim, self->sizes));
+  if (out->numel == 0)
+    return ET_OK;
+
+  int64_t len = self->ndim ? self->sizes[d] : 1;
+  int64_t in_step = self->ndim ? self->strides[d] : 1;
+  int64_t out_step = self->ndim ? out->strides[d] : 1;
+  int64_t lines[ET_MAX_DIMS];
+  memcpy (lines, self->sizes, sizeof lines);
+  if (self->ndim)
+    lines[d] = 1;
+
+  ExecutorchTemp temp;
+  KERNEL_TRY (_executorch_temp_alloc (ctx, (size_t) len * sizeof (double), &temp));
+  double *x = temp.data;
+
+  const int64_t *strides[2] = { out->strides, self->strides };
+  ExecutorchIter it;
+  _executorch_iter_init (&it, self->ndim, lines, out->dim_order, 2, strides);
+  for (int64_t r = 0; r < it.n_rows; r++, _executorch_iter_next (&it)) {
+    for (int64_t j = 0; j < it.inner; j++) {
+      int64_t in_off = it.offsets[1] + j * it.inner_strides[1];
+      int64_t out_off = it.offsets[0] + j * it.inner_strides[0];
+      double mx = -INFINITY, sum = 0.0;
+
+      _executorch_load_f64 (self->scalar_type, self->data, in_off, in_step, len, x);
+      for (int64_t k = 0; k < len; k++)
+        mx = x[k] > mx || isnan (x[k]) ? x[k] : mx;
+      for (int64_t k = 0; k < len; k++) {
+        x[k] -= mx;
+        sum += exp (x[k]);
+      }
+      if (log_form) {
+        double ls = log (sum);
+        for (int64_t k = 0; k < len; k++)
+          x[k] -= ls;
+      } else {
+        for (int64_t k = 0; k < len; k++)
+          x[k] = exp (x[k]) / sum;
+      }
+      _executorch_store_f64 (out->scalar_type, out->data, out_off, out_step, len, x);
+    }
+  }
+  _executorch_temp_free (&temp);
+  return ET_OK;
+}
+
+static EtError
+softmax_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
+{
+  return softmax (ctx, args, n_args, false);
+}
+
+static EtError
+log_softmax_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
+{
+  return softmax (ctx, args, n_args, true);
+}
+
+const EtKernel _executorch_reduce_kernels[] = {
+  { "aten::sum.IntList_out", sum_intlist_out, NULL },
+  { "aten::mean.out", mean_out, NULL },
+  { "aten::mean.dtype_out", mean_dtype_out, NULL },
+  { "aten::_softmax.out", softmax_out, NULL },
+  { "aten::_log_softmax.out", log_softmax_out, NULL },
+};
+
+const size_t _executorch_reduce_n_kernels = KERNEL_N_ELEMENTS (_executorch_reduce_kernels);
