@@ -249,6 +249,99 @@ test_missing_backend (void)
   g_assert_nonnull (strstr (error->message, "XnnpackBackend"));
 }
 
+/* A stand-in for the XNNPACK backend: checks what the runtime hands it. */
+typedef struct {
+  guint inits, executes, destroys;
+  gboolean saw_header;
+  gsize payload_size;
+  gboolean named_data_found;
+  guint n_args;
+} FakeBackendState;
+
+static FakeBackendState fake_state;
+
+static EtError
+fake_init (void *user_data, EtBackendInitContext *context, const void *processed, size_t size,
+           const EtCompileSpec *specs, size_t n_specs, void **handle)
+{
+  const void *blob;
+  size_t blob_size;
+  /* The XNNPACK payload names its weights by SHA-256 keys in named data. */
+  static const char key[] = "05f3bcb5df35bbbc91a673ac3e67bdd6ab48e9f407e5b92365c6aa9aae589fba";
+
+  fake_state.inits++;
+  fake_state.payload_size = size;
+  fake_state.saw_header = size >= 8 && memcmp ((const guint8 *) processed + 4, "XH00", 4) == 0;
+  fake_state.named_data_found = et_backend_init_context_named_data (context, key, &blob, &blob_size) == ET_OK &&
+                                blob_size > 0;
+  *handle = &fake_state;
+  return ET_OK;
+}
+
+static EtError
+fake_execute (void *user_data, EtBackendExecuteContext *context, void *handle, EtValue **args, uint32_t n_args)
+{
+  fake_state.executes++;
+  fake_state.n_args = n_args;
+  return handle == &fake_state ? ET_OK : ET_ERROR_DELEGATE_INVALID_HANDLE;
+}
+
+static void
+fake_destroy (void *user_data, void *handle)
+{
+  fake_state.destroys++;
+}
+
+static const EtBackend fake_backend = {
+  .abi_version = ET_PLUGIN_ABI_VERSION,
+  .id = "XnnpackBackend",
+  .init = fake_init,
+  .execute = fake_execute,
+  .destroy = fake_destroy,
+};
+
+static void
+test_delegate_payload (gconstpointer data)
+{
+  g_autoptr (GBytes) bytes = model (data);
+  g_autoptr (GError) error = NULL;
+  static gsize registered;
+  EtProgram *program;
+  EtMethod *method;
+  float a[64] = { 0 }, b[64] = { 0 };
+  int64_t sizes[2];
+
+  if (g_once_init_enter (&registered))
+    {
+      g_assert_cmpint (et_registry_add_backend (et_registry_get_default (), &fake_backend), ==, ET_OK);
+      g_once_init_leave (&registered, 1);
+    }
+  memset (&fake_state, 0, sizeof fake_state);
+  program = _et_program_load (bytes, NULL, 0, &error);
+  g_assert_no_error (error);
+  method = _et_method_load (program, "forward", &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (fake_state.inits, ==, 1);
+  g_assert_true (fake_state.saw_header);
+  g_assert_cmpuint (fake_state.payload_size, >, 32);
+  g_assert_true (fake_state.named_data_found);
+  for (guint i = 0; i < 2; i++)
+    {
+      g_assert_cmpuint (_et_method_meta (method)->inputs[i].ndim, ==, 2);
+      memcpy (sizes, _et_method_meta (method)->inputs[i].sizes, sizeof sizes);
+      g_assert_cmpint (sizes[0] * sizes[1], <=, 64);
+      g_assert_true (_et_method_set_input_tensor (method, i, ET_SCALAR_FLOAT, 2, sizes, i ? b : a,
+                                                  (size_t) (sizes[0] * sizes[1]) * 4, &error));
+    }
+  g_assert_true (_et_method_execute (method, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (fake_state.executes, ==, 1);
+  g_assert_cmpuint (fake_state.n_args, ==, 3);
+  _et_method_free (method);
+  g_assert_cmpuint (fake_state.destroys, ==, 1);
+  _et_program_unref (program);
+}
+
 /* ---- hostile files ---- */
 
 static void
@@ -396,6 +489,9 @@ main (int argc, char **argv)
   g_test_add_func ("/loader/upstream/header-length-24", test_header_length_24);
   g_test_add_func ("/loader/error/missing-operator", test_missing_operator);
   g_test_add_func ("/loader/error/missing-backend", test_missing_backend);
+  g_test_add_data_func ("/loader/delegate/payload-in-segment", "xnnpack_add/xnnpack_add.pte", test_delegate_payload);
+  g_test_add_data_func ("/loader/delegate/payload-inline", "xnnpack_add_inline/xnnpack_add_inline.pte",
+                        test_delegate_payload);
   g_test_add_func ("/loader/bad/wrong-identifier", test_wrong_identifier);
   g_test_add_func ("/loader/bad/root-offset", test_bad_root_offset);
   g_test_add_func ("/loader/bad/extended-header", test_bad_header);
