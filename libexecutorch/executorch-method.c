@@ -535,12 +535,9 @@ executorch_method_set_input_bool (ExecutorchMethod *method, guint index, gboolea
 static gboolean
 execute_now (ExecutorchMethod *self, GCancellable *cancellable, GError **error)
 {
-  /* The caller set busy. */
-  gboolean ok = !g_cancellable_set_error_if_cancelled (cancellable, error) &&
-                _et_method_execute (self->engine, cancellable, error);
-
-  g_atomic_int_set (&self->busy, 0);
-  return ok;
+  /* The caller set busy and clears it. */
+  return !g_cancellable_set_error_if_cancelled (cancellable, error) &&
+         _et_method_execute (self->engine, cancellable, error);
 }
 
 static gboolean
@@ -576,13 +573,33 @@ try_begin (ExecutorchMethod *self, GError **error)
 gboolean
 executorch_method_execute (ExecutorchMethod *method, GCancellable *cancellable, GError **error)
 {
+  gboolean ok;
+
   CHECK_LOADED (method, FALSE);
   g_return_val_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   if (!try_begin (method, error))
     return FALSE;
-  return execute_now (method, cancellable, error);
+  ok = execute_now (method, cancellable, error);
+  g_atomic_int_set (&method->busy, 0);
+  return ok;
+}
+
+typedef struct {
+  GAsyncReadyCallback callback;
+  gpointer user_data;
+} AsyncData;
+
+static void
+execute_async_done (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  AsyncData *data = user_data;
+
+  g_atomic_int_set (&EXECUTORCH_METHOD (source)->busy, 0);
+  if (data->callback != NULL)
+    data->callback (source, result, data->user_data);
+  g_free (data);
 }
 
 static void
@@ -606,9 +623,9 @@ execute_thread (GTask *task, gpointer source_object, gpointer task_data, GCancel
  *
  * Executes the method once in a worker thread.  @callback runs in the
  * thread-default main context of the calling thread; call
- * [method@Executorch.Method.execute_finish] there.  Do not touch the
- * method's inputs or outputs until then.  A second execution started
- * before this one finishes fails with %EXECUTORCH_ERROR_INVALID_STATE.
+ * [method@Executorch.Method.execute_finish] there.  Until @callback runs,
+ * the method is busy: binding inputs, reading outputs or starting another
+ * execution fails with %EXECUTORCH_ERROR_INVALID_STATE.
  *
  * Since: 1.0
  */
@@ -617,20 +634,26 @@ executorch_method_execute_async (ExecutorchMethod *method, GCancellable *cancell
                                  GAsyncReadyCallback callback, gpointer user_data)
 {
   g_autoptr(GTask) task = NULL;
+  AsyncData *data;
   GError *error = NULL;
 
   g_return_if_fail (EXECUTORCH_IS_METHOD (method));
   g_return_if_fail (method->engine != NULL);
   g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
 
-  task = g_task_new (method, cancellable, callback, user_data);
-  g_task_set_source_tag (task, executorch_method_execute_async);
-  g_task_set_name (task, "[executorch] execute");
   if (!try_begin (method, &error))
     {
-      g_task_return_error (task, error);
+      g_task_report_error (method, callback, user_data, executorch_method_execute_async, error);
       return;
     }
+  /* The method stays busy until the result is delivered, so that a second
+   * execution or a read of the outputs before the callback is refused. */
+  data = g_new0 (AsyncData, 1);
+  data->callback = callback;
+  data->user_data = user_data;
+  task = g_task_new (method, cancellable, execute_async_done, data);
+  g_task_set_source_tag (task, executorch_method_execute_async);
+  g_task_set_name (task, "[executorch] execute");
   g_task_run_in_thread (task, execute_thread);
 }
 
