@@ -149,27 +149,9 @@ typedef enum {
   EXECUTORCH_SHAPE_DYNAMISM_DYNAMIC_UNBOUND = 2,
 } ExecutorchShapeDynamism;
 
-/**
- * executorch_scalar_type_get_element_size:
- * @scalar_type: a scalar type
- *
- * Returns: the size in bytes of one element of @scalar_type, or 0 when
- *   @scalar_type is not a valid value.
- *
- * Since: 1.0
- */
 EXECUTORCH_AVAILABLE_IN_1_0
 gsize executorch_scalar_type_get_element_size (ExecutorchScalarType scalar_type);
 
-/**
- * executorch_scalar_type_to_string:
- * @scalar_type: a scalar type
- *
- * Returns: (transfer none) (nullable): upstream's name for @scalar_type
- *   ("Float", "Long", ...), or %NULL when it is not a valid value.
- *
- * Since: 1.0
- */
 EXECUTORCH_AVAILABLE_IN_1_0
 const char *executorch_scalar_type_to_string (ExecutorchScalarType scalar_type);
 

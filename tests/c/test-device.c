@@ -62,8 +62,74 @@ static const EtDeviceAllocator fake = {
   .copy_device_to_host = fake_d2h,
 };
 
+static EtError
+unused_kernel (EtKernelContext *context, EtValue **args, uint32_t n_args)
+{
+  return ET_ERROR_NOT_IMPLEMENTED;
+}
+
+static EtProgram *
+load_device_planned (void)
+{
+  g_autofree char *path = g_build_filename (TEST_MODELS_DIR, "device_planned", "device_planned.pte", NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GBytes) bytes = NULL;
+  char *contents;
+  gsize length;
+  EtProgram *program;
+
+  g_assert_true (g_file_get_contents (path, &contents, &length, NULL));
+  bytes = g_bytes_new_take (contents, length);
+  program = _et_program_load (bytes, NULL, 0, &error);
+  g_assert_no_error (error);
+  return program;
+}
+
 static void
 test_no_allocator (void)
+{
+  EtProgram *program = load_device_planned ();
+  const EtMethodMeta *meta = _et_program_method_meta (program, "forward", NULL);
+  g_autoptr (GError) load_error = NULL;
+
+  /* The plan puts buffer 0 on cuda:0; without an allocator the load names it. */
+  g_assert_cmpint (meta->buffer_device_types[0], ==, ET_DEVICE_CUDA);
+  g_assert_null (_et_method_load (program, "forward", &load_error));
+  g_assert_error (load_error, EXECUTORCH_ERROR, ET_ERROR_NOT_FOUND);
+  g_assert_nonnull (strstr (load_error->message, "cuda"));
+  _et_program_unref (program);
+}
+
+static void
+test_planned_on_device (void)
+{
+  EtProgram *program = load_device_planned ();
+  g_autoptr (GError) error = NULL;
+  float value = 1.0f;
+  int64_t sizes[2] = { 2, 3 };
+  float data[6] = { 0 };
+  EtMethod *method;
+
+  static const EtKernel add = { "aten::add.out", unused_kernel, NULL };
+
+  g_assert_cmpint (et_registry_add_kernels (et_registry_get_default (), &add, 1), ==, ET_OK);
+  memset (&counts, 0, sizeof counts);
+  method = _et_method_load (program, "forward", &error);
+  g_assert_no_error (error);
+  /* One planned buffer, allocated through the fake allocator. */
+  g_assert_cmpuint (counts.allocate, ==, 1);
+  g_assert_cmpint (counts.last_index, ==, 0);
+  /* A host copy into device-planned input memory is refused. */
+  g_assert_false (_et_method_set_input_tensor (method, 0, ET_SCALAR_FLOAT, 2, sizes, data, sizeof data, &error));
+  g_assert_error (error, EXECUTORCH_ERROR, ET_ERROR_NOT_SUPPORTED);
+  (void) value;
+  _et_method_free (method);
+  g_assert_cmpuint (counts.deallocate, ==, 1);
+  _et_program_unref (program);
+}
+
+static void
+test_no_allocator_copy (void)
 {
   g_autoptr (GError) error = NULL;
   char host[8] = "abcdefg", device[8];
@@ -125,7 +191,9 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
-  g_test_add_func ("/device/copy/no-allocator", test_no_allocator);
+  g_test_add_func ("/device/copy/no-allocator", test_no_allocator_copy);
+  g_test_add_func ("/device/copy/plan-without-allocator", test_no_allocator);
   g_test_add_func ("/device/copy/routing", test_routing);
+  g_test_add_func ("/device/plan/allocated-on-device", test_planned_on_device);
   return g_test_run ();
 }
