@@ -262,17 +262,15 @@ scalar_from_npy (const NpyArray *array, const char *path, guint index, double *v
 }
 
 static gboolean
-bind_input_file (ExecutorchMethod *method, ExecutorchValueInfo *info, guint index, const char *path,
-                 GError **error)
+bind_input_array (ExecutorchMethod *method, ExecutorchValueInfo *info, guint index, const char *path,
+                  NpyArray *loaded, GError **error)
 {
-  NpyArray array;
+  NpyArray array = *loaded;
   g_autoptr(ExecutorchTensor) tensor = NULL;
   g_autofree char *shown = g_filename_display_name (path);
   gboolean ok = FALSE;
   double value;
 
-  if (!npy_read_file (path, &array, error))
-    return FALSE;
   switch (executorch_value_info_get_kind (info))
     {
     case EXECUTORCH_VALUE_KIND_TENSOR:
@@ -311,7 +309,6 @@ bind_input_file (ExecutorchMethod *method, ExecutorchValueInfo *info, guint inde
                    "input %u is of a kind executorch-run cannot set", index);
       break;
     }
-  npy_array_clear (&array);
   return ok;
 }
 
@@ -683,6 +680,7 @@ run_method (ExecutorchProgram *program, Fill fill)
   guint n_inputs, n_outputs, n_given, n_out_files, n_compare;
   g_autoptr(GRand) rand = g_rand_new_with_seed ((guint32) opt_seed);
   g_autofree double *times = NULL;
+  NpyArray *arrays = NULL;
   int status = EXIT_SUCCESS;
 
   if (!executorch_program_has_method (program, name))
@@ -714,6 +712,16 @@ run_method (ExecutorchProgram *program, Fill fill)
       return EXIT_FAILURE;
     }
 
+  /* Files are read once; their tensors are bound again on every iteration. */
+  arrays = g_new0 (NpyArray, MAX (n_given, 1));
+  for (guint i = 0; i < n_given; i++)
+    if (!npy_read_file (opt_inputs[i], &arrays[i], &error))
+      {
+        for (guint j = 0; j < i; j++)
+          npy_array_clear (&arrays[j]);
+        return fail_with (error);
+      }
+
   times = g_new (double, opt_iterations);
   for (gint it = 0; it < opt_iterations; it++)
     {
@@ -726,7 +734,7 @@ run_method (ExecutorchProgram *program, Fill fill)
       for (guint i = 0; i < n_inputs; i++)
         {
           ExecutorchValueInfo *in = executorch_method_info_get_input (info, i);
-          gboolean ok = i < n_given ? bind_input_file (method, in, i, opt_inputs[i], &error)
+          gboolean ok = i < n_given ? bind_input_array (method, in, i, opt_inputs[i], &arrays[i], &error)
                                     : bind_generated_input (method, in, i, fill, rand, &error);
           if (!ok)
             return fail_with (error);
@@ -786,6 +794,9 @@ run_method (ExecutorchProgram *program, Fill fill)
     }
   if (n_compare > 0 && status == EXIT_SUCCESS && !opt_quiet)
     printf ("outputs match\n");
+  for (guint i = 0; i < n_given; i++)
+    npy_array_clear (&arrays[i]);
+  g_free (arrays);
   return status;
 }
 
