@@ -150,6 +150,23 @@ _executorch_iter_next (ExecutorchIter *it)
       d_[i * ds] = s_[i * ss]; \
   } while (0)
 
+/* d[r * drs + i] = s[r + i * ss] over rows x it.inner, in TILE x TILE blocks. */
+#define TILE 32
+#define TILED_COPY(T) \
+  do { \
+    T *restrict d_ = (T *) d; \
+    const T *restrict s_ = (const T *) s; \
+    for (int64_t r0 = 0; r0 < rows; r0 += TILE) { \
+      int64_t r1 = r0 + TILE < rows ? r0 + TILE : rows; \
+      for (int64_t i0 = 0; i0 < it.inner; i0 += TILE) { \
+        int64_t i1 = i0 + TILE < it.inner ? i0 + TILE : it.inner; \
+        for (int64_t r = r0; r < r1; r++) \
+          for (int64_t i = i0; i < i1; i++) \
+            d_[r * drs + i] = s_[r + i * ss]; \
+      } \
+    } \
+  } while (0)
+
 EtError
 _executorch_copy_strided (EtKernelContext *ctx, uint32_t ndim, const int64_t *sizes,
                           const uint8_t *order, void *dst, int dst_type, int64_t dst_offset,
@@ -169,6 +186,28 @@ _executorch_copy_strided (EtKernelContext *ctx, uint32_t ndim, const int64_t *si
   if (dst_type == src_type) {
     size_t es = _executorch_type_size (dst_type);
     int64_t ds = it.inner_strides[0], ss = it.inner_strides[1];
+
+    /* A transpose-like walk (src contiguous along the next-outer dim,
+     * not along the inner one): copy in square tiles. */
+    if (it.ndim >= 1 && ds == 1 && ss != 1 && it.strides[1][it.ndim - 1] == 1 &&
+        (es == 1 || es == 2 || es == 4 || es == 8)) {
+      int64_t rows = it.sizes[it.ndim - 1];
+      int64_t drs = it.strides[0][it.ndim - 1];
+      for (int64_t g = 0; g < it.n_rows; g += rows) {
+        char *d = (char *) dst + (size_t) (dst_offset + it.offsets[0]) * es;
+        const char *s = (const char *) src + (size_t) (src_offset + it.offsets[1]) * es;
+        switch (es) {
+        case 1: TILED_COPY (uint8_t); break;
+        case 2: TILED_COPY (uint16_t); break;
+        case 4: TILED_COPY (uint32_t); break;
+        default: TILED_COPY (uint64_t); break;
+        }
+        for (int64_t r = 0; r < rows; r++)
+          _executorch_iter_next (&it);
+      }
+      return ET_OK;
+    }
+
     for (int64_t r = 0; r < it.n_rows; r++, _executorch_iter_next (&it)) {
       char *d = (char *) dst + (size_t) (dst_offset + it.offsets[0]) * es;
       const char *s = (const char *) src + (size_t) (src_offset + it.offsets[1]) * es;

@@ -71,7 +71,7 @@ unary_run (EtKernelContext *ctx, UnaryOp op, EtTensor *out, const EtTensor *in, 
   if (out->numel == 0)
     return ET_OK;
 
-  /* Fast path: contiguous relu on float in place of a copy. */
+  /* Fast path: Float relu with matching layouts is one flat loop. */
   if (op == OP_RELU && in->scalar_type == ET_SCALAR_FLOAT && out->scalar_type == ET_SCALAR_FLOAT &&
       _executorch_same_dim_order (in, out)) {
     const float *restrict x = in->data;

@@ -1,0 +1,63 @@
+/* plugin.c: the plug-in descriptor of libexecutorch-kernels
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The library's only exported symbol is executorch_kernels_get_plugin();
+ * the registry calls its init once, which registers every kernel table.
+ */
+#include "kernels-private.h"
+
+#include <stdio.h>
+
+#ifndef EXECUTORCH_KERNELS_VERSION
+#define EXECUTORCH_KERNELS_VERSION "0.0.0"
+#endif
+
+static const struct {
+  const EtKernel *kernels;
+  const size_t *n_kernels;
+} tables[] = {
+  { _executorch_binary_kernels, &_executorch_binary_n_kernels },
+  { _executorch_unary_kernels, &_executorch_unary_n_kernels },
+  { _executorch_linalg_kernels, &_executorch_linalg_n_kernels },
+  { _executorch_shape_kernels, &_executorch_shape_n_kernels },
+  { _executorch_copy_kernels, &_executorch_copy_n_kernels },
+  { _executorch_reduce_kernels, &_executorch_reduce_n_kernels },
+  { _executorch_prim_kernels, &_executorch_prim_n_kernels },
+};
+
+static bool
+kernels_init (EtRegistry *registry, char *error_message, size_t error_message_size)
+{
+  for (size_t i = 0; i < KERNEL_N_ELEMENTS (tables); i++) {
+    EtError err = et_registry_add_kernels (registry, tables[i].kernels, *tables[i].n_kernels);
+    if (err != ET_OK) {
+      if (error_message != NULL && error_message_size > 0) {
+        const char *why = et_registry_last_message (registry);
+        snprintf (error_message, error_message_size, "registering portable kernels failed: %s",
+                  why != NULL ? why : "unknown error");
+      }
+      return false;
+    }
+  }
+  return true;
+}
+
+static const EtPluginDesc plugin_desc = {
+  .abi_version = ET_PLUGIN_ABI_VERSION,
+  .name = "kernels",
+  .version = EXECUTORCH_KERNELS_VERSION,
+  .description = "Portable CPU kernels (ATen out-variants, dim-order and prim ops)",
+  .package = "libexecutorch-kernels0",
+  .kind = ET_PLUGIN_KERNELS,
+  .probe = NULL,
+  .init = kernels_init,
+};
+
+ET_PLUGIN_EXPORT const EtPluginDesc *executorch_kernels_get_plugin (void);
+
+ET_PLUGIN_EXPORT const EtPluginDesc *
+executorch_kernels_get_plugin (void)
+{
+  return &plugin_desc;
+}
