@@ -1,0 +1,38 @@
+/* fuzz-program.c: libFuzzer target for the .pte loader and method loader
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Build: CC=clang meson setup build-fuzz -Dfuzzing=true -Db_sanitize=address,undefined -Db_lundef=false
+ * Run:   build-fuzz/tests/fuzz/fuzz-program -max_total_time=60 tests/models/<any>/  (seed corpus)
+ * Every input must either load or fail with a GError; nothing else is allowed.
+ */
+#include "engine.h"
+
+int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
+
+int
+LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
+{
+  g_autoptr (GBytes) bytes = g_bytes_new (data, size);
+  GError *error = NULL;
+  EtProgram *program = _et_program_load (bytes, NULL, 0, &error);
+
+  if (program == NULL)
+    {
+      g_assert (error != NULL);
+      g_error_free (error);
+      return 0;
+    }
+  for (guint i = 0; i < _et_program_n_methods (program); i++)
+    {
+      EtMethod *method = _et_method_load (program, _et_program_method_name (program, i), &error);
+      if (method == NULL)
+        {
+          g_assert (error != NULL);
+          g_clear_error (&error);
+        }
+      _et_method_free (method);
+    }
+  _et_program_unref (program);
+  return 0;
+}
