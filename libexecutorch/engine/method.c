@@ -10,6 +10,7 @@
 #include "call-context.h"
 #include "method-private.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 enum { EVALUE_VAL_TYPE, EVALUE_VAL };
@@ -19,7 +20,7 @@ enum { INSTRUCTION_ARGS_TYPE, INSTRUCTION_ARGS };
 enum { DELEGATE_ID, DELEGATE_PROCESSED, DELEGATE_COMPILE_SPECS };
 enum { SPEC_KEY, SPEC_VALUE };
 
-#define BUFFER_ALIGNMENT 64
+#define BUFFER_ALIGNMENT 64   /* device buffers; host buffers get malloc's 16 */
 
 void *
 _et_method_take (EtMethod *method, gpointer block)
@@ -68,16 +69,24 @@ allocate_buffers (EtMethod *method, GError **error)
           _et_set_error (error, ET_ERROR_MEMORY_ALLOCATION_FAILED, "planned buffer %u is too large", i);
           return FALSE;
         }
-      buffer->data = _et_device_alloc (buffer->device_type, buffer->device_index, buffer->size,
-                                       BUFFER_ALIGNMENT, error);
+      /* Host buffers start zeroed so results never depend on old heap
+       * contents; calloc gets large ones as fresh zero pages, so a huge
+       * plan costs address space, not memory, until it is used. */
+      if (buffer->device_type == ET_DEVICE_CPU)
+        {
+          buffer->data = calloc (1, buffer->size > 0 ? buffer->size : 1);
+          if (buffer->data == NULL)
+            _et_set_error (error, ET_ERROR_MEMORY_ALLOCATION_FAILED, "cannot allocate %" G_GSIZE_FORMAT
+                           " bytes of host memory", buffer->size);
+        }
+      else
+        buffer->data = _et_device_alloc (buffer->device_type, buffer->device_index, buffer->size,
+                                         BUFFER_ALIGNMENT, error);
       if (buffer->data == NULL)
         {
           _et_prefix_error (error, "planned buffer %u: ", i);
           return FALSE;
         }
-      /* Planned memory starts zeroed so results never depend on old heap contents. */
-      if (buffer->device_type == ET_DEVICE_CPU)
-        memset (buffer->data, 0, buffer->size);
     }
   return TRUE;
 }

@@ -3,7 +3,10 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * Build: CC=clang meson setup build-fuzz -Dfuzzing=true -Db_sanitize=address,undefined -Db_lundef=false
- * Run:   build-fuzz/tests/fuzz/fuzz-program -max_total_time=60 tests/models/<any>/  (seed corpus)
+ * Run:   ASAN_OPTIONS=allocator_may_return_null=1:max_allocation_size_mb=1024 \
+ *         build-fuzz/tests/fuzz/fuzz-program -malloc_limit_mb=2048 -max_total_time=60 CORPUS/
+ *         (seed the corpus with tests/models/\*\/\*.pte; huge planned buffers then fail
+ *         to allocate with a GError instead of tripping libFuzzer's memory limit)
  * Every input must either load or fail with a GError; nothing else is allowed.
  */
 #include "engine.h"
