@@ -313,6 +313,16 @@ plugin_fail (char *message, size_t size, EtError code, const char *text)
   return code;
 }
 
+/* States are read by list_plugins from any thread: change them under the lock. */
+static void
+set_state (EtRegistry *registry, PluginEntry *entry, char *state)
+{
+  g_mutex_lock (&registry->lock);
+  g_free (entry->state);
+  entry->state = state;
+  g_mutex_unlock (&registry->lock);
+}
+
 /* Serialises plug-in initialisation so that init runs once per descriptor. */
 static GRecMutex plugin_init_lock;
 
@@ -367,10 +377,7 @@ et_registry_add_plugin (const EtPluginDesc *desc, char *error_message, size_t er
     }
 
   if (desc->probe != NULL && desc->probe () <= 0)
-    {
-      g_free (entry->state);
-      entry->state = g_strdup ("unusable on this machine");
-    }
+    set_state (registry, entry, g_strdup ("unusable on this machine"));
   else
     {
       const char *previous = g_private_get (&current_owner);
@@ -379,14 +386,13 @@ et_registry_add_plugin (const EtPluginDesc *desc, char *error_message, size_t er
       g_private_set (&current_owner, (gpointer) desc->name);
       ok = desc->init != NULL && desc->init (registry, init_message, sizeof init_message);
       g_private_set (&current_owner, (gpointer) previous);
-      g_free (entry->state);
       if (ok)
-        entry->state = g_strdup ("loaded");
+        set_state (registry, entry, g_strdup ("loaded"));
       else
         {
           if (init_message[0] == '\0')
             g_strlcpy (init_message, et_registry_last_message (registry), sizeof init_message);
-          entry->state = g_strdup_printf ("failed: %s", init_message);
+          set_state (registry, entry, g_strdup_printf ("failed: %s", init_message));
           text = g_strdup_printf ("plug-in %s failed to initialise: %s", desc->name, init_message);
           result = ET_ERROR_INTERNAL;
         }
