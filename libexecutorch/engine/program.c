@@ -267,8 +267,9 @@ load_named_data (EtProgram *program, EtFb *fb)
   return _et_fb_ok (fb);
 }
 
-const EtNamedBlob *
-_et_program_named_blob (EtProgram *program, const char *key)
+/* A blob of the external data files loaded so far, or NULL. */
+static const EtNamedBlob *
+find_external_blob (EtProgram *program, const char *key)
 {
   for (guint i = 0; i < program->external->len; i++)
     {
@@ -277,6 +278,16 @@ _et_program_named_blob (EtProgram *program, const char *key)
         if (strcmp (ptd->blobs[j].key, key) == 0)
           return &ptd->blobs[j];
     }
+  return NULL;
+}
+
+const EtNamedBlob *
+_et_program_named_blob (EtProgram *program, const char *key)
+{
+  const EtNamedBlob *blob = find_external_blob (program, key);
+
+  if (blob != NULL)
+    return blob;
   for (guint i = 0; i < program->n_named; i++)
     if (strcmp (program->named[i].key, key) == 0)
       return &program->named[i];
@@ -286,13 +297,10 @@ _et_program_named_blob (EtProgram *program, const char *key)
 const EtNamedBlob *
 _et_program_external_tensor (EtProgram *program, const char *key, GError **error)
 {
-  for (guint i = 0; i < program->external->len; i++)
-    {
-      EtPtd *ptd = g_ptr_array_index (program->external, i);
-      for (guint j = 0; j < ptd->n_blobs; j++)
-        if (strcmp (ptd->blobs[j].key, key) == 0)
-          return &ptd->blobs[j];
-    }
+  const EtNamedBlob *blob = find_external_blob (program, key);
+
+  if (blob != NULL)
+    return blob;
   _et_set_error (error, ET_ERROR_NOT_FOUND, "external tensor %s is in none of the %u external data files "
                  "given", key, program->external->len);
   return NULL;
@@ -312,17 +320,12 @@ load_external (EtProgram *program, GBytes *const *external, guint n_external, GE
         }
       /* The same key in two files would make lookups depend on order. */
       for (guint j = 0; j < ptd->n_blobs; j++)
-        for (guint k = 0; k < program->external->len; k++)
+        if (find_external_blob (program, ptd->blobs[j].key) != NULL)
           {
-            EtPtd *other = g_ptr_array_index (program->external, k);
-            for (guint l = 0; l < other->n_blobs; l++)
-              if (strcmp (other->blobs[l].key, ptd->blobs[j].key) == 0)
-                {
-                  _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "external data files %u and %u both hold %s",
-                                 k, i, ptd->blobs[j].key);
-                  _et_ptd_free (ptd);
-                  return FALSE;
-                }
+            _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "external data file %u holds %s, which an earlier "
+                           "file also holds", i, ptd->blobs[j].key);
+            _et_ptd_free (ptd);
+            return FALSE;
           }
       g_ptr_array_add (program->external, ptd);
     }

@@ -228,6 +228,19 @@ test_external_data (void)
 }
 
 static void
+test_external_data_duplicate_keys (void)
+{
+  g_autoptr (GBytes) bytes = model ("mlp_external/mlp_external.pte");
+  g_autoptr (GBytes) ptd = model ("mlp_external/_default_external_constant.ptd");
+  GBytes *twice[2] = { ptd, ptd };
+  g_autoptr (GError) error = NULL;
+
+  g_assert_null (_et_program_load (bytes, twice, 2, &error));
+  g_assert_error (error, EXECUTORCH_ERROR, ET_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull (strstr (error->message, "fc1."));
+}
+
+static void
 test_missing_operator (void)
 {
   g_autoptr (GBytes) bytes = model ("mlp/mlp.pte");
@@ -484,6 +497,7 @@ main (int argc, char **argv)
   g_test_add_func ("/loader/fixture/dynamic-metadata", test_dynamic_metadata);
   g_test_add_func ("/loader/fixture/constant-methods", test_constant_methods);
   g_test_add_func ("/loader/fixture/external-data", test_external_data);
+  g_test_add_func ("/loader/fixture/external-data-duplicate-keys", test_external_data_duplicate_keys);
   g_test_add_func ("/loader/upstream/add-runs", test_run_upstream_add);
   g_test_add_func ("/loader/upstream/legacy-constant-buffer", test_legacy_constant_buffer);
   g_test_add_func ("/loader/upstream/header-length-24", test_header_length_24);
