@@ -133,7 +133,21 @@ check_dtype_arg (EtKernelContext *ctx, bool has_dtype, int64_t dtype, const EtTe
   return ET_OK;
 }
 
-/* (self, dim?, keepdim, dtype?, out, ret) */
+/* The arguments sum.IntList_out and mean.out share:
+ * (self, dim?, keepdim, dtype?, out, ret). */
+static EtError
+reduction_args (EtKernelContext *ctx, EtValue **args, uint32_t n_args, EtTensor **self, bool *reduce,
+                bool *keepdim, bool *has_dtype, int64_t *dtype, EtTensor **out)
+{
+  KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 6));
+  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "self", self));
+  KERNEL_TRY (reduction_dims (ctx, args, 1, *self, reduce));
+  KERNEL_TRY (_executorch_arg_bool (ctx, args, 2, "keepdim", keepdim));
+  KERNEL_TRY (_executorch_arg_opt_int (ctx, args, 3, "dtype", has_dtype, dtype));
+  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 4, "out", out));
+  return ET_OK;
+}
+
 static EtError
 sum_intlist_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
 {
@@ -141,12 +155,7 @@ sum_intlist_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   bool reduce[ET_MAX_DIMS], keepdim, has_dtype;
   int64_t dtype;
 
-  KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 6));
-  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "self", &self));
-  KERNEL_TRY (reduction_dims (ctx, args, 1, self, reduce));
-  KERNEL_TRY (_executorch_arg_bool (ctx, args, 2, "keepdim", &keepdim));
-  KERNEL_TRY (_executorch_arg_opt_int (ctx, args, 3, "dtype", &has_dtype, &dtype));
-  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 4, "out", &out));
+  KERNEL_TRY (reduction_args (ctx, args, n_args, &self, reduce, &keepdim, &has_dtype, &dtype, &out));
   KERNEL_TRY (_executorch_check_supported (ctx, self, "self"));
   KERNEL_TRY (_executorch_check_supported (ctx, out, "out"));
   KERNEL_TRY (check_dtype_arg (ctx, has_dtype, dtype, out));
@@ -181,12 +190,7 @@ mean_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   bool reduce[ET_MAX_DIMS], keepdim, has_dtype;
   int64_t dtype;
 
-  KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 6));
-  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "self", &self));
-  KERNEL_TRY (reduction_dims (ctx, args, 1, self, reduce));
-  KERNEL_TRY (_executorch_arg_bool (ctx, args, 2, "keepdim", &keepdim));
-  KERNEL_TRY (_executorch_arg_opt_int (ctx, args, 3, "dtype", &has_dtype, &dtype));
-  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 4, "out", &out));
+  KERNEL_TRY (reduction_args (ctx, args, n_args, &self, reduce, &keepdim, &has_dtype, &dtype, &out));
   KERNEL_TRY (check_mean_types (ctx, self, has_dtype, dtype, out));
   return reduce_sum (ctx, self, reduce, keepdim, out, true);
 }
