@@ -24,6 +24,8 @@ static char **opt_outputs = NULL;
 static char **opt_data = NULL;
 static char **opt_compare = NULL;
 static gint opt_iterations = 1;
+static gint opt_warmup = 0;
+static char *opt_timing = NULL;
 static char *opt_fill = NULL;
 static gint64 opt_seed = 0;
 static gdouble opt_rtol = 1e-5;
@@ -41,6 +43,9 @@ static const GOptionEntry entries[] = {
   { "output", 'o', 0, G_OPTION_ARG_FILENAME_ARRAY, &opt_outputs, "Where to save an output, once per output in order",
     "OUT.npy" },
   { "iterations", 'n', 0, G_OPTION_ARG_INT, &opt_iterations, "Number of executions (default: 1)", "N" },
+  { "warmup", 0, 0, G_OPTION_ARG_INT, &opt_warmup, "Executions before the timed ones (default: 0)", "N" },
+  { "timing", 0, 0, G_OPTION_ARG_FILENAME, &opt_timing,
+    "Write load and execution times in milliseconds to FILE as JSON", "FILE" },
   { "data", 'd', 0, G_OPTION_ARG_FILENAME_ARRAY, &opt_data, "External data file (.ptd) of the program", "FILE.ptd" },
   { "fill", 0, 0, G_OPTION_ARG_STRING, &opt_fill, "Inputs not given: zeros, ones or random (default: zeros)",
     "zeros|ones|random" },
@@ -670,6 +675,24 @@ run_info (ExecutorchProgram *program, const char *path)
   return EXIT_SUCCESS;
 }
 
+/* Program load time, measured in main(), reported by --timing. */
+static double program_load_ms;
+
+/* --timing: times in milliseconds, in execution order, for bench/. */
+static gboolean
+write_timing (const char *path, const char *method_name, double method_ms, const double *times, GError **error)
+{
+  g_autoptr(GString) json = g_string_new (NULL);
+  g_autofree char *escaped = g_strescape (method_name, NULL);
+
+  g_string_append_printf (json, "{\"method\": \"%s\", \"program_load_ms\": %.6f, \"method_load_ms\": %.6f, "
+                          "\"warmup\": %d, \"times_ms\": [", escaped, program_load_ms, method_ms, opt_warmup);
+  for (gint i = 0; i < opt_iterations; i++)
+    g_string_append_printf (json, "%s%.6f", i > 0 ? ", " : "", times[i]);
+  g_string_append (json, "]}\n");
+  return g_file_set_contents (path, json->str, (gssize) json->len, error);
+}
+
 static int
 run_method (ExecutorchProgram *program, Fill fill)
 {
@@ -682,6 +705,8 @@ run_method (ExecutorchProgram *program, Fill fill)
   g_autofree double *times = NULL;
   NpyArray *arrays = NULL;
   int status = EXIT_SUCCESS;
+  gint64 load_start;
+  double method_load_ms;
 
   if (!executorch_program_has_method (program, name))
     {
@@ -690,9 +715,11 @@ run_method (ExecutorchProgram *program, Fill fill)
       fprintf (stderr, "%s: the program has no method “%s” (it has: %s)\n", PROGRAM_NAME, name, list);
       return EXIT_FAILURE;
     }
+  load_start = g_get_monotonic_time ();
   method = executorch_program_load_method (program, name, &error);
   if (method == NULL)
     return fail_with (error);
+  method_load_ms = (g_get_monotonic_time () - load_start) / 1000.0;
   info = executorch_method_get_info (method);
   n_inputs = executorch_method_get_n_inputs (method);
   n_outputs = executorch_method_get_n_outputs (method);
@@ -723,7 +750,7 @@ run_method (ExecutorchProgram *program, Fill fill)
       }
 
   times = g_new (double, opt_iterations);
-  for (gint it = 0; it < opt_iterations; it++)
+  for (gint it = -opt_warmup; it < opt_iterations; it++)
     {
       gint64 start;
 
@@ -742,12 +769,17 @@ run_method (ExecutorchProgram *program, Fill fill)
       start = g_get_monotonic_time ();
       if (!executorch_method_execute (method, NULL, &error))
         {
-          if (opt_iterations > 1)
+          if (it < 0)
+            g_prefix_error (&error, "warm-up execution %d: ", it + opt_warmup + 1);
+          else if (opt_iterations > 1)
             g_prefix_error (&error, "iteration %d: ", it + 1);
           return fail_with (error);
         }
-      times[it] = (g_get_monotonic_time () - start) / 1000.0;
+      if (it >= 0)
+        times[it] = (g_get_monotonic_time () - start) / 1000.0;
     }
+  if (opt_timing != NULL && !write_timing (opt_timing, name, method_load_ms, times, &error))
+    return fail_with (error);
   if (!opt_quiet)
     {
       double median;
@@ -809,6 +841,7 @@ main (int argc, char **argv)
   g_auto(GStrv) args = NULL;
   Fill fill = FILL_ZEROS;
   const char *model;
+  gint64 load_start;
 
   setlocale (LC_ALL, "");
   setlocale (LC_NUMERIC, "C");   /* numbers in messages and files stay in C form */
@@ -848,6 +881,8 @@ main (int argc, char **argv)
   model = opt_rest[0];
   if (opt_iterations < 1)
     return usage_error ("--iterations must be at least 1");
+  if (opt_warmup < 0)
+    return usage_error ("--warmup must not be negative");
   if (opt_fill == NULL || g_str_equal (opt_fill, "zeros"))
     fill = FILL_ZEROS;
   else if (g_str_equal (opt_fill, "ones"))
@@ -861,9 +896,11 @@ main (int argc, char **argv)
   if (!(opt_rtol >= 0.0) || !(opt_atol >= 0.0))
     return usage_error ("--rtol and --atol must not be negative");
 
+  load_start = g_get_monotonic_time ();
   program = executorch_program_new_from_file_with_data (model, (const char *const *) opt_data, &error);
   if (program == NULL)
     return fail_with (g_steal_pointer (&error));
+  program_load_ms = (g_get_monotonic_time () - load_start) / 1000.0;
   if (opt_info)
     return run_info (program, model);
   return run_method (program, fill);
