@@ -3,6 +3,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include <executorch.h>
+#include <executorch-threadpool.h>
 
 #include <locale.h>
 #include <math.h>
@@ -24,6 +25,7 @@ static char **opt_outputs = NULL;
 static char **opt_data = NULL;
 static char **opt_compare = NULL;
 static gint opt_iterations = 1;
+static gint opt_threads = 0;
 static gint opt_warmup = 0;
 static char *opt_timing = NULL;
 static char *opt_fill = NULL;
@@ -43,6 +45,8 @@ static const GOptionEntry entries[] = {
   { "output", 'o', 0, G_OPTION_ARG_FILENAME_ARRAY, &opt_outputs, "Where to save an output, once per output in order",
     "OUT.npy" },
   { "iterations", 'n', 0, G_OPTION_ARG_INT, &opt_iterations, "Number of executions (default: 1)", "N" },
+  { "threads", 't', 0, G_OPTION_ARG_INT, &opt_threads,
+    "CPU threads for kernels (default: EXECUTORCH_NUM_THREADS or the number of CPUs)", "N" },
   { "warmup", 0, 0, G_OPTION_ARG_INT, &opt_warmup, "Executions before the timed ones (default: 0)", "N" },
   { "timing", 0, 0, G_OPTION_ARG_FILENAME, &opt_timing,
     "Write load and execution times in milliseconds to FILE as JSON", "FILE" },
@@ -883,6 +887,10 @@ main (int argc, char **argv)
     return usage_error ("--iterations must be at least 1");
   if (opt_warmup < 0)
     return usage_error ("--warmup must not be negative");
+  if (opt_threads < 0)
+    return usage_error ("--threads must not be negative");
+  if (opt_threads > 0)
+    executorch_threadpool_set_num_threads ((guint) opt_threads);
   if (opt_fill == NULL || g_str_equal (opt_fill, "zeros"))
     fill = FILL_ZEROS;
   else if (g_str_equal (opt_fill, "ones"))

@@ -1,0 +1,287 @@
+/* threadpool.c: the process-wide CPU thread pool (libexecutorch-threadpool)
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * One pthreadpool per process, created on first use.  Its size comes from
+ * executorch_threadpool_set_num_threads() when the application called it
+ * first, otherwise from EXECUTORCH_NUM_THREADS, otherwise from the number of
+ * online CPUs.  A size of one thread keeps no pool at all: work runs on the
+ * calling thread.
+ *
+ * A GRWLock lets many callers use the pool (pthreadpool serialises their
+ * parallel regions) while set_num_threads() replaces it.  Work submitted from
+ * inside a task runs inline on that thread, so nested parallel code never
+ * waits on the pool it is running in.
+ */
+#include "executorch-threadpool.h"
+
+#include <pthreadpool.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+/* More threads than this are never started by default. */
+#define DEFAULT_MAX_THREADS 64
+/* The largest EXECUTORCH_NUM_THREADS accepted. */
+#define ENV_MAX_THREADS 1024
+
+static GRWLock pool_lock;
+static pthreadpool_t pool;      /* NULL while the size is one thread */
+static guint pool_threads;      /* 0 until configured; read atomically */
+static gsize pool_configured;
+
+/* TRUE while this thread runs a task of the pool. */
+static __thread gboolean in_task;
+
+/* Parses EXECUTORCH_NUM_THREADS: a decimal count from 1 to ENV_MAX_THREADS,
+ * or 0 when unset or invalid. */
+static guint
+threads_from_env (void)
+{
+  const char *value = g_getenv ("EXECUTORCH_NUM_THREADS");
+  guint64 n;
+
+  if (value == NULL || !g_ascii_string_to_unsigned (value, 10, 1, ENV_MAX_THREADS, &n, NULL))
+    return 0;
+  return (guint) n;
+}
+
+static guint
+default_threads (void)
+{
+  static gsize cached;
+
+  if (g_once_init_enter (&cached)) {
+    guint n = threads_from_env ();
+
+    if (n == 0) {
+      long cpus = sysconf (_SC_NPROCESSORS_ONLN);
+
+      n = cpus < 1 ? 1 : cpus > DEFAULT_MAX_THREADS ? DEFAULT_MAX_THREADS : (guint) cpus;
+    }
+    g_once_init_leave (&cached, n);
+  }
+  return (guint) cached;
+}
+
+/* Called with the writer lock held. */
+static void
+apply_locked (guint n)
+{
+  if (n == pool_threads)
+    return;
+  if (pool != NULL)
+    pthreadpool_destroy (pool);
+  pool = NULL;
+  if (n > 1) {
+    pool = pthreadpool_create (n);
+    if (pool == NULL) {
+      g_warning ("could not start a pool of %u threads; running on one thread", n);
+      n = 1;
+    }
+  }
+  g_atomic_int_set (&pool_threads, n);
+}
+
+static void
+ensure_pool (void)
+{
+  if (g_once_init_enter (&pool_configured)) {
+    g_rw_lock_writer_lock (&pool_lock);
+    if (pool_threads == 0)
+      apply_locked (default_threads ());
+    g_rw_lock_writer_unlock (&pool_lock);
+    g_once_init_leave (&pool_configured, 1);
+  }
+}
+
+/**
+ * executorch_threadpool_get_num_threads:
+ *
+ * Returns the number of threads parallel work is spread over, the calling
+ * thread included.  The first call sets the pool up if nothing did before.
+ *
+ * MT safe.
+ *
+ * Returns: the pool's size, at least 1
+ *
+ * Since: 1.0
+ */
+guint
+executorch_threadpool_get_num_threads (void)
+{
+  ensure_pool ();
+  return (guint) g_atomic_int_get (&pool_threads);
+}
+
+/**
+ * executorch_threadpool_set_num_threads:
+ * @n_threads: the number of threads, or 0 for the default
+ *
+ * Resizes the process's pool.  The default is `EXECUTORCH_NUM_THREADS` when
+ * it holds a count from 1 to 1024, otherwise the number of online CPUs (at
+ * most 64).  Calling this before any work runs avoids starting the default
+ * pool at all.
+ *
+ * The pool is shared by every library of the process: the new size applies
+ * to all of them.  The handle returned by
+ * [func@executorch_threadpool_get_pthreadpool] before the call is no longer
+ * valid after it.  Must not be called from inside a task.
+ *
+ * MT safe: waits for parallel work in progress to finish.
+ *
+ * Since: 1.0
+ */
+void
+executorch_threadpool_set_num_threads (guint n_threads)
+{
+  g_return_if_fail (!in_task);
+
+  g_rw_lock_writer_lock (&pool_lock);
+  apply_locked (n_threads != 0 ? n_threads : default_threads ());
+  g_rw_lock_writer_unlock (&pool_lock);
+}
+
+/**
+ * executorch_threadpool_get_pthreadpool:
+ *
+ * Returns the pool as a `pthreadpool_t`, for libraries (such as XNNPACK)
+ * that take one.  It is %NULL when the pool has one thread, which
+ * pthreadpool treats as "run on the calling thread".
+ *
+ * The pool stays owned by this library: never destroy it.  It remains valid
+ * until the next [func@executorch_threadpool_set_num_threads].
+ *
+ * MT safe.
+ *
+ * Returns: (transfer none) (nullable): the process's pthreadpool
+ *
+ * Since: 1.0
+ */
+struct pthreadpool *
+executorch_threadpool_get_pthreadpool (void)
+{
+  pthreadpool_t result;
+
+  ensure_pool ();
+  g_rw_lock_reader_lock (&pool_lock);
+  result = pool;
+  g_rw_lock_reader_unlock (&pool_lock);
+  return result;
+}
+
+typedef struct {
+  ExecutorchThreadpoolTask1d func;
+  gpointer context;
+} Work1d;
+
+static void
+run_1d (void *data, size_t i)
+{
+  const Work1d *work = data;
+  gboolean was_in_task = in_task;
+
+  in_task = TRUE;
+  work->func (work->context, i);
+  in_task = was_in_task;
+}
+
+/**
+ * executorch_threadpool_parallelize_1d:
+ * @func: (scope call): the task
+ * @context: (closure func): passed to @func
+ * @range: the number of indices
+ *
+ * Calls @func once for each index from 0 to @range - 1, spread over the
+ * pool's threads, and returns when all calls have returned.  The calls run
+ * inline on the calling thread when the pool has one thread, when @range is
+ * 1, or when the caller is itself a task of the pool.
+ *
+ * MT safe: parallel regions of different callers run one after the other.
+ *
+ * Since: 1.0
+ */
+void
+executorch_threadpool_parallelize_1d (ExecutorchThreadpoolTask1d func, gpointer context, gsize range)
+{
+  g_return_if_fail (func != NULL);
+
+  if (range == 0)
+    return;
+  ensure_pool ();
+  if (range > 1 && !in_task) {
+    g_rw_lock_reader_lock (&pool_lock);
+    if (pool != NULL) {
+      Work1d work = { func, context };
+
+      pthreadpool_parallelize_1d (pool, run_1d, &work, range, 0);
+      g_rw_lock_reader_unlock (&pool_lock);
+      return;
+    }
+    g_rw_lock_reader_unlock (&pool_lock);
+  }
+  for (gsize i = 0; i < range; i++)
+    func (context, i);
+}
+
+typedef struct {
+  ExecutorchThreadpoolTask2dTile func;
+  gpointer context;
+} Work2d;
+
+static void
+run_2d (void *data, size_t i, size_t j, size_t tile_i, size_t tile_j)
+{
+  const Work2d *work = data;
+  gboolean was_in_task = in_task;
+
+  in_task = TRUE;
+  work->func (work->context, i, j, tile_i, tile_j);
+  in_task = was_in_task;
+}
+
+/**
+ * executorch_threadpool_parallelize_2d_tile_2d:
+ * @func: (scope call): the task
+ * @context: (closure func): passed to @func
+ * @range_i: the number of rows
+ * @range_j: the number of columns
+ * @tile_i: rows per tile (0 is taken as 1)
+ * @tile_j: columns per tile (0 is taken as 1)
+ *
+ * Cuts the @range_i x @range_j grid into tiles of @tile_i x @tile_j (smaller
+ * at the edges) and calls @func once per tile, spread over the pool's
+ * threads, returning when all calls have returned.  Runs inline under the
+ * same conditions as [func@executorch_threadpool_parallelize_1d].
+ *
+ * MT safe.
+ *
+ * Since: 1.0
+ */
+void
+executorch_threadpool_parallelize_2d_tile_2d (ExecutorchThreadpoolTask2dTile func, gpointer context,
+                                              gsize range_i, gsize range_j, gsize tile_i, gsize tile_j)
+{
+  g_return_if_fail (func != NULL);
+
+  if (range_i == 0 || range_j == 0)
+    return;
+  if (tile_i == 0)
+    tile_i = 1;
+  if (tile_j == 0)
+    tile_j = 1;
+  ensure_pool ();
+  if ((range_i > tile_i || range_j > tile_j) && !in_task) {
+    g_rw_lock_reader_lock (&pool_lock);
+    if (pool != NULL) {
+      Work2d work = { func, context };
+
+      pthreadpool_parallelize_2d_tile_2d (pool, run_2d, &work, range_i, range_j, tile_i, tile_j, 0);
+      g_rw_lock_reader_unlock (&pool_lock);
+      return;
+    }
+    g_rw_lock_reader_unlock (&pool_lock);
+  }
+  for (gsize i = 0; i < range_i; i += tile_i)
+    for (gsize j = 0; j < range_j; j += tile_j)
+      func (context, i, j, MIN (tile_i, range_i - i), MIN (tile_j, range_j - j));
+}
