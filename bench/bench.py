@@ -1,0 +1,372 @@
+#!/usr/bin/env python3
+"""Side-by-side latency of libexecutorch and upstream ExecuTorch on the same .pte.
+
+Usage (needs the export venv for upstream's runtime, see tests/models/README.md):
+
+    /work/venv-export/bin/python bench/bench.py [--build build] \
+        [--manifest tests/models/full/manifest.json] [--threads 1,2] \
+        [--iterations 20] [--warmup 3] [--only NAME ...] [--json OUT.json]
+
+Every row runs both runtimes in separate child processes of this one
+invocation, on the same file, inputs and thread count, alternating between
+them, so the machine's state affects both alike:
+
+  ours      build/tools/executorch-run --timing, with EXECUTORCH_NUM_THREADS
+  upstream  executorch.runtime from the pip wheel (portable + optimized
+            kernels, XNNPACK), with its thread pool reset to the same count
+
+It prints the median latency of each, the ratio ours/upstream, our GFLOP/s
+and its share of this machine's peak, peak RSS and program+method load time.
+Where the manifest names an XNNPACK-delegated variant of a model, a second
+table compares our undelegated latency with upstream's delegated one.
+
+FLOPs are counted from the program itself: 2 multiply-adds per MAC of every
+convolution, mm, bmm, addmm and linear KernelCall (the rest is negligible).
+"""
+
+import argparse
+import json
+import os
+import re
+import shlex
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(HERE)
+
+
+# --------------------------------------------------------------------------
+# Worker: runs inside the child process for upstream's runtime
+# --------------------------------------------------------------------------
+
+
+def upstream_worker(args):
+    import numpy as np
+    import torch
+    from executorch.extension.pybindings import portable_lib
+    from executorch.runtime import Runtime
+
+    portable_lib._unsafe_reset_threadpool(args.threads)
+    inputs = [torch.from_numpy(np.load(p)) for p in args.inputs]
+    runtime = Runtime.get()
+    base_kib = proc_status_kib("VmRSS")
+    start = time.perf_counter()
+    program = runtime.load_program(args.pte)
+    program_ms = (time.perf_counter() - start) * 1000.0
+    start = time.perf_counter()
+    method = program.load_method(args.method)
+    method_ms = (time.perf_counter() - start) * 1000.0
+    for _ in range(args.warmup):
+        method.execute(inputs)
+    times = []
+    for _ in range(args.iterations):
+        start = time.perf_counter()
+        method.execute(inputs)
+        times.append((time.perf_counter() - start) * 1000.0)
+    with open(args.timing, "w") as f:
+        json.dump({"program_load_ms": program_ms, "method_load_ms": method_ms, "times_ms": times,
+                   "rss_growth_mib": (proc_status_kib("VmHWM") - base_kib) / 1024.0}, f)
+
+
+def proc_status_kib(field):
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    return 0
+
+
+# --------------------------------------------------------------------------
+# FLOPs of a program, read with upstream's deserializer
+# --------------------------------------------------------------------------
+
+
+def count_flops(pte_path, method_name):
+    from executorch.exir._serialize._program import deserialize_pte_binary
+
+    with open(pte_path, "rb") as f:
+        pte = deserialize_pte_binary(f.read())
+    program = getattr(pte, "program", pte)
+    plan = next(p for p in program.execution_plan if p.name == method_name)
+
+    def sizes(index):
+        val = plan.values[index].val
+        return list(getattr(val, "sizes", []) or [])
+
+    def numel(shape):
+        n = 1
+        for s in shape:
+            n *= s
+        return n
+
+    flops = 0
+    for chain in plan.chains:
+        for instr in chain.instructions:
+            call = instr.instr_args
+            if type(call).__name__ != "KernelCall":
+                continue
+            op = plan.operators[call.op_index]
+            name = op.name + ("." + op.overload if op.overload else "")
+            a = call.args
+            try:
+                if name == "aten::convolution.out":
+                    w = sizes(a[1])
+                    out = sizes(a[-1])
+                    transposed = plan.values[a[6]].val.bool_val
+                    if transposed:
+                        # every input element meets Cout/groups * kh * kw weights
+                        flops += 2 * numel(sizes(a[0])) * numel(w[1:])
+                    else:
+                        flops += 2 * numel(out) * numel(w[1:])
+                elif name in ("aten::mm.out", "aten::bmm.out", "aten::addmm.out"):
+                    first = 1 if name == "aten::addmm.out" else 0
+                    m1 = sizes(a[first])
+                    m2 = sizes(a[first + 1])
+                    flops += 2 * numel(m1) * m2[-1]
+                elif name == "aten::linear.out":
+                    w = sizes(a[1])
+                    flops += 2 * numel(sizes(a[-1])) * w[1]
+            except (IndexError, AttributeError, StopIteration):
+                continue
+    return flops
+
+
+# --------------------------------------------------------------------------
+# The machine
+# --------------------------------------------------------------------------
+
+
+def machine_peak_gflops(threads):
+    """AVX2 FMA peak: 2 FMA units x 8 floats x 2 flops per cycle per core."""
+    mhz = None
+    flags = ""
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("cpu MHz") and mhz is None:
+                mhz = float(line.split(":")[1])
+            elif line.startswith("flags") and not flags:
+                flags = line
+    per_cycle = 32 if (" avx2" in flags and " fma" in flags) else 8
+    cores = min(threads, os.cpu_count() or 1)
+    return (mhz or 0.0) / 1000.0 * per_cycle * cores
+
+
+def devenv(build):
+    """The environment `meson devenv` gives, so our tool runs uninstalled."""
+    out = subprocess.run(["meson", "devenv", "-C", build, "--dump"], check=True,
+                         capture_output=True, text=True).stdout
+    env = dict(os.environ)
+    for line in out.splitlines():
+        m = re.match(r'^(?:export )?([A-Za-z_][A-Za-z0-9_]*)=(.*)$', line)
+        if m:
+            value = shlex.split(m.group(2))[0] if m.group(2) else ""
+            value = value.replace("$" + m.group(1), env.get(m.group(1), ""))
+            env[m.group(1)] = value
+    return env
+
+
+# --------------------------------------------------------------------------
+# Running one side
+# --------------------------------------------------------------------------
+
+
+def measure(cmd, env, timing_path):
+    """Runs @cmd as a child; its own peak RSS comes from wait4()."""
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    err = proc.stderr.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0:
+        raise RuntimeError("%s failed (%d): %s" % (os.path.basename(cmd[0]), proc.returncode,
+                                                 err.decode(errors="replace").strip()[-500:]))
+    with open(timing_path) as f:
+        timing = json.load(f)
+    timing["rss_mib"] = usage.ru_maxrss / 1024.0
+    return timing
+
+
+def ours_cmd(args, pte, method, inputs, timing):
+    return ([os.path.join(args.build, "tools", "executorch-run"), pte, "-q", "-m", method,
+             "-n", str(args.iterations), "--warmup", str(args.warmup), "--timing", timing]
+            + sum([["-i", p] for p in inputs], []))
+
+
+def upstream_cmd(args, pte, method, inputs, threads, timing):
+    return ([sys.executable, os.path.abspath(__file__), "--upstream-worker", "--pte", pte,
+             "--method", method, "--threads", str(threads), "--iterations", str(args.iterations),
+             "--warmup", str(args.warmup), "--timing", timing] + sum([["--input", p] for p in inputs], []))
+
+
+# --------------------------------------------------------------------------
+# Models from a manifest
+# --------------------------------------------------------------------------
+
+
+def models_from_manifest(path, only):
+    with open(path) as f:
+        manifest = json.load(f)
+    base = os.path.dirname(os.path.abspath(path))
+    models = []
+    for fx in manifest.get("fixtures", []):
+        if only and fx["name"] not in only:
+            continue
+        if not fx.get("cases"):
+            continue
+        case = fx["cases"][0]
+        entry = {
+            "name": fx["name"],
+            "pte": os.path.join(base, fx["pte"]),
+            "method": case.get("method", "forward"),
+            "inputs": [os.path.join(base, p) for p in case.get("inputs", [])],
+            "xnnpack": None,
+        }
+        variants = fx.get("variants") or {}
+        xnn = variants.get("xnnpack") if isinstance(variants, dict) else None
+        if isinstance(xnn, dict):
+            xnn = xnn.get("pte")
+        if xnn:
+            entry["xnnpack"] = os.path.join(base, xnn)
+        models.append(entry)
+    return models
+
+
+def flops_of(pte, method):
+    """count_flops() in a child, so that this process never loads torch:
+    a child forked from a big parent would report the parent's RSS."""
+    out = subprocess.run([sys.executable, os.path.abspath(__file__), "--flops-worker", "--pte", pte,
+                          "--method", method], check=True, capture_output=True, text=True).stdout
+    return int(out.strip().splitlines()[-1])
+
+
+def fmt(v, spec):
+    return format(v, spec) if v is not None else "-"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--build", default=os.path.join(REPO, "build"))
+    parser.add_argument("--manifest", default=os.path.join(REPO, "tests", "models", "full", "manifest.json"))
+    parser.add_argument("--threads", default="1,2")
+    parser.add_argument("--iterations", type=int, default=20)
+    parser.add_argument("--warmup", type=int, default=3)
+    parser.add_argument("--only", nargs="*", default=[])
+    parser.add_argument("--json", help="also write the rows to this file")
+    # worker mode
+    parser.add_argument("--upstream-worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--flops-worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--pte", help=argparse.SUPPRESS)
+    parser.add_argument("--method", default="forward", help=argparse.SUPPRESS)
+    parser.add_argument("--input", dest="inputs", action="append", default=[], help=argparse.SUPPRESS)
+    parser.add_argument("--timing", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+
+    if args.upstream_worker:
+        args.threads = int(args.threads)
+        upstream_worker(args)
+        return 0
+    if args.flops_worker:
+        print(count_flops(args.pte, args.method))
+        return 0
+
+    if not os.path.exists(args.manifest):
+        sys.exit("bench: %s is missing; generate the full-size models first:\n"
+                 "  /work/venv-export/bin/python tests/models/export_fixtures.py --full --out tests/models/full"
+                 % args.manifest)
+    threads = [int(t) for t in args.threads.split(",")]
+    env_base = devenv(args.build)
+    models = models_from_manifest(args.manifest, args.only)
+    rows, xrows = [], []
+    tmp = tempfile.mkdtemp(prefix="et-bench-")
+    total = len(models) * len(threads)
+    step = 0
+    for model in models:
+        flops = flops_of(model["pte"], model["method"])
+        for t in threads:
+            step += 1
+            print("[%d/%d] %s, %d thread%s" % (step, total, model["name"], t, "" if t == 1 else "s"),
+                  file=sys.stderr, flush=True)
+            env = dict(env_base, EXECUTORCH_NUM_THREADS=str(t))
+            tim_o = os.path.join(tmp, "ours.json")
+            tim_u = os.path.join(tmp, "upstream.json")
+            row = {"model": model["name"], "threads": t, "gflop": flops / 1e9}
+            try:
+                ours = measure(ours_cmd(args, model["pte"], model["method"], model["inputs"], tim_o), env, tim_o)
+                row["ours_ms"] = statistics.median(ours["times_ms"])
+                row["ours_load_ms"] = ours["program_load_ms"] + ours["method_load_ms"]
+                row["ours_rss"] = ours["rss_mib"]
+            except RuntimeError as e:
+                row["ours_error"] = str(e)
+            try:
+                up = measure(upstream_cmd(args, model["pte"], model["method"], model["inputs"], t, tim_u),
+                             os.environ, tim_u)
+                row["up_ms"] = statistics.median(up["times_ms"])
+                row["up_load_ms"] = up["program_load_ms"] + up["method_load_ms"]
+                row["up_rss"] = up["rss_mib"]
+                row["up_rss_growth"] = up.get("rss_growth_mib")
+            except RuntimeError as e:
+                row["up_error"] = str(e)
+            rows.append(row)
+            if model["xnnpack"]:
+                try:
+                    up = measure(upstream_cmd(args, model["xnnpack"], model["method"], model["inputs"], t, tim_u),
+                                 os.environ, tim_u)
+                    xrows.append({"model": model["name"], "threads": t, "ours_ms": row.get("ours_ms"),
+                                  "up_xnn_ms": statistics.median(up["times_ms"])})
+                except RuntimeError as e:
+                    xrows.append({"model": model["name"], "threads": t, "ours_ms": row.get("ours_ms"),
+                                  "error": str(e)})
+
+    print()
+    print("libexecutorch vs upstream ExecuTorch %s, same .pte, median of %d runs after %d warm-up" %
+          (upstream_version(), args.iterations, args.warmup))
+    print("peak: %s GFLOP/s per thread (AVX2 FMA at the reported clock); load = program + method load;"
+          % fmt(machine_peak_gflops(1), ".1f"))
+    print("RSS = our whole process's peak; up RSS+ = upstream's peak growth from program load on (its process"
+          " also holds Python and torch)")
+    print()
+    hdr = ("%-16s %3s %9s %9s %7s %8s %6s %9s %9s %8s %8s" %
+           ("model", "thr", "ours ms", "upstr ms", "ratio", "GFLOP/s", "%peak", "load ms", "up load", "RSS MiB",
+            "up RSS+"))
+    print(hdr)
+    print("-" * len(hdr))
+    for r in rows:
+        ratio = r["ours_ms"] / r["up_ms"] if "ours_ms" in r and "up_ms" in r else None
+        gflops = r["gflop"] / (r["ours_ms"] / 1000.0) if r.get("ours_ms") else None
+        peak = machine_peak_gflops(r["threads"])
+        print("%-16s %3d %9s %9s %7s %8s %6s %9s %9s %8s %8s" % (
+            r["model"], r["threads"], fmt(r.get("ours_ms"), ".3f"), fmt(r.get("up_ms"), ".3f"),
+            fmt(ratio, ".3f"), fmt(gflops, ".1f"), fmt(gflops / peak * 100 if gflops and peak else None, ".0f"),
+            fmt(r.get("ours_load_ms"), ".1f"), fmt(r.get("up_load_ms"), ".1f"), fmt(r.get("ours_rss"), ".0f"),
+            fmt(r.get("up_rss_growth"), ".0f")))
+        for key in ("ours_error", "up_error"):
+            if key in r:
+                print("    %s: %s" % (key.split("_")[0], r[key]))
+    if xrows:
+        print()
+        print("%-16s %3s %14s %14s %7s" % ("model", "thr", "ours (CPU) ms", "upstr XNN ms", "ratio"))
+        for r in xrows:
+            ratio = (r["ours_ms"] / r["up_xnn_ms"]) if r.get("ours_ms") and r.get("up_xnn_ms") else None
+            print("%-16s %3d %14s %14s %7s" % (r["model"], r["threads"], fmt(r.get("ours_ms"), ".2f"),
+                                              fmt(r.get("up_xnn_ms"), ".2f"), fmt(ratio, ".3f")))
+            if "error" in r:
+                print("    upstream: %s" % r["error"])
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"rows": rows, "xnnpack_rows": xrows}, f, indent=1)
+    return 0
+
+
+def upstream_version():
+    try:
+        from executorch.version import __version__
+        return __version__
+    except ImportError:
+        return "?"
+
+
+if __name__ == "__main__":
+    sys.exit(main())
