@@ -48,6 +48,8 @@ extern const EtKernel _executorch_reduce_kernels[];
 extern const size_t _executorch_reduce_n_kernels;
 extern const EtKernel _executorch_prim_kernels[];
 extern const size_t _executorch_prim_n_kernels;
+extern const EtKernel _executorch_conv_kernels[];
+extern const size_t _executorch_conv_n_kernels;
 
 /* ---- Scalar types ---- */
 

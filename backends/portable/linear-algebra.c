@@ -1,14 +1,20 @@
-/* linear-algebra.c: mm, bmm and addmm
+/* linear-algebra.c: mm, bmm, addmm and linear
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * All three run one blocked row-major GEMM.  Operands that are not
- * contiguous, or whose dtype is not a compute type, are first packed into
- * a row-major temporary (Half and BFloat16 are computed in float, the
- * integer types in wrapping 64-bit arithmetic).  Each output element sums
- * over k in increasing order, as a naive loop would.
+ * Float32 products (and Half/BFloat16, computed in float) run the packed,
+ * threaded GEMM of gemm.c, which reads Float operands through their
+ * strides wherever they lie, so linear's weight is used transposed without
+ * being copied.  Double and the integer types keep the simple blocked
+ * row-major GEMM below (integers in wrapping 64-bit arithmetic): operands
+ * that are not contiguous or not in the compute dtype are first packed into
+ * a row-major temporary, and each output element sums over k in increasing
+ * order, as a naive loop would.
  */
 #include "kernels-private.h"
+
+#include "gemm.h"
+#include "executorch-threadpool.h"
 
 #include <string.h>
 
@@ -58,7 +64,6 @@
     } \
   }
 
-GEMM (gemm_f32, float)
 GEMM (gemm_f64, double)
 GEMM (gemm_u64, uint64_t)
 
@@ -84,23 +89,122 @@ pack_type (int type)
   }
 }
 
+/* Row-major data in @ptype of the @ndim-dimensional view @sizes/@strides
+ * of @base (of @type): @base itself when it already is. */
+static EtError
+pack_view (EtKernelContext *ctx, const void *base, int type, uint32_t ndim, const int64_t *sizes,
+           const int64_t *strides, int ptype, ExecutorchTemp *temp, const void **data)
+{
+  int64_t dense[ET_MAX_DIMS];
+
+  temp->data = NULL;
+  temp->heap = false;
+  _executorch_contiguous_strides (ndim, sizes, dense);
+  if (type == ptype && memcmp (dense, strides, ndim * sizeof (int64_t)) == 0) {
+    *data = base;
+    return ET_OK;
+  }
+  KERNEL_TRY (_executorch_temp_alloc (ctx, (size_t) _executorch_numel (ndim, sizes) *
+                                      _executorch_type_size (ptype), temp));
+  KERNEL_TRY (_executorch_copy_strided (ctx, ndim, sizes, NULL, temp->data, ptype, 0, dense,
+                                        base, type, 0, strides));
+  *data = temp->data;
+  return ET_OK;
+}
+
 /* Row-major data of @t in @ptype: @t's own buffer when it already is. */
 static EtError
 pack (EtKernelContext *ctx, const EtTensor *t, int ptype, ExecutorchTemp *temp, const void **data)
 {
-  int64_t strides[ET_MAX_DIMS];
-
-  temp->data = NULL;
-  temp->heap = false;
   if (t->scalar_type == ptype && _executorch_dim_order_is_identity (t)) {
+    temp->data = NULL;
+    temp->heap = false;
     *data = t->data;
     return ET_OK;
   }
-  KERNEL_TRY (_executorch_temp_alloc (ctx, (size_t) t->numel * _executorch_type_size (ptype), temp));
-  _executorch_contiguous_strides (t->ndim, t->sizes, strides);
-  KERNEL_TRY (_executorch_copy_strided (ctx, t->ndim, t->sizes, NULL, temp->data, ptype, 0, strides,
-                                        t->data, t->scalar_type, 0, t->strides));
-  *data = temp->data;
+  return pack_view (ctx, t->data, t->scalar_type, t->ndim, t->sizes, t->strides, ptype, temp, data);
+}
+
+/* A float32 operand: its data and the strides of its last two dimensions. */
+typedef struct {
+  const float *data;
+  int64_t rs, cs, bs;      /* row, column and batch strides */
+} FloatOperand;
+
+typedef struct {
+  int64_t m, k, n;
+  FloatOperand a, b;
+  float *c;
+  int failed;
+} BatchJob;
+
+static void
+sgemm_batch (void *data, size_t bi)
+{
+  const BatchJob *job = data;
+  ExecutorchSgemm g = {
+    .m = job->m, .n = job->n, .k = job->k,
+    .a = job->a.data + (int64_t) bi * job->a.bs, .a_rs = job->a.rs, .a_cs = job->a.cs,
+    .b = job->b.data + (int64_t) bi * job->b.bs, .b_rs = job->b.rs, .b_cs = job->b.cs,
+    .c = job->c + (int64_t) bi * job->m * job->n, .ldc = job->n,
+    .single_thread = true,
+  };
+
+  if (!_executorch_sgemm (&g))
+    __atomic_store_n (&((BatchJob *) data)->failed, 1, __ATOMIC_RELAXED);
+}
+
+/* c[b] = a[b] @ b[b] for float32 operands read through their strides; the
+ * pool takes the batches when each is small, the GEMM's tiles otherwise. */
+static EtError
+sgemm_batched (EtKernelContext *ctx, int64_t batch, int64_t m, int64_t k, int64_t n,
+               const FloatOperand *a, const FloatOperand *b, float *c)
+{
+  BatchJob job = { m, k, n, *a, *b, c, 0 };
+
+  if (batch > 1 && (double) m * n * k < (double) (1 << 22) &&
+      executorch_threadpool_get_num_threads () > 1) {
+    /* Small matrices: one batch per task. */
+    executorch_threadpool_parallelize_1d (sgemm_batch, &job, (size_t) batch);
+    if (job.failed)
+      return KERNEL_FAIL (ctx, ET_ERROR_MEMORY_ALLOCATION_FAILED, "out of memory packing GEMM operands");
+    return ET_OK;
+  }
+  for (int64_t bi = 0; bi < batch; bi++) {
+    ExecutorchSgemm g = {
+      .m = m, .n = n, .k = k,
+      .a = a->data + bi * a->bs, .a_rs = a->rs, .a_cs = a->cs,
+      .b = b->data + bi * b->bs, .b_rs = b->rs, .b_cs = b->cs,
+      .c = c + bi * m * n, .ldc = n,
+    };
+    if (!_executorch_sgemm (&g))
+      return KERNEL_FAIL (ctx, ET_ERROR_MEMORY_ALLOCATION_FAILED, "out of memory packing GEMM operands");
+  }
+  return ET_OK;
+}
+
+/* A Float tensor as an operand (last two dimensions; batch from the first
+ * of three), or a row-major float copy of any other dtype in @temp. */
+static EtError
+float_operand (EtKernelContext *ctx, const EtTensor *t, ExecutorchTemp *temp, FloatOperand *op)
+{
+  uint32_t nd = t->ndim;
+
+  temp->data = NULL;
+  temp->heap = false;
+  if (t->scalar_type == ET_SCALAR_FLOAT) {
+    op->data = t->data;
+    op->rs = t->strides[nd - 2];
+    op->cs = t->strides[nd - 1];
+    op->bs = nd == 3 ? t->strides[0] : 0;
+    return ET_OK;
+  }
+  const void *data;
+  KERNEL_TRY (pack (ctx, t, ET_SCALAR_FLOAT, temp, &data));
+  op->data = data;
+  op->rs = t->sizes[nd - 1];
+  op->cs = 1;
+  op->bs = nd == 3 ? t->sizes[1] * t->sizes[2] : 0;
   return ET_OK;
 }
 
@@ -108,9 +212,6 @@ static void
 gemm (int ptype, int64_t m, int64_t k, int64_t n, const void *A, const void *B, void *C)
 {
   switch (ptype) {
-  case ET_SCALAR_FLOAT:
-    gemm_f32 (m, k, n, A, B, C);
-    break;
   case ET_SCALAR_DOUBLE:
     gemm_f64 (m, k, n, A, B, C);
     break;
@@ -135,6 +236,27 @@ batched_product (EtKernelContext *ctx, const EtTensor *a, const EtTensor *c, EtT
 
   temp->data = NULL;
   temp->heap = false;
+  *in_place = out->scalar_type == ptype && _executorch_dim_order_is_identity (out) &&
+              out->data != a->data && out->data != c->data;
+
+  if (ptype == ET_SCALAR_FLOAT) {
+    FloatOperand fa, fc;
+
+    KERNEL_TRY (float_operand (ctx, a, &ta, &fa));
+    err = float_operand (ctx, c, &tc, &fc);
+    if (err == ET_OK && !*in_place)
+      err = _executorch_temp_alloc (ctx, (size_t) (batch * m * n) * es, temp);
+    if (err == ET_OK) {
+      *product = *in_place ? out->data : temp->data;
+      err = sgemm_batched (ctx, batch, m, k, n, &fa, &fc, *product);
+    }
+    _executorch_temp_free (&tc);
+    _executorch_temp_free (&ta);
+    if (err != ET_OK)
+      _executorch_temp_free (temp);
+    return err;
+  }
+
   KERNEL_TRY (pack (ctx, a, ptype, &ta, &da));
   err = pack (ctx, c, ptype, &tc, &dc);
   if (err != ET_OK) {
@@ -142,8 +264,6 @@ batched_product (EtKernelContext *ctx, const EtTensor *a, const EtTensor *c, EtT
     return err;
   }
 
-  *in_place = out->scalar_type == ptype && _executorch_dim_order_is_identity (out) &&
-              out->data != a->data && out->data != c->data;
   if (*in_place) {
     *product = out->data;
   } else {
@@ -327,10 +447,139 @@ addmm_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   return ET_OK;
 }
 
+/* (input[..., in], weight[out, in], bias?, out, ret): input @ weight^T + bias.
+ * The weight is read transposed in place (the float GEMM packs B straight
+ * from it); bias is None or 1-D of length out or 1. */
+static EtError
+linear_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
+{
+  EtTensor *input, *weight, *bias = NULL, *out;
+  int ptype;
+  char si[160], sw[160];
+
+  KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 5));
+  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "input", &input));
+  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 1, "weight", &weight));
+  if (args[2]->tag != ET_VALUE_NONE)
+    KERNEL_TRY (_executorch_arg_tensor (ctx, args, 2, "bias", &bias));
+  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 3, "out", &out));
+  KERNEL_TRY (check_dtypes (ctx, input, weight, out, &ptype));
+  if (weight->ndim != 2 || input->ndim < 1 || input->sizes[input->ndim - 1] != weight->sizes[1])
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
+                        "input %s and weight %s do not fit (weight must be [out, in])",
+                        _executorch_format_sizes (si, sizeof si, input->ndim, input->sizes),
+                        _executorch_format_sizes (sw, sizeof sw, weight->ndim, weight->sizes));
+  int64_t n = weight->sizes[0], k = weight->sizes[1];
+  if (bias != NULL) {
+    if (bias->scalar_type != out->scalar_type)
+      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "bias dtype %s differs from out dtype %s",
+                          _executorch_type_name (bias->scalar_type),
+                          _executorch_type_name (out->scalar_type));
+    if (bias->ndim > 1 || (bias->numel != n && bias->numel != 1))
+      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
+                          "bias %s must be 1-D with %" PRId64 " or 1 elements",
+                          _executorch_format_sizes (si, sizeof si, bias->ndim, bias->sizes), n);
+  }
+
+  int64_t sizes[ET_MAX_DIMS];
+  uint32_t nd = input->ndim;
+  for (uint32_t d = 0; d + 1 < nd; d++)
+    sizes[d] = input->sizes[d];
+  sizes[nd - 1] = n;
+  KERNEL_TRY (_executorch_resize (ctx, out, nd, sizes));
+  if (out->numel == 0)
+    return ET_OK;
+  int64_t m = out->numel / n;
+  size_t es = _executorch_type_size (ptype);
+
+  /* A: the input as a row-major [m, k] matrix. */
+  ExecutorchTemp ta, tw, tc;
+  const void *da, *dw = NULL;
+  void *product;
+  bool in_place = out->scalar_type == ptype && _executorch_dim_order_is_identity (out) &&
+                  out->data != input->data && out->data != weight->data &&
+                  (bias == NULL || out->data != bias->data);
+  EtError err;
+
+  tw.data = tc.data = NULL;
+  tw.heap = tc.heap = false;
+  KERNEL_TRY (pack (ctx, input, ptype, &ta, &da));
+  if (in_place) {
+    product = out->data;
+    err = ET_OK;
+  } else {
+    err = _executorch_temp_alloc (ctx, (size_t) (m * n) * es, &tc);
+    product = tc.data;
+  }
+  if (err == ET_OK && ptype == ET_SCALAR_FLOAT && weight->scalar_type == ET_SCALAR_FLOAT) {
+    FloatOperand fa = { da, k, 1, 0 };
+    FloatOperand fw = { weight->data, weight->strides[1], weight->strides[0], 0 };
+    err = sgemm_batched (ctx, 1, m, k, n, &fa, &fw, product);
+  } else if (err == ET_OK) {
+    /* B = weight^T as a row-major [k, n] matrix. */
+    int64_t wt_sizes[2] = { k, n }, wt_strides[2] = { weight->strides[1], weight->strides[0] };
+    err = pack_view (ctx, weight->data, weight->scalar_type, 2, wt_sizes, wt_strides, ptype, &tw, &dw);
+    if (err == ET_OK && ptype == ET_SCALAR_FLOAT) {
+      FloatOperand fa = { da, k, 1, 0 }, fw = { dw, n, 1, 0 };
+      err = sgemm_batched (ctx, 1, m, k, n, &fa, &fw, product);
+    } else if (err == ET_OK) {
+      gemm (ptype, m, k, n, da, dw, product);
+    }
+  }
+
+  if (err == ET_OK && bias != NULL) {
+    /* Add the bias row, in the compute kind of ptype. */
+    ExecutorchComputeKind kind = _executorch_compute_kind (ptype);
+    ExecutorchTemp tb;
+    err = _executorch_temp_alloc (ctx, (size_t) n * 8, &tb);
+    if (err == ET_OK) {
+      int64_t bstride = bias->numel == 1 ? 0 : (bias->ndim == 1 ? bias->strides[0] : 0);
+      _executorch_load_kind (kind, bias->scalar_type, bias->data, 0, bstride, n, tb.data);
+      for (int64_t i = 0; i < m; i++) {
+        switch (kind) {
+        case EXECUTORCH_COMPUTE_F32: {
+          float *row = (float *) product + i * n;
+          const float *bv = tb.data;
+          for (int64_t j = 0; j < n; j++)
+            row[j] += bv[j];
+          break;
+        }
+        case EXECUTORCH_COMPUTE_F64: {
+          double *row = (double *) product + i * n;
+          const double *bv = tb.data;
+          for (int64_t j = 0; j < n; j++)
+            row[j] += bv[j];
+          break;
+        }
+        case EXECUTORCH_COMPUTE_I64: {
+          int64_t *row = (int64_t *) product + i * n;
+          const int64_t *bv = tb.data;
+          for (int64_t j = 0; j < n; j++)
+            row[j] = (int64_t) ((uint64_t) row[j] + (uint64_t) bv[j]);
+          break;
+        }
+        }
+      }
+      _executorch_temp_free (&tb);
+    }
+  }
+  if (err == ET_OK && !in_place) {
+    int64_t strides[ET_MAX_DIMS];
+    _executorch_contiguous_strides (out->ndim, out->sizes, strides);
+    err = _executorch_copy_strided (ctx, out->ndim, out->sizes, out->dim_order, out->data,
+                                    out->scalar_type, 0, out->strides, product, ptype, 0, strides);
+  }
+  _executorch_temp_free (&tc);
+  _executorch_temp_free (&tw);
+  _executorch_temp_free (&ta);
+  return err;
+}
+
 const EtKernel _executorch_linalg_kernels[] = {
   { "aten::mm.out", mm_out, NULL },
   { "aten::bmm.out", bmm_out, NULL },
   { "aten::addmm.out", addmm_out, NULL },
+  { "aten::linear.out", linear_out, NULL },
 };
 
 const size_t _executorch_linalg_n_kernels = KERNEL_N_ELEMENTS (_executorch_linalg_kernels);

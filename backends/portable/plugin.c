@@ -24,6 +24,7 @@ static const struct {
   { _executorch_copy_kernels, &_executorch_copy_n_kernels },
   { _executorch_reduce_kernels, &_executorch_reduce_n_kernels },
   { _executorch_prim_kernels, &_executorch_prim_n_kernels },
+  { _executorch_conv_kernels, &_executorch_conv_n_kernels },
 };
 
 static bool

@@ -1,0 +1,90 @@
+/* gemm-avx2.c: the AVX2 + FMA microkernel of the float32 GEMM
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Compiled for every x86 build through the target attribute and only called
+ * when the CPU reports AVX2 and FMA (gemm.c checks once).  It uses fused
+ * multiply-adds on purpose: the reference kernels are built with
+ * -ffp-contract=off, but this fast float path trades the last bit of
+ * agreement with a naive loop for speed, and its tests use tolerances.
+ */
+#include "gemm-private.h"
+
+#ifdef EXECUTORCH_GEMM_HAVE_AVX2
+
+#include <immintrin.h>
+
+#define MR EXECUTORCH_GEMM_MR
+#define NR EXECUTORCH_GEMM_NR
+
+__attribute__ ((target ("avx2,fma"))) void
+_executorch_gemm_kernel_avx2 (int64_t kc, const float *a, const float *b, float *c, int64_t ldc,
+                              int accumulate)
+{
+  __m256 c00 = _mm256_setzero_ps (), c01 = _mm256_setzero_ps ();
+  __m256 c10 = _mm256_setzero_ps (), c11 = _mm256_setzero_ps ();
+  __m256 c20 = _mm256_setzero_ps (), c21 = _mm256_setzero_ps ();
+  __m256 c30 = _mm256_setzero_ps (), c31 = _mm256_setzero_ps ();
+  __m256 c40 = _mm256_setzero_ps (), c41 = _mm256_setzero_ps ();
+  __m256 c50 = _mm256_setzero_ps (), c51 = _mm256_setzero_ps ();
+
+#define STEP(P) \
+  do { \
+    __m256 b0 = _mm256_load_ps (b + (P) * NR), b1 = _mm256_load_ps (b + (P) * NR + 8), av; \
+    av = _mm256_broadcast_ss (a + (P) * MR + 0); \
+    c00 = _mm256_fmadd_ps (av, b0, c00); \
+    c01 = _mm256_fmadd_ps (av, b1, c01); \
+    av = _mm256_broadcast_ss (a + (P) * MR + 1); \
+    c10 = _mm256_fmadd_ps (av, b0, c10); \
+    c11 = _mm256_fmadd_ps (av, b1, c11); \
+    av = _mm256_broadcast_ss (a + (P) * MR + 2); \
+    c20 = _mm256_fmadd_ps (av, b0, c20); \
+    c21 = _mm256_fmadd_ps (av, b1, c21); \
+    av = _mm256_broadcast_ss (a + (P) * MR + 3); \
+    c30 = _mm256_fmadd_ps (av, b0, c30); \
+    c31 = _mm256_fmadd_ps (av, b1, c31); \
+    av = _mm256_broadcast_ss (a + (P) * MR + 4); \
+    c40 = _mm256_fmadd_ps (av, b0, c40); \
+    c41 = _mm256_fmadd_ps (av, b1, c41); \
+    av = _mm256_broadcast_ss (a + (P) * MR + 5); \
+    c50 = _mm256_fmadd_ps (av, b0, c50); \
+    c51 = _mm256_fmadd_ps (av, b1, c51); \
+  } while (0)
+
+  int64_t p = 0;
+  for (; p + 4 <= kc; p += 4) {
+    STEP (0);
+    STEP (1);
+    STEP (2);
+    STEP (3);
+    a += 4 * MR;
+    b += 4 * NR;
+  }
+  for (; p < kc; p++) {
+    STEP (0);
+    a += MR;
+    b += NR;
+  }
+#undef STEP
+
+#define STORE(R, LO, HI) \
+  do { \
+    float *row = c + (R) * ldc; \
+    if (accumulate) { \
+      LO = _mm256_add_ps (LO, _mm256_loadu_ps (row)); \
+      HI = _mm256_add_ps (HI, _mm256_loadu_ps (row + 8)); \
+    } \
+    _mm256_storeu_ps (row, LO); \
+    _mm256_storeu_ps (row + 8, HI); \
+  } while (0)
+
+  STORE (0, c00, c01);
+  STORE (1, c10, c11);
+  STORE (2, c20, c21);
+  STORE (3, c30, c31);
+  STORE (4, c40, c41);
+  STORE (5, c50, c51);
+#undef STORE
+}
+
+#endif

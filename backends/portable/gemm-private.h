@@ -1,0 +1,22 @@
+/* gemm-private.h: the GEMM's blocking and its microkernels
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <stdint.h>
+
+/* Register block: MR rows of A times NR columns of B. */
+#define EXECUTORCH_GEMM_MR 6
+#define EXECUTORCH_GEMM_NR 16
+
+/* C[0..MR, 0..NR] (row stride @ldc) = or += the product of an MR x kc packed
+ * A strip (a[p * MR + r]) and a kc x NR packed B strip (b[p * NR + j]). */
+typedef void (*ExecutorchGemmMicrokernel) (int64_t kc, const float *a, const float *b, float *c,
+                                           int64_t ldc, int accumulate);
+
+#if defined(__x86_64__) || defined(__i386__)
+#define EXECUTORCH_GEMM_HAVE_AVX2 1
+void _executorch_gemm_kernel_avx2 (int64_t kc, const float *a, const float *b, float *c,
+                                   int64_t ldc, int accumulate);
+#endif

@@ -1,0 +1,288 @@
+/* gemm.c: the blocked float32 GEMM driver, its packing and its portable
+ * microkernel
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Loop nest (BLIS order): rows of C in chunks of MCHUNK, then KC-deep slices
+ * of k, then NC-wide slices of n.  For each k slice the A chunk is packed
+ * into MR-row strips; for each n slice the B slice into NR-column strips.
+ * The packed operands are then cut into tiles of whole strips (MC rows by
+ * a number of NR columns chosen so every thread gets work) and each tile
+ * runs the microkernel strip by strip, B strip outer so it stays in L1
+ * while A strips come from L2.  Packing pads the edges with zeros; edge
+ * tiles of C go through a small buffer.
+ *
+ * The portable microkernel computes in the same order as the AVX2 one but
+ * without FMA (this file keeps the library's -ffp-contract=off).
+ */
+#include "gemm.h"
+#include "gemm-private.h"
+
+#include "executorch-threadpool.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MR EXECUTORCH_GEMM_MR
+#define NR EXECUTORCH_GEMM_NR
+#define KC 256
+#define MC (16 * MR)                /* rows of a tile: 96 */
+#define NC 2048                     /* columns of B packed at once: 2 MiB */
+#define MCHUNK (512 * MR)           /* rows of A packed at once: 3 MiB */
+
+/* Below this many multiply-adds the GEMM runs without packing, and below
+ * PARALLEL_MIN it stays on the calling thread. */
+#define DIRECT_MAX 4096
+#define PARALLEL_MIN (1 << 20)
+
+static void
+kernel_generic (int64_t kc, const float *a, const float *b, float *c, int64_t ldc, int accumulate)
+{
+  float t[MR][NR];
+
+  memset (t, 0, sizeof t);
+  for (int64_t p = 0; p < kc; p++, a += MR, b += NR)
+    for (int r = 0; r < MR; r++) {
+      float av = a[r];
+      for (int j = 0; j < NR; j++)
+        t[r][j] += av * b[j];
+    }
+  for (int r = 0; r < MR; r++)
+    for (int j = 0; j < NR; j++)
+      c[r * ldc + j] = accumulate ? c[r * ldc + j] + t[r][j] : t[r][j];
+}
+
+/* 0: not chosen yet, 1: generic, 2: AVX2. */
+static int kernel_choice;
+static int forced_generic;
+
+static ExecutorchGemmMicrokernel
+choose_kernel (void)
+{
+  int choice = __atomic_load_n (&kernel_choice, __ATOMIC_ACQUIRE);
+
+  if (choice == 0) {
+    choice = 1;
+#ifdef EXECUTORCH_GEMM_HAVE_AVX2
+    __builtin_cpu_init ();
+    if (__builtin_cpu_supports ("avx2") && __builtin_cpu_supports ("fma"))
+      choice = 2;
+#endif
+    __atomic_store_n (&kernel_choice, choice, __ATOMIC_RELEASE);
+  }
+#ifdef EXECUTORCH_GEMM_HAVE_AVX2
+  if (choice == 2 && !__atomic_load_n (&forced_generic, __ATOMIC_RELAXED))
+    return _executorch_gemm_kernel_avx2;
+#endif
+  return kernel_generic;
+}
+
+const char *
+_executorch_sgemm_kernel_name (void)
+{
+  return choose_kernel () == kernel_generic ? "generic" : "avx2-fma";
+}
+
+void
+_executorch_sgemm_force_generic (bool generic)
+{
+  __atomic_store_n (&forced_generic, generic ? 1 : 0, __ATOMIC_RELAXED);
+}
+
+typedef struct {
+  const ExecutorchSgemm *g;
+  ExecutorchGemmMicrokernel kernel;
+  float *apack;
+  float *bpack;
+  int64_t ic, mc;     /* row chunk */
+  int64_t pc, kc;     /* k slice */
+  int64_t jc, nc;     /* column slice */
+  bool accumulate;
+} Job;
+
+static void
+pack_a_strip (void *data, size_t strip)
+{
+  const Job *job = data;
+  const ExecutorchSgemm *g = job->g;
+  float *dst = job->apack + (int64_t) strip * MR * job->kc;
+  int64_t i0 = job->ic + (int64_t) strip * MR;
+  int64_t rows = job->ic + job->mc - i0 < MR ? job->ic + job->mc - i0 : MR;
+  const float *src = g->a + i0 * g->a_rs + job->pc * g->a_cs;
+
+  for (int64_t r = 0; r < rows; r++) {
+    const float *s = src + r * g->a_rs;
+    if (g->a_cs == 1)
+      for (int64_t p = 0; p < job->kc; p++)
+        dst[p * MR + r] = s[p];
+    else
+      for (int64_t p = 0; p < job->kc; p++)
+        dst[p * MR + r] = s[p * g->a_cs];
+  }
+  for (int64_t r = rows; r < MR; r++)
+    for (int64_t p = 0; p < job->kc; p++)
+      dst[p * MR + r] = 0.0f;
+}
+
+static void
+pack_b_strip (void *data, size_t strip)
+{
+  const Job *job = data;
+  const ExecutorchSgemm *g = job->g;
+  float *dst = job->bpack + (int64_t) strip * NR * job->kc;
+  int64_t j0 = job->jc + (int64_t) strip * NR;
+  int64_t cols = job->jc + job->nc - j0 < NR ? job->jc + job->nc - j0 : NR;
+  const float *src = g->b + job->pc * g->b_rs + j0 * g->b_cs;
+
+  if (g->b_cs == 1) {
+    for (int64_t p = 0; p < job->kc; p++) {
+      memcpy (dst + p * NR, src + p * g->b_rs, (size_t) cols * sizeof (float));
+      for (int64_t j = cols; j < NR; j++)
+        dst[p * NR + j] = 0.0f;
+    }
+    return;
+  }
+  for (int64_t j = 0; j < cols; j++) {
+    const float *s = src + j * g->b_cs;
+    if (g->b_rs == 1)
+      for (int64_t p = 0; p < job->kc; p++)
+        dst[p * NR + j] = s[p];
+    else
+      for (int64_t p = 0; p < job->kc; p++)
+        dst[p * NR + j] = s[p * g->b_rs];
+  }
+  for (int64_t j = cols; j < NR; j++)
+    for (int64_t p = 0; p < job->kc; p++)
+      dst[p * NR + j] = 0.0f;
+}
+
+/* Strips [si, si + ti) of A times strips [sj, sj + tj) of B. */
+static void
+compute_tile (void *data, size_t si, size_t sj, size_t ti, size_t tj)
+{
+  const Job *job = data;
+  const ExecutorchSgemm *g = job->g;
+  float edge[MR * NR] __attribute__ ((aligned (64)));
+
+  for (size_t jp = sj; jp < sj + tj; jp++) {
+    int64_t j0 = (int64_t) jp * NR;
+    int64_t cols = job->nc - j0 < NR ? job->nc - j0 : NR;
+    const float *b = job->bpack + j0 * job->kc;
+
+    for (size_t ip = si; ip < si + ti; ip++) {
+      int64_t i0 = (int64_t) ip * MR;
+      int64_t rows = job->mc - i0 < MR ? job->mc - i0 : MR;
+      const float *a = job->apack + i0 * job->kc;
+      float *c = g->c + (job->ic + i0) * g->ldc + job->jc + j0;
+
+      if (rows == MR && cols == NR) {
+        job->kernel (job->kc, a, b, c, g->ldc, job->accumulate);
+        continue;
+      }
+      job->kernel (job->kc, a, b, edge, NR, 0);
+      for (int64_t r = 0; r < rows; r++)
+        for (int64_t j = 0; j < cols; j++)
+          c[r * g->ldc + j] = job->accumulate ? c[r * g->ldc + j] + edge[r * NR + j] : edge[r * NR + j];
+    }
+  }
+}
+
+static void
+run_1d (bool parallel, void (*fn) (void *, size_t), Job *job, size_t range)
+{
+  if (parallel && range > 1)
+    executorch_threadpool_parallelize_1d ((ExecutorchThreadpoolTask1d) fn, job, range);
+  else
+    for (size_t i = 0; i < range; i++)
+      fn (job, i);
+}
+
+static void
+direct (const ExecutorchSgemm *g)
+{
+  for (int64_t i = 0; i < g->m; i++)
+    for (int64_t j = 0; j < g->n; j++) {
+      float acc = 0.0f;
+      for (int64_t p = 0; p < g->k; p++)
+        acc += g->a[i * g->a_rs + p * g->a_cs] * g->b[p * g->b_rs + j * g->b_cs];
+      float *c = g->c + i * g->ldc + j;
+      *c = g->accumulate ? *c + acc : acc;
+    }
+}
+
+static float *
+alloc_floats (int64_t n)
+{
+  void *p = NULL;
+  size_t bytes = ((size_t) n * sizeof (float) + 63) & ~(size_t) 63;
+
+  if (posix_memalign (&p, 64, bytes) != 0)
+    return NULL;
+  return p;
+}
+
+bool
+_executorch_sgemm (const ExecutorchSgemm *g)
+{
+  int64_t m = g->m, n = g->n, k = g->k;
+
+  if (m <= 0 || n <= 0)
+    return true;
+  if (k <= 0) {
+    if (!g->accumulate)
+      for (int64_t i = 0; i < m; i++)
+        memset (g->c + i * g->ldc, 0, (size_t) n * sizeof (float));
+    return true;
+  }
+  if (m * n * k <= DIRECT_MAX) {
+    direct (g);
+    return true;
+  }
+
+  guint threads = g->single_thread ? 1 : executorch_threadpool_get_num_threads ();
+  bool parallel = threads > 1 && (double) m * (double) n * (double) k >= PARALLEL_MIN;
+  int64_t mchunk = m < MCHUNK ? m : MCHUNK;
+  int64_t ncmax = n < NC ? n : NC;
+  int64_t kcmax = k < KC ? k : KC;
+  float *apack = alloc_floats (((mchunk + MR - 1) / MR) * MR * kcmax);
+  float *bpack = alloc_floats (((ncmax + NR - 1) / NR) * NR * kcmax);
+  if (apack == NULL || bpack == NULL) {
+    free (apack);
+    free (bpack);
+    return false;
+  }
+
+  Job job = { .g = g, .kernel = choose_kernel (), .apack = apack, .bpack = bpack };
+  for (job.ic = 0; job.ic < m; job.ic += MCHUNK) {
+    job.mc = m - job.ic < MCHUNK ? m - job.ic : MCHUNK;
+    size_t a_strips = (size_t) ((job.mc + MR - 1) / MR);
+    for (job.pc = 0; job.pc < k; job.pc += KC) {
+      job.kc = k - job.pc < KC ? k - job.pc : KC;
+      job.accumulate = g->accumulate || job.pc > 0;
+      run_1d (parallel && a_strips >= 4, pack_a_strip, &job, a_strips);
+      for (job.jc = 0; job.jc < n; job.jc += NC) {
+        job.nc = n - job.jc < NC ? n - job.jc : NC;
+        size_t b_strips = (size_t) ((job.nc + NR - 1) / NR);
+        run_1d (parallel && b_strips >= 4, pack_b_strip, &job, b_strips);
+
+        size_t tile_i = MC / MR, tile_j = b_strips;
+        if (parallel) {
+          size_t tiles_i = (a_strips + tile_i - 1) / tile_i;
+          size_t want = 4 * threads;
+          size_t tiles_j = tiles_i >= want ? 1 : (want + tiles_i - 1) / tiles_i;
+          tile_j = (b_strips + tiles_j - 1) / tiles_j;
+          if (tile_j == 0)
+            tile_j = 1;
+          executorch_threadpool_parallelize_2d_tile_2d (compute_tile, &job, a_strips, b_strips,
+                                                        tile_i, tile_j);
+        } else {
+          for (size_t si = 0; si < a_strips; si += tile_i)
+            compute_tile (&job, si, 0, a_strips - si < tile_i ? a_strips - si : tile_i, b_strips);
+        }
+      }
+    }
+  }
+  free (apack);
+  free (bpack);
+  return true;
+}

@@ -1,0 +1,41 @@
+/* gemm.h: the packed, cache-blocked float32 GEMM of the CPU kernels
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * C = A @ B (or C += A @ B) for float32 operands with arbitrary element
+ * strides, so that transposed operands (linear's weight, a channels-last
+ * image) are packed straight from where they lie.  Panels of A and B are
+ * packed into MR x KC and KC x NR strips, and a register-blocked
+ * microkernel (AVX2 + FMA where the CPU has it, portable C otherwise)
+ * computes MR x NR tiles of C.  Work is spread over the process thread pool
+ * (libexecutorch-threadpool) by tiles of C.
+ *
+ * This file and gemm.c only depend on the C library and the thread pool, so
+ * the GEMM tests build them directly.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct {
+  int64_t m, n, k;
+  const float *a;          /* A[i, p] is a[i * a_rs + p * a_cs] */
+  int64_t a_rs, a_cs;
+  const float *b;          /* B[p, j] is b[p * b_rs + j * b_cs] */
+  int64_t b_rs, b_cs;
+  float *c;                /* C[i, j] is c[i * ldc + j] */
+  int64_t ldc;
+  bool accumulate;         /* C += A @ B instead of C = A @ B */
+  bool single_thread;      /* never use the pool (caller already parallel) */
+} ExecutorchSgemm;
+
+/* Runs @g; false only when the packing buffers could not be allocated. */
+bool _executorch_sgemm (const ExecutorchSgemm *g);
+
+/* Which microkernel runs: "avx2-fma" or "generic". */
+const char *_executorch_sgemm_kernel_name (void);
+
+/* For tests and benchmarks: use the portable microkernel even when the CPU
+ * has AVX2 (true) or go back to the automatic choice (false). */
+void _executorch_sgemm_force_generic (bool generic);

@@ -1,0 +1,795 @@
+/* test-gemm-conv.c: the float32 GEMM, linear, bmm and convolution kernels
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The GEMM (built into this program from backends/portable) is checked
+ * against a double-precision loop for odd sizes, strided operands, both
+ * microkernels and 1 or 2 threads.  The kernels are called through the
+ * registry with argument stacks built by hand and compared with naive
+ * references written here, for many random convolution shapes (groups,
+ * depthwise, stride, padding, dilation, transposed, bias, channels-last,
+ * batches, empty batch) and every supported dtype family; the error paths
+ * must fail cleanly.
+ */
+#ifndef EXECUTORCH_USE_UNSTABLE_PLUGIN_API
+#define EXECUTORCH_USE_UNSTABLE_PLUGIN_API 1
+#endif
+#include "executorch-plugin.h"
+#include "executorch-threadpool.h"
+#include "gemm.h"
+
+#include <glib.h>
+#include <math.h>
+#include <string.h>
+
+const EtPluginDesc *executorch_kernels_get_plugin (void);
+
+static GRand *rng;
+
+static double
+rnd (void)
+{
+  return g_rand_double_range (rng, -1.0, 1.0);
+}
+
+static int
+rnd_int (int lo, int hi_inclusive)
+{
+  return g_rand_int_range (rng, lo, hi_inclusive + 1);
+}
+
+/* ---- GEMM ---- */
+
+static void
+check_gemm (int64_t m, int64_t n, int64_t k, bool ta, bool tb, bool accumulate)
+{
+  float *a = g_new (float, m * k + 1), *b = g_new (float, k * n + 1);
+  int64_t ldc = n + 3;
+  float *c = g_new (float, m * ldc + 1);
+  double *ref = g_new (double, m * n);
+
+  for (int64_t i = 0; i < m * k; i++)
+    a[i] = (float) rnd ();
+  for (int64_t i = 0; i < k * n; i++)
+    b[i] = (float) rnd ();
+  for (int64_t i = 0; i < m * ldc; i++)
+    c[i] = (float) rnd ();
+
+  ExecutorchSgemm g = {
+    .m = m, .n = n, .k = k,
+    .a = a, .a_rs = ta ? 1 : k, .a_cs = ta ? m : 1,
+    .b = b, .b_rs = tb ? 1 : n, .b_cs = tb ? k : 1,
+    .c = c, .ldc = ldc,
+    .accumulate = accumulate,
+  };
+  for (int64_t i = 0; i < m; i++)
+    for (int64_t j = 0; j < n; j++) {
+      double acc = accumulate ? c[i * ldc + j] : 0.0;
+      for (int64_t p = 0; p < k; p++)
+        acc += (double) a[i * g.a_rs + p * g.a_cs] * b[p * g.b_rs + j * g.b_cs];
+      ref[i * n + j] = acc;
+    }
+  float pad = c[0 * ldc + n];   /* columns past n are never written */
+  g_assert_true (_executorch_sgemm (&g));
+  for (int64_t i = 0; i < m; i++)
+    for (int64_t j = 0; j < n; j++) {
+      double got = c[i * ldc + j], want = ref[i * n + j];
+      if (!(fabs (got - want) <= 1e-5 * (double) (k + 1) * (1.0 + fabs (want))))
+        g_error ("gemm %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT
+                 " ta=%d tb=%d acc=%d: C[%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT "] = %.7g, expected %.7g",
+                 m, n, k, ta, tb, accumulate, i, j, got, want);
+    }
+  if (n > 0 && m > 0)
+    g_assert_cmpfloat (c[0 * ldc + n], ==, pad);
+  g_free (a);
+  g_free (b);
+  g_free (c);
+  g_free (ref);
+}
+
+static void
+test_gemm_odd_sizes (void)
+{
+  static const int64_t sizes[] = { 1, 7, 17, 63, 129 };
+
+  for (int kernel = 0; kernel < 2; kernel++) {
+    _executorch_sgemm_force_generic (kernel == 1);
+    for (guint threads = 1; threads <= 2; threads++) {
+      executorch_threadpool_set_num_threads (threads);
+      for (size_t i = 0; i < G_N_ELEMENTS (sizes); i++)
+        for (size_t j = 0; j < G_N_ELEMENTS (sizes); j++)
+          for (size_t l = 0; l < G_N_ELEMENTS (sizes); l++) {
+            int variant = (int) ((i + j + l + threads) % 4);
+            check_gemm (sizes[i], sizes[j], sizes[l], variant & 1, variant & 2, (i + l) % 2);
+          }
+    }
+  }
+  /* Larger than one block in every direction (k > 256, n > 2048 is too
+   * slow here; m > 96 rows per tile and several column tiles). */
+  executorch_threadpool_set_num_threads (2);
+  check_gemm (200, 300, 300, false, false, false);
+  check_gemm (131, 2100, 20, false, true, true);
+  _executorch_sgemm_force_generic (false);
+  check_gemm (200, 300, 300, true, false, false);
+  check_gemm (0, 5, 5, false, false, false);
+  check_gemm (5, 5, 0, false, false, true);
+  check_gemm (5, 5, 0, false, false, false);
+  executorch_threadpool_set_num_threads (0);
+}
+
+/* ---- Kernel arguments ---- */
+
+typedef struct {
+  EtTensor t;
+  EtValue v;
+} Tensor;
+
+/* Storage for @sizes in @dim_order (NULL = contiguous), filled from the
+ * logical row-major @values (NULL = zeros). */
+static void
+tensor_new (Tensor *x, int type, uint32_t ndim, const int64_t *sizes, const uint8_t *dim_order,
+            const double *values)
+{
+  memset (x, 0, sizeof *x);
+  x->t.ndim = ndim;
+  x->t.scalar_type = (int8_t) type;
+  x->t.device_type = ET_DEVICE_CPU;
+  x->t.shape_dynamism = ET_SHAPE_DYNAMIC_BOUND;
+  x->t.numel = 1;
+  for (uint32_t d = 0; d < ndim; d++) {
+    x->t.sizes[d] = sizes[d];
+    x->t.dim_order[d] = dim_order ? dim_order[d] : (uint8_t) d;
+    x->t.numel *= sizes[d];
+  }
+  et_strides_from_dim_order (ndim, x->t.sizes, x->t.dim_order, x->t.strides);
+  x->t.nbytes = (size_t) x->t.numel * et_scalar_type_size (type);
+  x->t.capacity = x->t.nbytes;
+  x->t.data = g_malloc0 (x->t.nbytes + 8);
+  x->v.tag = ET_VALUE_TENSOR;
+  x->v.u.tensor = &x->t;
+  if (values == NULL)
+    return;
+  for (int64_t i = 0; i < x->t.numel; i++) {
+    int64_t rem = i, off = 0;
+    for (int d = (int) ndim - 1; d >= 0; d--) {
+      off += (rem % sizes[d]) * x->t.strides[d];
+      rem /= sizes[d];
+    }
+    double v = values[i];
+    char *p = (char *) x->t.data + off * et_scalar_type_size (type);
+    switch (type) {
+    case ET_SCALAR_FLOAT: *(float *) p = (float) v; break;
+    case ET_SCALAR_DOUBLE: *(double *) p = v; break;
+    case ET_SCALAR_HALF: { _Float16 h = (_Float16) v; memcpy (p, &h, 2); break; }
+    case ET_SCALAR_BFLOAT16: { float f = (float) v; guint32 u; memcpy (&u, &f, 4); guint16 b = (guint16) (u >> 16); memcpy (p, &b, 2); break; }
+    case ET_SCALAR_INT: *(gint32 *) p = (gint32) v; break;
+    case ET_SCALAR_LONG: *(gint64 *) p = (gint64) v; break;
+    case ET_SCALAR_CHAR: *(gint8 *) p = (gint8) v; break;
+    case ET_SCALAR_BOOL: *(guint8 *) p = v != 0; break;
+    default: g_assert_not_reached ();
+    }
+  }
+}
+
+/* The element at logical row-major index @i. */
+static double
+tensor_get (const Tensor *x, int64_t i)
+{
+  int64_t rem = i, off = 0;
+
+  for (int d = (int) x->t.ndim - 1; d >= 0; d--) {
+    off += (rem % x->t.sizes[d]) * x->t.strides[d];
+    rem /= x->t.sizes[d];
+  }
+  const char *p = (const char *) x->t.data + off * et_scalar_type_size (x->t.scalar_type);
+  switch (x->t.scalar_type) {
+  case ET_SCALAR_FLOAT: return *(const float *) p;
+  case ET_SCALAR_DOUBLE: return *(const double *) p;
+  case ET_SCALAR_HALF: { _Float16 h; memcpy (&h, p, 2); return (double) h; }
+  case ET_SCALAR_BFLOAT16: { guint16 b; memcpy (&b, p, 2); guint32 u = (guint32) b << 16; float f; memcpy (&f, &u, 4); return f; }
+  case ET_SCALAR_INT: return *(const gint32 *) p;
+  case ET_SCALAR_LONG: return (double) *(const gint64 *) p;
+  case ET_SCALAR_CHAR: return *(const gint8 *) p;
+  default: g_assert_not_reached ();
+  }
+  return 0;
+}
+
+static void
+tensor_free (Tensor *x)
+{
+  g_free (x->t.data);
+}
+
+typedef struct {
+  EtValue slots[ET_MAX_DIMS];
+  EtValue *ptrs[ET_MAX_DIMS];
+  EtValue v;
+} IntList;
+
+static void
+int_list_init (IntList *l, uint32_t n, const int64_t *items)
+{
+  memset (l, 0, sizeof *l);
+  for (uint32_t i = 0; i < n; i++) {
+    l->slots[i].tag = ET_VALUE_INT;
+    l->slots[i].u.int_value = items[i];
+    l->ptrs[i] = &l->slots[i];
+  }
+  l->v.tag = ET_VALUE_LIST_INT;
+  l->v.u.list.items = l->ptrs;
+  l->v.u.list.length = n;
+}
+
+static char last_message[256];
+
+static EtError
+call (const char *name, EtValue **args, uint32_t n_args)
+{
+  const EtKernel *k = et_registry_find_kernel (et_registry_get_default (), name);
+
+  g_assert_nonnull (k);
+  last_message[0] = '\0';
+  return et_kernel_call (k, args, n_args, last_message, sizeof last_message);
+}
+
+/* ---- Convolution ---- */
+
+typedef struct {
+  int spatial;             /* 1 or 2 */
+  int64_t n, cin, h, w, cout, kh, kw;
+  int64_t sh, sw, ph, pw, dh, dw, oph, opw, groups;
+  bool transposed, bias, channels_last_in, channels_last_out, channels_last_w;
+  int type, bias_type;
+} ConvCase;
+
+static void
+conv_out_size (const ConvCase *c, int64_t *oh, int64_t *ow)
+{
+  if (c->transposed) {
+    *oh = (c->h - 1) * c->sh - 2 * c->ph + c->dh * (c->kh - 1) + c->oph + 1;
+    *ow = (c->w - 1) * c->sw - 2 * c->pw + c->dw * (c->kw - 1) + c->opw + 1;
+  } else {
+    int64_t a = c->h + 2 * c->ph - c->dh * (c->kh - 1) - 1, b = c->w + 2 * c->pw - c->dw * (c->kw - 1) - 1;
+    *oh = a < 0 || c->sh < 1 ? 0 : a / c->sh + 1;
+    *ow = b < 0 || c->sw < 1 ? 0 : b / c->sw + 1;
+  }
+}
+
+/* Reference on logical NCHW arrays (H = 1 for 1-D). */
+static void
+conv_reference (const ConvCase *c, const double *x, const double *w, const double *bias, int64_t oh_n,
+                int64_t ow_n, double *y)
+{
+  int64_t cin_g = c->cin / c->groups, cout_g = c->cout / c->groups;
+
+  for (int64_t b = 0; b < c->n; b++)
+    for (int64_t co = 0; co < c->cout; co++)
+      for (int64_t p = 0; p < oh_n * ow_n; p++)
+        y[(b * c->cout + co) * oh_n * ow_n + p] = c->bias ? bias[co] : 0.0;
+  for (int64_t b = 0; b < c->n; b++)
+    for (int64_t g = 0; g < c->groups; g++)
+      for (int64_t cig = 0; cig < cin_g; cig++)
+        for (int64_t cog = 0; cog < cout_g; cog++)
+          for (int64_t kh = 0; kh < c->kh; kh++)
+            for (int64_t kw = 0; kw < c->kw; kw++) {
+              int64_t ci = g * cin_g + cig, co = g * cout_g + cog;
+              double wv = c->transposed ? w[((ci * cout_g + cog) * c->kh + kh) * c->kw + kw]
+                                        : w[((co * cin_g + cig) * c->kh + kh) * c->kw + kw];
+              if (!c->transposed) {
+                for (int64_t oh = 0; oh < oh_n; oh++)
+                  for (int64_t ow = 0; ow < ow_n; ow++) {
+                    int64_t ih = oh * c->sh - c->ph + kh * c->dh, iw = ow * c->sw - c->pw + kw * c->dw;
+                    if (ih >= 0 && ih < c->h && iw >= 0 && iw < c->w)
+                      y[((b * c->cout + co) * oh_n + oh) * ow_n + ow] +=
+                        x[((b * c->cin + ci) * c->h + ih) * c->w + iw] * wv;
+                  }
+              } else {
+                for (int64_t ih = 0; ih < c->h; ih++)
+                  for (int64_t iw = 0; iw < c->w; iw++) {
+                    int64_t oh = ih * c->sh - c->ph + kh * c->dh, ow = iw * c->sw - c->pw + kw * c->dw;
+                    if (oh >= 0 && oh < oh_n && ow >= 0 && ow < ow_n)
+                      y[((b * c->cout + co) * oh_n + oh) * ow_n + ow] +=
+                        x[((b * c->cin + ci) * c->h + ih) * c->w + iw] * wv;
+                  }
+              }
+            }
+}
+
+static double
+rounded_value (int type)
+{
+  switch (type) {
+  case ET_SCALAR_FLOAT:
+  case ET_SCALAR_DOUBLE:
+    return rnd ();
+  case ET_SCALAR_HALF:
+  case ET_SCALAR_BFLOAT16:
+    return (double) rnd_int (-8, 8) / 8.0;   /* exact in both */
+  default:
+    return rnd_int (-5, 5);
+  }
+}
+
+static double
+tolerance (int type)
+{
+  switch (type) {
+  case ET_SCALAR_FLOAT: return 1e-4;
+  case ET_SCALAR_DOUBLE: return 1e-10;
+  case ET_SCALAR_HALF: return 2e-2;
+  case ET_SCALAR_BFLOAT16: return 1e-1;
+  default: return 0;
+  }
+}
+
+static const uint8_t channels_last[4] = { 0, 2, 3, 1 };
+
+/* Builds the call of @c; returns the kernel's result.  On success compares
+ * with the reference. */
+static EtError
+run_conv (const ConvCase *c, bool check)
+{
+  uint32_t nd = (uint32_t) c->spatial + 2;
+  int64_t cin_g = c->cin / (c->groups > 0 ? c->groups : 1);
+  int64_t xs[4] = { c->n, c->cin, c->h, c->w };
+  int64_t ws[4];
+  int64_t oh, ow;
+  conv_out_size (c, &oh, &ow);
+  if (c->transposed) {
+    ws[0] = c->cin; ws[1] = c->cout / (c->groups > 0 ? c->groups : 1);
+  } else {
+    ws[0] = c->cout; ws[1] = cin_g;
+  }
+  ws[2] = c->kh; ws[3] = c->kw;
+  int64_t ys[4] = { c->n, c->cout, oh > 0 ? oh : 1, ow > 0 ? ow : 1 };
+  if (c->spatial == 1) {
+    xs[2] = c->w; ws[2] = c->kw; ys[2] = ys[3];
+  }
+  int64_t xn = c->n * c->cin * c->h * c->w, wn = ws[0] * ws[1] * c->kh * c->kw;
+  int64_t yn = ys[0] * ys[1] * (c->spatial == 2 ? ys[2] * ys[3] : ys[2]);
+  double *xv = g_new (double, xn + 1), *wv = g_new (double, wn + 1), *bv = g_new (double, c->cout + 1);
+  double *ref = g_new (double, yn + 1);
+  for (int64_t i = 0; i < xn; i++)
+    xv[i] = rounded_value (c->type);
+  for (int64_t i = 0; i < wn; i++)
+    wv[i] = rounded_value (c->type);
+  for (int64_t i = 0; i < c->cout; i++)
+    bv[i] = rounded_value (c->bias_type);
+
+  Tensor x, w, b, y;
+  bool cl = c->spatial == 2;
+  tensor_new (&x, c->type, nd, xs, cl && c->channels_last_in ? channels_last : NULL, xv);
+  tensor_new (&w, c->type, nd, ws, cl && c->channels_last_w ? channels_last : NULL, wv);
+  tensor_new (&b, c->bias_type, 1, &c->cout, NULL, bv);
+  tensor_new (&y, c->type, nd, ys, cl && c->channels_last_out ? channels_last : NULL, NULL);
+
+  int64_t stride[2] = { c->sh, c->sw }, pad[2] = { c->ph, c->pw }, dil[2] = { c->dh, c->dw };
+  int64_t opad[2] = { c->oph, c->opw };
+  int off = c->spatial == 2 ? 0 : 1;
+  IntList ls, lp, ld, lo;
+  int_list_init (&ls, (uint32_t) c->spatial, stride + off);
+  int_list_init (&lp, (uint32_t) c->spatial, pad + off);
+  int_list_init (&ld, (uint32_t) c->spatial, dil + off);
+  int_list_init (&lo, (uint32_t) c->spatial, opad + off);
+  EtValue none = { .tag = ET_VALUE_NONE }, tr = { .tag = ET_VALUE_BOOL }, groups = { .tag = ET_VALUE_INT };
+  tr.u.bool_value = c->transposed;
+  groups.u.int_value = c->groups;
+  EtValue *args[11] = { &x.v, &w.v, c->bias ? &b.v : &none, &ls.v, &lp.v, &ld.v, &tr, &lo.v, &groups,
+                        &y.v, &y.v };
+  EtError err = call ("aten::convolution.out", args, 11);
+
+  if (err == ET_OK && check) {
+    g_assert_cmpint (y.t.sizes[0], ==, c->n);
+    g_assert_cmpint (y.t.sizes[1], ==, c->cout);
+    g_assert_cmpint (y.t.sizes[nd - 1], ==, ow);
+    if (c->spatial == 2)
+      g_assert_cmpint (y.t.sizes[2], ==, oh);
+    conv_reference (c, xv, wv, bv, c->spatial == 2 ? oh : 1, ow, ref);
+    double tol = tolerance (c->type);
+    int64_t k = cin_g * c->kh * c->kw;
+    for (int64_t i = 0; i < y.t.numel; i++) {
+      double got = tensor_get (&y, i), want = ref[i];
+      if (!(fabs (got - want) <= tol * (1.0 + sqrt ((double) k)) * (1.0 + fabs (want))))
+        g_error ("conv %dd %s n=%" G_GINT64_FORMAT " cin=%" G_GINT64_FORMAT " cout=%" G_GINT64_FORMAT
+                 " k=%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT " s=%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT
+                 " p=%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT " d=%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT
+                 " g=%" G_GINT64_FORMAT " type=%d: element %" G_GINT64_FORMAT " = %.7g, expected %.7g",
+                 c->spatial, c->transposed ? "transposed" : "", c->n, c->cin, c->cout, c->kh, c->kw, c->sh,
+                 c->sw, c->ph, c->pw, c->dh, c->dw, c->groups, c->type, i, got, want);
+    }
+  }
+  tensor_free (&x);
+  tensor_free (&w);
+  tensor_free (&b);
+  tensor_free (&y);
+  g_free (xv);
+  g_free (wv);
+  g_free (bv);
+  g_free (ref);
+  return err;
+}
+
+/* A random valid case. */
+static void
+random_case (ConvCase *c, int type)
+{
+  memset (c, 0, sizeof *c);
+  c->type = type;
+  c->bias_type = rnd_int (0, 3) == 0 && type == ET_SCALAR_FLOAT ? ET_SCALAR_DOUBLE : type;
+  c->spatial = rnd_int (1, 4) == 1 ? 1 : 2;
+  c->n = rnd_int (0, 9) == 0 ? 0 : rnd_int (1, 3);
+  int shape = rnd_int (0, 5);
+  c->groups = shape == 0 ? rnd_int (2, 3) : 1;
+  int64_t cin_g = rnd_int (1, 5), cout_g = rnd_int (1, 5);
+  if (shape == 1) {            /* depthwise */
+    c->groups = rnd_int (1, 8);
+    cin_g = 1;
+    cout_g = rnd_int (1, 2);
+  }
+  c->cin = cin_g * c->groups;
+  c->cout = cout_g * c->groups;
+  c->transposed = rnd_int (0, 4) == 0;
+  c->kh = c->spatial == 2 ? rnd_int (1, 5) : 1;
+  c->kw = rnd_int (1, 5);
+  if (shape == 2)
+    c->kh = c->kw = 1;
+  c->sh = c->spatial == 2 ? rnd_int (1, 3) : 1;
+  c->sw = rnd_int (1, 3);
+  c->dh = c->spatial == 2 ? rnd_int (1, 2) : 1;
+  c->dw = rnd_int (1, 2);
+  if (shape == 2 && rnd_int (0, 1)) {
+    c->sh = c->sw = 1;
+    c->dh = c->dw = 1;
+  }
+  c->ph = c->spatial == 2 ? rnd_int (0, 2) : 0;
+  c->pw = rnd_int (0, 2);
+  if (shape == 2 && !c->transposed && rnd_int (0, 1))
+    c->ph = c->pw = 0;
+  c->h = c->spatial == 2 ? rnd_int (1, 12) : 1;
+  c->w = rnd_int (1, 40);
+  if (c->transposed) {
+    int64_t mh = c->sh > c->dh ? c->sh : c->dh, mw = c->sw > c->dw ? c->sw : c->dw;
+    c->oph = c->spatial == 2 ? rnd_int (0, (int) mh - 1) : 0;
+    c->opw = rnd_int (0, (int) mw - 1);
+  }
+  c->bias = rnd_int (0, 1);
+  c->channels_last_in = rnd_int (0, 3) == 0;
+  c->channels_last_out = rnd_int (0, 3) == 0;
+  c->channels_last_w = rnd_int (0, 5) == 0;
+}
+
+static void
+test_conv_random_float (void)
+{
+  int done = 0;
+
+  for (guint threads = 1; threads <= 2; threads++) {
+    executorch_threadpool_set_num_threads (threads);
+    for (int i = 0; i < 300; i++) {
+      ConvCase c;
+      int64_t oh, ow;
+      random_case (&c, ET_SCALAR_FLOAT);
+      conv_out_size (&c, &oh, &ow);
+      EtError err = run_conv (&c, true);
+      if ((c.spatial == 2 && oh < 1) || ow < 1) {
+        g_assert_cmpint (err, ==, ET_ERROR_INVALID_ARGUMENT);
+        g_assert_nonnull (strstr (last_message, "output"));
+        continue;
+      }
+      if (err != ET_OK)
+        g_error ("case %d failed: %s", i, last_message);
+      done++;
+    }
+  }
+  g_assert_cmpint (done, >, 300);
+  executorch_threadpool_set_num_threads (0);
+}
+
+/* Shapes big enough for the GEMM's blocking, threading and every path. */
+static void
+test_conv_large (void)
+{
+  static const ConvCase cases[] = {
+    /* 3x3 pad 1 (ResNet), im2col with several tiles */
+    { 2, 2, 16, 20, 20, 32, 3, 3, 1, 1, 1, 1, 1, 1, 0, 0, 1, false, true, false, false, false, ET_SCALAR_FLOAT, ET_SCALAR_FLOAT },
+    /* 1x1 direct GEMM, channels-last input and output */
+    { 2, 1, 64, 14, 14, 40, 1, 1, 1, 1, 0, 0, 1, 1, 0, 0, 1, false, true, true, true, false, ET_SCALAR_FLOAT, ET_SCALAR_FLOAT },
+    /* depthwise 3x3 stride 2 (MobileNet) */
+    { 2, 1, 32, 17, 17, 32, 3, 3, 2, 2, 1, 1, 1, 1, 0, 0, 32, false, true, false, false, false, ET_SCALAR_FLOAT, ET_SCALAR_FLOAT },
+    /* depthwise 5x5 dilation 2 */
+    { 2, 2, 8, 19, 23, 8, 5, 5, 1, 1, 4, 4, 2, 2, 0, 0, 8, false, false, false, false, false, ET_SCALAR_FLOAT, ET_SCALAR_FLOAT },
+    /* 7x7 stride 2 stem */
+    { 2, 1, 3, 40, 40, 16, 7, 7, 2, 2, 3, 3, 1, 1, 0, 0, 1, false, true, true, false, false, ET_SCALAR_FLOAT, ET_SCALAR_FLOAT },
+    /* transposed 4x4 stride 2 */
+    { 2, 2, 16, 9, 9, 8, 4, 4, 2, 2, 1, 1, 1, 1, 1, 0, 2, true, true, false, false, true, ET_SCALAR_FLOAT, ET_SCALAR_FLOAT },
+    /* 1-D, wide */
+    { 1, 3, 12, 1, 300, 24, 1, 5, 1, 2, 0, 2, 1, 1, 0, 0, 3, false, true, false, false, false, ET_SCALAR_FLOAT, ET_SCALAR_FLOAT },
+  };
+
+  for (guint threads = 1; threads <= 2; threads++) {
+    executorch_threadpool_set_num_threads (threads);
+    for (size_t i = 0; i < G_N_ELEMENTS (cases); i++)
+      if (run_conv (&cases[i], true) != ET_OK)
+        g_error ("large case %zu failed: %s", i, last_message);
+  }
+  executorch_threadpool_set_num_threads (0);
+}
+
+static void
+test_conv_dtypes (void)
+{
+  static const int types[] = { ET_SCALAR_DOUBLE, ET_SCALAR_HALF, ET_SCALAR_BFLOAT16, ET_SCALAR_INT,
+                               ET_SCALAR_LONG, ET_SCALAR_CHAR };
+
+  for (size_t t = 0; t < G_N_ELEMENTS (types); t++)
+    for (int i = 0; i < 40; i++) {
+      ConvCase c;
+      int64_t oh, ow;
+      random_case (&c, types[t]);
+      c.bias_type = types[t];
+      if (types[t] == ET_SCALAR_CHAR)
+        c.bias_type = ET_SCALAR_LONG;   /* bias may differ in dtype */
+      if (types[t] == ET_SCALAR_HALF || types[t] == ET_SCALAR_BFLOAT16) {
+        /* Keep sums small enough to be exact. */
+        c.kh = c.kh > 2 ? 2 : c.kh;
+        c.kw = c.kw > 2 ? 2 : c.kw;
+      }
+      conv_out_size (&c, &oh, &ow);
+      if ((c.spatial == 2 && oh < 1) || ow < 1)
+        continue;
+      if (types[t] == ET_SCALAR_CHAR) {
+        /* int8 wraps; keep the reference exact by using tiny kernels. */
+        c.cin = c.groups;
+        c.kh = c.kw = 1;
+        conv_out_size (&c, &oh, &ow);
+        if ((c.spatial == 2 && oh < 1) || ow < 1)
+          continue;
+      }
+      if (run_conv (&c, true) != ET_OK)
+        g_error ("dtype %d case %d failed: %s", types[t], i, last_message);
+    }
+}
+
+static void
+expect_conv_error (const ConvCase *c, const char *what)
+{
+  EtError err = run_conv (c, false);
+  if (err == ET_OK)
+    g_error ("expected an error for %s", what);
+  g_test_message ("%s: %s", what, last_message);
+  g_assert_cmpstr (last_message, !=, "");
+}
+
+static void
+test_conv_errors (void)
+{
+  const ConvCase good = { 2, 1, 4, 6, 6, 6, 3, 3, 1, 1, 1, 1, 1, 1, 0, 0, 2, false, true, false, false, false,
+                          ET_SCALAR_FLOAT, ET_SCALAR_FLOAT };
+  ConvCase c;
+
+  g_assert_cmpint (run_conv (&good, true), ==, ET_OK);
+
+  c = good; c.groups = 3;   /* does not divide cin */
+  expect_conv_error (&c, "groups not dividing channels");
+  c = good; c.groups = 0;
+  expect_conv_error (&c, "groups 0");
+  c = good; c.sh = 0;
+  expect_conv_error (&c, "stride 0");
+  c = good; c.ph = -1;
+  expect_conv_error (&c, "negative padding");
+  c = good; c.dw = 0;
+  expect_conv_error (&c, "dilation 0");
+  c = good; c.kh = 9; c.ph = 0;
+  expect_conv_error (&c, "output size <= 0");
+  c = good; c.type = ET_SCALAR_BOOL; c.bias = false;
+  expect_conv_error (&c, "Bool");
+  c = good; c.transposed = true; c.oph = 1;   /* stride 1, dilation 1 */
+  expect_conv_error (&c, "output_padding >= stride and dilation");
+  c = good; c.h = 0;
+  expect_conv_error (&c, "empty spatial input");
+
+  /* Hand-made stacks: wrong bias length, wrong weight shape, dtype
+   * mismatch, wrong argument count and tags. */
+  int64_t xs[4] = { 1, 4, 5, 5 }, ws[4] = { 6, 2, 3, 3 }, bs = 5, ys[4] = { 1, 6, 3, 3 };
+  Tensor x, w, b, y, wd;
+  tensor_new (&x, ET_SCALAR_FLOAT, 4, xs, NULL, NULL);
+  tensor_new (&w, ET_SCALAR_FLOAT, 4, ws, NULL, NULL);
+  tensor_new (&b, ET_SCALAR_FLOAT, 1, &bs, NULL, NULL);
+  tensor_new (&y, ET_SCALAR_FLOAT, 4, ys, NULL, NULL);
+  tensor_new (&wd, ET_SCALAR_DOUBLE, 4, ws, NULL, NULL);
+  int64_t one[2] = { 1, 1 }, zero[2] = { 0, 0 };
+  IntList ls, lp, ld, lo, l3;
+  int_list_init (&ls, 2, one);
+  int_list_init (&lp, 2, zero);
+  int_list_init (&ld, 2, one);
+  int_list_init (&lo, 2, zero);
+  int64_t three[3] = { 1, 1, 1 };
+  int_list_init (&l3, 3, three);
+  EtValue none = { .tag = ET_VALUE_NONE }, tr = { .tag = ET_VALUE_BOOL }, groups = { .tag = ET_VALUE_INT };
+  groups.u.int_value = 2;
+  EtValue *args[11] = { &x.v, &w.v, &b.v, &ls.v, &lp.v, &ld.v, &tr, &lo.v, &groups, &y.v, &y.v };
+
+  g_assert_cmpint (call ("aten::convolution.out", args, 11), ==, ET_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull (strstr (last_message, "bias"));
+  args[2] = &none;
+  g_assert_cmpint (call ("aten::convolution.out", args, 11), ==, ET_OK);
+  groups.u.int_value = 1;   /* weight [6, 2, ...] needs cin/groups == 2 */
+  g_assert_cmpint (call ("aten::convolution.out", args, 11), ==, ET_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull (strstr (last_message, "weight"));
+  groups.u.int_value = 2;
+  args[1] = &wd.v;
+  g_assert_cmpint (call ("aten::convolution.out", args, 11), ==, ET_ERROR_INVALID_ARGUMENT);
+  args[1] = &w.v;
+  args[3] = &l3.v;
+  g_assert_cmpint (call ("aten::convolution.out", args, 11), ==, ET_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull (strstr (last_message, "stride"));
+  args[3] = &ls.v;
+  args[6] = &groups;   /* transposed must be a Bool */
+  g_assert_cmpint (call ("aten::convolution.out", args, 11), !=, ET_OK);
+  args[6] = &tr;
+  g_assert_cmpint (call ("aten::convolution.out", args, 10), !=, ET_OK);
+  args[0] = &w.v;      /* input [6, 2, 3, 3] vs weight: cin mismatch */
+  g_assert_cmpint (call ("aten::convolution.out", args, 11), ==, ET_ERROR_INVALID_ARGUMENT);
+  tensor_free (&x);
+  tensor_free (&w);
+  tensor_free (&b);
+  tensor_free (&y);
+  tensor_free (&wd);
+}
+
+/* ---- linear and bmm ---- */
+
+static void
+run_linear (uint32_t nd, const int64_t *in_sizes, int64_t out_f, int bias_kind, bool weight_transposed_view)
+{
+  int64_t in_f = in_sizes[nd - 1], m = 1;
+  for (uint32_t d = 0; d + 1 < nd; d++)
+    m *= in_sizes[d];
+  double *xv = g_new (double, m * in_f + 1), *wv = g_new (double, out_f * in_f + 1);
+  double bv[4096];
+  for (int64_t i = 0; i < m * in_f; i++)
+    xv[i] = rnd ();
+  for (int64_t i = 0; i < out_f * in_f; i++)
+    wv[i] = rnd ();
+  for (int64_t i = 0; i < out_f; i++)
+    bv[i] = rnd ();
+
+  int64_t ws[2] = { out_f, in_f }, bsz = bias_kind == 2 ? 1 : out_f, ys[ET_MAX_DIMS];
+  memcpy (ys, in_sizes, nd * sizeof (int64_t));
+  ys[nd - 1] = out_f;
+  static const uint8_t transposed_order[2] = { 1, 0 };
+  Tensor x, w, b, y;
+  tensor_new (&x, ET_SCALAR_FLOAT, nd, in_sizes, NULL, xv);
+  tensor_new (&w, ET_SCALAR_FLOAT, 2, ws, weight_transposed_view ? transposed_order : NULL, wv);
+  tensor_new (&b, ET_SCALAR_FLOAT, 1, &bsz, NULL, bv);
+  tensor_new (&y, ET_SCALAR_FLOAT, nd, ys, NULL, NULL);
+  EtValue none = { .tag = ET_VALUE_NONE };
+  EtValue *args[5] = { &x.v, &w.v, bias_kind ? &b.v : &none, &y.v, &y.v };
+  if (call ("aten::linear.out", args, 5) != ET_OK)
+    g_error ("linear failed: %s", last_message);
+  for (int64_t i = 0; i < m; i++)
+    for (int64_t j = 0; j < out_f; j++) {
+      double want = bias_kind == 1 ? bv[j] : bias_kind == 2 ? bv[0] : 0.0;
+      for (int64_t p = 0; p < in_f; p++)
+        want += (double) (float) xv[i * in_f + p] * (double) (float) wv[j * in_f + p];
+      double got = tensor_get (&y, i * out_f + j);
+      if (!(fabs (got - want) <= 1e-4 * (1.0 + sqrt ((double) in_f)) * (1.0 + fabs (want))))
+        g_error ("linear [%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT "] -> %" G_GINT64_FORMAT
+                 ": %.7g, expected %.7g", m, in_f, out_f, got, want);
+    }
+  tensor_free (&x);
+  tensor_free (&w);
+  tensor_free (&b);
+  tensor_free (&y);
+  g_free (xv);
+  g_free (wv);
+}
+
+static void
+test_linear (void)
+{
+  static const int64_t odd[] = { 1, 7, 17, 63, 129 };
+
+  for (guint threads = 1; threads <= 2; threads++) {
+    executorch_threadpool_set_num_threads (threads);
+    for (size_t i = 0; i < G_N_ELEMENTS (odd); i++)
+      for (size_t j = 0; j < G_N_ELEMENTS (odd); j++) {
+        int64_t s2[2] = { odd[i], odd[j] };
+        run_linear (2, s2, odd[(i + j) % 5], (int) ((i + j) % 3), (i * j) % 2);
+      }
+    int64_t s3[3] = { 2, 5, 33 }, s1[1] = { 20 }, s4[4] = { 2, 1, 3, 70 };
+    run_linear (3, s3, 130, 1, false);
+    run_linear (1, s1, 9, 1, false);
+    run_linear (4, s4, 300, 2, true);
+  }
+  executorch_threadpool_set_num_threads (0);
+
+  /* Errors: in-feature mismatch, bias length, dtype. */
+  int64_t xs[2] = { 3, 4 }, ws[2] = { 5, 4 }, wbad[2] = { 5, 3 }, b3 = 3, ys[2] = { 3, 5 };
+  Tensor x, w, wb, b, y, xd;
+  tensor_new (&x, ET_SCALAR_FLOAT, 2, xs, NULL, NULL);
+  tensor_new (&xd, ET_SCALAR_DOUBLE, 2, xs, NULL, NULL);
+  tensor_new (&w, ET_SCALAR_FLOAT, 2, ws, NULL, NULL);
+  tensor_new (&wb, ET_SCALAR_FLOAT, 2, wbad, NULL, NULL);
+  tensor_new (&b, ET_SCALAR_FLOAT, 1, &b3, NULL, NULL);
+  tensor_new (&y, ET_SCALAR_FLOAT, 2, ys, NULL, NULL);
+  EtValue none = { .tag = ET_VALUE_NONE };
+  EtValue *args[5] = { &x.v, &wb.v, &none, &y.v, &y.v };
+  g_assert_cmpint (call ("aten::linear.out", args, 5), ==, ET_ERROR_INVALID_ARGUMENT);
+  args[1] = &w.v;
+  args[2] = &b.v;
+  g_assert_cmpint (call ("aten::linear.out", args, 5), ==, ET_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull (strstr (last_message, "bias"));
+  args[2] = &none;
+  args[0] = &xd.v;
+  g_assert_cmpint (call ("aten::linear.out", args, 5), ==, ET_ERROR_INVALID_ARGUMENT);
+  args[0] = &x.v;
+  g_assert_cmpint (call ("aten::linear.out", args, 4), !=, ET_OK);
+  g_assert_cmpint (call ("aten::linear.out", args, 5), ==, ET_OK);
+  tensor_free (&x);
+  tensor_free (&xd);
+  tensor_free (&w);
+  tensor_free (&wb);
+  tensor_free (&b);
+  tensor_free (&y);
+}
+
+/* bmm: many small batches go one batch per task. */
+static void
+test_bmm_batches (void)
+{
+  int64_t bsz = 37, m = 7, k = 17, n = 9;
+  int64_t as[3] = { bsz, m, k }, bs[3] = { bsz, k, n }, cs[3] = { bsz, m, n };
+  double *av = g_new (double, bsz * m * k), *bv = g_new (double, bsz * k * n);
+  for (int64_t i = 0; i < bsz * m * k; i++)
+    av[i] = rnd ();
+  for (int64_t i = 0; i < bsz * k * n; i++)
+    bv[i] = rnd ();
+  for (guint threads = 1; threads <= 2; threads++) {
+    executorch_threadpool_set_num_threads (threads);
+    Tensor a, b, c;
+    tensor_new (&a, ET_SCALAR_FLOAT, 3, as, NULL, av);
+    tensor_new (&b, ET_SCALAR_FLOAT, 3, bs, NULL, bv);
+    tensor_new (&c, ET_SCALAR_FLOAT, 3, cs, NULL, NULL);
+    EtValue *args[4] = { &a.v, &b.v, &c.v, &c.v };
+    g_assert_cmpint (call ("aten::bmm.out", args, 4), ==, ET_OK);
+    for (int64_t z = 0; z < bsz; z++)
+      for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < n; j++) {
+          double want = 0;
+          for (int64_t p = 0; p < k; p++)
+            want += (double) (float) av[(z * m + i) * k + p] * (double) (float) bv[(z * k + p) * n + j];
+          g_assert_cmpfloat_with_epsilon (tensor_get (&c, (z * m + i) * n + j), want, 1e-4);
+        }
+    tensor_free (&a);
+    tensor_free (&b);
+    tensor_free (&c);
+  }
+  executorch_threadpool_set_num_threads (0);
+  g_free (av);
+  g_free (bv);
+}
+
+int
+main (int argc, char **argv)
+{
+  char message[256];
+
+  g_test_init (&argc, &argv, NULL);
+  rng = g_rand_new_with_seed (20261202);
+  if (et_registry_add_plugin (executorch_kernels_get_plugin (), message, sizeof message) != ET_OK)
+    g_error ("registering kernels: %s", message);
+  g_test_message ("GEMM microkernel: %s", _executorch_sgemm_kernel_name ());
+
+  g_test_add_func ("/gemm/odd-sizes", test_gemm_odd_sizes);
+  g_test_add_func ("/linear/shapes-and-errors", test_linear);
+  g_test_add_func ("/bmm/batches", test_bmm_batches);
+  g_test_add_func ("/convolution/random-float", test_conv_random_float);
+  g_test_add_func ("/convolution/large", test_conv_large);
+  g_test_add_func ("/convolution/dtypes", test_conv_dtypes);
+  g_test_add_func ("/convolution/errors", test_conv_errors);
+  int ret = g_test_run ();
+  g_rand_free (rng);
+  return ret;
+}
