@@ -50,6 +50,16 @@ extern const EtKernel _executorch_prim_kernels[];
 extern const size_t _executorch_prim_n_kernels;
 extern const EtKernel _executorch_conv_kernels[];
 extern const size_t _executorch_conv_n_kernels;
+extern const EtKernel _executorch_index_kernels[];
+extern const size_t _executorch_index_n_kernels;
+extern const EtKernel _executorch_creation_kernels[];
+extern const size_t _executorch_creation_n_kernels;
+extern const EtKernel _executorch_split_kernels[];
+extern const size_t _executorch_split_n_kernels;
+extern const EtKernel _executorch_shape_extra_kernels[];
+extern const size_t _executorch_shape_extra_n_kernels;
+extern const EtKernel _executorch_reduce_extra_kernels[];
+extern const size_t _executorch_reduce_extra_n_kernels;
 
 /* ---- Scalar types ---- */
 
@@ -104,6 +114,12 @@ int _executorch_promote_with_scalar (int type, const ExecutorchScalar *scalar);
  * it in @type's compute kind to @value (an int64_t, float or double). */
 EtError _executorch_scalar_to_compute (EtKernelContext *ctx, const ExecutorchScalar *scalar,
                                        int type, const char *name, void *value);
+
+/* Eager PyTorch's checked conversion of a fill value: overflow of @type is
+ * an error, a floating value into an integer type truncates, anything into
+ * Bool is != 0.  Writes one element of @type (at most 8 bytes) to @element. */
+EtError _executorch_scalar_to_element (EtKernelContext *ctx, const ExecutorchScalar *scalar,
+                                       int type, const char *name, void *element);
 
 /* ---- Arguments ---- */
 

@@ -25,6 +25,11 @@ static const struct {
   { _executorch_reduce_kernels, &_executorch_reduce_n_kernels },
   { _executorch_prim_kernels, &_executorch_prim_n_kernels },
   { _executorch_conv_kernels, &_executorch_conv_n_kernels },
+  { _executorch_index_kernels, &_executorch_index_n_kernels },
+  { _executorch_creation_kernels, &_executorch_creation_n_kernels },
+  { _executorch_split_kernels, &_executorch_split_n_kernels },
+  { _executorch_shape_extra_kernels, &_executorch_shape_extra_n_kernels },
+  { _executorch_reduce_extra_kernels, &_executorch_reduce_extra_n_kernels },
 };
 
 static bool

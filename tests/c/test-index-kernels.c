@@ -1,0 +1,1401 @@
+/* test-index-kernels.c: indexing, gather/scatter, creation, split, shape and reduction kernels
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Builds argument stacks the way the interpreter does (schema order, the
+ * extra return slot last, IntLists of Int slots, None entries of Tensor?[]
+ * as NULL) and checks results against references computed here.  Error
+ * cases check the code, never a crash.
+ */
+#ifndef EXECUTORCH_USE_UNSTABLE_PLUGIN_API
+#define EXECUTORCH_USE_UNSTABLE_PLUGIN_API 1
+#endif
+#include "executorch-plugin.h"
+
+#include <glib.h>
+#include <math.h>
+#include <string.h>
+
+const EtPluginDesc *executorch_kernels_get_plugin (void);
+
+/* ---- Building arguments ---- */
+
+typedef struct {
+  EtTensor t;
+  EtValue v;
+} Tensor;
+
+static void
+tensor_init_full (Tensor *x, int type, uint32_t ndim, const int64_t *sizes, const uint8_t *dim_order,
+                  void *data, int dynamism, size_t capacity)
+{
+  memset (x, 0, sizeof *x);
+  x->t.ndim = ndim;
+  x->t.scalar_type = (int8_t) type;
+  x->t.shape_dynamism = (uint8_t) dynamism;
+  x->t.device_type = ET_DEVICE_CPU;
+  x->t.numel = 1;
+  for (uint32_t d = 0; d < ndim; d++) {
+    x->t.sizes[d] = sizes[d];
+    x->t.dim_order[d] = dim_order ? dim_order[d] : (uint8_t) d;
+    x->t.numel *= sizes[d];
+  }
+  et_strides_from_dim_order (ndim, x->t.sizes, x->t.dim_order, x->t.strides);
+  x->t.nbytes = (size_t) x->t.numel * et_scalar_type_size (type);
+  x->t.capacity = capacity ? capacity : x->t.nbytes;
+  x->t.data = data;
+  x->v.tag = ET_VALUE_TENSOR;
+  x->v.u.tensor = &x->t;
+}
+
+static void
+tensor_init (Tensor *x, int type, uint32_t ndim, const int64_t *sizes, void *data)
+{
+  tensor_init_full (x, type, ndim, sizes, NULL, data, ET_SHAPE_STATIC, 0);
+}
+
+static void
+tensor_init_dynamic (Tensor *x, int type, uint32_t ndim, const int64_t *sizes, void *data,
+                     size_t capacity_elems)
+{
+  tensor_init_full (x, type, ndim, sizes, NULL, data, ET_SHAPE_DYNAMIC_BOUND,
+                    capacity_elems * et_scalar_type_size (type));
+}
+
+static EtValue
+int_value (int64_t v)
+{
+  EtValue x = { .tag = ET_VALUE_INT };
+  x.u.int_value = v;
+  return x;
+}
+
+static EtValue
+double_value (double v)
+{
+  EtValue x = { .tag = ET_VALUE_DOUBLE };
+  x.u.double_value = v;
+  return x;
+}
+
+static EtValue
+bool_value (bool v)
+{
+  EtValue x = { .tag = ET_VALUE_BOOL };
+  x.u.bool_value = v;
+  return x;
+}
+
+static EtValue
+none_value (void)
+{
+  EtValue x = { .tag = ET_VALUE_NONE };
+  return x;
+}
+
+typedef struct {
+  EtValue slots[32];
+  EtValue *ptrs[32];
+  EtValue v;
+} IntList;
+
+static void
+int_list_init (IntList *l, uint32_t n, const int64_t *items)
+{
+  memset (l, 0, sizeof *l);
+  for (uint32_t i = 0; i < n; i++) {
+    l->slots[i] = int_value (items[i]);
+    l->ptrs[i] = &l->slots[i];
+  }
+  l->v.tag = ET_VALUE_LIST_INT;
+  l->v.u.list.items = l->ptrs;
+  l->v.u.list.length = n;
+}
+
+typedef struct {
+  EtValue *ptrs[8];
+  EtValue v;
+} TensorList;
+
+/* NULL items are None (for optional lists). */
+static void
+tensor_list_init (TensorList *l, uint32_t n, Tensor **items, bool optional)
+{
+  memset (l, 0, sizeof *l);
+  for (uint32_t i = 0; i < n; i++)
+    l->ptrs[i] = items[i] ? &items[i]->v : NULL;
+  l->v.tag = optional ? ET_VALUE_LIST_OPTIONAL_TENSOR : ET_VALUE_LIST_TENSOR;
+  l->v.u.list.items = l->ptrs;
+  l->v.u.list.length = n;
+}
+
+static char last_message[256];
+
+static EtError
+call (const char *name, EtValue **args, uint32_t n_args)
+{
+  const EtKernel *k = et_registry_find_kernel (et_registry_get_default (), name);
+  if (k == NULL)
+    g_error ("kernel %s is not registered", name);
+  last_message[0] = '\0';
+  EtError err = et_kernel_call (k, args, n_args, last_message, sizeof last_message);
+  if (err != ET_OK)
+    g_test_message ("%s failed (0x%x): %s", name, err, last_message);
+  return err;
+}
+
+#define CALL(name, ...) \
+  ({ EtValue *args_[] = { __VA_ARGS__ }; call ((name), args_, G_N_ELEMENTS (args_)); })
+
+static void
+assert_close (double got, double want, double tol)
+{
+  if (!(fabs (got - want) <= tol * (1.0 + fabs (want))) && !(isnan (got) && isnan (want)))
+    g_error ("got %.9g, expected %.9g", got, want);
+}
+
+/* ---- index.Tensor ---- */
+
+static void
+test_index_tensor (void)
+{
+  float x[3 * 4];
+  for (int i = 0; i < 12; i++)
+    x[i] = (float) i;
+  int64_t sx[2] = { 3, 4 };
+  Tensor tx;
+  tensor_init (&tx, ET_SCALAR_FLOAT, 2, sx, x);
+
+  /* x[:, [3, -1, 0]] */
+  int64_t i1[3] = { 3, -1, 0 }, si1[1] = { 3 };
+  Tensor ti1;
+  tensor_init (&ti1, ET_SCALAR_LONG, 1, si1, i1);
+  TensorList l1;
+  Tensor *items1[2] = { NULL, &ti1 };
+  tensor_list_init (&l1, 2, items1, true);
+  float o[12];
+  int64_t so[2] = { 3, 3 };
+  Tensor to;
+  tensor_init (&to, ET_SCALAR_FLOAT, 2, so, o);
+  g_assert_cmpint (CALL ("aten::index.Tensor_out", &tx.v, &l1.v, &to.v, &to.v), ==, ET_OK);
+  for (int r = 0; r < 3; r++) {
+    g_assert_cmpfloat (o[r * 3 + 0], ==, x[r * 4 + 3]);
+    g_assert_cmpfloat (o[r * 3 + 1], ==, x[r * 4 + 3]);
+    g_assert_cmpfloat (o[r * 3 + 2], ==, x[r * 4 + 0]);
+  }
+
+  /* Two broadcasting Int indices: rows [2,1] with cols [3] -> [2, 3]. */
+  int32_t ri[2] = { 0, 2 }, ci[3] = { 1, 2, -4 };
+  int64_t sri[2] = { 2, 1 }, sci[1] = { 3 };
+  Tensor tri, tci;
+  tensor_init (&tri, ET_SCALAR_INT, 2, sri, ri);
+  tensor_init (&tci, ET_SCALAR_INT, 1, sci, ci);
+  Tensor *items2[2] = { &tri, &tci };
+  TensorList l2;
+  tensor_list_init (&l2, 2, items2, true);
+  float o2[6];
+  int64_t so2[2] = { 2, 3 };
+  Tensor to2;
+  tensor_init_dynamic (&to2, ET_SCALAR_FLOAT, 2, so2, o2, 6);
+  g_assert_cmpint (CALL ("aten::index.Tensor_out", &tx.v, &l2.v, &to2.v, &to2.v), ==, ET_OK);
+  g_assert_cmpint (to2.t.sizes[0], ==, 2);
+  g_assert_cmpint (to2.t.sizes[1], ==, 3);
+  for (int a = 0; a < 2; a++)
+    for (int b = 0; b < 3; b++)
+      g_assert_cmpfloat (o2[a * 3 + b], ==, x[ri[a] * 4 + (ci[b] + 4) % 4]);
+
+  /* Bool mask over both dims: x[x > 6] (values 7..11). */
+  bool m[12];
+  for (int i = 0; i < 12; i++)
+    m[i] = x[i] > 6;
+  Tensor tm;
+  tensor_init (&tm, ET_SCALAR_BOOL, 2, sx, m);
+  Tensor *items3[1] = { &tm };
+  TensorList l3;
+  tensor_list_init (&l3, 1, items3, true);
+  float o3[12];
+  int64_t so3[1] = { 12 };
+  Tensor to3;
+  tensor_init_dynamic (&to3, ET_SCALAR_FLOAT, 1, so3, o3, 12);
+  g_assert_cmpint (CALL ("aten::index.Tensor_out", &tx.v, &l3.v, &to3.v, &to3.v), ==, ET_OK);
+  g_assert_cmpint (to3.t.sizes[0], ==, 5);
+  for (int i = 0; i < 5; i++)
+    g_assert_cmpfloat (o3[i], ==, 7 + i);
+
+  /* Out of range is an error (both signs), as is a Float index. */
+  int64_t bad[1] = { 4 }, sb[1] = { 1 };
+  Tensor tb;
+  tensor_init (&tb, ET_SCALAR_LONG, 1, sb, bad);
+  Tensor *items4[2] = { NULL, &tb };
+  TensorList l4;
+  tensor_list_init (&l4, 2, items4, true);
+  g_assert_cmpint (CALL ("aten::index.Tensor_out", &tx.v, &l4.v, &to3.v, &to3.v), ==,
+                   ET_ERROR_INVALID_ARGUMENT);
+  bad[0] = -5;
+  g_assert_cmpint (CALL ("aten::index.Tensor_out", &tx.v, &l4.v, &to3.v, &to3.v), ==,
+                   ET_ERROR_INVALID_ARGUMENT);
+  float fidx[1] = { 0 };
+  Tensor tf;
+  tensor_init (&tf, ET_SCALAR_FLOAT, 1, sb, fidx);
+  Tensor *items5[1] = { &tf };
+  TensorList l5;
+  tensor_list_init (&l5, 1, items5, true);
+  g_assert_cmpint (CALL ("aten::index.Tensor_out", &tx.v, &l5.v, &to3.v, &to3.v), ==,
+                   ET_ERROR_INVALID_ARGUMENT);
+  /* Too many indices. */
+  Tensor *items6[3] = { &ti1, &ti1, &ti1 };
+  TensorList l6;
+  tensor_list_init (&l6, 3, items6, true);
+  g_assert_cmpint (CALL ("aten::index.Tensor_out", &tx.v, &l6.v, &to3.v, &to3.v), ==,
+                   ET_ERROR_INVALID_ARGUMENT);
+  /* Wrong argument count. */
+  g_assert_cmpint (CALL ("aten::index.Tensor_out", &tx.v, &l1.v, &to.v), ==,
+                   ET_ERROR_INVALID_PROGRAM);
+  /* A mismatched static out is refused. */
+  g_assert_cmpint (CALL ("aten::index.Tensor_out", &tx.v, &l2.v, &to.v, &to.v), !=, ET_OK);
+}
+
+static void
+test_index_tensor_non_adjacent (void)
+{
+  /* x [2, 3, 4]; x[i0, :, i2] with i0, i2 of shape [2] -> [2, 3]. */
+  int16_t x[24];
+  for (int i = 0; i < 24; i++)
+    x[i] = (int16_t) (i * 3 - 7);
+  int64_t sx[3] = { 2, 3, 4 };
+  Tensor tx;
+  tensor_init (&tx, ET_SCALAR_SHORT, 3, sx, x);
+  int64_t i0[2] = { 1, 0 }, i2[2] = { -1, 2 }, si[1] = { 2 };
+  Tensor t0, t2;
+  tensor_init (&t0, ET_SCALAR_LONG, 1, si, i0);
+  tensor_init (&t2, ET_SCALAR_LONG, 1, si, i2);
+  Tensor *items[3] = { &t0, NULL, &t2 };
+  TensorList l;
+  tensor_list_init (&l, 3, items, true);
+  int16_t o[6];
+  int64_t so[2] = { 2, 3 };
+  Tensor to;
+  tensor_init (&to, ET_SCALAR_SHORT, 2, so, o);
+  g_assert_cmpint (CALL ("aten::index.Tensor_out", &tx.v, &l.v, &to.v, &to.v), ==, ET_OK);
+  for (int b = 0; b < 2; b++)
+    for (int j = 0; j < 3; j++)
+      g_assert_cmpint (o[b * 3 + j], ==, x[(i0[b] * 3 + j) * 4 + (i2[b] + 4) % 4]);
+
+  /* x[:, [1, 2]] with a channels-last-ish self: dim order [2, 0, 1]... use [0, 2, 1]. */
+  uint8_t order[3] = { 0, 2, 1 };
+  int16_t y[24];
+  Tensor ty;
+  tensor_init_full (&ty, ET_SCALAR_SHORT, 3, sx, order, y, ET_SHAPE_STATIC, 0);
+  for (int a = 0; a < 2; a++)
+    for (int b = 0; b < 3; b++)
+      for (int c = 0; c < 4; c++)
+        y[a * ty.t.strides[0] + b * ty.t.strides[1] + c * ty.t.strides[2]] = x[(a * 3 + b) * 4 + c];
+  int64_t i1[2] = { 1, 2 };
+  Tensor t1;
+  tensor_init (&t1, ET_SCALAR_LONG, 1, si, i1);
+  Tensor *items2[2] = { NULL, &t1 };
+  TensorList l2;
+  tensor_list_init (&l2, 2, items2, true);
+  int16_t o2[16];
+  int64_t so2[3] = { 2, 2, 4 };
+  Tensor to2;
+  tensor_init (&to2, ET_SCALAR_SHORT, 3, so2, o2);
+  g_assert_cmpint (CALL ("aten::index.Tensor_out", &ty.v, &l2.v, &to2.v, &to2.v), ==, ET_OK);
+  for (int a = 0; a < 2; a++)
+    for (int b = 0; b < 2; b++)
+      for (int c = 0; c < 4; c++)
+        g_assert_cmpint (o2[(a * 2 + b) * 4 + c], ==, x[(a * 3 + i1[b]) * 4 + c]);
+
+  /* An empty index gives an empty result. */
+  int64_t se[1] = { 0 };
+  Tensor te;
+  tensor_init (&te, ET_SCALAR_LONG, 1, se, NULL);
+  Tensor *items3[1] = { &te };
+  TensorList l3;
+  tensor_list_init (&l3, 1, items3, true);
+  int64_t so3[3] = { 0, 3, 4 };
+  Tensor to3;
+  tensor_init (&to3, ET_SCALAR_SHORT, 3, so3, NULL);
+  g_assert_cmpint (CALL ("aten::index.Tensor_out", &tx.v, &l3.v, &to3.v, &to3.v), ==, ET_OK);
+}
+
+/* ---- index_put ---- */
+
+static void
+test_index_put_kv_cache (void)
+{
+  /* cache [1, 2, 5, 3]; cache[:, :, [pos]] = v [1, 2, 1, 3]. */
+  float cache[30] = { 0 }, v[6], o[30];
+  for (int i = 0; i < 6; i++)
+    v[i] = (float) (i + 1);
+  int64_t sc[4] = { 1, 2, 5, 3 }, sv[4] = { 1, 2, 1, 3 }, sp[1] = { 1 };
+  int64_t pos[1] = { 3 };
+  Tensor tc, tv, tp, to;
+  tensor_init (&tc, ET_SCALAR_FLOAT, 4, sc, cache);
+  tensor_init (&tv, ET_SCALAR_FLOAT, 4, sv, v);
+  tensor_init (&tp, ET_SCALAR_LONG, 1, sp, pos);
+  tensor_init (&to, ET_SCALAR_FLOAT, 4, sc, o);
+  Tensor *items[3] = { NULL, NULL, &tp };
+  TensorList l;
+  tensor_list_init (&l, 3, items, true);
+  EtValue acc = bool_value (false);
+  g_assert_cmpint (CALL ("aten::index_put.out", &tc.v, &l.v, &tv.v, &acc, &to.v, &to.v), ==, ET_OK);
+  for (int h = 0; h < 2; h++)
+    for (int s = 0; s < 5; s++)
+      for (int d = 0; d < 3; d++)
+        g_assert_cmpfloat (o[(h * 5 + s) * 3 + d], ==, s == 3 ? v[h * 3 + d] : 0.0f);
+
+  /* In place, out aliasing self (the re-inplaced form). */
+  g_assert_cmpint (CALL ("aten::index_put_", &tc.v, &l.v, &tv.v, &acc, &tc.v), ==, ET_OK);
+  g_assert_cmpint (memcmp (cache, o, sizeof o), ==, 0);
+  g_assert_cmpint (CALL ("aten::index_put.out", &tc.v, &l.v, &tv.v, &acc, &tc.v, &tc.v), ==, ET_OK);
+  g_assert_cmpint (memcmp (cache, o, sizeof o), ==, 0);
+
+  /* Broadcast values [3] to [1, 2, 1, 3]. */
+  float v3[3] = { -1, -2, -3 };
+  int64_t s3[1] = { 3 };
+  Tensor tv3;
+  tensor_init (&tv3, ET_SCALAR_FLOAT, 1, s3, v3);
+  pos[0] = -1;   /* wraps to 4 */
+  g_assert_cmpint (CALL ("aten::index_put.out", &tc.v, &l.v, &tv3.v, &acc, &to.v, &to.v), ==, ET_OK);
+  for (int h = 0; h < 2; h++)
+    for (int d = 0; d < 3; d++)
+      g_assert_cmpfloat (o[(h * 5 + 4) * 3 + d], ==, v3[d]);
+
+  /* Out of range position. */
+  pos[0] = 5;
+  g_assert_cmpint (CALL ("aten::index_put.out", &tc.v, &l.v, &tv.v, &acc, &to.v, &to.v), ==,
+                   ET_ERROR_INVALID_ARGUMENT);
+  /* Values that don't broadcast, and values of another dtype. */
+  pos[0] = 0;
+  int64_t sbad[1] = { 2 };
+  Tensor tbad;
+  tensor_init (&tbad, ET_SCALAR_FLOAT, 1, sbad, v);
+  g_assert_cmpint (CALL ("aten::index_put.out", &tc.v, &l.v, &tbad.v, &acc, &to.v, &to.v), ==,
+                   ET_ERROR_INVALID_ARGUMENT);
+  double dv[6] = { 0 };
+  Tensor tdv;
+  tensor_init (&tdv, ET_SCALAR_DOUBLE, 4, sv, dv);
+  g_assert_cmpint (CALL ("aten::index_put.out", &tc.v, &l.v, &tdv.v, &acc, &to.v, &to.v), ==,
+                   ET_ERROR_INVALID_ARGUMENT);
+}
+
+static void
+test_index_put_accumulate (void)
+{
+  int32_t x[5] = { 10, 20, 30, 40, 50 }, o[5];
+  int64_t idx[4] = { 1, 1, -1, 0 }, sx[1] = { 5 }, si[1] = { 4 };
+  int32_t vals[4] = { 1, 2, 3, 4 };
+  Tensor tx, ti, tv, to;
+  tensor_init (&tx, ET_SCALAR_INT, 1, sx, x);
+  tensor_init (&ti, ET_SCALAR_LONG, 1, si, idx);
+  tensor_init (&tv, ET_SCALAR_INT, 1, si, vals);
+  tensor_init (&to, ET_SCALAR_INT, 1, sx, o);
+  Tensor *items[1] = { &ti };
+  TensorList l;
+  tensor_list_init (&l, 1, items, true);
+  EtValue acc = bool_value (true);
+  g_assert_cmpint (CALL ("aten::index_put.out", &tx.v, &l.v, &tv.v, &acc, &to.v, &to.v), ==, ET_OK);
+  int32_t want[5] = { 14, 23, 30, 40, 53 };
+  g_assert_cmpint (memcmp (o, want, sizeof want), ==, 0);
+
+  /* Bool mask index_put: x[m] = 0 with a 0-d value. */
+  bool m[5] = { true, false, true, false, false };
+  int32_t zero = 0;
+  Tensor tm, tz;
+  tensor_init (&tm, ET_SCALAR_BOOL, 1, sx, m);
+  tensor_init (&tz, ET_SCALAR_INT, 0, NULL, &zero);
+  Tensor *items2[1] = { &tm };
+  TensorList l2;
+  tensor_list_init (&l2, 1, items2, true);
+  EtValue noacc = bool_value (false);
+  g_assert_cmpint (CALL ("aten::index_put.out", &tx.v, &l2.v, &tz.v, &noacc, &to.v, &to.v), ==, ET_OK);
+  int32_t want2[5] = { 0, 20, 0, 40, 50 };
+  g_assert_cmpint (memcmp (o, want2, sizeof want2), ==, 0);
+
+  /* A mask of the wrong shape. */
+  int64_t s4[1] = { 4 };
+  Tensor tm4;
+  tensor_init (&tm4, ET_SCALAR_BOOL, 1, s4, m);
+  Tensor *items3[1] = { &tm4 };
+  TensorList l3;
+  tensor_list_init (&l3, 1, items3, true);
+  g_assert_cmpint (CALL ("aten::index_put.out", &tx.v, &l3.v, &tz.v, &noacc, &to.v, &to.v), ==,
+                   ET_ERROR_INVALID_ARGUMENT);
+}
+
+/* ---- embedding and index_select ---- */
+
+static void
+test_embedding (void)
+{
+  float w[4 * 3];
+  for (int i = 0; i < 12; i++)
+    w[i] = (float) i * 0.5f;
+  int64_t sw[2] = { 4, 3 };
+  int32_t idx[2 * 2] = { 3, 0, 1, 3 };
+  int64_t si[2] = { 2, 2 }, so[3] = { 2, 2, 3 };
+  float o[12];
+  Tensor tw, ti, to;
+  tensor_init (&tw, ET_SCALAR_FLOAT, 2, sw, w);
+  tensor_init (&ti, ET_SCALAR_INT, 2, si, idx);
+  tensor_init (&to, ET_SCALAR_FLOAT, 3, so, o);
+  EtValue pad = int_value (-1), f = bool_value (false);
+  g_assert_cmpint (CALL ("aten::embedding.out", &tw.v, &ti.v, &pad, &f, &f, &to.v, &to.v), ==, ET_OK);
+  for (int k = 0; k < 4; k++)
+    g_assert_cmpint (memcmp (o + k * 3, w + idx[k] * 3, 3 * sizeof (float)), ==, 0);
+
+  idx[2] = 4;
+  g_assert_cmpint (CALL ("aten::embedding.out", &tw.v, &ti.v, &pad, &f, &f, &to.v, &to.v), ==,
+                   ET_ERROR_INVALID_ARGUMENT);
+  idx[2] = -1;   /* embedding does not wrap */
+  g_assert_cmpint (CALL ("aten::embedding.out", &tw.v, &ti.v, &pad, &f, &f, &to.v, &to.v), ==,
+                   ET_ERROR_INVALID_ARGUMENT);
+  g_assert_cmpint (CALL ("aten::embedding.out", &tw.v, &ti.v, &pad, &f, &to.v, &to.v), ==,
+                   ET_ERROR_INVALID_PROGRAM);
+}
+
+static void
+test_index_select (void)
+{
+  int64_t x[2 * 3];
+  for (int i = 0; i < 6; i++)
+    x[i] = i * 11;
+  int64_t sx[2] = { 2, 3 }, idx[3] = { 2, 2, 0 }, si[1] = { 3 }, so[2] = { 2, 3 };
+  int64_t o[6];
+  Tensor tx, ti, to;
+  tensor_init (&tx, ET_SCALAR_LONG, 2, sx, x);
+  tensor_init (&ti, ET_SCALAR_LONG, 1, si, idx);
+  tensor_init (&to, ET_SCALAR_LONG, 2, so, o);
+  EtValue dim = int_value (-1);
+  g_assert_cmpint (CALL ("aten::index_select.out", &tx.v, &dim, &ti.v, &to.v, &to.v), ==, ET_OK);
+  for (int r = 0; r < 2; r++)
+    for (int c = 0; c < 3; c++)
+      g_assert_cmpint (o[r * 3 + c], ==, x[r * 3 + idx[c]]);
+  idx[1] = 3;
+  g_assert_cmpint (CALL ("aten::index_select.out", &tx.v, &dim, &ti.v, &to.v, &to.v), ==,
+                   ET_ERROR_INVALID_ARGUMENT);
+  EtValue dim5 = int_value (5);
+  g_assert_cmpint (CALL ("aten::index_select.out", &tx.v, &dim5, &ti.v, &to.v, &to.v), ==,
+                   ET_ERROR_INVALID_ARGUMENT);
+}
+
+/* ---- gather and scatter ---- */
+
+static void
+test_gather_scatter (void)
+{
+  float x[2 * 3] = { 1, 2, 3, 4, 5, 6 };
+  int64_t sx[2] = { 2, 3 }, idx[2 * 2] = { 2, 0, 1, 1 }, si[2] = { 2, 2 };
+  float o[4];
+  Tensor tx, ti, to;
+  tensor_init (&tx, ET_SCALAR_FLOAT, 2, sx, x);
+  tensor_init (&ti, ET_SCALAR_LONG, 2, si, idx);
+  tensor_init (&to, ET_SCALAR_FLOAT, 2, si, o);
+  EtValue dim1 = int_value (1), f = bool_value (false);
+  g_assert_cmpint (CALL ("aten::gather.out", &tx.v, &dim1, &ti.v, &f, &to.v, &to.v), ==, ET_OK);
+  g_assert_cmpfloat (o[0], ==, 3);
+  g_assert_cmpfloat (o[1], ==, 1);
+  g_assert_cmpfloat (o[2], ==, 5);
+  g_assert_cmpfloat (o[3], ==, 5);
+  idx[3] = 3;
+  g_assert_cmpint (CALL ("aten::gather.out", &tx.v, &dim1, &ti.v, &f, &to.v, &to.v), ==,
+                   ET_ERROR_INVALID_ARGUMENT);
+  idx[3] = -1;
+  g_assert_cmpint (CALL ("aten::gather.out", &tx.v, &dim1, &ti.v, &f, &to.v, &to.v), ==,
+                   ET_ERROR_INVALID_ARGUMENT);
+  idx[3] = 1;
+
+  /* scatter.src: out = x; out[i][idx[i][j]] = src[i][j]. */
+  float src[4] = { -1, -2, -3, -4 }, so[6];
+  Tensor tsrc, tso;
+  tensor_init (&tsrc, ET_SCALAR_FLOAT, 2, si, src);
+  tensor_init (&tso, ET_SCALAR_FLOAT, 2, sx, so);
+  g_assert_cmpint (CALL ("aten::scatter.src_out", &tx.v, &dim1, &ti.v, &tsrc.v, &tso.v, &tso.v), ==, ET_OK);
+  float want[6] = { -2, 2, -1, 4, -4, 6 };
+  g_assert_cmpint (memcmp (so, want, sizeof want), ==, 0);
+
+  /* scatter_add accumulates duplicates. */
+  g_assert_cmpint (CALL ("aten::scatter_add.out", &tx.v, &dim1, &ti.v, &tsrc.v, &tso.v, &tso.v), ==, ET_OK);
+  float want_add[6] = { -1, 2, 2, 4, 5 - 3 - 4, 6 };
+  for (int i = 0; i < 6; i++)
+    g_assert_cmpfloat (so[i], ==, want_add[i]);
+
+  /* scatter.value */
+  EtValue val = double_value (9.5);
+  g_assert_cmpint (CALL ("aten::scatter.value_out", &tx.v, &dim1, &ti.v, &val, &tso.v, &tso.v), ==, ET_OK);
+  float want_v[6] = { 9.5f, 2, 9.5f, 4, 9.5f, 6 };
+  g_assert_cmpint (memcmp (so, want_v, sizeof want_v), ==, 0);
+
+  /* Errors: index out of range, src of another dtype, index wider than src. */
+  idx[0] = 3;
+  g_assert_cmpint (CALL ("aten::scatter.src_out", &tx.v, &dim1, &ti.v, &tsrc.v, &tso.v, &tso.v), ==,
+                   ET_ERROR_INVALID_ARGUMENT);
+  idx[0] = 2;
+  double dsrc[4];
+  Tensor tdsrc;
+  tensor_init (&tdsrc, ET_SCALAR_DOUBLE, 2, si, dsrc);
+  g_assert_cmpint (CALL ("aten::scatter.src_out", &tx.v, &dim1, &ti.v, &tdsrc.v, &tso.v, &tso.v), ==,
+                   ET_ERROR_INVALID_ARGUMENT);
+  int64_t s21[2] = { 2, 1 };
+  Tensor tsmall;
+  tensor_init (&tsmall, ET_SCALAR_FLOAT, 2, s21, src);
+  g_assert_cmpint (CALL ("aten::scatter.src_out", &tx.v, &dim1, &ti.v, &tsmall.v, &tso.v, &tso.v), ==,
+                   ET_ERROR_INVALID_ARGUMENT);
+  /* An Int self refuses a value that overflows it. */
+  int8_t cx[6] = { 0 }, co[6];
+  Tensor tcx, tco;
+  tensor_init (&tcx, ET_SCALAR_CHAR, 2, sx, cx);
+  tensor_init (&tco, ET_SCALAR_CHAR, 2, sx, co);
+  EtValue big = int_value (300);
+  g_assert_cmpint (CALL ("aten::scatter.value_out", &tcx.v, &dim1, &ti.v, &big, &tco.v, &tco.v), ==,
+                   ET_ERROR_INVALID_ARGUMENT);
+}
+
+/* ---- Masks and nonzero ---- */
+
+static void
+test_masks_nonzero (void)
+{
+  int32_t x[2 * 3] = { 1, 0, 3, 0, 5, 6 };
+  bool m[3] = { true, false, true };
+  int64_t sx[2] = { 2, 3 }, sm[1] = { 3 }, so[1] = { 6 };
+  int32_t o[6];
+  Tensor tx, tm, to;
+  tensor_init (&tx, ET_SCALAR_INT, 2, sx, x);
+  tensor_init (&tm, ET_SCALAR_BOOL, 1, sm, m);
+  tensor_init_dynamic (&to, ET_SCALAR_INT, 1, so, o, 6);
+  g_assert_cmpint (CALL ("aten::masked_select.out", &tx.v, &tm.v, &to.v, &to.v), ==, ET_OK);
+  g_assert_cmpint (to.t.sizes[0], ==, 4);
+  int32_t want[4] = { 1, 3, 0, 6 };
+  g_assert_cmpint (memcmp (o, want, sizeof want), ==, 0);
+  /* A static out that doesn't fit fails cleanly. */
+  Tensor ts;
+  tensor_init (&ts, ET_SCALAR_INT, 1, so, o);
+  g_assert_cmpint (CALL ("aten::masked_select.out", &tx.v, &tm.v, &ts.v, &ts.v), !=, ET_OK);
+  /* A Byte mask is refused. */
+  Tensor tbm;
+  tensor_init (&tbm, ET_SCALAR_BYTE, 1, sm, m);
+  g_assert_cmpint (CALL ("aten::masked_select.out", &tx.v, &tbm.v, &to.v, &to.v), ==,
+                   ET_ERROR_INVALID_ARGUMENT);
+
+  /* masked_scatter: fill the selected positions from source in order. */
+  int32_t src[5] = { -1, -2, -3, -4, -5 }, o2[6];
+  int64_t ss[1] = { 5 };
+  Tensor tsrc, to2;
+  tensor_init (&tsrc, ET_SCALAR_INT, 1, ss, src);
+  tensor_init (&to2, ET_SCALAR_INT, 2, sx, o2);
+  g_assert_cmpint (CALL ("aten::masked_scatter.out", &tx.v, &tm.v, &tsrc.v, &to2.v, &to2.v), ==, ET_OK);
+  int32_t want2[6] = { -1, 0, -2, -3, 5, -4 };
+  g_assert_cmpint (memcmp (o2, want2, sizeof want2), ==, 0);
+  ss[0] = 3;
+  Tensor tshort;
+  tensor_init (&tshort, ET_SCALAR_INT, 1, ss, src);
+  g_assert_cmpint (CALL ("aten::masked_scatter.out", &tx.v, &tm.v, &tshort.v, &to2.v, &to2.v), ==,
+                   ET_ERROR_INVALID_ARGUMENT);
+
+  /* nonzero */
+  int64_t nz[12], snz[2] = { 6, 2 };
+  Tensor tnz;
+  tensor_init_dynamic (&tnz, ET_SCALAR_LONG, 2, snz, nz, 12);
+  g_assert_cmpint (CALL ("aten::nonzero.out", &tx.v, &tnz.v, &tnz.v), ==, ET_OK);
+  g_assert_cmpint (tnz.t.sizes[0], ==, 4);
+  g_assert_cmpint (tnz.t.sizes[1], ==, 2);
+  int64_t want_nz[8] = { 0, 0, 0, 2, 1, 1, 1, 2 };
+  g_assert_cmpint (memcmp (nz, want_nz, sizeof want_nz), ==, 0);
+  /* Floating: -0.0 is zero, NaN is not. */
+  float fx[4] = { -0.0f, NAN, 0.0f, 1.0f };
+  int64_t sf[1] = { 4 };
+  Tensor tfx;
+  tensor_init (&tfx, ET_SCALAR_FLOAT, 1, sf, fx);
+  tensor_init_dynamic (&tnz, ET_SCALAR_LONG, 2, snz, nz, 12);
+  g_assert_cmpint (CALL ("aten::nonzero.out", &tfx.v, &tnz.v, &tnz.v), ==, ET_OK);
+  g_assert_cmpint (tnz.t.sizes[0], ==, 2);
+  g_assert_cmpint (tnz.t.sizes[1], ==, 1);
+  g_assert_cmpint (nz[0], ==, 1);
+  g_assert_cmpint (nz[1], ==, 3);
+  /* Static out of the wrong size. */
+  Tensor tnzs;
+  tensor_init (&tnzs, ET_SCALAR_LONG, 2, snz, nz);
+  g_assert_cmpint (CALL ("aten::nonzero.out", &tx.v, &tnzs.v, &tnzs.v), !=, ET_OK);
+}
+
+/* ---- Creation ---- */
+
+static void
+test_full_and_friends (void)
+{
+  IntList size;
+  int64_t sz[2] = { 2, 3 };
+  int_list_init (&size, 2, sz);
+  float o[6];
+  Tensor to;
+  tensor_init (&to, ET_SCALAR_FLOAT, 2, sz, o);
+  EtValue v = double_value (1.5);
+  g_assert_cmpint (CALL ("aten::full.out", &size.v, &v, &to.v, &to.v), ==, ET_OK);
+  for (int i = 0; i < 6; i++)
+    g_assert_cmpfloat (o[i], ==, 1.5f);
+  g_assert_cmpint (CALL ("aten::zeros.out", &size.v, &to.v, &to.v), ==, ET_OK);
+  for (int i = 0; i < 6; i++)
+    g_assert_cmpfloat (o[i], ==, 0.0f);
+  g_assert_cmpint (CALL ("aten::ones.out", &size.v, &to.v, &to.v), ==, ET_OK);
+  for (int i = 0; i < 6; i++)
+    g_assert_cmpfloat (o[i], ==, 1.0f);
+  EtValue none = none_value ();
+  g_assert_cmpint (CALL ("aten::empty.out", &size.v, &none, &to.v, &to.v), ==, ET_OK);
+
+  /* The fill must fit the dtype. */
+  uint8_t bo[6];
+  Tensor tb;
+  tensor_init (&tb, ET_SCALAR_BYTE, 2, sz, bo);
+  EtValue big = int_value (300), neg = int_value (-1), ok = int_value (255);
+  g_assert_cmpint (CALL ("aten::full.out", &size.v, &big, &tb.v, &tb.v), ==, ET_ERROR_INVALID_ARGUMENT);
+  g_assert_cmpint (CALL ("aten::full.out", &size.v, &neg, &tb.v, &tb.v), ==, ET_ERROR_INVALID_ARGUMENT);
+  g_assert_cmpint (CALL ("aten::full.out", &size.v, &ok, &tb.v, &tb.v), ==, ET_OK);
+  g_assert_cmpuint (bo[5], ==, 255);
+  uint16_t ho[6];
+  Tensor th;
+  tensor_init (&th, ET_SCALAR_HALF, 2, sz, ho);
+  EtValue huge = double_value (1e6), two = int_value (2);
+  g_assert_cmpint (CALL ("aten::full.out", &size.v, &huge, &th.v, &th.v), ==, ET_ERROR_INVALID_ARGUMENT);
+  g_assert_cmpint (CALL ("aten::full.out", &size.v, &two, &th.v, &th.v), ==, ET_OK);
+  g_assert_cmphex (ho[3], ==, 0x4000);
+  /* A float fill into an integer dtype truncates. */
+  int64_t lo[6];
+  Tensor tl;
+  tensor_init (&tl, ET_SCALAR_LONG, 2, sz, lo);
+  EtValue m27 = double_value (-2.7);
+  g_assert_cmpint (CALL ("aten::full.out", &size.v, &m27, &tl.v, &tl.v), ==, ET_OK);
+  g_assert_cmpint (lo[0], ==, -2);
+
+  /* full_like follows self's shape; scalar_tensor is 0-d. */
+  bool bl[6];
+  Tensor tbl;
+  tensor_init (&tbl, ET_SCALAR_BOOL, 2, sz, bl);
+  EtValue t = bool_value (true);
+  g_assert_cmpint (CALL ("aten::full_like.out", &to.v, &t, &none, &tbl.v, &tbl.v), ==, ET_OK);
+  for (int i = 0; i < 6; i++)
+    g_assert_true (bl[i]);
+  double d0;
+  Tensor td;
+  tensor_init (&td, ET_SCALAR_DOUBLE, 0, NULL, &d0);
+  EtValue pi = double_value (3.25);
+  g_assert_cmpint (CALL ("aten::scalar_tensor.out", &pi, &td.v, &td.v), ==, ET_OK);
+  g_assert_cmpfloat (d0, ==, 3.25);
+
+  /* fill.Scalar and fill.Tensor */
+  EtValue seven = int_value (7);
+  g_assert_cmpint (CALL ("aten::fill.Scalar_out", &tl.v, &seven, &tl.v, &tl.v), ==, ET_OK);
+  g_assert_cmpint (lo[4], ==, 7);
+  g_assert_cmpint (CALL ("aten::fill.Tensor_out", &to.v, &td.v, &to.v, &to.v), ==, ET_OK);
+  g_assert_cmpfloat (o[2], ==, 3.25f);
+  g_assert_cmpint (CALL ("aten::fill.Tensor_out", &to.v, &to.v, &to.v, &to.v), ==,
+                   ET_ERROR_INVALID_ARGUMENT);
+
+  /* Negative sizes. */
+  int64_t bad[1] = { -1 };
+  IntList bsize;
+  int_list_init (&bsize, 1, bad);
+  g_assert_cmpint (CALL ("aten::zeros.out", &bsize.v, &to.v, &to.v), ==, ET_ERROR_INVALID_ARGUMENT);
+}
+
+static void
+test_arange (void)
+{
+  int64_t o[16], s[1] = { 16 };
+  Tensor to;
+  tensor_init_dynamic (&to, ET_SCALAR_LONG, 1, s, o, 16);
+  EtValue end = int_value (5);
+  g_assert_cmpint (CALL ("aten::arange.out", &end, &to.v, &to.v), ==, ET_OK);
+  g_assert_cmpint (to.t.sizes[0], ==, 5);
+  for (int i = 0; i < 5; i++)
+    g_assert_cmpint (o[i], ==, i);
+
+  EtValue a = int_value (10), b = int_value (1), st = int_value (-3);
+  g_assert_cmpint (CALL ("aten::arange.start_out", &a, &b, &st, &to.v, &to.v), ==, ET_OK);
+  g_assert_cmpint (to.t.sizes[0], ==, 3);
+  g_assert_cmpint (o[0], ==, 10);
+  g_assert_cmpint (o[1], ==, 7);
+  g_assert_cmpint (o[2], ==, 4);
+
+  /* Step sign inconsistent with the bounds; zero step. */
+  EtValue pst = int_value (3), zero = int_value (0);
+  g_assert_cmpint (CALL ("aten::arange.start_out", &a, &b, &pst, &to.v, &to.v), ==,
+                   ET_ERROR_INVALID_ARGUMENT);
+  g_assert_cmpint (CALL ("aten::arange.start_out", &b, &a, &zero, &to.v, &to.v), ==,
+                   ET_ERROR_INVALID_ARGUMENT);
+  /* Empty range. */
+  g_assert_cmpint (CALL ("aten::arange.start_out", &b, &b, &pst, &to.v, &to.v), ==, ET_OK);
+  g_assert_cmpint (to.t.sizes[0], ==, 0);
+
+  /* Float: arange(0, 1, 0.3) has 4 elements. */
+  float f[8];
+  Tensor tf;
+  int64_t sf[1] = { 8 };
+  tensor_init_dynamic (&tf, ET_SCALAR_FLOAT, 1, sf, f, 8);
+  EtValue fa = int_value (0), fb = int_value (1), fs = double_value (0.3);
+  g_assert_cmpint (CALL ("aten::arange.start_out", &fa, &fb, &fs, &tf.v, &tf.v), ==, ET_OK);
+  g_assert_cmpint (tf.t.sizes[0], ==, 4);
+  for (int i = 0; i < 4; i++)
+    assert_close (f[i], 0.3 * i, 1e-6);
+  /* Values that overflow the out dtype. */
+  int8_t c[8];
+  Tensor tc;
+  tensor_init_dynamic (&tc, ET_SCALAR_CHAR, 1, sf, c, 8);
+  EtValue cb = int_value (120), ce = int_value (130), cs = int_value (2);
+  g_assert_cmpint (CALL ("aten::arange.start_out", &cb, &ce, &cs, &tc.v, &tc.v), ==,
+                   ET_ERROR_INVALID_ARGUMENT);
+}
+
+static void
+test_tril_dropout (void)
+{
+  int32_t x[2 * 3 * 4], o[24];
+  for (int i = 0; i < 24; i++)
+    x[i] = i + 1;
+  int64_t sx[3] = { 2, 3, 4 };
+  Tensor tx, to;
+  tensor_init (&tx, ET_SCALAR_INT, 3, sx, x);
+  tensor_init (&to, ET_SCALAR_INT, 3, sx, o);
+  for (int64_t diag = -3; diag <= 4; diag++) {
+    EtValue dv = int_value (diag);
+    g_assert_cmpint (CALL ("aten::tril.out", &tx.v, &dv, &to.v, &to.v), ==, ET_OK);
+    for (int b = 0; b < 2; b++)
+      for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 4; j++) {
+          int k = (b * 3 + i) * 4 + j;
+          g_assert_cmpint (o[k], ==, j - i <= diag ? x[k] : 0);
+        }
+  }
+  EtValue dv = int_value (0);
+  int64_t s1[1] = { 4 };
+  Tensor t1;
+  tensor_init (&t1, ET_SCALAR_INT, 1, s1, x);
+  g_assert_cmpint (CALL ("aten::tril.out", &t1.v, &dv, &t1.v, &t1.v), ==, ET_ERROR_INVALID_ARGUMENT);
+
+  /* native_dropout in eval form: identity and an all-true mask. */
+  bool mask[24];
+  Tensor tm;
+  tensor_init (&tm, ET_SCALAR_BOOL, 3, sx, mask);
+  EtValue p = double_value (0.5), train = bool_value (false), ret = none_value ();
+  g_assert_cmpint (CALL ("aten::native_dropout.out", &tx.v, &p, &train, &to.v, &tm.v, &ret), ==, ET_OK);
+  g_assert_cmpint (memcmp (o, x, sizeof x), ==, 0);
+  for (int i = 0; i < 24; i++)
+    g_assert_true (mask[i]);
+  EtValue yes = bool_value (true);
+  g_assert_cmpint (CALL ("aten::native_dropout.out", &tx.v, &p, &yes, &to.v, &tm.v, &ret), ==,
+                   ET_ERROR_NOT_SUPPORTED);
+}
+
+/* ---- split, stack, scatter views ---- */
+
+static void
+test_split_unbind_stack (void)
+{
+  float x[5 * 2];
+  for (int i = 0; i < 10; i++)
+    x[i] = (float) i;
+  int64_t sx[2] = { 5, 2 };
+  Tensor tx;
+  tensor_init (&tx, ET_SCALAR_FLOAT, 2, sx, x);
+
+  /* split_with_sizes [2, 0, 3] along dim 0. */
+  float a[4], c[6];
+  int64_t sa[2] = { 2, 2 }, sb[2] = { 0, 2 }, sc[2] = { 3, 2 };
+  Tensor ta, tb, tc;
+  tensor_init (&ta, ET_SCALAR_FLOAT, 2, sa, a);
+  tensor_init (&tb, ET_SCALAR_FLOAT, 2, sb, NULL);
+  tensor_init (&tc, ET_SCALAR_FLOAT, 2, sc, c);
+  Tensor *outs[3] = { &ta, &tb, &tc };
+  TensorList lo;
+  tensor_list_init (&lo, 3, outs, false);
+  int64_t sizes[3] = { 2, 0, 3 };
+  IntList ls;
+  int_list_init (&ls, 3, sizes);
+  EtValue d0 = int_value (0);
+  g_assert_cmpint (CALL ("aten::split_with_sizes_copy.out", &tx.v, &ls.v, &d0, &lo.v, &lo.v), ==, ET_OK);
+  g_assert_cmpint (memcmp (a, x, sizeof a), ==, 0);
+  g_assert_cmpint (memcmp (c, x + 4, sizeof c), ==, 0);
+  sizes[2] = 2;
+  int_list_init (&ls, 3, sizes);
+  g_assert_cmpint (CALL ("aten::split_with_sizes_copy.out", &tx.v, &ls.v, &d0, &lo.v, &lo.v), ==,
+                   ET_ERROR_INVALID_ARGUMENT);
+
+  /* split_copy with split_size 2 -> [2, 2, 1]. */
+  float p[4], q[4], r[2];
+  int64_t s1[2] = { 1, 2 };
+  Tensor tp, tq, tr;
+  tensor_init (&tp, ET_SCALAR_FLOAT, 2, sa, p);
+  tensor_init (&tq, ET_SCALAR_FLOAT, 2, sa, q);
+  tensor_init (&tr, ET_SCALAR_FLOAT, 2, s1, r);
+  Tensor *outs2[3] = { &tp, &tq, &tr };
+  TensorList lo2;
+  tensor_list_init (&lo2, 3, outs2, false);
+  EtValue two = int_value (2);
+  g_assert_cmpint (CALL ("aten::split_copy.Tensor_out", &tx.v, &two, &d0, &lo2.v, &lo2.v), ==, ET_OK);
+  g_assert_cmpint (memcmp (q, x + 4, sizeof q), ==, 0);
+  g_assert_cmpint (memcmp (r, x + 8, sizeof r), ==, 0);
+  EtValue three = int_value (3);
+  g_assert_cmpint (CALL ("aten::split_copy.Tensor_out", &tx.v, &three, &d0, &lo2.v, &lo2.v), ==,
+                   ET_ERROR_INVALID_ARGUMENT);
+
+  /* unbind along dim -1 -> two [5] tensors. */
+  float u0[5], u1[5];
+  int64_t s5[1] = { 5 };
+  Tensor tu0, tu1;
+  tensor_init (&tu0, ET_SCALAR_FLOAT, 1, s5, u0);
+  tensor_init (&tu1, ET_SCALAR_FLOAT, 1, s5, u1);
+  Tensor *outs3[2] = { &tu0, &tu1 };
+  TensorList lo3;
+  tensor_list_init (&lo3, 2, outs3, false);
+  EtValue dm1 = int_value (-1);
+  g_assert_cmpint (CALL ("aten::unbind_copy.int_out", &tx.v, &dm1, &lo3.v, &lo3.v), ==, ET_OK);
+  for (int i = 0; i < 5; i++) {
+    g_assert_cmpfloat (u0[i], ==, x[i * 2]);
+    g_assert_cmpfloat (u1[i], ==, x[i * 2 + 1]);
+  }
+
+  /* stack the two back along dim -1 (Int converted into Float out). */
+  int32_t iu[5] = { 10, 11, 12, 13, 14 };
+  Tensor tiu;
+  tensor_init (&tiu, ET_SCALAR_INT, 1, s5, iu);
+  Tensor *ins[2] = { &tu0, &tiu };
+  TensorList li;
+  tensor_list_init (&li, 2, ins, false);
+  float st[10];
+  Tensor tst;
+  tensor_init (&tst, ET_SCALAR_FLOAT, 2, sx, st);
+  g_assert_cmpint (CALL ("aten::stack.out", &li.v, &dm1, &tst.v, &tst.v), ==, ET_OK);
+  for (int i = 0; i < 5; i++) {
+    g_assert_cmpfloat (st[i * 2], ==, x[i * 2]);
+    g_assert_cmpfloat (st[i * 2 + 1], ==, (float) iu[i]);
+  }
+  /* Shapes that differ. */
+  Tensor *ins2[2] = { &tu0, &tx };
+  TensorList li2;
+  tensor_list_init (&li2, 2, ins2, false);
+  g_assert_cmpint (CALL ("aten::stack.out", &li2.v, &d0, &tst.v, &tst.v), ==, ET_ERROR_INVALID_ARGUMENT);
+}
+
+static void
+test_slice_select_scatter (void)
+{
+  int64_t x[4 * 3], o[12];
+  for (int i = 0; i < 12; i++)
+    x[i] = i;
+  int64_t sx[2] = { 4, 3 }, ss[2] = { 2, 3 };
+  int64_t src[6] = { -1, -2, -3, -4, -5, -6 };
+  Tensor tx, to, tsrc;
+  tensor_init (&tx, ET_SCALAR_LONG, 2, sx, x);
+  tensor_init (&to, ET_SCALAR_LONG, 2, sx, o);
+  tensor_init (&tsrc, ET_SCALAR_LONG, 2, ss, src);
+  EtValue d0 = int_value (0), start = int_value (-4), none = none_value (), step = int_value (2);
+  g_assert_cmpint (CALL ("aten::slice_scatter.out", &tx.v, &tsrc.v, &d0, &start, &none, &step, &to.v, &to.v),
+                   ==, ET_OK);
+  int64_t want[12] = { -1, -2, -3, 3, 4, 5, -4, -5, -6, 9, 10, 11 };
+  g_assert_cmpint (memcmp (o, want, sizeof want), ==, 0);
+  EtValue step1 = int_value (1);
+  g_assert_cmpint (CALL ("aten::slice_scatter.out", &tx.v, &tsrc.v, &d0, &start, &none, &step1, &to.v, &to.v),
+                   ==, ET_ERROR_INVALID_ARGUMENT);
+
+  int64_t row[4] = { 7, 8, 9, 10 };
+  int64_t s4[1] = { 4 };
+  Tensor trow;
+  tensor_init (&trow, ET_SCALAR_LONG, 1, s4, row);
+  EtValue d1 = int_value (1), idx = int_value (-1);
+  g_assert_cmpint (CALL ("aten::select_scatter.out", &tx.v, &trow.v, &d1, &idx, &to.v, &to.v), ==, ET_OK);
+  for (int i = 0; i < 4; i++)
+    for (int j = 0; j < 3; j++)
+      g_assert_cmpint (o[i * 3 + j], ==, j == 2 ? row[i] : x[i * 3 + j]);
+  EtValue idx3 = int_value (3);
+  g_assert_cmpint (CALL ("aten::select_scatter.out", &tx.v, &trow.v, &d1, &idx3, &to.v, &to.v), ==,
+                   ET_ERROR_INVALID_ARGUMENT);
+}
+
+/* ---- Shape and copy ---- */
+
+static void
+test_shape_extra (void)
+{
+  float x[2 * 3 * 4];
+  for (int i = 0; i < 24; i++)
+    x[i] = (float) i;
+  int64_t sx[3] = { 2, 3, 4 };
+  Tensor tx;
+  tensor_init (&tx, ET_SCALAR_FLOAT, 3, sx, x);
+  float o[64];
+
+  /* transpose(0, 2) -> [4, 3, 2] */
+  int64_t st[3] = { 4, 3, 2 };
+  Tensor to;
+  tensor_init (&to, ET_SCALAR_FLOAT, 3, st, o);
+  EtValue d0 = int_value (0), dm1 = int_value (-1);
+  g_assert_cmpint (CALL ("aten::transpose_copy.int_out", &tx.v, &d0, &dm1, &to.v, &to.v), ==, ET_OK);
+  for (int a = 0; a < 4; a++)
+    for (int b = 0; b < 3; b++)
+      for (int c = 0; c < 2; c++)
+        g_assert_cmpfloat (o[(a * 3 + b) * 2 + c], ==, x[(c * 3 + b) * 4 + a]);
+
+  /* alias/detach/lift_fresh */
+  Tensor tc;
+  tensor_init (&tc, ET_SCALAR_FLOAT, 3, sx, o);
+  g_assert_cmpint (CALL ("aten::alias_copy.out", &tx.v, &tc.v, &tc.v), ==, ET_OK);
+  g_assert_cmpint (memcmp (o, x, sizeof x), ==, 0);
+  g_assert_cmpint (CALL ("aten::detach_copy.out", &tx.v, &tc.v, &tc.v), ==, ET_OK);
+  g_assert_cmpint (CALL ("aten::lift_fresh_copy.out", &tx.v, &tc.v, &tc.v), ==, ET_OK);
+  g_assert_cmpint (CALL ("aten::t_copy.out", &tx.v, &tc.v, &tc.v), ==, ET_ERROR_INVALID_ARGUMENT);
+
+  /* t on 2-D */
+  int64_t s23[2] = { 2, 3 }, s32[2] = { 3, 2 };
+  Tensor t2, tt;
+  tensor_init (&t2, ET_SCALAR_FLOAT, 2, s23, x);
+  tensor_init (&tt, ET_SCALAR_FLOAT, 2, s32, o);
+  g_assert_cmpint (CALL ("aten::t_copy.out", &t2.v, &tt.v, &tt.v), ==, ET_OK);
+  for (int a = 0; a < 3; a++)
+    for (int b = 0; b < 2; b++)
+      g_assert_cmpfloat (o[a * 2 + b], ==, x[b * 3 + a]);
+
+  /* narrow(dim=2, start=-3, length=2) -> [2, 3, 2] */
+  int64_t sn[3] = { 2, 3, 2 };
+  Tensor tn;
+  tensor_init (&tn, ET_SCALAR_FLOAT, 3, sn, o);
+  EtValue d2 = int_value (2), sm3 = int_value (-3), len2 = int_value (2), len4 = int_value (4);
+  g_assert_cmpint (CALL ("aten::narrow_copy.out", &tx.v, &d2, &sm3, &len2, &tn.v, &tn.v), ==, ET_OK);
+  for (int r = 0; r < 6; r++)
+    for (int c = 0; c < 2; c++)
+      g_assert_cmpfloat (o[r * 2 + c], ==, x[r * 4 + 1 + c]);
+  g_assert_cmpint (CALL ("aten::narrow_copy.out", &tx.v, &d2, &sm3, &len4, &tn.v, &tn.v), ==,
+                   ET_ERROR_INVALID_ARGUMENT);
+
+  /* diagonal(offset=1, dim1=1, dim2=2) -> [2, 3] */
+  int64_t sd[2] = { 2, 3 };
+  Tensor td;
+  tensor_init (&td, ET_SCALAR_FLOAT, 2, sd, o);
+  EtValue one = int_value (1);
+  g_assert_cmpint (CALL ("aten::diagonal_copy.out", &tx.v, &one, &one, &d2, &td.v, &td.v), ==, ET_OK);
+  for (int b = 0; b < 2; b++)
+    for (int k = 0; k < 3; k++)
+      g_assert_cmpfloat (o[b * 3 + k], ==, x[(b * 3 + k) * 4 + k + 1]);
+  /* offset -2 on dims (1, 2): length 1 */
+  int64_t sd1[2] = { 2, 1 };
+  Tensor td1;
+  tensor_init (&td1, ET_SCALAR_FLOAT, 2, sd1, o);
+  EtValue m2 = int_value (-2);
+  g_assert_cmpint (CALL ("aten::diagonal_copy.out", &tx.v, &m2, &one, &d2, &td1.v, &td1.v), ==, ET_OK);
+  g_assert_cmpfloat (o[0], ==, x[2 * 4 + 0]);
+  g_assert_cmpfloat (o[1], ==, x[(3 + 2) * 4 + 0]);
+
+  /* unfold(dim=2, size=2, step=2) -> [2, 3, 2, 2] */
+  int64_t su[4] = { 2, 3, 2, 2 };
+  Tensor tu;
+  tensor_init (&tu, ET_SCALAR_FLOAT, 4, su, o);
+  g_assert_cmpint (CALL ("aten::unfold_copy.out", &tx.v, &d2, &len2, &len2, &tu.v, &tu.v), ==, ET_OK);
+  for (int r = 0; r < 6; r++)
+    for (int w = 0; w < 2; w++)
+      for (int k = 0; k < 2; k++)
+        g_assert_cmpfloat (o[(r * 2 + w) * 2 + k], ==, x[r * 4 + w * 2 + k]);
+
+  /* as_strided: [3, 3] with strides [4, 1], offset 1; reaching past the end fails. */
+  int64_t asz[2] = { 3, 3 }, astr[2] = { 4, 1 };
+  IntList lsz, lstr;
+  int_list_init (&lsz, 2, asz);
+  int_list_init (&lstr, 2, astr);
+  Tensor tas;
+  tensor_init (&tas, ET_SCALAR_FLOAT, 2, asz, o);
+  g_assert_cmpint (CALL ("aten::as_strided_copy.out", &tx.v, &lsz.v, &lstr.v, &one, &tas.v, &tas.v), ==, ET_OK);
+  for (int a = 0; a < 3; a++)
+    for (int b = 0; b < 3; b++)
+      g_assert_cmpfloat (o[a * 3 + b], ==, x[1 + a * 4 + b]);
+  astr[0] = 12;
+  int_list_init (&lstr, 2, astr);
+  g_assert_cmpint (CALL ("aten::as_strided_copy.out", &tx.v, &lsz.v, &lstr.v, &one, &tas.v, &tas.v), ==,
+                   ET_ERROR_INVALID_ARGUMENT);
+
+  /* flip dims [0, -1] */
+  int64_t fd[2] = { 0, -1 };
+  IntList lfd;
+  int_list_init (&lfd, 2, fd);
+  Tensor tf;
+  tensor_init (&tf, ET_SCALAR_FLOAT, 3, sx, o);
+  g_assert_cmpint (CALL ("aten::flip.out", &tx.v, &lfd.v, &tf.v, &tf.v), ==, ET_OK);
+  for (int a = 0; a < 2; a++)
+    for (int b = 0; b < 3; b++)
+      for (int c = 0; c < 4; c++)
+        g_assert_cmpfloat (o[(a * 3 + b) * 4 + c], ==, x[((1 - a) * 3 + b) * 4 + 3 - c]);
+}
+
+static void
+test_roll_repeat (void)
+{
+  int32_t x[2 * 3];
+  for (int i = 0; i < 6; i++)
+    x[i] = i;
+  int64_t sx[2] = { 2, 3 };
+  Tensor tx;
+  tensor_init (&tx, ET_SCALAR_INT, 2, sx, x);
+  int32_t o[64];
+  Tensor to;
+  tensor_init (&to, ET_SCALAR_INT, 2, sx, o);
+
+  /* roll shifts [1, -1] dims [0, 1] */
+  int64_t sh[2] = { 1, -1 }, dm[2] = { 0, 1 };
+  IntList lsh, ldm;
+  int_list_init (&lsh, 2, sh);
+  int_list_init (&ldm, 2, dm);
+  g_assert_cmpint (CALL ("aten::roll.out", &tx.v, &lsh.v, &ldm.v, &to.v, &to.v), ==, ET_OK);
+  for (int i = 0; i < 2; i++)
+    for (int j = 0; j < 3; j++)
+      g_assert_cmpint (o[i * 3 + j], ==, x[((i + 1) % 2) * 3 + (j + 1) % 3]);
+  /* Flattened roll by 2. */
+  int64_t s2[1] = { 2 };
+  IntList ls2, lnone;
+  int_list_init (&ls2, 1, s2);
+  int_list_init (&lnone, 0, NULL);
+  g_assert_cmpint (CALL ("aten::roll.out", &tx.v, &ls2.v, &lnone.v, &to.v, &to.v), ==, ET_OK);
+  for (int i = 0; i < 6; i++)
+    g_assert_cmpint (o[i], ==, x[(i + 4) % 6]);
+  g_assert_cmpint (CALL ("aten::roll.out", &tx.v, &lsh.v, &lnone.v, &to.v, &to.v), ==,
+                   ET_ERROR_INVALID_ARGUMENT);
+
+  /* repeat [2, 1, 2] -> [2, 2, 6] */
+  int64_t rp[3] = { 2, 1, 2 }, sr[3] = { 2, 2, 6 };
+  IntList lrp;
+  int_list_init (&lrp, 3, rp);
+  Tensor tr;
+  tensor_init (&tr, ET_SCALAR_INT, 3, sr, o);
+  g_assert_cmpint (CALL ("aten::repeat.out", &tx.v, &lrp.v, &tr.v, &tr.v), ==, ET_OK);
+  for (int a = 0; a < 2; a++)
+    for (int b = 0; b < 2; b++)
+      for (int c = 0; c < 6; c++)
+        g_assert_cmpint (o[(a * 2 + b) * 6 + c], ==, x[b * 3 + c % 3]);
+  IntList lshort;
+  int_list_init (&lshort, 1, rp);
+  g_assert_cmpint (CALL ("aten::repeat.out", &tx.v, &lshort.v, &tr.v, &tr.v), ==, ET_ERROR_INVALID_ARGUMENT);
+
+  /* repeat_interleave [2, 0, 3] -> [0, 0, 2, 2, 2] */
+  int64_t reps[3] = { 2, 0, 3 }, s3[1] = { 3 }, ri[8], s8[1] = { 8 };
+  Tensor treps, tri;
+  tensor_init (&treps, ET_SCALAR_LONG, 1, s3, reps);
+  tensor_init_dynamic (&tri, ET_SCALAR_LONG, 1, s8, ri, 8);
+  EtValue none = none_value ();
+  g_assert_cmpint (CALL ("aten::repeat_interleave.Tensor_out", &treps.v, &none, &tri.v, &tri.v), ==, ET_OK);
+  g_assert_cmpint (tri.t.sizes[0], ==, 5);
+  int64_t want[5] = { 0, 0, 2, 2, 2 };
+  g_assert_cmpint (memcmp (ri, want, sizeof want), ==, 0);
+  reps[1] = -1;
+  g_assert_cmpint (CALL ("aten::repeat_interleave.Tensor_out", &treps.v, &none, &tri.v, &tri.v), ==,
+                   ET_ERROR_INVALID_ARGUMENT);
+}
+
+/* ---- Reductions ---- */
+
+static void
+test_any_argmax (void)
+{
+  float x[2 * 3] = { 0, 0, 0, 0, -0.5f, 0 };
+  int64_t sx[2] = { 2, 3 }, s2[1] = { 2 };
+  Tensor tx;
+  tensor_init (&tx, ET_SCALAR_FLOAT, 2, sx, x);
+  bool b[2];
+  Tensor tb;
+  tensor_init (&tb, ET_SCALAR_BOOL, 1, s2, b);
+  int64_t dims[1] = { -1 };
+  IntList ld;
+  int_list_init (&ld, 1, dims);
+  EtValue f = bool_value (false);
+  g_assert_cmpint (CALL ("aten::any.dims_out", &tx.v, &ld.v, &f, &tb.v, &tb.v), ==, ET_OK);
+  g_assert_false (b[0]);
+  g_assert_true (b[1]);
+  EtValue d1 = int_value (1);
+  g_assert_cmpint (CALL ("aten::any.out", &tx.v, &d1, &f, &tb.v, &tb.v), ==, ET_OK);
+  g_assert_true (b[1]);
+  bool all;
+  Tensor tall;
+  tensor_init (&tall, ET_SCALAR_BOOL, 0, NULL, &all);
+  g_assert_cmpint (CALL ("aten::any.all_out", &tx.v, &tall.v, &tall.v), ==, ET_OK);
+  g_assert_true (all);
+  float o[2];
+  Tensor tfo;
+  tensor_init (&tfo, ET_SCALAR_FLOAT, 1, s2, o);
+  g_assert_cmpint (CALL ("aten::any.out", &tx.v, &d1, &f, &tfo.v, &tfo.v), ==, ET_ERROR_INVALID_ARGUMENT);
+
+  /* argmax: ties go to the first index, NaN wins. */
+  float y[2 * 3] = { 1, 5, 5, 2, NAN, 9 };
+  Tensor ty;
+  tensor_init (&ty, ET_SCALAR_FLOAT, 2, sx, y);
+  int64_t am[2];
+  Tensor tam;
+  tensor_init (&tam, ET_SCALAR_LONG, 1, s2, am);
+  EtValue dv = int_value (1);
+  g_assert_cmpint (CALL ("aten::argmax.out", &ty.v, &dv, &f, &tam.v, &tam.v), ==, ET_OK);
+  g_assert_cmpint (am[0], ==, 1);
+  g_assert_cmpint (am[1], ==, 1);
+  g_assert_cmpint (CALL ("aten::argmin.out", &ty.v, &dv, &f, &tam.v, &tam.v), ==, ET_OK);
+  g_assert_cmpint (am[0], ==, 0);
+  g_assert_cmpint (am[1], ==, 1);
+  /* No dim: the flat index; keepdim gives [1, 1]. */
+  int64_t flat;
+  Tensor tflat;
+  tensor_init (&tflat, ET_SCALAR_LONG, 0, NULL, &flat);
+  EtValue none = none_value (), t = bool_value (true);
+  y[4] = 0;
+  g_assert_cmpint (CALL ("aten::argmax.out", &ty.v, &none, &f, &tflat.v, &tflat.v), ==, ET_OK);
+  g_assert_cmpint (flat, ==, 5);
+  int64_t s11[2] = { 1, 1 };
+  Tensor tk;
+  tensor_init (&tk, ET_SCALAR_LONG, 2, s11, &flat);
+  g_assert_cmpint (CALL ("aten::argmin.out", &ty.v, &none, &t, &tk.v, &tk.v), ==, ET_OK);
+  g_assert_cmpint (flat, ==, 4);
+  /* Empty reduction is an error. */
+  int64_t s0[1] = { 0 };
+  Tensor te;
+  tensor_init (&te, ET_SCALAR_FLOAT, 1, s0, NULL);
+  g_assert_cmpint (CALL ("aten::argmax.out", &te.v, &none, &f, &tflat.v, &tflat.v), ==,
+                   ET_ERROR_INVALID_ARGUMENT);
+}
+
+static void
+test_extremes (void)
+{
+  int32_t x[2 * 3 * 2];
+  for (int i = 0; i < 12; i++)
+    x[i] = (i * 7) % 11 - 5;
+  int64_t sx[3] = { 2, 3, 2 }, s3[1] = { 3 };
+  Tensor tx;
+  tensor_init (&tx, ET_SCALAR_INT, 3, sx, x);
+
+  /* amax over dims [0, 2] -> [3] */
+  int64_t dims[2] = { 0, 2 };
+  IntList ld;
+  int_list_init (&ld, 2, dims);
+  int32_t o[3];
+  Tensor to;
+  tensor_init (&to, ET_SCALAR_INT, 1, s3, o);
+  EtValue f = bool_value (false);
+  g_assert_cmpint (CALL ("aten::amax.out", &tx.v, &ld.v, &f, &to.v, &to.v), ==, ET_OK);
+  for (int j = 0; j < 3; j++) {
+    int32_t m = INT32_MIN;
+    for (int a = 0; a < 2; a++)
+      for (int c = 0; c < 2; c++)
+        m = MAX (m, x[(a * 3 + j) * 2 + c]);
+    g_assert_cmpint (o[j], ==, m);
+  }
+  g_assert_cmpint (CALL ("aten::amin.out", &tx.v, &ld.v, &f, &to.v, &to.v), ==, ET_OK);
+  for (int j = 0; j < 3; j++) {
+    int32_t m = INT32_MAX;
+    for (int a = 0; a < 2; a++)
+      for (int c = 0; c < 2; c++)
+        m = MIN (m, x[(a * 3 + j) * 2 + c]);
+    g_assert_cmpint (o[j], ==, m);
+  }
+  /* A wrongly typed out. */
+  int64_t lo[3];
+  Tensor tlo;
+  tensor_init (&tlo, ET_SCALAR_LONG, 1, s3, lo);
+  g_assert_cmpint (CALL ("aten::amax.out", &tx.v, &ld.v, &f, &tlo.v, &tlo.v), ==, ET_ERROR_INVALID_ARGUMENT);
+
+  /* max.dim with keepdim on dim 1 -> [2, 1, 2] values and indices. */
+  float y[2 * 3 * 2] = { 1, 2, 3, 2, 3, NAN, 0, 0, -1, 5, 0, 5 };
+  Tensor ty;
+  tensor_init (&ty, ET_SCALAR_FLOAT, 3, sx, y);
+  float mv[4];
+  int64_t mi[4], sk[3] = { 2, 1, 2 };
+  Tensor tmv, tmi;
+  tensor_init (&tmv, ET_SCALAR_FLOAT, 3, sk, mv);
+  tensor_init (&tmi, ET_SCALAR_LONG, 3, sk, mi);
+  EtValue d1 = int_value (1), t = bool_value (true), ret = none_value ();
+  g_assert_cmpint (CALL ("aten::max.dim_max", &ty.v, &d1, &t, &tmv.v, &tmi.v, &ret), ==, ET_OK);
+  g_assert_cmpfloat (mv[0], ==, 3);
+  g_assert_cmpint (mi[0], ==, 1);
+  g_assert_true (isnan (mv[1]));
+  g_assert_cmpint (mi[1], ==, 2);
+  g_assert_cmpfloat (mv[2], ==, 0);
+  g_assert_cmpint (mi[2], ==, 0);
+  g_assert_cmpfloat (mv[3], ==, 5);
+  g_assert_cmpint (mi[3], ==, 1);
+  g_assert_cmpint (CALL ("aten::min.dim_min", &ty.v, &d1, &t, &tmv.v, &tmi.v, &ret), ==, ET_OK);
+  g_assert_cmpfloat (mv[0], ==, 1);
+  g_assert_cmpint (mi[0], ==, 0);
+  g_assert_cmpfloat (mv[2], ==, -1);
+  g_assert_cmpint (mi[2], ==, 1);
+  float all;
+  Tensor tall;
+  tensor_init (&tall, ET_SCALAR_FLOAT, 0, NULL, &all);
+  g_assert_cmpint (CALL ("aten::max.unary_out", &ty.v, &tall.v, &tall.v), ==, ET_OK);
+  g_assert_true (isnan (all));
+  g_assert_cmpint (CALL ("aten::min.unary_out", &tx.v, &tall.v, &tall.v), ==, ET_ERROR_INVALID_ARGUMENT);
+  int32_t imin;
+  Tensor timin;
+  tensor_init (&timin, ET_SCALAR_INT, 0, NULL, &imin);
+  g_assert_cmpint (CALL ("aten::min.unary_out", &tx.v, &timin.v, &timin.v), ==, ET_OK);
+  g_assert_cmpint (imin, ==, -5);
+}
+
+static void
+test_prod_var_cumsum (void)
+{
+  int32_t x[2 * 3] = { 1, 2, 3, -4, 5, 6 };
+  int64_t sx[2] = { 2, 3 }, s2[1] = { 2 };
+  Tensor tx;
+  tensor_init (&tx, ET_SCALAR_INT, 2, sx, x);
+  int64_t lo[2];
+  Tensor tlo;
+  tensor_init (&tlo, ET_SCALAR_LONG, 1, s2, lo);
+  EtValue d1 = int_value (1), f = bool_value (false), none = none_value ();
+  g_assert_cmpint (CALL ("aten::prod.int_out", &tx.v, &d1, &f, &none, &tlo.v, &tlo.v), ==, ET_OK);
+  g_assert_cmpint (lo[0], ==, 6);
+  g_assert_cmpint (lo[1], ==, -120);
+  int64_t all;
+  Tensor tall;
+  tensor_init (&tall, ET_SCALAR_LONG, 0, NULL, &all);
+  g_assert_cmpint (CALL ("aten::prod.out", &tx.v, &none, &tall.v, &tall.v), ==, ET_OK);
+  g_assert_cmpint (all, ==, -720);
+  /* A dtype that differs from out's. */
+  EtValue dt = int_value (ET_SCALAR_FLOAT);
+  g_assert_cmpint (CALL ("aten::prod.out", &tx.v, &dt, &tall.v, &tall.v), ==, ET_ERROR_INVALID_ARGUMENT);
+
+  /* var with correction 0 and 1; var_mean */
+  double y[2 * 3] = { 1, 2, 4, -1, -1, 5 };
+  Tensor ty;
+  tensor_init (&ty, ET_SCALAR_DOUBLE, 2, sx, y);
+  double v[2], m[2];
+  Tensor tv, tm;
+  tensor_init (&tv, ET_SCALAR_DOUBLE, 1, s2, v);
+  tensor_init (&tm, ET_SCALAR_DOUBLE, 1, s2, m);
+  int64_t dims[1] = { 1 };
+  IntList ld;
+  int_list_init (&ld, 1, dims);
+  EtValue c0 = int_value (0);
+  g_assert_cmpint (CALL ("aten::var.correction_out", &ty.v, &ld.v, &c0, &f, &tv.v, &tv.v), ==, ET_OK);
+  for (int r = 0; r < 2; r++) {
+    double mu = (y[r * 3] + y[r * 3 + 1] + y[r * 3 + 2]) / 3, ss = 0;
+    for (int k = 0; k < 3; k++)
+      ss += (y[r * 3 + k] - mu) * (y[r * 3 + k] - mu);
+    assert_close (v[r], ss / 3, 1e-12);
+  }
+  EtValue t = bool_value (true), ret = none_value ();
+  g_assert_cmpint (CALL ("aten::var.out", &ty.v, &ld.v, &t, &f, &tv.v, &tv.v), ==, ET_OK);
+  assert_close (v[0], 7 / 3.0, 1e-12);
+  g_assert_cmpint (CALL ("aten::var_mean.correction_out", &ty.v, &ld.v, &none, &f, &tv.v, &tm.v, &ret), ==, ET_OK);
+  assert_close (m[0], 7 / 3.0, 1e-12);
+  assert_close (m[1], 1.0, 1e-12);
+  assert_close (v[1], 12.0, 1e-12);
+  g_assert_cmpint (CALL ("aten::var.out", &tx.v, &ld.v, &t, &f, &tv.v, &tv.v), ==, ET_ERROR_INVALID_ARGUMENT);
+
+  /* cumsum of Int into Long along dim 0, and along -1 with Float out. */
+  int64_t cs[6];
+  Tensor tcs;
+  tensor_init (&tcs, ET_SCALAR_LONG, 2, sx, cs);
+  EtValue d0 = int_value (0), dl = int_value (ET_SCALAR_LONG);
+  g_assert_cmpint (CALL ("aten::cumsum.out", &tx.v, &d0, &dl, &tcs.v, &tcs.v), ==, ET_OK);
+  int64_t want[6] = { 1, 2, 3, -3, 7, 9 };
+  g_assert_cmpint (memcmp (cs, want, sizeof want), ==, 0);
+  float fcs[6];
+  Tensor tfcs;
+  tensor_init (&tfcs, ET_SCALAR_FLOAT, 2, sx, fcs);
+  EtValue dm1 = int_value (-1);
+  g_assert_cmpint (CALL ("aten::cumsum.out", &tx.v, &dm1, &none, &tfcs.v, &tfcs.v), ==, ET_OK);
+  float wantf[6] = { 1, 3, 6, -4, 1, 7 };
+  g_assert_cmpint (memcmp (fcs, wantf, sizeof wantf), ==, 0);
+  int8_t bcs[6];
+  Tensor tbcs;
+  tensor_init (&tbcs, ET_SCALAR_BOOL, 2, sx, bcs);
+  g_assert_cmpint (CALL ("aten::cumsum.out", &tx.v, &dm1, &none, &tbcs.v, &tbcs.v), ==,
+                   ET_ERROR_INVALID_ARGUMENT);
+}
+
+static void
+test_topk (void)
+{
+  float x[2 * 5] = { 3, 1, 4, 1, 5, 9, 2, 6, 5, 3 };
+  int64_t sx[2] = { 2, 5 }, sk[2] = { 2, 3 };
+  Tensor tx;
+  tensor_init (&tx, ET_SCALAR_FLOAT, 2, sx, x);
+  float v[6];
+  int64_t idx[6];
+  Tensor tv, ti;
+  tensor_init (&tv, ET_SCALAR_FLOAT, 2, sk, v);
+  tensor_init (&ti, ET_SCALAR_LONG, 2, sk, idx);
+  EtValue k = int_value (3), dm1 = int_value (-1), t = bool_value (true), f = bool_value (false);
+  EtValue ret = none_value ();
+  g_assert_cmpint (CALL ("aten::topk.values", &tx.v, &k, &dm1, &t, &t, &tv.v, &ti.v, &ret), ==, ET_OK);
+  float wv[6] = { 5, 4, 3, 9, 6, 5 };
+  int64_t wi[6] = { 4, 2, 0, 0, 2, 3 };
+  g_assert_cmpint (memcmp (v, wv, sizeof wv), ==, 0);
+  g_assert_cmpint (memcmp (idx, wi, sizeof wi), ==, 0);
+  g_assert_cmpint (CALL ("aten::topk.values", &tx.v, &k, &dm1, &f, &t, &tv.v, &ti.v, &ret), ==, ET_OK);
+  float sv[6] = { 1, 1, 3, 2, 3, 5 };
+  int64_t si[6] = { 1, 3, 0, 1, 4, 3 };
+  g_assert_cmpint (memcmp (v, sv, sizeof sv), ==, 0);
+  g_assert_cmpint (memcmp (idx, si, sizeof si), ==, 0);
+  /* topk along dim 0 writes through strided outs. */
+  int64_t s1[2] = { 1, 5 };
+  Tensor tv1, ti1;
+  tensor_init (&tv1, ET_SCALAR_FLOAT, 2, s1, v);
+  tensor_init (&ti1, ET_SCALAR_LONG, 2, s1, idx);
+  EtValue one = int_value (1), d0 = int_value (0);
+  g_assert_cmpint (CALL ("aten::topk.values", &tx.v, &one, &d0, &t, &t, &tv1.v, &ti1.v, &ret), ==, ET_OK);
+  for (int j = 0; j < 5; j++) {
+    g_assert_cmpfloat (v[j], ==, MAX (x[j], x[5 + j]));
+    g_assert_cmpint (idx[j], ==, x[5 + j] > x[j] ? 1 : 0);
+  }
+  EtValue k6 = int_value (6);
+  g_assert_cmpint (CALL ("aten::topk.values", &tx.v, &k6, &dm1, &t, &t, &tv.v, &ti.v, &ret), ==,
+                   ET_ERROR_INVALID_ARGUMENT);
+}
+
+/* ---- Existing shape kernels: cat ---- */
+
+static void
+test_cat_converts_and_skips_empty (void)
+{
+  int32_t a[2 * 2] = { 1, 2, 3, 4 };
+  float b[2 * 1] = { 0.5f, 1.5f };
+  int64_t sa[2] = { 2, 2 }, sb[2] = { 2, 1 }, se[1] = { 0 }, so[2] = { 2, 3 };
+  Tensor ta, tb, te, to;
+  tensor_init (&ta, ET_SCALAR_INT, 2, sa, a);
+  tensor_init (&tb, ET_SCALAR_FLOAT, 2, sb, b);
+  tensor_init (&te, ET_SCALAR_FLOAT, 1, se, NULL);
+  float o[6];
+  tensor_init (&to, ET_SCALAR_FLOAT, 2, so, o);
+  Tensor *items[3] = { &te, &ta, &tb };
+  TensorList l;
+  tensor_list_init (&l, 3, items, false);
+  EtValue d1 = int_value (1);
+  g_assert_cmpint (CALL ("aten::cat.out", &l.v, &d1, &to.v, &to.v), ==, ET_OK);
+  float want[6] = { 1, 2, 0.5f, 3, 4, 1.5f };
+  g_assert_cmpint (memcmp (o, want, sizeof want), ==, 0);
+}
+
+int
+main (int argc, char **argv)
+{
+  char message[256];
+
+  g_test_init (&argc, &argv, NULL);
+  if (et_registry_add_plugin (executorch_kernels_get_plugin (), message, sizeof message) != ET_OK)
+    g_error ("cannot register the kernels plug-in: %s", message);
+
+  g_test_add_func ("/index-kernels/index/basic", test_index_tensor);
+  g_test_add_func ("/index-kernels/index/non-adjacent", test_index_tensor_non_adjacent);
+  g_test_add_func ("/index-kernels/index-put/kv-cache", test_index_put_kv_cache);
+  g_test_add_func ("/index-kernels/index-put/accumulate-mask", test_index_put_accumulate);
+  g_test_add_func ("/index-kernels/embedding/basic", test_embedding);
+  g_test_add_func ("/index-kernels/index-select/basic", test_index_select);
+  g_test_add_func ("/index-kernels/gather-scatter/basic", test_gather_scatter);
+  g_test_add_func ("/index-kernels/masks/nonzero", test_masks_nonzero);
+  g_test_add_func ("/index-kernels/creation/full", test_full_and_friends);
+  g_test_add_func ("/index-kernels/creation/arange", test_arange);
+  g_test_add_func ("/index-kernels/creation/tril-dropout", test_tril_dropout);
+  g_test_add_func ("/index-kernels/split/unbind-stack", test_split_unbind_stack);
+  g_test_add_func ("/index-kernels/split/scatter-views", test_slice_select_scatter);
+  g_test_add_func ("/index-kernels/shape/views", test_shape_extra);
+  g_test_add_func ("/index-kernels/shape/roll-repeat", test_roll_repeat);
+  g_test_add_func ("/index-kernels/reduce/any-argmax", test_any_argmax);
+  g_test_add_func ("/index-kernels/reduce/extremes", test_extremes);
+  g_test_add_func ("/index-kernels/reduce/prod-var-cumsum", test_prod_var_cumsum);
+  g_test_add_func ("/index-kernels/reduce/topk", test_topk);
+  g_test_add_func ("/index-kernels/cat/convert-skip-empty", test_cat_converts_and_skips_empty);
+
+  return g_test_run ();
+}
