@@ -30,6 +30,7 @@ static const struct {
   { _executorch_split_kernels, &_executorch_split_n_kernels },
   { _executorch_shape_extra_kernels, &_executorch_shape_extra_n_kernels },
   { _executorch_reduce_extra_kernels, &_executorch_reduce_extra_n_kernels },
+  { _executorch_llama_kernels, &_executorch_llama_n_kernels },
 };
 
 static bool

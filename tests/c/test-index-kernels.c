@@ -1367,6 +1367,160 @@ test_cat_converts_and_skips_empty (void)
   g_assert_cmpint (memcmp (o, want, sizeof want), ==, 0);
 }
 
+/* ---- llama:: custom ops ---- */
+
+/* Reference attention over the first kv_len cache rows, in double. */
+static void
+ref_sdpa (const float *q, const float *k, const float *v, int B, int S, int Hq, int Hkv, int D,
+          int Smax, int start_pos, bool causal, const float *mask, float *out)
+{
+  int kv_len = start_pos + S;
+  for (int b = 0; b < B; b++)
+    for (int i = 0; i < S; i++)
+      for (int h = 0; h < Hq; h++) {
+        int hk = h / (Hq / Hkv);
+        double sc[64], mx = -INFINITY, sum = 0;
+        int n = causal ? start_pos + i + 1 : kv_len;
+        for (int j = 0; j < n; j++) {
+          double s = 0;
+          for (int d = 0; d < D; d++)
+            s += (double) q[((b * S + i) * Hq + h) * D + d] * k[((b * Smax + j) * Hkv + hk) * D + d];
+          s /= sqrt ((double) D);
+          if (mask)
+            s += mask[i * kv_len + j];
+          sc[j] = s;
+          mx = MAX (mx, s);
+        }
+        for (int j = 0; j < n; j++)
+          sum += exp (sc[j] - mx);
+        for (int d = 0; d < D; d++) {
+          double acc = 0;
+          for (int j = 0; j < n; j++)
+            acc += exp (sc[j] - mx) / sum * v[((b * Smax + j) * Hkv + hk) * D + d];
+          out[((b * S + i) * Hq + h) * D + d] = (float) acc;
+        }
+      }
+}
+
+static void
+test_llama_update_cache (void)
+{
+  enum { B = 2, SMAX = 6, H = 2, D = 3, S = 2 };
+  float cache[B * SMAX * H * D] = { 0 }, val[B * S * H * D], dummy;
+  for (int i = 0; i < B * S * H * D; i++)
+    val[i] = (float) (i + 1);
+  int64_t sc[4] = { B, SMAX, H, D }, sv[4] = { B, S, H, D }, s1[1] = { 1 };
+  Tensor tc, tv, td;
+  tensor_init (&tc, ET_SCALAR_FLOAT, 4, sc, cache);
+  tensor_init (&tv, ET_SCALAR_FLOAT, 4, sv, val);
+  tensor_init (&td, ET_SCALAR_FLOAT, 1, s1, &dummy);
+  EtValue pos = int_value (3);
+  g_assert_cmpint (CALL ("llama::update_cache.out", &tv.v, &tc.v, &pos, &td.v, &td.v), ==, ET_OK);
+  for (int b = 0; b < B; b++)
+    for (int s = 0; s < SMAX; s++)
+      for (int e = 0; e < H * D; e++) {
+        float want = (s >= 3 && s < 3 + S) ? val[(b * S + s - 3) * H * D + e] : 0.0f;
+        g_assert_cmpfloat (cache[(b * SMAX + s) * H * D + e], ==, want);
+      }
+  EtValue bad = int_value (5);
+  g_assert_cmpint (CALL ("llama::update_cache.out", &tv.v, &tc.v, &bad, &td.v, &td.v), ==,
+                   ET_ERROR_INVALID_ARGUMENT);
+  EtValue neg = int_value (-1);
+  g_assert_cmpint (CALL ("llama::update_cache.out", &tv.v, &tc.v, &neg, &td.v, &td.v), ==,
+                   ET_ERROR_INVALID_ARGUMENT);
+
+  /* With indices: token (b, s) goes to row idx[b][s]. */
+  int64_t idx[B * S] = { 5, 0, 1, 5 }, si[2] = { B, S };
+  Tensor ti;
+  tensor_init (&ti, ET_SCALAR_LONG, 2, si, idx);
+  EtValue zero = int_value (0);
+  g_assert_cmpint (CALL ("llama::update_cache_with_indices.out", &tv.v, &tc.v, &zero, &ti.v, &td.v, &td.v),
+                   ==, ET_OK);
+  for (int b = 0; b < B; b++)
+    for (int s = 0; s < S; s++)
+      g_assert_cmpint (memcmp (cache + (b * SMAX + idx[b * S + s]) * H * D, val + (b * S + s) * H * D,
+                               H * D * sizeof (float)), ==, 0);
+  idx[3] = 6;
+  g_assert_cmpint (CALL ("llama::update_cache_with_indices.out", &tv.v, &tc.v, &zero, &ti.v, &td.v, &td.v),
+                   ==, ET_ERROR_INVALID_ARGUMENT);
+}
+
+static void
+test_llama_sdpa (void)
+{
+  enum { B = 1, SMAX = 8, HQ = 4, HKV = 2, D = 5, S = 3 };
+  static float q[B * S * HQ * D], kc[B * SMAX * HKV * D], vc[B * SMAX * HKV * D];
+  static float o[B * S * HQ * D], want[B * S * HQ * D];
+  for (size_t i = 0; i < G_N_ELEMENTS (q); i++)
+    q[i] = (float) g_test_rand_double_range (-1, 1);
+  for (size_t i = 0; i < G_N_ELEMENTS (kc); i++) {
+    kc[i] = (float) g_test_rand_double_range (-1, 1);
+    vc[i] = (float) g_test_rand_double_range (-1, 1);
+  }
+  int64_t sq[4] = { B, S, HQ, D }, sc[4] = { B, SMAX, HKV, D };
+  Tensor tq, tk, tv, to;
+  tensor_init (&tq, ET_SCALAR_FLOAT, 4, sq, q);
+  tensor_init (&tk, ET_SCALAR_FLOAT, 4, sc, kc);
+  tensor_init (&tv, ET_SCALAR_FLOAT, 4, sc, vc);
+  tensor_init (&to, ET_SCALAR_FLOAT, 4, sq, o);
+  EtValue pos = int_value (2), none = none_value (), drop = double_value (0.0);
+  EtValue causal = bool_value (true), nocausal = bool_value (false);
+
+  for (int c = 0; c < 2; c++) {
+    g_assert_cmpint (CALL ("llama::custom_sdpa.out", &tq.v, &tk.v, &tv.v, &pos, &none, &drop,
+                           c ? &causal : &nocausal, &none, &to.v, &to.v), ==, ET_OK);
+    ref_sdpa (q, kc, vc, B, S, HQ, HKV, D, SMAX, 2, c, NULL, want);
+    for (size_t i = 0; i < G_N_ELEMENTS (o); i++)
+      assert_close (o[i], want[i], 1e-5);
+  }
+
+  /* An additive float mask [S, start_pos + S]. */
+  float mask[S * 5];
+  for (int i = 0; i < S * 5; i++)
+    mask[i] = (i % 3 == 0) ? -INFINITY : (float) (i % 4) * 0.25f;
+  int64_t sm[2] = { S, 5 };
+  Tensor tm;
+  tensor_init (&tm, ET_SCALAR_FLOAT, 2, sm, mask);
+  g_assert_cmpint (CALL ("llama::custom_sdpa.out", &tq.v, &tk.v, &tv.v, &pos, &tm.v, &drop, &nocausal,
+                         &none, &to.v, &to.v), ==, ET_OK);
+  ref_sdpa (q, kc, vc, B, S, HQ, HKV, D, SMAX, 2, false, mask, want);
+  for (size_t i = 0; i < G_N_ELEMENTS (o); i++)
+    assert_close (o[i], want[i], 1e-5);
+  /* Mask plus is_causal, a wrong mask shape, start_pos past the cache. */
+  g_assert_cmpint (CALL ("llama::custom_sdpa.out", &tq.v, &tk.v, &tv.v, &pos, &tm.v, &drop, &causal,
+                         &none, &to.v, &to.v), ==, ET_ERROR_INVALID_ARGUMENT);
+  EtValue pos3 = int_value (3);
+  g_assert_cmpint (CALL ("llama::custom_sdpa.out", &tq.v, &tk.v, &tv.v, &pos3, &tm.v, &drop, &nocausal,
+                         &none, &to.v, &to.v), ==, ET_ERROR_INVALID_ARGUMENT);
+  EtValue pos6 = int_value (6);
+  g_assert_cmpint (CALL ("llama::custom_sdpa.out", &tq.v, &tk.v, &tv.v, &pos6, &none, &drop, &causal,
+                         &none, &to.v, &to.v), ==, ET_ERROR_INVALID_ARGUMENT);
+  g_assert_cmpint (CALL ("llama::custom_sdpa.out", &tq.v, &tk.v, &tv.v, &pos6, &none, &drop, &causal,
+                         &none, &to.v), ==, ET_ERROR_INVALID_PROGRAM);
+
+  /* sdpa_with_kv_cache writes k, v at start_pos and attends causally. */
+  static float kn[B * S * HKV * D], vn[B * S * HKV * D];
+  for (size_t i = 0; i < G_N_ELEMENTS (kn); i++) {
+    kn[i] = (float) g_test_rand_double_range (-1, 1);
+    vn[i] = (float) g_test_rand_double_range (-1, 1);
+  }
+  int64_t skv[4] = { B, S, HKV, D };
+  Tensor tkn, tvn;
+  tensor_init (&tkn, ET_SCALAR_FLOAT, 4, skv, kn);
+  tensor_init (&tvn, ET_SCALAR_FLOAT, 4, skv, vn);
+  EtValue seq = int_value (S), scale = none_value ();
+  g_assert_cmpint (CALL ("llama::sdpa_with_kv_cache.out", &tq.v, &tkn.v, &tvn.v, &tk.v, &tv.v, &pos, &seq,
+                         &none, &drop, &causal, &scale, &to.v, &to.v), ==, ET_OK);
+  g_assert_cmpint (memcmp (kc + 2 * HKV * D, kn, sizeof kn), ==, 0);
+  g_assert_cmpint (memcmp (vc + 2 * HKV * D, vn, sizeof vn), ==, 0);
+  ref_sdpa (q, kc, vc, B, S, HQ, HKV, D, SMAX, 2, true, NULL, want);
+  for (size_t i = 0; i < G_N_ELEMENTS (o); i++)
+    assert_close (o[i], want[i], 1e-5);
+  EtValue seq2 = int_value (2);
+  g_assert_cmpint (CALL ("llama::sdpa_with_kv_cache.out", &tq.v, &tkn.v, &tvn.v, &tk.v, &tv.v, &pos, &seq2,
+                         &none, &drop, &causal, &scale, &to.v, &to.v), ==, ET_ERROR_INVALID_ARGUMENT);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1396,6 +1550,8 @@ main (int argc, char **argv)
   g_test_add_func ("/index-kernels/reduce/prod-var-cumsum", test_prod_var_cumsum);
   g_test_add_func ("/index-kernels/reduce/topk", test_topk);
   g_test_add_func ("/index-kernels/cat/convert-skip-empty", test_cat_converts_and_skips_empty);
+  g_test_add_func ("/index-kernels/llama/update-cache", test_llama_update_cache);
+  g_test_add_func ("/index-kernels/llama/sdpa", test_llama_sdpa);
 
   return g_test_run ();
 }

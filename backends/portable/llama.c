@@ -1,0 +1,341 @@
+/* llama.c: the llama:: KV-cache and attention kernels (update_cache, custom_sdpa, sdpa_with_kv_cache)
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Layouts follow upstream's custom ops: q is [B, S, Hq, D] and the caches
+ * are [B, Smax, Hkv, D] (sequence on dim 1).  Attention covers the keys
+ * [0, start_pos + S); with is_causal, query i (absolute position
+ * start_pos + i) sees keys up to start_pos + i.  Grouped-query attention
+ * maps query head h to kv head h / (Hq / Hkv).
+ *
+ * Every size, position and index is checked and reported as an error
+ * (upstream aborts on several of them).  The arithmetic is a plain
+ * two-pass softmax in double, for Float, Double, Half and BFloat16 (upstream
+ * runs a blocked online softmax in the input type and rejects Half/BF16), so
+ * results agree with upstream within the usual fp32 tolerances.  Rows whose
+ * keys are all masked out give zeros, as eager PyTorch's _safe_softmax does.
+ * dropout_p is ignored, as upstream does.
+ */
+#include "kernels-private.h"
+
+#include <math.h>
+#include <string.h>
+
+static EtError
+check_4d (EtKernelContext *ctx, const char *op, const EtTensor *t, const char *name)
+{
+  if (t->ndim != 4)
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: %s must be 4-D, not %u-D", op, name, t->ndim);
+  return ET_OK;
+}
+
+/* value [B, S, H, D] into cache [B, Smax, H, D] at rows start_pos.. */
+static EtError
+cache_write (EtKernelContext *ctx, const char *op, const EtTensor *value, EtTensor *cache,
+             int64_t start_pos)
+{
+  char sa[160], sb[160];
+
+  KERNEL_TRY (check_4d (ctx, op, value, "value"));
+  KERNEL_TRY (check_4d (ctx, op, cache, "cache"));
+  if (value->scalar_type != cache->scalar_type)
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: value dtype %s differs from cache dtype %s",
+                        op, _executorch_type_name (value->scalar_type),
+                        _executorch_type_name (cache->scalar_type));
+  if (value->sizes[0] != cache->sizes[0] || value->sizes[2] != cache->sizes[2] ||
+      value->sizes[3] != cache->sizes[3])
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
+                        "%s: value of shape %s does not fit cache of shape %s", op,
+                        _executorch_format_sizes (sa, sizeof sa, value->ndim, value->sizes),
+                        _executorch_format_sizes (sb, sizeof sb, cache->ndim, cache->sizes));
+  if (start_pos < 0 || start_pos > cache->sizes[1] - value->sizes[1])
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
+                        "%s: start_pos %" PRId64 " + seq_len %" PRId64 " exceeds the cache length %" PRId64,
+                        op, start_pos, value->sizes[1], cache->sizes[1]);
+  if (value->numel == 0)
+    return ET_OK;
+  return _executorch_copy_strided (ctx, 4, value->sizes, cache->dim_order, cache->data,
+                                   cache->scalar_type, start_pos * cache->strides[1], cache->strides,
+                                   value->data, value->scalar_type, 0, value->strides);
+}
+
+/* (value, cache, start_pos, out, ret): out is a placeholder, never written. */
+static EtError
+update_cache_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
+{
+  EtTensor *value, *cache, *out;
+  int64_t start_pos;
+
+  KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 5));
+  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "value", &value));
+  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 1, "cache", &cache));
+  KERNEL_TRY (_executorch_arg_int (ctx, args, 2, "start_pos", &start_pos));
+  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 3, "out", &out));
+  return cache_write (ctx, "update_cache", value, cache, start_pos);
+}
+
+/* (value, cache, start_pos, indices [B, S] Long, out, ret) */
+static EtError
+update_cache_with_indices_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
+{
+  const char *op = "update_cache_with_indices";
+  EtTensor *value, *cache, *indices, *out;
+  int64_t start_pos, sizes[4], vst[4], cst[4];
+
+  KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 6));
+  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "value", &value));
+  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 1, "cache", &cache));
+  KERNEL_TRY (_executorch_arg_int (ctx, args, 2, "start_pos", &start_pos));
+  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 3, "indices", &indices));
+  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 4, "out", &out));
+  KERNEL_TRY (check_4d (ctx, op, value, "value"));
+  KERNEL_TRY (check_4d (ctx, op, cache, "cache"));
+  if (value->scalar_type != cache->scalar_type)
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: value dtype %s differs from cache dtype %s",
+                        op, _executorch_type_name (value->scalar_type),
+                        _executorch_type_name (cache->scalar_type));
+  if (value->sizes[0] != cache->sizes[0] || value->sizes[2] != cache->sizes[2] ||
+      value->sizes[3] != cache->sizes[3])
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: value does not fit the cache", op);
+  if (indices->scalar_type != ET_SCALAR_LONG || indices->ndim != 2 ||
+      indices->sizes[0] != value->sizes[0] || indices->sizes[1] != value->sizes[1])
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
+                        "%s: indices must be a Long tensor of shape [batch, seq_len]", op);
+  const int64_t *idx = indices->data;
+  for (int64_t b = 0; b < value->sizes[0]; b++)
+    for (int64_t s = 0; s < value->sizes[1]; s++) {
+      int64_t p = idx[b * indices->strides[0] + s * indices->strides[1]];
+      if (p < 0 || p >= cache->sizes[1])
+        return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
+                            "%s: index %" PRId64 " is out of range for cache length %" PRId64, op, p,
+                            cache->sizes[1]);
+    }
+  /* One token ([H, D]) at a time. */
+  sizes[0] = 1;
+  sizes[1] = 1;
+  sizes[2] = value->sizes[2];
+  sizes[3] = value->sizes[3];
+  memcpy (vst, value->strides, sizeof vst);
+  memcpy (cst, cache->strides, sizeof cst);
+  for (int64_t b = 0; b < value->sizes[0] && value->numel > 0; b++)
+    for (int64_t s = 0; s < value->sizes[1]; s++) {
+      int64_t p = idx[b * indices->strides[0] + s * indices->strides[1]];
+      KERNEL_TRY (_executorch_copy_strided (ctx, 4, sizes, NULL, cache->data, cache->scalar_type,
+                                            b * cst[0] + p * cst[1], cst, value->data,
+                                            value->scalar_type,
+                                            b * vst[0] + s * vst[1], vst));
+    }
+  return ET_OK;
+}
+
+typedef struct {
+  const EtTensor *mask;   /* NULL when absent (or empty) */
+  bool is_causal;
+  bool has_scale;
+  double scale;
+} SdpaOptions;
+
+/* Reads attn_mask?, dropout_p, is_causal, scale? starting at @i. */
+static EtError
+sdpa_options (EtKernelContext *ctx, const char *op, EtValue **args, uint32_t i, SdpaOptions *o)
+{
+  memset (o, 0, sizeof *o);
+  if (args[i] == NULL)
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_PROGRAM, "%s: attn_mask is missing", op);
+  if (args[i]->tag != ET_VALUE_NONE) {
+    EtTensor *m;
+    KERNEL_TRY (_executorch_arg_tensor (ctx, args, i, "attn_mask", &m));
+    if (m->numel > 0)
+      o->mask = m;
+  }
+  if (args[i + 1] == NULL || (args[i + 1]->tag != ET_VALUE_DOUBLE && args[i + 1]->tag != ET_VALUE_INT))
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_PROGRAM, "%s: dropout_p must be a Double", op);
+  KERNEL_TRY (_executorch_arg_bool (ctx, args, i + 2, "is_causal", &o->is_causal));
+  const EtValue *s = args[i + 3];
+  if (s == NULL)
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_PROGRAM, "%s: scale is missing", op);
+  if (s->tag == ET_VALUE_DOUBLE) {
+    o->has_scale = true;
+    o->scale = s->u.double_value;
+  } else if (s->tag == ET_VALUE_INT) {
+    o->has_scale = true;
+    o->scale = (double) s->u.int_value;
+  } else if (s->tag != ET_VALUE_NONE) {
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_PROGRAM, "%s: scale must be a Double or None", op);
+  }
+  if (o->mask != NULL && o->is_causal)
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
+                        "%s: attn_mask and is_causal cannot be set at the same time", op);
+  return ET_OK;
+}
+
+static EtError
+sdpa (EtKernelContext *ctx, const char *op, const EtTensor *q, const EtTensor *k, const EtTensor *v,
+      int64_t start_pos, const SdpaOptions *o, EtTensor *out)
+{
+  char sa[160], sb[160], sc[160];
+
+  KERNEL_TRY (check_4d (ctx, op, q, "query"));
+  KERNEL_TRY (check_4d (ctx, op, k, "key"));
+  KERNEL_TRY (check_4d (ctx, op, v, "value"));
+  if (!_executorch_type_is_floating (q->scalar_type))
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: query must be floating, not %s", op,
+                        _executorch_type_name (q->scalar_type));
+  if (k->scalar_type != q->scalar_type || v->scalar_type != q->scalar_type ||
+      out->scalar_type != q->scalar_type)
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
+                        "%s: key, value and out must have query's dtype %s", op,
+                        _executorch_type_name (q->scalar_type));
+  int64_t B = q->sizes[0], S = q->sizes[1], Hq = q->sizes[2], D = q->sizes[3];
+  int64_t Hkv = k->sizes[2];
+  if (k->sizes[0] != B || v->sizes[0] != B || v->sizes[2] != Hkv || k->sizes[3] != D ||
+      v->sizes[3] != D || k->sizes[1] != v->sizes[1])
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
+                        "%s: key %s and value %s do not match query %s", op,
+                        _executorch_format_sizes (sa, sizeof sa, 4, k->sizes),
+                        _executorch_format_sizes (sb, sizeof sb, 4, v->sizes),
+                        _executorch_format_sizes (sc, sizeof sc, 4, q->sizes));
+  if (Hkv == 0 ? Hq != 0 : Hq % Hkv != 0)
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
+                        "%s: %" PRId64 " query heads are not a multiple of %" PRId64 " kv heads", op,
+                        Hq, Hkv);
+  if (start_pos < 0 || start_pos > k->sizes[1] - S)
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
+                        "%s: start_pos %" PRId64 " + seq_len %" PRId64 " exceeds the cache length %" PRId64,
+                        op, start_pos, S, k->sizes[1]);
+  int64_t kv_len = start_pos + S;
+  const EtTensor *mask = o->mask;
+  if (mask != NULL) {
+    if (mask->ndim != 2 || mask->sizes[0] != S || mask->sizes[1] != kv_len)
+      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
+                          "%s: attn_mask must have shape [%" PRId64 ", %" PRId64 "], not %s", op, S,
+                          kv_len, _executorch_format_sizes (sa, sizeof sa, mask->ndim, mask->sizes));
+    if (!_executorch_type_is_floating (mask->scalar_type) && mask->scalar_type != ET_SCALAR_BOOL)
+      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: attn_mask must be floating or Bool, not %s",
+                          op, _executorch_type_name (mask->scalar_type));
+  }
+  KERNEL_TRY (_executorch_resize (ctx, out, 4, q->sizes));
+  if (out->numel == 0)
+    return ET_OK;
+
+  double scale = o->has_scale ? o->scale : 1.0 / sqrt ((double) D);
+  int64_t reps = Hq / Hkv;
+  /* Scratch: K and V of one (batch, kv head) as [kv_len, D] doubles, a
+   * query row, the scores and an output row. */
+  size_t n = (size_t) (2 * kv_len * D + 2 * D + kv_len + (mask ? kv_len : 0));
+  ExecutorchTemp temp;
+  KERNEL_TRY (_executorch_temp_alloc (ctx, n * sizeof (double), &temp));
+  double *K = temp.data, *V = K + kv_len * D, *qr = V + kv_len * D, *acc = qr + D, *p = acc + D;
+  double *mrow = p + kv_len;
+
+  for (int64_t b = 0; b < B; b++)
+    for (int64_t hk = 0; hk < Hkv; hk++) {
+      for (int64_t j = 0; j < kv_len; j++) {
+        _executorch_load_f64 (k->scalar_type, k->data, b * k->strides[0] + j * k->strides[1] + hk * k->strides[2],
+                              k->strides[3], D, K + j * D);
+        _executorch_load_f64 (v->scalar_type, v->data, b * v->strides[0] + j * v->strides[1] + hk * v->strides[2],
+                              v->strides[3], D, V + j * D);
+      }
+      for (int64_t h = hk * reps; h < (hk + 1) * reps; h++)
+        for (int64_t i = 0; i < S; i++) {
+          int64_t n_keys = o->is_causal ? start_pos + i + 1 : kv_len;
+          double mx = -INFINITY, sum = 0.0;
+          _executorch_load_f64 (q->scalar_type, q->data,
+                                b * q->strides[0] + i * q->strides[1] + h * q->strides[2], q->strides[3],
+                                D, qr);
+          if (mask != NULL)
+            _executorch_load_f64 (mask->scalar_type, mask->data, i * mask->strides[0], mask->strides[1],
+                                  kv_len, mrow);
+          for (int64_t j = 0; j < n_keys; j++) {
+            double s = 0.0;
+            for (int64_t d = 0; d < D; d++)
+              s += qr[d] * K[j * D + d];
+            s *= scale;
+            if (mask != NULL)
+              s = mask->scalar_type == ET_SCALAR_BOOL ? (mrow[j] != 0.0 ? s : -INFINITY) : s + mrow[j];
+            p[j] = s;
+            if (s > mx)
+              mx = s;
+          }
+          memset (acc, 0, (size_t) D * sizeof acc[0]);
+          if (mx > -INFINITY) {
+            for (int64_t j = 0; j < n_keys; j++) {
+              p[j] = exp (p[j] - mx);
+              sum += p[j];
+            }
+            for (int64_t j = 0; j < n_keys; j++) {
+              double w = p[j] / sum;
+              if (w == 0.0)
+                continue;
+              for (int64_t d = 0; d < D; d++)
+                acc[d] += w * V[j * D + d];
+            }
+          }
+          _executorch_store_f64 (out->scalar_type, out->data,
+                                 b * out->strides[0] + i * out->strides[1] + h * out->strides[2],
+                                 out->strides[3], D, acc);
+        }
+    }
+  _executorch_temp_free (&temp);
+  return ET_OK;
+}
+
+/* (q, k, v, start_pos, attn_mask?, dropout_p, is_causal, scale?, out, ret) */
+static EtError
+custom_sdpa_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
+{
+  const char *op = "custom_sdpa";
+  EtTensor *q, *k, *v, *out;
+  int64_t start_pos;
+  SdpaOptions o;
+
+  KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 10));
+  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "query", &q));
+  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 1, "key", &k));
+  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 2, "value", &v));
+  KERNEL_TRY (_executorch_arg_int (ctx, args, 3, "start_pos", &start_pos));
+  KERNEL_TRY (sdpa_options (ctx, op, args, 4, &o));
+  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 8, "out", &out));
+  return sdpa (ctx, op, q, k, v, start_pos, &o, out);
+}
+
+/* (q, k, v, key_cache, value_cache, start_pos, seq_len, attn_mask?, dropout_p, is_causal,
+ *  scale?, out, ret) */
+static EtError
+sdpa_with_kv_cache_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
+{
+  const char *op = "sdpa_with_kv_cache";
+  EtTensor *q, *k, *v, *kc, *vc, *out;
+  int64_t start_pos, seq_len;
+  SdpaOptions o;
+
+  KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 13));
+  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "query", &q));
+  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 1, "key", &k));
+  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 2, "value", &v));
+  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 3, "key_cache", &kc));
+  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 4, "value_cache", &vc));
+  KERNEL_TRY (_executorch_arg_int (ctx, args, 5, "start_pos", &start_pos));
+  KERNEL_TRY (_executorch_arg_int (ctx, args, 6, "seq_len", &seq_len));
+  KERNEL_TRY (sdpa_options (ctx, op, args, 7, &o));
+  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 11, "out", &out));
+  KERNEL_TRY (check_4d (ctx, op, q, "query"));
+  KERNEL_TRY (check_4d (ctx, op, kc, "key_cache"));
+  KERNEL_TRY (check_4d (ctx, op, vc, "value_cache"));
+  if (seq_len != q->sizes[1])
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
+                        "%s: seq_len %" PRId64 " differs from the query length %" PRId64, op, seq_len,
+                        q->sizes[1]);
+  KERNEL_TRY (cache_write (ctx, op, k, kc, start_pos));
+  KERNEL_TRY (cache_write (ctx, op, v, vc, start_pos));
+  return sdpa (ctx, op, q, kc, vc, start_pos, &o, out);
+}
+
+const EtKernel _executorch_llama_kernels[] = {
+  { "llama::update_cache.out", update_cache_out, NULL },
+  { "llama::update_cache_with_indices.out", update_cache_with_indices_out, NULL },
+  { "llama::custom_sdpa.out", custom_sdpa_out, NULL },
+  { "llama::sdpa_with_kv_cache.out", sdpa_with_kv_cache_out, NULL },
+};
+
+const size_t _executorch_llama_n_kernels = KERNEL_N_ELEMENTS (_executorch_llama_kernels);
