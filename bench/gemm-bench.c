@@ -5,9 +5,12 @@
  * Usage: gemm-bench [--quick]
  * Prints one line per shape and thread count.  Not run by meson test.
  */
-#include "gemm.h"
-
+#ifndef EXECUTORCH_USE_UNSTABLE_PLUGIN_API
+#define EXECUTORCH_USE_UNSTABLE_PLUGIN_API 1
+#endif
+#include "executorch-plugin.h"
 #include "executorch-threadpool.h"
+#include "gemm.h"
 
 #include <glib.h>
 #include <stdio.h>
@@ -95,9 +98,113 @@ bench_linear (int64_t m, int64_t k, int64_t n, guint threads, double min_seconds
 }
 
 
+const EtPluginDesc *executorch_kernels_get_plugin (void);
+
+typedef struct {
+  const char *name;
+  int64_t n, cin, h, w, cout, k, stride, pad, groups;
+} ConvShape;
+
+static EtValue
+int_value (int64_t v)
+{
+  EtValue x = { .tag = ET_VALUE_INT };
+  x.u.int_value = v;
+  return x;
+}
+
+static void
+tensor_init (EtTensor *t, EtValue *v, uint32_t ndim, const int64_t *sizes, float *data)
+{
+  memset (t, 0, sizeof *t);
+  t->ndim = ndim;
+  t->scalar_type = ET_SCALAR_FLOAT;
+  t->numel = 1;
+  for (uint32_t d = 0; d < ndim; d++) {
+    t->sizes[d] = sizes[d];
+    t->dim_order[d] = (uint8_t) d;
+    t->numel *= sizes[d];
+  }
+  et_strides_from_dim_order (ndim, t->sizes, t->dim_order, t->strides);
+  t->nbytes = t->capacity = (size_t) t->numel * sizeof (float);
+  t->data = data;
+  v->tag = ET_VALUE_TENSOR;
+  v->u.tensor = t;
+}
+
+/* aten::convolution.out through the kernel library, as a program calls it. */
+static void
+bench_conv (const ConvShape *c, guint threads, double min_seconds)
+{
+  int64_t oh = (c->h + 2 * c->pad - c->k) / c->stride + 1, ow = (c->w + 2 * c->pad - c->k) / c->stride + 1;
+  int64_t xs[4] = { c->n, c->cin, c->h, c->w }, ws[4] = { c->cout, c->cin / c->groups, c->k, c->k };
+  int64_t bs[1] = { c->cout }, ys[4] = { c->n, c->cout, oh, ow };
+  EtTensor x, w, b, y;
+  EtValue xv, wv, bv, yv;
+  float *xd = malloc (sizeof (float) * c->n * c->cin * c->h * c->w);
+  float *wd = malloc (sizeof (float) * ws[0] * ws[1] * c->k * c->k);
+  float *bd = malloc (sizeof (float) * c->cout);
+  float *yd = malloc (sizeof (float) * c->n * c->cout * oh * ow);
+
+  fill (xd, c->n * c->cin * c->h * c->w);
+  fill (wd, ws[0] * ws[1] * c->k * c->k);
+  fill (bd, c->cout);
+  tensor_init (&x, &xv, 4, xs, xd);
+  tensor_init (&w, &wv, 4, ws, wd);
+  tensor_init (&b, &bv, 1, bs, bd);
+  tensor_init (&y, &yv, 4, ys, yd);
+  EtValue stride_items[2] = { int_value (c->stride), int_value (c->stride) };
+  EtValue pad_items[2] = { int_value (c->pad), int_value (c->pad) };
+  EtValue one_items[2] = { int_value (1), int_value (1) }, zero_items[2] = { int_value (0), int_value (0) };
+  EtValue *sp[2] = { &stride_items[0], &stride_items[1] }, *pp[2] = { &pad_items[0], &pad_items[1] };
+  EtValue *dp[2] = { &one_items[0], &one_items[1] }, *op[2] = { &zero_items[0], &zero_items[1] };
+  EtValue sl = { .tag = ET_VALUE_LIST_INT }, pl = sl, dl = sl, ol = sl;
+  sl.u.list.items = sp;
+  sl.u.list.length = 2;
+  pl.u.list.items = pp;
+  pl.u.list.length = 2;
+  dl.u.list.items = dp;
+  dl.u.list.length = 2;
+  ol.u.list.items = op;
+  ol.u.list.length = 2;
+  EtValue tr = { .tag = ET_VALUE_BOOL }, groups = int_value (c->groups);
+  EtValue *args[11] = { &xv, &wv, &bv, &sl, &pl, &dl, &tr, &ol, &groups, &yv, &yv };
+  const EtKernel *kernel = et_registry_find_kernel (et_registry_get_default (), "aten::convolution.out");
+  char message[256];
+
+  executorch_threadpool_set_num_threads (threads);
+  int iters = 0;
+  if (et_kernel_call (kernel, args, 11, message, sizeof message) != ET_OK) {
+    printf ("conv %s failed: %s\n", c->name, message);
+    return;
+  }
+  double start = now ();
+  do {
+    et_kernel_call (kernel, args, 11, message, sizeof message);
+    iters++;
+  } while (now () - start < min_seconds || iters < 2);
+  double t = (now () - start) / iters;
+  double flops = 2.0 * c->n * c->cout * oh * ow * (c->cin / c->groups) * c->k * c->k;
+  printf ("conv %-28s threads %u: %8.1f GFLOP/s (%.3f ms)\n", c->name, threads, flops / t / 1e9, t * 1e3);
+  fflush (stdout);
+  free (xd);
+  free (wd);
+  free (bd);
+  free (yd);
+}
+
 int
 main (int argc, char **argv)
 {
+  static const ConvShape convs[] = {
+    { "resnet 3x3 64->64 56x56", 1, 64, 56, 56, 64, 3, 1, 1, 1 },
+    { "resnet 1x1 256->64 56x56", 1, 256, 56, 56, 64, 1, 1, 0, 1 },
+    { "stem 7x7/2 3->64 224x224", 1, 3, 224, 224, 64, 7, 2, 3, 1 },
+    { "mobilenet dw 3x3 96 56x56", 1, 96, 56, 56, 96, 3, 1, 1, 96 },
+    { "mobilenet dw 3x3/2 144 56x56", 1, 144, 56, 56, 144, 3, 2, 1, 144 },
+  };
+  char message[256];
+
   static const int64_t sizes[] = { 256, 512, 1024, 2048 };
   bool quick = argc > 1 && strcmp (argv[1], "--quick") == 0;
   double min_seconds = quick ? 0.1 : 0.3;
@@ -109,5 +216,13 @@ main (int argc, char **argv)
         bench_square (sizes[i], threads, min_seconds);
   for (guint threads = 1; threads <= 2; threads++)
     bench_linear (128, 768, 3072, threads, min_seconds);
+
+  if (et_registry_add_plugin (executorch_kernels_get_plugin (), message, sizeof message) != ET_OK) {
+    fprintf (stderr, "gemm-bench: %s\n", message);
+    return 1;
+  }
+  for (guint threads = 1; threads <= 2; threads++)
+    for (size_t i = 0; i < G_N_ELEMENTS (convs); i++)
+      bench_conv (&convs[i], threads, min_seconds);
   return 0;
 }

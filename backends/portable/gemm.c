@@ -234,7 +234,7 @@ _executorch_sgemm (const ExecutorchSgemm *g)
         memset (g->c + i * g->ldc, 0, (size_t) n * sizeof (float));
     return true;
   }
-  if (m * n * k <= DIRECT_MAX) {
+  if ((double) m * (double) n * (double) k <= DIRECT_MAX) {
     direct (g);
     return true;
   }
