@@ -1,4 +1,4 @@
-/* creation.c: full, zeros, ones, empty, fill, arange, scalar_tensor, tril, native_dropout
+/* creation.c: full, zeros, ones, empty, fill, arange, scalar_tensor, tril/triu, native_dropout
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
@@ -398,12 +398,13 @@ arange_start_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   return arange_common (ctx, &start, &end, &step, out);
 }
 
-/* ---- tril ---- */
+/* ---- tril and triu ---- */
 
-/* (self, diagonal, out, ret) */
+/* (self, diagonal, out, ret): keeps j - i <= diagonal (tril) or >= (triu). */
 static EtError
-tril_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
+triangle_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args, bool lower)
 {
+  const char *op = lower ? "tril" : "triu";
   EtTensor *self, *out;
   int64_t diagonal;
 
@@ -412,12 +413,12 @@ tril_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   KERNEL_TRY (_executorch_arg_int (ctx, args, 1, "diagonal", &diagonal));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 2, "out", &out));
   if (out->scalar_type != self->scalar_type)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "tril: out dtype %s differs from self dtype %s",
-                        _executorch_type_name (out->scalar_type),
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: out dtype %s differs from self dtype %s",
+                        op, _executorch_type_name (out->scalar_type),
                         _executorch_type_name (self->scalar_type));
   if (self->ndim < 2)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "tril: self must be at least 2-D, not %u-D",
-                        self->ndim);
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: self must be at least 2-D, not %u-D",
+                        op, self->ndim);
   KERNEL_TRY (_executorch_check_supported (ctx, self, "self"));
   KERNEL_TRY (_executorch_resize (ctx, out, self->ndim, self->sizes));
   if (out->numel == 0)
@@ -427,7 +428,7 @@ tril_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
                                           out->scalar_type, 0, out->strides, self->data,
                                           self->scalar_type, 0, self->strides));
 
-  /* Zero (all bits clear for every supported dtype) above the diagonal. */
+  /* Zero (all bits clear for every supported dtype) outside the triangle. */
   uint32_t nd = out->ndim;
   size_t es = _executorch_type_size (out->scalar_type);
   int64_t rows = out->sizes[nd - 2], cols = out->sizes[nd - 1];
@@ -436,10 +437,12 @@ tril_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   int64_t idx[ET_MAX_DIMS] = { 0 }, off = 0;
   for (int64_t b = 0; b < batch; b++) {
     for (int64_t i = 0; i < rows; i++) {
-      int64_t j0 = i + diagonal + 1;
-      if (j0 < 0)
-        j0 = 0;
-      for (int64_t j = j0; j < cols; j++)
+      /* Zero columns [j0, j1). */
+      int64_t j0 = lower ? i + diagonal + 1 : 0;
+      int64_t j1 = lower ? cols : i + diagonal;
+      j0 = j0 < 0 ? 0 : j0;
+      j1 = j1 > cols ? cols : j1;
+      for (int64_t j = j0; j < j1; j++)
         memset ((char *) out->data + (size_t) (off + i * rs + j * cs) * es, 0, es);
     }
     for (uint32_t d = nd - 2; d-- > 0;) {
@@ -452,6 +455,18 @@ tril_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
     }
   }
   return ET_OK;
+}
+
+static EtError
+tril_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
+{
+  return triangle_out (ctx, args, n_args, true);
+}
+
+static EtError
+triu_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
+{
+  return triangle_out (ctx, args, n_args, false);
 }
 
 /* ---- native_dropout (deterministic cases only) ---- */
@@ -516,6 +531,7 @@ const EtKernel _executorch_creation_kernels[] = {
   { "aten::arange.out", arange_out, NULL },
   { "aten::arange.start_out", arange_start_out, NULL },
   { "aten::tril.out", tril_out, NULL },
+  { "aten::triu.out", triu_out, NULL },
   { "aten::native_dropout.out", native_dropout_out, NULL },
 };
 

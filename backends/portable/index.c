@@ -550,14 +550,26 @@ index_put_common (EtKernelContext *ctx, const char *op, EtTensor *target, const 
   if (accumulate)
     KERNEL_TRY (_executorch_check_supported (ctx, target, "self"));
   KERNEL_TRY (plan_build (ctx, op, target, target->strides, list, &plan));
-  if (!_executorch_broadcastable_to (values, plan.res_ndim, plan.res_sizes)) {
+  /* Leading size-1 dims of values beyond the result's rank are dropped
+   * (as eager PyTorch's setitem does); the rest must broadcast. */
+  uint32_t lead = 0;
+  while (values->ndim - lead > plan.res_ndim && values->sizes[lead] == 1)
+    lead++;
+  bool fits = values->ndim - lead <= plan.res_ndim;
+  for (uint32_t k = 0; fits && k < values->ndim - lead; k++) {
+    int64_t s = values->sizes[values->ndim - 1 - k];
+    if (s != 1 && s != plan.res_sizes[plan.res_ndim - 1 - k])
+      fits = false;
+  }
+  if (!fits) {
     err = KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: values of shape %s do not broadcast to %s",
                        op, _executorch_format_sizes (sa, sizeof sa, values->ndim, values->sizes),
                        _executorch_format_sizes (sb, sizeof sb, plan.res_ndim, plan.res_sizes));
     plan_clear (&plan);
     return err;
   }
-  bcast_strides (values->ndim, values->sizes, values->strides, plan.res_ndim, plan.res_sizes, vs);
+  bcast_strides (values->ndim - lead, values->sizes + lead, values->strides + lead, plan.res_ndim,
+                 plan.res_sizes, vs);
   err = plan_walk (ctx, &plan, accumulate ? WALK_ACCUMULATE : WALK_PUT, target->scalar_type,
                    target->data, target->strides, values->data, vs);
   plan_clear (&plan);

@@ -362,6 +362,16 @@ test_index_put_kv_cache (void)
     for (int d = 0; d < 3; d++)
       g_assert_cmpfloat (o[(h * 5 + 4) * 3 + d], ==, v3[d]);
 
+  /* Values with an extra leading size-1 dim ([1, 1, 2, 1, 3]). */
+  int64_t s5[5] = { 1, 1, 2, 1, 3 };
+  Tensor tv5;
+  tensor_init (&tv5, ET_SCALAR_FLOAT, 5, s5, v);
+  pos[0] = 0;
+  g_assert_cmpint (CALL ("aten::index_put.out", &tc.v, &l.v, &tv5.v, &acc, &to.v, &to.v), ==, ET_OK);
+  for (int h = 0; h < 2; h++)
+    for (int d = 0; d < 3; d++)
+      g_assert_cmpfloat (o[(h * 5 + 0) * 3 + d], ==, v[h * 3 + d]);
+
   /* Out of range position. */
   pos[0] = 5;
   g_assert_cmpint (CALL ("aten::index_put.out", &tc.v, &l.v, &tv.v, &acc, &to.v, &to.v), ==,
@@ -765,6 +775,16 @@ test_tril_dropout (void)
         for (int j = 0; j < 4; j++) {
           int k = (b * 3 + i) * 4 + j;
           g_assert_cmpint (o[k], ==, j - i <= diag ? x[k] : 0);
+        }
+  }
+  for (int64_t diag = -3; diag <= 4; diag++) {
+    EtValue dv = int_value (diag);
+    g_assert_cmpint (CALL ("aten::triu.out", &tx.v, &dv, &to.v, &to.v), ==, ET_OK);
+    for (int b = 0; b < 2; b++)
+      for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 4; j++) {
+          int k = (b * 3 + i) * 4 + j;
+          g_assert_cmpint (o[k], ==, j - i >= diag ? x[k] : 0);
         }
   }
   EtValue dv = int_value (0);
