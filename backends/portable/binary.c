@@ -9,7 +9,8 @@
  * same-shape float/double path runs as plain vectorisable loops; everything
  * else goes through the strided iterator in chunks.
  */
-#include "kernels-private.h"
+#include "nn-private.h"
+#include "vector.h"
 
 #include <string.h>
 
@@ -130,6 +131,104 @@ row_i64 (BinaryOp op, int64_t n, const int64_t *restrict a, const int64_t *restr
 FAST_LOOP (fast_f32, float)
 FAST_LOOP (fast_f64, double)
 
+/* ---- Vectorised float32 paths ----
+ *
+ * a, b and out all Float: same shape and layout, a scalar on either side,
+ * or (all contiguous) one operand a trailing row of out, repeated. */
+
+typedef struct {
+  ExecutorchVecOp op;
+  const float *a, *b;
+  float *o;
+  float alpha, scalar;
+  int scalar_side;    /* 0 none, 1 b is the scalar, 2 a is */
+  int64_t row;        /* > 0: the row operand's length (a_row or b_row) */
+  bool a_is_row;
+} VecJob;
+
+static void
+vec_range (void *context, int64_t begin, int64_t end)
+{
+  VecJob *j = context;
+  if (j->scalar_side == 1) {
+    _executorch_vec_binary_scalar_f32 (j->op, end - begin, j->a + begin, j->scalar, false, j->alpha,
+                                       j->o + begin);
+  } else if (j->scalar_side == 2) {
+    _executorch_vec_binary_scalar_f32 (j->op, end - begin, j->b + begin, j->scalar, true, j->alpha,
+                                       j->o + begin);
+  } else if (j->row > 0) {
+    /* begin/end count rows */
+    for (int64_t r = begin; r < end; r++) {
+      const float *a = j->a_is_row ? j->a : j->a + r * j->row;
+      const float *b = j->a_is_row ? j->b + r * j->row : j->b;
+      _executorch_vec_binary_f32 (j->op, j->row, a, b, j->alpha, j->o + r * j->row);
+    }
+  } else {
+    _executorch_vec_binary_f32 (j->op, end - begin, j->a + begin, j->b + begin, j->alpha,
+                                j->o + begin);
+  }
+}
+
+/* True when @x's shape, less leading 1s, is the last dims of @out's. */
+static bool
+is_trailing_row (const EtTensor *x, const EtTensor *out)
+{
+  uint32_t first = 0;
+  while (first < x->ndim && x->sizes[first] == 1)
+    first++;
+  uint32_t m = x->ndim - first;
+  if (m > out->ndim || x->numel == 0)
+    return false;
+  for (uint32_t k = 0; k < m; k++)
+    if (x->sizes[first + k] != out->sizes[out->ndim - m + k])
+      return false;
+  return _executorch_dim_order_is_identity (x);
+}
+
+static bool
+fast_vec_f32 (BinaryOp op, const EtTensor *a, const EtTensor *b, EtTensor *out, float alpha)
+{
+  VecJob j = { .alpha = alpha, .o = out->data };
+  int64_t n = out->numel, tasks = n;
+
+  switch (op) {
+  case OP_ADD: j.op = EXECUTORCH_VEC_ADD; break;
+  case OP_SUB: j.op = EXECUTORCH_VEC_SUB; break;
+  case OP_MUL: j.op = EXECUTORCH_VEC_MUL; break;
+  case OP_DIV: j.op = EXECUTORCH_VEC_DIV; break;
+  default: return false;
+  }
+  if (a->scalar_type != ET_SCALAR_FLOAT || b->scalar_type != ET_SCALAR_FLOAT ||
+      out->scalar_type != ET_SCALAR_FLOAT)
+    return false;
+  j.a = a->data;
+  j.b = b->data;
+  bool a_full = _executorch_same_sizes (a, out) && _executorch_same_dim_order (a, out);
+  bool b_full = _executorch_same_sizes (b, out) && _executorch_same_dim_order (b, out);
+  if (a_full && b_full) {
+    /* plain */
+  } else if (a_full && b->numel == 1) {
+    j.scalar_side = 1;
+    j.scalar = *(const float *) b->data;
+  } else if (b_full && a->numel == 1) {
+    j.scalar_side = 2;
+    j.scalar = *(const float *) a->data;
+  } else if (_executorch_dim_order_is_identity (out) && a_full && is_trailing_row (b, out)) {
+    j.row = b->numel;
+    tasks = n / j.row;
+  } else if (_executorch_dim_order_is_identity (out) && b_full && is_trailing_row (a, out)) {
+    j.row = a->numel;
+    j.a_is_row = true;
+    tasks = n / j.row;
+  } else {
+    return false;
+  }
+  int64_t grain = j.row > 0 ? (j.row >= EXECUTORCH_GRAIN ? 1 : EXECUTORCH_GRAIN / j.row)
+                            : EXECUTORCH_GRAIN;
+  _executorch_parallel_for (tasks, grain, vec_range, &j);
+  return true;
+}
+
 /* A Scalar in @kind with no range check (comparisons). */
 static void
 scalar_raw (ExecutorchComputeKind kind, const ExecutorchScalar *s, KindValue *v)
@@ -191,6 +290,21 @@ binary_run (EtKernelContext *ctx, BinaryOp op, EtTensor *out, int common, const 
       KERNEL_TRY (_executorch_scalar_to_compute (ctx, b_scalar, common, "other", &bval));
   } else if (scalar_b) {
     _executorch_load_kind (kind, b->scalar_type, b->data, 0, 1, 1, &bval);
+  }
+
+  /* Vectorised float32 paths. */
+  if (b != NULL && common == ET_SCALAR_FLOAT && fast_vec_f32 (op, a, b, out, alpha.f))
+    return ET_OK;
+  if (b == NULL && common == ET_SCALAR_FLOAT && !op_is_comparison (op) &&
+      a->scalar_type == ET_SCALAR_FLOAT && out->scalar_type == ET_SCALAR_FLOAT &&
+      _executorch_same_sizes (a, out) && _executorch_same_dim_order (a, out) &&
+      (op == OP_ADD || op == OP_SUB || op == OP_MUL || op == OP_DIV)) {
+    VecJob j = { .op = op == OP_ADD ? EXECUTORCH_VEC_ADD : op == OP_SUB ? EXECUTORCH_VEC_SUB
+                       : op == OP_MUL ? EXECUTORCH_VEC_MUL : EXECUTORCH_VEC_DIV,
+                 .a = a->data, .o = out->data, .alpha = alpha.f, .scalar = bval.f,
+                 .scalar_side = 1 };
+    _executorch_parallel_for (out->numel, EXECUTORCH_GRAIN, vec_range, &j);
+    return ET_OK;
   }
 
   /* Fast path. */

@@ -8,6 +8,7 @@
  * dim at a time, in double.
  */
 #include "kernels-private.h"
+#include "nn-private.h"
 
 #include <math.h>
 #include <string.h>
@@ -239,6 +240,9 @@ softmax (EtKernelContext *ctx, EtValue **args, uint32_t n_args, bool log_form)
   KERNEL_TRY (_executorch_wrap_dim (ctx, dim, self->ndim, true, &d));
   KERNEL_TRY (_executorch_resize (ctx, out, self->ndim, self->sizes));
   if (out->numel == 0)
+    return ET_OK;
+  /* Float32 with dim innermost: vectorised rows (elementwise.c). */
+  if (_executorch_softmax_fast_f32 (self, out, d, log_form))
     return ET_OK;
 
   int64_t len = self->ndim ? self->sizes[d] : 1;

@@ -1,0 +1,694 @@
+/* binary-extra.c: the remaining elementwise binary and ternary kernels
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * rsub, pow (three forms), atan2, maximum, minimum, fmod, remainder,
+ * floor_divide, div with a rounding mode, logical and bitwise ops, shifts,
+ * where and masked_fill.  Inputs broadcast (numpy rules), are promoted to
+ * a common dtype (operators.md 1.4) and computed in its kind; results are
+ * converted to out's dtype, which must be castable from the common one
+ * (rsub.Scalar_out: equal to it).
+ *
+ * Semantics follow eager PyTorch:
+ *   - remainder takes the divisor's sign (Python %), fmod the dividend's;
+ *   - floor_divide and div(rounding_mode="floor") floor the quotient, for
+ *     floats with c10's fmod-based correction;
+ *   - an integer division or modulo by zero is an error (eager raises);
+ *   - integer pow with a negative Scalar exponent is an error; with a
+ *     negative tensor exponent it gives 1, +-1 or 0 like eager;
+ *   - maximum/minimum propagate NaN;
+ *   - shifts by a negative amount or by at least the bit width give 0
+ *     (left) or the sign fill (right).
+ */
+#include "nn-private.h"
+
+#include <math.h>
+#include <string.h>
+
+typedef enum {
+  OP_RSUB,
+  OP_POW,
+  OP_ATAN2,
+  OP_MAXIMUM,
+  OP_MINIMUM,
+  OP_FMOD,
+  OP_REMAINDER,
+  OP_FLOOR_DIVIDE,
+  OP_DIV_TRUE,
+  OP_DIV_TRUNC,
+  OP_DIV_FLOOR,
+  OP_LOGICAL_AND,
+  OP_LOGICAL_OR,
+  OP_LOGICAL_XOR,
+  OP_BITWISE_AND,
+  OP_BITWISE_OR,
+  OP_BITWISE_XOR,
+  OP_SHIFT_LEFT,
+  OP_SHIFT_RIGHT,
+  OP_WHERE,          /* in: cond, self, other */
+  OP_MASKED_FILL,    /* in: self, mask, value */
+} ExtraOp;
+
+static const char *const op_names[] = {
+  [OP_RSUB] = "rsub", [OP_POW] = "pow", [OP_ATAN2] = "atan2", [OP_MAXIMUM] = "maximum",
+  [OP_MINIMUM] = "minimum", [OP_FMOD] = "fmod", [OP_REMAINDER] = "remainder",
+  [OP_FLOOR_DIVIDE] = "floor_divide", [OP_DIV_TRUE] = "div", [OP_DIV_TRUNC] = "div",
+  [OP_DIV_FLOOR] = "div", [OP_LOGICAL_AND] = "logical_and", [OP_LOGICAL_OR] = "logical_or",
+  [OP_LOGICAL_XOR] = "logical_xor", [OP_BITWISE_AND] = "bitwise_and",
+  [OP_BITWISE_OR] = "bitwise_or", [OP_BITWISE_XOR] = "bitwise_xor",
+  [OP_SHIFT_LEFT] = "bitwise_left_shift", [OP_SHIFT_RIGHT] = "bitwise_right_shift",
+  [OP_WHERE] = "where", [OP_MASKED_FILL] = "masked_fill",
+};
+
+typedef union {
+  int64_t i;
+  float f;
+  double d;
+} KindValue;
+
+typedef struct {
+  ExtraOp op;
+  int type;            /* common dtype */
+  KindValue alpha;     /* rsub */
+  bool *div_by_zero;   /* set by integer division by zero */
+} MapUser;
+
+/* ---- Float rows ---- */
+
+/* c10's div_floor for floating types. */
+#define DIV_FLOOR_FN(NAME, T, F) \
+  static inline T NAME (T a, T b) \
+  { \
+    if (b == 0) \
+      return a / b; \
+    T mod = F (fmod) (a, b); \
+    T div = (a - mod) / b; \
+    if (mod != 0 && (b < 0) != (mod < 0)) \
+      div -= 1; \
+    T fl; \
+    if (div != 0) { \
+      fl = F (floor) (div); \
+      if (div - fl > (T) 0.5) \
+        fl += 1; \
+    } else { \
+      fl = F (copysign) (0, a / b); \
+    } \
+    return fl; \
+  }
+
+#define FNAME_F(name) name##f
+#define FNAME_D(name) name
+
+DIV_FLOOR_FN (div_floor_f32, float, FNAME_F)
+DIV_FLOOR_FN (div_floor_f64, double, FNAME_D)
+
+#define FLOAT_MAP(NAME, T, F, DIVFLOOR, M) \
+  static void NAME (const void *user, int64_t n, void *out, const void *const *in) \
+  { \
+    const MapUser *u = user; \
+    const T *restrict a = in[0], *restrict b = in[1]; \
+    T *restrict o = out; \
+    switch (u->op) { \
+    case OP_RSUB: for (int64_t i = 0; i < n; i++) o[i] = b[i] - u->alpha.M * a[i]; break; \
+    case OP_POW: for (int64_t i = 0; i < n; i++) o[i] = F (pow) (a[i], b[i]); break; \
+    case OP_ATAN2: for (int64_t i = 0; i < n; i++) o[i] = F (atan2) (a[i], b[i]); break; \
+    case OP_MAXIMUM: \
+      for (int64_t i = 0; i < n; i++) \
+        o[i] = isnan (a[i]) ? a[i] : isnan (b[i]) ? b[i] : a[i] > b[i] ? a[i] : b[i]; \
+      break; \
+    case OP_MINIMUM: \
+      for (int64_t i = 0; i < n; i++) \
+        o[i] = isnan (a[i]) ? a[i] : isnan (b[i]) ? b[i] : a[i] < b[i] ? a[i] : b[i]; \
+      break; \
+    case OP_FMOD: for (int64_t i = 0; i < n; i++) o[i] = F (fmod) (a[i], b[i]); break; \
+    case OP_REMAINDER: \
+      for (int64_t i = 0; i < n; i++) { \
+        T r = F (fmod) (a[i], b[i]); \
+        if (r != 0 && (r < 0) != (b[i] < 0)) \
+          r += b[i]; \
+        o[i] = r; \
+      } \
+      break; \
+    case OP_FLOOR_DIVIDE: \
+    case OP_DIV_FLOOR: for (int64_t i = 0; i < n; i++) o[i] = DIVFLOOR (a[i], b[i]); break; \
+    case OP_DIV_TRUE: for (int64_t i = 0; i < n; i++) o[i] = a[i] / b[i]; break; \
+    case OP_DIV_TRUNC: for (int64_t i = 0; i < n; i++) o[i] = F (trunc) (a[i] / b[i]); break; \
+    case OP_WHERE: { \
+      const T *restrict c = in[2]; \
+      for (int64_t i = 0; i < n; i++) o[i] = a[i] != 0 ? b[i] : c[i]; \
+      break; \
+    } \
+    case OP_MASKED_FILL: { \
+      const T *restrict v = in[2]; \
+      for (int64_t i = 0; i < n; i++) o[i] = b[i] != 0 ? v[i] : a[i]; \
+      break; \
+    } \
+    default: break; \
+    } \
+  }
+
+FLOAT_MAP (map_f32_impl, float, FNAME_F, div_floor_f32, f)
+FLOAT_MAP (map_f64_impl, double, FNAME_D, div_floor_f64, d)
+
+/* ---- Integer rows ---- */
+
+static inline int64_t
+ipow (int64_t base, int64_t e)
+{
+  if (e < 0)
+    return base == 1 ? 1 : base == -1 ? ((e & 1) ? -1 : 1) : 0;
+  uint64_t r = 1, b = (uint64_t) base;
+  while (e > 0) {
+    if (e & 1)
+      r *= b;
+    b *= b;
+    e >>= 1;
+  }
+  return (int64_t) r;
+}
+
+static int
+type_bits (int type)
+{
+  return (int) _executorch_type_size (type) * 8;
+}
+
+static void
+map_i64 (const void *user, int64_t n, void *out, const void *const *in)
+{
+  const MapUser *u = user;
+  const int64_t *restrict a = in[0], *restrict b = in[1];
+  int64_t *restrict o = out;
+  int bits = type_bits (u->type);
+  bool is_signed = u->type != ET_SCALAR_BYTE && u->type != ET_SCALAR_BOOL;
+
+  switch (u->op) {
+  case OP_RSUB:
+    for (int64_t i = 0; i < n; i++)
+      o[i] = (int64_t) ((uint64_t) b[i] - (uint64_t) u->alpha.i * (uint64_t) a[i]);
+    break;
+  case OP_POW: for (int64_t i = 0; i < n; i++) o[i] = ipow (a[i], b[i]); break;
+  case OP_MAXIMUM: for (int64_t i = 0; i < n; i++) o[i] = a[i] > b[i] ? a[i] : b[i]; break;
+  case OP_MINIMUM: for (int64_t i = 0; i < n; i++) o[i] = a[i] < b[i] ? a[i] : b[i]; break;
+  case OP_FMOD:
+  case OP_REMAINDER:
+  case OP_FLOOR_DIVIDE:
+  case OP_DIV_FLOOR:
+  case OP_DIV_TRUNC:
+    for (int64_t i = 0; i < n; i++) {
+      int64_t x = a[i], y = b[i], q, r;
+      if (y == 0) {
+        *u->div_by_zero = true;
+        o[i] = 0;
+        continue;
+      }
+      if (y == -1) {   /* INT64_MIN / -1 overflows in C */
+        q = (int64_t) (0 - (uint64_t) x);
+        r = 0;
+      } else {
+        q = x / y;
+        r = x % y;
+      }
+      switch (u->op) {
+      case OP_FMOD: o[i] = r; break;
+      case OP_REMAINDER: o[i] = r != 0 && (r < 0) != (y < 0) ? r + y : r; break;
+      case OP_DIV_TRUNC: o[i] = q; break;
+      default: o[i] = r != 0 && (r < 0) != (y < 0) ? q - 1 : q; break;
+      }
+    }
+    break;
+  case OP_BITWISE_AND: for (int64_t i = 0; i < n; i++) o[i] = a[i] & b[i]; break;
+  case OP_BITWISE_OR: for (int64_t i = 0; i < n; i++) o[i] = a[i] | b[i]; break;
+  case OP_BITWISE_XOR: for (int64_t i = 0; i < n; i++) o[i] = a[i] ^ b[i]; break;
+  case OP_SHIFT_LEFT:
+    for (int64_t i = 0; i < n; i++)
+      o[i] = b[i] < 0 || b[i] >= bits ? 0 : (int64_t) ((uint64_t) a[i] << b[i]);
+    break;
+  case OP_SHIFT_RIGHT:
+    for (int64_t i = 0; i < n; i++) {
+      if (b[i] < 0 || b[i] >= bits)
+        o[i] = is_signed && a[i] < 0 ? -1 : 0;
+      else
+        o[i] = a[i] >> b[i];
+    }
+    break;
+  case OP_WHERE: {
+    const int64_t *restrict c = in[2];
+    for (int64_t i = 0; i < n; i++) o[i] = a[i] != 0 ? b[i] : c[i];
+    break;
+  }
+  case OP_MASKED_FILL: {
+    const int64_t *restrict v = in[2];
+    for (int64_t i = 0; i < n; i++) o[i] = b[i] != 0 ? v[i] : a[i];
+    break;
+  }
+  default:
+    break;
+  }
+  _executorch_wrap_i64 (u->type, n, o);
+}
+
+/* Logical ops read both inputs as double (any nonzero is true). */
+static void
+map_logical (const void *user, int64_t n, void *out, const void *const *in)
+{
+  const MapUser *u = user;
+  const double *restrict a = in[0], *restrict b = in[1];
+  int64_t *restrict o = out;
+  switch (u->op) {
+  case OP_LOGICAL_AND: for (int64_t i = 0; i < n; i++) o[i] = a[i] != 0 && b[i] != 0; break;
+  case OP_LOGICAL_OR: for (int64_t i = 0; i < n; i++) o[i] = a[i] != 0 || b[i] != 0; break;
+  default: for (int64_t i = 0; i < n; i++) o[i] = (a[i] != 0) != (b[i] != 0); break;
+  }
+}
+
+/* ---- Running ---- */
+
+/* A 0-d tensor holding @v in @kind's dtype. */
+static void
+scalar_tensor (EtTensor *t, KindValue *v, ExecutorchComputeKind kind)
+{
+  memset (t, 0, sizeof *t);
+  t->data = v;
+  t->ndim = 0;
+  t->scalar_type = (int8_t) _executorch_compute_kind_type (kind);
+  t->device_type = ET_DEVICE_CPU;
+  t->numel = 1;
+  t->nbytes = _executorch_type_size (t->scalar_type);
+  t->capacity = t->nbytes;
+}
+
+/* Resizes out to the broadcast shape of @in (or to @shape_of's shape when
+ * given) and maps @op in the common dtype @common. */
+static EtError
+run (EtKernelContext *ctx, ExtraOp op, int common, EtTensor *out, uint32_t n_in,
+     const EtTensor *const *in, const EtTensor *shape_of, const KindValue *alpha)
+{
+  uint32_t ndim;
+  int64_t sizes[ET_MAX_DIMS];
+  bool div_by_zero = false;
+  MapUser u = { .op = op, .type = common, .div_by_zero = &div_by_zero };
+  ExecutorchComputeKind kind = _executorch_compute_kind (common);
+  ExecutorchComputeKind in_kind = kind, out_kind = kind;
+  ExecutorchMapFn fn;
+
+  if (alpha != NULL)
+    u.alpha = *alpha;
+  if (shape_of != NULL) {
+    ndim = shape_of->ndim;
+    memcpy (sizes, shape_of->sizes, sizeof sizes);
+  } else {
+    KERNEL_TRY (_executorch_broadcast_shape_n (ctx, n_in, in, &ndim, sizes));
+  }
+  KERNEL_TRY (_executorch_resize (ctx, out, ndim, sizes));
+  if (out->numel == 0)
+    return ET_OK;
+
+  if (op == OP_LOGICAL_AND || op == OP_LOGICAL_OR || op == OP_LOGICAL_XOR) {
+    in_kind = EXECUTORCH_COMPUTE_F64;
+    out_kind = EXECUTORCH_COMPUTE_I64;
+    fn = map_logical;
+  } else {
+    fn = kind == EXECUTORCH_COMPUTE_I64 ? map_i64
+         : kind == EXECUTORCH_COMPUTE_F32 ? map_f32_impl : map_f64_impl;
+  }
+  KERNEL_TRY (_executorch_map (ctx, out, out_kind, n_in, in, in_kind, fn, &u));
+  if (div_by_zero)
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: integer division by zero",
+                        op_names[op]);
+  return ET_OK;
+}
+
+static EtError
+check_cast (EtKernelContext *ctx, ExtraOp op, int common, int a, int b, const EtTensor *out)
+{
+  if (common < 0)
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: cannot promote %s and %s",
+                        op_names[op], _executorch_type_name (a), _executorch_type_name (b));
+  if (!_executorch_can_cast (common, out->scalar_type))
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: cannot cast result %s to out dtype %s",
+                        op_names[op], _executorch_type_name (common),
+                        _executorch_type_name (out->scalar_type));
+  return ET_OK;
+}
+
+/* Per-op restrictions on the common dtype. */
+static EtError
+check_common (EtKernelContext *ctx, ExtraOp op, int common)
+{
+  bool integral = _executorch_type_is_integral (common, false);
+  switch (op) {
+  case OP_BITWISE_AND:
+  case OP_BITWISE_OR:
+  case OP_BITWISE_XOR:
+    if (!integral && common != ET_SCALAR_BOOL)
+      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
+                          "%s: needs integer or Bool inputs, not %s", op_names[op],
+                          _executorch_type_name (common));
+    break;
+  case OP_SHIFT_LEFT:
+  case OP_SHIFT_RIGHT:
+    if (!integral)
+      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: needs integer inputs, not %s",
+                          op_names[op], _executorch_type_name (common));
+    break;
+  case OP_RSUB:
+  case OP_POW:
+  case OP_FMOD:
+  case OP_REMAINDER:
+  case OP_FLOOR_DIVIDE:
+  case OP_DIV_TRUNC:
+  case OP_DIV_FLOOR:
+    if (common == ET_SCALAR_BOOL)
+      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: Bool is not supported",
+                          op_names[op]);
+    break;
+  default:
+    break;
+  }
+  return ET_OK;
+}
+
+/* (self, other, [extra...,] out, ret) for tensor-tensor ops. */
+static EtError
+tensor_tensor (EtKernelContext *ctx, EtValue **args, uint32_t n_args, ExtraOp op)
+{
+  EtTensor *a, *b, *out;
+  KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 4));
+  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "self", &a));
+  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 1, "other", &b));
+  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 2, "out", &out));
+  KERNEL_TRY (_executorch_check_supported (ctx, a, "self"));
+  KERNEL_TRY (_executorch_check_supported (ctx, b, "other"));
+  KERNEL_TRY (_executorch_check_supported (ctx, out, "out"));
+
+  int common = _executorch_promote_types (a->scalar_type, b->scalar_type);
+  if (op == OP_LOGICAL_AND || op == OP_LOGICAL_OR || op == OP_LOGICAL_XOR) {
+    const EtTensor *in[2] = { a, b };
+    return run (ctx, op, ET_SCALAR_LONG, out, 2, in, NULL, NULL);
+  }
+  if (op == OP_ATAN2) {
+    if (!_executorch_type_is_floating (out->scalar_type))
+      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "atan2: out must be floating, not %s",
+                          _executorch_type_name (out->scalar_type));
+    if (common >= 0 && !_executorch_type_is_floating (common))
+      common = out->scalar_type;
+  }
+  KERNEL_TRY (check_cast (ctx, op, common, a->scalar_type, b->scalar_type, out));
+  KERNEL_TRY (check_common (ctx, op, common));
+  const EtTensor *in[2] = { a, b };
+  return run (ctx, op, common, out, 2, in, NULL, NULL);
+}
+
+/* The tensor op with a Scalar @s, as (tensor, scalar) or (scalar, tensor). */
+static EtError
+tensor_scalar_run (EtKernelContext *ctx, ExtraOp op, EtTensor *t, const ExecutorchScalar *s,
+                   bool scalar_first, int common, EtTensor *out, const KindValue *alpha)
+{
+  KindValue v;
+  EtTensor st;
+  ExecutorchComputeKind kind = _executorch_compute_kind (common);
+  KERNEL_TRY (_executorch_scalar_to_compute (ctx, s, common, scalar_first ? "self" : "other", &v));
+  scalar_tensor (&st, &v, kind);
+  const EtTensor *in[2] = { scalar_first ? &st : t, scalar_first ? t : &st };
+  return run (ctx, op, common, out, 2, in, t, alpha);
+}
+
+/* (self, Scalar other, out, ret) */
+static EtError
+tensor_scalar (EtKernelContext *ctx, EtValue **args, uint32_t n_args, ExtraOp op)
+{
+  EtTensor *a, *out;
+  ExecutorchScalar s;
+  KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 4));
+  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "self", &a));
+  KERNEL_TRY (_executorch_arg_scalar (ctx, args, 1, "other", &s));
+  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 2, "out", &out));
+  KERNEL_TRY (_executorch_check_supported (ctx, a, "self"));
+  KERNEL_TRY (_executorch_check_supported (ctx, out, "out"));
+  int common = _executorch_promote_with_scalar (a->scalar_type, &s);
+  KERNEL_TRY (check_cast (ctx, op, common, a->scalar_type, common, out));
+  KERNEL_TRY (check_common (ctx, op, common));
+  if (op == OP_POW && _executorch_type_is_integral (common, true) && s.i < 0)
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
+                        "pow: integers to negative integer powers are not allowed");
+  return tensor_scalar_run (ctx, op, a, &s, false, common, out, NULL);
+}
+
+/* ---- Kernels ---- */
+
+#define TT_KERNEL(name, OP) \
+  static EtError name (EtKernelContext *ctx, EtValue **args, uint32_t n_args) \
+  { \
+    return tensor_tensor (ctx, args, n_args, OP); \
+  }
+#define TS_KERNEL(name, OP) \
+  static EtError name (EtKernelContext *ctx, EtValue **args, uint32_t n_args) \
+  { \
+    return tensor_scalar (ctx, args, n_args, OP); \
+  }
+
+TT_KERNEL (pow_tensor_tensor_out, OP_POW)
+TT_KERNEL (atan2_out, OP_ATAN2)
+TT_KERNEL (maximum_out, OP_MAXIMUM)
+TT_KERNEL (minimum_out, OP_MINIMUM)
+TT_KERNEL (fmod_tensor_out, OP_FMOD)
+TT_KERNEL (remainder_tensor_out, OP_REMAINDER)
+TT_KERNEL (floor_divide_out, OP_FLOOR_DIVIDE)
+TT_KERNEL (logical_and_out, OP_LOGICAL_AND)
+TT_KERNEL (logical_or_out, OP_LOGICAL_OR)
+TT_KERNEL (logical_xor_out, OP_LOGICAL_XOR)
+TT_KERNEL (bitwise_and_tensor_out, OP_BITWISE_AND)
+TT_KERNEL (bitwise_or_tensor_out, OP_BITWISE_OR)
+TT_KERNEL (bitwise_xor_tensor_out, OP_BITWISE_XOR)
+TT_KERNEL (shift_left_tensor_out, OP_SHIFT_LEFT)
+TT_KERNEL (shift_right_tensor_out, OP_SHIFT_RIGHT)
+TS_KERNEL (pow_tensor_scalar_out, OP_POW)
+TS_KERNEL (fmod_scalar_out, OP_FMOD)
+TS_KERNEL (remainder_scalar_out, OP_REMAINDER)
+TS_KERNEL (bitwise_and_scalar_out, OP_BITWISE_AND)
+TS_KERNEL (bitwise_or_scalar_out, OP_BITWISE_OR)
+TS_KERNEL (bitwise_xor_scalar_out, OP_BITWISE_XOR)
+TS_KERNEL (shift_left_scalar_out, OP_SHIFT_LEFT)
+TS_KERNEL (shift_right_scalar_out, OP_SHIFT_RIGHT)
+
+/* pow.Scalar_out (Scalar self, Tensor exponent, out, ret) */
+static EtError
+pow_scalar_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
+{
+  EtTensor *e, *out;
+  ExecutorchScalar s;
+  KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 4));
+  KERNEL_TRY (_executorch_arg_scalar (ctx, args, 0, "self", &s));
+  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 1, "exponent", &e));
+  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 2, "out", &out));
+  KERNEL_TRY (_executorch_check_supported (ctx, e, "exponent"));
+  KERNEL_TRY (_executorch_check_supported (ctx, out, "out"));
+  int common = _executorch_promote_with_scalar (e->scalar_type, &s);
+  KERNEL_TRY (check_cast (ctx, OP_POW, common, e->scalar_type, common, out));
+  KERNEL_TRY (check_common (ctx, OP_POW, common));
+  return tensor_scalar_run (ctx, OP_POW, e, &s, true, common, out, NULL);
+}
+
+/* rsub.Scalar_out (self, Scalar other, Scalar alpha, out, ret): other - alpha * self. */
+static EtError
+rsub_scalar_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
+{
+  EtTensor *a, *out;
+  ExecutorchScalar s, alpha_s;
+  KindValue alpha;
+  KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 5));
+  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "self", &a));
+  KERNEL_TRY (_executorch_arg_scalar (ctx, args, 1, "other", &s));
+  KERNEL_TRY (_executorch_arg_scalar (ctx, args, 2, "alpha", &alpha_s));
+  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 3, "out", &out));
+  KERNEL_TRY (_executorch_check_supported (ctx, a, "self"));
+  KERNEL_TRY (_executorch_check_supported (ctx, out, "out"));
+  int common = _executorch_promote_with_scalar (a->scalar_type, &s);
+  if (out->scalar_type != common)
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "rsub: out dtype must be %s, not %s",
+                        _executorch_type_name (common), _executorch_type_name (out->scalar_type));
+  if (alpha_s.kind == EXECUTORCH_SCALAR_KIND_BOOL)
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "rsub: alpha must not be a Bool");
+  KERNEL_TRY (check_common (ctx, OP_RSUB, common));
+  KERNEL_TRY (_executorch_scalar_to_compute (ctx, &alpha_s, common, "alpha", &alpha));
+  return tensor_scalar_run (ctx, OP_RSUB, a, &s, false, common, out, &alpha);
+}
+
+/* The common dtype of div without a rounding mode (operators.md 1.4). */
+static int
+true_div_common (int ta, int tb)
+{
+  bool fa = _executorch_type_is_floating (ta), fb = _executorch_type_is_floating (tb);
+  if (!fa && !fb)
+    return ET_SCALAR_FLOAT;
+  if (fa && !fb)
+    return ta;
+  if (fb && !fa)
+    return tb;
+  return _executorch_promote_types (ta, tb);
+}
+
+static EtError
+rounding_mode (EtKernelContext *ctx, EtValue **args, uint32_t i, ExtraOp *op)
+{
+  bool present;
+  const char *s;
+  size_t len;
+  KERNEL_TRY (_executorch_arg_string (ctx, args, i, "rounding_mode", &present, &s, &len));
+  if (!present)
+    *op = OP_DIV_TRUE;
+  else if (_executorch_string_equals (s, len, "trunc"))
+    *op = OP_DIV_TRUNC;
+  else if (_executorch_string_equals (s, len, "floor"))
+    *op = OP_DIV_FLOOR;
+  else
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
+                        "div: rounding_mode must be None, \"trunc\" or \"floor\", not \"%.*s\"",
+                        (int) (len > 32 ? 32 : len), s);
+  return ET_OK;
+}
+
+/* div.out_mode (self, other, rounding_mode?, out, ret) */
+static EtError
+div_out_mode (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
+{
+  EtTensor *a, *b, *out;
+  ExtraOp op;
+  KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 5));
+  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "self", &a));
+  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 1, "other", &b));
+  KERNEL_TRY (rounding_mode (ctx, args, 2, &op));
+  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 3, "out", &out));
+  KERNEL_TRY (_executorch_check_supported (ctx, a, "self"));
+  KERNEL_TRY (_executorch_check_supported (ctx, b, "other"));
+  KERNEL_TRY (_executorch_check_supported (ctx, out, "out"));
+  int common = op == OP_DIV_TRUE ? true_div_common (a->scalar_type, b->scalar_type)
+                                 : _executorch_promote_types (a->scalar_type, b->scalar_type);
+  if (op == OP_DIV_TRUE && !_executorch_type_is_floating (out->scalar_type))
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "div: out must be floating, not %s",
+                        _executorch_type_name (out->scalar_type));
+  KERNEL_TRY (check_cast (ctx, op, common, a->scalar_type, b->scalar_type, out));
+  KERNEL_TRY (check_common (ctx, op, common));
+  const EtTensor *in[2] = { a, b };
+  return run (ctx, op, common, out, 2, in, NULL, NULL);
+}
+
+/* div.Scalar_mode_out (self, Scalar other, rounding_mode?, out, ret) */
+static EtError
+div_scalar_mode_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
+{
+  EtTensor *a, *out;
+  ExecutorchScalar s;
+  ExtraOp op;
+  KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 5));
+  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "self", &a));
+  KERNEL_TRY (_executorch_arg_scalar (ctx, args, 1, "other", &s));
+  KERNEL_TRY (rounding_mode (ctx, args, 2, &op));
+  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 3, "out", &out));
+  KERNEL_TRY (_executorch_check_supported (ctx, a, "self"));
+  KERNEL_TRY (_executorch_check_supported (ctx, out, "out"));
+  int common;
+  if (op == OP_DIV_TRUE)
+    common = _executorch_type_is_floating (a->scalar_type) ? a->scalar_type : ET_SCALAR_FLOAT;
+  else
+    common = _executorch_promote_with_scalar (a->scalar_type, &s);
+  if (out->scalar_type != common)
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "div: out dtype must be %s, not %s",
+                        _executorch_type_name (common), _executorch_type_name (out->scalar_type));
+  KERNEL_TRY (check_common (ctx, op, common));
+  return tensor_scalar_run (ctx, op, a, &s, false, common, out, NULL);
+}
+
+/* where.self_out (condition, self, other, out, ret) */
+static EtError
+where_self_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
+{
+  EtTensor *c, *a, *b, *out;
+  KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 5));
+  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "condition", &c));
+  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 1, "self", &a));
+  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 2, "other", &b));
+  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 3, "out", &out));
+  if (c->scalar_type != ET_SCALAR_BOOL && c->scalar_type != ET_SCALAR_BYTE)
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "where: condition must be Bool or Byte, not %s",
+                        _executorch_type_name (c->scalar_type));
+  KERNEL_TRY (_executorch_check_supported (ctx, a, "self"));
+  KERNEL_TRY (_executorch_check_supported (ctx, b, "other"));
+  KERNEL_TRY (_executorch_check_supported (ctx, out, "out"));
+  int common = _executorch_promote_types (a->scalar_type, b->scalar_type);
+  if (common < 0 || out->scalar_type != common)
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
+                        "where: out dtype %s must be the promotion of %s and %s",
+                        _executorch_type_name (out->scalar_type),
+                        _executorch_type_name (a->scalar_type), _executorch_type_name (b->scalar_type));
+  const EtTensor *in[3] = { c, a, b };
+  return run (ctx, OP_WHERE, common, out, 3, in, NULL, NULL);
+}
+
+/* masked_fill.Scalar_out (self, mask, Scalar value, out, ret) */
+static EtError
+masked_fill_scalar_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
+{
+  EtTensor *a, *mask, *out, vt;
+  ExecutorchScalar s;
+  KindValue v;
+  char m_buf[160], s_buf[160];
+  KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 5));
+  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "self", &a));
+  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 1, "mask", &mask));
+  KERNEL_TRY (_executorch_arg_scalar (ctx, args, 2, "value", &s));
+  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 3, "out", &out));
+  KERNEL_TRY (_executorch_check_supported (ctx, a, "self"));
+  if (mask->scalar_type != ET_SCALAR_BOOL)
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "masked_fill: mask must be Bool, not %s",
+                        _executorch_type_name (mask->scalar_type));
+  if (out->scalar_type != a->scalar_type)
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
+                        "masked_fill: out dtype %s differs from self dtype %s",
+                        _executorch_type_name (out->scalar_type),
+                        _executorch_type_name (a->scalar_type));
+  if (!_executorch_broadcastable_to (mask, a->ndim, a->sizes))
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
+                        "masked_fill: mask shape %s does not broadcast to self shape %s",
+                        _executorch_format_sizes (m_buf, sizeof m_buf, mask->ndim, mask->sizes),
+                        _executorch_format_sizes (s_buf, sizeof s_buf, a->ndim, a->sizes));
+  KERNEL_TRY (_executorch_scalar_to_compute (ctx, &s, a->scalar_type, "value", &v));
+  scalar_tensor (&vt, &v, _executorch_compute_kind (a->scalar_type));
+  const EtTensor *in[3] = { a, mask, &vt };
+  return run (ctx, OP_MASKED_FILL, a->scalar_type, out, 3, in, a, NULL);
+}
+
+const EtKernel _executorch_binary_extra_kernels[] = {
+  { "aten::rsub.Scalar_out", rsub_scalar_out, NULL },
+  { "aten::pow.Tensor_Scalar_out", pow_tensor_scalar_out, NULL },
+  { "aten::pow.Tensor_Tensor_out", pow_tensor_tensor_out, NULL },
+  { "aten::pow.Scalar_out", pow_scalar_out, NULL },
+  { "aten::atan2.out", atan2_out, NULL },
+  { "aten::maximum.out", maximum_out, NULL },
+  { "aten::minimum.out", minimum_out, NULL },
+  { "aten::fmod.Tensor_out", fmod_tensor_out, NULL },
+  { "aten::fmod.Scalar_out", fmod_scalar_out, NULL },
+  { "aten::remainder.Tensor_out", remainder_tensor_out, NULL },
+  { "aten::remainder.Scalar_out", remainder_scalar_out, NULL },
+  { "aten::floor_divide.out", floor_divide_out, NULL },
+  { "aten::div.out_mode", div_out_mode, NULL },
+  { "aten::div.Scalar_mode_out", div_scalar_mode_out, NULL },
+  { "aten::logical_and.out", logical_and_out, NULL },
+  { "aten::logical_or.out", logical_or_out, NULL },
+  { "aten::logical_xor.out", logical_xor_out, NULL },
+  { "aten::bitwise_and.Tensor_out", bitwise_and_tensor_out, NULL },
+  { "aten::bitwise_or.Tensor_out", bitwise_or_tensor_out, NULL },
+  { "aten::bitwise_xor.Tensor_out", bitwise_xor_tensor_out, NULL },
+  { "aten::bitwise_and.Scalar_out", bitwise_and_scalar_out, NULL },
+  { "aten::bitwise_or.Scalar_out", bitwise_or_scalar_out, NULL },
+  { "aten::bitwise_xor.Scalar_out", bitwise_xor_scalar_out, NULL },
+  { "aten::bitwise_left_shift.Tensor_out", shift_left_tensor_out, NULL },
+  { "aten::bitwise_left_shift.Tensor_Scalar_out", shift_left_scalar_out, NULL },
+  { "aten::bitwise_right_shift.Tensor_out", shift_right_tensor_out, NULL },
+  { "aten::bitwise_right_shift.Tensor_Scalar_out", shift_right_scalar_out, NULL },
+  { "aten::where.self_out", where_self_out, NULL },
+  { "aten::masked_fill.Scalar_out", masked_fill_scalar_out, NULL },
+};
+
+const size_t _executorch_binary_extra_n_kernels = KERNEL_N_ELEMENTS (_executorch_binary_extra_kernels);
