@@ -1541,6 +1541,153 @@ test_llama_sdpa (void)
                          &none, &drop, &causal, &scale, &to.v, &to.v), ==, ET_ERROR_INVALID_ARGUMENT);
 }
 
+/* ---- Randomised index / index_put against an element-wise reference ---- */
+
+static void
+random_dim_order (uint32_t ndim, uint8_t *order)
+{
+  for (uint32_t d = 0; d < ndim; d++)
+    order[d] = (uint8_t) d;
+  for (uint32_t d = ndim; d > 1; d--) {
+    uint32_t j = (uint32_t) g_test_rand_int_range (0, (gint32) d);
+    uint8_t t = order[d - 1];
+    order[d - 1] = order[j];
+    order[j] = t;
+  }
+}
+
+static int64_t
+offset_of (const EtTensor *t, const int64_t *idx)
+{
+  int64_t o = 0;
+  for (uint32_t d = 0; d < t->ndim; d++)
+    o += idx[d] * t->strides[d];
+  return o;
+}
+
+static void
+test_index_random (void)
+{
+  for (int iter = 0; iter < 200; iter++) {
+    uint32_t ndim = (uint32_t) g_test_rand_int_range (1, 5);
+    int64_t sizes[4];
+    for (uint32_t d = 0; d < ndim; d++)
+      sizes[d] = g_test_rand_int_range (1, 5);
+    uint8_t order[4], oorder[5];
+    random_dim_order (ndim, order);
+    int64_t numel = 1;
+    for (uint32_t d = 0; d < ndim; d++)
+      numel *= sizes[d];
+    int32_t *x = g_new (int32_t, numel);
+    for (int64_t i = 0; i < numel; i++)
+      x[i] = g_test_rand_int_range (-1000, 1000);
+    Tensor tx;
+    tensor_init_full (&tx, ET_SCALAR_INT, ndim, sizes, order, x, ET_SHAPE_STATIC, 0);
+
+    /* Entries: None or a 1-D Long index of length n (or 1, broadcasting). */
+    uint32_t n_entries = (uint32_t) g_test_rand_int_range (1, (gint32) ndim + 1);
+    int64_t n = g_test_rand_int_range (1, 4);
+    int64_t idx[4][3], ilen[4];
+    bool indexed[4] = { false };
+    Tensor ti[4], *items[4];
+    uint32_t n_src = 0;
+    for (uint32_t e = 0; e < n_entries; e++) {
+      if (g_test_rand_bit () && !(e == n_entries - 1 && n_src == 0)) {
+        items[e] = NULL;
+        continue;
+      }
+      indexed[e] = true;
+      ilen[e] = g_test_rand_bit () ? n : 1;
+      for (int64_t k = 0; k < ilen[e]; k++)
+        idx[e][k] = g_test_rand_int_range ((gint32) -sizes[e], (gint32) sizes[e]);
+      tensor_init (&ti[e], ET_SCALAR_LONG, 1, &ilen[e], idx[e]);
+      items[e] = &ti[e];
+      n_src++;
+    }
+    int64_t bn = 1;
+    for (uint32_t e = 0; e < n_entries; e++)
+      if (indexed[e] && ilen[e] > bn)
+        bn = ilen[e];
+    int first = -1, last = -1;
+    for (uint32_t e = 0; e < n_entries; e++)
+      if (indexed[e]) {
+        if (first < 0)
+          first = (int) e;
+        last = (int) e;
+      }
+    bool adjacent = true;
+    for (int e = first; e <= last; e++)
+      if (!indexed[e])
+        adjacent = false;
+    /* Result dims: -1 marks the B dim, otherwise the self dim. */
+    int rdims[5], nr = 0;
+    if (adjacent) {
+      for (int d = 0; d < first; d++)
+        rdims[nr++] = d;
+      rdims[nr++] = -1;
+      for (int d = last + 1; d < (int) ndim; d++)
+        rdims[nr++] = d;
+    } else {
+      rdims[nr++] = -1;
+      for (int d = 0; d < (int) ndim; d++)
+        if (!(d < (int) n_entries && indexed[d]))
+          rdims[nr++] = d;
+    }
+    int64_t rsizes[5], rnumel = 1;
+    for (int r = 0; r < nr; r++) {
+      rsizes[r] = rdims[r] < 0 ? bn : sizes[rdims[r]];
+      rnumel *= rsizes[r];
+    }
+    random_dim_order ((uint32_t) nr, oorder);
+    int32_t *o = g_new (int32_t, rnumel);
+    Tensor to;
+    tensor_init_full (&to, ET_SCALAR_INT, (uint32_t) nr, rsizes, oorder, o, ET_SHAPE_STATIC, 0);
+    TensorList l;
+    tensor_list_init (&l, n_entries, items, true);
+    g_assert_cmpint (CALL ("aten::index.Tensor_out", &tx.v, &l.v, &to.v, &to.v), ==, ET_OK);
+
+    /* index_put: out = x with the same positions set to v (accumulated). */
+    int32_t *v = g_new (int32_t, rnumel), *po = g_new (int32_t, numel), *want = g_new (int32_t, numel);
+    for (int64_t i = 0; i < rnumel; i++)
+      v[i] = g_test_rand_int_range (-50, 50);
+    Tensor tv, tpo;
+    tensor_init (&tv, ET_SCALAR_INT, (uint32_t) nr, rsizes, v);
+    tensor_init_full (&tpo, ET_SCALAR_INT, ndim, sizes, order, po, ET_SHAPE_STATIC, 0);
+    EtValue acc = bool_value (true);
+    g_assert_cmpint (CALL ("aten::index_put.out", &tx.v, &l.v, &tv.v, &acc, &tpo.v, &tpo.v), ==, ET_OK);
+    memcpy (want, x, (size_t) numel * sizeof (int32_t));
+
+    int64_t r_idx[5] = { 0 };
+    for (int64_t e = 0; e < rnumel; e++) {
+      int64_t s_idx[4] = { 0 }, b = 0;
+      for (int r = 0; r < nr; r++)
+        if (rdims[r] < 0)
+          b = r_idx[r];
+        else
+          s_idx[rdims[r]] = r_idx[r];
+      for (uint32_t d = 0; d < n_entries; d++)
+        if (indexed[d]) {
+          int64_t k = idx[d][ilen[d] == 1 ? 0 : b];
+          s_idx[d] = k < 0 ? k + sizes[d] : k;
+        }
+      int32_t got = o[offset_of (&to.t, r_idx)];
+      g_assert_cmpint (got, ==, x[offset_of (&tx.t, s_idx)]);
+      want[offset_of (&tx.t, s_idx)] += v[e];
+      for (int r = nr; r-- > 0;) {
+        if (++r_idx[r] < rsizes[r])
+          break;
+        r_idx[r] = 0;
+      }
+    }
+    g_assert_cmpint (memcmp (po, want, (size_t) numel * sizeof (int32_t)), ==, 0);
+    g_free (x);
+    g_free (o);
+    g_free (v);
+    g_free (po);
+    g_free (want);
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1552,6 +1699,7 @@ main (int argc, char **argv)
 
   g_test_add_func ("/index-kernels/index/basic", test_index_tensor);
   g_test_add_func ("/index-kernels/index/non-adjacent", test_index_tensor_non_adjacent);
+  g_test_add_func ("/index-kernels/index/random", test_index_random);
   g_test_add_func ("/index-kernels/index-put/kv-cache", test_index_put_kv_cache);
   g_test_add_func ("/index-kernels/index-put/accumulate-mask", test_index_put_accumulate);
   g_test_add_func ("/index-kernels/embedding/basic", test_embedding);
