@@ -206,10 +206,15 @@ sdpa (EtKernelContext *ctx, const char *op, const EtTensor *q, const EtTensor *k
   int64_t kv_len = start_pos + S;
   const EtTensor *mask = o->mask;
   if (mask != NULL) {
-    if (mask->ndim != 2 || mask->sizes[0] != S || mask->sizes[1] != kv_len)
+    /* [S, start_pos + S] (older upstream) or [S, Smax] over the whole cache
+     * (newer upstream); the mask's width decides how many keys are used. */
+    if (mask->ndim != 2 || mask->sizes[0] != S ||
+        (mask->sizes[1] != kv_len && mask->sizes[1] != k->sizes[1]))
       return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                          "%s: attn_mask must have shape [%" PRId64 ", %" PRId64 "], not %s", op, S,
-                          kv_len, _executorch_format_sizes (sa, sizeof sa, mask->ndim, mask->sizes));
+                          "%s: attn_mask must have shape [%" PRId64 ", %" PRId64 "] or [%" PRId64
+                          ", %" PRId64 "], not %s", op, S, kv_len, S, k->sizes[1],
+                          _executorch_format_sizes (sa, sizeof sa, mask->ndim, mask->sizes));
+    kv_len = mask->sizes[1];
     if (!_executorch_type_is_floating (mask->scalar_type) && mask->scalar_type != ET_SCALAR_BOOL)
       return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: attn_mask must be floating or Bool, not %s",
                           op, _executorch_type_name (mask->scalar_type));
@@ -280,23 +285,56 @@ sdpa (EtKernelContext *ctx, const char *op, const EtTensor *q, const EtTensor *k
   return ET_OK;
 }
 
-/* (q, k, v, start_pos, attn_mask?, dropout_p, is_causal, scale?, out, ret) */
+/* A view of @t with dims 1 and 2 swapped ([B, H, S, D] read as [B, S, H, D]). */
+static void
+swap_12 (const EtTensor *t, EtTensor *view)
+{
+  *view = *t;
+  if (t->ndim != 4)
+    return;
+  view->sizes[1] = t->sizes[2];
+  view->sizes[2] = t->sizes[1];
+  view->strides[1] = t->strides[2];
+  view->strides[2] = t->strides[1];
+  for (uint32_t j = 0; j < 4; j++)
+    if (t->dim_order[j] == 1 || t->dim_order[j] == 2)
+      view->dim_order[j] = (uint8_t) (3 - t->dim_order[j]);
+}
+
+/* (q, k, v, start_pos, attn_mask?, dropout_p, is_causal, scale?, [is_seq_dim_2,] out, ret) */
 static EtError
 custom_sdpa_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
 {
   const char *op = "custom_sdpa";
   EtTensor *q, *k, *v, *out;
   int64_t start_pos;
+  bool seq_dim_2 = false;
   SdpaOptions o;
 
-  KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 10));
+  /* Newer upstream schemas add a trailing is_seq_dim_2 flag. */
+  if (n_args != 11)
+    KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 10));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "query", &q));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 1, "key", &k));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 2, "value", &v));
   KERNEL_TRY (_executorch_arg_int (ctx, args, 3, "start_pos", &start_pos));
   KERNEL_TRY (sdpa_options (ctx, op, args, 4, &o));
-  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 8, "out", &out));
-  return sdpa (ctx, op, q, k, v, start_pos, &o, out);
+  if (n_args == 11)
+    KERNEL_TRY (_executorch_arg_bool (ctx, args, 8, "is_seq_dim_2", &seq_dim_2));
+  KERNEL_TRY (_executorch_arg_tensor (ctx, args, n_args - 2, "out", &out));
+  if (!seq_dim_2)
+    return sdpa (ctx, op, q, k, v, start_pos, &o, out);
+
+  /* [B, H, S, D] tensors: compute on swapped views; out takes q's shape. */
+  EtTensor qv, kv, vv, ov;
+  KERNEL_TRY (check_4d (ctx, op, q, "query"));
+  KERNEL_TRY (check_4d (ctx, op, out, "out"));
+  KERNEL_TRY (_executorch_resize (ctx, out, 4, q->sizes));
+  swap_12 (q, &qv);
+  swap_12 (k, &kv);
+  swap_12 (v, &vv);
+  swap_12 (out, &ov);   /* already shaped like qv: sdpa's resize is a no-op */
+  return sdpa (ctx, op, &qv, &kv, &vv, start_pos, &o, &ov);
 }
 
 /* (q, k, v, key_cache, value_cache, start_pos, seq_len, attn_mask?, dropout_p, is_causal,

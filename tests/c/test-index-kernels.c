@@ -1506,6 +1506,45 @@ test_llama_sdpa (void)
   ref_sdpa (q, kc, vc, B, S, HQ, HKV, D, SMAX, 2, false, mask, want);
   for (size_t i = 0; i < G_N_ELEMENTS (o); i++)
     assert_close (o[i], want[i], 1e-5);
+  /* A mask over the whole cache [S, SMAX] (newer upstream): keys past
+   * start_pos + S masked with -inf give the same result. */
+  float wide[S * SMAX];
+  for (int i = 0; i < S; i++)
+    for (int j = 0; j < SMAX; j++)
+      wide[i * SMAX + j] = j < 5 ? mask[i * 5 + j] : -INFINITY;
+  int64_t sw[2] = { S, SMAX };
+  Tensor tw;
+  tensor_init (&tw, ET_SCALAR_FLOAT, 2, sw, wide);
+  g_assert_cmpint (CALL ("llama::custom_sdpa.out", &tq.v, &tk.v, &tv.v, &pos, &tw.v, &drop, &nocausal,
+                         &none, &to.v, &to.v), ==, ET_OK);
+  for (size_t i = 0; i < G_N_ELEMENTS (o); i++)
+    assert_close (o[i], want[i], 1e-5);
+
+  /* is_seq_dim_2: the same data laid out [B, H, S, D]. */
+  static float qt[B * HQ * S * D], kt[B * HKV * SMAX * D], vt[B * HKV * SMAX * D], ot[B * HQ * S * D];
+  for (int i = 0; i < S; i++)
+    for (int h = 0; h < HQ; h++)
+      memcpy (qt + (h * S + i) * D, q + (i * HQ + h) * D, D * sizeof (float));
+  for (int j = 0; j < SMAX; j++)
+    for (int h = 0; h < HKV; h++) {
+      memcpy (kt + (h * SMAX + j) * D, kc + (j * HKV + h) * D, D * sizeof (float));
+      memcpy (vt + (h * SMAX + j) * D, vc + (j * HKV + h) * D, D * sizeof (float));
+    }
+  int64_t sqt[4] = { B, HQ, S, D }, skt[4] = { B, HKV, SMAX, D };
+  Tensor tqt, tkt, tvt, tot;
+  tensor_init (&tqt, ET_SCALAR_FLOAT, 4, sqt, qt);
+  tensor_init (&tkt, ET_SCALAR_FLOAT, 4, skt, kt);
+  tensor_init (&tvt, ET_SCALAR_FLOAT, 4, skt, vt);
+  tensor_init (&tot, ET_SCALAR_FLOAT, 4, sqt, ot);
+  EtValue t2 = bool_value (true);
+  g_assert_cmpint (CALL ("llama::custom_sdpa.out", &tqt.v, &tkt.v, &tvt.v, &pos, &none, &drop, &causal,
+                         &none, &t2, &tot.v, &tot.v), ==, ET_OK);
+  ref_sdpa (q, kc, vc, B, S, HQ, HKV, D, SMAX, 2, true, NULL, want);
+  for (int i = 0; i < S; i++)
+    for (int h = 0; h < HQ; h++)
+      for (int d = 0; d < D; d++)
+        assert_close (ot[(h * S + i) * D + d], want[(i * HQ + h) * D + d], 1e-5);
+
   /* Mask plus is_causal, a wrong mask shape, start_pos past the cache. */
   g_assert_cmpint (CALL ("llama::custom_sdpa.out", &tq.v, &tk.v, &tv.v, &pos, &tm.v, &drop, &causal,
                          &none, &to.v, &to.v), ==, ET_ERROR_INVALID_ARGUMENT);
