@@ -3,9 +3,10 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * Layouts follow upstream's custom ops: q is [B, S, Hq, D] and the caches
- * are [B, Smax, Hkv, D] (sequence on dim 1).  Attention covers the keys
- * [0, start_pos + S); with is_causal, query i (absolute position
- * start_pos + i) sees keys up to start_pos + i.  Grouped-query attention
+ * are [B, Smax, Hkv, D] (sequence on dim 1; custom_sdpa's is_seq_dim_2
+ * flag selects [B, H, S, D]).  Attention covers the keys [0, start_pos + S),
+ * or as many as an attn_mask is wide; with is_causal, query i (absolute
+ * position start_pos + i) sees keys up to start_pos + i.  Grouped-query attention
  * maps query head h to kv head h / (Hq / Hkv).
  *
  * Every size, position and index is checked and reported as an error
