@@ -214,8 +214,10 @@ main (int argc, char **argv)
     for (size_t i = 0; i < G_N_ELEMENTS (sizes); i++)
       if (!quick || sizes[i] <= 1024)
         bench_square (sizes[i], threads, min_seconds);
-  for (guint threads = 1; threads <= 2; threads++)
+  for (guint threads = 1; threads <= 2; threads++) {
     bench_linear (128, 768, 3072, threads, min_seconds);
+    bench_linear (1, 4096, 4096, threads, min_seconds);   /* decode-style GEMV */
+  }
 
   if (et_registry_add_plugin (executorch_kernels_get_plugin (), message, sizeof message) != ET_OK) {
     fprintf (stderr, "gemm-bench: %s\n", message);

@@ -87,4 +87,30 @@ _executorch_gemm_kernel_avx2 (int64_t kc, const float *a, const float *b, float 
 #undef STORE
 }
 
+/* Four independent 8-lane accumulators hide the FMA latency. */
+__attribute__ ((target ("avx2,fma"))) float
+_executorch_gemm_dot_avx2 (const float *x, const float *y, int64_t n)
+{
+  __m256 s0 = _mm256_setzero_ps (), s1 = _mm256_setzero_ps ();
+  __m256 s2 = _mm256_setzero_ps (), s3 = _mm256_setzero_ps ();
+  int64_t i = 0;
+
+  for (; i + 32 <= n; i += 32) {
+    s0 = _mm256_fmadd_ps (_mm256_loadu_ps (x + i), _mm256_loadu_ps (y + i), s0);
+    s1 = _mm256_fmadd_ps (_mm256_loadu_ps (x + i + 8), _mm256_loadu_ps (y + i + 8), s1);
+    s2 = _mm256_fmadd_ps (_mm256_loadu_ps (x + i + 16), _mm256_loadu_ps (y + i + 16), s2);
+    s3 = _mm256_fmadd_ps (_mm256_loadu_ps (x + i + 24), _mm256_loadu_ps (y + i + 24), s3);
+  }
+  for (; i + 8 <= n; i += 8)
+    s0 = _mm256_fmadd_ps (_mm256_loadu_ps (x + i), _mm256_loadu_ps (y + i), s0);
+  __m256 s = _mm256_add_ps (_mm256_add_ps (s0, s1), _mm256_add_ps (s2, s3));
+  __m128 h = _mm_add_ps (_mm256_castps256_ps128 (s), _mm256_extractf128_ps (s, 1));
+  h = _mm_add_ps (h, _mm_movehl_ps (h, h));
+  h = _mm_add_ss (h, _mm_movehdup_ps (h));
+  float total = _mm_cvtss_f32 (h);
+  for (; i < n; i++)
+    total += x[i] * y[i];
+  return total;
+}
+
 #endif

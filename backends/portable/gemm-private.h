@@ -15,8 +15,12 @@
 typedef void (*ExecutorchGemmMicrokernel) (int64_t kc, const float *a, const float *b, float *c,
                                            int64_t ldc, int accumulate);
 
+/* The dot product of @n floats of @x and @y (both contiguous). */
+typedef float (*ExecutorchGemmDot) (const float *x, const float *y, int64_t n);
+
 #if defined(__x86_64__) || defined(__i386__)
 #define EXECUTORCH_GEMM_HAVE_AVX2 1
 void _executorch_gemm_kernel_avx2 (int64_t kc, const float *a, const float *b, float *c,
                                    int64_t ldc, int accumulate);
+float _executorch_gemm_dot_avx2 (const float *x, const float *y, int64_t n);
 #endif

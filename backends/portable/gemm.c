@@ -52,12 +52,22 @@ kernel_generic (int64_t kc, const float *a, const float *b, float *c, int64_t ld
       c[r * ldc + j] = accumulate ? c[r * ldc + j] + t[r][j] : t[r][j];
 }
 
+static float
+dot_generic (const float *x, const float *y, int64_t n)
+{
+  float total = 0.0f;
+
+  for (int64_t i = 0; i < n; i++)
+    total += x[i] * y[i];
+  return total;
+}
+
 /* 0: not chosen yet, 1: generic, 2: AVX2. */
 static int kernel_choice;
 static int forced_generic;
 
-static ExecutorchGemmMicrokernel
-choose_kernel (void)
+static int
+kernel_level (void)
 {
   int choice = __atomic_load_n (&kernel_choice, __ATOMIC_ACQUIRE);
 
@@ -70,11 +80,29 @@ choose_kernel (void)
 #endif
     __atomic_store_n (&kernel_choice, choice, __ATOMIC_RELEASE);
   }
+  if (__atomic_load_n (&forced_generic, __ATOMIC_RELAXED))
+    return 1;
+  return choice;
+}
+
+static ExecutorchGemmMicrokernel
+choose_kernel (void)
+{
 #ifdef EXECUTORCH_GEMM_HAVE_AVX2
-  if (choice == 2 && !__atomic_load_n (&forced_generic, __ATOMIC_RELAXED))
+  if (kernel_level () == 2)
     return _executorch_gemm_kernel_avx2;
 #endif
   return kernel_generic;
+}
+
+static ExecutorchGemmDot
+choose_dot (void)
+{
+#ifdef EXECUTORCH_GEMM_HAVE_AVX2
+  if (kernel_level () == 2)
+    return _executorch_gemm_dot_avx2;
+#endif
+  return dot_generic;
 }
 
 const char *
@@ -210,6 +238,65 @@ direct (const ExecutorchSgemm *g)
     }
 }
 
+/* ---- Few rows (m <= SMALL_M): no packing ----
+ *
+ * With B's columns contiguous (linear's weight, W[j, :]) each element is
+ * a dot product; with B's rows contiguous the rows of C are built as sums
+ * of scaled rows of B.  Either way B is read once, which is what bounds a
+ * matrix-vector product.  Threads split the columns. */
+#define SMALL_M 4
+#define SMALL_COLS 256
+
+typedef struct {
+  const ExecutorchSgemm *g;
+  ExecutorchGemmDot dot;
+} SmallJob;
+
+static void
+small_columns (void *data, size_t chunk)
+{
+  const SmallJob *job = data;
+  const ExecutorchSgemm *g = job->g;
+  int64_t j0 = (int64_t) chunk * SMALL_COLS;
+  int64_t j1 = j0 + SMALL_COLS < g->n ? j0 + SMALL_COLS : g->n;
+
+  for (int64_t i = 0; i < g->m; i++) {
+    float *c = g->c + i * g->ldc;
+    const float *a = g->a + i * g->a_rs;
+    if (g->b_rs == 1 && g->a_cs == 1) {
+      for (int64_t j = j0; j < j1; j++) {
+        float v = job->dot (a, g->b + j * g->b_cs, g->k);
+        c[j] = g->accumulate ? c[j] + v : v;
+      }
+      continue;
+    }
+    float acc[SMALL_COLS];
+    memset (acc, 0, sizeof acc);
+    for (int64_t p = 0; p < g->k; p++) {
+      float av = a[p * g->a_cs];
+      const float *b = g->b + p * g->b_rs;
+      for (int64_t j = j0; j < j1; j++)
+        acc[j - j0] += av * b[j];
+    }
+    for (int64_t j = j0; j < j1; j++)
+      c[j] = g->accumulate ? c[j] + acc[j - j0] : acc[j - j0];
+  }
+}
+
+static bool
+small_m (const ExecutorchSgemm *g, bool parallel)
+{
+  SmallJob job = { g, choose_dot () };
+  size_t chunks = (size_t) ((g->n + SMALL_COLS - 1) / SMALL_COLS);
+
+  if (parallel && chunks > 1)
+    executorch_threadpool_parallelize_1d (small_columns, &job, chunks);
+  else
+    for (size_t i = 0; i < chunks; i++)
+      small_columns (&job, i);
+  return true;
+}
+
 static float *
 alloc_floats (int64_t n)
 {
@@ -241,6 +328,8 @@ _executorch_sgemm (const ExecutorchSgemm *g)
 
   guint threads = g->single_thread ? 1 : executorch_threadpool_get_num_threads ();
   bool parallel = threads > 1 && (double) m * (double) n * (double) k >= PARALLEL_MIN;
+  if (m <= SMALL_M && ((g->b_rs == 1 && g->a_cs == 1) || g->b_cs == 1))
+    return small_m (g, parallel);
   int64_t mchunk = m < MCHUNK ? m : MCHUNK;
   int64_t ncmax = n < NC ? n : NC;
   int64_t kcmax = k < KC ? k : KC;

@@ -12,12 +12,20 @@
  * parallel regions) while set_num_threads() replaces it.  Work submitted from
  * inside a task runs inline on that thread, so nested parallel code never
  * waits on the pool it is running in.
+ *
+ * Workers sleep in the kernel between regions (PTHREADPOOL_FLAG_YIELD_WORKERS)
+ * instead of spinning: a runtime shares its CPUs with the application and
+ * often with other processes, and spinning workers on an oversubscribed
+ * machine slow everything down far more than a futex wake-up costs.
  */
+
 #include "executorch-threadpool.h"
 
 #include <pthreadpool.h>
 #include <stdlib.h>
 #include <unistd.h>
+
+#define POOL_FLAGS PTHREADPOOL_FLAG_YIELD_WORKERS
 
 /* More threads than this are never started by default. */
 #define DEFAULT_MAX_THREADS 64
@@ -213,7 +221,7 @@ executorch_threadpool_parallelize_1d (ExecutorchThreadpoolTask1d func, gpointer 
     if (pool != NULL) {
       Work1d work = { func, context };
 
-      pthreadpool_parallelize_1d (pool, run_1d, &work, range, 0);
+      pthreadpool_parallelize_1d (pool, run_1d, &work, range, POOL_FLAGS);
       g_rw_lock_reader_unlock (&pool_lock);
       return;
     }
@@ -275,7 +283,8 @@ executorch_threadpool_parallelize_2d_tile_2d (ExecutorchThreadpoolTask2dTile fun
     if (pool != NULL) {
       Work2d work = { func, context };
 
-      pthreadpool_parallelize_2d_tile_2d (pool, run_2d, &work, range_i, range_j, tile_i, tile_j, 0);
+      pthreadpool_parallelize_2d_tile_2d (pool, run_2d, &work, range_i, range_j, tile_i, tile_j,
+                                          POOL_FLAGS);
       g_rw_lock_reader_unlock (&pool_lock);
       return;
     }

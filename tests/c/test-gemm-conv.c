@@ -109,8 +109,17 @@ test_gemm_odd_sizes (void)
   executorch_threadpool_set_num_threads (2);
   check_gemm (200, 300, 300, false, false, false);
   check_gemm (131, 2100, 20, false, true, true);
+  /* Few rows: dot products (B columns contiguous) or row sums, columns
+   * split over threads. */
+  check_gemm (1, 1000, 700, false, true, false);
+  check_gemm (3, 600, 300, false, true, true);
+  check_gemm (2, 600, 300, false, false, false);
+  check_gemm (4, 513, 333, true, false, true);
   _executorch_sgemm_force_generic (false);
   check_gemm (200, 300, 300, true, false, false);
+  check_gemm (1, 1000, 700, false, true, false);
+  check_gemm (3, 600, 300, false, true, true);
+  check_gemm (2, 600, 300, false, false, false);
   check_gemm (0, 5, 5, false, false, false);
   check_gemm (5, 5, 0, false, false, true);
   check_gemm (5, 5, 0, false, false, false);
