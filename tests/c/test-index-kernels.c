@@ -1727,6 +1727,130 @@ test_index_random (void)
   }
 }
 
+/* ---- Randomised reductions over dim orders against a reference ---- */
+
+static void
+test_reduce_random (void)
+{
+  for (int iter = 0; iter < 100; iter++) {
+    uint32_t ndim = (uint32_t) g_test_rand_int_range (1, 5);
+    int64_t sizes[4], numel = 1;
+    for (uint32_t d = 0; d < ndim; d++) {
+      sizes[d] = g_test_rand_int_range (1, 5);
+      numel *= sizes[d];
+    }
+    uint8_t order[4], oorder[4];
+    random_dim_order (ndim, order);
+    random_dim_order (ndim, oorder);
+    uint32_t dim = (uint32_t) g_test_rand_int_range (0, (gint32) ndim);
+    double *x = g_new (double, numel);
+    for (int64_t i = 0; i < numel; i++)
+      x[i] = (double) g_test_rand_int_range (-4, 5);   /* ties on purpose */
+    Tensor tx;
+    tensor_init_full (&tx, ET_SCALAR_DOUBLE, ndim, sizes, order, x, ET_SHAPE_STATIC, 0);
+
+    /* keepdim outputs share self's rank, so they can take a random dim order. */
+    int64_t ksizes[4];
+    memcpy (ksizes, sizes, sizeof ksizes);
+    ksizes[dim] = 1;
+    int64_t kn = numel / sizes[dim];
+    double *mx = g_new (double, kn), *cs = g_new (double, numel), *var = g_new (double, kn);
+    int64_t *am = g_new (int64_t, kn);
+    Tensor tmx, tam, tcs, tvar;
+    tensor_init_full (&tmx, ET_SCALAR_DOUBLE, ndim, ksizes, oorder, mx, ET_SHAPE_STATIC, 0);
+    tensor_init_full (&tam, ET_SCALAR_LONG, ndim, ksizes, oorder, am, ET_SHAPE_STATIC, 0);
+    tensor_init_full (&tcs, ET_SCALAR_DOUBLE, ndim, sizes, oorder, cs, ET_SHAPE_STATIC, 0);
+    tensor_init_full (&tvar, ET_SCALAR_DOUBLE, ndim, ksizes, oorder, var, ET_SHAPE_STATIC, 0);
+    EtValue dv = int_value (dim), t = bool_value (true), none = none_value (), ret = none_value ();
+    IntList ld;
+    int64_t dl[1] = { dim };
+    int_list_init (&ld, 1, dl);
+    g_assert_cmpint (CALL ("aten::max.dim_max", &tx.v, &dv, &t, &tmx.v, &tam.v, &ret), ==, ET_OK);
+    g_assert_cmpint (CALL ("aten::cumsum.out", &tx.v, &dv, &none, &tcs.v, &tcs.v), ==, ET_OK);
+    g_assert_cmpint (CALL ("aten::var.correction_out", &tx.v, &ld.v, &none, &t, &tvar.v, &tvar.v), ==, ET_OK);
+    /* topk with k = 2 (or 1) along dim, largest first. */
+    int64_t k = MIN (2, sizes[dim]), tsizes[4];
+    memcpy (tsizes, sizes, sizeof tsizes);
+    tsizes[dim] = k;
+    int64_t tn = kn * k;
+    double *tv = g_new (double, tn);
+    int64_t *ti = g_new (int64_t, tn);
+    Tensor ttv, tti;
+    tensor_init_full (&ttv, ET_SCALAR_DOUBLE, ndim, tsizes, oorder, tv, ET_SHAPE_STATIC, 0);
+    tensor_init_full (&tti, ET_SCALAR_LONG, ndim, tsizes, oorder, ti, ET_SHAPE_STATIC, 0);
+    EtValue kv = int_value (k);
+    g_assert_cmpint (CALL ("aten::topk.values", &tx.v, &kv, &dv, &t, &t, &ttv.v, &tti.v, &ret), ==, ET_OK);
+
+    /* Walk every line along dim. */
+    int64_t idx[4] = { 0 };
+    for (int64_t line = 0; line < kn; line++) {
+      int64_t best = 0, o_idx[4];
+      double sum = 0, sq = 0, run = 0;
+      memcpy (o_idx, idx, sizeof o_idx);
+      for (int64_t j = 0; j < sizes[dim]; j++) {
+        idx[dim] = j;
+        double v = x[offset_of (&tx.t, idx)];
+        idx[dim] = best;
+        if (v > x[offset_of (&tx.t, idx)])
+          best = j;
+        run += v;
+        idx[dim] = j;
+        g_assert_cmpfloat (cs[offset_of (&tcs.t, idx)], ==, run);
+        sum += v;
+      }
+      double mean = sum / (double) sizes[dim];
+      for (int64_t j = 0; j < sizes[dim]; j++) {
+        idx[dim] = j;
+        sq += (x[offset_of (&tx.t, idx)] - mean) * (x[offset_of (&tx.t, idx)] - mean);
+      }
+      o_idx[dim] = 0;
+      g_assert_cmpint (am[offset_of (&tam.t, o_idx)], ==, best);
+      idx[dim] = best;
+      g_assert_cmpfloat (mx[offset_of (&tmx.t, o_idx)], ==, x[offset_of (&tx.t, idx)]);
+      double want_var = sizes[dim] > 1 ? sq / (double) (sizes[dim] - 1) : (sq > 0 ? INFINITY : NAN);
+      assert_close (var[offset_of (&tvar.t, o_idx)], want_var, 1e-12);
+      /* topk[0] is the max (first index on ties); topk[1] is the next one. */
+      g_assert_cmpint (ti[offset_of (&tti.t, o_idx)], ==, best);
+      if (k == 2) {
+        o_idx[dim] = 1;
+        int64_t second = -1;
+        for (int64_t j = 0; j < sizes[dim]; j++) {
+          if (j == best)
+            continue;
+          idx[dim] = j;
+          double v = x[offset_of (&tx.t, idx)];
+          if (second < 0) {
+            second = j;
+            continue;
+          }
+          idx[dim] = second;
+          if (v > x[offset_of (&tx.t, idx)])
+            second = j;
+        }
+        g_assert_cmpint (ti[offset_of (&tti.t, o_idx)], ==, second);
+        idx[dim] = second;
+        g_assert_cmpfloat (tv[offset_of (&ttv.t, o_idx)], ==, x[offset_of (&tx.t, idx)]);
+      }
+      /* Next line: advance every dim but dim. */
+      idx[dim] = 0;
+      for (uint32_t d = ndim; d-- > 0;) {
+        if (d == dim)
+          continue;
+        if (++idx[d] < sizes[d])
+          break;
+        idx[d] = 0;
+      }
+    }
+    g_free (x);
+    g_free (mx);
+    g_free (cs);
+    g_free (var);
+    g_free (am);
+    g_free (tv);
+    g_free (ti);
+  }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1756,6 +1880,7 @@ main (int argc, char **argv)
   g_test_add_func ("/index-kernels/reduce/extremes", test_extremes);
   g_test_add_func ("/index-kernels/reduce/prod-var-cumsum", test_prod_var_cumsum);
   g_test_add_func ("/index-kernels/reduce/topk", test_topk);
+  g_test_add_func ("/index-kernels/reduce/random", test_reduce_random);
   g_test_add_func ("/index-kernels/cat/convert-skip-empty", test_cat_converts_and_skips_empty);
   g_test_add_func ("/index-kernels/llama/update-cache", test_llama_update_cache);
   g_test_add_func ("/index-kernels/llama/sdpa", test_llama_sdpa);
