@@ -233,7 +233,8 @@ static EtValue *
 dlist (uint32_t n, const double *items)
 {
   EtValue *v = g_new0 (EtValue, 1);
-  double *copy = g_memdup2 (items, n * sizeof (double) + 1);
+  double *copy = g_new0 (double, n + 1);
+  memcpy (copy, items, n * sizeof (double));
   v->tag = ET_VALUE_LIST_DOUBLE;
   v->u.double_list.items = copy;
   v->u.double_list.length = n;
