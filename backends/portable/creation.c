@@ -289,6 +289,25 @@ fill_tensor_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
 
 /* ---- arange ---- */
 
+/* Scalar.to<int64_t>(): finite and in range, truncated toward zero. */
+static EtError
+scalar_to_i64 (EtKernelContext *ctx, const ExecutorchScalar *s, const char *name, int64_t *v)
+{
+  if (s->kind != EXECUTORCH_SCALAR_KIND_DOUBLE) {
+    *v = s->i;
+    return ET_OK;
+  }
+  double t = trunc (s->d);
+  if (!(t >= -0x1p63 && t < 0x1p63))
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "arange: %s %g does not fit an integer", name,
+                        s->d);
+  *v = (int64_t) t;
+  return ET_OK;
+}
+
+/* Eager's arange: integer outs compute in int64 from the truncated
+ * arguments (the length of a Long out too; other integer outs take the
+ * length from the untruncated doubles), floating outs in double. */
 static EtError
 arange_common (EtKernelContext *ctx, const ExecutorchScalar *start, const ExecutorchScalar *end,
                const ExecutorchScalar *step, EtTensor *out)
@@ -296,10 +315,7 @@ arange_common (EtKernelContext *ctx, const ExecutorchScalar *start, const Execut
   const char *op = "arange";
   int type = out->scalar_type;
   bool integral = _executorch_type_is_integral (type, false);
-  bool all_int = start->kind != EXECUTORCH_SCALAR_KIND_DOUBLE &&
-                 end->kind != EXECUTORCH_SCALAR_KIND_DOUBLE &&
-                 step->kind != EXECUTORCH_SCALAR_KIND_DOUBLE;
-  int64_t len;
+  int64_t len, xs = 0, xe = 0, xst = 0;
 
   KERNEL_TRY (_executorch_check_supported (ctx, out, "out"));
   if (type == ET_SCALAR_BOOL)
@@ -308,37 +324,55 @@ arange_common (EtKernelContext *ctx, const ExecutorchScalar *start, const Execut
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: out must be 1-D, not %u-D", op, out->ndim);
   if (!isfinite (start->d) || !isfinite (end->d))
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: start and end must be finite", op);
-  if (step->d == 0.0 || isnan (step->d))
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: step must be nonzero", op);
-  if ((step->d > 0 && end->d < start->d) || (step->d < 0 && end->d > start->d))
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                        "%s: upper bound and lower bound are inconsistent with the step sign", op);
 
-  if (all_int && integral) {
-    /* Exact integer length: ceil ((end - start) / step). */
-    __int128 span = (__int128) end->i - start->i, st = step->i;
-    __int128 n = st > 0 ? (span + st - 1) / st : (span + st + 1) / st;
-    if (n > INT64_MAX)
-      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: too many elements", op);
-    len = (int64_t) n;
+  if (integral) {
+    KERNEL_TRY (scalar_to_i64 (ctx, start, "start", &xs));
+    KERNEL_TRY (scalar_to_i64 (ctx, end, "end", &xe));
+    KERNEL_TRY (scalar_to_i64 (ctx, step, "step", &xst));
+    if (xst == 0)
+      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: step must be nonzero", op);
+    if ((xst > 0 && xe < xs) || (xst < 0 && xe > xs))
+      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
+                          "%s: upper bound and lower bound are inconsistent with the step sign", op);
+    if (type == ET_SCALAR_LONG) {
+      __int128 span = (__int128) xe - xs, st = xst;
+      __int128 n = (span + st - (st > 0 ? 1 : -1)) / st;
+      if (n > INT64_MAX)
+        return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: too many elements", op);
+      len = (int64_t) n;
+    } else {
+      double n = ceil ((end->d - start->d) / step->d);
+      if (!(n < 0x1p62))
+        return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: invalid number of elements %g", op, n);
+      len = n > 0 ? (int64_t) n : 0;
+    }
   } else {
+    if (step->d == 0.0 || isnan (step->d))
+      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: step must be nonzero", op);
+    if ((step->d > 0 && end->d < start->d) || (step->d < 0 && end->d > start->d))
+      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
+                          "%s: upper bound and lower bound are inconsistent with the step sign", op);
     double n = ceil ((end->d - start->d) / step->d);
     if (!(n >= 0.0 && n < 0x1p62))
       return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: invalid number of elements %g", op, n);
     len = (int64_t) n;
   }
+
   /* The values must fit the out dtype. */
   if (len > 0) {
     uint8_t scratch[16];
-    ExecutorchScalar first = *start, last;
-    if (all_int) {
-      last.kind = EXECUTORCH_SCALAR_KIND_INT;
-      last.i = (int64_t) ((__int128) start->i + (__int128) step->i * (len - 1));
-      last.d = (double) last.i;
+    ExecutorchScalar first, last;
+    if (integral) {
+      __int128 l = (__int128) xs + (__int128) xst * (len - 1);
+      if (l > INT64_MAX || l < INT64_MIN)
+        return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: values overflow %s", op,
+                            _executorch_type_name (type));
+      first = (ExecutorchScalar) { .kind = EXECUTORCH_SCALAR_KIND_INT, .i = xs, .d = (double) xs };
+      last = (ExecutorchScalar) { .kind = EXECUTORCH_SCALAR_KIND_INT, .i = (int64_t) l, .d = (double) l };
     } else {
-      last.kind = EXECUTORCH_SCALAR_KIND_DOUBLE;
-      last.i = 0;
-      last.d = start->d + step->d * (double) (len - 1);
+      first = (ExecutorchScalar) { .kind = EXECUTORCH_SCALAR_KIND_DOUBLE, .i = 0, .d = start->d };
+      last = (ExecutorchScalar) { .kind = EXECUTORCH_SCALAR_KIND_DOUBLE, .i = 0,
+                                  .d = start->d + step->d * (double) (len - 1) };
     }
     KERNEL_TRY (_executorch_scalar_to_element (ctx, &first, type, "arange: start", scratch));
     KERNEL_TRY (_executorch_scalar_to_element (ctx, &last, type, "arange: end", scratch));
@@ -348,12 +382,12 @@ arange_common (EtKernelContext *ctx, const ExecutorchScalar *start, const Execut
     return ET_OK;
 
   int64_t stride = out->strides[0];
-  if (all_int) {
+  if (integral) {
     int64_t buf[EXECUTORCH_CHUNK];
     for (int64_t j = 0; j < len; j += EXECUTORCH_CHUNK) {
       int64_t m = len - j < EXECUTORCH_CHUNK ? len - j : EXECUTORCH_CHUNK;
       for (int64_t k = 0; k < m; k++)
-        buf[k] = start->i + step->i * (j + k);
+        buf[k] = xs + xst * (j + k);
       _executorch_store_i64 (type, out->data, j * stride, stride, m, buf);
     }
   } else {

@@ -748,6 +748,21 @@ test_arange (void)
   g_assert_cmpint (tf.t.sizes[0], ==, 4);
   for (int i = 0; i < 4; i++)
     assert_close (f[i], 0.3 * i, 1e-6);
+  /* Integer outs truncate a floating step like eager: Long takes its length
+   * from the truncated step (arange(0, 5, 1.5) -> 0..4), Int from the
+   * doubles (-> 0..3); a step truncated to 0 is an error. */
+  EtValue i5 = int_value (5), f15 = double_value (1.5), f05 = double_value (0.5);
+  g_assert_cmpint (CALL ("aten::arange.start_out", &fa, &i5, &f15, &to.v, &to.v), ==, ET_OK);
+  g_assert_cmpint (to.t.sizes[0], ==, 5);
+  g_assert_cmpint (o[4], ==, 4);
+  int32_t io[8];
+  Tensor tio;
+  tensor_init_dynamic (&tio, ET_SCALAR_INT, 1, sf, io, 8);
+  g_assert_cmpint (CALL ("aten::arange.start_out", &fa, &i5, &f15, &tio.v, &tio.v), ==, ET_OK);
+  g_assert_cmpint (tio.t.sizes[0], ==, 4);
+  g_assert_cmpint (io[3], ==, 3);
+  g_assert_cmpint (CALL ("aten::arange.start_out", &fa, &i5, &f05, &tio.v, &tio.v), ==,
+                   ET_ERROR_INVALID_ARGUMENT);
   /* Values that overflow the out dtype. */
   int8_t c[8];
   Tensor tc;
