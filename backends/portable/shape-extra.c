@@ -3,7 +3,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * alias/detach/lift_fresh, t, transpose, narrow, diagonal, unfold,
- * as_strided, flip, roll, repeat and repeat_interleave.  Like shape.c, each
+ * as_strided, flip, roll, repeat, repeat_interleave and view_as_real.  Like shape.c, each
  * describes its result as a strided view of self (negative strides for
  * flip) and copies it in out's memory order, so any dim order works; all
  * of them keep the dtype.
@@ -543,6 +543,44 @@ repeat_interleave_tensor_out (EtKernelContext *ctx, EtValue **args, uint32_t n_a
   return ET_OK;
 }
 
+/* (self, out, ret): a complex tensor read as [..., 2] of its real type. */
+static EtError
+view_as_real_copy_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
+{
+  const char *op = "view_as_real_copy";
+  EtTensor *self, *out;
+  int64_t sizes[ET_MAX_DIMS], strides[ET_MAX_DIMS];
+  int real;
+
+  KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 3));
+  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "self", &self));
+  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 1, "out", &out));
+  switch (self->scalar_type) {
+  case ET_SCALAR_COMPLEX_HALF: real = ET_SCALAR_HALF; break;
+  case ET_SCALAR_COMPLEX_FLOAT: real = ET_SCALAR_FLOAT; break;
+  case ET_SCALAR_COMPLEX_DOUBLE: real = ET_SCALAR_DOUBLE; break;
+  default:
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: self must be complex, not %s", op,
+                        _executorch_type_name (self->scalar_type));
+  }
+  if (out->scalar_type != real)
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: out must be %s, not %s", op,
+                        _executorch_type_name (real), _executorch_type_name (out->scalar_type));
+  if (self->ndim + 1 > ET_MAX_DIMS)
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: rank would exceed %d", op, ET_MAX_DIMS);
+  for (uint32_t d = 0; d < self->ndim; d++) {
+    sizes[d] = self->sizes[d];
+    strides[d] = self->strides[d] * 2;
+  }
+  sizes[self->ndim] = 2;
+  strides[self->ndim] = 1;
+  KERNEL_TRY (_executorch_resize (ctx, out, self->ndim + 1, sizes));
+  if (out->numel == 0)
+    return ET_OK;
+  return _executorch_copy_strided (ctx, out->ndim, out->sizes, out->dim_order, out->data, real, 0,
+                                   out->strides, self->data, real, 0, strides);
+}
+
 const EtKernel _executorch_shape_extra_kernels[] = {
   { "aten::alias_copy.out", alias_copy_out, NULL },
   { "aten::detach_copy.out", detach_copy_out, NULL },
@@ -557,6 +595,7 @@ const EtKernel _executorch_shape_extra_kernels[] = {
   { "aten::roll.out", roll_out, NULL },
   { "aten::repeat.out", repeat_out, NULL },
   { "aten::repeat_interleave.Tensor_out", repeat_interleave_tensor_out, NULL },
+  { "aten::view_as_real_copy.out", view_as_real_copy_out, NULL },
 };
 
 const size_t _executorch_shape_extra_n_kernels = KERNEL_N_ELEMENTS (_executorch_shape_extra_kernels);

@@ -1046,6 +1046,16 @@ test_shape_extra (void)
   g_assert_cmpint (CALL ("aten::as_strided_copy.out", &tx.v, &lsz.v, &lstr.v, &one, &tas.v, &tas.v), ==,
                    ET_ERROR_INVALID_ARGUMENT);
 
+  /* view_as_real of a ComplexFloat [3] -> Float [3, 2]; a Float self is refused. */
+  float cx[6] = { 1, -1, 2, -2, 3, -3 }, ro[6];
+  int64_t s3[1] = { 3 }, s32r[2] = { 3, 2 };
+  Tensor tcx, tro;
+  tensor_init (&tcx, ET_SCALAR_COMPLEX_FLOAT, 1, s3, cx);
+  tensor_init (&tro, ET_SCALAR_FLOAT, 2, s32r, ro);
+  g_assert_cmpint (CALL ("aten::view_as_real_copy.out", &tcx.v, &tro.v, &tro.v), ==, ET_OK);
+  g_assert_cmpint (memcmp (ro, cx, sizeof cx), ==, 0);
+  g_assert_cmpint (CALL ("aten::view_as_real_copy.out", &tro.v, &tro.v, &tro.v), ==, ET_ERROR_INVALID_ARGUMENT);
+
   /* flip dims [0, -1] */
   int64_t fd[2] = { 0, -1 };
   IntList lfd;
