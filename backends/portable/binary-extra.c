@@ -653,7 +653,7 @@ masked_fill_scalar_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
                         "masked_fill: mask shape %s does not broadcast to self shape %s",
                         _executorch_format_sizes (m_buf, sizeof m_buf, mask->ndim, mask->sizes),
                         _executorch_format_sizes (s_buf, sizeof s_buf, a->ndim, a->sizes));
-  KERNEL_TRY (_executorch_scalar_to_compute (ctx, &s, a->scalar_type, "value", &v));
+  KERNEL_TRY (_executorch_scalar_to_fill (ctx, &s, a->scalar_type, "masked_fill: value", &v));
   scalar_tensor (&vt, &v, _executorch_compute_kind (a->scalar_type));
   const EtTensor *in[3] = { a, mask, &vt };
   return run (ctx, OP_MASKED_FILL, a->scalar_type, out, 3, in, a, NULL);

@@ -5,6 +5,7 @@
  */
 #include "nn-private.h"
 
+#include <math.h>
 #include <string.h>
 
 static EtError
@@ -139,4 +140,26 @@ _executorch_dim_order_is_channels_last (const EtTensor *t)
     return t->dim_order[0] == 0 && t->dim_order[1] == 2 && t->dim_order[2] == 3 &&
            t->dim_order[3] == 4 && t->dim_order[4] == 1;
   return false;
+}
+
+EtError
+_executorch_scalar_to_fill (EtKernelContext *ctx, const ExecutorchScalar *scalar, int type,
+                            const char *name, void *value)
+{
+  if (scalar->kind == EXECUTORCH_SCALAR_KIND_DOUBLE && _executorch_type_is_integral (type, true)) {
+    double d = scalar->d;
+    if (type == ET_SCALAR_BOOL) {
+      *(int64_t *) value = d != 0.0;
+      return ET_OK;
+    }
+    double t = trunc (d);
+    ExecutorchScalar as_int = { .kind = EXECUTORCH_SCALAR_KIND_INT };
+    if (!isfinite (d) || t < -9.2233720368547758e18 || t >= 9.2233720368547758e18)
+      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: %g does not fit in %s", name, d,
+                          _executorch_type_name (type));
+    as_int.i = (int64_t) t;
+    as_int.d = t;
+    return _executorch_scalar_to_compute (ctx, &as_int, type, name, value);
+  }
+  return _executorch_scalar_to_compute (ctx, scalar, type, name, value);
 }

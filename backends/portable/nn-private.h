@@ -35,6 +35,13 @@ EtError _executorch_arg_double (EtKernelContext *ctx, EtValue **args, uint32_t i
 EtError _executorch_arg_opt_double_list (EtKernelContext *ctx, EtValue **args, uint32_t i,
                                          const char *name, bool *present, double *items,
                                          uint32_t *n_items);
+/* A fill value (masked_fill, constant_pad_nd) converted like eager's
+ * checked Scalar conversion: a floating value into an integer dtype is
+ * truncated toward zero, one outside the dtype's range (or non-finite) is
+ * an error, anything into Bool is != 0.  Writes @type's compute kind. */
+EtError _executorch_scalar_to_fill (EtKernelContext *ctx, const ExecutorchScalar *scalar, int type,
+                                    const char *name, void *value);
+
 /* True for a 4-D [0,2,3,1] or 5-D [0,2,3,4,1] dim order. */
 bool _executorch_dim_order_is_channels_last (const EtTensor *t);
 

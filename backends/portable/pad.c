@@ -7,7 +7,9 @@
  * pad the last 1, 2 or 3 dims of a (k+1)- or (k+2)-D input (eager's
  * ranks); reflection needs pad < input size in each padded dim, negative
  * pads crop as in eager.  Every dtype is copied as raw elements (any dim
- * order); the constant is converted to self's dtype, and must fit it.
+ * order); the constant is converted to self's dtype like eager (a float
+ * into an integer dtype truncates; a value outside the dtype's range is an
+ * error).
  */
 #include "nn-private.h"
 
@@ -65,8 +67,8 @@ constant_pad_nd_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
       return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
                           "%s: padding dim %u gives a negative size %" PRId64, op, d, sizes[d]);
   }
-  /* The value must fit self's dtype (float scalars into integer tensors are rejected). */
-  KERNEL_TRY (_executorch_scalar_to_compute (ctx, &value, in->scalar_type, "value", &v));
+  /* Eager's checked conversion: truncated into integers, must fit the dtype. */
+  KERNEL_TRY (_executorch_scalar_to_fill (ctx, &value, in->scalar_type, "constant_pad_nd: value", &v));
   _executorch_store_kind (_executorch_compute_kind (in->scalar_type), in->scalar_type, elem, 0, 1,
                           1, &v);
   KERNEL_TRY (_executorch_resize (ctx, out, in->ndim, sizes));

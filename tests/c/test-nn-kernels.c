@@ -1093,8 +1093,10 @@ test_where_masked_fill (void)
   CALL_OK ("aten::masked_fill.Scalar_out", &x->v, &m->v, &ninf, &mo->v, &mo->v);
   check_exact (mo, (double[]) { 1, -INFINITY, -INFINITY, 4, -INFINITY, -INFINITY }, "masked_fill");
   T *xi = tnew (ET_SCALAR_INT, 2, so), *moi = tout (ET_SCALAR_INT, 2, so);
-  EtValue fv = dval (0.5), iv = ival (9);
-  CALL_FAILS ("aten::masked_fill.Scalar_out", &xi->v, &m->v, &fv, &moi->v, &moi->v);
+  EtValue fv = dval (-2.75), iv = ival (9), huge = dval (1e10);
+  CALL_OK ("aten::masked_fill.Scalar_out", &xi->v, &m->v, &fv, &moi->v, &moi->v);
+  check_exact (moi, (double[]) { 0, -2, -2, 0, -2, -2 }, "masked_fill int truncates");
+  CALL_FAILS ("aten::masked_fill.Scalar_out", &xi->v, &m->v, &huge, &moi->v, &moi->v);
   CALL_OK ("aten::masked_fill.Scalar_out", &xi->v, &m->v, &iv, &moi->v, &moi->v);
   check_exact (moi, (double[]) { 0, 9, 9, 0, 9, 9 }, "masked_fill int");
   T *mbad = tnew (ET_SCALAR_BOOL, 1, (int64_t[]) { 2 });
@@ -1574,12 +1576,18 @@ test_constant_pad (void)
     set (xc, i, i + 1);
   CALL_OK ("aten::constant_pad_nd.out", &xc->v, ilist (4, (int64_t[]) { 0, 0, 1, 0 }), &v, &oc->v, &oc->v);
   check_exact (oc, (double[]) { 0.5, 0.5, 1, 2, 3, 4, 0.5, 0.5, 5, 6, 7, 8 }, "constant_pad cl");
-  /* Errors: odd length, too many pairs, a float value into Int, too much cropping. */
+  /* Errors: odd length, too many pairs, a value too large for Int, too much cropping. */
   EtValue fv = dval (0.5);
   CALL_FAILS ("aten::constant_pad_nd.out", &x->v, ilist (3, pad), &v, &o->v, &o->v);
   CALL_FAILS ("aten::constant_pad_nd.out", &x->v, ilist (8, (int64_t[]) { 1, 1, 1, 1, 1, 1, 1, 1 }),
               &v, &o->v, &o->v);
-  CALL_FAILS ("aten::constant_pad_nd.out", &xi->v, ilist (2, crop), &fv, &oi->v, &oi->v);
+  EtValue huge = dval (1e10);
+  CALL_FAILS ("aten::constant_pad_nd.out", &xi->v, ilist (2, crop), &huge, &oi->v, &oi->v);
+  CALL_OK ("aten::constant_pad_nd.out", &xi->v, ilist (2, crop), &fv, &oi->v, &oi->v);
+  for (int r = 0; r < 6; r++)
+    for (int c = 3; c < 5; c++)
+      wi[r * 5 + c] = 0;
+  check_exact (oi, wi, "constant_pad float value into Int");
   CALL_FAILS ("aten::constant_pad_nd.out", &x->v, ilist (2, (int64_t[]) { -3, -2 }), &v, &o->v, &o->v);
 }
 
