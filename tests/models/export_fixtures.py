@@ -5,30 +5,51 @@ Usage (needs the export venv, see tests/models/README.md):
 
     /work/venv-export/bin/python tests/models/export_fixtures.py [--out DIR]
         [--no-verify] [--example-dir DIR] [--only NAME ...]
+        [--set basic|nets|ops ...]
+    /work/venv-export/bin/python tests/models/export_fixtures.py --full
+        --out tests/models/full
 
-For every fixture this writes into DIR (default: tests/models):
+Three committed sets, each with its own manifest.json:
 
-    DIR/<name>/<name>.pte          the program (torch.export -> to_edge[...] ->
-                                   to_executorch)
-    DIR/<name>/*.ptd               external tensor data, where the fixture has it
-    DIR/<name>/<method>.case<k>.in<i>.npy / .out<i>.npy
-                                   inputs and eager-PyTorch outputs per case
+    DIR/               basic format fixtures (this file's fixtures())
+    DIR/nets/          reduced-width whole models (export/nets.py)
+    DIR/ops/           per-operator programs (export/ops.py)
 
-and one DIR/manifest.json describing all fixtures (see README.md). It also
+--full writes the full-size models (and an XNNPACK-delegated variant of
+each, for the benchmark) into --out instead; they are not committed.
+
+For every fixture this writes into its set's folder:
+
+    <name>/<name>.pte          the program (torch.export -> to_edge[...] ->
+                               to_executorch)
+    <name>/*.ptd               external tensor data, where the fixture has it
+    <name>/<method>.case<k>.in<i>.npy / .out<i>.npy
+                               inputs and eager-PyTorch outputs per case
+    <name>/<method>.case<k>.step<j>.in<i>.npy / .out<i>.npy
+                               the same per step, for step cases
+
+and one manifest.json describing all of them (see README.md). It also
 writes the user-facing example model data/models/example.pte with
 example.input.npy / example.output.npy (--example-dir, default data/models).
 
 Case semantics: load the program fresh, load the method, execute it
 `iterations` times with the same inputs; the outputs of the last run must match
-the recorded outputs within rtol/atol. The reference is computed the same way
-on a fresh copy of the eager module. Non-tensor values are stored as 0-d numpy
-arrays (int64 / float64 / bool) and listed in input_kinds / output_kinds.
+the recorded outputs within rtol/atol. A step case instead runs a list of
+input sets one after the other on the one loaded method and checks every
+step's outputs (state in buffers carries over). The reference is computed the
+same way on a fresh copy of the eager module. Non-tensor values are stored as
+0-d numpy arrays (int64 / float64 / bool) and listed in input_kinds /
+output_kinds.
 
 Facts in the manifest (operators, instruction kinds, header, segments,
 shape dynamism) are read back from the emitted bytes with executorch's own
 deserializer. Unless --no-verify is given, every case is also run through
 executorch's python runtime (portable kernels + XNNPACK) and compared with the
-eager reference, so a fixture that upstream itself cannot run is never written.
+eager reference, so a fixture that upstream itself cannot run is never written
+-- except per-operator cases where eager and upstream disagree (the project
+matches eager): those are kept and marked "upstream": "differs: ...". A
+per-operator fixture that cannot be exported (or lacks its target op) is left
+out and listed in the ops manifest's "not_exported".
 """
 
 import argparse
@@ -37,8 +58,7 @@ import json
 import os
 import shutil
 import sys
-from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional
+from typing import Dict, List
 
 import numpy as np
 import torch
@@ -59,45 +79,9 @@ from executorch.exir.schema import Tensor as SchemaTensor, TensorShapeDynamism
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
 
-# Tolerances for float outputs computed by different kernels than eager.
-F32_TOL = {"rtol": 1e-5, "atol": 1e-6}
-EXACT = {"rtol": 0.0, "atol": 0.0}
-
-
-# --------------------------------------------------------------------------
-# Fixture description
-# --------------------------------------------------------------------------
-
-
-@dataclass
-class Case:
-    method: str
-    inputs: tuple = ()
-    iterations: int = 1
-    tol: Dict[str, float] = field(default_factory=lambda: dict(F32_TOL))
-
-
-@dataclass
-class Fixture:
-    name: str
-    description: str
-    # method name -> eager module whose forward() is that method
-    modules: Dict[str, torch.nn.Module]
-    # method name -> example inputs used for torch.export
-    example_inputs: Dict[str, tuple]
-    cases: List[Case]
-    dynamic_shapes: Dict[str, Any] = field(default_factory=dict)
-    # prim-getter methods: name -> python constant
-    constant_methods: Dict[str, Any] = field(default_factory=dict)
-    # "xnnpack": lower with XnnpackPartitioner (to_edge_transform_and_lower)
-    backend: Optional[str] = None
-    backend_config: Dict[str, Any] = field(default_factory=dict)
-    # Properties the emitted program must have (checked after export):
-    # header (bool), instructions / operators (must all appear),
-    # dynamism (some tensor has it), mutable_data (bool), delegate_location.
-    expect: Dict[str, Any] = field(default_factory=dict)
-
+from export.spec import EXACT, F32_TOL, Case, Fixture, cl, rand  # noqa: E402
 
 # --------------------------------------------------------------------------
 # Models
@@ -219,11 +203,6 @@ class ScalarIO(torch.nn.Module):
     def forward(self, x, k: int, s: float, flag: bool):
         y = x * s + k if flag else x
         return y, x.shape[0]
-
-
-def rand(*shape, seed):
-    g = torch.Generator().manual_seed(seed)
-    return torch.randn(*shape, generator=g, dtype=torch.float32)
 
 
 def fixtures() -> List[Fixture]:
@@ -399,10 +378,6 @@ def fixtures() -> List[Fixture]:
     ]
 
 
-def cl(t):
-    return t.to(memory_format=torch.channels_last)
-
-
 def example_fixture() -> Fixture:
     x = rand(1, 8, seed=99)
     return Fixture(
@@ -419,29 +394,41 @@ def example_fixture() -> Fixture:
 # --------------------------------------------------------------------------
 
 
-def lower(fx: Fixture):
-    """torch.export -> edge (optionally delegated) -> ExecutorchProgramManager."""
+def lower(fx: Fixture, backend=None):
+    """torch.export -> edge (optionally delegated) -> ExecutorchProgramManager.
+
+    backend overrides fx.backend (for the fixture's variants)."""
+    from executorch.exir import EdgeCompileConfig
+
+    backend = backend or fx.backend
     programs = {}
-    for method, module in fx.modules.items():
-        programs[method] = export(
-            copy.deepcopy(module).eval(),
-            fx.example_inputs[method],
-            dynamic_shapes=fx.dynamic_shapes.get(method),
-            strict=True,
-        )
+    with torch.no_grad():
+        for method, module in fx.modules.items():
+            programs[method] = export(
+                copy.deepcopy(module).eval(),
+                fx.example_inputs[method],
+                dynamic_shapes=fx.dynamic_shapes.get(method),
+                strict=fx.strict,
+            )
     # to_edge takes {method name: ExportedProgram}; several entries give one
     # program with several methods (plus the constant prim-getter methods).
     consts = fx.constant_methods or None
-    if fx.backend == "xnnpack":
+    edge_kwargs = {}
+    if fx.edge_config:
+        edge_kwargs["compile_config"] = EdgeCompileConfig(**fx.edge_config)
+    if backend == "xnnpack":
         from executorch.backends.xnnpack.partition.xnnpack_partitioner import (
             XnnpackPartitioner,
         )
 
         edge = to_edge_transform_and_lower(
-            programs, partitioner=[XnnpackPartitioner()], constant_methods=consts
+            programs,
+            partitioner=[XnnpackPartitioner()],
+            constant_methods=consts,
+            **edge_kwargs,
         )
     else:
-        edge = to_edge(programs, constant_methods=consts)
+        edge = to_edge(programs, constant_methods=consts, **edge_kwargs)
     return edge.to_executorch(ExecutorchBackendConfig(**fx.backend_config))
 
 
@@ -474,6 +461,12 @@ def eager_outputs(fx: Fixture, case: Case) -> list:
         return flatten(fx.constant_methods[case.method])
     module = copy.deepcopy(fx.modules[case.method]).eval()
     with torch.no_grad():
+        if case.steps is not None:
+            # one module: state carries over from step to step
+            return [
+                flatten(module(*[copy.deepcopy(v) for v in step]))
+                for step in case.steps
+            ]
         for _ in range(case.iterations):
             out = module(*[copy.deepcopy(v) for v in case.inputs])
     return flatten(out)
@@ -595,7 +588,8 @@ def check(fx: Fixture, entry: dict) -> None:
     if "header" in want and facts["extended_header"] != want["header"]:
         problems.append(f"extended header present: {facts['extended_header']}")
     for key in ("instructions", "operators"):
-        missing = set(want.get(key, [])) - set(entry[key])
+        wanted = want.get(key, []) + (fx.targets if key == "operators" else [])
+        missing = set(wanted) - set(entry[key])
         if missing:
             problems.append(f"missing {key}: {sorted(missing)}")
     if "dynamism" in want and not any(
@@ -611,7 +605,9 @@ def check(fx: Fixture, entry: dict) -> None:
         if locs != {want["delegate_location"]}:
             problems.append(f"delegate locations {locs}")
     if problems:
-        raise AssertionError(f"{fx.name}: " + "; ".join(problems))
+        raise AssertionError(
+            f"{fx.name}: " + "; ".join(problems) + f" (operators: {entry['operators']})"
+        )
 
 
 def uniq(items):
@@ -632,6 +628,11 @@ def run_with_executorch(pte_path, ptd_paths, case: Case) -> list:
         raise NotImplementedError("only one .ptd per program is supported here")
     program = runtime.load_program(pte_path, **kwargs)  # fresh per case
     method = program.load_method(case.method)
+    if case.steps is not None:
+        return [
+            list(method.execute([copy.deepcopy(v) for v in step]))
+            for step in case.steps
+        ]
     out = None
     for _ in range(case.iterations):
         out = method.execute([copy.deepcopy(v) for v in case.inputs])
@@ -646,13 +647,50 @@ def compare(name, got, want, tol):
         wk, wa = to_numpy(w)
         if gk != wk or ga.shape != wa.shape or ga.dtype != wa.dtype:
             raise AssertionError(f"{name} out{i}: {gk}{ga.shape} vs {wk}{wa.shape}")
-        if not np.allclose(ga, wa, rtol=tol["rtol"], atol=tol["atol"]):
-            raise AssertionError(f"{name} out{i}: max diff {np.abs(ga - wa).max()}")
+        if wa.dtype.kind in "biu":
+            if not np.array_equal(ga, wa):
+                bad = int((ga != wa).sum())
+                raise AssertionError(f"{name} out{i}: {bad} of {wa.size} elements differ")
+        elif not np.allclose(ga, wa, rtol=tol["rtol"], atol=tol["atol"], equal_nan=True):
+            bad = ~np.isclose(ga, wa, rtol=tol["rtol"], atol=tol["atol"], equal_nan=True)
+            k = np.flatnonzero(bad)[0]
+            raise AssertionError(
+                f"{name} out{i}: {int(bad.sum())} of {wa.size} elements differ, "
+                f"e.g. got {ga.flat[k]!r}, expected {wa.flat[k]!r}"
+            )
 
 
 # --------------------------------------------------------------------------
 # Writing
 # --------------------------------------------------------------------------
+
+
+def save_values(out_dir, sub, stem, key, values, flat, fx, facts, method, rec):
+    """Write one list of inputs or outputs as .npy files into rec[key]."""
+    paths, kinds = [], []
+    for i, v in enumerate(values):
+        kind, arr = to_numpy(v)
+        if flat:
+            assert len(values) == 1 and len(fx.cases) == 1
+            rel = f"{fx.name}.{key[:-1]}.npy"  # example.input.npy
+        else:
+            rel = os.path.join(sub, f"{stem}.{key[:-4]}{i}.npy")
+        np.save(os.path.join(out_dir, rel), arr)
+        paths.append(rel)
+        kinds.append(kind)
+    rec[key] = paths
+    if any(kd != "tensor" for kd in kinds):
+        rec[key[:-1] + "_kinds"] = kinds
+    # Non-contiguous tensors: the .npy holds logical values; the
+    # program's tensor uses this dim_order for its memory layout.
+    orders = facts["methods"][method][key[:-1] + "_dim_orders"]
+    if any(o != sorted(o) for o in orders):
+        rec[key[:-1] + "_dim_orders"] = orders
+
+
+def write_pte(et, out_dir, rel):
+    with open(os.path.join(out_dir, rel), "wb") as f:
+        et.write_to_file(f)
 
 
 def write_fixture(fx: Fixture, out_dir: str, verify: bool, flat: bool = False):
@@ -665,8 +703,7 @@ def write_fixture(fx: Fixture, out_dir: str, verify: bool, flat: bool = False):
     os.makedirs(fdir, exist_ok=True)
     et = lower(fx)
     pte_rel = os.path.join(sub, f"{fx.name}.pte")
-    with open(os.path.join(out_dir, pte_rel), "wb") as f:
-        et.write_to_file(f)
+    write_pte(et, out_dir, pte_rel)
     ptd_rel = []
     # The manager has no public "are there data files" query; its
     # write_tensor_data_to_file() asserts this mapping is set.
@@ -695,43 +732,125 @@ def write_fixture(fx: Fixture, out_dir: str, verify: bool, flat: bool = False):
         "cases": [],
         "facts": facts,
     }
+    if fx.targets:
+        entry["targets"] = list(fx.targets)
     check(fx, entry)
     seen: Dict[str, int] = {}
     for case in fx.cases:
         k = seen[case.method] = seen.get(case.method, -1) + 1  # per-method index
         want = eager_outputs(fx, case)
+        steps = case.steps is not None
+        rec = {"method": case.method}
         if verify:
-            got = run_with_executorch(
-                os.path.join(out_dir, pte_rel),
-                [os.path.join(out_dir, p) for p in ptd_rel],
-                case,
-            )
-            compare(f"{fx.name}/{case.method}#{k}", got, want, case.tol)
-        rec = {"method": case.method, "iterations": case.iterations}
-        for key, values in (("inputs", flatten(case.inputs)), ("outputs", want)):
-            paths, kinds = [], []
-            for i, v in enumerate(values):
-                kind, arr = to_numpy(v)
-                if flat:
-                    assert len(values) == 1 and len(fx.cases) == 1
-                    rel = f"{fx.name}.{key[:-1]}.npy"  # example.input.npy
+            try:
+                got = run_with_executorch(
+                    os.path.join(out_dir, pte_rel),
+                    [os.path.join(out_dir, p) for p in ptd_rel],
+                    case,
+                )
+                if steps:
+                    for j, (g, w) in enumerate(zip(got, want)):
+                        compare(f"{fx.name}/{case.method}#{k}.step{j}", g, w, case.tol)
                 else:
-                    rel = os.path.join(sub, f"{case.method}.case{k}.{key[:-4]}{i}.npy")
-                np.save(os.path.join(out_dir, rel), arr)
-                paths.append(rel)
-                kinds.append(kind)
-            rec[key] = paths
-            if any(kd != "tensor" for kd in kinds):
-                rec[key[:-1] + "_kinds"] = kinds
-            # Non-contiguous tensors: the .npy holds logical values; the
-            # program's tensor uses this dim_order for its memory layout.
-            orders = facts["methods"][case.method][key[:-1] + "_dim_orders"]
-            if any(o != sorted(o) for o in orders):
-                rec[key[:-1] + "_dim_orders"] = orders
-        integer = all(to_numpy(v)[1].dtype.kind in "biu" for v in want)
+                    compare(f"{fx.name}/{case.method}#{k}", got, want, case.tol)
+            except Exception as e:  # noqa: BLE001 (upstream runtime errors)
+                if not fx.upstream_may_differ:
+                    raise
+                # Project decision: match eager PyTorch; keep the case and
+                # say that upstream's runtime disagrees.
+                msg = str(e).strip().splitlines()
+                rec["upstream"] = "differs: " + (msg[-1] if msg else type(e).__name__)
+                print(f"  note: {fx.name}#{k}: {rec['upstream']}", file=sys.stderr)
+        if steps:
+            rec["steps"] = []
+            for j, (inputs, outs) in enumerate(zip(case.steps, want)):
+                srec = {}
+                for key, values in (("inputs", flatten(inputs)), ("outputs", outs)):
+                    save_values(out_dir, sub, f"{case.method}.case{k}.step{j}", key,
+                                values, flat, fx, facts, case.method, srec)
+                rec["steps"].append(srec)
+            flat_want = [v for outs in want for v in outs]
+        else:
+            rec["iterations"] = case.iterations
+            for key, values in (("inputs", flatten(case.inputs)), ("outputs", want)):
+                save_values(out_dir, sub, f"{case.method}.case{k}", key, values,
+                            flat, fx, facts, case.method, rec)
+            flat_want = want
+        integer = all(to_numpy(v)[1].dtype.kind in "biu" for v in flat_want)
         rec.update(EXACT if integer else case.tol)
+        if case.note:
+            rec["note"] = case.note
         entry["cases"].append(rec)
+    # Other lowerings of the same model (e.g. XNNPACK-delegated, for the
+    # benchmark): written next to the main program, not run as cases.
+    for suffix, backend in fx.variants.items():
+        rel = os.path.join(sub, f"{fx.name}_{suffix}.pte")
+        write_pte(lower(fx, backend=backend), out_dir, rel)
+        with open(os.path.join(out_dir, rel), "rb") as f:
+            vfacts = inspect_pte(f.read())
+        entry.setdefault("variants", []).append(
+            {
+                "name": suffix,
+                "backend": backend,
+                "pte": rel,
+                "file_size": vfacts["file_size"],
+                "delegates": uniq(
+                    d["id"] for m in vfacts["methods"].values() for d in m["delegates"]
+                ),
+                "operators": uniq(
+                    o for m in vfacts["methods"].values() for o in m["operators"]
+                ),
+            }
+        )
     return entry
+
+
+def write_manifest(out_dir, entries, extra=None):
+    manifest = {
+        "generator": "tests/models/export_fixtures.py",
+        "torch": torch.__version__,
+        "executorch": _executorch_version(),
+    }
+    manifest.update(extra or {})
+    manifest["fixtures"] = entries
+    with open(os.path.join(out_dir, "manifest.json"), "w") as f:
+        json.dump(manifest, f, indent=1)
+        f.write("\n")
+
+
+def export_set(name, fixture_list, out_dir, args, tolerant=False):
+    """Export a list of fixtures into out_dir and write its manifest.
+
+    tolerant: a fixture whose export or check fails is reported and left out
+    (per-op fixtures: one op the exporter cannot express must not stop the
+    others); the failures are listed in the manifest's "not_exported"."""
+    import time
+
+    os.makedirs(out_dir, exist_ok=True)
+    entries, failures = [], []
+    for fx in fixture_list:
+        if args.only and fx.name not in args.only:
+            continue
+        print(f"exporting {name}/{fx.name}", file=sys.stderr)
+        t0 = time.time()
+        try:
+            entry = write_fixture(fx, out_dir, not args.no_verify)
+        except Exception as e:  # noqa: BLE001
+            if not tolerant:
+                raise
+            shutil.rmtree(os.path.join(out_dir, fx.name), ignore_errors=True)
+            msg = (str(e).strip().splitlines() or [type(e).__name__])[0][:300]
+            print(f"  NOT EXPORTED {fx.name}: {msg}", file=sys.stderr)
+            failures.append({"name": fx.name, "targets": fx.targets, "error": msg})
+            continue
+        if args.timing:
+            entry["export_seconds"] = round(time.time() - t0, 1)
+        entries.append(entry)
+    if args.only:
+        print(json.dumps(entries, indent=1))
+        return
+    extra = {"not_exported": failures} if tolerant else {}
+    write_manifest(out_dir, entries, extra)
 
 
 def main(argv=None) -> int:
@@ -744,33 +863,36 @@ def main(argv=None) -> int:
     )
     ap.add_argument("--no-verify", action="store_true", help="skip executorch runs")
     ap.add_argument("--only", nargs="*", help="export only these fixtures")
+    ap.add_argument(
+        "--set",
+        nargs="*",
+        choices=["basic", "nets", "ops"],
+        help="export only these sets (default: all three)",
+    )
+    ap.add_argument(
+        "--full",
+        action="store_true",
+        help="export the full-size models (plus XNNPACK variants) into --out "
+        "instead (not committed; e.g. --out tests/models/full)",
+    )
     args = ap.parse_args(argv)
+    args.timing = args.full
 
-    os.makedirs(args.out, exist_ok=True)
-    entries = []
-    for fx in fixtures():
-        if args.only and fx.name not in args.only:
-            continue
-        print(f"exporting {fx.name}", file=sys.stderr)
-        entries.append(write_fixture(fx, args.out, not args.no_verify))
-    if not args.only:
-        with open(os.path.join(args.out, "manifest.json"), "w") as f:
-            json.dump(
-                {
-                    "generator": "tests/models/export_fixtures.py",
-                    "torch": torch.__version__,
-                    "executorch": _executorch_version(),
-                    "fixtures": entries,
-                },
-                f,
-                indent=1,
-            )
-            f.write("\n")
-    else:
-        print(json.dumps(entries, indent=1))
-    if args.example_dir and not args.only:
-        print("exporting example", file=sys.stderr)
-        write_fixture(example_fixture(), args.example_dir, not args.no_verify, flat=True)
+    from export import nets, ops
+
+    if args.full:
+        export_set("full", nets.fixtures(full=True), args.out, args)
+        return 0
+    sets = args.set or ["basic", "nets", "ops"]
+    if "basic" in sets:
+        export_set("basic", fixtures(), args.out, args)
+        if args.example_dir and not args.only:
+            print("exporting example", file=sys.stderr)
+            write_fixture(example_fixture(), args.example_dir, not args.no_verify, flat=True)
+    if "nets" in sets:
+        export_set("nets", nets.fixtures(full=False), os.path.join(args.out, "nets"), args)
+    if "ops" in sets:
+        export_set("ops", ops.fixtures(), os.path.join(args.out, "ops"), args, tolerant=True)
     return 0
 
 

@@ -1,49 +1,187 @@
 #!/usr/bin/python3
-"""Runs every case of tests/models/manifest.json through executorch-run.
+"""Runs every case of a fixture manifest through executorch-run.
 
-Each case must match the eager-PyTorch outputs recorded by the exporter
-(executorch-run --compare). Fixtures delegated to a backend that is not
-built must fail to load with an error naming that backend.
+    run_fixtures.py MANIFEST.json|DIR RUNNER [--missing-hint TEXT] [--no-bindings]
+
+DIR means DIR/manifest.json (tests/models, tests/models/nets,
+tests/models/ops, tests/models/full). Each case must match the eager-PyTorch
+outputs recorded by the exporter (executorch-run --compare). Fixtures
+delegated to a backend that is not built must fail to load with an error
+naming that backend.
+
+Step cases (a list of input/output sets run one after the other on ONE loaded
+method, e.g. llama decode steps with a KV cache) cannot be expressed with one
+executorch-run call, which loads the method afresh; they run through the
+PyGObject bindings instead (GI_TYPELIB_PATH / LD_LIBRARY_PATH must point at
+the build tree) and fail with a message when those are not available.
+--no-bindings (sanitizer builds: an instrumented library cannot be loaded
+into an uninstrumented python) reports them as skipped instead.
+
+A missing manifest is a failure; --missing-hint says how to generate it.
 """
 import json
 import os
 import subprocess
 import sys
 
-models = sys.argv[1]
-runner = sys.argv[2]
-backends = subprocess.run([runner, "--list-backends"], capture_output=True, text=True, check=True).stdout
 
-with open(os.path.join(models, "manifest.json")) as f:
-    manifest = json.load(f)
+def load_manifest(path, hint):
+    manifest_path = os.path.join(path, "manifest.json") if os.path.isdir(path) else path
+    if not os.path.exists(manifest_path):
+        print(f"FAIL: {manifest_path} does not exist.")
+        if hint:
+            print(hint)
+        sys.exit(1)
+    with open(manifest_path) as f:
+        return os.path.dirname(os.path.abspath(manifest_path)), json.load(f)
 
-passed = failed = 0
-for fixture in manifest["fixtures"]:
-    pte = os.path.join(models, fixture["pte"])
-    data = [arg for ptd in fixture.get("ptd", []) for arg in ("--data", os.path.join(models, ptd))]
-    methods = fixture.get("facts", {}).get("methods", {})
-    needed = [d["id"] for m in methods.values() for d in m.get("delegates", [])]
-    missing = [b for b in needed if b and b not in backends]
-    for i, case in enumerate(fixture["cases"]):
-        cmd = [runner, pte, "--method", case["method"], "--iterations", str(case["iterations"]),
-               "--rtol", str(case.get("rtol", 1e-5)), "--atol", str(case.get("atol", 1e-6))] + data
-        for path in case["inputs"]:
-            cmd += ["--input", os.path.join(models, path)]
-        for path in case["outputs"]:
-            cmd += ["--compare", os.path.join(models, path)]
-        result = subprocess.run(cmd, capture_output=True, text=True)
-        name = f"{fixture['name']}[{case['method']}#{i}]"
-        if missing:
-            ok = result.returncode != 0 and missing[0] in result.stderr
-            expectation = f"fails naming {missing[0]}"
+
+# --------------------------------------------------------------------------
+# Step cases through the bindings
+# --------------------------------------------------------------------------
+
+_bindings = None
+
+
+def bindings():
+    """(Executorch, GLib, numpy) or an error string."""
+    global _bindings
+    if _bindings is None:
+        try:
+            import gi
+
+            gi.require_version("Executorch", "1.0")
+            from gi.repository import Executorch, GLib
+            import numpy
+
+            _bindings = (Executorch, GLib, numpy)
+        except (ImportError, ValueError) as e:
+            _bindings = f"step cases need the PyGObject bindings and numpy ({e})"
+    return _bindings
+
+
+NPY_TO_SCALAR = {"float32": "FLOAT", "float64": "DOUBLE", "float16": "HALF", "int64": "LONG",
+                 "int32": "INT", "int16": "SHORT", "int8": "CHAR", "uint8": "BYTE", "bool": "BOOL"}
+SCALAR_TO_NPY = {v: k for k, v in NPY_TO_SCALAR.items()}
+
+
+def run_steps(models, pte, data, case):
+    """Run a step case on one loaded method; return an error string or None."""
+    b = bindings()
+    if isinstance(b, str):
+        return b
+    Executorch, GLib, np = b
+    try:
+        if data:
+            program = Executorch.Program.new_from_file_with_data(pte, data)
         else:
-            ok = result.returncode == 0
-            expectation = "matches eager PyTorch"
-        if ok:
-            passed += 1
-            print(f"ok {name}: {expectation}")
-        else:
-            failed += 1
-            print(f"FAIL {name}: expected it {expectation}\n  {' '.join(cmd)}\n  {result.stderr.strip()}")
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed or not passed else 0)
+            program = Executorch.Program.new_from_file(pte)
+        method = program.load_method(case["method"])
+    except GLib.Error as e:
+        return f"load: {e.message}"
+    rtol, atol = case.get("rtol", 1e-5), case.get("atol", 1e-6)
+    for j, step in enumerate(case["steps"]):
+        tensors = []
+        for path in step["inputs"]:
+            a = np.ascontiguousarray(np.load(os.path.join(models, path)))
+            kind = getattr(Executorch.ScalarType, NPY_TO_SCALAR[str(a.dtype)])
+            tensors.append(Executorch.Tensor.new(kind, list(a.shape), GLib.Bytes.new(a.tobytes())))
+        try:
+            outs = method.run(tensors, None)
+        except GLib.Error as e:
+            return f"step {j}: {e.message}"
+        if len(outs) != len(step["outputs"]):
+            return f"step {j}: {len(outs)} outputs, expected {len(step['outputs'])}"
+        for i, (out, path) in enumerate(zip(outs, step["outputs"])):
+            want = np.load(os.path.join(models, path))
+            name = out.get_scalar_type().value_nick.upper()
+            dtype = SCALAR_TO_NPY.get(name)
+            if dtype != str(want.dtype):
+                return f"step {j} output {i}: dtype {name}, expected {want.dtype}"
+            got = np.frombuffer(out.get_bytes().get_data(), dtype=dtype).reshape(out.get_sizes())
+            if got.shape != want.shape:
+                return f"step {j} output {i}: shape {got.shape}, expected {want.shape}"
+            if want.dtype.kind in "biu":
+                ok = np.array_equal(got, want)
+            else:
+                ok = np.allclose(got, want, rtol=rtol, atol=atol, equal_nan=True)
+            if not ok:
+                diff = np.nanmax(np.abs(got.astype(np.float64) - want.astype(np.float64)))
+                return f"step {j} output {i} does not match {path}: max abs error {diff:.6g}"
+    return None
+
+
+# --------------------------------------------------------------------------
+
+
+def main(argv):
+    args = list(argv[1:])
+    hint = None
+    use_bindings = "--no-bindings" not in args
+    args = [a for a in args if a != "--no-bindings"]
+    if "--missing-hint" in args:
+        k = args.index("--missing-hint")
+        hint = args[k + 1]
+        del args[k:k + 2]
+    path, runner = args
+    models, manifest = load_manifest(path, hint)
+    backends = subprocess.run([runner, "--list-backends"], capture_output=True, text=True, check=True).stdout
+    kernels = set(subprocess.run([runner, "--list-operators"], capture_output=True, text=True,
+                                 check=True).stdout.split())
+
+    passed = failed = skipped = 0
+    failing = {}  # fixture name -> (targets, kernels missing, first error)
+    for fixture in manifest["fixtures"]:
+        pte = os.path.join(models, fixture["pte"])
+        ptds = [os.path.join(models, ptd) for ptd in fixture.get("ptd", [])]
+        data = [arg for ptd in ptds for arg in ("--data", ptd)]
+        methods = fixture.get("facts", {}).get("methods", {})
+        needed = [d["id"] for m in methods.values() for d in m.get("delegates", [])]
+        missing = [b for b in needed if b and b not in backends]
+        no_kernel = [o for o in fixture.get("operators", []) if o not in kernels]
+        for i, case in enumerate(fixture["cases"]):
+            name = f"{fixture['name']}[{case['method']}#{i}]"
+            if "steps" in case and not use_bindings:
+                skipped += 1
+                print(f"skip {name}: step case, and --no-bindings was given")
+                continue
+            if "steps" in case:
+                expectation = f"matches eager PyTorch over {len(case['steps'])} steps"
+                error = run_steps(models, pte, ptds, case)
+                ok = error is None and not missing
+                shown = f"(bindings) {pte}"
+            else:
+                cmd = [runner, pte, "--method", case["method"], "--iterations", str(case["iterations"]),
+                       "--rtol", str(case.get("rtol", 1e-5)), "--atol", str(case.get("atol", 1e-6))] + data
+                for p in case["inputs"]:
+                    cmd += ["--input", os.path.join(models, p)]
+                for p in case["outputs"]:
+                    cmd += ["--compare", os.path.join(models, p)]
+                result = subprocess.run(cmd, capture_output=True, text=True)
+                error = result.stderr.strip()
+                shown = " ".join(cmd)
+                if missing:
+                    ok = result.returncode != 0 and missing[0] in result.stderr
+                    expectation = f"fails naming {missing[0]}"
+                else:
+                    ok = result.returncode == 0
+                    expectation = "matches eager PyTorch"
+            if ok:
+                passed += 1
+                print(f"ok {name}: {expectation}")
+            else:
+                failed += 1
+                print(f"FAIL {name}: expected it {expectation}\n  {shown}\n  {error}")
+                first = (error or "").splitlines()[-1:] or [""]
+                failing.setdefault(fixture["name"], (fixture.get("targets", []), no_kernel, first[0]))
+    if failing:
+        print(f"\n{len(failing)} fixtures fail (targets; kernels not installed; last error line):")
+        for name, (targets, no_kernel, err) in failing.items():
+            print(f"  {name}: targets {', '.join(targets) or '-'}"
+                  f"{'; no kernel: ' + ', '.join(no_kernel) if no_kernel else ''}; {err}")
+    print(f"{passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else ""))
+    return 1 if failed or not passed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,1 @@
+"""Fixture definitions used by ../export_fixtures.py."""
