@@ -6,6 +6,9 @@
  * compiled with a target attribute, so the library itself still runs on
  * any x86-64; the choice is made once per process.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE   /* secure_getenv */
+#endif
 #include "vector.h"
 
 #include <math.h>
@@ -28,7 +31,7 @@ _executorch_vec_have_avx2 (void)
   if (s == 0) {
     s = 2;
 #ifdef HAVE_AVX2_PATH
-    const char *off = getenv ("EXECUTORCH_KERNELS_NO_SIMD");
+    const char *off = secure_getenv ("EXECUTORCH_KERNELS_NO_SIMD");
     __builtin_cpu_init ();
     if ((off == NULL || off[0] == '\0' || strcmp (off, "0") == 0) &&
         __builtin_cpu_supports ("avx2") && __builtin_cpu_supports ("fma"))
