@@ -217,19 +217,18 @@ def models_from_manifest(path, only):
         if not fx.get("cases"):
             continue
         case = fx["cases"][0]
+        # A multi-step case (a decoder) is timed on its first step's inputs.
+        inputs = case["steps"][0]["inputs"] if case.get("steps") else case.get("inputs", [])
         entry = {
             "name": fx["name"],
             "pte": os.path.join(base, fx["pte"]),
             "method": case.get("method", "forward"),
-            "inputs": [os.path.join(base, p) for p in case.get("inputs", [])],
+            "inputs": [os.path.join(base, p) for p in inputs],
             "xnnpack": None,
         }
-        variants = fx.get("variants") or {}
-        xnn = variants.get("xnnpack") if isinstance(variants, dict) else None
-        if isinstance(xnn, dict):
-            xnn = xnn.get("pte")
-        if xnn:
-            entry["xnnpack"] = os.path.join(base, xnn)
+        for variant in fx.get("variants") or []:
+            if variant.get("backend") == "xnnpack" and variant.get("pte"):
+                entry["xnnpack"] = os.path.join(base, variant["pte"])
         models.append(entry)
     return models
 
