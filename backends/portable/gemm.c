@@ -357,7 +357,7 @@ _executorch_sgemm (const ExecutorchSgemm *g)
         size_t tile_i = MC / MR, tile_j = b_strips;
         if (parallel) {
           size_t tiles_i = (a_strips + tile_i - 1) / tile_i;
-          size_t want = 4 * threads;
+          size_t want = 8 * threads;
           size_t tiles_j = tiles_i >= want ? 1 : (want + tiles_i - 1) / tiles_i;
           tile_j = (b_strips + tiles_j - 1) / tiles_j;
           if (tile_j == 0)
