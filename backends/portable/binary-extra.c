@@ -648,15 +648,18 @@ masked_fill_scalar_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
                         "masked_fill: out dtype %s differs from self dtype %s",
                         _executorch_type_name (out->scalar_type),
                         _executorch_type_name (a->scalar_type));
-  if (!_executorch_broadcastable_to (mask, a->ndim, a->sizes))
+  /* out has the broadcast shape of self and mask (eager expands both). */
+  uint32_t ndim;
+  int64_t sizes[ET_MAX_DIMS];
+  if (_executorch_broadcast_shape (ctx, a->ndim, a->sizes, mask->ndim, mask->sizes, &ndim, sizes) != ET_OK)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                        "masked_fill: mask shape %s does not broadcast to self shape %s",
+                        "masked_fill: mask shape %s does not broadcast with self shape %s",
                         _executorch_format_sizes (m_buf, sizeof m_buf, mask->ndim, mask->sizes),
                         _executorch_format_sizes (s_buf, sizeof s_buf, a->ndim, a->sizes));
   KERNEL_TRY (_executorch_scalar_to_fill (ctx, &s, a->scalar_type, "masked_fill: value", &v));
   scalar_tensor (&vt, &v, _executorch_compute_kind (a->scalar_type));
   const EtTensor *in[3] = { a, mask, &vt };
-  return run (ctx, OP_MASKED_FILL, a->scalar_type, out, 3, in, a, NULL);
+  return run (ctx, OP_MASKED_FILL, a->scalar_type, out, 3, in, NULL, NULL);
 }
 
 const EtKernel _executorch_binary_extra_kernels[] = {

@@ -1099,6 +1099,12 @@ test_where_masked_fill (void)
   CALL_FAILS ("aten::masked_fill.Scalar_out", &xi->v, &m->v, &huge, &moi->v, &moi->v);
   CALL_OK ("aten::masked_fill.Scalar_out", &xi->v, &m->v, &iv, &moi->v, &moi->v);
   check_exact (moi, (double[]) { 0, 9, 9, 0, 9, 9 }, "masked_fill int");
+  /* self [3] with mask [2, 3]: out takes the broadcast shape. */
+  T *m2 = tnew (ET_SCALAR_BOOL, 2, so), *o2 = tout (ET_SCALAR_FLOAT, 2, so);
+  fill_values (m2, (double[]) { 1, 0, 0, 0, 0, 1 });
+  CALL_OK ("aten::masked_fill.Scalar_out", &a->v, &m2->v, &iv, &o2->v, &o2->v);
+  check_shape (o2, 2, so);
+  check_exact (o2, (double[]) { 9, 2.5, 3.5, 1.5, 2.5, 9 }, "masked_fill broadcast");
   T *mbad = tnew (ET_SCALAR_BOOL, 1, (int64_t[]) { 2 });
   CALL_FAILS ("aten::masked_fill.Scalar_out", &x->v, &mbad->v, &iv, &mo->v, &mo->v);
   T *mint = tnew (ET_SCALAR_INT, 1, sa);
