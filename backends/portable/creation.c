@@ -511,7 +511,7 @@ native_dropout_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
 {
   EtTensor *input, *out, *mask;
   double p;
-  bool train = false;
+  bool train = true;   /* None means training, as in eager */
 
   KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 6));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "input", &input));
@@ -545,8 +545,34 @@ native_dropout_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   uint8_t keep = drop_all ? 0 : 1;
   memset (mask->data, keep, (size_t) mask->numel);
   if (drop_all) {
-    memset (out->data, 0, out->nbytes);
-    return ET_OK;
+    /* Eager computes input * mask * 0: zeros, but NaN and inf give NaN. */
+    KERNEL_TRY (_executorch_check_supported (ctx, input, "input"));
+    ExecutorchComputeKind kind = _executorch_type_is_floating (input->scalar_type)
+                                   ? EXECUTORCH_COMPUTE_F64 : EXECUTORCH_COMPUTE_I64;
+    int64_t flat[ET_MAX_DIMS];
+    ExecutorchTemp temp;
+    EtError err;
+    KERNEL_TRY (_executorch_temp_alloc (ctx, (size_t) input->numel * 8, &temp));
+    _executorch_contiguous_strides (input->ndim, input->sizes, flat);
+    err = _executorch_copy_strided (ctx, input->ndim, input->sizes, NULL, temp.data,
+                                    kind == EXECUTORCH_COMPUTE_F64 ? ET_SCALAR_DOUBLE : ET_SCALAR_LONG,
+                                    0, flat, input->data, input->scalar_type, 0, input->strides);
+    if (err == ET_OK) {
+      double *d = temp.data;
+      int64_t *i = temp.data;
+      for (int64_t k = 0; k < input->numel; k++) {
+        if (kind == EXECUTORCH_COMPUTE_F64)
+          d[k] = d[k] * 0.0 * 0.0;
+        else
+          i[k] = 0;
+      }
+      err = _executorch_copy_strided (ctx, out->ndim, out->sizes, out->dim_order, out->data,
+                                      out->scalar_type, 0, out->strides, temp.data,
+                                      kind == EXECUTORCH_COMPUTE_F64 ? ET_SCALAR_DOUBLE : ET_SCALAR_LONG,
+                                      0, flat);
+    }
+    _executorch_temp_free (&temp);
+    return err;
   }
   return _executorch_copy_strided (ctx, input->ndim, input->sizes, out->dim_order, out->data,
                                    out->scalar_type, 0, out->strides, input->data,

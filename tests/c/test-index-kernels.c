@@ -820,6 +820,21 @@ test_tril_dropout (void)
   EtValue yes = bool_value (true);
   g_assert_cmpint (CALL ("aten::native_dropout.out", &tx.v, &p, &yes, &to.v, &tm.v, &ret), ==,
                    ET_ERROR_NOT_SUPPORTED);
+  /* train=None means training; p=1 drops everything (NaN * 0 stays NaN). */
+  float fx[3] = { 1.5f, NAN, -2.0f }, fo[3];
+  bool fm[3];
+  int64_t s3[1] = { 3 };
+  Tensor tfx, tfo, tfm;
+  tensor_init (&tfx, ET_SCALAR_FLOAT, 1, s3, fx);
+  tensor_init (&tfo, ET_SCALAR_FLOAT, 1, s3, fo);
+  tensor_init (&tfm, ET_SCALAR_BOOL, 1, s3, fm);
+  EtValue p1 = double_value (1.0), nonet = none_value ();
+  g_assert_cmpint (CALL ("aten::native_dropout.out", &tfx.v, &p1, &nonet, &tfo.v, &tfm.v, &ret), ==, ET_OK);
+  g_assert_cmpfloat (fo[0], ==, 0.0f);
+  g_assert_true (isnan (fo[1]));
+  g_assert_false (fm[0]);
+  g_assert_cmpint (CALL ("aten::native_dropout.out", &tfx.v, &p, &nonet, &tfo.v, &tfm.v, &ret), ==,
+                   ET_ERROR_NOT_SUPPORTED);
 }
 
 /* ---- split, stack, scatter views ---- */
