@@ -29,8 +29,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Floats of im2col / col2im buffer per task (1 MiB). */
-#define COL_BUDGET (256 * 1024)
+/* Floats of im2col / col2im buffer per task (512 KiB, half an L2). */
+#define COL_BUDGET (128 * 1024)
 
 typedef struct {
   const ExecutorchConv *cv;

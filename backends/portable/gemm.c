@@ -162,6 +162,16 @@ pack_b_strip (void *data, size_t strip)
   int64_t cols = job->jc + job->nc - j0 < NR ? job->jc + job->nc - j0 : NR;
   const float *src = g->b + job->pc * g->b_rs + j0 * g->b_cs;
 
+  if (g->b_cs == 1 && cols == NR) {
+    /* Fixed-length row copies: vector moves, no memcpy call per row. */
+    for (int64_t p = 0; p < job->kc; p++) {
+      const float *s = src + p * g->b_rs;
+      float *d = dst + p * NR;
+      for (int j = 0; j < NR; j++)
+        d[j] = s[j];
+    }
+    return;
+  }
   if (g->b_cs == 1) {
     for (int64_t p = 0; p < job->kc; p++) {
       memcpy (dst + p * NR, src + p * g->b_rs, (size_t) cols * sizeof (float));
