@@ -51,7 +51,6 @@ NOT_IMPLEMENTED = {
     "aten::_upsample_bilinear2d_aa.out": "not yet written",
     "aten::rand.out": "random sampling: results cannot match eager",
     "aten::randn.out": "random sampling: results cannot match eager",
-    "aten::view_as_real_copy.out": "complex dtypes are not supported",
     "aten::allclose.out": "upstream test helper",
     "aten::allclose.Tensor": "upstream test helper",
     "et_copy::_h2d_copy.out": "registered by a device backend (CUDA), not the CPU kernels",
