@@ -125,11 +125,12 @@ store_lines (EtKernelContext *ctx, const Lines *l, EtTensor *out, const void *bu
                                    flat);
 }
 
-/* Marks the dims named by an IntList (None when @optional); None or []
- * means every dim. */
+/* Marks the dims named by an IntList (None when @optional); None means
+ * every dim, and so does [] unless @empty_is_none (eager's any.dims/all.dims
+ * reduce nothing for []). */
 static EtError
 dims_arg (EtKernelContext *ctx, EtValue **args, uint32_t i, const EtTensor *self, bool optional,
-          bool *reduce)
+          bool empty_is_none, bool *reduce)
 {
   int64_t dims[ET_MAX_DIMS];
   uint32_t n;
@@ -137,6 +138,8 @@ dims_arg (EtKernelContext *ctx, EtValue **args, uint32_t i, const EtTensor *self
 
   memset (reduce, 0, ET_MAX_DIMS * sizeof reduce[0]);
   KERNEL_TRY (_executorch_arg_int_list (ctx, args, i, "dim", optional ? &present : NULL, dims, &n));
+  if (present && n == 0 && empty_is_none)
+    return ET_OK;
   if (!present || n == 0) {
     for (uint32_t d = 0; d < self->ndim; d++)
       reduce[d] = true;
@@ -226,7 +229,7 @@ any_dims_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
 
   KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 5));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "self", &self));
-  KERNEL_TRY (dims_arg (ctx, args, 1, self, true, reduce));
+  KERNEL_TRY (dims_arg (ctx, args, 1, self, true, true, reduce));
   KERNEL_TRY (_executorch_arg_bool (ctx, args, 2, "keepdim", &keepdim));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 3, "out", &out));
   return any_common (ctx, self, reduce, keepdim, out);
@@ -396,7 +399,7 @@ amax_amin_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args, bool want_
 
   KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 5));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "self", &self));
-  KERNEL_TRY (dims_arg (ctx, args, 1, self, false, reduce));
+  KERNEL_TRY (dims_arg (ctx, args, 1, self, false, false, reduce));
   KERNEL_TRY (_executorch_arg_bool (ctx, args, 2, "keepdim", &keepdim));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 3, "out", &out));
   return extreme_common (ctx, want_max ? "amax" : "amin", self, reduce, keepdim, out, NULL, want_max);
@@ -608,7 +611,7 @@ var_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
 
   KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 6));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "self", &self));
-  KERNEL_TRY (dims_arg (ctx, args, 1, self, true, reduce));
+  KERNEL_TRY (dims_arg (ctx, args, 1, self, true, false, reduce));
   KERNEL_TRY (_executorch_arg_bool (ctx, args, 2, "unbiased", &unbiased));
   KERNEL_TRY (_executorch_arg_bool (ctx, args, 3, "keepdim", &keepdim));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 4, "out", &out));
@@ -638,7 +641,7 @@ var_correction_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
 
   KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 6));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "self", &self));
-  KERNEL_TRY (dims_arg (ctx, args, 1, self, true, reduce));
+  KERNEL_TRY (dims_arg (ctx, args, 1, self, true, false, reduce));
   KERNEL_TRY (correction_arg (ctx, args, 2, &correction));
   KERNEL_TRY (_executorch_arg_bool (ctx, args, 3, "keepdim", &keepdim));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 4, "out", &out));
@@ -655,7 +658,7 @@ var_mean_correction_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
 
   KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 7));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "self", &self));
-  KERNEL_TRY (dims_arg (ctx, args, 1, self, true, reduce));
+  KERNEL_TRY (dims_arg (ctx, args, 1, self, true, false, reduce));
   KERNEL_TRY (correction_arg (ctx, args, 2, &correction));
   KERNEL_TRY (_executorch_arg_bool (ctx, args, 3, "keepdim", &keepdim));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 4, "out0", &out0));

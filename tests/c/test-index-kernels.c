@@ -1166,6 +1166,15 @@ test_any_argmax (void)
   g_assert_cmpint (CALL ("aten::any.dims_out", &tx.v, &ld.v, &f, &tb.v, &tb.v), ==, ET_OK);
   g_assert_false (b[0]);
   g_assert_true (b[1]);
+  /* any.dims with [] reduces nothing (eager): an elementwise != 0. */
+  IntList lempty;
+  int_list_init (&lempty, 0, NULL);
+  bool be[6];
+  Tensor tbe;
+  tensor_init (&tbe, ET_SCALAR_BOOL, 2, sx, be);
+  g_assert_cmpint (CALL ("aten::any.dims_out", &tx.v, &lempty.v, &f, &tbe.v, &tbe.v), ==, ET_OK);
+  for (int i = 0; i < 6; i++)
+    g_assert_true (be[i] == (x[i] != 0));
   EtValue d1 = int_value (1);
   g_assert_cmpint (CALL ("aten::any.out", &tx.v, &d1, &f, &tb.v, &tb.v), ==, ET_OK);
   g_assert_true (b[1]);
