@@ -10,8 +10,11 @@
  *   without bounds checks and vectorises (stride 1 has its own loop);
  * - 1x1, stride 1, no padding: each group is one GEMM reading the input
  *   in place;
- * - any other convolution: im2col of a tile of output pixels into a
- *   bounded buffer, then a GEMM accumulating into the output columns;
+ * - any other convolution: a GEMM of the weights with the im2col matrix of
+ *   a tile of output pixels, accumulating into the output columns; the
+ *   matrix is never stored, the GEMM's B packing builds its strips
+ *   straight from the image (so no temporary beyond the GEMM's own
+ *   packing buffers);
  * - transposed: a GEMM of the transposed weight with a tile of input
  *   pixels, whose columns are then scattered into the output (col2im).
  *
@@ -29,7 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Floats of im2col / col2im buffer per task (512 KiB, half an L2). */
+/* Floats of col2im buffer per task (512 KiB, half an L2). */
 #define COL_BUDGET (128 * 1024)
 
 typedef struct {
@@ -73,23 +76,23 @@ run_tasks (ConvJob *job, void (*fn) (void *, size_t), int64_t range)
   }
 }
 
-/* Pixels per task: at most @budget_pixels, and small enough that every
- * thread gets at least one task. */
+/* Pixels per task: a whole plane when there are enough (batch, group)
+ * tasks for every thread to get several, otherwise tiles of at least 64
+ * pixels (each task packs the weights again, so not too small). */
 static int64_t
-choose_tile (int64_t pixels, int64_t budget_pixels, int64_t outer_tasks)
+choose_tile (int64_t pixels, int64_t outer_tasks)
 {
   int64_t threads = executorch_threadpool_get_num_threads ();
-  int64_t tile = pixels < budget_pixels ? pixels : budget_pixels;
+  int64_t target = 4 * threads;
 
-  if (tile < 16)
-    tile = pixels < 16 ? pixels : 16;
-  if (threads > 1 && outer_tasks < threads) {
-    int64_t per = (pixels * outer_tasks + threads - 1) / threads;
-    per = (per + 15) / 16 * 16;
-    if (per < tile)
-      tile = per;
-  }
-  return tile > 0 ? tile : 1;
+  if (threads <= 1 || outer_tasks >= target)
+    return pixels > 0 ? pixels : 1;
+  int64_t splits = (target + outer_tasks - 1) / outer_tasks;
+  int64_t tile = (pixels + splits - 1) / splits;
+  tile = (tile + 15) / 16 * 16;
+  if (tile < 64)
+    tile = 64;
+  return tile < pixels ? tile : pixels;
 }
 
 /* ---- Depthwise ---- */
@@ -248,45 +251,78 @@ depthwise_plane (void *data, size_t plane)
   }
 }
 
-/* ---- Direct GEMM and im2col ---- */
+/* ---- Direct GEMM and implicit im2col ---- */
 
-/* Fills col[K, t] (K = cin_g * kh * kw) for output pixels [p0, p0 + t) of
- * group @g of batch @b. */
+/* The im2col matrix of one (batch, group), B[(ci, kh, kw), pixel], is never
+ * stored: the GEMM asks for KC x 16 strips of it and im2col_pack builds
+ * them straight from the image into the GEMM's packing buffer. */
+typedef struct {
+  const ExecutorchConv *cv;
+  const float *xg;        /* the group's first input channel */
+  int64_t p0;             /* output pixel of column 0 */
+} Im2col;
+
+#define SNR EXECUTORCH_SGEMM_NR
+
 static void
-im2col (const ConvJob *job, int64_t b, int64_t g, int64_t p0, int64_t t, float *col)
+im2col_pack (const void *user, int64_t pc, int64_t kc, int64_t j0, int64_t cols, float *dst)
 {
-  const ExecutorchConv *cv = job->cv;
-  const float *xg = job->x + (b * cv->cin + g * cv->cin_g) * cv->h * cv->w;
-  int64_t oh0 = p0 / cv->ow, ow0 = p0 % cv->ow;
+  const Im2col *ic = user;
+  const ExecutorchConv *cv = ic->cv;
+  /* The strip's columns split into runs within one output row each: a row
+   * of B over a run is a (strided) run of one input row. */
+  int64_t seg_j[SNR + 1], seg_ih[SNR], seg_iw[SNR];
+  int n_seg = 0;
+  int64_t pix = ic->p0 + j0;
 
-  for (int64_t ci = 0; ci < cv->cin_g; ci++) {
-    const float *xc = xg + ci * cv->h * cv->w;
-    for (int64_t kh = 0; kh < cv->kh; kh++) {
-      for (int64_t kw = 0; kw < cv->kw; kw++) {
-        float *dst = col + ((ci * cv->kh + kh) * cv->kw + kw) * t;
-        int64_t off = kw * cv->dw - cv->pw;
-        int64_t oh = oh0, ow = ow0;
-        for (int64_t q = 0; q < t;) {
-          /* The rest of output row oh, or of the tile. */
-          int64_t run = cv->ow - ow < t - q ? cv->ow - ow : t - q;
-          int64_t ih = oh * cv->sh - cv->ph + kh * cv->dh;
-          if (ih < 0 || ih >= cv->h) {
-            memset (dst + q, 0, (size_t) run * sizeof (float));
-          } else {
-            const float *xr = xc + ih * cv->w;
-            if (cv->sw == 1 && off >= 0 && ow + run + off <= cv->w) {
-              memcpy (dst + q, xr + ow + off, (size_t) run * sizeof (float));
-            } else {
-              for (int64_t r = 0; r < run; r++) {
-                int64_t iw = (ow + r) * cv->sw + off;
-                dst[q + r] = iw >= 0 && iw < cv->w ? xr[iw] : 0.0f;
-              }
-            }
-          }
-          q += run;
-          ow = 0;
-          oh++;
-        }
+  for (int64_t j = 0; j < cols; n_seg++) {
+    int64_t oh = pix / cv->ow, ow = pix % cv->ow;
+    int64_t run = cv->ow - ow < cols - j ? cv->ow - ow : cols - j;
+    seg_j[n_seg] = j;
+    seg_ih[n_seg] = oh * cv->sh - cv->ph;
+    seg_iw[n_seg] = ow * cv->sw - cv->pw;
+    j += run;
+    pix += run;
+  }
+  seg_j[n_seg] = cols;
+
+  int64_t kk = cv->kh * cv->kw;
+  int64_t ci = pc / kk, r = pc % kk;
+  int64_t kh = r / cv->kw, kw = r % cv->kw;
+  for (int64_t p = 0; p < kc; p++) {
+    float *d = dst + p * SNR;
+    const float *plane = ic->xg + ci * cv->h * cv->w;
+    int64_t ihk = kh * cv->dh, iwk = kw * cv->dw;
+
+    for (int sgi = 0; sgi < n_seg; sgi++) {
+      int64_t ja = seg_j[sgi], jb = seg_j[sgi + 1];
+      int64_t ih = seg_ih[sgi] + ihk, iw0 = seg_iw[sgi] + iwk - ja * cv->sw;
+      if (ih < 0 || ih >= cv->h) {
+        for (int64_t j = ja; j < jb; j++)
+          d[j] = 0.0f;
+        continue;
+      }
+      const float *row = plane + ih * cv->w;
+      /* iw = iw0 + j * sw for j in [ja, jb) */
+      if (cv->sw == 1 && iw0 + ja >= 0 && iw0 + jb <= cv->w) {
+        const float *src = row + iw0;
+        for (int64_t j = ja; j < jb; j++)
+          d[j] = src[j];
+        continue;
+      }
+      for (int64_t j = ja; j < jb; j++) {
+        int64_t iw = iw0 + j * cv->sw;
+        d[j] = iw >= 0 && iw < cv->w ? row[iw] : 0.0f;
+      }
+    }
+    for (int64_t j = cols; j < SNR; j++)
+      d[j] = 0.0f;
+
+    if (++kw == cv->kw) {
+      kw = 0;
+      if (++kh == cv->kh) {
+        kh = 0;
+        ci++;
       }
     }
   }
@@ -305,7 +341,7 @@ gemm_task (void *data, size_t task)
   int64_t t = pixels - p0 < job->tile ? pixels - p0 : job->tile;
   int64_t k = cv->cin_g * cv->kh * cv->kw;
   bool direct = cv->kh == 1 && cv->kw == 1 && cv->sh == 1 && cv->sw == 1 && cv->ph == 0 && cv->pw == 0;
-  float *col = NULL;
+  Im2col ic = { cv, job->x + (b * cv->cin + g * cv->cin_g) * cv->h * cv->w, p0 };
   ExecutorchSgemm gm = {
     .m = cv->cout_g, .n = t, .k = k,
     .a = job->weight + g * cv->cout_g * k, .a_rs = k, .a_cs = 1,
@@ -319,19 +355,11 @@ gemm_task (void *data, size_t task)
     gm.b_rs = cv->h * cv->w;
     gm.b_cs = 1;
   } else {
-    col = alloc_floats (k * t);
-    if (col == NULL) {
-      fail (job);
-      return;
-    }
-    im2col (job, b, g, p0, t, col);
-    gm.b = col;
-    gm.b_rs = t;
-    gm.b_cs = 1;
+    gm.pack_b = im2col_pack;
+    gm.pack_b_user = &ic;
   }
   if (!_executorch_sgemm (&gm))
     fail (job);
-  free (col);
 }
 
 /* ---- Transposed ---- */
@@ -414,11 +442,7 @@ _executorch_conv_f32 (EtKernelContext *ctx, const ExecutorchConv *cv, const floa
   } else if (cv->groups == cv->cin && cv->cin_g == 1 && cv->kh * cv->kw > 1) {
     run_tasks (&job, depthwise_plane, cv->n * cv->cout);
   } else {
-    int64_t k = cv->cin_g * cv->kh * cv->kw;
-    bool direct = cv->kh == 1 && cv->kw == 1 && cv->sh == 1 && cv->sw == 1 && cv->ph == 0 &&
-                  cv->pw == 0;
-    int64_t budget = direct ? out_pixels : COL_BUDGET / (k > 0 ? k : 1);
-    job.tile = choose_tile (out_pixels, budget, cv->n * cv->groups);
+    job.tile = choose_tile (out_pixels, cv->n * cv->groups);
     job.n_tiles = (out_pixels + job.tile - 1) / job.tile;
     run_tasks (&job, gemm_task, cv->n * cv->groups * job.n_tiles);
   }

@@ -8,7 +8,7 @@
 
 /* Register block: MR rows of A times NR columns of B. */
 #define EXECUTORCH_GEMM_MR 6
-#define EXECUTORCH_GEMM_NR 16
+#define EXECUTORCH_GEMM_NR 16   /* == EXECUTORCH_SGEMM_NR */
 
 /* C[0..MR, 0..NR] (row stride @ldc) = or += the product of an MR x kc packed
  * A strip (a[p * MR + r]) and a kc x NR packed B strip (b[p * NR + j]). */

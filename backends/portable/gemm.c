@@ -18,6 +18,8 @@
 #include "gemm.h"
 #include "gemm-private.h"
 
+_Static_assert (EXECUTORCH_GEMM_NR == EXECUTORCH_SGEMM_NR, "one strip width");
+
 #include "executorch-threadpool.h"
 
 #include <stdlib.h>
@@ -160,6 +162,11 @@ pack_b_strip (void *data, size_t strip)
   float *dst = job->bpack + (int64_t) strip * NR * job->kc;
   int64_t j0 = job->jc + (int64_t) strip * NR;
   int64_t cols = job->jc + job->nc - j0 < NR ? job->jc + job->nc - j0 : NR;
+
+  if (g->pack_b != NULL) {
+    g->pack_b (g->pack_b_user, job->pc, job->kc, j0, cols, dst);
+    return;
+  }
   const float *src = g->b + job->pc * g->b_rs + j0 * g->b_cs;
 
   if (g->b_cs == 1 && cols == NR) {
@@ -331,14 +338,14 @@ _executorch_sgemm (const ExecutorchSgemm *g)
         memset (g->c + i * g->ldc, 0, (size_t) n * sizeof (float));
     return true;
   }
-  if ((double) m * (double) n * (double) k <= DIRECT_MAX) {
+  if ((double) m * (double) n * (double) k <= DIRECT_MAX && g->pack_b == NULL) {
     direct (g);
     return true;
   }
 
   guint threads = g->single_thread ? 1 : executorch_threadpool_get_num_threads ();
   bool parallel = threads > 1 && (double) m * (double) n * (double) k >= PARALLEL_MIN;
-  if (m <= SMALL_M && ((g->b_rs == 1 && g->a_cs == 1) || g->b_cs == 1))
+  if (m <= SMALL_M && g->pack_b == NULL && ((g->b_rs == 1 && g->a_cs == 1) || g->b_cs == 1))
     return small_m (g, parallel);
   int64_t mchunk = m < MCHUNK ? m : MCHUNK;
   int64_t ncmax = n < NC ? n : NC;

@@ -18,6 +18,15 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* Width of the packed B strips handed to an ExecutorchSgemmPackB. */
+#define EXECUTORCH_SGEMM_NR 16
+
+/* Writes B[pc + p, j0 + j] to dst[p * EXECUTORCH_SGEMM_NR + j] for p < kc
+ * and j < cols, and zeros for cols <= j < EXECUTORCH_SGEMM_NR.  Called from
+ * several threads at once for different strips. */
+typedef void (*ExecutorchSgemmPackB) (const void *user, int64_t pc, int64_t kc, int64_t j0,
+                                      int64_t cols, float *dst);
+
 typedef struct {
   int64_t m, n, k;
   const float *a;          /* A[i, p] is a[i * a_rs + p * a_cs] */
@@ -28,6 +37,10 @@ typedef struct {
   int64_t ldc;
   bool accumulate;         /* C += A @ B instead of C = A @ B */
   bool single_thread;      /* never use the pool (caller already parallel) */
+  /* When set, B is never read through b: strips are produced by pack_b
+   * (an implicit matrix, such as im2col of an image). */
+  ExecutorchSgemmPackB pack_b;
+  const void *pack_b_user;
 } ExecutorchSgemm;
 
 /* Runs @g; false only when the packing buffers could not be allocated. */
