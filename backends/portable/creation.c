@@ -279,10 +279,18 @@ fill_tensor_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   KERNEL_TRY (_executorch_check_supported (ctx, out, "out"));
   KERNEL_TRY (_executorch_check_supported (ctx, value, "value"));
   KERNEL_TRY (_executorch_resize (ctx, out, self->ndim, self->sizes));
-  /* The value is converted like a copy (as Tensor.fill_ does). */
-  int64_t one = 1;
-  KERNEL_TRY (_executorch_copy_strided (ctx, 0, &one, NULL, element, out->scalar_type, 0, &one,
-                                        value->data, value->scalar_type, 0, &one));
+  /* As eager: value.item() as a Scalar, then the checked fill conversion. */
+  ExecutorchScalar sv;
+  if (_executorch_type_is_floating (value->scalar_type)) {
+    sv.kind = EXECUTORCH_SCALAR_KIND_DOUBLE;
+    _executorch_load_f64 (value->scalar_type, value->data, 0, 1, 1, &sv.d);
+    sv.i = 0;
+  } else {
+    sv.kind = value->scalar_type == ET_SCALAR_BOOL ? EXECUTORCH_SCALAR_KIND_BOOL : EXECUTORCH_SCALAR_KIND_INT;
+    _executorch_load_i64 (value->scalar_type, value->data, 0, 1, 1, &sv.i);
+    sv.d = (double) sv.i;
+  }
+  KERNEL_TRY (_executorch_scalar_to_element (ctx, &sv, out->scalar_type, "fill: value", element));
   fill_elements (out, element);
   return ET_OK;
 }

@@ -701,6 +701,12 @@ test_full_and_friends (void)
   g_assert_cmpfloat (o[2], ==, 3.25f);
   g_assert_cmpint (CALL ("aten::fill.Tensor_out", &to.v, &to.v, &to.v, &to.v), ==,
                    ET_ERROR_INVALID_ARGUMENT);
+  /* A 0-d value that overflows self's dtype is refused, like a Scalar. */
+  int64_t v300 = 300;
+  Tensor t300;
+  tensor_init (&t300, ET_SCALAR_LONG, 0, NULL, &v300);
+  g_assert_cmpint (CALL ("aten::fill.Tensor_out", &tb.v, &t300.v, &tb.v, &tb.v), ==,
+                   ET_ERROR_INVALID_ARGUMENT);
 
   /* Negative sizes. */
   int64_t bad[1] = { -1 };
