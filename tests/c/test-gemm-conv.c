@@ -650,7 +650,8 @@ test_conv_errors (void)
 /* ---- linear and bmm ---- */
 
 static void
-run_linear (uint32_t nd, const int64_t *in_sizes, int64_t out_f, int bias_kind, bool weight_transposed_view)
+run_linear_typed (int type, uint32_t nd, const int64_t *in_sizes, int64_t out_f, int bias_kind,
+                  bool weight_transposed_view)
 {
   int64_t in_f = in_sizes[nd - 1], m = 1;
   for (uint32_t d = 0; d + 1 < nd; d++)
@@ -658,21 +659,21 @@ run_linear (uint32_t nd, const int64_t *in_sizes, int64_t out_f, int bias_kind, 
   double *xv = g_new (double, m * in_f + 1), *wv = g_new (double, out_f * in_f + 1);
   double bv[4096];
   for (int64_t i = 0; i < m * in_f; i++)
-    xv[i] = rnd ();
+    xv[i] = rounded_value (type);
   for (int64_t i = 0; i < out_f * in_f; i++)
-    wv[i] = rnd ();
+    wv[i] = rounded_value (type);
   for (int64_t i = 0; i < out_f; i++)
-    bv[i] = rnd ();
+    bv[i] = rounded_value (type);
 
   int64_t ws[2] = { out_f, in_f }, bsz = bias_kind == 2 ? 1 : out_f, ys[ET_MAX_DIMS];
   memcpy (ys, in_sizes, nd * sizeof (int64_t));
   ys[nd - 1] = out_f;
   static const uint8_t transposed_order[2] = { 1, 0 };
   Tensor x, w, b, y;
-  tensor_new (&x, ET_SCALAR_FLOAT, nd, in_sizes, NULL, xv);
-  tensor_new (&w, ET_SCALAR_FLOAT, 2, ws, weight_transposed_view ? transposed_order : NULL, wv);
-  tensor_new (&b, ET_SCALAR_FLOAT, 1, &bsz, NULL, bv);
-  tensor_new (&y, ET_SCALAR_FLOAT, nd, ys, NULL, NULL);
+  tensor_new (&x, type, nd, in_sizes, NULL, xv);
+  tensor_new (&w, type, 2, ws, weight_transposed_view ? transposed_order : NULL, wv);
+  tensor_new (&b, type, 1, &bsz, NULL, bv);
+  tensor_new (&y, type, nd, ys, NULL, NULL);
   EtValue none = { .tag = ET_VALUE_NONE };
   EtValue *args[5] = { &x.v, &w.v, bias_kind ? &b.v : &none, &y.v, &y.v };
   if (call ("aten::linear.out", args, 5) != ET_OK)
@@ -681,9 +682,11 @@ run_linear (uint32_t nd, const int64_t *in_sizes, int64_t out_f, int bias_kind, 
     for (int64_t j = 0; j < out_f; j++) {
       double want = bias_kind == 1 ? bv[j] : bias_kind == 2 ? bv[0] : 0.0;
       for (int64_t p = 0; p < in_f; p++)
-        want += (double) (float) xv[i * in_f + p] * (double) (float) wv[j * in_f + p];
+        want += tensor_get (&x, i * in_f + p) * tensor_get (&w, j * in_f + p);
       double got = tensor_get (&y, i * out_f + j);
-      if (!(fabs (got - want) <= 1e-4 * (1.0 + sqrt ((double) in_f)) * (1.0 + fabs (want))))
+      if (type == ET_SCALAR_HALF)
+        want = (double) (_Float16) want;
+      if (!(fabs (got - want) <= tolerance (type) * (1.0 + sqrt ((double) in_f)) * (1.0 + fabs (want))))
         g_error ("linear [%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT "] -> %" G_GINT64_FORMAT
                  ": %.7g, expected %.7g", m, in_f, out_f, got, want);
     }
@@ -693,6 +696,12 @@ run_linear (uint32_t nd, const int64_t *in_sizes, int64_t out_f, int bias_kind, 
   tensor_free (&y);
   g_free (xv);
   g_free (wv);
+}
+
+static void
+run_linear (uint32_t nd, const int64_t *in_sizes, int64_t out_f, int bias_kind, bool weight_transposed_view)
+{
+  run_linear_typed (ET_SCALAR_FLOAT, nd, in_sizes, out_f, bias_kind, weight_transposed_view);
 }
 
 static void
@@ -711,6 +720,15 @@ test_linear (void)
     run_linear (3, s3, 130, 1, false);
     run_linear (1, s1, 9, 1, false);
     run_linear (4, s4, 300, 2, true);
+  }
+  /* The other dtypes: Double and the integers exactly, Half/BFloat16 in float. */
+  static const int types[] = { ET_SCALAR_DOUBLE, ET_SCALAR_HALF, ET_SCALAR_BFLOAT16, ET_SCALAR_INT,
+                               ET_SCALAR_LONG };
+  for (size_t t = 0; t < G_N_ELEMENTS (types); t++) {
+    int64_t s2[2] = { 5, 6 }, s3[3] = { 2, 3, 7 };
+    run_linear_typed (types[t], 2, s2, 4, 1, false);
+    run_linear_typed (types[t], 3, s3, 9, 0, true);
+    run_linear_typed (types[t], 2, s2, 3, 2, false);
   }
   executorch_threadpool_set_num_threads (0);
 
