@@ -36,6 +36,9 @@ _Static_assert (EXECUTORCH_GEMM_NR == EXECUTORCH_SGEMM_NR, "one strip width");
  * PARALLEL_MIN it stays on the calling thread. */
 #define DIRECT_MAX 4096
 #define PARALLEL_MIN (1 << 20)
+/* Packing is spread over the pool only from this many floats: a smaller
+ * panel packs faster than the pool wakes up. */
+#define PACK_PARALLEL_MIN (128 * 1024)
 
 static void
 kernel_generic (int64_t kc, const float *a, const float *b, float *c, int64_t ldc, int accumulate)
@@ -365,11 +368,11 @@ _executorch_sgemm (const ExecutorchSgemm *g)
     for (job.pc = 0; job.pc < k; job.pc += KC) {
       job.kc = k - job.pc < KC ? k - job.pc : KC;
       job.accumulate = g->accumulate || job.pc > 0;
-      run_1d (parallel && a_strips >= 4, pack_a_strip, &job, a_strips);
+      run_1d (parallel && job.mc * job.kc >= PACK_PARALLEL_MIN, pack_a_strip, &job, a_strips);
       for (job.jc = 0; job.jc < n; job.jc += NC) {
         job.nc = n - job.jc < NC ? n - job.jc : NC;
         size_t b_strips = (size_t) ((job.nc + NR - 1) / NR);
-        run_1d (parallel && b_strips >= 4, pack_b_strip, &job, b_strips);
+        run_1d (parallel && job.nc * job.kc >= PACK_PARALLEL_MIN, pack_b_strip, &job, b_strips);
 
         size_t tile_i = MC / MR, tile_j = b_strips;
         if (parallel) {
