@@ -846,10 +846,21 @@ def export_set(name, fixture_list, out_dir, args, tolerant=False):
         if args.timing:
             entry["export_seconds"] = round(time.time() - t0, 1)
         entries.append(entry)
-    if args.only:
+    if args.only and not args.update:
         print(json.dumps(entries, indent=1))
         return
     extra = {"not_exported": failures} if tolerant else {}
+    if args.only:  # --update: replace these entries in the existing manifest
+        with open(os.path.join(out_dir, "manifest.json")) as f:
+            old = json.load(f)
+        fresh = {e["name"]: e for e in entries}
+        kept = [e for e in old["fixtures"] if e["name"] not in fresh]
+        order = [fx.name for fx in fixture_list]
+        entries = sorted(kept + entries, key=lambda e: order.index(e["name"]) if e["name"] in order else len(order))
+        if tolerant:
+            extra["not_exported"] = [
+                x for x in old.get("not_exported", []) if x["name"] not in args.only
+            ] + failures
     write_manifest(out_dir, entries, extra)
 
 
@@ -863,6 +874,11 @@ def main(argv=None) -> int:
     )
     ap.add_argument("--no-verify", action="store_true", help="skip executorch runs")
     ap.add_argument("--only", nargs="*", help="export only these fixtures")
+    ap.add_argument(
+        "--update",
+        action="store_true",
+        help="with --only: replace those entries in the existing manifest.json",
+    )
     ap.add_argument(
         "--set",
         nargs="*",
