@@ -69,13 +69,14 @@ typedef struct {
     } \
     case OP_GELU: \
       for (int64_t i = 0; i < n; i++) \
-        o[i] = x[i] == -INFINITY ? 0 : (T) 0.5 * x[i] * (1 + F (erf) (x[i] * (T) 0.70710678118654752440)); \
+        o[i] = x[i] == -INFINITY ? 0 : (T) 0.5 * x[i] * F (erfc) (-x[i] * (T) 0.70710678118654752440); \
       break; \
     case OP_GELU_TANH: \
       for (int64_t i = 0; i < n; i++) { \
         T v = x[i]; \
         T inner = (T) 0.79788456080286535588 * (v + (T) 0.044715 * v * v * v); \
-        o[i] = v == -INFINITY ? 0 : (T) 0.5 * v * (1 + F (tanh) (inner)); \
+        /* 0.5 v (1 + tanh(inner)) without the cancellation for v << 0 */ \
+        o[i] = v == -INFINITY ? 0 : v / (1 + F (exp) (-2 * inner)); \
       } \
       break; \
     case OP_ELU: { \

@@ -17,6 +17,8 @@
  *   - integer pow with a negative Scalar exponent is an error; with a
  *     negative tensor exponent it gives 1, +-1 or 0 like eager;
  *   - maximum/minimum propagate NaN;
+ *   - pow.Tensor_Scalar with a floating result computes the exponents 2, 3,
+ *     0.5, -0.5, -1 and -2 as eager does (products, sqrt, reciprocals);
  *   - shifts by a negative amount or by at least the bit width give 0
  *     (left) or the sign fill (right).
  */
@@ -70,6 +72,8 @@ typedef struct {
   ExtraOp op;
   int type;            /* common dtype */
   KindValue alpha;     /* rsub */
+  bool scalar_exponent;   /* pow.Tensor_Scalar: eager's special exponents */
+  double exponent;
   bool *div_by_zero;   /* set by integer division by zero */
 } MapUser;
 
@@ -110,7 +114,22 @@ DIV_FLOOR_FN (div_floor_f64, double, FNAME_D)
     T *restrict o = out; \
     switch (u->op) { \
     case OP_RSUB: for (int64_t i = 0; i < n; i++) o[i] = b[i] - u->alpha.M * a[i]; break; \
-    case OP_POW: for (int64_t i = 0; i < n; i++) o[i] = F (pow) (a[i], b[i]); break; \
+    case OP_POW: \
+      if (u->scalar_exponent && u->exponent == 2) \
+        for (int64_t i = 0; i < n; i++) o[i] = a[i] * a[i]; \
+      else if (u->scalar_exponent && u->exponent == 3) \
+        for (int64_t i = 0; i < n; i++) o[i] = a[i] * a[i] * a[i]; \
+      else if (u->scalar_exponent && u->exponent == 0.5) \
+        for (int64_t i = 0; i < n; i++) o[i] = F (sqrt) (a[i]); \
+      else if (u->scalar_exponent && u->exponent == -0.5) \
+        for (int64_t i = 0; i < n; i++) o[i] = 1 / F (sqrt) (a[i]); \
+      else if (u->scalar_exponent && u->exponent == -1) \
+        for (int64_t i = 0; i < n; i++) o[i] = 1 / a[i]; \
+      else if (u->scalar_exponent && u->exponent == -2) \
+        for (int64_t i = 0; i < n; i++) o[i] = 1 / (a[i] * a[i]); \
+      else \
+        for (int64_t i = 0; i < n; i++) o[i] = F (pow) (a[i], b[i]); \
+      break; \
     case OP_ATAN2: for (int64_t i = 0; i < n; i++) o[i] = F (atan2) (a[i], b[i]); break; \
     case OP_MAXIMUM: \
       for (int64_t i = 0; i < n; i++) \
@@ -281,13 +300,19 @@ scalar_tensor (EtTensor *t, KindValue *v, ExecutorchComputeKind kind)
 /* Resizes out to the broadcast shape of @in (or to @shape_of's shape when
  * given) and maps @op in the common dtype @common. */
 static EtError
-run (EtKernelContext *ctx, ExtraOp op, int common, EtTensor *out, uint32_t n_in,
-     const EtTensor *const *in, const EtTensor *shape_of, const KindValue *alpha)
+run_full (EtKernelContext *ctx, ExtraOp op, int common, EtTensor *out, uint32_t n_in,
+          const EtTensor *const *in, const EtTensor *shape_of, const KindValue *alpha,
+          const double *exponent)
 {
   uint32_t ndim;
   int64_t sizes[ET_MAX_DIMS];
   bool div_by_zero = false;
   MapUser u = { .op = op, .type = common, .div_by_zero = &div_by_zero };
+
+  if (exponent != NULL) {
+    u.scalar_exponent = true;
+    u.exponent = *exponent;
+  }
   ExecutorchComputeKind kind = _executorch_compute_kind (common);
   ExecutorchComputeKind in_kind = kind, out_kind = kind;
   ExecutorchMapFn fn;
@@ -317,6 +342,13 @@ run (EtKernelContext *ctx, ExtraOp op, int common, EtTensor *out, uint32_t n_in,
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: integer division by zero",
                         op_names[op]);
   return ET_OK;
+}
+
+static EtError
+run (EtKernelContext *ctx, ExtraOp op, int common, EtTensor *out, uint32_t n_in,
+     const EtTensor *const *in, const EtTensor *shape_of, const KindValue *alpha)
+{
+  return run_full (ctx, op, common, out, n_in, in, shape_of, alpha, NULL);
 }
 
 static EtError
@@ -411,6 +443,10 @@ tensor_scalar_run (EtKernelContext *ctx, ExtraOp op, EtTensor *t, const Executor
   KERNEL_TRY (_executorch_scalar_to_compute (ctx, s, common, scalar_first ? "self" : "other", &v));
   scalar_tensor (&st, &v, kind);
   const EtTensor *in[2] = { scalar_first ? &st : t, scalar_first ? t : &st };
+  /* x ** s: eager computes 2, 3, 0.5, -0.5, -1 and -2 as products, sqrt
+   * and reciprocals (pow(-inf, 0.5) is NaN there, not inf). */
+  if (op == OP_POW && !scalar_first && kind != EXECUTORCH_COMPUTE_I64)
+    return run_full (ctx, op, common, out, 2, in, t, alpha, &s->d);
   return run (ctx, op, common, out, 2, in, t, alpha);
 }
 

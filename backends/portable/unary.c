@@ -11,7 +11,8 @@
  *     abs reject Bool, the rounding ops are the identity on integers,
  *     bitwise_not takes integers and Bool only;
  *   - predicates (isnan, isinf: Bool out; logical_not: any real/Bool out).
- * NaN propagates everywhere (relu(NaN) = NaN, sign(NaN) = NaN).  round is
+ * NaN propagates (relu(NaN) = NaN) except through sign, which gives 0 for
+ * NaN as eager does.  round is
  * half-to-even.  Float32 relu, sigmoid, tanh and exp with matching layouts
  * run through the vectorised helpers, split across the thread pool.
  */
@@ -111,9 +112,9 @@ typedef struct {
   case OP_FLOOR: for (int64_t i = 0; i < n; i++) o[i] = F (floor) (x[i]); break; \
   case OP_ROUND: for (int64_t i = 0; i < n; i++) o[i] = F (nearbyint) (x[i]); break; \
   case OP_TRUNC: for (int64_t i = 0; i < n; i++) o[i] = F (trunc) (x[i]); break; \
-  case OP_SIGN: \
+  case OP_SIGN: /* sign(NaN) = 0, as eager */ \
     for (int64_t i = 0; i < n; i++) \
-      o[i] = isnan (x[i]) ? x[i] : (T) ((x[i] > 0) - (x[i] < 0)); \
+      o[i] = (T) ((x[i] > 0) - (x[i] < 0)); \
     break;
 
 #define FNAME_F(name) name##f
