@@ -12,8 +12,8 @@
  * scalar loops (no FMA contraction).  exp, sigmoid, tanh, softmax and the
  * GELU forms use a Cephes-style exp polynomial (within 2 ulp of expf over
  * the whole range, denormal results included); sigmoid, tanh and softmax
- * stay within about 4 ulp, the GELU forms within about 3e-7 relative down
- * to x = -5 and 3e-6 beyond ("none" goes through an erfc fit with 1.2e-7
+ * stay within about 4 ulp, the GELU forms within 2e-6 relative down
+ * to x = -5 and 5e-6 beyond ("none" goes through an erfc fit with 1.2e-7
  * relative error, "tanh" is computed as x / (1 + exp(-2y)), free of
  * cancellation).  Layer-norm moments are summed in
  * eight float lanes, then combined in double.
