@@ -74,6 +74,8 @@ extern const EtKernel _executorch_reduce_extra_kernels[];
 extern const size_t _executorch_reduce_extra_n_kernels;
 extern const EtKernel _executorch_llama_kernels[];
 extern const size_t _executorch_llama_n_kernels;
+extern const EtKernel _executorch_distance_kernels[];
+extern const size_t _executorch_distance_n_kernels;
 
 /* ---- Scalar types ---- */
 

@@ -37,6 +37,7 @@ static const struct {
   { _executorch_shape_extra_kernels, &_executorch_shape_extra_n_kernels },
   { _executorch_reduce_extra_kernels, &_executorch_reduce_extra_n_kernels },
   { _executorch_llama_kernels, &_executorch_llama_n_kernels },
+  { _executorch_distance_kernels, &_executorch_distance_n_kernels },
 };
 
 static bool

@@ -1906,6 +1906,72 @@ test_reduce_random (void)
   }
 }
 
+/* ---- Distances ---- */
+
+static double
+ref_dist (const float *a, const float *b, int m, double p)
+{
+  double acc = 0;
+  for (int k = 0; k < m; k++) {
+    double d = fabs ((double) a[k] - b[k]);
+    if (p == 0)
+      acc += d != 0;
+    else if (isinf (p))
+      acc = MAX (acc, d);
+    else
+      acc += pow (d, p);
+  }
+  return (p == 0 || isinf (p)) ? acc : pow (acc, 1 / p);
+}
+
+static void
+test_distances (void)
+{
+  /* x1 [2, 3, 4] with x2 [1, 5, 4]: batch broadcasts to 2, out [2, 3, 5]. */
+  float x1[24], x2[20], o[30];
+  for (int i = 0; i < 24; i++)
+    x1[i] = (float) g_test_rand_int_range (-3, 4);
+  for (int i = 0; i < 20; i++)
+    x2[i] = (float) g_test_rand_int_range (-3, 4);
+  int64_t s1[3] = { 2, 3, 4 }, s2[3] = { 1, 5, 4 }, so[3] = { 2, 3, 5 };
+  Tensor t1, t2, to;
+  tensor_init (&t1, ET_SCALAR_FLOAT, 3, s1, x1);
+  tensor_init (&t2, ET_SCALAR_FLOAT, 3, s2, x2);
+  tensor_init (&to, ET_SCALAR_FLOAT, 3, so, o);
+  double ps[5] = { 0, 1, 2, 3.5, INFINITY };
+  EtValue none = none_value ();
+  for (int k = 0; k < 5; k++) {
+    EtValue pv = double_value (ps[k]);
+    g_assert_cmpint (CALL ("aten::_cdist_forward.out", &t1.v, &t2.v, &pv, &none, &to.v, &to.v), ==, ET_OK);
+    for (int b = 0; b < 2; b++)
+      for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 5; j++)
+          assert_close (o[(b * 3 + i) * 5 + j], ref_dist (x1 + (b * 3 + i) * 4, x2 + j * 4, 4, ps[k]), 1e-6);
+  }
+  EtValue neg = double_value (-1);
+  g_assert_cmpint (CALL ("aten::_cdist_forward.out", &t1.v, &t2.v, &neg, &none, &to.v, &to.v), ==,
+                   ET_ERROR_INVALID_ARGUMENT);
+  int64_t s3[2] = { 5, 3 };
+  Tensor t3;
+  tensor_init (&t3, ET_SCALAR_FLOAT, 2, s3, x2);
+  EtValue two = double_value (2);
+  g_assert_cmpint (CALL ("aten::_cdist_forward.out", &t1.v, &t3.v, &two, &none, &to.v, &to.v), ==,
+                   ET_ERROR_INVALID_ARGUMENT);
+
+  /* pdist of [4, 4] rows -> 6 pairs in (0,1), (0,2), ... order. */
+  int64_t sp[2] = { 4, 4 }, s6[1] = { 6 };
+  Tensor tp, tpo;
+  tensor_init (&tp, ET_SCALAR_FLOAT, 2, sp, x1);
+  tensor_init (&tpo, ET_SCALAR_FLOAT, 1, s6, o);
+  g_assert_cmpint (CALL ("aten::_pdist_forward.out", &tp.v, &two, &tpo.v, &tpo.v), ==, ET_OK);
+  int w = 0;
+  for (int i = 0; i < 4; i++)
+    for (int j = i + 1; j < 4; j++, w++)
+      assert_close (o[w], ref_dist (x1 + i * 4, x1 + j * 4, 4, 2), 1e-6);
+  g_assert_cmpint (CALL ("aten::_pdist_forward.out", &t1.v, &two, &tpo.v, &tpo.v), ==,
+                   ET_ERROR_INVALID_ARGUMENT);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1938,6 +2004,7 @@ main (int argc, char **argv)
   g_test_add_func ("/index-kernels/reduce/random", test_reduce_random);
   g_test_add_func ("/index-kernels/cat/convert-skip-empty", test_cat_converts_and_skips_empty);
   g_test_add_func ("/index-kernels/llama/update-cache", test_llama_update_cache);
+  g_test_add_func ("/index-kernels/distance/cdist-pdist", test_distances);
   g_test_add_func ("/index-kernels/llama/sdpa", test_llama_sdpa);
 
   return g_test_run ();

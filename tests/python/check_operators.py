@@ -43,8 +43,6 @@ aten::sym_numel aten::_local_scalar_dense
 
 # Upstream portable operators we do not implement yet, and why.
 NOT_IMPLEMENTED = {
-    "aten::_cdist_forward.out": "distance ops: no model in our set uses them",
-    "aten::_pdist_forward.out": "distance ops: no model in our set uses them",
     "aten::convolution_backward.out": "training only",
     "aten::max_pool2d_with_indices_backward.grad_input": "training only",
     "aten::grid_sampler_2d.out": "not yet written",
