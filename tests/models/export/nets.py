@@ -426,6 +426,18 @@ def fixtures(full=False):
             "widths 8,16,32,64, 10 classes, BN randomised; x [1,3,64,64].",
             resnet18((8, 16, 32, 64), 10), (1, 3, 64, 64), (12, 22), t,
             CNN_OPS + ["aten::max_pool2d_with_indices.out"], full))
+        x_cl = rand(1, 3, 64, 64, seed=14).to(memory_format=torch.channels_last)
+        out.append(Fixture(
+            "resnet18_cl", "The resnet18 fixture's model and input in channels_last "
+            "memory format: channels-last convolution, batch norm and max_pool, and "
+            "_to_dim_order_copy before mean/addmm. Upstream's portable batch norm "
+            "rejects channels-last input, so its runtime may disagree.",
+            {"forward": resnet18((8, 16, 32, 64), 10).to(memory_format=torch.channels_last)},
+            {"forward": (x_cl,)}, [Case("forward", (x_cl,), tol=dict(t))],
+            targets=CNN_OPS + ["aten::max_pool2d_with_indices.out",
+                               "dim_order_ops::_to_dim_order_copy.out"],
+            upstream_may_differ=True,
+        ))
         out.append(image_fixture(
             "vit_tiny", "torchvision VisionTransformer: image 32, patch 8, 2 layers, "
             "4 heads, dim 64, mlp 128, 10 classes.",
