@@ -11,6 +11,7 @@
 #include "executorch-plugin.h"
 #include "executorch-threadpool.h"
 #include "gemm.h"
+#include "gemm-private.h"
 
 #include <glib.h>
 #include <stdio.h>
@@ -116,6 +117,33 @@ bench_linear (int64_t m, int64_t k, int64_t n, guint threads, double min_seconds
 
 
 const EtPluginDesc *executorch_kernels_get_plugin (void);
+
+/* The AVX2 microkernel alone on L1-resident panels: the attainable FMA
+ * rate of one core right now, to read the GEMM figures against. */
+static void
+bench_microkernel (double min_seconds)
+{
+#ifdef EXECUTORCH_GEMM_HAVE_AVX2
+  static float a[EXECUTORCH_GEMM_MR * 256] __attribute__ ((aligned (64)));
+  static float b[EXECUTORCH_GEMM_NR * 256] __attribute__ ((aligned (64)));
+  static float c[EXECUTORCH_GEMM_MR * EXECUTORCH_GEMM_NR] __attribute__ ((aligned (64)));
+  long calls = 0;
+
+  if (strcmp (_executorch_sgemm_kernel_name (), "avx2-fma") != 0)
+    return;
+  fill (a, G_N_ELEMENTS (a));
+  fill (b, G_N_ELEMENTS (b));
+  double start = now (), cpu_start = cpu_now ();
+  do {
+    for (int i = 0; i < 1000; i++)
+      _executorch_gemm_kernel_avx2 (256, a, b, c, EXECUTORCH_GEMM_NR, 1);
+    calls += 1000;
+  } while (now () - start < min_seconds);
+  double flops = 2.0 * EXECUTORCH_GEMM_MR * EXECUTORCH_GEMM_NR * 256 * calls;
+  printf ("microkernel 6x16x256 in L1    threads 1: %8.1f GFLOP/s  (%6.1f per CPU-second)\n",
+          flops / (now () - start) / 1e9, flops / (cpu_now () - cpu_start) / 1e9);
+#endif
+}
 
 typedef struct {
   const char *name;
@@ -231,6 +259,8 @@ main (int argc, char **argv)
   double min_seconds = quick ? 0.1 : 0.3;
 
   printf ("microkernel: %s\n", _executorch_sgemm_kernel_name ());
+  if (filter == NULL)
+    bench_microkernel (min_seconds);
   for (guint threads = 1; threads <= 2 && filter == NULL; threads++)
     for (size_t i = 0; i < G_N_ELEMENTS (sizes); i++)
       if (!quick || sizes[i] <= 1024)

@@ -28,6 +28,14 @@ _executorch_gemm_kernel_avx2 (int64_t kc, const float *a, const float *b, float 
   __m256 c40 = _mm256_setzero_ps (), c41 = _mm256_setzero_ps ();
   __m256 c50 = _mm256_setzero_ps (), c51 = _mm256_setzero_ps ();
 
+  /* Start fetching the C tile now: its rows are ldc apart (often a power
+   * of two, so they share cache sets) and the stores at the end would
+   * otherwise wait for them. */
+  for (int r = 0; r < MR; r++) {
+    _mm_prefetch ((const char *) (c + r * ldc), _MM_HINT_T0);
+    _mm_prefetch ((const char *) (c + r * ldc + NR - 1), _MM_HINT_T0);
+  }
+
 #define STEP(P) \
   do { \
     __m256 b0 = _mm256_load_ps (b + (P) * NR), b1 = _mm256_load_ps (b + (P) * NR + 8), av; \
