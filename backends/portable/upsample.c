@@ -1,4 +1,5 @@
-/* upsample.c: nearest and bilinear 2-D upsampling, pixel (un)shuffle
+/* upsample.c: nearest, bilinear and anti-aliased bilinear 2-D resampling,
+ * grid_sampler_2d, pixel (un)shuffle
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
@@ -270,6 +271,306 @@ upsample_bilinear2d_vec_out (EtKernelContext *ctx, EtValue **args, uint32_t n_ar
   return ET_OK;
 }
 
+/* ---- Anti-aliased bilinear ----
+ *
+ * Eager's separable PIL-style filter: along each dim, output i averages the
+ * inputs under a triangle of half-width support = max(scale, 1) centred on
+ * scale * (i + 0.5), weights normalised to sum 1.  Here both dims' weights
+ * are applied in one double sum. */
+
+typedef struct {
+  int64_t start, size;
+  int64_t w_offset;   /* into the weight array */
+} AaWindow;
+
+static int64_t
+aa_weights (int64_t in, int64_t out, bool align_corners, bool has_scale, double scale_factor,
+            AaWindow *win, double *weights, int64_t cap)
+{
+  double scale = align_corners ? (out > 1 ? (double) (in - 1) / (double) (out - 1) : 0.0)
+                 : has_scale && scale_factor > 0.0 ? 1.0 / scale_factor : (double) in / (double) out;
+  double support = scale >= 1.0 ? scale : 1.0;
+  double invscale = scale >= 1.0 ? 1.0 / scale : 1.0;
+  int64_t used = 0;
+  for (int64_t o = 0; o < out; o++) {
+    double center = scale * ((double) o + 0.5);
+    int64_t lo = (int64_t) (center - support + 0.5);
+    int64_t hi = (int64_t) (center + support + 0.5);
+    if (lo < 0)
+      lo = 0;
+    if (hi > in)
+      hi = in;
+    if (hi < lo)
+      hi = lo;
+    if (used + (hi - lo) > cap)
+      hi = lo + (cap - used);
+    double total = 0.0;
+    win[o].start = lo;
+    win[o].size = hi - lo;
+    win[o].w_offset = used;
+    for (int64_t j = lo; j < hi; j++) {
+      double x = fabs (((double) j - center + 0.5) * invscale);
+      double w = x < 1.0 ? 1.0 - x : 0.0;
+      weights[used + (j - lo)] = w;
+      total += w;
+    }
+    if (total != 0.0)
+      for (int64_t j = 0; j < hi - lo; j++)
+        weights[used + j] /= total;
+    used += hi - lo;
+  }
+  return used;
+}
+
+/* (self, output_size[2], align_corners, scales_h?, scales_w?, out, ret) */
+static EtError
+upsample_bilinear2d_aa_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
+{
+  const char *op = "_upsample_bilinear2d_aa";
+  EtTensor *in, *out;
+  int64_t size[ET_MAX_DIMS], sizes[4];
+  uint32_t n_size;
+  bool align_corners, has_sh, has_sw;
+  double sh, sw;
+  ExecutorchTemp temp;
+
+  KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 7));
+  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "self", &in));
+  KERNEL_TRY (_executorch_arg_int_list (ctx, args, 1, "output_size", NULL, size, &n_size));
+  KERNEL_TRY (_executorch_arg_bool (ctx, args, 2, "align_corners", &align_corners));
+  KERNEL_TRY (_executorch_arg_opt_double (ctx, args, 3, "scales_h", &has_sh, &sh));
+  KERNEL_TRY (_executorch_arg_opt_double (ctx, args, 4, "scales_w", &has_sw, &sw));
+  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 5, "out", &out));
+  KERNEL_TRY (_executorch_check_supported (ctx, in, "self"));
+  if (!_executorch_type_is_floating (in->scalar_type))
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: self must be floating, not %s", op,
+                        _executorch_type_name (in->scalar_type));
+  if (out->scalar_type != in->scalar_type)
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: out dtype %s differs from self dtype %s",
+                        op, _executorch_type_name (out->scalar_type),
+                        _executorch_type_name (in->scalar_type));
+  KERNEL_TRY (vec_sizes (ctx, op, in, true, size, n_size, false, NULL, 0, sizes + 2,
+                         (double[2]) { 0, 0 }));
+  sizes[0] = in->sizes[0];
+  sizes[1] = in->sizes[1];
+  KERNEL_TRY (_executorch_resize (ctx, out, 4, sizes));
+  if (out->numel == 0)
+    return ET_OK;
+
+  int64_t H = in->sizes[2], W = in->sizes[3], OH = sizes[2], OW = sizes[3];
+  /* Each output's window covers at most 2 * support + 1 inputs, and the
+   * windows of one dim cover every input at most ~3 times: bound the
+   * weights by in * 3 + out * 3. */
+  int64_t cap_h = 3 * (H + OH) + 8, cap_w = 3 * (W + OW) + 8;
+  KERNEL_TRY (_executorch_temp_alloc (ctx, (size_t) (OH + OW) * sizeof (AaWindow) +
+                                      (size_t) (cap_h + cap_w) * sizeof (double), &temp));
+  AaWindow *wh = temp.data, *ww = wh + OH;
+  double *fh = (double *) (ww + OW), *fw = fh + cap_h;
+  aa_weights (H, OH, align_corners, has_sh, sh, wh, fh, cap_h);
+  aa_weights (W, OW, align_corners, has_sw, sw, ww, fw, cap_w);
+
+  double row[EXECUTORCH_CHUNK];
+  for (int64_t n = 0; n < sizes[0]; n++)
+    for (int64_t c = 0; c < sizes[1]; c++) {
+      int64_t ib = n * in->strides[0] + c * in->strides[1];
+      int64_t ob = n * out->strides[0] + c * out->strides[1];
+      for (int64_t oh = 0; oh < OH; oh++)
+        for (int64_t ow = 0; ow < OW; ow++) {
+          double acc = 0.0;
+          for (int64_t i = 0; i < wh[oh].size; i++) {
+            int64_t h = wh[oh].start + i;
+            double wgt = fh[wh[oh].w_offset + i], racc = 0.0;
+            for (int64_t j0 = 0; j0 < ww[ow].size; j0 += EXECUTORCH_CHUNK) {
+              int64_t m = ww[ow].size - j0 < EXECUTORCH_CHUNK ? ww[ow].size - j0 : EXECUTORCH_CHUNK;
+              _executorch_load_f64 (in->scalar_type, in->data,
+                                    ib + h * in->strides[2] + (ww[ow].start + j0) * in->strides[3],
+                                    in->strides[3], m, row);
+              for (int64_t j = 0; j < m; j++)
+                racc += fw[ww[ow].w_offset + j0 + j] * row[j];
+            }
+            acc += wgt * racc;
+          }
+          _executorch_store_f64 (out->scalar_type, out->data,
+                                 ob + oh * out->strides[2] + ow * out->strides[3], 1, 1, &acc);
+        }
+    }
+  _executorch_temp_free (&temp);
+  return ET_OK;
+}
+
+/* ---- Grid sampler ----
+ *
+ * Eager's grid_sampler_2d: grid [N, Ho, Wo, 2] holds (x, y) in [-1, 1];
+ * interpolation 0 bilinear, 1 nearest (half to even), 2 bicubic (A = -0.75);
+ * padding 0 zeros, 1 border, 2 reflection.  Computed in double. */
+
+static double
+gs_unnormalize (double coord, int64_t size, bool align_corners)
+{
+  return align_corners ? (coord + 1) / 2 * (double) (size - 1) : ((coord + 1) * (double) size - 1) / 2;
+}
+
+static double
+gs_clip (double x, int64_t size)
+{
+  return fmin ((double) (size - 1), fmax (x, 0.0));
+}
+
+static double
+gs_reflect (double x, double twice_low, double twice_high)
+{
+  if (twice_low == twice_high)
+    return 0;
+  double mn = twice_low / 2, span = (twice_high - twice_low) / 2;
+  x = fabs (x - mn);
+  double extra = fmod (x, span);
+  double flips = floor (x / span);
+  return fmod (flips, 2) == 0 ? extra + mn : span - extra + mn;
+}
+
+static double
+gs_coordinates (double x, int64_t size, int64_t padding, bool align_corners)
+{
+  if (padding == 1) {
+    x = gs_clip (x, size);
+  } else if (padding == 2) {
+    x = align_corners ? gs_reflect (x, 0, 2 * (double) (size - 1))
+                      : gs_reflect (x, -1, 2 * (double) size - 1);
+    x = gs_clip (x, size);
+  }
+  /* keep later int conversions defined (eager maps these to -100) */
+  if (!isfinite (x) || x > 1e15 || x < -1e15)
+    x = -100;
+  return x;
+}
+
+typedef struct {
+  const EtTensor *in;
+  int64_t base;    /* offset of the (n, c) plane */
+  int64_t H, W;
+} GsPlane;
+
+static double
+gs_at (const GsPlane *p, int64_t y, int64_t x)
+{
+  double v;
+  if (x < 0 || x >= p->W || y < 0 || y >= p->H)
+    return 0.0;
+  _executorch_load_f64 (p->in->scalar_type, p->in->data,
+                        p->base + y * p->in->strides[2] + x * p->in->strides[3], 1, 1, &v);
+  return v;
+}
+
+static double
+cubic1 (double x, double A)
+{
+  return ((A + 2) * x - (A + 3)) * x * x + 1;
+}
+
+static double
+cubic2 (double x, double A)
+{
+  return ((A * x - 5 * A) * x + 8 * A) * x - 4 * A;
+}
+
+static double
+gs_bounded (const GsPlane *p, double x, double y, int64_t padding, bool align_corners)
+{
+  double cx = gs_coordinates (x, p->W, padding, align_corners);
+  double cy = gs_coordinates (y, p->H, padding, align_corners);
+  return gs_at (p, (int64_t) cy, (int64_t) cx);
+}
+
+static double
+gs_sample (const GsPlane *p, double gx, double gy, int64_t mode, int64_t padding, bool align_corners)
+{
+  if (mode == 2) {
+    double ix = gs_unnormalize (gx, p->W, align_corners);
+    double iy = gs_unnormalize (gy, p->H, align_corners);
+    if (!isfinite (ix) || !isfinite (iy))
+      return NAN;
+    double x0 = floor (ix), y0 = floor (iy), tx = ix - x0, ty = iy - y0;
+    double cx[4] = { cubic2 (tx + 1, -0.75), cubic1 (tx, -0.75), cubic1 (1 - tx, -0.75), cubic2 (2 - tx, -0.75) };
+    double cy[4] = { cubic2 (ty + 1, -0.75), cubic1 (ty, -0.75), cubic1 (1 - ty, -0.75), cubic2 (2 - ty, -0.75) };
+    double acc = 0;
+    for (int i = 0; i < 4; i++) {
+      double r = 0;
+      for (int j = 0; j < 4; j++)
+        r += cx[j] * gs_bounded (p, x0 - 1 + j, y0 - 1 + i, padding, align_corners);
+      acc += cy[i] * r;
+    }
+    return acc;
+  }
+  double ix = gs_coordinates (gs_unnormalize (gx, p->W, align_corners), p->W, padding, align_corners);
+  double iy = gs_coordinates (gs_unnormalize (gy, p->H, align_corners), p->H, padding, align_corners);
+  if (mode == 1)
+    return gs_at (p, (int64_t) nearbyint (iy), (int64_t) nearbyint (ix));
+  double x0 = floor (ix), y0 = floor (iy), x1 = x0 + 1, y1 = y0 + 1;
+  double nw = (x1 - ix) * (y1 - iy), ne = (ix - x0) * (y1 - iy);
+  double sw = (x1 - ix) * (iy - y0), se = (ix - x0) * (iy - y0);
+  int64_t xi = (int64_t) x0, yi = (int64_t) y0;
+  return gs_at (p, yi, xi) * nw + gs_at (p, yi, xi + 1) * ne + gs_at (p, yi + 1, xi) * sw +
+         gs_at (p, yi + 1, xi + 1) * se;
+}
+
+/* (input, grid, interpolation_mode, padding_mode, align_corners, out, ret) */
+static EtError
+grid_sampler_2d_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
+{
+  const char *op = "grid_sampler_2d";
+  EtTensor *in, *grid, *out;
+  int64_t mode, padding, sizes[4];
+  bool align_corners;
+
+  KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 7));
+  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "input", &in));
+  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 1, "grid", &grid));
+  KERNEL_TRY (_executorch_arg_int (ctx, args, 2, "interpolation_mode", &mode));
+  KERNEL_TRY (_executorch_arg_int (ctx, args, 3, "padding_mode", &padding));
+  KERNEL_TRY (_executorch_arg_bool (ctx, args, 4, "align_corners", &align_corners));
+  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 5, "out", &out));
+  KERNEL_TRY (_executorch_check_supported (ctx, in, "input"));
+  KERNEL_TRY (_executorch_check_supported (ctx, grid, "grid"));
+  if (!_executorch_type_is_floating (in->scalar_type) || grid->scalar_type != in->scalar_type ||
+      out->scalar_type != in->scalar_type)
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
+                        "%s: input, grid and out must share one floating dtype", op);
+  if (in->ndim != 4 || grid->ndim != 4 || grid->sizes[3] != 2 || grid->sizes[0] != in->sizes[0])
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
+                        "%s: input must be [N, C, H, W] and grid [N, Ho, Wo, 2]", op);
+  if (mode < 0 || mode > 2)
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: interpolation_mode %" PRId64
+                        " is not 0 (bilinear), 1 (nearest) or 2 (bicubic)", op, mode);
+  if (padding < 0 || padding > 2)
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: padding_mode %" PRId64
+                        " is not 0 (zeros), 1 (border) or 2 (reflection)", op, padding);
+  if (in->sizes[2] == 0 || in->sizes[3] == 0)
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: input H and W must be non-zero", op);
+  sizes[0] = in->sizes[0];
+  sizes[1] = in->sizes[1];
+  sizes[2] = grid->sizes[1];
+  sizes[3] = grid->sizes[2];
+  KERNEL_TRY (_executorch_resize (ctx, out, 4, sizes));
+  if (out->numel == 0)
+    return ET_OK;
+
+  for (int64_t n = 0; n < sizes[0]; n++)
+    for (int64_t c = 0; c < sizes[1]; c++) {
+      GsPlane p = { in, n * in->strides[0] + c * in->strides[1], in->sizes[2], in->sizes[3] };
+      for (int64_t h = 0; h < sizes[2]; h++)
+        for (int64_t w = 0; w < sizes[3]; w++) {
+          double g[2];
+          int64_t go = n * grid->strides[0] + h * grid->strides[1] + w * grid->strides[2];
+          _executorch_load_f64 (grid->scalar_type, grid->data, go, grid->strides[3], 2, g);
+          double v = gs_sample (&p, g[0], g[1], mode, padding, align_corners);
+          _executorch_store_f64 (out->scalar_type, out->data,
+                                 n * out->strides[0] + c * out->strides[1] + h * out->strides[2] +
+                                   w * out->strides[3], 1, 1, &v);
+        }
+    }
+  return ET_OK;
+}
+
 /* ---- Pixel shuffle ---- */
 
 /* (self, factor, out, ret); @shuffle: [*, C r^2, H, W] -> [*, C, H r, W r],
@@ -365,6 +666,8 @@ pixel_unshuffle_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
 const EtKernel _executorch_upsample_kernels[] = {
   { "aten::upsample_nearest2d.vec_out", upsample_nearest2d_vec_out, NULL },
   { "aten::upsample_bilinear2d.vec_out", upsample_bilinear2d_vec_out, NULL },
+  { "aten::_upsample_bilinear2d_aa.out", upsample_bilinear2d_aa_out, NULL },
+  { "aten::grid_sampler_2d.out", grid_sampler_2d_out, NULL },
   { "aten::pixel_shuffle.out", pixel_shuffle_out, NULL },
   { "aten::pixel_unshuffle.out", pixel_unshuffle_out, NULL },
 };

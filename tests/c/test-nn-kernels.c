@@ -360,6 +360,7 @@ static const char *const nn_kernels[] = {
   "aten::replication_pad2d.out", "aten::replication_pad3d.out",
   "aten::upsample_nearest2d.vec_out", "aten::upsample_bilinear2d.vec_out",
   "aten::pixel_shuffle.out", "aten::pixel_unshuffle.out", "aten::_softmax.out",
+  "aten::_upsample_bilinear2d_aa.out", "aten::grid_sampler_2d.out",
   "aten::_log_softmax.out",
 };
 
@@ -1754,6 +1755,41 @@ test_upsample (void)
 }
 
 static void
+test_upsample_aa_grid_sampler (void)
+{
+  /* Anti-aliased 4 -> 2: triangle weights (0.75, 0.75, 0.25) / 1.75 around
+   * centres 1 and 3, worked by hand. */
+  int64_t s[4] = { 1, 1, 1, 4 }, so[4] = { 1, 1, 1, 2 };
+  T *x = tnew (ET_SCALAR_FLOAT, 4, s), *o = tout (ET_SCALAR_FLOAT, 4, so);
+  fill_values (x, (double[]) { 1, 2, 3, 4 });
+  EtValue f = bval (false), t = bval (true), nn = none ();
+  CALL_OK ("aten::_upsample_bilinear2d_aa.out", &x->v, ilist (2, (int64_t[]) { 1, 2 }), &f, &nn, &nn,
+           &o->v, &o->v);
+  check_shape (o, 4, so);
+  check_f (o, (double[]) { 3.0 / 1.75, 5.75 / 1.75 }, ATOL, RTOL, "bilinear aa");
+  T *xi = tnew (ET_SCALAR_INT, 4, s);
+  CALL_FAILS ("aten::_upsample_bilinear2d_aa.out", &xi->v, ilist (2, (int64_t[]) { 1, 2 }), &f, &nn,
+              &nn, &o->v, &o->v);
+
+  /* grid_sampler_2d on [[1, 2], [3, 4]] with align_corners. */
+  int64_t si[4] = { 1, 1, 2, 2 }, sg[4] = { 1, 1, 4, 2 }, sgo[4] = { 1, 1, 1, 4 };
+  T *in = tnew (ET_SCALAR_FLOAT, 4, si), *g = tnew (ET_SCALAR_FLOAT, 4, sg), *go = tout (ET_SCALAR_FLOAT, 4, sgo);
+  fill_values (in, (double[]) { 1, 2, 3, 4 });
+  fill_values (g, (double[]) { -1, -1, 1, 1, 0, 0, 2, 0 });
+  EtValue bil = ival (0), near = ival (1), zeros = ival (0), border = ival (1), bad = ival (7);
+  CALL_OK ("aten::grid_sampler_2d.out", &in->v, &g->v, &bil, &zeros, &t, &go->v, &go->v);
+  check_f (go, (double[]) { 1, 4, 2.5, 1.5 }, ATOL, RTOL, "grid_sampler zeros");
+  CALL_OK ("aten::grid_sampler_2d.out", &in->v, &g->v, &bil, &border, &t, &go->v, &go->v);
+  check_f (go, (double[]) { 1, 4, 2.5, 3 }, ATOL, RTOL, "grid_sampler border");
+  fill_values (g, (double[]) { 0.2, -0.2, -0.9, 0.9, 1, -1, 3, 3 });
+  CALL_OK ("aten::grid_sampler_2d.out", &in->v, &g->v, &near, &zeros, &t, &go->v, &go->v);
+  check_f (go, (double[]) { 2, 3, 2, 0 }, ATOL, RTOL, "grid_sampler nearest");
+  CALL_FAILS ("aten::grid_sampler_2d.out", &in->v, &g->v, &bad, &zeros, &t, &go->v, &go->v);
+  T *g3 = tnew (ET_SCALAR_FLOAT, 4, (int64_t[]) { 1, 1, 4, 3 });
+  CALL_FAILS ("aten::grid_sampler_2d.out", &in->v, &g3->v, &bil, &zeros, &t, &go->v, &go->v);
+}
+
+static void
 test_pixel_shuffle (void)
 {
   int64_t s[4] = { 2, 8, 2, 3 }, so[4] = { 2, 2, 4, 6 };
@@ -1918,6 +1954,7 @@ main (int argc, char **argv)
   g_test_add_func ("/nn/pad/constant", test_constant_pad);
   g_test_add_func ("/nn/pad/reflection-replication", test_reflection_replication_pad);
   g_test_add_func ("/nn/upsample/nearest-bilinear", test_upsample);
+  g_test_add_func ("/nn/upsample/aa-grid-sampler", test_upsample_aa_grid_sampler);
   g_test_add_func ("/nn/upsample/pixel-shuffle", test_pixel_shuffle);
   g_test_add_func ("/nn/softmax", test_softmax);
   return g_test_run ();
