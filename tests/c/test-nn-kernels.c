@@ -1784,6 +1784,14 @@ test_upsample_aa_grid_sampler (void)
   fill_values (g, (double[]) { 0.2, -0.2, -0.9, 0.9, 1, -1, 3, 3 });
   CALL_OK ("aten::grid_sampler_2d.out", &in->v, &g->v, &near, &zeros, &t, &go->v, &go->v);
   check_f (go, (double[]) { 2, 3, 2, 0 }, ATOL, RTOL, "grid_sampler nearest");
+  /* bicubic interpolates: exact at pixel centres; reflection folds x = 1.5 to 0.5 */
+  EtValue cub = ival (2), refl = ival (2);
+  fill_values (g, (double[]) { -1, -1, 1, -1, -1, 1, 1, 1 });
+  CALL_OK ("aten::grid_sampler_2d.out", &in->v, &g->v, &cub, &border, &t, &go->v, &go->v);
+  check_f (go, (double[]) { 1, 2, 3, 4 }, ATOL, RTOL, "grid_sampler bicubic");
+  fill_values (g, (double[]) { 2, 0, 0, 0, -1, -1, 0, 2 });
+  CALL_OK ("aten::grid_sampler_2d.out", &in->v, &g->v, &bil, &refl, &t, &go->v, &go->v);
+  check_f (go, (double[]) { 2.5, 2.5, 1, 2.5 }, ATOL, RTOL, "grid_sampler reflection");
   CALL_FAILS ("aten::grid_sampler_2d.out", &in->v, &g->v, &bad, &zeros, &t, &go->v, &go->v);
   T *g3 = tnew (ET_SCALAR_FLOAT, 4, (int64_t[]) { 1, 1, 4, 3 });
   CALL_FAILS ("aten::grid_sampler_2d.out", &in->v, &g3->v, &bil, &zeros, &t, &go->v, &go->v);
