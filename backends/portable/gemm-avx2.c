@@ -95,6 +95,44 @@ _executorch_gemm_kernel_avx2 (int64_t kc, const float *a, const float *b, float 
 #undef STORE
 }
 
+/* A full B strip from a transposed operand (B[p, j] = src[p + j * ld],
+ * linear's weight): 8 x 8 blocks transposed in registers. */
+__attribute__ ((target ("avx2,fma"))) void
+_executorch_gemm_pack_bt_avx2 (const float *src, int64_t ld, int64_t kc, float *dst)
+{
+  int64_t p0 = 0;
+
+  for (; p0 + 8 <= kc; p0 += 8) {
+    for (int jb = 0; jb < NR; jb += 8) {
+      const float *s = src + jb * ld + p0;
+      __m256 r0 = _mm256_loadu_ps (s), r1 = _mm256_loadu_ps (s + ld);
+      __m256 r2 = _mm256_loadu_ps (s + 2 * ld), r3 = _mm256_loadu_ps (s + 3 * ld);
+      __m256 r4 = _mm256_loadu_ps (s + 4 * ld), r5 = _mm256_loadu_ps (s + 5 * ld);
+      __m256 r6 = _mm256_loadu_ps (s + 6 * ld), r7 = _mm256_loadu_ps (s + 7 * ld);
+      __m256 t0 = _mm256_unpacklo_ps (r0, r1), t1 = _mm256_unpackhi_ps (r0, r1);
+      __m256 t2 = _mm256_unpacklo_ps (r2, r3), t3 = _mm256_unpackhi_ps (r2, r3);
+      __m256 t4 = _mm256_unpacklo_ps (r4, r5), t5 = _mm256_unpackhi_ps (r4, r5);
+      __m256 t6 = _mm256_unpacklo_ps (r6, r7), t7 = _mm256_unpackhi_ps (r6, r7);
+      __m256 u0 = _mm256_shuffle_ps (t0, t2, 0x44), u1 = _mm256_shuffle_ps (t0, t2, 0xee);
+      __m256 u2 = _mm256_shuffle_ps (t1, t3, 0x44), u3 = _mm256_shuffle_ps (t1, t3, 0xee);
+      __m256 u4 = _mm256_shuffle_ps (t4, t6, 0x44), u5 = _mm256_shuffle_ps (t4, t6, 0xee);
+      __m256 u6 = _mm256_shuffle_ps (t5, t7, 0x44), u7 = _mm256_shuffle_ps (t5, t7, 0xee);
+      float *d = dst + p0 * NR + jb;
+      _mm256_store_ps (d + 0 * NR, _mm256_permute2f128_ps (u0, u4, 0x20));
+      _mm256_store_ps (d + 1 * NR, _mm256_permute2f128_ps (u1, u5, 0x20));
+      _mm256_store_ps (d + 2 * NR, _mm256_permute2f128_ps (u2, u6, 0x20));
+      _mm256_store_ps (d + 3 * NR, _mm256_permute2f128_ps (u3, u7, 0x20));
+      _mm256_store_ps (d + 4 * NR, _mm256_permute2f128_ps (u0, u4, 0x31));
+      _mm256_store_ps (d + 5 * NR, _mm256_permute2f128_ps (u1, u5, 0x31));
+      _mm256_store_ps (d + 6 * NR, _mm256_permute2f128_ps (u2, u6, 0x31));
+      _mm256_store_ps (d + 7 * NR, _mm256_permute2f128_ps (u3, u7, 0x31));
+    }
+  }
+  for (; p0 < kc; p0++)
+    for (int j = 0; j < NR; j++)
+      dst[p0 * NR + j] = src[p0 + j * ld];
+}
+
 /* Four independent 8-lane accumulators hide the FMA latency. */
 __attribute__ ((target ("avx2,fma"))) float
 _executorch_gemm_dot_avx2 (const float *x, const float *y, int64_t n)

@@ -23,4 +23,6 @@ typedef float (*ExecutorchGemmDot) (const float *x, const float *y, int64_t n);
 void _executorch_gemm_kernel_avx2 (int64_t kc, const float *a, const float *b, float *c,
                                    int64_t ldc, int accumulate);
 float _executorch_gemm_dot_avx2 (const float *x, const float *y, int64_t n);
+/* A full NR-wide B strip with B[p, j] = src[p + j * ld] (dst 32-byte aligned). */
+void _executorch_gemm_pack_bt_avx2 (const float *src, int64_t ld, int64_t kc, float *dst);
 #endif

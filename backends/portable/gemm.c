@@ -190,6 +190,12 @@ pack_b_strip (void *data, size_t strip)
     }
     return;
   }
+#ifdef EXECUTORCH_GEMM_HAVE_AVX2
+  if (g->b_rs == 1 && cols == NR && kernel_level () == 2) {
+    _executorch_gemm_pack_bt_avx2 (src, g->b_cs, job->kc, dst);
+    return;
+  }
+#endif
   for (int64_t j = 0; j < cols; j++) {
     const float *s = src + j * g->b_cs;
     if (g->b_rs == 1)
