@@ -45,8 +45,6 @@ aten::sym_numel aten::_local_scalar_dense
 NOT_IMPLEMENTED = {
     "aten::convolution_backward.out": "training only",
     "aten::max_pool2d_with_indices_backward.grad_input": "training only",
-    "aten::grid_sampler_2d.out": "not yet written",
-    "aten::_upsample_bilinear2d_aa.out": "not yet written",
     "aten::rand.out": "random sampling: results cannot match eager",
     "aten::randn.out": "random sampling: results cannot match eager",
     "aten::allclose.out": "upstream test helper",
