@@ -397,6 +397,33 @@ addmm_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   if (out->numel == 0)
     return ET_OK;
 
+  /* Float with alpha == 1 (every nn.Linear): out starts as beta * self and
+   * the GEMM accumulates into it, with no second pass. */
+  if (out_type == ET_SCALAR_FLOAT && a->scalar_type == ET_SCALAR_FLOAT && alpha.f == 1.0f &&
+      _executorch_dim_order_is_identity (out) && out->data != a->data && out->data != c->data &&
+      out->data != self->data) {
+    int64_t s_str[2];
+    float *o = out->data;
+    const float *sv = self->data;
+    bool use_self = !(beta_s.d == 0.0);
+    _executorch_broadcast_strides (self, 2, sizes, s_str);
+    for (int64_t i = 0; i < m; i++)
+      for (int64_t j = 0; j < n; j++)
+        o[i * n + j] = use_self ? beta.f * sv[i * s_str[0] + j * s_str[1]] : 0.0f;
+    FloatOperand fa = { a->data, a->strides[0], a->strides[1], 0 };
+    FloatOperand fc = { c->data, c->strides[0], c->strides[1], 0 };
+    ExecutorchSgemm g = {
+      .m = m, .n = n, .k = k,
+      .a = fa.data, .a_rs = fa.rs, .a_cs = fa.cs,
+      .b = fc.data, .b_rs = fc.rs, .b_cs = fc.cs,
+      .c = o, .ldc = n,
+      .accumulate = true,
+    };
+    if (!_executorch_sgemm (&g))
+      return KERNEL_FAIL (ctx, ET_ERROR_MEMORY_ALLOCATION_FAILED, "out of memory packing GEMM operands");
+    return ET_OK;
+  }
+
   ExecutorchTemp temp;
   void *product;
   bool in_place;

@@ -762,6 +762,66 @@ test_linear (void)
   tensor_free (&y);
 }
 
+/* addmm: self broadcast as a row, a column or the full matrix; beta 0
+ * ignores self (even NaN), alpha 1 takes the accumulate-into-out path. */
+static void
+test_addmm (void)
+{
+  static const double betas[] = { 1.0, 0.0, 2.0 }, alphas[] = { 1.0, 0.5 };
+  int64_t m = 17, k = 63, n = 129;
+  int64_t as[2] = { m, k }, bs[2] = { k, n }, cs[2] = { m, n };
+  double *av = g_new (double, m * k), *bv = g_new (double, k * n), *sv = g_new (double, m * n);
+  for (int64_t i = 0; i < m * k; i++)
+    av[i] = rnd ();
+  for (int64_t i = 0; i < k * n; i++)
+    bv[i] = rnd ();
+  for (int64_t i = 0; i < m * n; i++)
+    sv[i] = rnd ();
+
+  for (int shape = 0; shape < 3; shape++)
+    for (size_t bi = 0; bi < G_N_ELEMENTS (betas); bi++)
+      for (size_t ai = 0; ai < G_N_ELEMENTS (alphas); ai++) {
+        int64_t ss[2] = { shape == 1 ? m : 1, shape == 0 ? n : 1 };
+        uint32_t snd = shape == 0 ? 1 : 2;
+        if (shape == 2) {
+          ss[0] = m;
+          ss[1] = n;
+        }
+        Tensor a, b, self, c;
+        tensor_new (&a, ET_SCALAR_FLOAT, 2, as, NULL, av);
+        tensor_new (&b, ET_SCALAR_FLOAT, 2, bs, NULL, bv);
+        tensor_new (&self, ET_SCALAR_FLOAT, snd, shape == 0 ? ss + 1 : ss, NULL, sv);
+        if (betas[bi] == 0.0)
+          ((float *) self.t.data)[0] = NAN;
+        tensor_new (&c, ET_SCALAR_FLOAT, 2, cs, NULL, NULL);
+        EtValue beta = { .tag = ET_VALUE_DOUBLE }, alpha = { .tag = ET_VALUE_DOUBLE };
+        beta.u.double_value = betas[bi];
+        alpha.u.double_value = alphas[ai];
+        EtValue *args[7] = { &self.v, &a.v, &b.v, &beta, &alpha, &c.v, &c.v };
+        if (call ("aten::addmm.out", args, 7) != ET_OK)
+          g_error ("addmm failed: %s", last_message);
+        for (int64_t i = 0; i < m; i++)
+          for (int64_t j = 0; j < n; j++) {
+            double prod = 0;
+            for (int64_t p = 0; p < k; p++)
+              prod += tensor_get (&a, i * k + p) * tensor_get (&b, p * n + j);
+            int64_t si = shape == 0 ? j : shape == 1 ? i : i * n + j;
+            double want = alphas[ai] * prod + (betas[bi] != 0.0 ? betas[bi] * tensor_get (&self, si) : 0.0);
+            double got = tensor_get (&c, i * n + j);
+            if (!(fabs (got - want) <= 1e-4 * (1.0 + fabs (want))))
+              g_error ("addmm shape %d beta %g alpha %g: [%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT
+                       "] = %.7g, expected %.7g", shape, betas[bi], alphas[ai], i, j, got, want);
+          }
+        tensor_free (&a);
+        tensor_free (&b);
+        tensor_free (&self);
+        tensor_free (&c);
+      }
+  g_free (av);
+  g_free (bv);
+  g_free (sv);
+}
+
 /* bmm: many small batches go one batch per task. */
 static void
 test_bmm_batches (void)
@@ -812,6 +872,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gemm/odd-sizes", test_gemm_odd_sizes);
   g_test_add_func ("/linear/shapes-and-errors", test_linear);
   g_test_add_func ("/bmm/batches", test_bmm_batches);
+  g_test_add_func ("/addmm/broadcast-beta-alpha", test_addmm);
   g_test_add_func ("/convolution/random-float", test_conv_random_float);
   g_test_add_func ("/convolution/large", test_conv_large);
   g_test_add_func ("/convolution/dtypes", test_conv_dtypes);
