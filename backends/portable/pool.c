@@ -1,4 +1,5 @@
-/* pool.c: 2-D max, average and adaptive average pooling
+/* pool.c: 2-D max, average and adaptive average pooling, and the max
+ * pooling backward
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
@@ -408,7 +409,99 @@ adaptive_avg_pool2d_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   return pool_run (ctx, &j, in, out, NULL);
 }
 
+/* (grad_output, self, kernel_size[], stride[], padding[], dilation[], ceil_mode,
+ *  indices, grad_input, ret): scatters each gradient to the input position
+ * its index names (summing where windows overlap); indices are checked. */
+static EtError
+max_pool2d_with_indices_backward_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
+{
+  const char *op = "max_pool2d_with_indices_backward";
+  EtTensor *grad, *in, *idx, *gin;
+  int64_t k[2], s[2], p[2], d[2], zero[2] = { 0, 0 }, one[2] = { 1, 1 };
+  bool ceil_mode;
+  PoolJob j = { .kind = POOL_MAX };
+  char a[160], b[160];
+
+  KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 10));
+  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "grad_output", &grad));
+  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 1, "self", &in));
+  KERNEL_TRY (pair_arg (ctx, args, 2, op, "kernel_size", false, NULL, k));
+  KERNEL_TRY (pair_arg (ctx, args, 3, op, "stride", true, k, s));
+  KERNEL_TRY (pair_arg (ctx, args, 4, op, "padding", true, zero, p));
+  KERNEL_TRY (pair_arg (ctx, args, 5, op, "dilation", true, one, d));
+  KERNEL_TRY (_executorch_arg_bool (ctx, args, 6, "ceil_mode", &ceil_mode));
+  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 7, "indices", &idx));
+  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 8, "grad_input", &gin));
+  KERNEL_TRY (check_input (ctx, op, in, gin));
+  if (!_executorch_type_is_floating (in->scalar_type) || grad->scalar_type != in->scalar_type)
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
+                        "%s: grad_output, self and grad_input must share one floating dtype", op);
+  if (idx->scalar_type != ET_SCALAR_LONG)
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: indices must be Long, not %s", op,
+                        _executorch_type_name (idx->scalar_type));
+  j.kH = k[0]; j.kW = k[1];
+  j.sH = s[0]; j.sW = s[1];
+  j.pH = p[0]; j.pW = p[1];
+  j.dH = d[0]; j.dW = d[1];
+  KERNEL_TRY (window_args (ctx, op, &j, in, ceil_mode));
+  int64_t want[4];
+  uint32_t nd = in->ndim;
+  memcpy (want, in->sizes, nd * sizeof want[0]);
+  want[nd - 2] = j.OH;
+  want[nd - 1] = j.OW;
+  for (uint32_t t = 0; t < 2; t++) {
+    const EtTensor *x = t ? idx : grad;
+    bool ok = x->ndim == nd;
+    for (uint32_t dd = 0; ok && dd < nd; dd++)
+      ok = x->sizes[dd] == want[dd];
+    if (!ok)
+      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: %s shape %s must be %s", op,
+                          t ? "indices" : "grad_output",
+                          _executorch_format_sizes (a, sizeof a, x->ndim, x->sizes),
+                          _executorch_format_sizes (b, sizeof b, nd, want));
+  }
+  KERNEL_TRY (_executorch_resize (ctx, gin, nd, in->sizes));
+  if (gin->numel == 0)
+    return ET_OK;
+
+  int64_t batch = nd == 4 ? in->sizes[0] : 1, plane = j.H * j.W;
+  int64_t gs[4], is[4], os[4];
+  strides4 (grad, gs);
+  strides4 (idx, is);
+  strides4 (gin, os);
+  ExecutorchTemp temp;
+  KERNEL_TRY (_executorch_temp_alloc (ctx, (size_t) plane * sizeof (double), &temp));
+  double *acc = temp.data;
+  const int64_t *iv = idx->data;
+  EtError err = ET_OK;
+  for (int64_t n = 0; n < batch && err == ET_OK; n++)
+    for (int64_t c = 0; c < j.C && err == ET_OK; c++) {
+      memset (acc, 0, (size_t) plane * sizeof (double));
+      for (int64_t oh = 0; oh < j.OH && err == ET_OK; oh++)
+        for (int64_t ow = 0; ow < j.OW; ow++) {
+          int64_t at = iv[n * is[0] + c * is[1] + oh * is[2] + ow * is[3]];
+          double g;
+          if (at < 0 || at >= plane) {
+            err = KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
+                               "%s: index %" PRId64 " is outside the %" PRId64 "x%" PRId64 " plane",
+                               op, at, j.H, j.W);
+            break;
+          }
+          _executorch_load_f64 (grad->scalar_type, grad->data,
+                                n * gs[0] + c * gs[1] + oh * gs[2] + ow * gs[3], 1, 1, &g);
+          acc[at] += g;
+        }
+      for (int64_t h = 0; h < j.H && err == ET_OK; h++)
+        for (int64_t w = 0; w < j.W; w++)
+          _executorch_store_f64 (gin->scalar_type, gin->data,
+                                 n * os[0] + c * os[1] + h * os[2] + w * os[3], 1, 1, &acc[h * j.W + w]);
+    }
+  _executorch_temp_free (&temp);
+  return err;
+}
+
 const EtKernel _executorch_pool_kernels[] = {
+  { "aten::max_pool2d_with_indices_backward.grad_input", max_pool2d_with_indices_backward_out, NULL },
   { "aten::max_pool2d_with_indices.out", max_pool2d_with_indices_out, NULL },
   { "aten::avg_pool2d.out", avg_pool2d_out, NULL },
   { "aten::_adaptive_avg_pool2d.out", adaptive_avg_pool2d_out, NULL },

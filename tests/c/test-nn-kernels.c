@@ -361,6 +361,7 @@ static const char *const nn_kernels[] = {
   "aten::upsample_nearest2d.vec_out", "aten::upsample_bilinear2d.vec_out",
   "aten::pixel_shuffle.out", "aten::pixel_unshuffle.out", "aten::_softmax.out",
   "aten::_upsample_bilinear2d_aa.out", "aten::grid_sampler_2d.out",
+  "aten::max_pool2d_with_indices_backward.grad_input",
   "aten::_log_softmax.out",
 };
 
@@ -1471,6 +1472,32 @@ test_max_pool (void)
 }
 
 static void
+test_max_pool_backward (void)
+{
+  /* [1, 1, 3, 3], kernel 2, stride 1: windows overlap, gradients sum. */
+  int64_t s[4] = { 1, 1, 3, 3 }, so[4] = { 1, 1, 2, 2 };
+  T *x = tnew (ET_SCALAR_FLOAT, 4, s), *o = tout (ET_SCALAR_FLOAT, 4, so), *ix = tout (ET_SCALAR_LONG, 4, so);
+  T *g = tnew (ET_SCALAR_FLOAT, 4, so), *gi = tout (ET_SCALAR_FLOAT, 4, s);
+  fill_values (x, (double[]) { 1, 2, 3, 4, 9, 5, 6, 7, 8 });
+  fill_values (g, (double[]) { 0.5, 1, 2, 4 });
+  int64_t two[2] = { 2, 2 }, one[2] = { 1, 1 }, zero[2] = { 0, 0 };
+  EtValue f = bval (false);
+  T *outs[2] = { o, ix };
+  CALL_OK ("aten::max_pool2d_with_indices.out", &x->v, ilist (2, two), ilist (2, one), ilist (2, zero),
+           ilist (2, one), &f, &o->v, &ix->v, tlist (2, outs));
+  check_exact (ix, (double[]) { 4, 4, 4, 4 }, "indices");
+  CALL_OK ("aten::max_pool2d_with_indices_backward.grad_input", &g->v, &x->v, ilist (2, two),
+           ilist (2, one), ilist (2, zero), ilist (2, one), &f, &ix->v, &gi->v, &gi->v);
+  check_shape (gi, 4, s);
+  check_exact (gi, (double[]) { 0, 0, 0, 0, 7.5, 0, 0, 0, 0 }, "max_pool backward");
+  I64 (ix)[2] = 9;
+  CALL_FAILS ("aten::max_pool2d_with_indices_backward.grad_input", &g->v, &x->v, ilist (2, two),
+              ilist (2, one), ilist (2, zero), ilist (2, one), &f, &ix->v, &gi->v, &gi->v);
+  CALL_FAILS ("aten::max_pool2d_with_indices_backward.grad_input", &x->v, &x->v, ilist (2, two),
+              ilist (2, one), ilist (2, zero), ilist (2, one), &f, &ix->v, &gi->v, &gi->v);
+}
+
+static void
 test_avg_pool (void)
 {
   int64_t s[4] = { 1, 2, 7, 6 };
@@ -1957,6 +1984,7 @@ main (int argc, char **argv)
   g_test_add_func ("/nn/norm/layer-norm", test_layer_norm);
   g_test_add_func ("/nn/norm/group-norm", test_group_norm);
   g_test_add_func ("/nn/pool/max", test_max_pool);
+  g_test_add_func ("/nn/pool/max-backward", test_max_pool_backward);
   g_test_add_func ("/nn/pool/avg", test_avg_pool);
   g_test_add_func ("/nn/pool/adaptive-avg", test_adaptive_avg_pool);
   g_test_add_func ("/nn/pad/constant", test_constant_pad);

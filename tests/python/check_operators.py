@@ -44,7 +44,6 @@ aten::sym_numel aten::_local_scalar_dense
 # Upstream portable operators we do not implement yet, and why.
 NOT_IMPLEMENTED = {
     "aten::convolution_backward.out": "training only",
-    "aten::max_pool2d_with_indices_backward.grad_input": "training only",
     "aten::rand.out": "random sampling: results cannot match eager",
     "aten::randn.out": "random sampling: results cannot match eager",
     "aten::allclose.out": "upstream test helper",
