@@ -27,6 +27,7 @@ static char **opt_compare = NULL;
 static gint opt_iterations = 1;
 static gint opt_threads = 0;
 static gint opt_warmup = 0;
+static gboolean opt_steps = FALSE;
 static char *opt_timing = NULL;
 static char *opt_fill = NULL;
 static gint64 opt_seed = 0;
@@ -47,6 +48,8 @@ static const GOptionEntry entries[] = {
   { "iterations", 'n', 0, G_OPTION_ARG_INT, &opt_iterations, "Number of executions (default: 1)", "N" },
   { "threads", 't', 0, G_OPTION_ARG_INT, &opt_threads,
     "CPU threads for kernels (default: EXECUTORCH_NUM_THREADS or the number of CPUs)", "N" },
+  { "steps", 0, 0, G_OPTION_ARG_NONE, &opt_steps,
+    "Input, output and comparison files come step after step; run the steps in order on one loaded method", NULL },
   { "warmup", 0, 0, G_OPTION_ARG_INT, &opt_warmup, "Executions before the timed ones (default: 0)", "N" },
   { "timing", 0, 0, G_OPTION_ARG_FILENAME, &opt_timing,
     "Write load and execution times in milliseconds to FILE as JSON", "FILE" },
@@ -697,61 +700,21 @@ write_timing (const char *path, const char *method_name, double method_ms, const
   return g_file_set_contents (path, json->str, (gssize) json->len, error);
 }
 
+/* Runs one step: binds @n_given input files (the rest generated), executes
+ * the warm-up and timed iterations, then saves and compares the outputs of
+ * the last execution.  Steps run one after another on the same method, so
+ * state such as a KV cache carries over. */
 static int
-run_method (ExecutorchProgram *program, Fill fill)
+run_step (ExecutorchMethod *method, const char *name, Fill fill, GRand *rand, char **inputs, NpyArray *arrays,
+          guint n_given, char **outputs, guint n_out_files, char **compare, guint n_compare,
+          double method_load_ms)
 {
   GError *error = NULL;
-  const char *name = opt_method != NULL ? opt_method : "forward";
-  g_autoptr(ExecutorchMethod) method = NULL;
-  ExecutorchMethodInfo *info;
-  guint n_inputs, n_outputs, n_given, n_out_files, n_compare;
-  g_autoptr(GRand) rand = g_rand_new_with_seed ((guint32) opt_seed);
+  ExecutorchMethodInfo *info = executorch_method_get_info (method);
+  guint n_inputs = executorch_method_get_n_inputs (method);
+  guint n_outputs = executorch_method_get_n_outputs (method);
   g_autofree double *times = NULL;
-  NpyArray *arrays = NULL;
   int status = EXIT_SUCCESS;
-  gint64 load_start;
-  double method_load_ms;
-
-  if (!executorch_program_has_method (program, name))
-    {
-      g_auto(GStrv) methods = executorch_program_list_methods (program);
-      g_autofree char *list = g_strjoinv (", ", methods);
-      fprintf (stderr, "%s: the program has no method “%s” (it has: %s)\n", PROGRAM_NAME, name, list);
-      return EXIT_FAILURE;
-    }
-  load_start = g_get_monotonic_time ();
-  method = executorch_program_load_method (program, name, &error);
-  if (method == NULL)
-    return fail_with (error);
-  method_load_ms = (g_get_monotonic_time () - load_start) / 1000.0;
-  info = executorch_method_get_info (method);
-  n_inputs = executorch_method_get_n_inputs (method);
-  n_outputs = executorch_method_get_n_outputs (method);
-  n_given = opt_inputs != NULL ? g_strv_length (opt_inputs) : 0;
-  n_out_files = opt_outputs != NULL ? g_strv_length (opt_outputs) : 0;
-  n_compare = opt_compare != NULL ? g_strv_length (opt_compare) : 0;
-  if (n_given > n_inputs)
-    {
-      fprintf (stderr, "%s: %u input files given, but method %s has %u inputs\n", PROGRAM_NAME, n_given, name,
-               n_inputs);
-      return EXIT_FAILURE;
-    }
-  if (n_out_files > n_outputs || n_compare > n_outputs)
-    {
-      fprintf (stderr, "%s: %u %s files given, but method %s has %u outputs\n", PROGRAM_NAME,
-               MAX (n_out_files, n_compare), n_out_files > n_outputs ? "output" : "comparison", name, n_outputs);
-      return EXIT_FAILURE;
-    }
-
-  /* Files are read once; their tensors are bound again on every iteration. */
-  arrays = g_new0 (NpyArray, MAX (n_given, 1));
-  for (guint i = 0; i < n_given; i++)
-    if (!npy_read_file (opt_inputs[i], &arrays[i], &error))
-      {
-        for (guint j = 0; j < i; j++)
-          npy_array_clear (&arrays[j]);
-        return fail_with (error);
-      }
 
   times = g_new (double, opt_iterations);
   for (gint it = -opt_warmup; it < opt_iterations; it++)
@@ -765,7 +728,7 @@ run_method (ExecutorchProgram *program, Fill fill)
       for (guint i = 0; i < n_inputs; i++)
         {
           ExecutorchValueInfo *in = executorch_method_info_get_input (info, i);
-          gboolean ok = i < n_given ? bind_input_array (method, in, i, opt_inputs[i], &arrays[i], &error)
+          gboolean ok = i < n_given ? bind_input_array (method, in, i, inputs[i], &arrays[i], &error)
                                     : bind_generated_input (method, in, i, fill, rand, &error);
           if (!ok)
             return fail_with (error);
@@ -814,19 +777,105 @@ run_method (ExecutorchProgram *program, Fill fill)
       if (!opt_quiet && n_out_files == 0 && n_compare == 0)
         print_output (&out, i);
       if (i < n_out_files &&
-          !npy_write_file (opt_outputs[i], out.scalar_type, out.sizes, out.n_dims, g_bytes_get_data (out.data, NULL),
+          !npy_write_file (outputs[i], out.scalar_type, out.sizes, out.n_dims, g_bytes_get_data (out.data, NULL),
                            g_bytes_get_size (out.data), &error))
         {
           output_clear (&out);
           return fail_with (error);
         }
-      if (i < n_compare && !compare_output (&out, i, opt_compare[i], &error))
+      if (i < n_compare && !compare_output (&out, i, compare[i], &error))
         {
           fprintf (stderr, "%s: %s\n", PROGRAM_NAME, error->message);
           g_clear_error (&error);
           status = EXIT_MISMATCH;
         }
       output_clear (&out);
+    }
+  return status;
+}
+
+static int
+run_method (ExecutorchProgram *program, Fill fill)
+{
+  GError *error = NULL;
+  const char *name = opt_method != NULL ? opt_method : "forward";
+  g_autoptr(ExecutorchMethod) method = NULL;
+  guint n_inputs, n_outputs, n_given, n_out_files, n_compare;
+  g_autoptr(GRand) rand = g_rand_new_with_seed ((guint32) opt_seed);
+  NpyArray *arrays = NULL;
+  guint n_steps = 1, step_inputs, step_outputs, step_compare;
+  int status = EXIT_SUCCESS;
+  gint64 load_start;
+  double method_load_ms;
+
+  if (!executorch_program_has_method (program, name))
+    {
+      g_auto(GStrv) methods = executorch_program_list_methods (program);
+      g_autofree char *list = g_strjoinv (", ", methods);
+      fprintf (stderr, "%s: the program has no method “%s” (it has: %s)\n", PROGRAM_NAME, name, list);
+      return EXIT_FAILURE;
+    }
+  load_start = g_get_monotonic_time ();
+  method = executorch_program_load_method (program, name, &error);
+  if (method == NULL)
+    return fail_with (error);
+  method_load_ms = (g_get_monotonic_time () - load_start) / 1000.0;
+  n_inputs = executorch_method_get_n_inputs (method);
+  n_outputs = executorch_method_get_n_outputs (method);
+  n_given = opt_inputs != NULL ? g_strv_length (opt_inputs) : 0;
+  n_out_files = opt_outputs != NULL ? g_strv_length (opt_outputs) : 0;
+  n_compare = opt_compare != NULL ? g_strv_length (opt_compare) : 0;
+  if (opt_steps)
+    {
+      /* Files come step after step, each step a full set. */
+      if (n_inputs == 0 || n_given == 0 || n_given % n_inputs != 0)
+        {
+          fprintf (stderr, "%s: --steps needs the %u inputs of method %s for every step; %u input files given\n",
+                   PROGRAM_NAME, n_inputs, name, n_given);
+          return EXIT_FAILURE;
+        }
+      n_steps = n_given / n_inputs;
+      if ((n_out_files != 0 && n_out_files != n_steps * n_outputs) ||
+          (n_compare != 0 && n_compare != n_steps * n_outputs))
+        {
+          fprintf (stderr, "%s: --steps with %u steps needs %u output or comparison files (method %s has %u "
+                   "outputs)\n", PROGRAM_NAME, n_steps, n_steps * n_outputs, name, n_outputs);
+          return EXIT_FAILURE;
+        }
+    }
+  else if (n_given > n_inputs)
+    {
+      fprintf (stderr, "%s: %u input files given, but method %s has %u inputs\n", PROGRAM_NAME, n_given, name,
+               n_inputs);
+      return EXIT_FAILURE;
+    }
+  if (!opt_steps && (n_out_files > n_outputs || n_compare > n_outputs))
+    {
+      fprintf (stderr, "%s: %u %s files given, but method %s has %u outputs\n", PROGRAM_NAME,
+               MAX (n_out_files, n_compare), n_out_files > n_outputs ? "output" : "comparison", name, n_outputs);
+      return EXIT_FAILURE;
+    }
+
+  /* Files are read once; their tensors are bound again on every iteration. */
+  arrays = g_new0 (NpyArray, MAX (n_given, 1));
+  for (guint i = 0; i < n_given; i++)
+    if (!npy_read_file (opt_inputs[i], &arrays[i], &error))
+      {
+        for (guint j = 0; j < i; j++)
+          npy_array_clear (&arrays[j]);
+        return fail_with (error);
+      }
+
+  step_inputs = n_given / n_steps;
+  step_outputs = n_out_files / n_steps;
+  step_compare = n_compare / n_steps;
+  for (guint s = 0; s < n_steps && status == EXIT_SUCCESS; s++)
+    {
+      status = run_step (method, name, fill, rand, opt_inputs + s * step_inputs, arrays + s * step_inputs,
+                         step_inputs, opt_outputs != NULL ? opt_outputs + s * step_outputs : NULL, step_outputs,
+                         opt_compare != NULL ? opt_compare + s * step_compare : NULL, step_compare, method_load_ms);
+      if (status != EXIT_SUCCESS && n_steps > 1)
+        fprintf (stderr, "%s: step %u of %u failed\n", PROGRAM_NAME, s + 1, n_steps);
     }
   if (n_compare > 0 && status == EXIT_SUCCESS && !opt_quiet)
     printf ("outputs match\n");

@@ -10,12 +10,12 @@ delegated to a backend that is not built must fail to load with an error
 naming that backend.
 
 Step cases (a list of input/output sets run one after the other on ONE loaded
-method, e.g. llama decode steps with a KV cache) cannot be expressed with one
-executorch-run call, which loads the method afresh; they run through the
-PyGObject bindings instead (GI_TYPELIB_PATH / LD_LIBRARY_PATH must point at
-the build tree) and fail with a message when those are not available.
---no-bindings (sanitizer builds: an instrumented library cannot be loaded
-into an uninstrumented python) reports them as skipped instead.
+method, e.g. llama decode steps with a KV cache) run through
+`executorch-run --steps`, and also through the PyGObject bindings
+(GI_TYPELIB_PATH / LD_LIBRARY_PATH must point at the build tree); they fail
+with a message when those are not available. --no-bindings (sanitizer
+builds: an instrumented library cannot be loaded into an uninstrumented
+python) runs them through executorch-run only.
 
 A missing manifest is a failure; --missing-hint says how to generate it.
 """
@@ -129,7 +129,7 @@ def main(argv):
     kernels = set(subprocess.run([runner, "--list-operators"], capture_output=True, text=True,
                                  check=True).stdout.split())
 
-    passed = failed = skipped = 0
+    passed = failed = 0
     failing = {}  # fixture name -> (targets, kernels missing, first error)
     for fixture in manifest["fixtures"]:
         pte = os.path.join(models, fixture["pte"])
@@ -141,15 +141,22 @@ def main(argv):
         no_kernel = [o for o in fixture.get("operators", []) if o not in kernels]
         for i, case in enumerate(fixture["cases"]):
             name = f"{fixture['name']}[{case['method']}#{i}]"
-            if "steps" in case and not use_bindings:
-                skipped += 1
-                print(f"skip {name}: step case, and --no-bindings was given")
-                continue
             if "steps" in case:
-                expectation = f"matches eager PyTorch over {len(case['steps'])} steps"
-                error = run_steps(models, pte, ptds, case)
+                cmd = [runner, pte, "--method", case["method"], "--steps",
+                       "--rtol", str(case.get("rtol", 1e-5)), "--atol", str(case.get("atol", 1e-6))] + data
+                for step in case["steps"]:
+                    cmd += [a for p in step["inputs"] for a in ("--input", os.path.join(models, p))]
+                for step in case["steps"]:
+                    cmd += [a for p in step["outputs"] for a in ("--compare", os.path.join(models, p))]
+                result = subprocess.run(cmd, capture_output=True, text=True)
+                error = result.stderr.strip() if result.returncode != 0 else None
+                shown = " ".join(cmd)
+                if error is None and use_bindings:
+                    error = run_steps(models, pte, ptds, case)
+                    shown = f"(bindings) {pte}"
+                expectation = (f"matches eager PyTorch over {len(case['steps'])} steps"
+                               + (" (executorch-run and bindings)" if use_bindings else " (executorch-run)"))
                 ok = error is None and not missing
-                shown = f"(bindings) {pte}"
             else:
                 cmd = [runner, pte, "--method", case["method"], "--iterations", str(case["iterations"]),
                        "--rtol", str(case.get("rtol", 1e-5)), "--atol", str(case.get("atol", 1e-6))] + data
@@ -179,7 +186,7 @@ def main(argv):
         for name, (targets, no_kernel, err) in failing.items():
             print(f"  {name}: targets {', '.join(targets) or '-'}"
                   f"{'; no kernel: ' + ', '.join(no_kernel) if no_kernel else ''}; {err}")
-    print(f"{passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else ""))
+    print(f"{passed} passed, {failed} failed")
     return 1 if failed or not passed else 0
 
 
