@@ -4,6 +4,7 @@
  */
 #include "executorch-private.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /**
@@ -55,12 +56,18 @@ struct _ExecutorchMethod
    * otherwise); kept until the input is bound again or finalize. */
   GPtrArray *bound;
   gint busy;   /* atomic: an execution is in progress */
+
+  /* Profiling: a session of the registered profiler plug-in. */
+  gboolean profiling_at_load;
+  const EtProfiler *profiler;
+  void *profile_session;
 };
 
 enum {
   PROP_0,
   PROP_PROGRAM,
   PROP_NAME,
+  PROP_PROFILING,
   N_PROPS
 };
 
@@ -89,6 +96,8 @@ executorch_method_finalize (GObject *object)
   /* The engine borrows the bound inputs: free it first, then them; the
    * program goes last. */
   g_clear_pointer (&self->engine, _et_method_free);
+  if (self->profile_session != NULL)
+    self->profiler->session_free (self->profiler->user_data, self->profile_session);
   g_clear_pointer (&self->bound, g_ptr_array_unref);
   g_clear_object (&self->program);
   g_clear_error (&self->init_error);
@@ -110,6 +119,9 @@ executorch_method_get_property (GObject *object, guint prop_id, GValue *value, G
     case PROP_NAME:
       g_value_set_string (value, self->name);
       break;
+    case PROP_PROFILING:
+      g_value_set_boolean (value, self->profile_session != NULL);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -129,6 +141,9 @@ executorch_method_set_property (GObject *object, guint prop_id, const GValue *va
     case PROP_NAME:
       g_free (self->name);
       self->name = g_value_dup_string (value);
+      break;
+    case PROP_PROFILING:
+      self->profiling_at_load = g_value_get_boolean (value);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -167,7 +182,47 @@ executorch_method_class_init (ExecutorchMethodClass *klass)
     g_param_spec_string ("name", NULL, NULL, "forward",
                          G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
 
+  /**
+   * ExecutorchMethod:profiling:
+   *
+   * Whether the method records profile events.  Set at construction, the
+   * method's load is recorded too; see
+   * [method@Executorch.Method.enable_profiling].
+   *
+   * Since: 1.0
+   */
+  properties[PROP_PROFILING] =
+    g_param_spec_boolean ("profiling", NULL, NULL, FALSE,
+                          G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+
   g_object_class_install_properties (object_class, N_PROPS, properties);
+}
+
+static gboolean
+start_session (ExecutorchMethod *self, const EtEventTracer **tracer, GError **error)
+{
+  const EtProfiler *profiler;
+  EtError code;
+
+  _et_discovery_ensure (NULL);
+  profiler = _et_registry_find_profiler ();
+  if (profiler == NULL)
+    {
+      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_NOT_SUPPORTED,
+                   "[method %s][profile] no profiler is installed (install libexecutorch-profiler0)",
+                   self->name != NULL ? self->name : "forward");
+      return FALSE;
+    }
+  code = profiler->session_new (profiler->user_data, &self->profile_session, tracer);
+  if (code != ET_OK)
+    {
+      self->profile_session = NULL;
+      g_set_error (error, EXECUTORCH_ERROR, code, "[method %s][profile] the profiler could not start: %s",
+                   self->name != NULL ? self->name : "forward", _et_error_name (code));
+      return FALSE;
+    }
+  self->profiler = profiler;
+  return TRUE;
 }
 
 static void
@@ -188,7 +243,16 @@ load (ExecutorchMethod *self, GError **error)
     }
   if (self->name == NULL)
     self->name = g_strdup ("forward");
-  self->engine = _et_method_load (program, self->name, error);
+  if (self->profiling_at_load)
+    {
+      const EtEventTracer *tracer;
+
+      if (!start_session (self, &tracer, error))
+        return FALSE;
+      self->engine = _et_method_load_traced (program, self->name, tracer, error);
+    }
+  else
+    self->engine = _et_method_load (program, self->name, error);
   if (self->engine == NULL)
     return FALSE;
   self->info = _executorch_method_info_new (_et_method_meta (self->engine));
@@ -973,4 +1037,188 @@ executorch_method_run (ExecutorchMethod *method, ExecutorchTensor **inputs, guin
    * array handed out must not own them too (see the doc above). */
   g_ptr_array_set_free_func (outputs, NULL);
   return g_steal_pointer (&outputs);
+}
+
+/**
+ * executorch_method_enable_profiling:
+ * @method: a method
+ * @error: return location for a #GError, or %NULL
+ *
+ * Starts recording a [struct@Executorch.ProfileEvent] for every
+ * instruction, delegate call and execution, from the next execution on.
+ * The method's load is only recorded when the method was made with
+ * [method@Executorch.Program.load_method_profiled].  Recording costs a
+ * clock read per event; a method that is not profiled pays nothing
+ * measurable.  Enabling twice does nothing.
+ *
+ * The events are kept by the profiler plug-in, libexecutorch-profiler,
+ * which is found like every other part.
+ *
+ * Returns: %TRUE on success; %FALSE with @error set:
+ *   %EXECUTORCH_ERROR_NOT_SUPPORTED when no profiler is installed (the
+ *   message names the package), %EXECUTORCH_ERROR_INVALID_STATE while the
+ *   method executes
+ *
+ * Since: 1.0
+ */
+gboolean
+executorch_method_enable_profiling (ExecutorchMethod *method, GError **error)
+{
+  const EtEventTracer *tracer;
+
+  CHECK_LOADED (method, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (!check_idle (method, error))
+    return FALSE;
+  if (method->profile_session != NULL)
+    return TRUE;
+  if (!start_session (method, &tracer, error))
+    return FALSE;
+  _et_method_set_tracer (method->engine, tracer);
+  g_object_notify_by_pspec (G_OBJECT (method), properties[PROP_PROFILING]);
+  return TRUE;
+}
+
+/**
+ * executorch_method_is_profiling:
+ * @method: a method
+ *
+ * Returns: whether @method records profile events
+ *
+ * Since: 1.0
+ */
+gboolean
+executorch_method_is_profiling (ExecutorchMethod *method)
+{
+  g_return_val_if_fail (EXECUTORCH_IS_METHOD (method), FALSE);
+
+  return method->profile_session != NULL;
+}
+
+/**
+ * executorch_method_get_profile_events:
+ * @method: a method
+ *
+ * The events recorded so far, in the order they ended (an instruction
+ * before the execution that holds it).  Empty when @method is not
+ * profiled.
+ *
+ * Returns: (transfer full) (element-type ExecutorchProfileEvent): a new
+ *   array holding a reference on each event
+ *
+ * Since: 1.0
+ */
+GPtrArray *
+executorch_method_get_profile_events (ExecutorchMethod *method)
+{
+  GPtrArray *events;
+  size_t n;
+
+  g_return_val_if_fail (EXECUTORCH_IS_METHOD (method), NULL);
+
+  events = g_ptr_array_new_with_free_func ((GDestroyNotify) executorch_profile_event_unref);
+  if (method->profile_session == NULL)
+    return events;
+  n = method->profiler->n_events (method->profiler->user_data, method->profile_session);
+  for (size_t i = 0; i < n; i++)
+    {
+      EtEventRecord record;
+
+      if (method->profiler->get_event (method->profiler->user_data, method->profile_session, i, &record))
+        g_ptr_array_add (events, _executorch_profile_event_new (&record));
+    }
+  return events;
+}
+
+/**
+ * executorch_method_clear_profile_events:
+ * @method: a method
+ *
+ * Forgets the executions recorded so far (the load event stays), so the
+ * next execution is run 1 again.
+ *
+ * Since: 1.0
+ */
+void
+executorch_method_clear_profile_events (ExecutorchMethod *method)
+{
+  g_return_if_fail (EXECUTORCH_IS_METHOD (method));
+
+  if (method->profile_session != NULL && method->profiler->session_clear != NULL)
+    method->profiler->session_clear (method->profiler->user_data, method->profile_session);
+}
+
+/**
+ * executorch_method_get_etdump:
+ * @method: a method
+ * @error: return location for a #GError, or %NULL
+ *
+ * The recorded events as an ETDump: the size-prefixed FlatBuffer that
+ * upstream's `executorch.devtools.Inspector` reads, with the load in a
+ * run named "Default" and each execution in one named "Execute".
+ *
+ * Returns: (transfer full) (nullable): the file's bytes, or %NULL with
+ *   @error set (%EXECUTORCH_ERROR_INVALID_STATE when @method is not
+ *   profiled)
+ *
+ * Since: 1.0
+ */
+GBytes *
+executorch_method_get_etdump (ExecutorchMethod *method, GError **error)
+{
+  uint8_t *data = NULL;
+  size_t size = 0;
+  EtError code;
+  GBytes *bytes;
+
+  g_return_val_if_fail (EXECUTORCH_IS_METHOD (method), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (method->profile_session == NULL || method->profiler->write_etdump == NULL)
+    {
+      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_STATE,
+                   "[method %s][etdump] the method is not profiled", method->name);
+      return NULL;
+    }
+  code = method->profiler->write_etdump (method->profiler->user_data, method->profile_session, &data, &size);
+  if (code != ET_OK)
+    {
+      g_set_error (error, EXECUTORCH_ERROR, code, "[method %s][etdump] %s", method->name, _et_error_name (code));
+      return NULL;
+    }
+  bytes = g_bytes_new (data, size);
+  free (data);
+  return bytes;
+}
+
+/**
+ * executorch_method_write_etdump:
+ * @method: a method
+ * @path: (type filename): the file to write (conventionally `.etdp`)
+ * @error: return location for a #GError, or %NULL
+ *
+ * Writes [method@Executorch.Method.get_etdump]'s bytes to @path,
+ * replacing it atomically.
+ *
+ * Returns: %TRUE on success; %FALSE with @error set (an
+ *   %EXECUTORCH_ERROR or a #GFileError)
+ *
+ * Since: 1.0
+ */
+gboolean
+executorch_method_write_etdump (ExecutorchMethod *method, const char *path, GError **error)
+{
+  g_autoptr(GBytes) bytes = NULL;
+  gsize size;
+  const char *data;
+
+  g_return_val_if_fail (EXECUTORCH_IS_METHOD (method), FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
+
+  bytes = executorch_method_get_etdump (method, error);
+  if (bytes == NULL)
+    return FALSE;
+  data = g_bytes_get_data (bytes, &size);
+  return g_file_set_contents (path, data, (gssize) size, error);
 }

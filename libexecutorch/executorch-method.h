@@ -17,6 +17,7 @@ G_BEGIN_DECLS
 
 #include "executorch-tensor.h"
 #include "executorch-method-info.h"
+#include "executorch-profile-event.h"
 
 #define EXECUTORCH_TYPE_METHOD (executorch_method_get_type ())
 EXECUTORCH_AVAILABLE_IN_1_0
@@ -64,5 +65,18 @@ gboolean executorch_method_get_output_bool (ExecutorchMethod *method, guint inde
 EXECUTORCH_AVAILABLE_IN_1_0
 GPtrArray *executorch_method_run (ExecutorchMethod *method, ExecutorchTensor **inputs, guint n_inputs,
                                   GCancellable *cancellable, GError **error);
+
+EXECUTORCH_AVAILABLE_IN_1_0
+gboolean executorch_method_enable_profiling (ExecutorchMethod *method, GError **error);
+EXECUTORCH_AVAILABLE_IN_1_0
+gboolean executorch_method_is_profiling (ExecutorchMethod *method);
+EXECUTORCH_AVAILABLE_IN_1_0
+GPtrArray *executorch_method_get_profile_events (ExecutorchMethod *method);
+EXECUTORCH_AVAILABLE_IN_1_0
+void executorch_method_clear_profile_events (ExecutorchMethod *method);
+EXECUTORCH_AVAILABLE_IN_1_0
+GBytes *executorch_method_get_etdump (ExecutorchMethod *method, GError **error);
+EXECUTORCH_AVAILABLE_IN_1_0
+gboolean executorch_method_write_etdump (ExecutorchMethod *method, const char *path, GError **error);
 
 G_END_DECLS

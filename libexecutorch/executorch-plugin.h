@@ -311,6 +311,71 @@ typedef struct {
   void *reserved[4];
 } EtDeviceAllocator;
 
+/* ---- Event tracing (profilers) ---- */
+
+/* Callbacks a Method calls while it loads and runs; every one may be NULL.
+ * The tracer times events itself.  A method without a tracer pays one
+ * predictable branch per instruction.  Names and ids passed in stay valid
+ * for the life of the method; @value (intermediate_output) only during the
+ * call. */
+typedef struct {
+  uint32_t abi_version;    /* ET_PLUGIN_ABI_VERSION */
+  void *user_data;
+  void (*method_load_begin) (void *user_data, const char *method_name);
+  void (*method_load_end) (void *user_data, const char *method_name, EtError result);
+  void (*execute_begin) (void *user_data, const char *method_name);
+  void (*execute_end) (void *user_data, const char *method_name, EtError result);
+  /* @name: the operator ("aten::add.out") or "MOVE_CALL", "JF_CALL", "FREE_CALL". */
+  void (*instruction_begin) (void *user_data, uint32_t chain, uint32_t instruction, const char *name);
+  void (*instruction_end) (void *user_data, uint32_t chain, uint32_t instruction, const char *name);
+  /* Around a DelegateCall, inside its instruction_begin/end pair. */
+  void (*delegate_begin) (void *user_data, uint32_t chain, uint32_t instruction, uint32_t delegate_index,
+                          const char *backend_id);
+  void (*delegate_end) (void *user_data, uint32_t chain, uint32_t instruction, uint32_t delegate_index,
+                        const char *backend_id);
+  /* Optional: after a kernel ran, its output value (the last argument). */
+  void (*intermediate_output) (void *user_data, uint32_t chain, uint32_t instruction, const EtValue *value);
+  void *reserved[4];
+} EtEventTracer;
+
+/* One recorded event, as a profiler reports it back. */
+typedef enum {
+  ET_EVENT_METHOD_LOAD = 1,
+  ET_EVENT_EXECUTE = 2,
+  ET_EVENT_INSTRUCTION = 3,
+  ET_EVENT_DELEGATE = 4,
+} EtEventKind;
+
+typedef struct {
+  const char *name;        /* valid until the session is cleared or destroyed */
+  const char *delegate;    /* backend id for delegate events, else NULL */
+  uint64_t start_ns;       /* CLOCK_MONOTONIC */
+  uint64_t duration_ns;
+  int32_t chain_index;     /* -1 for method-level events */
+  int32_t instruction_index;  /* -1 for method-level events */
+  uint32_t kind;           /* EtEventKind */
+  uint32_t run_index;      /* 0 = load, 1.. = executions */
+  void *reserved[2];
+} EtEventRecord;
+
+/* A profiler (one per process): makes tracing sessions, one per Method,
+ * and writes what they recorded as ETDump. */
+typedef struct {
+  uint32_t abi_version;    /* ET_PLUGIN_ABI_VERSION */
+  const char *name;        /* "etdump" */
+  void *user_data;
+  /* A new session; *tracer stays valid until destroy. */
+  EtError (*session_new) (void *user_data, void **session, const EtEventTracer **tracer);
+  void (*session_free) (void *user_data, void *session);
+  /* Drops the recorded events (but not the load events). */
+  void (*session_clear) (void *user_data, void *session);
+  size_t (*n_events) (void *user_data, void *session);
+  bool (*get_event) (void *user_data, void *session, size_t index, EtEventRecord *record);
+  /* The session as a size-prefixed ETDump buffer, malloc()ed: free() it. */
+  EtError (*write_etdump) (void *user_data, void *session, uint8_t **data, size_t *size);
+  void *reserved[4];
+} EtProfiler;
+
 /* ---- Registration ---- */
 
 typedef struct EtRegistry EtRegistry;
@@ -325,6 +390,9 @@ EXECUTORCH_AVAILABLE_IN_1_0
 EtError et_registry_add_backend (EtRegistry *registry, const EtBackend *backend);
 EXECUTORCH_AVAILABLE_IN_1_0
 EtError et_registry_add_device_allocator (EtRegistry *registry, const EtDeviceAllocator *allocator);
+/* One profiler per process. */
+EXECUTORCH_AVAILABLE_IN_1_0
+EtError et_registry_add_profiler (EtRegistry *registry, const EtProfiler *profiler);
 
 /* The message of the last failed registration made from this thread. */
 EXECUTORCH_AVAILABLE_IN_1_0

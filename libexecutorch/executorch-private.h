@@ -45,6 +45,9 @@ ExecutorchValueInfo *_executorch_value_info_new (const EtValueMeta *meta);
 /* --- executorch-method-info.c --- */
 ExecutorchMethodInfo *_executorch_method_info_new (const EtMethodMeta *meta);
 
+/* --- executorch-profile-event.c --- */
+ExecutorchProfileEvent *_executorch_profile_event_new (const EtEventRecord *record);
+
 /* --- executorch-program.c --- */
 /* (transfer none) */
 EtProgram *_executorch_program_get_engine (ExecutorchProgram *program);

@@ -592,3 +592,30 @@ executorch_program_load_method (ExecutorchProgram *program, const char *name, GE
 
   return g_initable_new (EXECUTORCH_TYPE_METHOD, NULL, error, "program", program, "name", name, NULL);
 }
+
+/**
+ * executorch_program_load_method_profiled:
+ * @program: a program
+ * @name: the method's name, such as "forward"
+ * @error: return location for a #GError, or %NULL
+ *
+ * As [method@Executorch.Program.load_method], with profiling enabled
+ * from the start, so the method's load is recorded as well (see
+ * [method@Executorch.Method.enable_profiling]).
+ *
+ * Returns: (transfer full) (nullable): the method, or %NULL with @error
+ *   set; %EXECUTORCH_ERROR_NOT_SUPPORTED when no profiler is installed
+ *
+ * Since: 1.0
+ */
+ExecutorchMethod *
+executorch_program_load_method_profiled (ExecutorchProgram *program, const char *name, GError **error)
+{
+  g_return_val_if_fail (EXECUTORCH_IS_PROGRAM (program), NULL);
+  g_return_val_if_fail (program->engine != NULL, NULL);
+  g_return_val_if_fail (name != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  return g_initable_new (EXECUTORCH_TYPE_METHOD, NULL, error, "program", program, "name", name, "profiling",
+                         TRUE, NULL);
+}

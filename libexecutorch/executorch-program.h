@@ -45,5 +45,8 @@ ExecutorchMethodInfo *executorch_program_get_method_info (ExecutorchProgram *pro
 EXECUTORCH_AVAILABLE_IN_1_0
 ExecutorchMethod *executorch_program_load_method (ExecutorchProgram *program, const char *name,
                                                   GError **error) G_GNUC_WARN_UNUSED_RESULT;
+EXECUTORCH_AVAILABLE_IN_1_0
+ExecutorchMethod *executorch_program_load_method_profiled (ExecutorchProgram *program, const char *name,
+                                                          GError **error) G_GNUC_WARN_UNUSED_RESULT;
 
 G_END_DECLS

@@ -18,6 +18,7 @@
 #include "executorch-tensor.h"
 #include "executorch-value-info.h"
 #include "executorch-method-info.h"
+#include "executorch-profile-event.h"
 #include "executorch-method.h"
 #include "executorch-program.h"
 #include "executorch-registry.h"

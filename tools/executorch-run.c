@@ -38,6 +38,10 @@ static gboolean opt_info = FALSE;
 static gboolean opt_list_operators = FALSE;
 static gboolean opt_list_backends = FALSE;
 static gboolean opt_version = FALSE;
+static char *opt_etdump = NULL;
+static gboolean opt_profile = FALSE;
+static gint opt_profile_top = 20;
+static char *opt_verify = NULL;
 static char **opt_rest = NULL;
 
 static const GOptionEntry entries[] = {
@@ -67,6 +71,12 @@ static const GOptionEntry entries[] = {
     NULL },
   { "list-backends", 0, 0, G_OPTION_ARG_NONE, &opt_list_backends, "List the installed delegate backends", NULL },
   { "version", 0, 0, G_OPTION_ARG_NONE, &opt_version, "Print the version and exit", NULL },
+  { "etdump", 0, 0, G_OPTION_ARG_FILENAME, &opt_etdump, "Profile the executions and write them as ETDump",
+    "OUT.etdp" },
+  { "profile", 0, 0, G_OPTION_ARG_NONE, &opt_profile, "Profile the executions and print time per operator", NULL },
+  { "profile-top", 0, 0, G_OPTION_ARG_INT, &opt_profile_top, "Operators --profile lists (default: 20)", "N" },
+  { "verify", 0, 0, G_OPTION_ARG_FILENAME, &opt_verify,
+    "Run the test cases of a bundled program and check their outputs", "MODEL.bpte" },
   { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &opt_rest, NULL, "MODEL.pte" },
   { NULL }
 };
@@ -633,6 +643,80 @@ compare_doubles (const void *a, const void *b)
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
+/* --- profiling --- */
+
+typedef struct {
+  const char *name;
+  guint64 total;
+  guint calls;
+} OperatorTime;
+
+static int
+compare_operator_times (gconstpointer a, gconstpointer b)
+{
+  const OperatorTime *x = a, *y = b;
+  return x->total < y->total ? 1 : x->total > y->total ? -1 : strcmp (x->name, y->name);
+}
+
+/* --profile: time per operator (instruction name), most expensive first. */
+static void
+print_profile (ExecutorchMethod *method)
+{
+  g_autoptr(GPtrArray) events = executorch_method_get_profile_events (method);
+  g_autoptr(GHashTable) by_name = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, g_free);
+  g_autoptr(GArray) rows = g_array_new (FALSE, FALSE, sizeof (OperatorTime));
+  guint64 instructions = 0, executions = 0;
+  guint n_runs = 0, shown;
+  GHashTableIter iter;
+  gpointer value;
+
+  for (guint i = 0; i < events->len; i++)
+    {
+      ExecutorchProfileEvent *event = g_ptr_array_index (events, i);
+      const char *name = executorch_profile_event_get_name (event);
+      OperatorTime *row;
+
+      if (executorch_profile_event_get_instruction_index (event) < 0)
+        {
+          if (strcmp (name, "Method::execute") == 0)
+            {
+              executions += executorch_profile_event_get_duration (event);
+              n_runs++;
+            }
+          continue;
+        }
+      if (executorch_profile_event_get_delegate (event) != NULL)
+        continue;   /* inside its DELEGATE_CALL instruction */
+      row = g_hash_table_lookup (by_name, name);
+      if (row == NULL)
+        {
+          row = g_new0 (OperatorTime, 1);
+          row->name = name;   /* the events outlive the table */
+          g_hash_table_insert (by_name, (gpointer) name, row);
+        }
+      row->total += executorch_profile_event_get_duration (event);
+      row->calls++;
+      instructions += executorch_profile_event_get_duration (event);
+    }
+  g_hash_table_iter_init (&iter, by_name);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    g_array_append_val (rows, *(OperatorTime *) value);
+  g_array_sort (rows, compare_operator_times);
+
+  printf ("profile: %u execution%s, %.3f ms in total, %.3f ms in instructions\n", n_runs, n_runs == 1 ? "" : "s",
+          executions / 1e6, instructions / 1e6);
+  printf ("%-40s %8s %12s %12s %7s\n", "operator", "calls", "total ms", "mean us", "share");
+  shown = opt_profile_top > 0 ? MIN ((guint) opt_profile_top, rows->len) : rows->len;
+  for (guint i = 0; i < shown; i++)
+    {
+      const OperatorTime *row = &g_array_index (rows, OperatorTime, i);
+      printf ("%-40s %8u %12.3f %12.3f %6.1f%%\n", row->name, row->calls, row->total / 1e6,
+              row->total / 1e3 / row->calls, instructions > 0 ? 100.0 * row->total / instructions : 0.0);
+    }
+  if (shown < rows->len)
+    printf ("(%u more operators; --profile-top 0 lists all)\n", rows->len - shown);
+}
+
 /* --- the modes --- */
 
 static int
@@ -733,6 +817,9 @@ run_step (ExecutorchMethod *method, const char *name, Fill fill, GRand *rand, ch
           if (!ok)
             return fail_with (error);
         }
+      /* Warm-up executions are not profiled. */
+      if (it == 0 && opt_warmup > 0)
+        executorch_method_clear_profile_events (method);
       start = g_get_monotonic_time ();
       if (!executorch_method_execute (method, NULL, &error))
         {
@@ -816,7 +903,10 @@ run_method (ExecutorchProgram *program, Fill fill)
       return EXIT_FAILURE;
     }
   load_start = g_get_monotonic_time ();
-  method = executorch_program_load_method (program, name, &error);
+  if (opt_profile || opt_etdump != NULL)
+    method = executorch_program_load_method_profiled (program, name, &error);
+  else
+    method = executorch_program_load_method (program, name, &error);
   if (method == NULL)
     return fail_with (error);
   method_load_ms = (g_get_monotonic_time () - load_start) / 1000.0;
@@ -879,6 +969,10 @@ run_method (ExecutorchProgram *program, Fill fill)
     }
   if (n_compare > 0 && status == EXIT_SUCCESS && !opt_quiet)
     printf ("outputs match\n");
+  if (opt_profile)
+    print_profile (method);
+  if (opt_etdump != NULL && !executorch_method_write_etdump (method, opt_etdump, &error))
+    status = fail_with (error);
   for (guint i = 0; i < n_given; i++)
     npy_array_clear (&arrays[i]);
   g_free (arrays);

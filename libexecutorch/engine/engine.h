@@ -74,6 +74,12 @@ const EtMethodMeta *_et_program_method_meta (EtProgram *program, const char *nam
 
 /* --- method.c / interpreter.c --- */
 EtMethod *_et_method_load (EtProgram *program, const char *name, GError **error);
+/* As _et_method_load, reporting the load (and later executions) to @tracer,
+ * which must outlive the method or be replaced first. */
+EtMethod *_et_method_load_traced (EtProgram *program, const char *name, const EtEventTracer *tracer,
+                                  GError **error);
+/* Sets or (NULL) removes the method's tracer. */
+void _et_method_set_tracer (EtMethod *method, const EtEventTracer *tracer);
 void _et_method_free (EtMethod *method);
 const EtMethodMeta *_et_method_meta (EtMethod *method);
 guint _et_method_n_inputs (EtMethod *method);
@@ -100,6 +106,8 @@ char **_et_registry_list_plugins (void);
 char **_et_registry_list_device_types (void);
 const EtBackend *_et_registry_find_backend (const char *id);
 const EtDeviceAllocator *_et_registry_find_allocator (int device_type);
+/* The registered profiler, or NULL. */
+const EtProfiler *_et_registry_find_profiler (void);
 /* Name of the plug-in that registered @name, for messages; NULL if none. */
 const char *_et_registry_kernel_owner (const char *name);
 

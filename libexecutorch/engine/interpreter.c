@@ -270,6 +270,49 @@ run_instruction (EtMethod *method, guint chain, guint pc, const Instruction *ins
     }
 }
 
+static const char *
+instruction_name (EtMethod *method, const Instruction *ins)
+{
+  switch (ins->kind)
+    {
+    case INSTRUCTION_KERNEL: return method->kernels[ins->a]->name;
+    case INSTRUCTION_DELEGATE: return "DELEGATE_CALL";
+    case INSTRUCTION_MOVE: return "MOVE_CALL";
+    case INSTRUCTION_JUMP_FALSE: return "JF_CALL";
+    case INSTRUCTION_FREE: return "FREE_CALL";
+    default: return "UNKNOWN";
+    }
+}
+
+/* run_instruction() with the tracer told about it; kept apart so the
+ * untraced loop stays as it was. */
+static gboolean
+run_traced (EtMethod *method, guint chain, guint pc, const Instruction *ins, guint *next, GError **error)
+{
+  const EtEventTracer *tracer = method->tracer;
+  const char *name = instruction_name (method, ins);
+  gboolean ok;
+
+  if (tracer->instruction_begin != NULL)
+    tracer->instruction_begin (tracer->user_data, chain, pc, name);
+  if (ins->kind == INSTRUCTION_DELEGATE)
+    {
+      const char *id = method->delegates[ins->a].backend->id;
+      if (tracer->delegate_begin != NULL)
+        tracer->delegate_begin (tracer->user_data, chain, pc, ins->a, id);
+      ok = run_instruction (method, chain, pc, ins, next, error);
+      if (tracer->delegate_end != NULL)
+        tracer->delegate_end (tracer->user_data, chain, pc, ins->a, id);
+    }
+  else
+    ok = run_instruction (method, chain, pc, ins, next, error);
+  if (tracer->instruction_end != NULL)
+    tracer->instruction_end (tracer->user_data, chain, pc, name);
+  if (ok && ins->kind == INSTRUCTION_KERNEL && ins->n_args > 0 && tracer->intermediate_output != NULL)
+    tracer->intermediate_output (tracer->user_data, chain, pc, ins->args[ins->n_args - 1]);
+  return ok;
+}
+
 gboolean
 _et_method_execute (EtMethod *method, GCancellable *cancellable, GError **error)
 {
@@ -290,6 +333,8 @@ _et_method_execute (EtMethod *method, GCancellable *cancellable, GError **error)
       }
 
   method->executing = TRUE;
+  if (method->tracer != NULL && method->tracer->execute_begin != NULL)
+    method->tracer->execute_begin (method->tracer->user_data, method->meta->name);
   for (guint c = 0; c < method->n_chains && ok; c++)
     {
       const Chain *chain = &method->chains[c];
@@ -312,11 +357,18 @@ _et_method_execute (EtMethod *method, GCancellable *cancellable, GError **error)
               ok = FALSE;
               break;
             }
-          ok = run_instruction (method, c, pc, &chain->instructions[pc], &next, error);
+          if (G_LIKELY (method->tracer == NULL))
+            ok = run_instruction (method, c, pc, &chain->instructions[pc], &next, error);
+          else
+            ok = run_traced (method, c, pc, &chain->instructions[pc], &next, error);
           pc = next;
         }
     }
   method->executing = FALSE;
+  if (method->tracer != NULL && method->tracer->execute_end != NULL)
+    method->tracer->execute_end (method->tracer->user_data, method->meta->name,
+                                 ok ? ET_OK : error != NULL && *error != NULL && (*error)->domain == _et_error_quark ()
+                                        ? (EtError) (*error)->code : ET_ERROR_INTERNAL);
   if (!ok)
     _et_prefix_error (error, "[method %s][execute] ", method->meta->name);
   return ok;

@@ -68,6 +68,7 @@ struct _EtMethod {
   GPtrArray *owned;             /* g_free'd blocks: arg arrays, lists */
   EtKernelContext context;
   gboolean executing;
+  const EtEventTracer *tracer;  /* NULL: not traced */
 };
 
 void *_et_method_take (EtMethod *method, gpointer block);

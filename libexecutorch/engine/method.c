@@ -579,6 +579,30 @@ load_io (EtMethod *method, EtFb *fb, EtFbTable plan, GError **error)
 }
 
 EtMethod *
+_et_method_load_traced (EtProgram *program, const char *name, const EtEventTracer *tracer, GError **error)
+{
+  GError *local_error = NULL;
+  EtMethod *method;
+
+  if (tracer != NULL && tracer->method_load_begin != NULL)
+    tracer->method_load_begin (tracer->user_data, name);
+  method = _et_method_load (program, name, &local_error);
+  if (tracer != NULL && tracer->method_load_end != NULL)
+    tracer->method_load_end (tracer->user_data, name, method != NULL ? ET_OK : (EtError) local_error->code);
+  if (method != NULL)
+    method->tracer = tracer;
+  else
+    g_propagate_error (error, local_error);
+  return method;
+}
+
+void
+_et_method_set_tracer (EtMethod *method, const EtEventTracer *tracer)
+{
+  method->tracer = tracer;
+}
+
+EtMethod *
 _et_method_load (EtProgram *program, const char *name, GError **error)
 {
   const EtMethodMeta *meta = _et_program_method_meta (program, name, error);

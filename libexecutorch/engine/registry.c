@@ -16,6 +16,8 @@ struct EtRegistry {
   const EtDeviceAllocator *allocators[ET_DEVICE_N_TYPES];
   char *allocator_owners[ET_DEVICE_N_TYPES];
   GPtrArray *plugins;           /* PluginEntry */
+  const EtProfiler *profiler;
+  char *profiler_owner;
 };
 
 typedef struct {
@@ -182,6 +184,43 @@ et_registry_add_device_allocator (EtRegistry *registry, const EtDeviceAllocator 
     }
   g_mutex_unlock (&registry->lock);
   return result;
+}
+
+EtError
+et_registry_add_profiler (EtRegistry *registry, const EtProfiler *profiler)
+{
+  EtError result = ET_OK;
+
+  if (registry == NULL || profiler == NULL || profiler->name == NULL || profiler->session_new == NULL ||
+      profiler->session_free == NULL || profiler->n_events == NULL || profiler->get_event == NULL)
+    return fail (ET_ERROR_INVALID_ARGUMENT, "profiler registered by %s lacks a required function",
+                 owner_name ());
+  if (profiler->abi_version != ET_PLUGIN_ABI_VERSION)
+    return fail (ET_ERROR_NOT_SUPPORTED, "profiler %s from %s uses plug-in ABI %u, the runtime has %u",
+                 profiler->name, owner_name (), profiler->abi_version, ET_PLUGIN_ABI_VERSION);
+  g_mutex_lock (&registry->lock);
+  if (registry->profiler != NULL)
+    result = fail (ET_ERROR_REGISTRATION_ALREADY_REGISTERED, "a profiler is registered twice: by %s and by %s",
+                   registry->profiler_owner, owner_name ());
+  else
+    {
+      registry->profiler = profiler;
+      registry->profiler_owner = g_strdup (owner_name ());
+    }
+  g_mutex_unlock (&registry->lock);
+  return result;
+}
+
+const EtProfiler *
+_et_registry_find_profiler (void)
+{
+  EtRegistry *registry = _et_registry ();
+  const EtProfiler *profiler;
+
+  g_mutex_lock (&registry->lock);
+  profiler = registry->profiler;
+  g_mutex_unlock (&registry->lock);
+  return profiler;
 }
 
 const EtKernel *
