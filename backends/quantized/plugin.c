@@ -1,0 +1,61 @@
+/* plugin.c: the plug-in descriptor of libexecutorch-kernels-quantized
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The library's only exported symbol is
+ * executorch_kernels_quantized_get_plugin(); the registry calls its init
+ * once, which registers every quantized_decomposed:: kernel of upstream's
+ * kernels/quantized/quantized.yaml.
+ */
+#include "quantized-private.h"
+
+#include <stdio.h>
+
+#ifndef EXECUTORCH_KERNELS_QUANTIZED_VERSION
+#define EXECUTORCH_KERNELS_QUANTIZED_VERSION "0.0.0"
+#endif
+
+static const struct {
+  const EtKernel *kernels;
+  const size_t *n_kernels;
+} tables[] = {
+  { _executorch_qk_quantize_kernels, &_executorch_qk_quantize_n_kernels },
+  { _executorch_qk_embedding_kernels, &_executorch_qk_embedding_n_kernels },
+  { _executorch_qk_linear_kernels, &_executorch_qk_linear_n_kernels },
+};
+
+static bool
+quantized_init (EtRegistry *registry, char *error_message, size_t error_message_size)
+{
+  for (size_t i = 0; i < QK_N_ELEMENTS (tables); i++) {
+    EtError err = et_registry_add_kernels (registry, tables[i].kernels, *tables[i].n_kernels);
+    if (err != ET_OK) {
+      if (error_message != NULL && error_message_size > 0) {
+        const char *why = et_registry_last_message (registry);
+        snprintf (error_message, error_message_size, "registering quantized kernels failed: %s",
+                  why != NULL ? why : "unknown error");
+      }
+      return false;
+    }
+  }
+  return true;
+}
+
+static const EtPluginDesc plugin_desc = {
+  .abi_version = ET_PLUGIN_ABI_VERSION,
+  .name = "kernels-quantized",
+  .version = EXECUTORCH_KERNELS_QUANTIZED_VERSION,
+  .description = "Quantized CPU kernels (quantized_decomposed:: operators)",
+  .package = "libexecutorch-kernels-quantized0",
+  .kind = ET_PLUGIN_KERNELS,
+  .probe = NULL,
+  .init = quantized_init,
+};
+
+ET_PLUGIN_EXPORT const EtPluginDesc *executorch_kernels_quantized_get_plugin (void);
+
+ET_PLUGIN_EXPORT const EtPluginDesc *
+executorch_kernels_quantized_get_plugin (void)
+{
+  return &plugin_desc;
+}

@@ -1,0 +1,104 @@
+/* quantized-private.h: helpers shared by the quantized kernels
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Internal to libexecutorch-kernels-quantized (hidden by the library's
+ * visibility default).  The library links only libexecutorch: these are its
+ * own small argument readers, not the portable library's.
+ *
+ * Every check reports through the kernel context with a message that names
+ * the operator and the argument, and returns the error; nothing aborts.
+ */
+#pragma once
+
+#ifndef EXECUTORCH_USE_UNSTABLE_PLUGIN_API
+#define EXECUTORCH_USE_UNSTABLE_PLUGIN_API
+#endif
+
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "executorch-plugin.h"
+
+#define QK_N_ELEMENTS(arr) (sizeof (arr) / sizeof ((arr)[0]))
+
+/* Returns from the calling function when @expr is not ET_OK. */
+#define QK_TRY(expr) \
+  do { \
+    EtError qk_try_err_ = (expr); \
+    if (qk_try_err_ != ET_OK) \
+      return qk_try_err_; \
+  } while (0)
+
+/* One kernel call: the context and the operator's name for messages. */
+typedef struct {
+  EtKernelContext *ctx;
+  const char *op;
+  EtValue **args;
+  uint32_t n_args;
+} QkCall;
+
+/* Attaches "OP: message" to the call's context and returns @code. */
+EtError _executorch_qk_fail (const QkCall *call, EtError code, const char *format, ...)
+  __attribute__ ((format (printf, 3, 4)));
+
+/* Fails with InvalidProgram unless the call has @expected arguments. */
+EtError _executorch_qk_check_n_args (const QkCall *call, uint32_t expected);
+
+/* A CPU tensor whose sizes, numel, nbytes, dim_order and strides agree. */
+EtError _executorch_qk_tensor (const QkCall *call, uint32_t i, const char *name, EtTensor **tensor);
+/* A tensor or None (*tensor = NULL). */
+EtError _executorch_qk_opt_tensor (const QkCall *call, uint32_t i, const char *name, EtTensor **tensor);
+EtError _executorch_qk_int (const QkCall *call, uint32_t i, const char *name, int64_t *value);
+/* A float argument (Double, or Int). */
+EtError _executorch_qk_double (const QkCall *call, uint32_t i, const char *name, double *value);
+/* ScalarType? : *present = false for None. */
+EtError _executorch_qk_opt_dtype (const QkCall *call, uint32_t i, const char *name, bool *present,
+                                  int *dtype);
+EtError _executorch_qk_dtype (const QkCall *call, uint32_t i, const char *name, int *dtype);
+
+/* Resizes @out to @sizes, with a message naming @name on failure. */
+EtError _executorch_qk_resize (const QkCall *call, EtTensor *out, const char *name, uint32_t ndim,
+                               const int64_t *sizes);
+/* Resizes @out to @like's sizes. */
+EtError _executorch_qk_resize_like (const QkCall *call, EtTensor *out, const char *name,
+                                    const EtTensor *like);
+
+/* Fails unless @a and @b have the same dim order (flat elementwise maps). */
+EtError _executorch_qk_same_dim_order (const QkCall *call, const EtTensor *a, const char *a_name,
+                                       const EtTensor *b, const char *b_name);
+/* Fails unless @t's dim order is 0, 1, ..., ndim-1. */
+EtError _executorch_qk_contiguous (const QkCall *call, const EtTensor *t, const char *name);
+
+const char *_executorch_qk_type_name (int type);
+
+/* Half and BFloat16, round to nearest even (NaN stays NaN). */
+float _executorch_qk_half_to_float (uint16_t h);
+uint16_t _executorch_qk_float_to_half (float f);
+float _executorch_qk_bf16_to_float (uint16_t b);
+uint16_t _executorch_qk_float_to_bf16 (float f);
+
+/* Reads element @i of a Float, Half or BFloat16 buffer as float. */
+float _executorch_qk_load_float (int type, const void *data, int64_t i);
+/* Stores @v into element @i of a Float, Half or BFloat16 buffer. */
+void _executorch_qk_store_float (int type, void *data, int64_t i, float v);
+/* Reads element @i of an integer buffer (Byte, Char, Short, Int, Long,
+ * UInt16, Bits16) as int64. */
+int64_t _executorch_qk_load_int (int type, const void *data, int64_t i);
+/* Stores @v (already in range) into an integer buffer of that set. */
+void _executorch_qk_store_int (int type, void *data, int64_t i, int64_t v);
+
+/* upstream's requantisation step: zp + nearbyint(v) in float, then the
+ * [qmin, qmax] clamp.  NaN gives zp clamped, +-inf and huge values the
+ * bounds (upstream leaves those undefined). */
+int64_t _executorch_qk_requantize (float v, int32_t zero_point, int64_t qmin, int64_t qmax);
+
+/* Kernel tables, one per source file; plugin.c registers them all. */
+extern const EtKernel _executorch_qk_quantize_kernels[];
+extern const size_t _executorch_qk_quantize_n_kernels;
+extern const EtKernel _executorch_qk_embedding_kernels[];
+extern const size_t _executorch_qk_embedding_n_kernels;
+extern const EtKernel _executorch_qk_linear_kernels[];
+extern const size_t _executorch_qk_linear_n_kernels;
