@@ -21,6 +21,7 @@
 #include "executorch-profile-event.h"
 #include "executorch-method.h"
 #include "executorch-program.h"
+#include "executorch-bundled-program.h"
 #include "executorch-registry.h"
 
 #undef __EXECUTORCH_H_INSIDE__

@@ -719,6 +719,54 @@ print_profile (ExecutorchMethod *method)
 
 /* --- the modes --- */
 
+/* --verify: every bundled test case (of --method only, if given). */
+static int
+run_verify (const char *path)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(ExecutorchBundledProgram) bundled = executorch_bundled_program_new_from_file (path, &error);
+  g_auto(GStrv) methods = NULL;
+  guint n_cases = 0, n_failed = 0;
+
+  if (bundled == NULL)
+    return fail_with (g_steal_pointer (&error));
+  methods = executorch_bundled_program_list_methods (bundled);
+  for (guint m = 0; methods[m] != NULL; m++)
+    {
+      guint n = executorch_bundled_program_get_n_test_cases (bundled, methods[m]);
+
+      if (opt_method != NULL && strcmp (opt_method, methods[m]) != 0)
+        continue;
+      for (guint i = 0; i < n; i++)
+        {
+          gint64 start = g_get_monotonic_time ();
+          gboolean ok = executorch_bundled_program_verify (bundled, methods[m], i, opt_rtol, opt_atol, &error);
+          double ms = (g_get_monotonic_time () - start) / 1000.0;
+
+          n_cases++;
+          if (ok)
+            printf ("%s case %u: ok (%.3f ms)\n", methods[m], i, ms);
+          else
+            {
+              printf ("%s case %u: %s: %s\n", methods[m], i,
+                      g_error_matches (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_NOT_FOUND) ? "MISMATCH" : "FAILED",
+                      error->message);
+              n_failed++;
+              g_clear_error (&error);
+            }
+        }
+    }
+  if (n_cases == 0)
+    {
+      fprintf (stderr, "%s: %s has no test cases%s%s\n", PROGRAM_NAME, path, opt_method != NULL ? " for method " : "",
+               opt_method != NULL ? opt_method : "");
+      return EXIT_FAILURE;
+    }
+  printf ("%u test case%s: %u passed, %u failed\n", n_cases, n_cases == 1 ? "" : "s", n_cases - n_failed,
+          n_failed);
+  return n_failed > 0 ? EXIT_MISMATCH : EXIT_SUCCESS;
+}
+
 static int
 run_info (ExecutorchProgram *program, const char *path)
 {
@@ -993,7 +1041,7 @@ main (int argc, char **argv)
   setlocale (LC_ALL, "");
   setlocale (LC_NUMERIC, "C");   /* numbers in messages and files stay in C form */
 
-  context = g_option_context_new ("MODEL.pte");
+  context = g_option_context_new ("MODEL.pte | --verify MODEL.bpte");
   g_option_context_set_summary (context,
                                 "Runs a method of an ExecuTorch program, saves its outputs as .npy files and\n"
                                 "compares them with expected ones.");
@@ -1021,6 +1069,16 @@ main (int argc, char **argv)
       return EXIT_SUCCESS;
     }
 
+  if (opt_verify != NULL)
+    {
+      if (opt_rest != NULL && opt_rest[0] != NULL)
+        return usage_error ("--verify takes the bundled program; no other program (got “%s”)", opt_rest[0]);
+      if (!(opt_rtol >= 0.0) || !(opt_atol >= 0.0))
+        return usage_error ("--rtol and --atol must not be negative");
+      if (opt_threads > 0)
+        executorch_threadpool_set_num_threads ((guint) opt_threads);
+      return run_verify (opt_verify);
+    }
   if (opt_rest == NULL || opt_rest[0] == NULL)
     return usage_error ("no program given");
   if (opt_rest[1] != NULL)

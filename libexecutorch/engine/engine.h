@@ -97,6 +97,45 @@ gboolean _et_method_execute (EtMethod *method, GCancellable *cancellable, GError
 /* The current output value (a view into method memory). */
 const EtValue *_et_method_output (EtMethod *method, guint index);
 
+/* --- bundled.c --- */
+typedef struct {
+  EtValueTag tag;                  /* TENSOR, INT, BOOL or DOUBLE */
+  int8_t scalar_type;
+  uint32_t ndim;
+  int64_t sizes[ET_MAX_DIMS];
+  uint8_t dim_order[ET_MAX_DIMS];  /* always filled (contiguous when absent) */
+  const guint8 *data;              /* inside the file; nbytes exactly */
+  size_t nbytes;
+  int64_t int_value;
+  double double_value;
+  gboolean bool_value;
+} EtBundledValue;
+
+typedef struct {
+  guint n_inputs;
+  EtBundledValue *inputs;
+  guint n_expected;
+  EtBundledValue *expected;
+} EtBundledCase;
+
+typedef struct {
+  char *method;
+  guint n_cases;
+  EtBundledCase *cases;
+} EtBundledSuite;
+
+typedef struct {
+  GBytes *file;
+  GBytes *program;                 /* the embedded .pte (a slice of file) */
+  guint32 version;
+  guint n_suites;
+  EtBundledSuite *suites;
+} EtBundled;
+
+/* Parses and checks a whole .bpte; the values point into @file, which is kept. */
+EtBundled *_et_bundled_load (GBytes *file, GError **error);
+void _et_bundled_free (EtBundled *bundled);
+
 /* --- registry.c --- */
 EtRegistry *_et_registry (void);
 /* Registry queries (snapshots, NULL-terminated, g_strfreev). */

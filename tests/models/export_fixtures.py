@@ -14,6 +14,7 @@ Three committed sets, each with its own manifest.json:
     DIR/               basic format fixtures (this file's fixtures())
     DIR/nets/          reduced-width whole models (export/nets.py)
     DIR/ops/           per-operator programs (export/ops.py)
+    DIR/bundled/       bundled programs, .bpte (export/bundled.py)
 
 --full writes the full-size models (and an XNNPACK-delegated variant of
 each, for the benchmark) into --out instead; they are not committed.
@@ -882,8 +883,8 @@ def main(argv=None) -> int:
     ap.add_argument(
         "--set",
         nargs="*",
-        choices=["basic", "nets", "ops"],
-        help="export only these sets (default: all three)",
+        choices=["basic", "nets", "ops", "bundled"],
+        help="export only these sets (default: all four)",
     )
     ap.add_argument(
         "--full",
@@ -894,12 +895,12 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     args.timing = args.full
 
-    from export import nets, ops
+    from export import bundled, nets, ops
 
     if args.full:
         export_set("full", nets.fixtures(full=True), args.out, args)
         return 0
-    sets = args.set or ["basic", "nets", "ops"]
+    sets = args.set or ["basic", "nets", "ops", "bundled"]
     if "basic" in sets:
         export_set("basic", fixtures(), args.out, args)
         if args.example_dir and not args.only:
@@ -909,6 +910,8 @@ def main(argv=None) -> int:
         export_set("nets", nets.fixtures(full=False), os.path.join(args.out, "nets"), args)
     if "ops" in sets:
         export_set("ops", ops.fixtures(), os.path.join(args.out, "ops"), args, tolerant=True)
+    if "bundled" in sets:
+        bundled.export_all(os.path.join(args.out, "bundled"))
     return 0
 
 

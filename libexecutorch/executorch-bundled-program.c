@@ -1,0 +1,508 @@
+/* executorch-bundled-program.c: a program bundled with test cases (.bpte)
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "executorch-private.h"
+
+#include <math.h>
+#include <string.h>
+
+/**
+ * ExecutorchBundledProgram:
+ *
+ * A bundled program (`.bpte`, made by upstream's
+ * `executorch.devtools.bundled_program`): a complete program plus, for
+ * some of its methods, test cases of inputs and expected outputs.
+ *
+ * [method@Executorch.BundledProgram.verify] runs one test case and checks
+ * the method's outputs against the expected ones the way upstream's
+ * `verify_method_outputs` does: same element type, sizes and dim order;
+ * Float, Double and Half within `atol + rtol * |expected|` (NaN equals NaN),
+ * everything else byte for byte.
+ *
+ * ```c
+ * g_autoptr(ExecutorchBundledProgram) bundled =
+ *   executorch_bundled_program_new_from_file ("model.bpte", &error);
+ * for (guint i = 0; i < executorch_bundled_program_get_n_test_cases (bundled, "forward"); i++)
+ *   if (!executorch_bundled_program_verify (bundled, "forward", i, EXECUTORCH_BUNDLED_DEFAULT_RTOL,
+ *                                           EXECUTORCH_BUNDLED_DEFAULT_ATOL, &error))
+ *     g_print ("case %u: %s\n", i, error->message);
+ * ```
+ *
+ * The file is untrusted input: every offset and size in it is checked,
+ * and a damaged file fails to load with %EXECUTORCH_ERROR_INVALID_PROGRAM.
+ * A bundled program keeps one loaded method per method it verifies; it is
+ * used by one thread at a time.
+ *
+ * Since: 1.0
+ */
+
+struct _ExecutorchBundledProgram
+{
+  GObject parent_instance;
+
+  EtBundled *engine;
+  ExecutorchProgram *program;
+  GHashTable *methods;   /* name -> ExecutorchMethod */
+};
+
+G_DEFINE_FINAL_TYPE (ExecutorchBundledProgram, executorch_bundled_program, G_TYPE_OBJECT)
+
+static void
+executorch_bundled_program_dispose (GObject *object)
+{
+  ExecutorchBundledProgram *self = EXECUTORCH_BUNDLED_PROGRAM (object);
+
+  g_clear_pointer (&self->methods, g_hash_table_unref);
+  g_clear_object (&self->program);
+
+  G_OBJECT_CLASS (executorch_bundled_program_parent_class)->dispose (object);
+}
+
+static void
+executorch_bundled_program_finalize (GObject *object)
+{
+  ExecutorchBundledProgram *self = EXECUTORCH_BUNDLED_PROGRAM (object);
+
+  g_clear_pointer (&self->engine, _et_bundled_free);
+
+  G_OBJECT_CLASS (executorch_bundled_program_parent_class)->finalize (object);
+}
+
+static void
+executorch_bundled_program_class_init (ExecutorchBundledProgramClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+
+  object_class->dispose = executorch_bundled_program_dispose;
+  object_class->finalize = executorch_bundled_program_finalize;
+}
+
+static void
+executorch_bundled_program_init (ExecutorchBundledProgram *self)
+{
+  self->methods = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
+}
+
+/**
+ * executorch_bundled_program_new_from_bytes:
+ * @data: the whole `.bpte` file
+ * @error: return location for a #GError, or %NULL
+ *
+ * Reads a bundled program and loads the program inside it.  @data is
+ * referenced, not copied (the embedded program is copied only when it is
+ * not suitably aligned).
+ *
+ * Returns: (transfer full) (nullable): the bundled program, or %NULL with
+ *   @error set (%EXECUTORCH_ERROR_INVALID_PROGRAM for a damaged file, or
+ *   any error of [ctor@Executorch.Program.new_from_bytes])
+ *
+ * Since: 1.0
+ */
+ExecutorchBundledProgram *
+executorch_bundled_program_new_from_bytes (GBytes *data, GError **error)
+{
+  g_autoptr(ExecutorchBundledProgram) self = NULL;
+
+  g_return_val_if_fail (data != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  self = g_object_new (EXECUTORCH_TYPE_BUNDLED_PROGRAM, NULL);
+  self->engine = _et_bundled_load (data, error);
+  if (self->engine == NULL)
+    {
+      g_prefix_error (error, "[bundled program][load] ");
+      return NULL;
+    }
+  self->program = executorch_program_new_from_bytes (self->engine->program, error);
+  if (self->program == NULL)
+    {
+      g_prefix_error (error, "[bundled program] the embedded program: ");
+      return NULL;
+    }
+  return g_steal_pointer (&self);
+}
+
+/**
+ * executorch_bundled_program_new_from_file:
+ * @path: (type filename): a `.bpte` file
+ * @error: return location for a #GError, or %NULL
+ *
+ * Maps @path and reads it as [ctor@Executorch.BundledProgram.new_from_bytes]
+ * does.
+ *
+ * Returns: (transfer full) (nullable): the bundled program, or %NULL with
+ *   @error set (a #GFileError when the file cannot be read)
+ *
+ * Since: 1.0
+ */
+ExecutorchBundledProgram *
+executorch_bundled_program_new_from_file (const char *path, GError **error)
+{
+  g_autoptr(GMappedFile) mapped = NULL;
+  g_autoptr(GBytes) bytes = NULL;
+  ExecutorchBundledProgram *self;
+
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  mapped = g_mapped_file_new (path, FALSE, error);
+  if (mapped == NULL)
+    return NULL;
+  bytes = g_mapped_file_get_bytes (mapped);
+  self = executorch_bundled_program_new_from_bytes (bytes, error);
+  if (self == NULL)
+    {
+      g_autofree char *shown = g_filename_display_name (path);
+      g_prefix_error (error, "%s: ", shown);
+    }
+  return self;
+}
+
+/**
+ * executorch_bundled_program_get_program:
+ * @bundled: a bundled program
+ *
+ * Returns: (transfer none): the embedded program; owned by @bundled
+ *
+ * Since: 1.0
+ */
+ExecutorchProgram *
+executorch_bundled_program_get_program (ExecutorchBundledProgram *bundled)
+{
+  g_return_val_if_fail (EXECUTORCH_IS_BUNDLED_PROGRAM (bundled), NULL);
+
+  return bundled->program;
+}
+
+/**
+ * executorch_bundled_program_list_methods:
+ * @bundled: a bundled program
+ *
+ * Returns: (transfer full) (array zero-terminated=1): the methods that have
+ *   test cases, in file order
+ *
+ * Since: 1.0
+ */
+char **
+executorch_bundled_program_list_methods (ExecutorchBundledProgram *bundled)
+{
+  char **names;
+
+  g_return_val_if_fail (EXECUTORCH_IS_BUNDLED_PROGRAM (bundled), NULL);
+
+  names = g_new0 (char *, bundled->engine->n_suites + 1);
+  for (guint i = 0; i < bundled->engine->n_suites; i++)
+    names[i] = g_strdup (bundled->engine->suites[i].method);
+  return names;
+}
+
+static const EtBundledSuite *
+find_suite (ExecutorchBundledProgram *self, const char *name)
+{
+  for (guint i = 0; i < self->engine->n_suites; i++)
+    if (strcmp (self->engine->suites[i].method, name) == 0)
+      return &self->engine->suites[i];
+  return NULL;
+}
+
+/**
+ * executorch_bundled_program_get_n_test_cases:
+ * @bundled: a bundled program
+ * @method_name: a method's name
+ *
+ * Returns: how many test cases @method_name has (0 for a method without
+ *   any, or one the program does not have)
+ *
+ * Since: 1.0
+ */
+guint
+executorch_bundled_program_get_n_test_cases (ExecutorchBundledProgram *bundled, const char *method_name)
+{
+  const EtBundledSuite *suite;
+
+  g_return_val_if_fail (EXECUTORCH_IS_BUNDLED_PROGRAM (bundled), 0);
+  g_return_val_if_fail (method_name != NULL, 0);
+
+  suite = find_suite (bundled, method_name);
+  return suite != NULL ? suite->n_cases : 0;
+}
+
+static float
+half_to_float (guint16 h)
+{
+  guint32 sign = (guint32) (h >> 15) << 31, exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
+  float value;
+
+  if (exponent == 0)
+    value = ldexpf ((float) mantissa, -24);
+  else if (exponent == 31)
+    value = mantissa != 0 ? NAN : INFINITY;
+  else
+    value = ldexpf ((float) (mantissa | 0x400), (int) exponent - 25);
+  return sign ? -value : value;
+}
+
+static double
+element (int scalar_type, const guint8 *data, gsize i)
+{
+  switch (scalar_type)
+    {
+    case ET_SCALAR_FLOAT:
+      {
+        float f;
+        memcpy (&f, data + 4 * i, 4);
+        return f;
+      }
+    case ET_SCALAR_DOUBLE:
+      {
+        double d;
+        memcpy (&d, data + 8 * i, 8);
+        return d;
+      }
+    default:
+      {
+        guint16 h;
+        memcpy (&h, data + 2 * i, 2);
+        return half_to_float (GUINT16_FROM_LE (h));
+      }
+    }
+}
+
+static gboolean
+close_enough (double got, double want, double rtol, double atol)
+{
+  if (isnan (got) || isnan (want))
+    return isnan (got) && isnan (want);
+  if (isinf (got) || isinf (want))
+    return got == want;
+  if (rtol == 0.0 && atol == 0.0)
+    return got == want;
+  return fabs (got - want) <= atol + rtol * fabs (want);
+}
+
+static gboolean
+compare_output (ExecutorchMethod *method, guint index, const EtBundledValue *want, double rtol, double atol,
+                GError **error)
+{
+  g_autoptr(ExecutorchTensor) got = NULL;
+  g_autoptr(GBytes) bytes = NULL;
+  const gint64 *sizes;
+  const guint8 *order, *data;
+  gsize n_dims, nbytes, element_size;
+  ExecutorchScalarType type;
+
+  if (want->tag != ET_VALUE_TENSOR)
+    {
+      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_NOT_SUPPORTED,
+                   "expected output %u is not a tensor; only tensor outputs can be verified", index);
+      return FALSE;
+    }
+  if (executorch_method_get_output_kind (method, index) != EXECUTORCH_VALUE_KIND_TENSOR)
+    {
+      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_NOT_FOUND,
+                   "output %u is not a tensor, but a tensor is expected", index);
+      return FALSE;
+    }
+  got = executorch_method_get_output (method, index, error);
+  if (got == NULL)
+    return FALSE;
+  type = executorch_tensor_get_scalar_type (got);
+  sizes = executorch_tensor_get_sizes (got, &n_dims);
+  order = executorch_tensor_get_dim_order (got, NULL);
+  if ((int) type != want->scalar_type)
+    {
+      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_NOT_FOUND, "output %u is %s, expected %s", index,
+                   et_scalar_type_name (type), et_scalar_type_name (want->scalar_type));
+      return FALSE;
+    }
+  if (n_dims != want->ndim || memcmp (sizes, want->sizes, n_dims * sizeof (gint64)) != 0)
+    {
+      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_NOT_FOUND,
+                   "output %u has other sizes than expected (%zu dimensions, expected %u)", index, n_dims,
+                   want->ndim);
+      return FALSE;
+    }
+  if (n_dims > 0 && memcmp (order, want->dim_order, n_dims) != 0)
+    {
+      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_NOT_FOUND,
+                   "output %u has another memory layout (dim order) than expected", index);
+      return FALSE;
+    }
+  bytes = executorch_tensor_get_bytes (got, error);
+  if (bytes == NULL)
+    return FALSE;
+  data = g_bytes_get_data (bytes, &nbytes);
+  if (nbytes != want->nbytes)
+    {
+      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_NOT_FOUND, "output %u has %zu bytes, expected %zu",
+                   index, nbytes, want->nbytes);
+      return FALSE;
+    }
+  if (nbytes == 0)
+    return TRUE;
+  element_size = et_scalar_type_size (type);
+  if (type == EXECUTORCH_SCALAR_TYPE_FLOAT || type == EXECUTORCH_SCALAR_TYPE_DOUBLE ||
+      type == EXECUTORCH_SCALAR_TYPE_HALF)
+    {
+      gsize n = nbytes / element_size, n_bad = 0, worst = 0;
+      double worst_error = -1.0;
+
+      for (gsize i = 0; i < n; i++)
+        {
+          double a = element (type, data, i), b = element (type, want->data, i);
+          if (!close_enough (a, b, rtol, atol))
+            {
+              double e = isnan (a - b) ? INFINITY : fabs (a - b);
+              if (e > worst_error)
+                {
+                  worst_error = e;
+                  worst = i;
+                }
+              n_bad++;
+            }
+        }
+      if (n_bad > 0)
+        {
+          g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_NOT_FOUND,
+                       "output %u: %zu of %zu elements differ; worst at element %zu: got %.9g, expected %.9g "
+                       "(allowed error %.3g)", index, n_bad, n, worst, element (type, data, worst),
+                       element (type, want->data, worst), atol + rtol * fabs (element (type, want->data, worst)));
+          return FALSE;
+        }
+      return TRUE;
+    }
+  if (memcmp (data, want->data, nbytes) != 0)
+    {
+      gsize n_bad = 0, first = G_MAXSIZE;
+      for (gsize i = 0; i < nbytes / element_size; i++)
+        if (memcmp (data + i * element_size, want->data + i * element_size, element_size) != 0)
+          {
+            n_bad++;
+            first = MIN (first, i);
+          }
+      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_NOT_FOUND,
+                   "output %u: %zu of %zu elements differ (first at element %zu)", index, n_bad,
+                   nbytes / element_size, first);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+bind_input (ExecutorchBundledProgram *self, ExecutorchMethod *method, guint index, const EtBundledValue *value,
+            GError **error)
+{
+  switch (value->tag)
+    {
+    case ET_VALUE_TENSOR:
+      {
+        const guint8 *base = g_bytes_get_data (self->engine->file, NULL);
+        g_autoptr(GBytes) data = value->nbytes > 0
+          ? g_bytes_new_from_bytes (self->engine->file, (gsize) (value->data - base), value->nbytes)
+          : g_bytes_new (NULL, 0);
+        g_autoptr(ExecutorchTensor) tensor =
+          executorch_tensor_new_with_dim_order ((ExecutorchScalarType) value->scalar_type, value->sizes,
+                                                value->ndim, value->dim_order, value->ndim, data, error);
+        return tensor != NULL && executorch_method_set_input (method, index, tensor, error);
+      }
+    case ET_VALUE_INT:
+      return executorch_method_set_input_int (method, index, value->int_value, error);
+    case ET_VALUE_BOOL:
+      return executorch_method_set_input_bool (method, index, value->bool_value, error);
+    case ET_VALUE_DOUBLE:
+      return executorch_method_set_input_double (method, index, value->double_value, error);
+    default:
+      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_NOT_SUPPORTED, "input %u has an unsupported kind",
+                   index);
+      return FALSE;
+    }
+}
+
+/**
+ * executorch_bundled_program_verify:
+ * @bundled: a bundled program
+ * @method_name: the method to test
+ * @index: the test case, below [method@Executorch.BundledProgram.get_n_test_cases]
+ * @rtol: relative tolerance for floating-point outputs
+ *   (%EXECUTORCH_BUNDLED_DEFAULT_RTOL is upstream's)
+ * @atol: absolute tolerance (%EXECUTORCH_BUNDLED_DEFAULT_ATOL is upstream's)
+ * @error: return location for a #GError, or %NULL
+ *
+ * Binds the test case's inputs to @method_name (loaded on first use and
+ * kept), executes it and compares every output with the expected one.
+ *
+ * Returns: %TRUE when every output matches; %FALSE with @error set:
+ *   %EXECUTORCH_ERROR_NOT_FOUND for a mismatch (the message says where),
+ *   %EXECUTORCH_ERROR_INVALID_ARGUMENT for an unknown method or case,
+ *   %EXECUTORCH_ERROR_NOT_SUPPORTED when the case expects no outputs or
+ *   an output other than a tensor, or the error of loading or executing
+ *
+ * Since: 1.0
+ */
+gboolean
+executorch_bundled_program_verify (ExecutorchBundledProgram *bundled, const char *method_name, guint index,
+                                   gdouble rtol, gdouble atol, GError **error)
+{
+  const EtBundledSuite *suite;
+  const EtBundledCase *test;
+  ExecutorchMethod *method;
+  guint n_outputs;
+
+  g_return_val_if_fail (EXECUTORCH_IS_BUNDLED_PROGRAM (bundled), FALSE);
+  g_return_val_if_fail (method_name != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  suite = find_suite (bundled, method_name);
+  if (suite == NULL || index >= suite->n_cases)
+    {
+      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_ARGUMENT,
+                   "[bundled program][verify] method %s has no test case %u", method_name, index);
+      return FALSE;
+    }
+  test = &suite->cases[index];
+  if (test->n_expected == 0)
+    {
+      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_NOT_SUPPORTED,
+                   "[bundled program][verify] %s case %u expects no outputs", method_name, index);
+      return FALSE;
+    }
+  method = g_hash_table_lookup (bundled->methods, method_name);
+  if (method == NULL)
+    {
+      method = executorch_program_load_method (bundled->program, method_name, error);
+      if (method == NULL)
+        return FALSE;
+      g_hash_table_insert (bundled->methods, g_strdup (method_name), method);
+    }
+  if (test->n_inputs != executorch_method_get_n_inputs (method))
+    {
+      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_ARGUMENT,
+                   "[bundled program][verify] %s case %u has %u inputs, the method takes %u", method_name, index,
+                   test->n_inputs, executorch_method_get_n_inputs (method));
+      return FALSE;
+    }
+  for (guint i = 0; i < test->n_inputs; i++)
+    if (!bind_input (bundled, method, i, &test->inputs[i], error))
+      {
+        g_prefix_error (error, "[bundled program][verify] %s case %u: ", method_name, index);
+        return FALSE;
+      }
+  if (!executorch_method_execute (method, NULL, error))
+    return FALSE;
+  n_outputs = executorch_method_get_n_outputs (method);
+  if (n_outputs != test->n_expected)
+    {
+      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_NOT_FOUND,
+                   "[bundled program][verify] %s case %u expects %u outputs, the method has %u", method_name, index,
+                   test->n_expected, n_outputs);
+      return FALSE;
+    }
+  for (guint i = 0; i < n_outputs; i++)
+    if (!compare_output (method, i, &test->expected[i], rtol, atol, error))
+      {
+        g_prefix_error (error, "[bundled program][verify] %s case %u: ", method_name, index);
+        return FALSE;
+      }
+  return TRUE;
+}
