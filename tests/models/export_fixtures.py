@@ -742,6 +742,7 @@ def write_fixture(fx: Fixture, out_dir: str, verify: bool, flat: bool = False):
         want = eager_outputs(fx, case)
         steps = case.steps is not None
         rec = {"method": case.method}
+        got = None
         if verify:
             try:
                 got = run_with_executorch(
@@ -777,6 +778,15 @@ def write_fixture(fx: Fixture, out_dir: str, verify: bool, flat: bool = False):
                 save_values(out_dir, sub, f"{case.method}.case{k}", key, values,
                             flat, fx, facts, case.method, rec)
             flat_want = want
+        if fx.record_upstream:
+            # upstream's runtime outputs, to be matched byte for byte
+            if got is None or steps:
+                raise AssertionError(f"{fx.name}#{k}: no upstream outputs to record")
+            rec["upstream_outputs"] = []
+            for i, v in enumerate(got):
+                rel = os.path.join(sub, f"{case.method}.case{k}.upstream{i}.npy")
+                np.save(os.path.join(out_dir, rel), to_numpy(v)[1])
+                rec["upstream_outputs"].append(rel)
         integer = all(to_numpy(v)[1].dtype.kind in "biu" for v in flat_want)
         rec.update(EXACT if integer else case.tol)
         if case.note:
@@ -883,8 +893,8 @@ def main(argv=None) -> int:
     ap.add_argument(
         "--set",
         nargs="*",
-        choices=["basic", "nets", "ops", "bundled"],
-        help="export only these sets (default: all four)",
+        choices=["basic", "nets", "ops", "quant", "bundled"],
+        help="export only these sets (default: all five)",
     )
     ap.add_argument(
         "--full",
@@ -895,12 +905,12 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     args.timing = args.full
 
-    from export import bundled, nets, ops
+    from export import bundled, nets, ops, quant
 
     if args.full:
-        export_set("full", nets.fixtures(full=True), args.out, args)
+        export_set("full", nets.fixtures(full=True) + quant.fixtures(full=True), args.out, args)
         return 0
-    sets = args.set or ["basic", "nets", "ops", "bundled"]
+    sets = args.set or ["basic", "nets", "ops", "quant", "bundled"]
     if "basic" in sets:
         export_set("basic", fixtures(), args.out, args)
         if args.example_dir and not args.only:
@@ -910,6 +920,8 @@ def main(argv=None) -> int:
         export_set("nets", nets.fixtures(full=False), os.path.join(args.out, "nets"), args)
     if "ops" in sets:
         export_set("ops", ops.fixtures(), os.path.join(args.out, "ops"), args, tolerant=True)
+    if "quant" in sets:
+        export_set("quant", quant.fixtures(), os.path.join(args.out, "quant"), args)
     if "bundled" in sets:
         bundled.export_all(os.path.join(args.out, "bundled"))
     return 0

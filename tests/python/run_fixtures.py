@@ -23,6 +23,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 
 
 def load_manifest(path, hint):
@@ -111,6 +112,23 @@ def run_steps(models, pte, data, case):
     return None
 
 
+def compare_bytes(got_paths, want_paths):
+    """An error string unless each saved output has the dtype, shape and
+    exact bytes of the recorded one (rtol = atol = 0, even for NaN and -0)."""
+    import numpy as np
+
+    for i, (g, w) in enumerate(zip(got_paths, want_paths)):
+        got, want = np.load(g), np.load(w)
+        if got.dtype != want.dtype or got.shape != want.shape:
+            return f"output {i}: {got.dtype}{list(got.shape)}, upstream {want.dtype}{list(want.shape)}"
+        a, b = np.ascontiguousarray(got).tobytes(), np.ascontiguousarray(want).tobytes()
+        if a != b:
+            n = int((np.frombuffer(a, np.uint8).reshape(got.size, -1) !=
+                     np.frombuffer(b, np.uint8).reshape(want.size, -1)).any(axis=1).sum()) if got.size else 0
+            return f"output {i} differs from upstream's runtime ({w}) in {n} of {got.size} elements"
+    return None
+
+
 # --------------------------------------------------------------------------
 
 
@@ -164,6 +182,11 @@ def main(argv):
                     cmd += ["--input", os.path.join(models, p)]
                 for p in case["outputs"]:
                     cmd += ["--compare", os.path.join(models, p)]
+                upstream = case.get("upstream_outputs")
+                tmp = tempfile.TemporaryDirectory() if upstream else None
+                saved = [os.path.join(tmp.name, f"out{i}.npy") for i in range(len(upstream or []))]
+                for p in saved:
+                    cmd += ["--output", p]
                 result = subprocess.run(cmd, capture_output=True, text=True)
                 error = result.stderr.strip()
                 shown = " ".join(cmd)
@@ -173,6 +196,13 @@ def main(argv):
                 else:
                     ok = result.returncode == 0
                     expectation = "matches eager PyTorch"
+                    if ok and upstream:
+                        # upstream's runtime outputs: byte for byte
+                        error = compare_bytes(saved, [os.path.join(models, p) for p in upstream])
+                        ok = error is None
+                        expectation += f" and upstream's runtime byte for byte ({len(upstream)} outputs)"
+                if tmp:
+                    tmp.cleanup()
             if ok:
                 passed += 1
                 print(f"ok {name}: {expectation}")

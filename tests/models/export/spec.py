@@ -57,6 +57,9 @@ class Fixture:
     # Where eager PyTorch and upstream's runtime may disagree (documented
     # project decisions: match eager), record the difference instead of failing.
     upstream_may_differ: bool = False
+    # Also save upstream's runtime outputs per case ("upstream_outputs" in
+    # the manifest): ours must equal them byte for byte (quantized kernels).
+    record_upstream: bool = False
 
 
 def rand(*shape, seed, dtype=torch.float32):

@@ -1,0 +1,347 @@
+"""Quantized fixtures (tests/models/quant): programs using quantized_decomposed:: kernels.
+
+All are plain to_edge + to_executorch, no delegate, so the q/dq ops stay at
+the top level and run on libexecutorch-kernels-quantized:
+
+  cnn_q8, mlp_q8   PT2E static quantization with XNNPACKQuantizer
+                   (symmetric, per-channel int8 weights, int8 activations),
+                   prepare_pt2e / calibrate / convert_pt2e.
+  mlp_dynq         the same MLP with dynamic activation quantization
+                   (choose_qparams + the Tensor qparams forms).
+  lm_wq            an LLM-style model with weight-only quantized embeddings
+                   (embedding_byte 8-bit per row, embedding_4bit and
+                   embedding_2bit with groups of 8) and linears (int8
+                   per-channel, and 4-bit values in int8 storage, through
+                   dequantize_per_channel + linear), as upstream's llama
+                   source transformations emit them.
+  per_token        choose_qparams_per_token_asymmetric, quantize_per_token,
+                   dequantize_per_token (the quantized KV-cache ops).
+  q_misc           quantize/dequantize_per_channel, add (uint8) and
+                   mixed_linear / mixed_mm called directly.
+
+"Eager" is the quantized model run by PyTorch (the converted reference
+model, or the python reference of each quantized_decomposed op); every case
+also records upstream's runtime outputs (executorch.runtime from the
+wheel), which ours must equal byte for byte (record_upstream=True).
+"""
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from .spec import Case, Fixture, rand
+
+# Eager (PyTorch's reference q/dq, 1.0/scale in double) and upstream's runtime
+# (1.0f/(float)scale) may round a value to the neighbouring quantization
+# level: allow a few levels of the output scale.
+Q_TOL = {"rtol": 0.0, "atol": 0.05}
+
+
+def _quant_libs():
+    # The AOT library registering the .out overloads, and the schemas of
+    # embedding_byte/4bit/2bit, add, mixed_linear and mixed_mm.
+    import executorch.kernels.quantized  # noqa: F401
+    from executorch.exir.passes import _quant_patterns_and_replacements  # noqa: F401
+
+    global _FAKES
+    if _FAKES:
+        return
+    _FAKES = True
+    # add, mixed_linear and mixed_mm have CPU kernels but no fake (meta)
+    # implementation, which torch.export needs.
+    fakes = {
+        "quantized_decomposed::add": lambda a, *rest: torch.empty_like(a),
+        "quantized_decomposed::mixed_linear":
+            lambda x, w, s, z, dtype=None: x.new_empty((x.shape[0], w.shape[0]),
+                                                      dtype=dtype or x.dtype),
+        "quantized_decomposed::mixed_mm":
+            lambda x, w, s, z: x.new_empty((x.shape[0], w.shape[1])),
+    }
+    for name, fn in fakes.items():
+        try:
+            torch.library.register_fake(name)(fn)
+        except Exception:  # noqa: BLE001 (already has one)
+            pass
+
+
+_FAKES = False
+
+
+class Frozen(nn.Module):
+    """Holds a converted PT2E GraphModule: eval()/train() are no-ops (the
+    exported module does not support them; it already is in eval mode)."""
+
+    def __init__(self, gm):
+        super().__init__()
+        self.gm = gm
+
+    def train(self, mode=True):
+        return self
+
+    def forward(self, *args):
+        return self.gm(*args)
+
+
+def pt2e_quantize(model, example, calib, dynamic=False):
+    from executorch.backends.xnnpack.quantizer.xnnpack_quantizer import (
+        XNNPACKQuantizer,
+        get_symmetric_quantization_config,
+    )
+    from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+
+    model = model.eval()
+    gm = torch.export.export(model, example, strict=True).module()
+    quantizer = XNNPACKQuantizer().set_global(
+        get_symmetric_quantization_config(is_per_channel=True, is_dynamic=dynamic)
+    )
+    prepared = prepare_pt2e(gm, quantizer)
+    with torch.no_grad():
+        for x in calib:
+            prepared(*x)
+    return Frozen(convert_pt2e(prepared))
+
+
+class SmallCNN(nn.Module):
+    def __init__(self, width=8):
+        super().__init__()
+        torch.manual_seed(0)
+        self.c1 = nn.Conv2d(1, width, 3, padding=1)
+        self.c2 = nn.Conv2d(width, 2 * width, 3, padding=1)
+        self.c3 = nn.Conv2d(2 * width, 2 * width, 3, padding=1, groups=2 * width)
+        self.fc = nn.Linear(2 * width * 4 * 4, 10)
+
+    def forward(self, x):
+        x = F.max_pool2d(F.relu(self.c1(x)), 2)
+        x = F.max_pool2d(F.relu(self.c2(x)), 2)
+        x = F.relu(self.c3(x))
+        return self.fc(x.flatten(1))
+
+
+class MLP(nn.Module):
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(1)
+        self.fc1 = nn.Linear(32, 64)
+        self.fc2 = nn.Linear(64, 64)
+        self.fc3 = nn.Linear(64, 10)
+
+    def forward(self, x):
+        return self.fc3(F.relu(self.fc2(F.relu(self.fc1(x)))))
+
+
+# --------------------------------------------------------------------------
+# Weight-only quantized LLM-style model
+# --------------------------------------------------------------------------
+
+
+def quantize_rows(w, nbit, group):
+    """Symmetric per-row (group) quantization: int values and float scales.
+
+    The scales are powers of two, so every dequantized value, product and
+    partial sum downstream is exact in float32: the matmuls give the same
+    bytes in any summation order (with or without FMA), and the comparison
+    with upstream tests the quantized kernels, not the GEMM."""
+    rows, dim = w.shape
+    g = w.reshape(rows, dim // group, group)
+    qmax = 2 ** (nbit - 1) - 1
+    scales = g.abs().amax(dim=-1).clamp(min=1e-6) / qmax
+    scales = torch.exp2(torch.ceil(torch.log2(scales)))
+    q = torch.clamp(torch.round(g / scales[..., None]), -qmax - 1, qmax).to(torch.int8)
+    return q.reshape(rows, dim), scales.to(torch.float32)
+
+
+def pack(q, nbit):
+    """upstream's packing (llama source_transformation/quantize.py): 4-bit
+    even columns in the high nibble; 2-bit column j in bits 2*(j%4)."""
+    u = (q.to(torch.int16) + 2 ** (nbit - 1)).to(torch.uint8)
+    if nbit == 4:
+        return (u[:, 0::2] << 4) | u[:, 1::2]
+    return u[:, 0::4] | (u[:, 1::4] << 2) | (u[:, 2::4] << 4) | (u[:, 3::4] << 6)
+
+
+class TinyLM(nn.Module):
+    def __init__(self, vocab=64, dim=32, hidden=64):
+        super().__init__()
+        _quant_libs()
+        g = torch.Generator().manual_seed(7)
+        emb = torch.randn(vocab, dim, generator=g)
+        q8, s8 = quantize_rows(emb, 8, dim)
+        self.register_buffer("emb8_w", q8)
+        self.register_buffer("emb8_s", s8.reshape(vocab))
+        q4, s4 = quantize_rows(torch.randn(vocab, dim, generator=g), 4, 8)
+        self.register_buffer("emb4_w", pack(q4, 4))
+        self.register_buffer("emb4_s", s4)
+        q2, s2 = quantize_rows(torch.randn(vocab, dim, generator=g), 2, 8)
+        self.register_buffer("emb2_w", pack(q2, 2))
+        self.register_buffer("emb2_s", s2)
+        w1 = torch.randn(hidden, dim, generator=g) / dim ** 0.5
+        q, s = quantize_rows(w1, 8, dim)
+        self.register_buffer("w1_q", q)
+        self.register_buffer("w1_s", s.reshape(hidden))
+        self.register_buffer("w1_z", torch.zeros(hidden, dtype=torch.int64))
+        w2 = torch.randn(vocab, hidden, generator=g) / hidden ** 0.5
+        q, s = quantize_rows(w2, 4, hidden)
+        self.register_buffer("w2_q", q)   # 4-bit values in int8 storage
+        self.register_buffer("w2_s", s.reshape(vocab))
+        self.register_buffer("w2_z", torch.zeros(vocab, dtype=torch.int64))
+        self.b2 = nn.Parameter(torch.round(torch.randn(vocab, generator=g) * 32) / 256)
+
+    def forward(self, tokens):
+        qd = torch.ops.quantized_decomposed
+        h = qd.embedding_byte.dtype(self.emb8_w, self.emb8_s, None, -128, 127, tokens,
+                                    dtype=torch.float32)
+        h = h + qd.embedding_4bit.dtype(self.emb4_w, self.emb4_s, None, -8, 7, tokens,
+                                        dtype=torch.float32)
+        h = h + qd.embedding_2bit.dtype(self.emb2_w, self.emb2_s, None, -2, 1, tokens,
+                                        dtype=torch.float32)
+        w1 = qd.dequantize_per_channel(self.w1_q, self.w1_s, self.w1_z, 0, -128, 127, torch.int8)
+        h = F.relu(F.linear(h, w1))
+        w2 = qd.dequantize_per_channel(self.w2_q, self.w2_s, self.w2_z, 0, -8, 7, torch.int8)
+        return F.linear(h, w2, self.b2)
+
+
+class PerToken(nn.Module):
+    def __init__(self):
+        super().__init__()
+        _quant_libs()
+
+    def forward(self, x):
+        qd = torch.ops.quantized_decomposed
+        s, z = qd.choose_qparams_per_token_asymmetric(x, torch.int8)
+        q = qd.quantize_per_token(x, s, z, -128, 127, torch.int8)
+        y = qd.dequantize_per_token(q, s, z, -128, 127, torch.int8, torch.float32)
+        return q, y, s, z
+
+
+class QMisc(nn.Module):
+    """Ops the export flows above do not emit, called directly."""
+
+    def __init__(self):
+        super().__init__()
+        _quant_libs()
+        g = torch.Generator().manual_seed(11)
+        self.register_buffer("ch_s", (torch.rand(4, generator=g) * 0.05 + 0.01).double())
+        self.register_buffer("ch_z", torch.tensor([0, 3, -5, 10]))
+        wl = torch.randint(-127, 128, (6, 16), generator=g, dtype=torch.int8)
+        self.register_buffer("lin_w", wl)
+        self.register_buffer("lin_s", torch.rand(6, 2, generator=g) * 0.02 + 0.005)
+        self.register_buffer("mm_w", torch.randint(-127, 128, (16, 5), generator=g, dtype=torch.int8))
+        self.register_buffer("mm_s", torch.rand(16, generator=g) * 0.02 + 0.005)
+
+    def forward(self, x, a, b, m):
+        qd = torch.ops.quantized_decomposed
+        q = qd.quantize_per_channel(x, self.ch_s, self.ch_z, 1, -128, 127, torch.int8)
+        dq = qd.dequantize_per_channel(q, self.ch_s, self.ch_z, 1, -128, 127, torch.int8)
+        if torch.compiler.is_compiling():   # export: the ops themselves
+            s = qd.add(a, 0.05, 128, 0, 255, b, 0.03, 120, 0, 255, 0.07, 125, 0, 255)
+            lin = qd.mixed_linear(m, self.lin_w, self.lin_s, None, torch.float32)
+            mm = qd.mixed_mm(m, self.mm_w, self.mm_s, None)
+        else:   # eager: they have no CPU kernel in python; their definitions
+            dqa = (a.to(torch.int32) - 128).float() * 0.05
+            dqb = (b.to(torch.int32) - 120).float() * 0.03
+            s = torch.clamp(torch.round((dqa + dqb) / 0.07) + 125, 0, 255).to(torch.uint8)
+            w = self.lin_w.float() * self.lin_s.repeat_interleave(8, dim=1)
+            lin = m @ w.t()
+            mm = m @ (self.mm_w.float() * self.mm_s[:, None])
+        return q, dq, s, lin, mm
+
+
+def _u8(*shape, seed):
+    g = torch.Generator().manual_seed(seed)
+    return torch.randint(0, 256, shape, generator=g, dtype=torch.uint8)
+
+
+Q_OPS = ["quantized_decomposed::quantize_per_tensor.out",
+         "quantized_decomposed::dequantize_per_tensor.out",
+         "quantized_decomposed::dequantize_per_channel.out"]
+
+
+def fixtures(full=False):
+    _quant_libs()
+    out = []
+    if full:
+        # The bench model: the same CNN, wider, on 1x1x64x64 (not committed).
+        cnn = SmallCNN(width=32)
+        ex = (rand(1, 1, 16, 16, seed=1),)
+        qcnn = pt2e_quantize(cnn, ex, [(rand(1, 1, 16, 16, seed=100 + i),) for i in range(8)])
+        out.append(Fixture(
+            "cnn_q8_wide",
+            "cnn_q8 with width 32: PT2E static int8 (XNNPACKQuantizer, per-channel), no delegate.",
+            {"forward": qcnn}, {"forward": ex},
+            [Case("forward", ex, tol=dict(Q_TOL))], targets=Q_OPS, record_upstream=True))
+        return out
+
+    ex = (rand(2, 1, 16, 16, seed=1),)
+    calib = [(rand(2, 1, 16, 16, seed=100 + i),) for i in range(8)]
+    out.append(Fixture(
+        "cnn_q8",
+        "Conv(1,8,3,p1) ReLU MaxPool Conv(8,16,3,p1) ReLU MaxPool depthwise Conv(16,3,p1) "
+        "ReLU Linear(256,10); PT2E static int8 (XNNPACKQuantizer, symmetric, per-channel "
+        "weights), calibrated on 8 batches, no delegate; x [2,1,16,16].",
+        {"forward": pt2e_quantize(SmallCNN(), ex, calib)}, {"forward": ex},
+        [Case("forward", (rand(2, 1, 16, 16, seed=s),), tol=dict(Q_TOL)) for s in (1, 2, 3)],
+        targets=Q_OPS, record_upstream=True))
+
+    ex = (rand(4, 32, seed=1),)
+    calib = [(rand(4, 32, seed=200 + i),) for i in range(8)]
+    out.append(Fixture(
+        "mlp_q8",
+        "Linear(32,64) ReLU Linear(64,64) ReLU Linear(64,10); PT2E static int8 "
+        "(XNNPACKQuantizer, per-channel weights), no delegate; x [4,32].",
+        {"forward": pt2e_quantize(MLP(), ex, calib)}, {"forward": ex},
+        [Case("forward", (rand(4, 32, seed=s),), tol=dict(Q_TOL)) for s in (1, 2)],
+        targets=Q_OPS, record_upstream=True))
+
+    out.append(Fixture(
+        "mlp_dynq",
+        "The mlp_q8 model with dynamic activation quantization (choose_qparams and the "
+        "Tensor-qparams quantize/dequantize), per-channel int8 weights; x [4,32].",
+        {"forward": pt2e_quantize(MLP(), ex, calib, dynamic=True)}, {"forward": ex},
+        [Case("forward", (rand(4, 32, seed=s),), tol=dict(Q_TOL)) for s in (3, 4)],
+        targets=["quantized_decomposed::choose_qparams.Tensor_out",
+                 "quantized_decomposed::quantize_per_tensor.Tensor_out",
+                 "quantized_decomposed::dequantize_per_tensor.Tensor_out"],
+        record_upstream=True))
+
+    tok = lambda seed: (torch.randint(0, 64, (1, 6), generator=torch.Generator().manual_seed(seed)),)  # noqa: E731
+    out.append(Fixture(
+        "lm_wq",
+        "LLM-style weight-only quantized model: embedding_byte (int8 per row) + "
+        "embedding_4bit + embedding_2bit (groups of 8), Linear 32->64 with int8 "
+        "per-channel weights, ReLU, Linear 64->64 with 4-bit per-channel weights "
+        "(dequantize_per_channel + linear); power-of-two scales, so all float "
+        "arithmetic is exact (eager, upstream and ours agree bit for bit in any "
+        "summation order); tokens int64 [1,6].",
+        {"forward": TinyLM()}, {"forward": tok(1)},
+        [Case("forward", tok(s), tol={"rtol": 0.0, "atol": 0.0}) for s in (1, 2, 3)],
+        targets=["quantized_decomposed::embedding_byte.dtype_out",
+                 "quantized_decomposed::embedding_4bit.dtype_out",
+                 "quantized_decomposed::embedding_2bit.dtype_out",
+                 "quantized_decomposed::dequantize_per_channel.out"],
+        record_upstream=True))
+
+    out.append(Fixture(
+        "per_token",
+        "choose_qparams_per_token_asymmetric -> quantize_per_token -> dequantize_per_token "
+        "on x [1,4,8,16].",
+        {"forward": PerToken()}, {"forward": (rand(1, 4, 8, 16, seed=1),)},
+        [Case("forward", (rand(1, 4, 8, 16, seed=s),), tol=dict(Q_TOL)) for s in (1, 2)],
+        targets=["quantized_decomposed::choose_qparams_per_token_asymmetric.out",
+                 "quantized_decomposed::quantize_per_token.out",
+                 "quantized_decomposed::dequantize_per_token.out"],
+        record_upstream=True, upstream_may_differ=True))
+
+    misc_in = lambda s: (rand(2, 4, 3, seed=s), _u8(3, 5, seed=s), _u8(3, 5, seed=s + 50),  # noqa: E731
+                         rand(3, 16, seed=s + 7))
+    out.append(Fixture(
+        "q_misc",
+        "quantize_per_channel / dequantize_per_channel on axis 1 (zero points 0,3,-5,10), "
+        "uint8 add, mixed_linear (2 groups) and mixed_mm called directly.",
+        {"forward": QMisc()}, {"forward": misc_in(1)},
+        [Case("forward", misc_in(s), tol={"rtol": 1e-5, "atol": 1e-5}) for s in (1, 2)],
+        targets=["quantized_decomposed::quantize_per_channel.out",
+                 "quantized_decomposed::add.out",
+                 "quantized_decomposed::mixed_linear.out",
+                 "quantized_decomposed::mixed_mm.out"],
+        record_upstream=True, upstream_may_differ=True))
+    return out
