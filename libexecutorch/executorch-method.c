@@ -1104,6 +1104,11 @@ executorch_method_is_profiling (ExecutorchMethod *method)
  * before the execution that holds it).  Empty when @method is not
  * profiled.
  *
+ * As with [method@Executorch.Method.run], the returned array has no free
+ * function: in C, call g_ptr_array_set_free_func() with
+ * executorch_profile_event_unref() before freeing it (or unref each
+ * element).
+ *
  * Returns: (transfer full) (element-type ExecutorchProfileEvent): a new
  *   array holding a reference on each event
  *
@@ -1117,7 +1122,8 @@ executorch_method_get_profile_events (ExecutorchMethod *method)
 
   g_return_val_if_fail (EXECUTORCH_IS_METHOD (method), NULL);
 
-  events = g_ptr_array_new_with_free_func ((GDestroyNotify) executorch_profile_event_unref);
+  /* Bindings free a transfer-full array's elements themselves. */
+  events = g_ptr_array_new ();
   if (method->profile_session == NULL)
     return events;
   n = method->profiler->n_events (method->profiler->user_data, method->profile_session);
