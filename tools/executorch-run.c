@@ -667,6 +667,7 @@ print_profile (ExecutorchMethod *method)
   g_autoptr(GArray) rows = g_array_new (FALSE, FALSE, sizeof (OperatorTime));
   guint64 instructions = 0, executions = 0;
   guint n_runs = 0, shown;
+  int width = 24;
   GHashTableIter iter;
   gpointer value;
 
@@ -706,12 +707,14 @@ print_profile (ExecutorchMethod *method)
 
   printf ("profile: %u execution%s, %.3f ms in total, %.3f ms in instructions\n", n_runs, n_runs == 1 ? "" : "s",
           executions / 1e6, instructions / 1e6);
-  printf ("%-40s %8s %12s %12s %7s\n", "operator", "calls", "total ms", "mean us", "share");
   shown = opt_profile_top > 0 ? MIN ((guint) opt_profile_top, rows->len) : rows->len;
+  for (guint i = 0; i < shown; i++)
+    width = MAX (width, (int) strlen (g_array_index (rows, OperatorTime, i).name));
+  printf ("%-*s %8s %12s %12s %7s\n", width, "operator", "calls", "total ms", "mean us", "share");
   for (guint i = 0; i < shown; i++)
     {
       const OperatorTime *row = &g_array_index (rows, OperatorTime, i);
-      printf ("%-40s %8u %12.3f %12.3f %6.1f%%\n", row->name, row->calls, row->total / 1e6,
+      printf ("%-*s %8u %12.3f %12.3f %6.1f%%\n", width, row->name, row->calls, row->total / 1e6,
               row->total / 1e3 / row->calls, instructions > 0 ? 100.0 * row->total / instructions : 0.0);
     }
   if (shown < rows->len)
@@ -833,6 +836,9 @@ write_timing (const char *path, const char *method_name, double method_ms, const
   return g_file_set_contents (path, json->str, (gssize) json->len, error);
 }
 
+/* Set once the first timed execution starts. */
+static gboolean profile_started;
+
 /* Runs one step: binds @n_given input files (the rest generated), executes
  * the warm-up and timed iterations, then saves and compares the outputs of
  * the last execution.  Steps run one after another on the same method, so
@@ -866,9 +872,12 @@ run_step (ExecutorchMethod *method, const char *name, Fill fill, GRand *rand, ch
           if (!ok)
             return fail_with (error);
         }
-      /* Warm-up executions are not profiled. */
-      if (it == 0 && opt_warmup > 0)
+      /* Warm-up executions are not profiled (with --steps: those before
+       * the first step's timed ones). */
+      if (it == 0 && opt_warmup > 0 && !profile_started)
         executorch_method_clear_profile_events (method);
+      if (it == 0)
+        profile_started = TRUE;
       start = g_get_monotonic_time ();
       if (!executorch_method_execute (method, NULL, &error))
         {
