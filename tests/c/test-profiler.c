@@ -343,6 +343,90 @@ test_hostile (void)
     }
 }
 
+/* A stand-in for the XNNPACK backend: accepts the payload, does nothing. */
+static EtError
+fake_init (void *user_data, EtBackendInitContext *context, const void *processed, size_t size,
+           const EtCompileSpec *specs, size_t n_specs, void **handle)
+{
+  *handle = user_data;
+  return ET_OK;
+}
+
+static EtError
+fake_execute (void *user_data, EtBackendExecuteContext *context, void *handle, EtValue **args, uint32_t n_args)
+{
+  return ET_OK;
+}
+
+static const EtBackend fake_backend = {
+  .abi_version = ET_PLUGIN_ABI_VERSION,
+  .id = "XnnpackBackend",
+  .init = fake_init,
+  .execute = fake_execute,
+};
+
+/* A DelegateCall gives an instruction event and, inside it, one named
+ * after the backend; the ETDump carries the backend id. */
+static void
+test_delegate (void)
+{
+  g_autoptr(GBytes) bytes = read_file (TEST_MODELS_DIR, "xnnpack_add/xnnpack_add.pte");
+  g_autoptr(GError) error = NULL;
+  g_autofree guint8 *written = NULL;
+  guint64 now = 0;
+  EtpSession *session = _etp_session_new ();
+  const EtMethodMeta *meta;
+  EtEventRecord record;
+  EtProgram *program;
+  EtMethod *method;
+  float zeros[64] = { 0 };
+  gboolean found = FALSE;
+  Summary summary;
+  gsize size;
+
+  g_assert_cmpint (et_registry_add_backend (et_registry_get_default (), &fake_backend), ==, ET_OK);
+  _etp_session_set_clock (session, fake_clock, &now);
+  program = _et_program_load (bytes, NULL, 0, &error);
+  g_assert_no_error (error);
+  method = _et_method_load_traced (program, "forward", _etp_session_tracer (session), &error);
+  g_assert_no_error (error);
+  meta = _et_method_meta (method);
+  for (guint i = 0; i < meta->n_inputs; i++)
+    g_assert_true (_et_method_set_input_tensor (method, i, ET_SCALAR_FLOAT, meta->inputs[i].ndim,
+                                                meta->inputs[i].sizes, zeros, meta->inputs[i].nbytes, &error));
+  g_assert_true (_et_method_execute (method, NULL, &error));
+  g_assert_no_error (error);
+
+  for (gsize i = 0; _etp_session_get_event (session, i, &record); i++)
+    if (record.kind == ET_EVENT_DELEGATE)
+      {
+        EtEventRecord outer;
+        found = TRUE;
+        g_assert_cmpstr (record.name, ==, "XnnpackBackend");
+        g_assert_cmpstr (record.delegate, ==, "XnnpackBackend");
+        g_assert_cmpint (record.instruction_index, >=, 0);
+        /* Its instruction ends right after it. */
+        g_assert_true (_etp_session_get_event (session, i + 1, &outer));
+        g_assert_cmpstr (outer.name, ==, "DELEGATE_CALL");
+        g_assert_cmpint (outer.instruction_index, ==, record.instruction_index);
+        g_assert_cmpuint (outer.start_ns, <, record.start_ns);
+        g_assert_cmpuint (outer.start_ns + outer.duration_ns, >, record.start_ns + record.duration_ns);
+      }
+  g_assert_true (found);
+
+  written = _etp_write_etdump (session, &size);
+  g_assert_true (read_etdump (written, size, &summary, &error));
+  g_assert_no_error (error);
+  found = FALSE;
+  for (guint i = 0; i < summary.names->len; i++)
+    found |= g_str_has_prefix (g_ptr_array_index (summary.names, i), "Execute/XnnpackBackend/");
+  g_assert_true (found);
+  summary_clear (&summary);
+  _et_method_free (method);
+  _et_program_unref (program);
+  _etp_session_free (session);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -351,5 +435,6 @@ main (int argc, char **argv)
   g_test_add_func ("/profiler/etdump/golden", test_golden);
   g_test_add_func ("/profiler/etdump/upstream", test_upstream);
   g_test_add_func ("/profiler/etdump/hostile", test_hostile);
+  g_test_add_func ("/profiler/delegate", test_delegate);
   return g_test_run ();
 }
