@@ -6,13 +6,16 @@
  * then EXECUTORCH_MODULE_SYSTEM_PATH if set (even to empty), else the
  * compiled-in module folder.  A folder holds one `*.module` manifest per
  * plug-in naming its versioned library; the first manifest of a given file
- * name wins.  EXECUTORCH_MODULES_DISABLE lists plug-in names to skip.  The
+ * name wins, and a later one naming another copy of the library (a
+ * different file) is reported as a duplicate registration naming both
+ * files.  EXECUTORCH_MODULES_DISABLE lists plug-in names to skip.  The
  * environment is ignored in setuid processes.  Libraries are opened with
  * local binding and never unloaded.
  */
 #include "engine.h"
 
 #include <gmodule.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
 
@@ -96,6 +99,54 @@ load_manifest (const char *manifest_path, char **disabled, GError **error)
   return TRUE;
 }
 
+/* The real path of the library a manifest names, or NULL. */
+static char *
+manifest_library (const char *manifest_path, char **name)
+{
+  g_autoptr (GKeyFile) keys = g_key_file_new ();
+  g_autofree char *library = NULL, *joined = NULL, *folder = NULL;
+  char *real;
+
+  if (!g_key_file_load_from_file (keys, manifest_path, G_KEY_FILE_NONE, NULL) ||
+      (library = g_key_file_get_string (keys, "Plugin", "Library", NULL)) == NULL)
+    return NULL;
+  if (name != NULL)
+    *name = g_key_file_get_string (keys, "Plugin", "Name", NULL);
+  folder = g_path_get_dirname (manifest_path);
+  joined = g_path_is_absolute (library) ? g_strdup (library) : g_build_filename (folder, library, NULL);
+  real = realpath (joined, NULL);
+  if (real == NULL)
+    return NULL;
+  {
+    char *copy = g_strdup (real);
+    free (real);
+    return copy;
+  }
+}
+
+/* @shadowed has the file name of @winner, an earlier folder's manifest:
+ * only @winner is loaded.  Another copy of the library (not the same file
+ * reached twice) is a duplicate registration, reported naming both. */
+static void
+check_shadowed (const char *winner, const char *shadowed, char **disabled)
+{
+  g_autofree char *name = NULL, *first = NULL, *second = NULL;
+  GError *error;
+
+  second = manifest_library (shadowed, &name);
+  if (second == NULL || (name != NULL && is_disabled (name, disabled)))
+    return;
+  first = manifest_library (winner, NULL);
+  if (first != NULL && strcmp (first, second) == 0)
+    return;
+  error = g_error_new (EXECUTORCH_PLUGIN_ERROR, EXECUTORCH_PLUGIN_ERROR_INIT,
+                       "plug-in %s is registered twice: by %s (%s) and by %s (%s) (duplicate registration; "
+                       "the second copy is not used)",
+                       name != NULL ? name : "?", first != NULL ? first : "?", winner, second, shadowed);
+  g_warning ("%s", error->message);
+  g_ptr_array_add (discovery_errors, error);
+}
+
 static int
 compare_names (const void *a, const void *b)
 {
@@ -122,10 +173,15 @@ scan_folder (const char *folder, GHashTable *seen, char **disabled)
       g_autofree char *path = NULL;
       GError *error = NULL;
 
-      if (g_hash_table_contains (seen, file))
-        continue;
-      g_hash_table_add (seen, g_strdup (file));
+      const char *winner = g_hash_table_lookup (seen, file);
+
       path = g_build_filename (folder, file, NULL);
+      if (winner != NULL)
+        {
+          check_shadowed (winner, path, disabled);
+          continue;
+        }
+      g_hash_table_insert (seen, g_strdup (file), g_strdup (path));
       if (!load_manifest (path, disabled, &error))
         {
           g_warning ("%s", error->message);
@@ -141,7 +197,7 @@ discover (void)
   const char *extra = trusted ? g_getenv ("EXECUTORCH_MODULE_PATH") : NULL;
   const char *system = trusted ? g_getenv ("EXECUTORCH_MODULE_SYSTEM_PATH") : NULL;
   g_auto (GStrv) disabled = NULL;
-  g_autoptr (GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr (GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
 
   if (!g_module_supported ())
     return;

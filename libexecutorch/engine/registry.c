@@ -5,8 +5,10 @@
  * Entries are never removed (plug-ins are never unloaded), so pointers
  * handed out stay valid for the life of the process.  MT safe.
  */
+#define _GNU_SOURCE             /* dladdr() */
 #include "engine.h"
 
+#include <dlfcn.h>
 #include <string.h>
 
 struct EtRegistry {
@@ -362,6 +364,18 @@ set_state (EtRegistry *registry, PluginEntry *entry, char *state)
   g_mutex_unlock (&registry->lock);
 }
 
+/* The file a plug-in descriptor lives in (two copies of one library are
+ * two descriptors), for messages. */
+static char *
+descriptor_file (const EtPluginDesc *desc)
+{
+  Dl_info info;
+
+  if (dladdr (desc, &info) != 0 && info.dli_fname != NULL && info.dli_fname[0] != '\0')
+    return g_strdup (info.dli_fname);
+  return g_strdup ("the application");
+}
+
 /* Serialises plug-in initialisation so that init runs once per descriptor. */
 static GRecMutex plugin_init_lock;
 
@@ -395,9 +409,12 @@ et_registry_add_plugin (const EtPluginDesc *desc, char *error_message, size_t er
           g_rec_mutex_unlock (&plugin_init_lock);
           return ET_OK;           /* the same library, arriving a second way */
         }
-      if (strcmp (other->desc->name, desc->name) == 0)
+      if (strcmp (other->desc->name, desc->name) == 0 && result == ET_OK)
         {
-          text = g_strdup_printf ("plug-in %s is loaded twice from two different libraries", desc->name);
+          g_autofree char *first = descriptor_file (other->desc);
+          g_autofree char *second = descriptor_file (desc);
+          text = g_strdup_printf ("plug-in %s is registered twice: by %s and by %s (duplicate registration; "
+                                  "the second copy is not used)", desc->name, first, second);
           result = ET_ERROR_REGISTRATION_ALREADY_REGISTERED;
         }
     }
