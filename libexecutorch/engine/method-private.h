@@ -69,6 +69,9 @@ struct _EtMethod {
   EtKernelContext context;
   gboolean executing;
   const EtEventTracer *tracer;  /* NULL: not traced */
+  guint n_folded;               /* permutes turned into views at load (method-fold.c) */
 };
 
 void *_et_method_take (EtMethod *method, gpointer block);
+/* method-fold.c: constant weight transposes read only by mm/addmm become views. */
+void _et_method_fold_constant_transposes (EtMethod *method);

@@ -632,6 +632,7 @@ _et_method_load (EtProgram *program, const char *name, GError **error)
       _et_method_free (method);
       return NULL;
     }
+  _et_method_fold_constant_transposes (method);
   return method;
 }
 

@@ -6,6 +6,7 @@
  * here are small ones defined in this file.
  */
 #include "engine.h"
+#include "method-private.h"
 
 #include <string.h>
 
@@ -238,6 +239,87 @@ test_external_data_duplicate_keys (void)
   g_assert_null (_et_program_load (bytes, twice, 2, &error));
   g_assert_error (error, EXECUTORCH_ERROR, ET_ERROR_INVALID_ARGUMENT);
   g_assert_nonnull (strstr (error->message, "fc1."));
+}
+
+static EtError
+test_nop_kernel (EtKernelContext *context, EtValue **args, uint32_t n_args)
+{
+  (void) context;
+  (void) args;
+  (void) n_args;
+  return ET_OK;
+}
+
+/* Loads @name with do-nothing kernels for the MLP-style operators and
+ * returns how many permutes were folded into views of constants. */
+static guint
+count_folded (const char *name)
+{
+  static const EtKernel stubs[] = {
+    { "aten::permute_copy.out", test_nop_kernel, NULL },
+    { "aten::addmm.out", test_nop_kernel, NULL },
+    { "aten::mm.out", test_nop_kernel, NULL },
+    { "aten::relu.out", test_nop_kernel, NULL },
+    { "aten::mul.out", test_nop_kernel, NULL },
+    { "dim_order_ops::_clone_dim_order.out", test_nop_kernel, NULL },
+  };
+  g_autoptr (GBytes) bytes = model (name);
+  g_autoptr (GError) error = NULL;
+  EtProgram *program;
+  EtMethod *method;
+  guint folded = 0, seen = 0;
+
+  if (et_registry_find_kernel (et_registry_get_default (), stubs[0].name) == NULL)
+    g_assert_cmpint (et_registry_add_kernels (et_registry_get_default (), stubs, G_N_ELEMENTS (stubs)), ==, ET_OK);
+  program = _et_program_load (bytes, NULL, 0, &error);
+  g_assert_no_error (error);
+  method = _et_method_load (program, "forward", &error);
+  g_assert_no_error (error);
+  /* Every folded permute's output is a transposed view of its constant. */
+  for (guint c = 0; c < method->n_chains; c++)
+    for (guint pc = 0; pc < method->chains[c].n_instructions; pc++)
+      {
+        const Instruction *ins = &method->chains[c].instructions[pc];
+        const EtTensor *self, *out;
+
+        if (ins->kind != INSTRUCTION_KERNEL || strcmp (method->kernels[ins->a]->name, "aten::permute_copy.out") != 0)
+          continue;
+        seen++;
+        self = ins->args[0]->u.tensor;
+        out = ins->args[2]->u.tensor;
+        if (method->kernels[ins->a]->func == test_nop_kernel)
+          {
+            g_assert_true (out->data != self->data || (self->flags & ET_TENSOR_FLAG_CONSTANT) == 0);
+            continue;
+          }
+        folded++;
+        g_assert_true (self->flags & ET_TENSOR_FLAG_CONSTANT);
+        g_assert_true (out->data == self->data);
+        g_assert_cmpint (out->dim_order[0], ==, 1);
+        g_assert_cmpint (out->strides[0], ==, 1);
+        g_assert_cmpint (out->strides[1], ==, self->sizes[1]);
+      }
+  g_assert_cmpuint (folded, ==, method->n_folded);
+  g_assert_cmpuint (seen, >, 0);
+  _et_method_free (method);
+  _et_program_unref (program);
+  return folded;
+}
+
+/* Linear layers' weight transposes become views; a permute of an input
+ * (permute_view's first op) stays an instruction. */
+static void
+test_fold_constant_transposes (void)
+{
+  if (g_test_subprocess ())
+    {
+      g_assert_cmpuint (count_folded ("mlp/mlp.pte"), ==, 2);
+      g_assert_cmpuint (count_folded ("permute_view/permute_view.pte"), <, 3);
+      return;
+    }
+  /* In a child: the stubs would hide the missing-operator cases here. */
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
 }
 
 static void
@@ -501,6 +583,7 @@ main (int argc, char **argv)
   g_test_add_func ("/loader/upstream/add-runs", test_run_upstream_add);
   g_test_add_func ("/loader/upstream/legacy-constant-buffer", test_legacy_constant_buffer);
   g_test_add_func ("/loader/upstream/header-length-24", test_header_length_24);
+  g_test_add_func ("/loader/fold/constant-transposes", test_fold_constant_transposes);
   g_test_add_func ("/loader/error/missing-operator", test_missing_operator);
   g_test_add_func ("/loader/error/missing-backend", test_missing_backend);
   g_test_add_data_func ("/loader/delegate/payload-in-segment", "xnnpack_add/xnnpack_add.pte", test_delegate_payload);
