@@ -4,8 +4,12 @@
  */
 #include "executorch-threadpool.h"
 
+#define EXECUTORCH_USE_UNSTABLE_PLUGIN_API
+#include "executorch-plugin.h"
+
 #include <gmodule.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 typedef gpointer (*GetPoolFunc) (void);
@@ -62,6 +66,97 @@ test_shared (void)
   g_assert_cmpuint (a.get_threads (), >=, 1);
 
   /* Modules are never unloaded by the runtime either. */
+}
+
+static guint
+count_threads (void)
+{
+  g_autoptr (GDir) dir = g_dir_open ("/proc/self/task", 0, NULL);
+  guint n = 0;
+
+  g_assert_nonnull (dir);
+  while (g_dir_read_name (dir) != NULL)
+    n++;
+  return n;
+}
+
+static void
+init_matrix (EtTensor *t, int64_t rows, int64_t cols, float *data)
+{
+  memset (t, 0, sizeof *t);
+  t->data = data;
+  t->ndim = 2;
+  t->sizes[0] = rows;
+  t->sizes[1] = cols;
+  t->strides[0] = cols;
+  t->strides[1] = 1;
+  t->dim_order[0] = 0;
+  t->dim_order[1] = 1;
+  t->scalar_type = ET_SCALAR_FLOAT;
+  t->numel = rows * cols;
+  t->nbytes = (size_t) t->numel * sizeof (float);
+  t->capacity = t->nbytes;
+}
+
+/* The kernel library, loaded like a plug-in, runs its parallel GEMM on the
+ * same pool as another library of the process: its thread pool functions
+ * resolve to the one libexecutorch-threadpool, and a large mm after the
+ * other library's parallel work starts no thread. */
+static void
+test_kernels_share_pool (void)
+{
+  enum { N = 192 };
+  GModule *kernels = g_module_open (KERNELS_LIBRARY, G_MODULE_BIND_LOCAL);
+  const EtPluginDesc *(*get_plugin) (void);
+  gpointer kernels_get_pool = NULL;
+  char message[256] = "";
+  const EtKernel *mm;
+  g_autofree float *a = g_new (float, N * N);
+  g_autofree float *b = g_new (float, N * N);
+  g_autofree float *c = g_new0 (float, N * N);
+  EtTensor ta, tb, tc;
+  EtValue va = { .tag = ET_VALUE_TENSOR }, vb = { .tag = ET_VALUE_TENSOR }, vc = { .tag = ET_VALUE_TENSOR };
+  EtValue *args[4] = { &va, &vb, &vc, &vc };
+  User user;
+  guint threads_after_user;
+
+  g_assert_nonnull (kernels);
+  g_assert_true (g_module_symbol (kernels, "executorch_kernels_get_plugin", (gpointer *) &get_plugin));
+  /* dlsym through the kernel library finds its dependency's definition. */
+  g_assert_true (g_module_symbol (kernels, "executorch_threadpool_get_pthreadpool", &kernels_get_pool));
+  g_assert_true (kernels_get_pool == (gpointer) executorch_threadpool_get_pthreadpool);
+  g_assert_cmpint (et_registry_add_plugin (get_plugin (), message, sizeof message), ==, ET_OK);
+  mm = et_registry_find_kernel (et_registry_get_default (), "aten::mm.out");
+  g_assert_nonnull (mm);
+
+  executorch_threadpool_set_num_threads (3);
+  open_user (THREADPOOL_USER_A, &user);
+  g_assert_cmpuint (user.sum (100000), ==, (gsize) 99999 * 100000 / 2);
+  threads_after_user = count_threads ();
+  g_assert_cmpuint (threads_after_user, >=, 3);
+
+  for (int i = 0; i < N * N; i++)
+    {
+      a[i] = (float) (i % 7) - 3.0f;
+      b[i] = (float) (i % 5) - 2.0f;
+    }
+  init_matrix (&ta, N, N, a);
+  init_matrix (&tb, N, N, b);
+  init_matrix (&tc, N, N, c);
+  va.u.tensor = &ta;
+  vb.u.tensor = &tb;
+  vc.u.tensor = &tc;
+  g_assert_cmpint (et_kernel_call (mm, args, 4, message, sizeof message), ==, ET_OK);
+  for (int i = 0; i < N; i += 37)
+    for (int j = 0; j < N; j += 41)
+      {
+        double want = 0.0;
+        for (int k = 0; k < N; k++)
+          want += (double) a[i * N + k] * b[k * N + j];
+        g_assert_cmpfloat_with_epsilon (c[i * N + j], want, 1e-3);
+      }
+  g_assert_cmpuint (count_threads (), ==, threads_after_user);
+  executorch_threadpool_set_num_threads (0);
 }
 
 static guint
@@ -191,6 +286,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/threadpool/shared-between-libraries", test_shared);
+  g_test_add_func ("/threadpool/shared-with-kernels", test_kernels_share_pool);
   g_test_add_func ("/threadpool/env", test_env);
   g_test_add_func ("/threadpool/env/subprocess", test_env_subprocess);
   g_test_add_func ("/threadpool/parallelize", test_parallelize);
