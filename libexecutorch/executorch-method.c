@@ -1228,3 +1228,99 @@ executorch_method_write_etdump (ExecutorchMethod *method, const char *path, GErr
   data = g_bytes_get_data (bytes, &size);
   return g_file_set_contents (path, data, (gssize) size, error);
 }
+
+/**
+ * executorch_method_set_record_outputs:
+ * @method: a profiled method
+ * @record: whether to record kernel outputs
+ * @error: return location for a #GError, or %NULL
+ *
+ * While @record is set, the output tensor of every kernel call is kept
+ * as well: the ETDump gets a debug event per call (chain, instruction,
+ * element type, sizes, strides and an offset) and the tensor's bytes go to
+ * the debug buffer ([method@Executorch.Method.get_debug_buffer]), each
+ * aligned to 64 bytes, which upstream's Inspector reads with
+ * `debug_buffer_path`.  This copies every intermediate tensor: use it to
+ * debug numerics, not to time.
+ *
+ * Returns: %TRUE on success; %FALSE with @error set:
+ *   %EXECUTORCH_ERROR_INVALID_STATE when @method is not profiled,
+ *   %EXECUTORCH_ERROR_NOT_SUPPORTED when the profiler cannot do it
+ *
+ * Since: 1.0
+ */
+gboolean
+executorch_method_set_record_outputs (ExecutorchMethod *method, gboolean record, GError **error)
+{
+  EtError code;
+
+  g_return_val_if_fail (EXECUTORCH_IS_METHOD (method), FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+
+  if (!check_idle (method, error))
+    return FALSE;
+  if (method->profile_session == NULL)
+    {
+      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_STATE,
+                   "[method %s][profile] the method is not profiled", method->name);
+      return FALSE;
+    }
+  if (method->profiler->set_debug_outputs == NULL)
+    {
+      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_NOT_SUPPORTED,
+                   "[method %s][profile] the profiler %s cannot record outputs", method->name,
+                   method->profiler->name);
+      return FALSE;
+    }
+  code = method->profiler->set_debug_outputs (method->profiler->user_data, method->profile_session, record);
+  if (code != ET_OK)
+    {
+      g_set_error (error, EXECUTORCH_ERROR, code, "[method %s][profile] %s", method->name, _et_error_name (code));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/**
+ * executorch_method_get_debug_buffer:
+ * @method: a profiled method
+ * @error: return location for a #GError, or %NULL
+ *
+ * The kernel outputs recorded since profiling began (or the last
+ * [method@Executorch.Method.clear_profile_events]); the offsets in the
+ * ETDump's debug events point into it.  Empty when nothing was recorded.
+ *
+ * Returns: (transfer full) (nullable): the buffer, or %NULL with @error
+ *   set (%EXECUTORCH_ERROR_INVALID_STATE when @method is not profiled)
+ *
+ * Since: 1.0
+ */
+GBytes *
+executorch_method_get_debug_buffer (ExecutorchMethod *method, GError **error)
+{
+  uint8_t *data = NULL;
+  size_t size = 0;
+  EtError code;
+  GBytes *bytes;
+
+  g_return_val_if_fail (EXECUTORCH_IS_METHOD (method), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (method->profile_session == NULL)
+    {
+      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_STATE,
+                   "[method %s][profile] the method is not profiled", method->name);
+      return NULL;
+    }
+  if (method->profiler->write_debug_buffer == NULL)
+    return g_bytes_new (NULL, 0);
+  code = method->profiler->write_debug_buffer (method->profiler->user_data, method->profile_session, &data, &size);
+  if (code != ET_OK)
+    {
+      g_set_error (error, EXECUTORCH_ERROR, code, "[method %s][profile] %s", method->name, _et_error_name (code));
+      return NULL;
+    }
+  bytes = g_bytes_new (data, size);
+  free (data);
+  return bytes;
+}

@@ -78,5 +78,9 @@ EXECUTORCH_AVAILABLE_IN_1_0
 GBytes *executorch_method_get_etdump (ExecutorchMethod *method, GError **error);
 EXECUTORCH_AVAILABLE_IN_1_0
 gboolean executorch_method_write_etdump (ExecutorchMethod *method, const char *path, GError **error);
+EXECUTORCH_AVAILABLE_IN_1_0
+gboolean executorch_method_set_record_outputs (ExecutorchMethod *method, gboolean record, GError **error);
+EXECUTORCH_AVAILABLE_IN_1_0
+GBytes *executorch_method_get_debug_buffer (ExecutorchMethod *method, GError **error);
 
 G_END_DECLS

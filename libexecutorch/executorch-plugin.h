@@ -373,6 +373,10 @@ typedef struct {
   bool (*get_event) (void *user_data, void *session, size_t index, EtEventRecord *record);
   /* The session as a size-prefixed ETDump buffer, malloc()ed: free() it. */
   EtError (*write_etdump) (void *user_data, void *session, uint8_t **data, size_t *size);
+  /* Optional: record every kernel's output tensor as a debug event, its
+   * data going to the debug buffer the ETDump's tensors point into. */
+  EtError (*set_debug_outputs) (void *user_data, void *session, bool enable);
+  EtError (*write_debug_buffer) (void *user_data, void *session, uint8_t **data, size_t *size);
   void *reserved[4];
 } EtProfiler;
 

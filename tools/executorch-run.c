@@ -42,6 +42,7 @@ static char *opt_etdump = NULL;
 static gboolean opt_profile = FALSE;
 static gint opt_profile_top = 20;
 static char *opt_verify = NULL;
+static char *opt_etdump_outputs = NULL;
 static char **opt_rest = NULL;
 
 static const GOptionEntry entries[] = {
@@ -73,6 +74,8 @@ static const GOptionEntry entries[] = {
   { "version", 0, 0, G_OPTION_ARG_NONE, &opt_version, "Print the version and exit", NULL },
   { "etdump", 0, 0, G_OPTION_ARG_FILENAME, &opt_etdump, "Profile the executions and write them as ETDump",
     "OUT.etdp" },
+  { "etdump-outputs", 0, 0, G_OPTION_ARG_FILENAME, &opt_etdump_outputs,
+    "With --etdump: record every kernel's output, their data going to this debug buffer", "OUT.bin" },
   { "profile", 0, 0, G_OPTION_ARG_NONE, &opt_profile, "Profile the executions and print time per operator", NULL },
   { "profile-top", 0, 0, G_OPTION_ARG_INT, &opt_profile_top, "Operators --profile lists (default: 20)", "N" },
   { "verify", 0, 0, G_OPTION_ARG_FILENAME, &opt_verify,
@@ -968,6 +971,8 @@ run_method (ExecutorchProgram *program, Fill fill)
   if (method == NULL)
     return fail_with (error);
   method_load_ms = (g_get_monotonic_time () - load_start) / 1000.0;
+  if (opt_etdump_outputs != NULL && !executorch_method_set_record_outputs (method, TRUE, &error))
+    return fail_with (error);
   n_inputs = executorch_method_get_n_inputs (method);
   n_outputs = executorch_method_get_n_outputs (method);
   n_given = opt_inputs != NULL ? g_strv_length (opt_inputs) : 0;
@@ -1031,6 +1036,14 @@ run_method (ExecutorchProgram *program, Fill fill)
     print_profile (method);
   if (opt_etdump != NULL && !executorch_method_write_etdump (method, opt_etdump, &error))
     status = fail_with (error);
+  if (opt_etdump_outputs != NULL && status == EXIT_SUCCESS)
+    {
+      g_autoptr(GBytes) buffer = executorch_method_get_debug_buffer (method, &error);
+      if (buffer == NULL ||
+          !g_file_set_contents (opt_etdump_outputs, g_bytes_get_data (buffer, NULL),
+                                (gssize) g_bytes_get_size (buffer), &error))
+        status = fail_with (error);
+    }
   for (guint i = 0; i < n_given; i++)
     npy_array_clear (&arrays[i]);
   g_free (arrays);
@@ -1079,6 +1092,8 @@ main (int argc, char **argv)
       return EXIT_SUCCESS;
     }
 
+  if (opt_etdump_outputs != NULL && opt_etdump == NULL)
+    return usage_error ("--etdump-outputs needs --etdump");
   if (opt_verify != NULL)
     {
       if (opt_rest != NULL && opt_rest[0] != NULL)

@@ -147,11 +147,60 @@ write_offset_vector (Builder *b, gsize field, guint n)
   return pos + 4;
 }
 
+/* A vector of int64 (elements 8-aligned). */
+static void
+write_i64_vector (Builder *b, gsize field, const gint64 *values, guint n)
+{
+  gsize pos;
+
+  pad_to (b, 4);
+  if ((b->buf->len + 4) % 8 != 0)
+    grow (b, 4);
+  pos = grow (b, 4 + 8 * (gsize) n);
+  put_u32 (b, pos, n);
+  for (guint i = 0; i < n; i++)
+    put_u64 (b, pos + 4 + 8 * (gsize) i, (guint64) values[i]);
+  patch_offset (b, field, pos);
+}
+
 enum { ETDUMP_VERSION, ETDUMP_RUN_DATA, ETDUMP_N_SLOTS };
 enum { RUN_NAME, RUN_BUNDLED_INPUT_INDEX, RUN_ALLOCATORS, RUN_EVENTS, RUN_N_SLOTS };
 enum { EVENT_PROFILE, EVENT_ALLOCATION, EVENT_DEBUG, EVENT_N_SLOTS };
 enum { PE_NAME, PE_CHAIN_INDEX, PE_INSTRUCTION_ID, PE_DELEGATE_ID_INT, PE_DELEGATE_ID_STR, PE_DELEGATE_METADATA,
        PE_START_TIME, PE_END_TIME, PE_N_SLOTS };
+enum { DE_CHAIN_INDEX, DE_INSTRUCTION_ID, DE_DEBUG_ENTRY, DE_DELEGATE_ID_INT, DE_DELEGATE_ID_STR, DE_NAME,
+       DE_N_SLOTS };
+enum { VALUE_VAL, VALUE_TENSOR, VALUE_TENSOR_LIST, VALUE_INT, VALUE_FLOAT, VALUE_DOUBLE, VALUE_BOOL, VALUE_OUTPUT,
+       VALUE_N_SLOTS };
+enum { TENSOR_SCALAR_TYPE, TENSOR_SIZES, TENSOR_STRIDES, TENSOR_OFFSET, TENSOR_N_SLOTS };
+#define VALUE_TYPE_TENSOR 5
+
+/* Event { debug_event: DebugEvent { chain_index, instruction_id,
+ * debug_entry: Value { val: Tensor, tensor: Tensor { ... } } } }. */
+static void
+write_debug_event (Builder *b, gsize field, const EtpDebugEvent *debug)
+{
+  Field event[] = { { EVENT_DEBUG, 4, 0, TRUE } };
+  Field fields[] = {
+    { DE_CHAIN_INDEX, 8, debug->chain },
+    { DE_INSTRUCTION_ID, 4, (guint32) debug->instruction },
+    { DE_DEBUG_ENTRY, 4, 0, TRUE },
+  };
+  Field value[] = { { VALUE_TENSOR, 4, 0, TRUE }, { VALUE_VAL, 1, VALUE_TYPE_TENSOR } };
+  Field tensor[] = {
+    { TENSOR_OFFSET, 8, (guint64) debug->offset },
+    { TENSOR_SIZES, 4, 0, TRUE },
+    { TENSOR_STRIDES, 4, 0, TRUE },
+    { TENSOR_SCALAR_TYPE, 1, (guint8) debug->scalar_type },
+  };
+
+  patch_offset (b, field, write_table (b, EVENT_N_SLOTS, event, G_N_ELEMENTS (event)));
+  patch_offset (b, event[0].pos, write_table (b, DE_N_SLOTS, fields, G_N_ELEMENTS (fields)));
+  patch_offset (b, fields[2].pos, write_table (b, VALUE_N_SLOTS, value, G_N_ELEMENTS (value)));
+  patch_offset (b, value[0].pos, write_table (b, TENSOR_N_SLOTS, tensor, G_N_ELEMENTS (tensor)));
+  write_i64_vector (b, tensor[1].pos, debug->sizes, debug->ndim);
+  write_i64_vector (b, tensor[2].pos, debug->strides, debug->ndim);
+}
 
 /* Event { profile_event: ProfileEvent { ... } } at the offset field @field. */
 static void
@@ -181,7 +230,7 @@ static void
 write_run (Builder *b, gsize field, EtpSession *session, guint32 run, const char *name)
 {
   Field fields[] = { { RUN_NAME, 4, 0, TRUE }, { RUN_EVENTS, 4, 0, TRUE } };
-  gsize n_all = _etp_session_n_events (session), elements;
+  gsize n_all = _etp_session_n_events (session), n_debug = _etp_session_n_debug_events (session), elements;
   guint n = 0, k = 0;
 
   for (gsize i = 0; i < n_all; i++)
@@ -190,6 +239,8 @@ write_run (Builder *b, gsize field, EtpSession *session, guint32 run, const char
       _etp_session_get_event (session, i, &record);
       n += record.run_index == run;
     }
+  for (gsize i = 0; i < n_debug; i++)
+    n += _etp_session_debug_event (session, i)->run == run;
   patch_offset (b, field, write_table (b, RUN_N_SLOTS, fields, G_N_ELEMENTS (fields)));
   write_string (b, fields[0].pos, name);
   elements = write_offset_vector (b, fields[1].pos, n);
@@ -203,6 +254,13 @@ write_run (Builder *b, gsize field, EtpSession *session, guint32 run, const char
       _etp_session_peek (session, i, &event_name, &delegate, &start, &end, &chain, &instruction, &event_run);
       if (event_run == run)
         write_event (b, elements + 4 * (gsize) k++, event_name, delegate, start, end, chain, instruction);
+    }
+  /* Kernel outputs after the timings of their run. */
+  for (gsize i = 0; i < n_debug; i++)
+    {
+      const EtpDebugEvent *debug = _etp_session_debug_event (session, i);
+      if (debug->run == run)
+        write_debug_event (b, elements + 4 * (gsize) k++, debug);
     }
 }
 

@@ -69,6 +69,28 @@ write_etdump (void *user_data, void *session, uint8_t **data, size_t *size)
   return ET_OK;
 }
 
+static EtError
+set_debug_outputs (void *user_data, void *session, bool enable)
+{
+  _etp_session_set_debug_outputs (session, enable);
+  return ET_OK;
+}
+
+static EtError
+write_debug_buffer (void *user_data, void *session, uint8_t **data, size_t *size)
+{
+  gsize n;
+  const guint8 *buffer = _etp_session_debug_buffer (session, &n);
+
+  *data = malloc (n > 0 ? n : 1);
+  if (*data == NULL)
+    return ET_ERROR_MEMORY_ALLOCATION_FAILED;
+  if (n > 0)
+    memcpy (*data, buffer, n);
+  *size = n;
+  return ET_OK;
+}
+
 static const EtProfiler profiler = {
   .abi_version = ET_PLUGIN_ABI_VERSION,
   .name = "etdump",
@@ -78,6 +100,8 @@ static const EtProfiler profiler = {
   .n_events = n_events,
   .get_event = get_event,
   .write_etdump = write_etdump,
+  .set_debug_outputs = set_debug_outputs,
+  .write_debug_buffer = write_debug_buffer,
 };
 
 static bool

@@ -8,6 +8,7 @@
  */
 #include "profiler-private.h"
 
+#include <string.h>
 #include <time.h>
 
 typedef struct {
@@ -34,7 +35,13 @@ struct _EtpSession {
   guint64 delegate_start;
   EtpClock clock;
   gpointer clock_data;
+  GArray *debug_events;      /* EtpDebugEvent */
+  GByteArray *debug_buffer;
 };
+
+#define DEBUG_ALIGNMENT 64
+/* Kernel outputs are copied up to this much in total per session. */
+#define DEBUG_BUFFER_LIMIT ((gsize) 1 << 30)
 
 static guint64
 monotonic_ns (gpointer user_data)
@@ -129,6 +136,63 @@ delegate_end (void *user_data, uint32_t chain, uint32_t instruction, uint32_t de
              ET_EVENT_DELEGATE);
 }
 
+static void
+intermediate_output (void *user_data, uint32_t chain, uint32_t instruction, const EtValue *value)
+{
+  EtpSession *self = user_data;
+  const EtTensor *tensor;
+  EtpDebugEvent event = { 0 };
+
+  if (value == NULL || value->tag != ET_VALUE_TENSOR || value->u.tensor == NULL)
+    return;
+  tensor = value->u.tensor;
+  event.run = self->run;
+  event.chain = chain;
+  event.instruction = (gint32) instruction;
+  event.scalar_type = tensor->scalar_type;
+  event.ndim = MIN (tensor->ndim, ET_MAX_DIMS);
+  memcpy (event.sizes, tensor->sizes, sizeof event.sizes);
+  memcpy (event.strides, tensor->strides, sizeof event.strides);
+  event.offset = -1;
+  if (tensor->device_type == ET_DEVICE_CPU && (tensor->data != NULL || tensor->nbytes == 0) &&
+      self->debug_buffer->len + tensor->nbytes + DEBUG_ALIGNMENT <= DEBUG_BUFFER_LIMIT)
+    {
+      static const guint8 zeros[DEBUG_ALIGNMENT];
+      guint pad = (DEBUG_ALIGNMENT - self->debug_buffer->len % DEBUG_ALIGNMENT) % DEBUG_ALIGNMENT;
+
+      g_byte_array_append (self->debug_buffer, zeros, pad);
+      event.offset = self->debug_buffer->len;
+      if (tensor->nbytes > 0)
+        g_byte_array_append (self->debug_buffer, tensor->data, (guint) tensor->nbytes);
+    }
+  g_array_append_val (self->debug_events, event);
+}
+
+void
+_etp_session_set_debug_outputs (EtpSession *self, gboolean enable)
+{
+  self->tracer.intermediate_output = enable ? intermediate_output : NULL;
+}
+
+gsize
+_etp_session_n_debug_events (EtpSession *self)
+{
+  return self->debug_events->len;
+}
+
+const EtpDebugEvent *
+_etp_session_debug_event (EtpSession *self, gsize index)
+{
+  return index < self->debug_events->len ? &g_array_index (self->debug_events, EtpDebugEvent, index) : NULL;
+}
+
+const guint8 *
+_etp_session_debug_buffer (EtpSession *self, gsize *size)
+{
+  *size = self->debug_buffer->len;
+  return self->debug_buffer->data;
+}
+
 EtpSession *
 _etp_session_new (void)
 {
@@ -146,6 +210,8 @@ _etp_session_new (void)
   self->tracer.delegate_end = delegate_end;
   self->events = g_array_new (FALSE, FALSE, sizeof (Event));
   self->strings = g_string_chunk_new (256);
+  self->debug_events = g_array_new (FALSE, FALSE, sizeof (EtpDebugEvent));
+  self->debug_buffer = g_byte_array_new ();
   self->clock = monotonic_ns;
   return self;
 }
@@ -156,6 +222,8 @@ _etp_session_free (EtpSession *self)
   if (self == NULL)
     return;
   g_array_unref (self->events);
+  g_array_unref (self->debug_events);
+  g_byte_array_unref (self->debug_buffer);
   g_string_chunk_free (self->strings);
   g_free (self);
 }
@@ -178,6 +246,8 @@ _etp_session_clear (EtpSession *self)
 {
   /* Names stay in the chunk: records handed out before stay readable. */
   g_array_set_size (self->events, self->n_load_events);
+  g_array_set_size (self->debug_events, 0);
+  g_byte_array_set_size (self->debug_buffer, 0);
   self->run = 0;
 }
 

@@ -427,6 +427,55 @@ test_delegate (void)
   _etp_session_free (session);
 }
 
+/* Kernel outputs as debug events: metadata in the ETDump, bytes in the
+ * debug buffer at 64-byte aligned offsets. */
+static void
+test_debug_outputs (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree guint8 *written = NULL;
+  EtpSession *session = _etp_session_new ();
+  const EtpDebugEvent *debug;
+  const guint8 *buffer;
+  EtProgram *program;
+  EtMethod *method;
+  Summary summary;
+  float value;
+  gsize size, buffer_size;
+
+  register_kernels ();
+  _etp_session_set_debug_outputs (session, TRUE);
+  program = load_add ();
+  method = _et_method_load_traced (program, "forward", _etp_session_tracer (session), &error);
+  g_assert_no_error (error);
+  set_inputs (method);
+  for (int i = 0; i < 2; i++)
+    g_assert_true (_et_method_execute (method, NULL, &error));
+  g_assert_cmpuint (_etp_session_n_debug_events (session), ==, 2);
+  debug = _etp_session_debug_event (session, 1);
+  g_assert_cmpuint (debug->run, ==, 2);
+  g_assert_cmpint (debug->instruction, ==, 0);
+  g_assert_cmpint (debug->scalar_type, ==, ET_SCALAR_FLOAT);
+  g_assert_cmpuint (debug->ndim, ==, 1);
+  g_assert_cmpint (debug->offset, ==, 64);
+  buffer = _etp_session_debug_buffer (session, &buffer_size);
+  g_assert_cmpuint (buffer_size, ==, 68);
+  memcpy (&value, buffer + 64, 4);
+  g_assert_cmpfloat (value, ==, 5.0f);
+
+  written = _etp_write_etdump (session, &size);
+  g_assert_true (read_etdump (written, size, &summary, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (summary.n_events, ==, 7);     /* 5 timings, 2 outputs */
+  g_assert_cmpuint (summary.n_profile, ==, 5);
+  summary_clear (&summary);
+  _etp_session_clear (session);
+  g_assert_cmpuint (_etp_session_n_debug_events (session), ==, 0);
+  _et_method_free (method);
+  _et_program_unref (program);
+  _etp_session_free (session);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -436,5 +485,6 @@ main (int argc, char **argv)
   g_test_add_func ("/profiler/etdump/upstream", test_upstream);
   g_test_add_func ("/profiler/etdump/hostile", test_hostile);
   g_test_add_func ("/profiler/delegate", test_delegate);
+  g_test_add_func ("/profiler/debug-outputs", test_debug_outputs);
   return g_test_run ();
 }

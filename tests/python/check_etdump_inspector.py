@@ -9,7 +9,8 @@ each must load in executorch.devtools.Inspector (given only etdump_path),
 with the load in block "Default", the executions merged into one
 "Execute" block with three timings per event, and every instruction of
 the program there by name.  The committed golden file
-(tests/models/etdump/add.etdp, 1000 ns per event) must give exact times.
+(tests/models/etdump/add.etdp, 1000 ns per event) must give exact times,
+and with --etdump-outputs the Inspector must find each kernel's output.
 """
 
 import os
@@ -21,11 +22,27 @@ import warnings
 from executorch.devtools import Inspector
 
 
-def blocks(path):
+def blocks(path, debug_buffer=None):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # no debug buffer: expected
-        inspector = Inspector(etdump_path=path)
+        inspector = Inspector(etdump_path=path, debug_buffer_path=debug_buffer)
     return {b.name: b for b in inspector.event_blocks}
+
+
+def check_outputs(run, model, failures):
+    """--etdump-outputs: every kernel's output reaches the Inspector."""
+    import torch
+
+    with tempfile.TemporaryDirectory() as tmp:
+        out, buf = os.path.join(tmp, "out.etdp"), os.path.join(tmp, "out.bin")
+        subprocess.run([run, "-q", "--fill", "ones", "--etdump", out, "--etdump-outputs", buf, model], check=True)
+        found = blocks(out, buf)
+    events = [e for e in found["Execute"].events if e.name == "aten::add.out"]
+    data = events[0].debug_data if events else None
+    if not data or not torch.equal(data[0], torch.full_like(data[0], 2.0)):
+        failures.append(f"intermediate output of add: {data}")
+    else:
+        print(f"ok intermediate outputs: add.out gave {data[0].tolist()}")
 
 
 def check_run(run, model, runs, failures):
@@ -61,6 +78,7 @@ def main():
     check_run(run, os.path.join(upstream, "add.pte"), 3, failures)
     check_run(run, os.path.join(models, "mlp", "mlp.pte"), 3, failures)
     check_run(run, os.path.join(models, "nets", "mv2", "mv2.pte"), 3, failures)
+    check_outputs(run, os.path.join(upstream, "add.pte"), failures)
 
     golden = blocks(os.path.join(models, "etdump", "add.etdp"))
     execute = {e.name: e.perf_data.raw for e in golden["Execute"].events}

@@ -42,6 +42,17 @@ class ProfilingTests(unittest.TestCase):
         method.clear_profile_events()
         self.assertEqual([e.get_name() for e in method.get_profile_events()], ["Method::load"])
 
+    def test_record_outputs(self):
+        program = Executorch.Program.new_from_file(os.path.join(MODELS, "add", "add.pte"))
+        method = program.load_method("forward")
+        with self.assertRaises(GLib.Error):
+            method.set_record_outputs(True)
+        method.enable_profiling()
+        method.set_record_outputs(True)
+        method.run([floats([2, 3], [1] * 6), floats([2, 3], [2] * 6)], None)
+        data = method.get_debug_buffer().get_data()
+        self.assertEqual(struct.unpack_from("<6f", data, 0), (3.0,) * 6)
+
     def test_enable_later(self):
         program = Executorch.Program.new_from_file(os.path.join(MODELS, "add", "add.pte"))
         method = program.load_method("forward")
