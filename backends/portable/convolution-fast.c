@@ -207,6 +207,59 @@ depthwise_point (const ExecutorchConv *cv, const float *xp, const float *wp, int
   return s;
 }
 
+/* The K x K window at stride 1, no dilation, over rows whose taps are all
+ * inside them; K is a constant, so the taps unroll and i vectorises. */
+#define DEFINE_WINDOW_S1(K) \
+  ROW_CLONES static void \
+  window##K##_s1 (float *restrict y, const float *const *r, const float *restrict w, int64_t n) \
+  { \
+    for (int64_t i = 0; i < n; i++) { \
+      float s = 0.0f; \
+      for (int t = 0; t < K; t++) \
+        for (int kw = 0; kw < K; kw++) \
+          s += r[t][i + kw] * w[t * K + kw]; \
+      y[i] += s; \
+    } \
+  }
+DEFINE_WINDOW_S1 (5)
+
+/* Widest padded row the windowed path copies onto the stack. */
+#define PADDED_ROW_MAX 1024
+
+/* Output row @oh of a square 3x3 or 5x5 window: the k input rows it reads
+ * are copied with their zero padding into @rows first, so every output
+ * column runs the whole window (on small planes, such as MobileNet's last
+ * stages, border columns would otherwise be most of the work). */
+static void
+depthwise_row_padded (const ExecutorchConv *cv, const float *xp, const float *wp, float *acc, int64_t oh,
+                      float (*rows)[PADDED_ROW_MAX])
+{
+  int64_t k = cv->kh, pw = cv->pw, w = cv->w;
+  int64_t padded = w + 2 * pw;
+  const float *r[5];
+
+  for (int64_t t = 0; t < k; t++) {
+    int64_t ih = oh * cv->sh - cv->ph + t * cv->dh;
+    float *row = rows[t];
+    if (ih < 0 || ih >= cv->h) {
+      memset (row, 0, (size_t) padded * sizeof (float));
+    } else {
+      memset (row, 0, (size_t) pw * sizeof (float));
+      memcpy (row + pw, xp + ih * w, (size_t) w * sizeof (float));
+      memset (row + pw + w, 0, (size_t) pw * sizeof (float));
+    }
+    r[t] = row;
+  }
+  if (k == 5 && cv->sw == 1 && cv->dw == 1) {
+    window5_s1 (acc, r, wp, cv->ow);
+    return;
+  }
+  if (k == 3)
+    window3 (acc, rows[0], rows[1], rows[2], wp, cv->sw, cv->dw, cv->ow);
+  else
+    window5 (acc, rows[0], rows[1], rows[2], rows[3], rows[4], wp, cv->sw, cv->dw, cv->ow);
+}
+
 /* One output plane (batch, channel) of a depthwise convolution.  Square
  * 3x3 and 5x5 windows run whole windows over the interior columns of the
  * interior rows; borders (and other kernel sizes) go tap by tap. */
@@ -231,6 +284,12 @@ depthwise_plane (void *data, size_t plane)
   if (lo > hi)
     lo = hi;
 
+  if (windowed && cv->w + 2 * cv->pw <= PADDED_ROW_MAX && (cv->pw > 0 || cv->ph > 0)) {
+    float rows[5][PADDED_ROW_MAX];
+    for (int64_t oh = 0; oh < cv->oh; oh++)
+      depthwise_row_padded (cv, xp, wp, yp + oh * cv->ow, oh, rows);
+    return;
+  }
   for (int64_t oh = 0; oh < cv->oh; oh++) {
     float *acc = yp + oh * cv->ow;   /* holds the bias already */
     int64_t ih0 = oh * cv->sh - cv->ph;
