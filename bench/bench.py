@@ -50,6 +50,9 @@ def upstream_worker(args):
     from executorch.extension.pybindings import portable_lib
     from executorch.runtime import Runtime
 
+    # Registers upstream's quantized_decomposed:: kernels (quantized rows).
+    import executorch.kernels.quantized  # noqa: F401
+
     portable_lib._unsafe_reset_threadpool(args.threads)
     inputs = [torch.from_numpy(np.load(p)) for p in args.inputs]
     runtime = Runtime.get()

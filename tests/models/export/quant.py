@@ -102,13 +102,13 @@ def pt2e_quantize(model, example, calib, dynamic=False):
 
 
 class SmallCNN(nn.Module):
-    def __init__(self, width=8):
+    def __init__(self, width=8, size=16):
         super().__init__()
         torch.manual_seed(0)
         self.c1 = nn.Conv2d(1, width, 3, padding=1)
         self.c2 = nn.Conv2d(width, 2 * width, 3, padding=1)
         self.c3 = nn.Conv2d(2 * width, 2 * width, 3, padding=1, groups=2 * width)
-        self.fc = nn.Linear(2 * width * 4 * 4, 10)
+        self.fc = nn.Linear(2 * width * (size // 4) ** 2, 10)
 
     def forward(self, x):
         x = F.max_pool2d(F.relu(self.c1(x)), 2)
@@ -261,12 +261,13 @@ def fixtures(full=False):
     out = []
     if full:
         # The bench model: the same CNN, wider, on 1x1x64x64 (not committed).
-        cnn = SmallCNN(width=32)
-        ex = (rand(1, 1, 16, 16, seed=1),)
-        qcnn = pt2e_quantize(cnn, ex, [(rand(1, 1, 16, 16, seed=100 + i),) for i in range(8)])
+        cnn = SmallCNN(width=32, size=64)
+        ex = (rand(1, 1, 64, 64, seed=1),)
+        qcnn = pt2e_quantize(cnn, ex, [(rand(1, 1, 64, 64, seed=100 + i),) for i in range(8)])
         out.append(Fixture(
             "cnn_q8_wide",
-            "cnn_q8 with width 32: PT2E static int8 (XNNPACKQuantizer, per-channel), no delegate.",
+            "cnn_q8 with width 32 on x [1,1,64,64]: PT2E static int8 (XNNPACKQuantizer, "
+            "per-channel), no delegate.",
             {"forward": qcnn}, {"forward": ex},
             [Case("forward", ex, tol=dict(Q_TOL))], targets=Q_OPS, record_upstream=True))
         return out
