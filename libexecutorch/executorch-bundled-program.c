@@ -316,7 +316,7 @@ compare_output (ExecutorchMethod *method, guint index, const EtBundledValue *wan
                    et_scalar_type_name (type), et_scalar_type_name (want->scalar_type));
       return FALSE;
     }
-  if (n_dims != want->ndim || memcmp (sizes, want->sizes, n_dims * sizeof (gint64)) != 0)
+  if (n_dims != want->ndim || (n_dims > 0 && memcmp (sizes, want->sizes, n_dims * sizeof (gint64)) != 0))
     {
       g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_NOT_FOUND,
                    "output %u has other sizes than expected (%zu dimensions, expected %u)", index, n_dims,

@@ -158,6 +158,15 @@ bind_tensor (EtMethod *method, guint index, const EtTensorDesc *desc, EtTensor *
     }
   {
     PlannedBuffer *buffer = &method->buffers[desc->memory_id - 1];
+    size_t element = et_scalar_type_size (desc->scalar_type);
+    /* Kernels read elements in place: a misaligned one is undefined behaviour. */
+    if (element > 1 && desc->memory_offset % MIN (element, 8) != 0)
+      {
+        _et_set_error (error, ET_ERROR_INVALID_PROGRAM, "value %u: planned at offset %" G_GUINT64_FORMAT
+                       ", which is not aligned for %s elements", index, desc->memory_offset,
+                       et_scalar_type_name (desc->scalar_type));
+        return FALSE;
+      }
     if (desc->memory_offset > buffer->size || desc->nbytes > buffer->size - desc->memory_offset)
       {
         _et_set_error (error, ET_ERROR_MEMORY_ALLOCATION_FAILED, "value %u: %zu bytes at offset %" G_GUINT64_FORMAT
