@@ -167,6 +167,49 @@ quantize_channels (const QkCall *call, const EtTensor *input, const EtTensor *sc
   return ET_OK;
 }
 
+/* Arguments 1 and 2 of the per-tensor ops: float scale and int zero point,
+ * or (the .Tensor_out forms) one-element Double and Long tensors. */
+static EtError
+read_qparams (const QkCall *call, bool tensor_qparams, double *scale, int64_t *zero_point)
+{
+  EtTensor *s, *z;
+
+  if (!tensor_qparams) {
+    QK_TRY (_executorch_qk_double (call, 1, "scale", scale));
+    return _executorch_qk_int (call, 2, "zero_point", zero_point);
+  }
+  QK_TRY (_executorch_qk_tensor (call, 1, "scale", &s));
+  QK_TRY (_executorch_qk_tensor (call, 2, "zero_point", &z));
+  if (s->scalar_type != ET_SCALAR_DOUBLE)
+    return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT, "scale: dtype %s is not Double",
+                                _executorch_qk_type_name (s->scalar_type));
+  if (z->scalar_type != ET_SCALAR_LONG)
+    return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT, "zero_point: dtype %s is not Long",
+                                _executorch_qk_type_name (z->scalar_type));
+  if (s->numel != 1 || z->numel != 1)
+    return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT,
+                                "scale and zero_point must have one element, not %" PRId64 " and %" PRId64,
+                                s->numel, z->numel);
+  *scale = ((const double *) s->data)[0];
+  *zero_point = ((const int64_t *) z->data)[0];
+  return ET_OK;
+}
+
+/* A [n_tokens, token_size] contiguous view of @t (same data). */
+static EtTensor
+token_view (const EtTensor *t, int64_t n_tokens, int64_t token_size)
+{
+  EtTensor flat = *t;
+  flat.ndim = 2;
+  flat.sizes[0] = n_tokens;
+  flat.sizes[1] = token_size;
+  flat.strides[0] = token_size;
+  flat.strides[1] = 1;
+  flat.dim_order[0] = 0;
+  flat.dim_order[1] = 1;
+  return flat;
+}
+
 /* quantize_per_tensor.out / .Tensor_out: input, scale, zero_point, quant_min,
  * quant_max, dtype, *, out (+ return slot) */
 static EtError
@@ -179,26 +222,7 @@ quantize_per_tensor (const QkCall *call, bool tensor_qparams)
 
   QK_TRY (_executorch_qk_check_n_args (call, 8));
   QK_TRY (_executorch_qk_tensor (call, 0, "input", &input));
-  if (tensor_qparams) {
-    EtTensor *s, *z;
-    QK_TRY (_executorch_qk_tensor (call, 1, "scale", &s));
-    QK_TRY (_executorch_qk_tensor (call, 2, "zero_point", &z));
-    if (s->scalar_type != ET_SCALAR_DOUBLE)
-      return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT, "scale: dtype %s is not Double",
-                                  _executorch_qk_type_name (s->scalar_type));
-    if (z->scalar_type != ET_SCALAR_LONG)
-      return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT, "zero_point: dtype %s is not Long",
-                                  _executorch_qk_type_name (z->scalar_type));
-    if (s->numel != 1 || z->numel != 1)
-      return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT,
-                                  "scale and zero_point must have one element, not %" PRId64
-                                  " and %" PRId64, s->numel, z->numel);
-    scale = ((const double *) s->data)[0];
-    zero_point = ((const int64_t *) z->data)[0];
-  } else {
-    QK_TRY (_executorch_qk_double (call, 1, "scale", &scale));
-    QK_TRY (_executorch_qk_int (call, 2, "zero_point", &zero_point));
-  }
+  QK_TRY (read_qparams (call, tensor_qparams, &scale, &zero_point));
   QK_TRY (_executorch_qk_int (call, 3, "quant_min", &qmin));
   QK_TRY (_executorch_qk_int (call, 4, "quant_max", &qmax));
   QK_TRY (_executorch_qk_dtype (call, 5, "dtype", &dtype));
@@ -270,7 +294,7 @@ static EtError
 k_quantize_per_token_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
 {
   QkCall c = { ctx, "quantized_decomposed::quantize_per_token.out", args, n_args };
-  EtTensor *input, *scales, *zps, *out, flat;
+  EtTensor *input, *scales, *zps, *out, flat, flat_out;
   int64_t qmin, qmax, n_tokens, token_size;
   int dtype;
 
@@ -285,23 +309,10 @@ k_quantize_per_token_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   QK_TRY (token_shape (&c, input, &n_tokens, &token_size));
   QK_TRY (_executorch_qk_resize_like (&c, out, "out", input));
   QK_TRY (_executorch_qk_contiguous (&c, out, "out"));
-  /* A [tokens, D] view of the input, quantized per channel along axis 0. */
-  flat = *input;
-  flat.ndim = 2;
-  flat.sizes[0] = n_tokens;
-  flat.sizes[1] = token_size;
-  flat.dim_order[0] = 0;
-  flat.dim_order[1] = 1;
-  flat.strides[0] = token_size;
-  flat.strides[1] = 1;
-  {
-    EtTensor flat_out = *out;
-    flat_out.ndim = 2;
-    memcpy (flat_out.sizes, flat.sizes, sizeof flat.sizes);
-    memcpy (flat_out.strides, flat.strides, sizeof flat.strides);
-    memcpy (flat_out.dim_order, flat.dim_order, sizeof flat.dim_order);
-    return quantize_channels (&c, &flat, scales, zps, 0, n_tokens, qmin, qmax, dtype, &flat_out);
-  }
+  /* [tokens, D] views, quantized per channel along axis 0. */
+  flat = token_view (input, n_tokens, token_size);
+  flat_out = token_view (out, n_tokens, token_size);
+  return quantize_channels (&c, &flat, scales, zps, 0, n_tokens, qmin, qmax, dtype, &flat_out);
 }
 
 /* ---- dequantize ---- */
@@ -390,26 +401,7 @@ dequantize_per_tensor (const QkCall *call, bool tensor_qparams)
 
   QK_TRY (_executorch_qk_check_n_args (call, 9));
   QK_TRY (_executorch_qk_tensor (call, 0, "input", &input));
-  if (tensor_qparams) {
-    EtTensor *s, *z;
-    QK_TRY (_executorch_qk_tensor (call, 1, "scale", &s));
-    QK_TRY (_executorch_qk_tensor (call, 2, "zero_point", &z));
-    if (s->scalar_type != ET_SCALAR_DOUBLE)
-      return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT, "scale: dtype %s is not Double",
-                                  _executorch_qk_type_name (s->scalar_type));
-    if (z->scalar_type != ET_SCALAR_LONG)
-      return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT, "zero_point: dtype %s is not Long",
-                                  _executorch_qk_type_name (z->scalar_type));
-    if (s->numel != 1 || z->numel != 1)
-      return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT,
-                                  "scale and zero_point must have one element, not %" PRId64
-                                  " and %" PRId64, s->numel, z->numel);
-    scale = ((const double *) s->data)[0];
-    zero_point = ((const int64_t *) z->data)[0];
-  } else {
-    QK_TRY (_executorch_qk_double (call, 1, "scale", &scale));
-    QK_TRY (_executorch_qk_int (call, 2, "zero_point", &zero_point));
-  }
+  QK_TRY (read_qparams (call, tensor_qparams, &scale, &zero_point));
   QK_TRY (_executorch_qk_int (call, 3, "quant_min", &qmin));
   QK_TRY (_executorch_qk_int (call, 4, "quant_max", &qmax));
   QK_TRY (_executorch_qk_dtype (call, 5, "dtype", &dtype));
@@ -535,19 +527,8 @@ k_dequantize_per_token_out (EtKernelContext *ctx, EtValue **args, uint32_t n_arg
   QK_TRY (token_shape (&c, input, &n_tokens, &token_size));
   QK_TRY (_executorch_qk_resize_like (&c, out, "out", input));
   QK_TRY (_executorch_qk_contiguous (&c, out, "out"));
-  flat = *input;
-  flat.ndim = 2;
-  flat.sizes[0] = n_tokens;
-  flat.sizes[1] = token_size;
-  flat.strides[0] = token_size;
-  flat.strides[1] = 1;
-  flat.dim_order[0] = 0;
-  flat.dim_order[1] = 1;
-  flat_out = *out;
-  flat_out.ndim = 2;
-  memcpy (flat_out.sizes, flat.sizes, sizeof flat.sizes);
-  memcpy (flat_out.strides, flat.strides, sizeof flat.strides);
-  memcpy (flat_out.dim_order, flat.dim_order, sizeof flat.dim_order);
+  flat = token_view (input, n_tokens, token_size);
+  flat_out = token_view (out, n_tokens, token_size);
   return dequantize_channels (&c, &flat, scales, zps, 0, qmin, qmax, dtype, true, out_dtype, false,
                               &flat_out);
 }
