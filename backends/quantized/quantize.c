@@ -234,19 +234,18 @@ quantize_per_tensor (const QkCall *call, bool tensor_qparams)
   return ET_OK;
 }
 
-static EtError
-k_quantize_per_tensor_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
-{
-  QkCall call = { ctx, "quantized_decomposed::quantize_per_tensor.out", args, n_args };
-  return quantize_per_tensor (&call, false);
-}
+/* A kernel entry point calling @impl (call, @arg) under the name @opname. */
+#define QK_KERNEL(fn, opname, impl, arg) \
+  static EtError \
+  fn (EtKernelContext *ctx, EtValue **args, uint32_t n_args) \
+  { \
+    QkCall call = { ctx, opname, args, n_args }; \
+    return impl (&call, arg); \
+  }
 
-static EtError
-k_quantize_per_tensor_tensor_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
-{
-  QkCall call = { ctx, "quantized_decomposed::quantize_per_tensor.Tensor_out", args, n_args };
-  return quantize_per_tensor (&call, true);
-}
+QK_KERNEL (k_quantize_per_tensor_out, "quantized_decomposed::quantize_per_tensor.out", quantize_per_tensor, false)
+
+QK_KERNEL (k_quantize_per_tensor_tensor_out, "quantized_decomposed::quantize_per_tensor.Tensor_out", quantize_per_tensor, true)
 
 /* quantize_per_channel.out: input, scales, zero_points, axis, quant_min,
  * quant_max, dtype, *, out */
@@ -414,19 +413,9 @@ dequantize_per_tensor (const QkCall *call, bool tensor_qparams)
   return ET_OK;
 }
 
-static EtError
-k_dequantize_per_tensor_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
-{
-  QkCall call = { ctx, "quantized_decomposed::dequantize_per_tensor.out", args, n_args };
-  return dequantize_per_tensor (&call, false);
-}
+QK_KERNEL (k_dequantize_per_tensor_out, "quantized_decomposed::dequantize_per_tensor.out", dequantize_per_tensor, false)
 
-static EtError
-k_dequantize_per_tensor_tensor_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
-{
-  QkCall call = { ctx, "quantized_decomposed::dequantize_per_tensor.Tensor_out", args, n_args };
-  return dequantize_per_tensor (&call, true);
-}
+QK_KERNEL (k_dequantize_per_tensor_tensor_out, "quantized_decomposed::dequantize_per_tensor.Tensor_out", dequantize_per_tensor, true)
 
 /* Per-channel dequantization along @axis; scales Double or Float, zero
  * points (optional) Int or Long, one per channel. */
