@@ -476,10 +476,28 @@ test_debug_outputs (void)
   _etp_session_free (session);
 }
 
+/* The ABI structs keep their layout (LP64): a change needs ET_PLUGIN_ABI_VERSION bumped. */
+static void
+test_abi (void)
+{
+  if (sizeof (void *) != 8)
+    {
+      g_test_skip ("layout recorded for LP64");
+      return;
+    }
+  g_assert_cmpuint (sizeof (EtEventTracer), ==, 120);
+  g_assert_cmpuint (G_STRUCT_OFFSET (EtEventTracer, intermediate_output), ==, 80);
+  g_assert_cmpuint (sizeof (EtProfiler), ==, 120);
+  g_assert_cmpuint (G_STRUCT_OFFSET (EtProfiler, write_debug_buffer), ==, 80);
+  g_assert_cmpuint (sizeof (EtEventRecord), ==, 64);
+  g_assert_cmpuint (ET_PLUGIN_ABI_VERSION, ==, 1);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/profiler/abi", test_abi);
   g_test_add_func ("/profiler/hooks", test_hooks);
   g_test_add_func ("/profiler/etdump/golden", test_golden);
   g_test_add_func ("/profiler/etdump/upstream", test_upstream);
