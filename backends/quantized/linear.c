@@ -9,8 +9,8 @@
  * the out dtype.  mixed_mm: out[i][j] = sum_k x[i][k] * (T) w[k][j] * s[k].
  * The arithmetic follows C++ with c10::Half: Half op Half is computed in
  * float and rounded to Half, Half op float is float, and a Half
- * accumulator rounds what is added to it to Half first.  Only the float
- * paths have been compared with upstream's runtime.
+ * accumulator rounds what is added to it to Half first (fixture q_half
+ * compares these with upstream's runtime).
  *
  * add: dequantize a and b ((q - zp) * scale in double, kept as float), add
  * in float and requantize with the out qparams (inv = 1.0f / out_scale).

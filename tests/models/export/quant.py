@@ -246,6 +246,32 @@ class QMisc(nn.Module):
         return q, dq, s, lin, mm
 
 
+class QHalf(nn.Module):
+    """mixed_linear / mixed_mm in Half (c10::Half arithmetic upstream)."""
+
+    def __init__(self):
+        super().__init__()
+        _quant_libs()
+        g = torch.Generator().manual_seed(3)
+        self.register_buffer("w", torch.randint(-127, 128, (6, 20), generator=g, dtype=torch.int8))
+        self.register_buffer("s", (torch.rand(6, 3, generator=g) * 0.02 + 0.005).half())
+        self.register_buffer("w2", torch.randint(-127, 128, (20, 5), generator=g, dtype=torch.int8))
+        self.register_buffer("s2", (torch.rand(20, generator=g) * 0.02 + 0.005).half())
+
+    def forward(self, x):
+        qd = torch.ops.quantized_decomposed
+        if torch.compiler.is_compiling():
+            a = qd.mixed_linear(x, self.w, self.s, None, torch.float16)
+            b = qd.mixed_linear(x, self.w, self.s, None, torch.float32)
+            c = qd.mixed_mm(x, self.w2, self.s2, None)
+        else:   # their definitions, in float: groups of ceil(20 / 3) = 7
+            scale = self.s.float().repeat_interleave(7, dim=1)[:, :20]
+            b = x.float() @ (self.w.float() * scale).t()
+            a = b.half()
+            c = (x.float() @ (self.w2.float() * self.s2.float()[:, None])).half()
+        return a, b, c
+
+
 def _u8(*shape, seed):
     g = torch.Generator().manual_seed(seed)
     return torch.randint(0, 256, shape, generator=g, dtype=torch.uint8)
@@ -345,4 +371,13 @@ def fixtures(full=False):
                  "quantized_decomposed::mixed_linear.out",
                  "quantized_decomposed::mixed_mm.out"],
         record_upstream=True, upstream_may_differ=True))
+    half_in = lambda s: ((rand(3, 20, seed=s) * 3).half(),)  # noqa: E731
+    out.append(Fixture(
+        "q_half",
+        "mixed_linear (Half in and out, and Half in with Float out; 3 groups over 20 "
+        "columns) and mixed_mm in Half, called directly; x half [3,20].",
+        {"forward": QHalf()}, {"forward": half_in(1)},
+        [Case("forward", half_in(s), tol={"rtol": 0.01, "atol": 0.25}) for s in (1, 2)],
+        targets=["quantized_decomposed::mixed_linear.out", "quantized_decomposed::mixed_mm.out"],
+        record_upstream=True))
     return out
