@@ -11,18 +11,12 @@
  * batches, empty batch) and every supported dtype family; the error paths
  * must fail cleanly.
  */
-#ifndef EXECUTORCH_USE_UNSTABLE_PLUGIN_API
-#define EXECUTORCH_USE_UNSTABLE_PLUGIN_API 1
-#endif
-#include "executorch-plugin.h"
+#include "kernel-test-util.h"
 #include "executorch-threadpool.h"
 #include "gemm.h"
 
-#include <glib.h>
 #include <math.h>
 #include <string.h>
-
-const EtPluginDesc *executorch_kernels_get_plugin (void);
 
 static GRand *rng;
 
@@ -128,118 +122,24 @@ test_gemm_odd_sizes (void)
 
 /* ---- Kernel arguments ---- */
 
-typedef struct {
-  EtTensor t;
-  EtValue v;
-} Tensor;
-
 /* Storage for @sizes in @dim_order (NULL = contiguous), filled from the
  * logical row-major @values (NULL = zeros). */
 static void
 tensor_new (Tensor *x, int type, uint32_t ndim, const int64_t *sizes, const uint8_t *dim_order,
             const double *values)
 {
-  memset (x, 0, sizeof *x);
-  x->t.ndim = ndim;
-  x->t.scalar_type = (int8_t) type;
-  x->t.device_type = ET_DEVICE_CPU;
-  x->t.shape_dynamism = ET_SHAPE_DYNAMIC_BOUND;
-  x->t.numel = 1;
-  for (uint32_t d = 0; d < ndim; d++) {
-    x->t.sizes[d] = sizes[d];
-    x->t.dim_order[d] = dim_order ? dim_order[d] : (uint8_t) d;
-    x->t.numel *= sizes[d];
-  }
-  et_strides_from_dim_order (ndim, x->t.sizes, x->t.dim_order, x->t.strides);
-  x->t.nbytes = (size_t) x->t.numel * et_scalar_type_size (type);
-  x->t.capacity = x->t.nbytes;
+  tensor_init_full (x, type, ndim, sizes, dim_order, NULL, ET_SHAPE_DYNAMIC_BOUND, 0);
   x->t.data = g_malloc0 (x->t.nbytes + 8);
-  x->v.tag = ET_VALUE_TENSOR;
-  x->v.u.tensor = &x->t;
   if (values == NULL)
     return;
-  for (int64_t i = 0; i < x->t.numel; i++) {
-    int64_t rem = i, off = 0;
-    for (int d = (int) ndim - 1; d >= 0; d--) {
-      off += (rem % sizes[d]) * x->t.strides[d];
-      rem /= sizes[d];
-    }
-    double v = values[i];
-    char *p = (char *) x->t.data + off * et_scalar_type_size (type);
-    switch (type) {
-    case ET_SCALAR_FLOAT: *(float *) p = (float) v; break;
-    case ET_SCALAR_DOUBLE: *(double *) p = v; break;
-    case ET_SCALAR_HALF: { _Float16 h = (_Float16) v; memcpy (p, &h, 2); break; }
-    case ET_SCALAR_BFLOAT16: { float f = (float) v; guint32 u; memcpy (&u, &f, 4); guint16 b = (guint16) (u >> 16); memcpy (p, &b, 2); break; }
-    case ET_SCALAR_INT: *(gint32 *) p = (gint32) v; break;
-    case ET_SCALAR_LONG: *(gint64 *) p = (gint64) v; break;
-    case ET_SCALAR_CHAR: *(gint8 *) p = (gint8) v; break;
-    case ET_SCALAR_BOOL: *(guint8 *) p = v != 0; break;
-    default: g_assert_not_reached ();
-    }
-  }
-}
-
-/* The element at logical row-major index @i. */
-static double
-tensor_get (const Tensor *x, int64_t i)
-{
-  int64_t rem = i, off = 0;
-
-  for (int d = (int) x->t.ndim - 1; d >= 0; d--) {
-    off += (rem % x->t.sizes[d]) * x->t.strides[d];
-    rem /= x->t.sizes[d];
-  }
-  const char *p = (const char *) x->t.data + off * et_scalar_type_size (x->t.scalar_type);
-  switch (x->t.scalar_type) {
-  case ET_SCALAR_FLOAT: return *(const float *) p;
-  case ET_SCALAR_DOUBLE: return *(const double *) p;
-  case ET_SCALAR_HALF: { _Float16 h; memcpy (&h, p, 2); return (double) h; }
-  case ET_SCALAR_BFLOAT16: { guint16 b; memcpy (&b, p, 2); guint32 u = (guint32) b << 16; float f; memcpy (&f, &u, 4); return f; }
-  case ET_SCALAR_INT: return *(const gint32 *) p;
-  case ET_SCALAR_LONG: return (double) *(const gint64 *) p;
-  case ET_SCALAR_CHAR: return *(const gint8 *) p;
-  default: g_assert_not_reached ();
-  }
-  return 0;
+  for (int64_t i = 0; i < x->t.numel; i++)
+    tensor_set (x, i, values[i]);
 }
 
 static void
 tensor_free (Tensor *x)
 {
   g_free (x->t.data);
-}
-
-typedef struct {
-  EtValue slots[ET_MAX_DIMS];
-  EtValue *ptrs[ET_MAX_DIMS];
-  EtValue v;
-} IntList;
-
-static void
-int_list_init (IntList *l, uint32_t n, const int64_t *items)
-{
-  memset (l, 0, sizeof *l);
-  for (uint32_t i = 0; i < n; i++) {
-    l->slots[i].tag = ET_VALUE_INT;
-    l->slots[i].u.int_value = items[i];
-    l->ptrs[i] = &l->slots[i];
-  }
-  l->v.tag = ET_VALUE_LIST_INT;
-  l->v.u.list.items = l->ptrs;
-  l->v.u.list.length = n;
-}
-
-static char last_message[256];
-
-static EtError
-call (const char *name, EtValue **args, uint32_t n_args)
-{
-  const EtKernel *k = et_registry_find_kernel (et_registry_get_default (), name);
-
-  g_assert_nonnull (k);
-  last_message[0] = '\0';
-  return et_kernel_call (k, args, n_args, last_message, sizeof last_message);
 }
 
 /* ---- Convolution ---- */
@@ -861,12 +761,9 @@ test_bmm_batches (void)
 int
 main (int argc, char **argv)
 {
-  char message[256];
-
   g_test_init (&argc, &argv, NULL);
   rng = g_rand_new_with_seed (20261202);
-  if (et_registry_add_plugin (executorch_kernels_get_plugin (), message, sizeof message) != ET_OK)
-    g_error ("registering kernels: %s", message);
+  register_kernels_plugin ();
   g_test_message ("GEMM microkernel: %s", _executorch_sgemm_kernel_name ());
 
   g_test_add_func ("/gemm/odd-sizes", test_gemm_odd_sizes);

@@ -7,152 +7,10 @@
  * as NULL) and checks results against references computed here.  Error
  * cases check the code, never a crash.
  */
-#ifndef EXECUTORCH_USE_UNSTABLE_PLUGIN_API
-#define EXECUTORCH_USE_UNSTABLE_PLUGIN_API 1
-#endif
-#include "executorch-plugin.h"
+#include "kernel-test-util.h"
 
-#include <glib.h>
 #include <math.h>
 #include <string.h>
-
-const EtPluginDesc *executorch_kernels_get_plugin (void);
-
-/* ---- Building arguments ---- */
-
-typedef struct {
-  EtTensor t;
-  EtValue v;
-} Tensor;
-
-static void
-tensor_init_full (Tensor *x, int type, uint32_t ndim, const int64_t *sizes, const uint8_t *dim_order,
-                  void *data, int dynamism, size_t capacity)
-{
-  memset (x, 0, sizeof *x);
-  x->t.ndim = ndim;
-  x->t.scalar_type = (int8_t) type;
-  x->t.shape_dynamism = (uint8_t) dynamism;
-  x->t.device_type = ET_DEVICE_CPU;
-  x->t.numel = 1;
-  for (uint32_t d = 0; d < ndim; d++) {
-    x->t.sizes[d] = sizes[d];
-    x->t.dim_order[d] = dim_order ? dim_order[d] : (uint8_t) d;
-    x->t.numel *= sizes[d];
-  }
-  et_strides_from_dim_order (ndim, x->t.sizes, x->t.dim_order, x->t.strides);
-  x->t.nbytes = (size_t) x->t.numel * et_scalar_type_size (type);
-  x->t.capacity = capacity ? capacity : x->t.nbytes;
-  x->t.data = data;
-  x->v.tag = ET_VALUE_TENSOR;
-  x->v.u.tensor = &x->t;
-}
-
-static void
-tensor_init (Tensor *x, int type, uint32_t ndim, const int64_t *sizes, void *data)
-{
-  tensor_init_full (x, type, ndim, sizes, NULL, data, ET_SHAPE_STATIC, 0);
-}
-
-static void
-tensor_init_dynamic (Tensor *x, int type, uint32_t ndim, const int64_t *sizes, void *data,
-                     size_t capacity_elems)
-{
-  tensor_init_full (x, type, ndim, sizes, NULL, data, ET_SHAPE_DYNAMIC_BOUND,
-                    capacity_elems * et_scalar_type_size (type));
-}
-
-static EtValue
-int_value (int64_t v)
-{
-  EtValue x = { .tag = ET_VALUE_INT };
-  x.u.int_value = v;
-  return x;
-}
-
-static EtValue
-double_value (double v)
-{
-  EtValue x = { .tag = ET_VALUE_DOUBLE };
-  x.u.double_value = v;
-  return x;
-}
-
-static EtValue
-bool_value (bool v)
-{
-  EtValue x = { .tag = ET_VALUE_BOOL };
-  x.u.bool_value = v;
-  return x;
-}
-
-static EtValue
-none_value (void)
-{
-  EtValue x = { .tag = ET_VALUE_NONE };
-  return x;
-}
-
-typedef struct {
-  EtValue slots[32];
-  EtValue *ptrs[32];
-  EtValue v;
-} IntList;
-
-static void
-int_list_init (IntList *l, uint32_t n, const int64_t *items)
-{
-  memset (l, 0, sizeof *l);
-  for (uint32_t i = 0; i < n; i++) {
-    l->slots[i] = int_value (items[i]);
-    l->ptrs[i] = &l->slots[i];
-  }
-  l->v.tag = ET_VALUE_LIST_INT;
-  l->v.u.list.items = l->ptrs;
-  l->v.u.list.length = n;
-}
-
-typedef struct {
-  EtValue *ptrs[8];
-  EtValue v;
-} TensorList;
-
-/* NULL items are None (for optional lists). */
-static void
-tensor_list_init (TensorList *l, uint32_t n, Tensor **items, bool optional)
-{
-  memset (l, 0, sizeof *l);
-  for (uint32_t i = 0; i < n; i++)
-    l->ptrs[i] = items[i] ? &items[i]->v : NULL;
-  l->v.tag = optional ? ET_VALUE_LIST_OPTIONAL_TENSOR : ET_VALUE_LIST_TENSOR;
-  l->v.u.list.items = l->ptrs;
-  l->v.u.list.length = n;
-}
-
-static char last_message[256];
-
-static EtError
-call (const char *name, EtValue **args, uint32_t n_args)
-{
-  const EtKernel *k = et_registry_find_kernel (et_registry_get_default (), name);
-  if (k == NULL)
-    g_error ("kernel %s is not registered", name);
-  last_message[0] = '\0';
-  EtError err = et_kernel_call (k, args, n_args, last_message, sizeof last_message);
-  if (err != ET_OK)
-    g_test_message ("%s failed (0x%x): %s", name, err, last_message);
-  return err;
-}
-
-#define CALL(name, ...) \
-  ({ EtValue *args_[] = { __VA_ARGS__ }; call ((name), args_, G_N_ELEMENTS (args_)); })
-
-static void
-assert_close (double got, double want, double tol)
-{
-  if (!(fabs (got - want) <= tol * (1.0 + fabs (want))) && !(isnan (got) && isnan (want)))
-    g_error ("got %.9g, expected %.9g", got, want);
-}
 
 /* ---- index.Tensor ---- */
 
@@ -1637,19 +1495,6 @@ test_llama_sdpa (void)
 
 /* ---- Randomised index / index_put against an element-wise reference ---- */
 
-static void
-random_dim_order (uint32_t ndim, uint8_t *order)
-{
-  for (uint32_t d = 0; d < ndim; d++)
-    order[d] = (uint8_t) d;
-  for (uint32_t d = ndim; d > 1; d--) {
-    uint32_t j = (uint32_t) g_test_rand_int_range (0, (gint32) d);
-    uint8_t t = order[d - 1];
-    order[d - 1] = order[j];
-    order[j] = t;
-  }
-}
-
 static int64_t
 offset_of (const EtTensor *t, const int64_t *idx)
 {
@@ -1975,11 +1820,8 @@ test_distances (void)
 int
 main (int argc, char **argv)
 {
-  char message[256];
-
   g_test_init (&argc, &argv, NULL);
-  if (et_registry_add_plugin (executorch_kernels_get_plugin (), message, sizeof message) != ET_OK)
-    g_error ("cannot register the kernels plug-in: %s", message);
+  register_kernels_plugin ();
 
   g_test_add_func ("/index-kernels/index/basic", test_index_tensor);
   g_test_add_func ("/index-kernels/index/non-adjacent", test_index_tensor_non_adjacent);

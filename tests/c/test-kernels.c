@@ -7,155 +7,16 @@
  * of Int slots, out followed by the return slot) and checks results against
  * values computed here.
  */
-#ifndef EXECUTORCH_USE_UNSTABLE_PLUGIN_API
-#define EXECUTORCH_USE_UNSTABLE_PLUGIN_API 1
-#endif
-#include "executorch-plugin.h"
+#include "kernel-test-util.h"
 
-#include <glib.h>
 #include <math.h>
 #include <string.h>
-
-const EtPluginDesc *executorch_kernels_get_plugin (void);
-
-/* ---- Building arguments ---- */
-
-typedef struct {
-  EtTensor t;
-  EtValue v;
-} Tensor;
-
-static void
-tensor_init_full (Tensor *x, int type, uint32_t ndim, const int64_t *sizes, const uint8_t *dim_order,
-                  void *data, int dynamism, size_t capacity)
-{
-  memset (x, 0, sizeof *x);
-  x->t.ndim = ndim;
-  x->t.scalar_type = (int8_t) type;
-  x->t.shape_dynamism = (uint8_t) dynamism;
-  x->t.device_type = ET_DEVICE_CPU;
-  x->t.numel = 1;
-  for (uint32_t d = 0; d < ndim; d++) {
-    x->t.sizes[d] = sizes[d];
-    x->t.dim_order[d] = dim_order ? dim_order[d] : (uint8_t) d;
-    x->t.numel *= sizes[d];
-  }
-  et_strides_from_dim_order (ndim, x->t.sizes, x->t.dim_order, x->t.strides);
-  x->t.nbytes = (size_t) x->t.numel * et_scalar_type_size (type);
-  x->t.capacity = capacity ? capacity : x->t.nbytes;
-  x->t.data = data;
-  x->v.tag = ET_VALUE_TENSOR;
-  x->v.u.tensor = &x->t;
-}
-
-static void
-tensor_init (Tensor *x, int type, uint32_t ndim, const int64_t *sizes, void *data)
-{
-  tensor_init_full (x, type, ndim, sizes, NULL, data, ET_SHAPE_STATIC, 0);
-}
-
-/* A dynamic out tensor with room for @capacity elements. */
-static void
-tensor_init_dynamic (Tensor *x, int type, uint32_t ndim, const int64_t *sizes, void *data,
-                     size_t capacity_elems)
-{
-  tensor_init_full (x, type, ndim, sizes, NULL, data, ET_SHAPE_DYNAMIC_BOUND,
-                    capacity_elems * et_scalar_type_size (type));
-}
-
-static EtValue
-int_value (int64_t v)
-{
-  EtValue x = { .tag = ET_VALUE_INT };
-  x.u.int_value = v;
-  return x;
-}
-
-static EtValue
-double_value (double v)
-{
-  EtValue x = { .tag = ET_VALUE_DOUBLE };
-  x.u.double_value = v;
-  return x;
-}
-
-static EtValue
-bool_value (bool v)
-{
-  EtValue x = { .tag = ET_VALUE_BOOL };
-  x.u.bool_value = v;
-  return x;
-}
-
-static EtValue
-none_value (void)
-{
-  EtValue x = { .tag = ET_VALUE_NONE };
-  return x;
-}
-
-/* An IntList whose items point at Int value slots, as in a loaded program. */
-typedef struct {
-  EtValue slots[ET_MAX_DIMS];
-  EtValue *ptrs[ET_MAX_DIMS];
-  EtValue v;
-} IntList;
-
-static void
-int_list_init (IntList *l, uint32_t n, const int64_t *items)
-{
-  memset (l, 0, sizeof *l);
-  for (uint32_t i = 0; i < n; i++) {
-    l->slots[i] = int_value (items[i]);
-    l->ptrs[i] = &l->slots[i];
-  }
-  l->v.tag = ET_VALUE_LIST_INT;
-  l->v.u.list.items = l->ptrs;
-  l->v.u.list.length = n;
-}
-
-typedef struct {
-  EtValue *ptrs[8];
-  EtValue v;
-} TensorList;
-
-static void
-tensor_list_init (TensorList *l, uint32_t n, Tensor **items)
-{
-  memset (l, 0, sizeof *l);
-  for (uint32_t i = 0; i < n; i++)
-    l->ptrs[i] = &items[i]->v;
-  l->v.tag = ET_VALUE_LIST_TENSOR;
-  l->v.u.list.items = l->ptrs;
-  l->v.u.list.length = n;
-}
-
-static char last_message[256];
-
-static EtError
-call (const char *name, EtValue **args, uint32_t n_args)
-{
-  const EtKernel *k = et_registry_find_kernel (et_registry_get_default (), name);
-  g_assert_nonnull (k);
-  last_message[0] = '\0';
-  EtError err = et_kernel_call (k, args, n_args, last_message, sizeof last_message);
-  if (err != ET_OK)
-    g_test_message ("%s failed (0x%x): %s", name, err, last_message);
-  return err;
-}
 
 static void
 fill_random (float *x, size_t n)
 {
   for (size_t i = 0; i < n; i++)
     x[i] = (float) g_test_rand_double_range (-2.0, 2.0);
-}
-
-static void
-assert_close (double got, double want, double tol)
-{
-  if (!(fabs (got - want) <= tol * (1.0 + fabs (want))))
-    g_error ("got %.9g, expected %.9g", got, want);
 }
 
 /* ---- Plug-in ---- */
@@ -827,7 +688,7 @@ test_cat (void)
   tensor_init (&te, ET_SCALAR_BYTE, 1, se, NULL);   /* legacy empty, skipped */
   tensor_init (&to, ET_SCALAR_FLOAT, 2, so, o);
   Tensor *items[] = { &ta, &te, &tb };
-  tensor_list_init (&tl, 3, items);
+  tensor_list_init (&tl, 3, items, false);
   EtValue *args[] = { &tl.v, &dim, &to.v, &to.v };
   g_assert_cmpint (call ("aten::cat.out", args, 4), ==, ET_OK);
   for (int i = 0; i < 2; i++) {
@@ -1322,19 +1183,6 @@ test_prim_et_copy_index (void)
 
 /* ---- Random layouts ---- */
 
-static void
-random_permutation (uint32_t n, uint8_t *perm)
-{
-  for (uint32_t i = 0; i < n; i++)
-    perm[i] = (uint8_t) i;
-  for (uint32_t i = n; i > 1; i--) {
-    uint32_t j = (uint32_t) g_test_rand_int_range (0, (gint32) i);
-    uint8_t t = perm[i - 1];
-    perm[i - 1] = perm[j];
-    perm[j] = t;
-  }
-}
-
 /* Element offset of the logical index @idx (aligned right to @t's rank,
  * broadcasting size-1 dims). */
 static int64_t
@@ -1377,9 +1225,9 @@ test_random_layouts (void)
       sizes[d] = g_test_rand_int_range (1, 5);
     for (uint32_t d = 0; d < bdim; d++)
       bsizes[d] = g_test_rand_bit () ? 1 : sizes[ndim - bdim + d];
-    random_permutation (ndim, oa);
-    random_permutation (bdim, ob);
-    random_permutation (ndim, oo);
+    random_dim_order (ndim, oa);
+    random_dim_order (bdim, ob);
+    random_dim_order (ndim, oo);
     tensor_init_full (&ta, ET_SCALAR_FLOAT, ndim, sizes, oa, a, ET_SHAPE_STATIC, 0);
     tensor_init_full (&tb, ET_SCALAR_INT, bdim, bsizes, ob, b, ET_SHAPE_STATIC, 0);
     tensor_init_full (&to, ET_SCALAR_DOUBLE, ndim, sizes, oo, o, ET_SHAPE_STATIC, 0);
@@ -1412,7 +1260,7 @@ test_random_layouts (void)
     IntList ld;
     Tensor tad;
     double ad[1024];
-    random_permutation (ndim, perm);
+    random_dim_order (ndim, perm);
     for (uint32_t d = 0; d < ndim; d++) {
       dims[d] = perm[d];
       psizes[d] = sizes[perm[d]];
@@ -1421,7 +1269,7 @@ test_random_layouts (void)
     tensor_init_full (&tad, ET_SCALAR_DOUBLE, ndim, sizes, oa, ad, ET_SHAPE_STATIC, 0);
     for (int64_t i = 0; i < tad.t.numel; i++)
       ad[i] = a[i];
-    random_permutation (ndim, oo);
+    random_dim_order (ndim, oo);
     tensor_init_full (&tp, ET_SCALAR_DOUBLE, ndim, psizes, oo, p, ET_SHAPE_STATIC, 0);
     EtValue *pargs[] = { &tad.v, &ld.v, &tp.v, &tp.v };
     g_assert_cmpint (call ("aten::permute_copy.out", pargs, 4), ==, ET_OK);
@@ -1452,7 +1300,7 @@ test_random_layouts (void)
       osz[0] = 1;
     }
     int_list_init (&ld, nr, rdims);
-    random_permutation (ndim, oo);
+    random_dim_order (ndim, oo);
     tensor_init_full (&ts, ET_SCALAR_DOUBLE, ndim, osz, oo, s, ET_SHAPE_STATIC, 0);
     EtValue *sargs[] = { &tad.v, &ld.v, &keep, &none, &ts.v, &ts.v };
     g_assert_cmpint (call ("aten::sum.IntList_out", sargs, 6), ==, ET_OK);
@@ -1503,11 +1351,8 @@ test_half_add (void)
 int
 main (int argc, char **argv)
 {
-  char message[256];
-
   g_test_init (&argc, &argv, NULL);
-  if (et_registry_add_plugin (executorch_kernels_get_plugin (), message, sizeof message) != ET_OK)
-    g_error ("cannot register the kernels plug-in: %s", message);
+  register_kernels_plugin ();
 
   g_test_add_func ("/kernels/plugin/descriptor", test_plugin_descriptor);
   g_test_add_func ("/kernels/add/same-shape", test_add_same_shape);
