@@ -126,9 +126,12 @@ manifest_library (const char *manifest_path, char **name)
 
 /* @shadowed has the file name of @winner, an earlier folder's manifest:
  * only @winner is loaded.  Another copy of the library (not the same file
- * reached twice) is a duplicate registration, reported naming both. */
+ * reached twice) is a duplicate registration, reported naming both —
+ * unless @winner came from EXECUTORCH_MODULE_PATH and @shadowed from the
+ * system folders: replacing an installed plug-in is what that variable is
+ * for, so that is only a debug message. */
 static void
-check_shadowed (const char *winner, const char *shadowed, char **disabled)
+check_shadowed (const char *winner, const char *shadowed, char **disabled, gboolean overrides)
 {
   g_autofree char *name = NULL, *first = NULL, *second = NULL;
   GError *error;
@@ -139,6 +142,12 @@ check_shadowed (const char *winner, const char *shadowed, char **disabled)
   first = manifest_library (winner, NULL);
   if (first != NULL && strcmp (first, second) == 0)
     return;
+  if (overrides)
+    {
+      g_debug ("plug-in %s: %s (%s) replaces %s (%s)", name != NULL ? name : "?", first != NULL ? first : "?",
+               winner, second, shadowed);
+      return;
+    }
   error = g_error_new (EXECUTORCH_PLUGIN_ERROR, EXECUTORCH_PLUGIN_ERROR_INIT,
                        "plug-in %s is registered twice: by %s (%s) and by %s (%s) (duplicate registration; "
                        "the second copy is not used)",
@@ -153,8 +162,10 @@ compare_names (const void *a, const void *b)
   return strcmp (*(char *const *) a, *(char *const *) b);
 }
 
+/* @from_path: the manifests found in EXECUTORCH_MODULE_PATH's folders;
+ * @system: whether @folder is one of the system folders. */
 static void
-scan_folder (const char *folder, GHashTable *seen, char **disabled)
+scan_folder (const char *folder, GHashTable *seen, GHashTable *from_path, gboolean system, char **disabled)
 {
   g_autoptr (GDir) dir = g_dir_open (folder, 0, NULL);
   g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
@@ -178,10 +189,12 @@ scan_folder (const char *folder, GHashTable *seen, char **disabled)
       path = g_build_filename (folder, file, NULL);
       if (winner != NULL)
         {
-          check_shadowed (winner, path, disabled);
+          check_shadowed (winner, path, disabled, system && g_hash_table_contains (from_path, winner));
           continue;
         }
       g_hash_table_insert (seen, g_strdup (file), g_strdup (path));
+      if (!system)
+        g_hash_table_add (from_path, g_strdup (path));
       if (!load_manifest (path, disabled, &error))
         {
           g_warning ("%s", error->message);
@@ -198,6 +211,7 @@ discover (void)
   const char *system = trusted ? g_getenv ("EXECUTORCH_MODULE_SYSTEM_PATH") : NULL;
   g_auto (GStrv) disabled = NULL;
   g_autoptr (GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  g_autoptr (GHashTable) from_path = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 
   if (!g_module_supported ())
     return;
@@ -209,17 +223,17 @@ discover (void)
       g_auto (GStrv) folders = g_strsplit (extra, G_SEARCHPATH_SEPARATOR_S, -1);
       for (guint i = 0; folders[i] != NULL; i++)
         if (folders[i][0] != '\0')
-          scan_folder (folders[i], seen, disabled);
+          scan_folder (folders[i], seen, from_path, FALSE, disabled);
     }
   if (system != NULL)
     {
       g_auto (GStrv) folders = g_strsplit (system, G_SEARCHPATH_SEPARATOR_S, -1);
       for (guint i = 0; folders[i] != NULL; i++)
         if (folders[i][0] != '\0')
-          scan_folder (folders[i], seen, disabled);
+          scan_folder (folders[i], seen, from_path, TRUE, disabled);
     }
   else
-    scan_folder (EXECUTORCH_MODULE_DIR, seen, disabled);
+    scan_folder (EXECUTORCH_MODULE_DIR, seen, from_path, TRUE, disabled);
 }
 
 gboolean

@@ -13,6 +13,9 @@
 3. duplicate, another manifest name: both copies are opened; the registry
    refuses the second one, naming both files.
 4. the same folder twice on the path is one library: no report.
+5. a copy on EXECUTORCH_MODULE_PATH replacing the one in the system folder
+   (EXECUTORCH_MODULE_SYSTEM_PATH) is an override, not a duplicate: no
+   report, and the program runs.
 """
 import os
 import shutil
@@ -32,9 +35,9 @@ def check(name, ok, detail):
         print(f"FAIL {name}\n  {detail}")
 
 
-def run(runner, args, path):
+def run(runner, args, path, system=""):
     env = dict(os.environ)
-    env["EXECUTORCH_MODULE_SYSTEM_PATH"] = ""
+    env["EXECUTORCH_MODULE_SYSTEM_PATH"] = system
     env["EXECUTORCH_MODULE_PATH"] = ":".join(path)
     return subprocess.run([runner] + args, capture_output=True, text=True, env=env)
 
@@ -75,6 +78,10 @@ def main(argv):
         check("copy under the same manifest name: the first copy runs the program",
               r.returncode == 0, r.stderr.strip())
 
+        r = run(runner, [pte] + inp, [portable, copy], system=quantized)
+        check("copy on the module path replacing the system folder's: an override, not reported",
+              r.returncode == 0 and "twice" not in r.stderr, r.stderr.strip())
+
         os.rename(os.path.join(copy, "kernels-quantized.module"), os.path.join(copy, "kernels-quantized-copy.module"))
         r = run(runner, ["--list-operators"], [portable, quantized, copy])
         n = r.stdout.split().count("quantized_decomposed::add.out")
@@ -88,7 +95,7 @@ def main(argv):
     r = run(runner, ["--list-operators"], [portable, quantized, quantized])
     check("the same folder twice is one library", r.returncode == 0 and "twice" not in r.stderr,
           r.stderr.strip())
-    print(f"{7 - failed} passed, {failed} failed")
+    print(f"{8 - failed} passed, {failed} failed")
     return 1 if failed else 0
 
 
