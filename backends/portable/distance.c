@@ -82,17 +82,6 @@ load_all (EtKernelContext *ctx, const EtTensor *t, double *buf)
                                    t->data, t->scalar_type, 0, t->strides);
 }
 
-static EtError
-store_all (EtKernelContext *ctx, EtTensor *out, const double *buf)
-{
-  int64_t flat[ET_MAX_DIMS];
-  if (out->numel == 0)
-    return ET_OK;
-  _executorch_contiguous_strides (out->ndim, out->sizes, flat);
-  return _executorch_copy_strided (ctx, out->ndim, out->sizes, out->dim_order, out->data,
-                                   out->scalar_type, 0, out->strides, buf, ET_SCALAR_DOUBLE, 0, flat);
-}
-
 /* (x1 [..., P, M], x2 [..., R, M], p, compute_mode?, out [..., P, R], ret) */
 static EtError
 cdist_forward_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
@@ -169,7 +158,7 @@ cdist_forward_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
         idx[d] = 0;
       }
     }
-    err = store_all (ctx, out, o);
+    err = _executorch_store_flat (ctx, out, o, true);
   }
   _executorch_temp_free (&temp);
   return err;
@@ -204,7 +193,7 @@ pdist_forward_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
     for (int64_t i = 0; i < N; i++)
       for (int64_t j = i + 1; j < N; j++)
         o[w++] = distance (a + i * M, a + j * M, M, p);
-    err = store_all (ctx, out, o);
+    err = _executorch_store_flat (ctx, out, o, true);
   }
   _executorch_temp_free (&temp);
   return err;

@@ -159,6 +159,13 @@ EtError _executorch_arg_int_list (EtKernelContext *ctx, EtValue **args, uint32_t
                                   uint32_t *n_items);
 EtError _executorch_arg_tensor_list (EtKernelContext *ctx, EtValue **args, uint32_t i,
                                      const char *name, const EtValueList **list);
+/* Marks in @reduce the dims of @self named by the IntList @i (None allowed
+ * when @optional).  None means every dim, and so does [] unless
+ * @empty_is_none (eager's any.dims/all.dims reduce nothing for []); a
+ * repeated dim is an error.  In reduce.c. */
+EtError _executorch_arg_reduce_dims (EtKernelContext *ctx, EtValue **args, uint32_t i,
+                                     const EtTensor *self, bool optional, bool empty_is_none,
+                                     bool *reduce);
 
 /* Validates sizes, strides, dim_order, numel, nbytes and data of @tensor so
  * that every offset computed from them stays inside its buffer. */
@@ -264,6 +271,9 @@ EtError _executorch_copy_strided (EtKernelContext *ctx, uint32_t ndim, const int
                                   int64_t dst_offset, const int64_t *dst_strides,
                                   const void *src, int src_type, int64_t src_offset,
                                   const int64_t *src_strides);
+/* Stores a row-major buffer of @out's elements (double when @floating,
+ * else int64) into @out in its own dim order.  In reduce.c. */
+EtError _executorch_store_flat (EtKernelContext *ctx, EtTensor *out, const void *buf, bool floating);
 /* Copies @src into @dst element by element in logical order, broadcasting
  * @src to @dst's shape and honouring both dim orders. */
 EtError _executorch_copy_broadcast (EtKernelContext *ctx, EtTensor *dst, const EtTensor *src);

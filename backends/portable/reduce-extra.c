@@ -92,19 +92,6 @@ resize_reduced (EtKernelContext *ctx, const EtTensor *self, const bool *reduce, 
   return _executorch_resize (ctx, out, n, sizes);
 }
 
-/* Stores a row-major buffer of out's elements (double or int64) into out. */
-static EtError
-store_flat (EtKernelContext *ctx, EtTensor *out, const void *buf, bool floating)
-{
-  int64_t flat[ET_MAX_DIMS];
-  if (out->numel == 0)
-    return ET_OK;
-  _executorch_contiguous_strides (out->ndim, out->sizes, flat);
-  return _executorch_copy_strided (ctx, out->ndim, out->sizes, out->dim_order, out->data,
-                                   out->scalar_type, 0, out->strides, buf,
-                                   floating ? ET_SCALAR_DOUBLE : ET_SCALAR_LONG, 0, flat);
-}
-
 /* Stores lines of @line_len (the one reduced dim resized) into @out, which
  * has self's shape except along that dim. */
 static EtError
@@ -123,38 +110,6 @@ store_lines (EtKernelContext *ctx, const Lines *l, EtTensor *out, const void *bu
   return _executorch_copy_strided (ctx, l->ndim, sizes, NULL, out->data, out->scalar_type, 0,
                                    ostrides, buf, floating ? ET_SCALAR_DOUBLE : ET_SCALAR_LONG, 0,
                                    flat);
-}
-
-/* Marks the dims named by an IntList (None when @optional); None means
- * every dim, and so does [] unless @empty_is_none (eager's any.dims/all.dims
- * reduce nothing for []). */
-static EtError
-dims_arg (EtKernelContext *ctx, EtValue **args, uint32_t i, const EtTensor *self, bool optional,
-          bool empty_is_none, bool *reduce)
-{
-  int64_t dims[ET_MAX_DIMS];
-  uint32_t n;
-  bool present = true;
-
-  memset (reduce, 0, ET_MAX_DIMS * sizeof reduce[0]);
-  KERNEL_TRY (_executorch_arg_int_list (ctx, args, i, "dim", optional ? &present : NULL, dims, &n));
-  if (present && n == 0 && empty_is_none)
-    return ET_OK;
-  if (!present || n == 0) {
-    for (uint32_t d = 0; d < self->ndim; d++)
-      reduce[d] = true;
-    return ET_OK;
-  }
-  for (uint32_t k = 0; k < n; k++) {
-    uint32_t d;
-    KERNEL_TRY (_executorch_wrap_dim (ctx, dims[k], self->ndim, true, &d));
-    if (self->ndim == 0)
-      continue;
-    if (reduce[d])
-      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "dim %u repeats in dim", d);
-    reduce[d] = true;
-  }
-  return ET_OK;
 }
 
 static EtError
@@ -215,7 +170,7 @@ any_common (EtKernelContext *ctx, EtTensor *self, const bool *reduce, bool keepd
       any = floating ? l.d[k * l.len + j] != 0.0 : l.i[k * l.len + j] != 0;
     res[k] = any;
   }
-  err = store_flat (ctx, out, res, false);
+  err = _executorch_store_flat (ctx, out, res, false);
   lines_free (&l);
   return err;
 }
@@ -229,7 +184,7 @@ any_dims_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
 
   KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 5));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "self", &self));
-  KERNEL_TRY (dims_arg (ctx, args, 1, self, true, true, reduce));
+  KERNEL_TRY (_executorch_arg_reduce_dims (ctx, args, 1, self, true, true, reduce));
   KERNEL_TRY (_executorch_arg_bool (ctx, args, 2, "keepdim", &keepdim));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 3, "out", &out));
   return any_common (ctx, self, reduce, keepdim, out);
@@ -346,9 +301,9 @@ extreme_common (EtKernelContext *ctx, const char *op, EtTensor *self, const bool
         vi[k] = l.i[k * l.len + j];
     }
     if (values != NULL)
-      err = store_flat (ctx, values, vi, floating);
+      err = _executorch_store_flat (ctx, values, vi, floating);
     if (err == ET_OK && indices != NULL)
-      err = store_flat (ctx, indices, idx, false);
+      err = _executorch_store_flat (ctx, indices, idx, false);
   }
   lines_free (&l);
   return err;
@@ -399,7 +354,7 @@ amax_amin_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args, bool want_
 
   KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 5));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "self", &self));
-  KERNEL_TRY (dims_arg (ctx, args, 1, self, false, false, reduce));
+  KERNEL_TRY (_executorch_arg_reduce_dims (ctx, args, 1, self, false, false, reduce));
   KERNEL_TRY (_executorch_arg_bool (ctx, args, 2, "keepdim", &keepdim));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 3, "out", &out));
   return extreme_common (ctx, want_max ? "amax" : "amin", self, reduce, keepdim, out, NULL, want_max);
@@ -521,7 +476,7 @@ prod_common (EtKernelContext *ctx, EtTensor *self, const bool *reduce, bool keep
       ri[k] = (int64_t) p;
     }
   }
-  err = store_flat (ctx, out, l.extra, floating);
+  err = _executorch_store_flat (ctx, out, l.extra, floating);
   lines_free (&l);
   return err;
 }
@@ -595,9 +550,9 @@ var_common (EtKernelContext *ctx, const char *op, EtTensor *self, const bool *re
     rv[k] = m2 / (dof > 0.0 ? dof : 0.0);
     rm[k] = mu;
   }
-  err = store_flat (ctx, var, rv, true);
+  err = _executorch_store_flat (ctx, var, rv, true);
   if (err == ET_OK && mean != NULL)
-    err = store_flat (ctx, mean, rm, true);
+    err = _executorch_store_flat (ctx, mean, rm, true);
   lines_free (&l);
   return err;
 }
@@ -611,7 +566,7 @@ var_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
 
   KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 6));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "self", &self));
-  KERNEL_TRY (dims_arg (ctx, args, 1, self, true, false, reduce));
+  KERNEL_TRY (_executorch_arg_reduce_dims (ctx, args, 1, self, true, false, reduce));
   KERNEL_TRY (_executorch_arg_bool (ctx, args, 2, "unbiased", &unbiased));
   KERNEL_TRY (_executorch_arg_bool (ctx, args, 3, "keepdim", &keepdim));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 4, "out", &out));
@@ -641,7 +596,7 @@ var_correction_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
 
   KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 6));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "self", &self));
-  KERNEL_TRY (dims_arg (ctx, args, 1, self, true, false, reduce));
+  KERNEL_TRY (_executorch_arg_reduce_dims (ctx, args, 1, self, true, false, reduce));
   KERNEL_TRY (correction_arg (ctx, args, 2, &correction));
   KERNEL_TRY (_executorch_arg_bool (ctx, args, 3, "keepdim", &keepdim));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 4, "out", &out));
@@ -658,7 +613,7 @@ var_mean_correction_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
 
   KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 7));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "self", &self));
-  KERNEL_TRY (dims_arg (ctx, args, 1, self, true, false, reduce));
+  KERNEL_TRY (_executorch_arg_reduce_dims (ctx, args, 1, self, true, false, reduce));
   KERNEL_TRY (correction_arg (ctx, args, 2, &correction));
   KERNEL_TRY (_executorch_arg_bool (ctx, args, 3, "keepdim", &keepdim));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 4, "out0", &out0));

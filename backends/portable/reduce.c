@@ -13,16 +13,18 @@
 #include <math.h>
 #include <string.h>
 
-/* Marks the dims named by an optional IntList; None or [] means all. */
-static EtError
-reduction_dims (EtKernelContext *ctx, EtValue **args, uint32_t i, const EtTensor *self, bool *reduce)
+EtError
+_executorch_arg_reduce_dims (EtKernelContext *ctx, EtValue **args, uint32_t i, const EtTensor *self,
+                             bool optional, bool empty_is_none, bool *reduce)
 {
   int64_t dims[ET_MAX_DIMS];
   uint32_t n;
-  bool present;
+  bool present = true;
 
   memset (reduce, 0, ET_MAX_DIMS * sizeof reduce[0]);
-  KERNEL_TRY (_executorch_arg_int_list (ctx, args, i, "dim", &present, dims, &n));
+  KERNEL_TRY (_executorch_arg_int_list (ctx, args, i, "dim", optional ? &present : NULL, dims, &n));
+  if (present && n == 0 && empty_is_none)
+    return ET_OK;
   if (!present || n == 0) {
     for (uint32_t d = 0; d < self->ndim; d++)
       reduce[d] = true;
@@ -40,12 +42,24 @@ reduction_dims (EtKernelContext *ctx, EtValue **args, uint32_t i, const EtTensor
   return ET_OK;
 }
 
+EtError
+_executorch_store_flat (EtKernelContext *ctx, EtTensor *out, const void *buf, bool floating)
+{
+  int64_t flat[ET_MAX_DIMS];
+  if (out->numel == 0)
+    return ET_OK;
+  _executorch_contiguous_strides (out->ndim, out->sizes, flat);
+  return _executorch_copy_strided (ctx, out->ndim, out->sizes, out->dim_order, out->data,
+                                   out->scalar_type, 0, out->strides, buf,
+                                   floating ? ET_SCALAR_DOUBLE : ET_SCALAR_LONG, 0, flat);
+}
+
 static EtError
 reduce_sum (EtKernelContext *ctx, const EtTensor *self, const bool *reduce, bool keepdim,
             EtTensor *out, bool mean)
 {
   int64_t out_sizes[ET_MAX_DIMS], kept[ET_MAX_DIMS], kept_strides[ET_MAX_DIMS];
-  int64_t acc_strides[ET_MAX_DIMS], flat[ET_MAX_DIMS];
+  int64_t acc_strides[ET_MAX_DIMS];
   uint32_t n_out = 0;
   int64_t count = 1;
 
@@ -117,10 +131,7 @@ reduce_sum (EtKernelContext *ctx, const EtTensor *self, const bool *reduce, bool
       acc_d[k] /= (double) count;
   }
 
-  _executorch_contiguous_strides (out->ndim, out->sizes, flat);
-  EtError err = _executorch_copy_strided (ctx, out->ndim, out->sizes, out->dim_order, out->data,
-                                          out->scalar_type, 0, out->strides, temp.data,
-                                          floating ? ET_SCALAR_DOUBLE : ET_SCALAR_LONG, 0, flat);
+  EtError err = _executorch_store_flat (ctx, out, temp.data, floating);
   _executorch_temp_free (&temp);
   return err;
 }
@@ -142,7 +153,7 @@ reduction_args (EtKernelContext *ctx, EtValue **args, uint32_t n_args, EtTensor 
 {
   KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 6));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "self", self));
-  KERNEL_TRY (reduction_dims (ctx, args, 1, *self, reduce));
+  KERNEL_TRY (_executorch_arg_reduce_dims (ctx, args, 1, *self, true, false, reduce));
   KERNEL_TRY (_executorch_arg_bool (ctx, args, 2, "keepdim", keepdim));
   KERNEL_TRY (_executorch_arg_opt_int (ctx, args, 3, "dtype", has_dtype, dtype));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 4, "out", out));
