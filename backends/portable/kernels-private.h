@@ -191,6 +191,15 @@ int64_t _executorch_numel (uint32_t ndim, const int64_t *sizes);
 /* "[2, 3, 4]" into @buf. */
 const char *_executorch_format_sizes (char *buf, size_t buf_size, uint32_t ndim, const int64_t *sizes);
 
+/* The slice [start:end:step] of a dim of @size (Python bounds, clamped;
+ * a missing bound is that end; @step > 0): its first index and length.
+ * In shape.c. */
+void _executorch_slice_range (int64_t size, bool has_start, int64_t start, bool has_end, int64_t end,
+                              int64_t step, int64_t *first, int64_t *len);
+/* @sizes and @strides of @ndim dims without dim @d; returns @ndim - 1.
+ * In shape.c. */
+uint32_t _executorch_drop_dim (uint32_t ndim, const int64_t *sizes, const int64_t *strides, uint32_t d,
+                               int64_t *kept_sizes, int64_t *kept_strides);
 /* Resolves a view's size list (at most one -1) against @numel into @sizes. */
 EtError _executorch_view_sizes (EtKernelContext *ctx, const int64_t *req, uint32_t n, int64_t numel,
                                 int64_t *sizes);

@@ -350,6 +350,32 @@ clamp_bound (int64_t v, int64_t size)
   return v > size ? size : v;
 }
 
+void
+_executorch_slice_range (int64_t size, bool has_start, int64_t start, bool has_end, int64_t end,
+                         int64_t step, int64_t *first, int64_t *len)
+{
+  start = has_start ? clamp_bound (start, size) : 0;
+  end = has_end ? clamp_bound (end, size) : size;
+  *first = start;
+  *len = end > start ? (end - start + step - 1) / step : 0;
+}
+
+uint32_t
+_executorch_drop_dim (uint32_t ndim, const int64_t *sizes, const int64_t *strides, uint32_t d,
+                      int64_t *kept_sizes, int64_t *kept_strides)
+{
+  uint32_t n = 0;
+
+  for (uint32_t k = 0; k < ndim; k++) {
+    if (k == d)
+      continue;
+    kept_sizes[n] = sizes[k];
+    kept_strides[n] = strides[k];
+    n++;
+  }
+  return n;
+}
+
 /* (self, dim, start?, end?, step, out, ret) */
 static EtError
 slice_copy_tensor_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
@@ -373,10 +399,8 @@ slice_copy_tensor_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   if (step <= 0)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "step must be positive, got %" PRId64, step);
 
-  int64_t size = self->sizes[d];
-  start = has_start ? clamp_bound (start, size) : 0;
-  end = has_end ? clamp_bound (end, size) : size;
-  int64_t len = end > start ? (end - start + step - 1) / step : 0;
+  int64_t len;
+  _executorch_slice_range (self->sizes[d], has_start, start, has_end, end, step, &start, &len);
 
   memcpy (sizes, self->sizes, self->ndim * sizeof sizes[0]);
   memcpy (strides, self->strides, self->ndim * sizeof strides[0]);
@@ -392,7 +416,7 @@ select_copy_int_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
 {
   EtTensor *self, *out;
   int64_t dim, index, sizes[ET_MAX_DIMS], strides[ET_MAX_DIMS];
-  uint32_t d, n = 0;
+  uint32_t d, n;
 
   KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 5));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "self", &self));
@@ -410,13 +434,7 @@ select_copy_int_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
                         size);
   if (index < 0)
     index += size;
-  for (uint32_t k = 0; k < self->ndim; k++) {
-    if (k == d)
-      continue;
-    sizes[n] = self->sizes[k];
-    strides[n] = self->strides[k];
-    n++;
-  }
+  n = _executorch_drop_dim (self->ndim, self->sizes, self->strides, d, sizes, strides);
   KERNEL_TRY (_executorch_resize (ctx, out, n, sizes));
   return copy_view (ctx, out, self, index * self->strides[d], strides);
 }

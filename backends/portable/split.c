@@ -142,7 +142,7 @@ unbind_copy_int_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   EtTensor *self;
   const EtValueList *outs;
   int64_t dim, sizes[ET_MAX_DIMS], strides[ET_MAX_DIMS];
-  uint32_t d, n = 0;
+  uint32_t d;
 
   KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 4));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "self", &self));
@@ -155,13 +155,7 @@ unbind_copy_int_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
                         "%s: dim %u has size %" PRId64 " but there are %u out tensors", op, d,
                         self->sizes[d], outs->length);
-  for (uint32_t k = 0; k < self->ndim; k++) {
-    if (k == d)
-      continue;
-    sizes[n] = self->sizes[k];
-    strides[n] = self->strides[k];
-    n++;
-  }
+  uint32_t n = _executorch_drop_dim (self->ndim, self->sizes, self->strides, d, sizes, strides);
   for (uint32_t k = 0; k < outs->length; k++) {
     EtTensor *out = outs->items[k]->u.tensor;
     KERNEL_TRY (_executorch_resize (ctx, out, n, sizes));
@@ -227,14 +221,6 @@ stack_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   return ET_OK;
 }
 
-static int64_t
-clamp_bound (int64_t v, int64_t size)
-{
-  if (v < 0)
-    v = v < -size ? 0 : v + size;
-  return v > size ? size : v;
-}
-
 /* out <- self, then src written into the view (@offset, @sizes, @strides of out). */
 static EtError
 scatter_view (EtKernelContext *ctx, const char *op, EtTensor *self, EtTensor *src, EtTensor *out,
@@ -292,10 +278,8 @@ slice_scatter_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   if (step <= 0)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: step must be positive, got %" PRId64, op,
                         step);
-  int64_t size = self->sizes[d];
-  start = has_start ? clamp_bound (start, size) : 0;
-  end = has_end ? clamp_bound (end, size) : size;
-  int64_t len = end > start ? (end - start + step - 1) / step : 0;
+  int64_t len;
+  _executorch_slice_range (self->sizes[d], has_start, start, has_end, end, step, &start, &len);
   /* The view is taken of out, after out is resized like self. */
   KERNEL_TRY (_executorch_resize (ctx, out, self->ndim, self->sizes));
   memcpy (sizes, self->sizes, sizeof sizes);
@@ -313,7 +297,7 @@ select_scatter_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   const char *op = "select_scatter";
   EtTensor *self, *src, *out;
   int64_t dim, index, sizes[ET_MAX_DIMS], strides[ET_MAX_DIMS];
-  uint32_t d, n = 0;
+  uint32_t d;
 
   KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 6));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "self", &self));
@@ -333,13 +317,7 @@ select_scatter_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   if (index < 0)
     index += size;
   KERNEL_TRY (_executorch_resize (ctx, out, self->ndim, self->sizes));
-  for (uint32_t k = 0; k < self->ndim; k++) {
-    if (k == d)
-      continue;
-    sizes[n] = self->sizes[k];
-    strides[n] = out->strides[k];
-    n++;
-  }
+  uint32_t n = _executorch_drop_dim (self->ndim, self->sizes, out->strides, d, sizes, strides);
   return scatter_view (ctx, op, self, src, out, n, sizes, index * out->strides[d], strides);
 }
 
