@@ -193,11 +193,7 @@ same_dtype (EtKernelContext *ctx, const char *op, const EtTensor *in, const EtTe
                         _executorch_type_name (in->scalar_type));
   if (in->scalar_type == ET_SCALAR_BOOL)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: self dtype Bool is not supported", op);
-  if (out->scalar_type != in->scalar_type)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: out dtype %s differs from self dtype %s",
-                        op, _executorch_type_name (out->scalar_type),
-                        _executorch_type_name (in->scalar_type));
-  return ET_OK;
+  return _executorch_check_same_dtype (ctx, op, in, out, "out");
 }
 
 /* hardtanh.out (self, min_val, max_val, out, ret) */

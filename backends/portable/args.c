@@ -145,6 +145,18 @@ _executorch_check_supported (EtKernelContext *ctx, const EtTensor *t, const char
 }
 
 EtError
+_executorch_check_same_dtype (EtKernelContext *ctx, const char *op, const EtTensor *self,
+                              const EtTensor *out, const char *out_name)
+{
+  if (self->scalar_type != out->scalar_type)
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s%s%s dtype %s differs from self dtype %s",
+                        op ? op : "", op ? ": " : "", out_name,
+                        _executorch_type_name (out->scalar_type),
+                        _executorch_type_name (self->scalar_type));
+  return ET_OK;
+}
+
+EtError
 _executorch_arg_tensor (EtKernelContext *ctx, EtValue **args, uint32_t i, const char *name,
                         EtTensor **tensor)
 {

@@ -54,10 +54,7 @@ copy_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 1, "src", &src));
   KERNEL_TRY (_executorch_arg_bool (ctx, args, 2, "non_blocking", &non_blocking));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 3, "out", &out));
-  if (self->scalar_type != out->scalar_type)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "out dtype %s differs from self dtype %s",
-                        _executorch_type_name (out->scalar_type),
-                        _executorch_type_name (self->scalar_type));
+  KERNEL_TRY (_executorch_check_same_dtype (ctx, NULL, self, out, "out"));
   KERNEL_TRY (check_convertible (ctx, src, out));
   KERNEL_TRY (_executorch_resize (ctx, out, self->ndim, self->sizes));
   return _executorch_copy_broadcast (ctx, out, src);

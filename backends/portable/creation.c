@@ -454,10 +454,7 @@ triangle_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args, bool lower)
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "self", &self));
   KERNEL_TRY (_executorch_arg_int (ctx, args, 1, "diagonal", &diagonal));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 2, "out", &out));
-  if (out->scalar_type != self->scalar_type)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: out dtype %s differs from self dtype %s",
-                        op, _executorch_type_name (out->scalar_type),
-                        _executorch_type_name (self->scalar_type));
+  KERNEL_TRY (_executorch_check_same_dtype (ctx, op, self, out, "out"));
   if (self->ndim < 2)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: self must be at least 2-D, not %u-D",
                         op, self->ndim);

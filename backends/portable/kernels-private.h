@@ -172,6 +172,10 @@ EtError _executorch_arg_reduce_dims (EtKernelContext *ctx, EtValue **args, uint3
 EtError _executorch_check_tensor (EtKernelContext *ctx, const EtTensor *tensor, const char *name);
 /* Fails unless @tensor's dtype is one of the supported ones. */
 EtError _executorch_check_supported (EtKernelContext *ctx, const EtTensor *tensor, const char *name);
+/* Fails unless @out has @self's dtype; the message names @out_name and
+ * starts with "@op: " unless @op is NULL. */
+EtError _executorch_check_same_dtype (EtKernelContext *ctx, const char *op, const EtTensor *self,
+                                      const EtTensor *out, const char *out_name);
 
 /* Resizes @out (propagating et_tensor_resize's error with a message) and
  * re-validates it. */
@@ -191,6 +195,10 @@ int64_t _executorch_numel (uint32_t ndim, const int64_t *sizes);
 /* "[2, 3, 4]" into @buf. */
 const char *_executorch_format_sizes (char *buf, size_t buf_size, uint32_t ndim, const int64_t *sizes);
 
+/* Copies the view of @self at @offset with @strides (sizes: @out's) into
+ * @out, in @out's memory order.  In shape.c. */
+EtError _executorch_copy_view (EtKernelContext *ctx, EtTensor *out, const EtTensor *self,
+                               int64_t offset, const int64_t *strides);
 /* The slice [start:end:step] of a dim of @size (Python bounds, clamped;
  * a missing bound is that end; @step > 0): its first index and length.
  * In shape.c. */

@@ -46,10 +46,7 @@ constant_pad_nd_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   KERNEL_TRY (_executorch_arg_scalar (ctx, args, 2, "value", &value));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 3, "out", &out));
   KERNEL_TRY (_executorch_check_supported (ctx, in, "self"));
-  if (out->scalar_type != in->scalar_type)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: out dtype %s differs from self dtype %s",
-                        op, _executorch_type_name (out->scalar_type),
-                        _executorch_type_name (in->scalar_type));
+  KERNEL_TRY (_executorch_check_same_dtype (ctx, op, in, out, "out"));
   if (n % 2 != 0 || n / 2 > in->ndim)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
                         "%s: pad must have an even length of at most 2 * %u, not %u", op, in->ndim, n);

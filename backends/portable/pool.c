@@ -259,10 +259,7 @@ check_input (EtKernelContext *ctx, const char *op, const EtTensor *in, const EtT
   if (in->ndim != 3 && in->ndim != 4)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: self must be 3-D or 4-D, not %u-D",
                         op, in->ndim);
-  if (out->scalar_type != in->scalar_type)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: out dtype %s differs from self dtype %s",
-                        op, _executorch_type_name (out->scalar_type),
-                        _executorch_type_name (in->scalar_type));
+  KERNEL_TRY (_executorch_check_same_dtype (ctx, op, in, out, "out"));
   if (in->scalar_type == ET_SCALAR_BOOL)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: Bool is not supported", op);
   return ET_OK;

@@ -483,10 +483,7 @@ et_view (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   if (args[2] == NULL || args[2]->tag != ET_VALUE_TENSOR || args[2]->u.tensor == NULL)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_PROGRAM, "out must be a Tensor");
   out = args[2]->u.tensor;
-  if (out->scalar_type != self->scalar_type)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "out dtype %s differs from self dtype %s",
-                        _executorch_type_name (out->scalar_type),
-                        _executorch_type_name (self->scalar_type));
+  KERNEL_TRY (_executorch_check_same_dtype (ctx, NULL, self, out, "out"));
   if (!_executorch_dim_order_is_identity (self) || !_executorch_dim_order_is_identity (out))
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "et_view needs contiguous tensors");
   KERNEL_TRY (_executorch_view_sizes (ctx, req, n, self->numel, sizes));

@@ -134,17 +134,6 @@ check_floating_or_int (EtKernelContext *ctx, const char *op, const EtTensor *t, 
   return ET_OK;
 }
 
-static EtError
-check_same_dtype (EtKernelContext *ctx, const char *op, const EtTensor *self, const EtTensor *out,
-                  const char *name)
-{
-  if (self->scalar_type != out->scalar_type)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: %s dtype %s differs from self dtype %s",
-                        op, name, _executorch_type_name (out->scalar_type),
-                        _executorch_type_name (self->scalar_type));
-  return ET_OK;
-}
-
 /* ---- any ---- */
 
 static EtError
@@ -268,7 +257,7 @@ extreme_common (EtKernelContext *ctx, const char *op, EtTensor *self, const bool
 
   KERNEL_TRY (check_floating_or_int (ctx, op, self, "self"));
   if (values != NULL)
-    KERNEL_TRY (check_same_dtype (ctx, op, self, values, "out"));
+    KERNEL_TRY (_executorch_check_same_dtype (ctx, op, self, values, "out"));
   if (indices != NULL && indices->scalar_type != ET_SCALAR_LONG)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: indices must be Long, not %s", op,
                         _executorch_type_name (indices->scalar_type));
@@ -528,9 +517,9 @@ var_common (EtKernelContext *ctx, const char *op, EtTensor *self, const bool *re
   if (!_executorch_type_is_floating (self->scalar_type))
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: self must be floating, not %s", op,
                         _executorch_type_name (self->scalar_type));
-  KERNEL_TRY (check_same_dtype (ctx, op, self, var, mean ? "out0" : "out"));
+  KERNEL_TRY (_executorch_check_same_dtype (ctx, op, self, var, mean ? "out0" : "out"));
   if (mean != NULL)
-    KERNEL_TRY (check_same_dtype (ctx, op, self, mean, "out1"));
+    KERNEL_TRY (_executorch_check_same_dtype (ctx, op, self, mean, "out1"));
   KERNEL_TRY (resize_reduced (ctx, self, reduce, keepdim, var));
   if (mean != NULL)
     KERNEL_TRY (resize_reduced (ctx, self, reduce, keepdim, mean));
@@ -735,7 +724,7 @@ topk_values (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 5, "values", &values));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 6, "indices", &indices));
   KERNEL_TRY (check_floating_or_int (ctx, op, self, "self"));
-  KERNEL_TRY (check_same_dtype (ctx, op, self, values, "values"));
+  KERNEL_TRY (_executorch_check_same_dtype (ctx, op, self, values, "values"));
   if (indices->scalar_type != ET_SCALAR_LONG)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: indices must be Long, not %s", op,
                         _executorch_type_name (indices->scalar_type));

@@ -244,10 +244,7 @@ softmax (EtKernelContext *ctx, EtValue **args, uint32_t n_args, bool log_form)
   if (!_executorch_type_is_floating (self->scalar_type))
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "softmax needs a floating input, not %s",
                         _executorch_type_name (self->scalar_type));
-  if (out->scalar_type != self->scalar_type)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "out dtype %s differs from self dtype %s",
-                        _executorch_type_name (out->scalar_type),
-                        _executorch_type_name (self->scalar_type));
+  KERNEL_TRY (_executorch_check_same_dtype (ctx, NULL, self, out, "out"));
   KERNEL_TRY (_executorch_wrap_dim (ctx, dim, self->ndim, true, &d));
   KERNEL_TRY (_executorch_resize (ctx, out, self->ndim, self->sizes));
   if (out->numel == 0)

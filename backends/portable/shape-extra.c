@@ -12,27 +12,13 @@
 
 #include <string.h>
 
-static EtError
-check_same_dtype (EtKernelContext *ctx, const char *op, const EtTensor *self, const EtTensor *out)
-{
-  if (self->scalar_type != out->scalar_type)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: out dtype %s differs from self dtype %s",
-                        op, _executorch_type_name (out->scalar_type),
-                        _executorch_type_name (self->scalar_type));
-  return ET_OK;
-}
-
 /* Resizes out to @sizes and copies the view (@offset, @strides) of self. */
 static EtError
 copy_view (EtKernelContext *ctx, EtTensor *out, const EtTensor *self, uint32_t ndim,
            const int64_t *sizes, int64_t offset, const int64_t *strides)
 {
   KERNEL_TRY (_executorch_resize (ctx, out, ndim, sizes));
-  if (out->numel == 0)
-    return ET_OK;
-  return _executorch_copy_strided (ctx, out->ndim, out->sizes, out->dim_order, out->data,
-                                   out->scalar_type, 0, out->strides, self->data,
-                                   self->scalar_type, offset, strides);
+  return _executorch_copy_view (ctx, out, self, offset, strides);
 }
 
 /* (self, out, ret) */
@@ -44,7 +30,7 @@ plain_copy (EtKernelContext *ctx, EtValue **args, uint32_t n_args, const char *o
   KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 3));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "self", &self));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 1, "out", &out));
-  KERNEL_TRY (check_same_dtype (ctx, op, self, out));
+  KERNEL_TRY (_executorch_check_same_dtype (ctx, op, self, out, "out"));
   return copy_view (ctx, out, self, self->ndim, self->sizes, 0, self->strides);
 }
 
@@ -90,7 +76,7 @@ t_copy_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 3));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "self", &self));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 1, "out", &out));
-  KERNEL_TRY (check_same_dtype (ctx, "t_copy", self, out));
+  KERNEL_TRY (_executorch_check_same_dtype (ctx, "t_copy", self, out, "out"));
   if (self->ndim > 2)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "t_copy: self must be at most 2-D, not %u-D",
                         self->ndim);
@@ -110,7 +96,7 @@ transpose_copy_int_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   KERNEL_TRY (_executorch_arg_int (ctx, args, 1, "dim0", &dim0));
   KERNEL_TRY (_executorch_arg_int (ctx, args, 2, "dim1", &dim1));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 3, "out", &out));
-  KERNEL_TRY (check_same_dtype (ctx, "transpose_copy", self, out));
+  KERNEL_TRY (_executorch_check_same_dtype (ctx, "transpose_copy", self, out, "out"));
   KERNEL_TRY (_executorch_wrap_dim (ctx, dim0, self->ndim, true, &d0));
   KERNEL_TRY (_executorch_wrap_dim (ctx, dim1, self->ndim, true, &d1));
   return transpose (ctx, self, out, d0, d1);
@@ -131,7 +117,7 @@ narrow_copy_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   KERNEL_TRY (_executorch_arg_int (ctx, args, 2, "start", &start));
   KERNEL_TRY (_executorch_arg_int (ctx, args, 3, "length", &length));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 4, "out", &out));
-  KERNEL_TRY (check_same_dtype (ctx, op, self, out));
+  KERNEL_TRY (_executorch_check_same_dtype (ctx, op, self, out, "out"));
   if (self->ndim == 0)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: cannot narrow a 0-d tensor", op);
   KERNEL_TRY (_executorch_wrap_dim (ctx, dim, self->ndim, false, &d));
@@ -167,7 +153,7 @@ diagonal_copy_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   KERNEL_TRY (_executorch_arg_int (ctx, args, 2, "dim1", &dim1));
   KERNEL_TRY (_executorch_arg_int (ctx, args, 3, "dim2", &dim2));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 4, "out", &out));
-  KERNEL_TRY (check_same_dtype (ctx, op, self, out));
+  KERNEL_TRY (_executorch_check_same_dtype (ctx, op, self, out, "out"));
   if (self->ndim < 2)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: self must be at least 2-D, not %u-D", op,
                         self->ndim);
@@ -217,7 +203,7 @@ unfold_copy_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   KERNEL_TRY (_executorch_arg_int (ctx, args, 2, "size", &size));
   KERNEL_TRY (_executorch_arg_int (ctx, args, 3, "step", &step));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 4, "out", &out));
-  KERNEL_TRY (check_same_dtype (ctx, op, self, out));
+  KERNEL_TRY (_executorch_check_same_dtype (ctx, op, self, out, "out"));
   KERNEL_TRY (_executorch_wrap_dim (ctx, dimension, self->ndim, true, &d));
   if (self->ndim + 1 > ET_MAX_DIMS)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: rank would exceed %d", op, ET_MAX_DIMS);
@@ -257,7 +243,7 @@ as_strided_copy_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   KERNEL_TRY (_executorch_arg_int_list (ctx, args, 2, "stride", NULL, strides, &n_strides));
   KERNEL_TRY (_executorch_arg_opt_int (ctx, args, 3, "storage_offset", &has_offset, &offset));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 4, "out", &out));
-  KERNEL_TRY (check_same_dtype (ctx, op, self, out));
+  KERNEL_TRY (_executorch_check_same_dtype (ctx, op, self, out, "out"));
   if (n_sizes != n_strides)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: %u sizes but %u strides", op, n_sizes,
                         n_strides);
@@ -299,7 +285,7 @@ flip_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "self", &self));
   KERNEL_TRY (_executorch_arg_int_list (ctx, args, 1, "dims", NULL, dims, &n));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 2, "out", &out));
-  KERNEL_TRY (check_same_dtype (ctx, op, self, out));
+  KERNEL_TRY (_executorch_check_same_dtype (ctx, op, self, out, "out"));
   memcpy (strides, self->strides, sizeof strides);
   for (uint32_t k = 0; k < n; k++) {
     uint32_t d;
@@ -333,7 +319,7 @@ roll_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   KERNEL_TRY (_executorch_arg_int_list (ctx, args, 1, "shifts", NULL, shifts, &n_shifts));
   KERNEL_TRY (_executorch_arg_int_list (ctx, args, 2, "dims", NULL, dims, &n_dims));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 3, "out", &out));
-  KERNEL_TRY (check_same_dtype (ctx, op, self, out));
+  KERNEL_TRY (_executorch_check_same_dtype (ctx, op, self, out, "out"));
   if (n_dims == 0 && n_shifts != 1)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
                         "%s: without dims, shifts must have one entry, not %u", op, n_shifts);
@@ -428,7 +414,7 @@ repeat_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "self", &self));
   KERNEL_TRY (_executorch_arg_int_list (ctx, args, 1, "repeats", NULL, repeats, &n));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 2, "out", &out));
-  KERNEL_TRY (check_same_dtype (ctx, op, self, out));
+  KERNEL_TRY (_executorch_check_same_dtype (ctx, op, self, out, "out"));
   if (n < self->ndim)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
                         "%s: %u repeats for a %u-D tensor", op, n, self->ndim);

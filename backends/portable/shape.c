@@ -11,20 +11,9 @@
 
 #include <string.h>
 
-static EtError
-check_same_dtype (EtKernelContext *ctx, const EtTensor *self, const EtTensor *out)
-{
-  if (self->scalar_type != out->scalar_type)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "out dtype %s differs from self dtype %s",
-                        _executorch_type_name (out->scalar_type),
-                        _executorch_type_name (self->scalar_type));
-  return ET_OK;
-}
-
-/* Copies a view of self (sizes = out's, @strides and @offset into self). */
-static EtError
-copy_view (EtKernelContext *ctx, EtTensor *out, const EtTensor *self, int64_t offset,
-           const int64_t *strides)
+EtError
+_executorch_copy_view (EtKernelContext *ctx, EtTensor *out, const EtTensor *self, int64_t offset,
+                       const int64_t *strides)
 {
   if (out->numel == 0)
     return ET_OK;
@@ -46,7 +35,7 @@ permute_copy_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "self", &self));
   KERNEL_TRY (_executorch_arg_int_list (ctx, args, 1, "dims", NULL, dims, &n_dims));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 2, "out", &out));
-  KERNEL_TRY (check_same_dtype (ctx, self, out));
+  KERNEL_TRY (_executorch_check_same_dtype (ctx, NULL, self, out, "out"));
   if (n_dims != self->ndim)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "dims has %u entries for a %u-D tensor",
                         n_dims, self->ndim);
@@ -60,7 +49,7 @@ permute_copy_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
     strides[i] = self->strides[d];
   }
   KERNEL_TRY (_executorch_resize (ctx, out, n_dims, sizes));
-  return copy_view (ctx, out, self, 0, strides);
+  return _executorch_copy_view (ctx, out, self, 0, strides);
 }
 
 EtError
@@ -109,7 +98,7 @@ view_copy_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "self", &self));
   KERNEL_TRY (_executorch_arg_int_list (ctx, args, 1, "size", NULL, req, &n));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 2, "out", &out));
-  KERNEL_TRY (check_same_dtype (ctx, self, out));
+  KERNEL_TRY (_executorch_check_same_dtype (ctx, NULL, self, out, "out"));
   KERNEL_TRY (_executorch_view_sizes (ctx, req, n, self->numel, sizes));
   KERNEL_TRY (_executorch_resize (ctx, out, n, sizes));
   return _executorch_copy_reshape (ctx, out, self);
@@ -127,13 +116,13 @@ clone_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "self", &self));
   KERNEL_TRY (_executorch_arg_opt_int (ctx, args, 1, "memory_format", &has_format, &format));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 2, "out", &out));
-  KERNEL_TRY (check_same_dtype (ctx, self, out));
+  KERNEL_TRY (_executorch_check_same_dtype (ctx, NULL, self, out, "out"));
   /* contiguous (0) or preserve (1); the copy follows out's dim order. */
   if (has_format && format != 0 && format != 1)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "memory_format %" PRId64 " is not supported",
                         format);
   KERNEL_TRY (_executorch_resize (ctx, out, self->ndim, self->sizes));
-  return copy_view (ctx, out, self, 0, self->strides);
+  return _executorch_copy_view (ctx, out, self, 0, self->strides);
 }
 
 /* Removes the marked size-1 dims of self and copies. */
@@ -163,7 +152,7 @@ squeeze_copy_dims_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "self", &self));
   KERNEL_TRY (_executorch_arg_int_list (ctx, args, 1, "dims", NULL, dims, &n_dims));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 2, "out", &out));
-  KERNEL_TRY (check_same_dtype (ctx, self, out));
+  KERNEL_TRY (_executorch_check_same_dtype (ctx, NULL, self, out, "out"));
   for (uint32_t i = 0; i < n_dims; i++) {
     uint32_t d;
     KERNEL_TRY (_executorch_wrap_dim (ctx, dims[i], self->ndim, true, &d));
@@ -189,7 +178,7 @@ squeeze_copy_dim_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "self", &self));
   KERNEL_TRY (_executorch_arg_int (ctx, args, 1, "dim", &dim));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 2, "out", &out));
-  KERNEL_TRY (check_same_dtype (ctx, self, out));
+  KERNEL_TRY (_executorch_check_same_dtype (ctx, NULL, self, out, "out"));
   KERNEL_TRY (_executorch_wrap_dim (ctx, dim, self->ndim, true, &d));
   if (self->ndim > 0)
     marked[d] = true;
@@ -208,7 +197,7 @@ unsqueeze_copy_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "self", &self));
   KERNEL_TRY (_executorch_arg_int (ctx, args, 1, "dim", &dim));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 2, "out", &out));
-  KERNEL_TRY (check_same_dtype (ctx, self, out));
+  KERNEL_TRY (_executorch_check_same_dtype (ctx, NULL, self, out, "out"));
   if (self->ndim + 1 > ET_MAX_DIMS)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "rank would exceed %d", ET_MAX_DIMS);
   KERNEL_TRY (_executorch_wrap_dim (ctx, dim, self->ndim + 1, false, &d));
@@ -232,7 +221,7 @@ expand_copy_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   KERNEL_TRY (_executorch_arg_int_list (ctx, args, 1, "size", NULL, req, &n));
   KERNEL_TRY (_executorch_arg_bool (ctx, args, 2, "implicit", &implicit));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 3, "out", &out));
-  KERNEL_TRY (check_same_dtype (ctx, self, out));
+  KERNEL_TRY (_executorch_check_same_dtype (ctx, NULL, self, out, "out"));
   if (n < self->ndim)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
                         "size has %u entries, fewer than self's rank %u", n, self->ndim);
@@ -261,7 +250,7 @@ expand_copy_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
     }
   }
   KERNEL_TRY (_executorch_resize (ctx, out, n, sizes));
-  return copy_view (ctx, out, self, 0, strides);
+  return _executorch_copy_view (ctx, out, self, 0, strides);
 }
 
 static bool
@@ -392,7 +381,7 @@ slice_copy_tensor_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   KERNEL_TRY (_executorch_arg_opt_int (ctx, args, 3, "end", &has_end, &end));
   KERNEL_TRY (_executorch_arg_int (ctx, args, 4, "step", &step));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 5, "out", &out));
-  KERNEL_TRY (check_same_dtype (ctx, self, out));
+  KERNEL_TRY (_executorch_check_same_dtype (ctx, NULL, self, out, "out"));
   if (self->ndim == 0)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "cannot slice a 0-d tensor");
   KERNEL_TRY (_executorch_wrap_dim (ctx, dim, self->ndim, false, &d));
@@ -407,7 +396,7 @@ slice_copy_tensor_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   sizes[d] = len;
   strides[d] = self->strides[d] * step;
   KERNEL_TRY (_executorch_resize (ctx, out, self->ndim, sizes));
-  return copy_view (ctx, out, self, len > 0 ? start * self->strides[d] : 0, strides);
+  return _executorch_copy_view (ctx, out, self, len > 0 ? start * self->strides[d] : 0, strides);
 }
 
 /* (self, dim, index, out, ret) */
@@ -423,7 +412,7 @@ select_copy_int_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   KERNEL_TRY (_executorch_arg_int (ctx, args, 1, "dim", &dim));
   KERNEL_TRY (_executorch_arg_int (ctx, args, 2, "index", &index));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 3, "out", &out));
-  KERNEL_TRY (check_same_dtype (ctx, self, out));
+  KERNEL_TRY (_executorch_check_same_dtype (ctx, NULL, self, out, "out"));
   if (self->ndim == 0)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "cannot select from a 0-d tensor");
   KERNEL_TRY (_executorch_wrap_dim (ctx, dim, self->ndim, false, &d));
@@ -436,7 +425,7 @@ select_copy_int_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
     index += size;
   n = _executorch_drop_dim (self->ndim, self->sizes, self->strides, d, sizes, strides);
   KERNEL_TRY (_executorch_resize (ctx, out, n, sizes));
-  return copy_view (ctx, out, self, index * self->strides[d], strides);
+  return _executorch_copy_view (ctx, out, self, index * self->strides[d], strides);
 }
 
 const EtKernel _executorch_shape_kernels[] = {

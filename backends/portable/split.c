@@ -11,17 +11,6 @@
 
 #include <string.h>
 
-static EtError
-check_same_dtype (EtKernelContext *ctx, const char *op, const EtTensor *self, const EtTensor *out,
-                  const char *out_name)
-{
-  if (self->scalar_type != out->scalar_type)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: %s dtype %s differs from self dtype %s",
-                        op, out_name, _executorch_type_name (out->scalar_type),
-                        _executorch_type_name (self->scalar_type));
-  return ET_OK;
-}
-
 /* Copies self's slab [start, start + len) along @d into @out (resized). */
 static EtError
 copy_slab (EtKernelContext *ctx, const EtTensor *self, uint32_t d, int64_t start, int64_t len,
@@ -31,11 +20,7 @@ copy_slab (EtKernelContext *ctx, const EtTensor *self, uint32_t d, int64_t start
   memcpy (sizes, self->sizes, sizeof sizes);
   sizes[d] = len;
   KERNEL_TRY (_executorch_resize (ctx, out, self->ndim, sizes));
-  if (out->numel == 0)
-    return ET_OK;
-  return _executorch_copy_strided (ctx, self->ndim, sizes, out->dim_order, out->data,
-                                   out->scalar_type, 0, out->strides, self->data, self->scalar_type,
-                                   start * self->strides[d], self->strides);
+  return _executorch_copy_view (ctx, out, self, start * self->strides[d], self->strides);
 }
 
 static EtError
@@ -46,7 +31,7 @@ out_list (EtKernelContext *ctx, EtValue **args, uint32_t i, const char *op, cons
   for (uint32_t k = 0; k < (*list)->length; k++) {
     EtTensor *t = (*list)->items[k]->u.tensor;
     KERNEL_TRY (_executorch_check_tensor (ctx, t, "out"));
-    KERNEL_TRY (check_same_dtype (ctx, op, self, t, "out"));
+    KERNEL_TRY (_executorch_check_same_dtype (ctx, op, self, t, "out"));
   }
   return ET_OK;
 }
@@ -271,7 +256,7 @@ slice_scatter_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   KERNEL_TRY (_executorch_arg_opt_int (ctx, args, 4, "end", &has_end, &end));
   KERNEL_TRY (_executorch_arg_int (ctx, args, 5, "step", &step));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 6, "out", &out));
-  KERNEL_TRY (check_same_dtype (ctx, op, self, out, "out"));
+  KERNEL_TRY (_executorch_check_same_dtype (ctx, op, self, out, "out"));
   if (self->ndim == 0)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: cannot slice a 0-d tensor", op);
   KERNEL_TRY (_executorch_wrap_dim (ctx, dim, self->ndim, false, &d));
@@ -305,7 +290,7 @@ select_scatter_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   KERNEL_TRY (_executorch_arg_int (ctx, args, 2, "dim", &dim));
   KERNEL_TRY (_executorch_arg_int (ctx, args, 3, "index", &index));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 4, "out", &out));
-  KERNEL_TRY (check_same_dtype (ctx, op, self, out, "out"));
+  KERNEL_TRY (_executorch_check_same_dtype (ctx, op, self, out, "out"));
   if (self->ndim == 0)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: cannot select from a 0-d tensor", op);
   KERNEL_TRY (_executorch_wrap_dim (ctx, dim, self->ndim, false, &d));

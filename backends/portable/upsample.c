@@ -345,10 +345,7 @@ upsample_bilinear2d_aa_out (EtKernelContext *ctx, EtValue **args, uint32_t n_arg
   if (!_executorch_type_is_floating (in->scalar_type))
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: self must be floating, not %s", op,
                         _executorch_type_name (in->scalar_type));
-  if (out->scalar_type != in->scalar_type)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: out dtype %s differs from self dtype %s",
-                        op, _executorch_type_name (out->scalar_type),
-                        _executorch_type_name (in->scalar_type));
+  KERNEL_TRY (_executorch_check_same_dtype (ctx, op, in, out, "out"));
   KERNEL_TRY (vec_sizes (ctx, op, in, true, size, n_size, false, NULL, 0, sizes + 2,
                          (double[2]) { 0, 0 }));
   sizes[0] = in->sizes[0];
@@ -587,10 +584,7 @@ pixel_shuffle_common (EtKernelContext *ctx, EtValue **args, uint32_t n_args, boo
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "self", &in));
   KERNEL_TRY (_executorch_arg_int (ctx, args, 1, shuffle ? "upscale_factor" : "downscale_factor", &r));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 2, "out", &out));
-  if (out->scalar_type != in->scalar_type)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: out dtype %s differs from self dtype %s",
-                        op, _executorch_type_name (out->scalar_type),
-                        _executorch_type_name (in->scalar_type));
+  KERNEL_TRY (_executorch_check_same_dtype (ctx, op, in, out, "out"));
   if (in->ndim < 3 || in->ndim > ET_MAX_DIMS - 2)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: self must have 3 to %d dims, not %u",
                         op, ET_MAX_DIMS - 2, in->ndim);
