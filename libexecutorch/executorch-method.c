@@ -249,10 +249,12 @@ load (ExecutorchMethod *self, GError **error)
 
       if (!start_session (self, &tracer, error))
         return FALSE;
-      self->engine = _et_method_load_traced (program, self->name, tracer, error);
+      self->engine = _et_method_load_full (program, self->name, tracer,
+                                           executorch_program_get_max_memory (self->program), error);
     }
   else
-    self->engine = _et_method_load (program, self->name, error);
+    self->engine = _et_method_load_full (program, self->name, NULL,
+                                         executorch_program_get_max_memory (self->program), error);
   if (self->engine == NULL)
     return FALSE;
   self->info = _executorch_method_info_new (_et_method_meta (self->engine));
@@ -349,6 +351,46 @@ executorch_method_get_info (ExecutorchMethod *method)
   CHECK_LOADED (method, NULL);
 
   return method->info;
+}
+
+/**
+ * executorch_method_set_max_instructions:
+ * @method: a method
+ * @max_instructions: instructions, or 0 for the default (10 million)
+ *
+ * Sets the instruction budget: the most instructions one execution may
+ * run.  An execution that would run more (a program that loops forever
+ * through a jump-false back edge, say) stops with
+ * %EXECUTORCH_ERROR_INVALID_PROGRAM.  To stop an execution by time
+ * instead, cancel the #GCancellable given to
+ * [method@Executorch.Method.execute].
+ *
+ * Since: 1.0
+ */
+void
+executorch_method_set_max_instructions (ExecutorchMethod *method, guint64 max_instructions)
+{
+  g_return_if_fail (EXECUTORCH_IS_METHOD (method));
+  g_return_if_fail (method->engine != NULL);
+
+  _et_method_set_max_instructions (method->engine, max_instructions);
+}
+
+/**
+ * executorch_method_get_max_instructions:
+ * @method: a method
+ *
+ * Returns: the instruction budget of one execution (see
+ *   [method@Executorch.Method.set_max_instructions])
+ *
+ * Since: 1.0
+ */
+guint64
+executorch_method_get_max_instructions (ExecutorchMethod *method)
+{
+  CHECK_LOADED (method, 0);
+
+  return _et_method_get_max_instructions (method->engine);
 }
 
 /**
@@ -629,8 +671,10 @@ try_begin (ExecutorchMethod *self, GError **error)
  * Returns: %TRUE on success; %FALSE with @error set:
  *   %EXECUTORCH_ERROR_INVALID_ARGUMENT when an input is not set,
  *   %EXECUTORCH_ERROR_INVALID_STATE when the method is already executing,
- *   %G_IO_ERROR_CANCELLED when @cancellable was cancelled, or the failure of
- *   a kernel or backend
+ *   %G_IO_ERROR_CANCELLED when @cancellable was cancelled,
+ *   %EXECUTORCH_ERROR_INVALID_PROGRAM when the instruction budget
+ *   ([method@Executorch.Method.set_max_instructions]) runs out, or the
+ *   failure of a kernel or backend
  *
  * Since: 1.0
  */

@@ -28,6 +28,10 @@ const char *executorch_method_get_name (ExecutorchMethod *method);
 EXECUTORCH_AVAILABLE_IN_1_0
 ExecutorchMethodInfo *executorch_method_get_info (ExecutorchMethod *method);
 EXECUTORCH_AVAILABLE_IN_1_0
+void executorch_method_set_max_instructions (ExecutorchMethod *method, guint64 max_instructions);
+EXECUTORCH_AVAILABLE_IN_1_0
+guint64 executorch_method_get_max_instructions (ExecutorchMethod *method);
+EXECUTORCH_AVAILABLE_IN_1_0
 guint executorch_method_get_n_inputs (ExecutorchMethod *method);
 EXECUTORCH_AVAILABLE_IN_1_0
 guint executorch_method_get_n_outputs (ExecutorchMethod *method);

@@ -50,6 +50,7 @@ struct _ExecutorchProgram
   gboolean initialized;
   GError *init_error;
   EtProgram *engine;
+  guint64 max_memory;         /* atomic: read by method loads in any thread */
 };
 
 enum {
@@ -58,6 +59,7 @@ enum {
   PROP_BYTES,
   PROP_DATA_PATHS,
   PROP_EXTERNAL_DATA,
+  PROP_MAX_MEMORY,
   N_PROPS
 };
 
@@ -111,6 +113,9 @@ executorch_program_get_property (GObject *object, guint prop_id, GValue *value, 
     case PROP_EXTERNAL_DATA:
       g_value_set_boxed (value, self->external_data);
       break;
+    case PROP_MAX_MEMORY:
+      g_value_set_uint64 (value, executorch_program_get_max_memory (self));
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -138,6 +143,9 @@ executorch_program_set_property (GObject *object, guint prop_id, const GValue *v
     case PROP_EXTERNAL_DATA:
       g_clear_pointer (&self->external_data, g_ptr_array_unref);
       self->external_data = g_value_dup_boxed (value);
+      break;
+    case PROP_MAX_MEMORY:
+      executorch_program_set_max_memory (self, g_value_get_uint64 (value));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -202,12 +210,30 @@ executorch_program_class_init (ExecutorchProgramClass *klass)
     g_param_spec_boxed ("external-data", NULL, NULL, G_TYPE_PTR_ARRAY,
                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
 
+  /**
+   * ExecutorchProgram:max-memory:
+   *
+   * The most memory, in bytes, that the planned buffers of one method
+   * loaded from this program may add up to.  A method whose plan asks for
+   * more fails to load with %EXECUTORCH_ERROR_MEMORY_ALLOCATION_FAILED,
+   * before anything is allocated.  Tensors never grow past their planned
+   * capacity, so this bounds a method's data memory.  The default is
+   * 4 GiB; setting 0 restores it.  A change applies to methods loaded
+   * afterwards.
+   *
+   * Since: 1.0
+   */
+  properties[PROP_MAX_MEMORY] =
+    g_param_spec_uint64 ("max-memory", NULL, NULL, 1, G_MAXUINT64, ET_DEFAULT_MAX_MEMORY,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
 static void
 executorch_program_init (ExecutorchProgram *self)
 {
+  self->max_memory = ET_DEFAULT_MAX_MEMORY;
 }
 
 /* Maps @path; an empty or unreadable file gives an error naming it. */
@@ -357,6 +383,51 @@ const char *
 _executorch_program_get_path (ExecutorchProgram *program)
 {
   return program->path;
+}
+
+/**
+ * executorch_program_set_max_memory:
+ * @program: a program
+ * @max_memory: bytes, or 0 for the default (4 GiB)
+ *
+ * Sets [property@Executorch.Program:max-memory], the cap on the planned
+ * memory of each method loaded from @program from now on.  Methods
+ * already loaded keep their memory.
+ *
+ * MT safe.
+ *
+ * Since: 1.0
+ */
+void
+executorch_program_set_max_memory (ExecutorchProgram *program, guint64 max_memory)
+{
+  g_return_if_fail (EXECUTORCH_IS_PROGRAM (program));
+
+  if (max_memory == 0)
+    max_memory = ET_DEFAULT_MAX_MEMORY;
+  if (__atomic_exchange_n (&program->max_memory, max_memory, __ATOMIC_SEQ_CST) != max_memory)
+    g_object_notify_by_pspec (G_OBJECT (program), properties[PROP_MAX_MEMORY]);
+}
+
+/**
+ * executorch_program_get_max_memory:
+ * @program: a program
+ *
+ * Gets [property@Executorch.Program:max-memory].
+ *
+ * MT safe.
+ *
+ * Returns: the cap, in bytes, on the planned memory of a method loaded
+ *   from @program
+ *
+ * Since: 1.0
+ */
+guint64
+executorch_program_get_max_memory (ExecutorchProgram *program)
+{
+  g_return_val_if_fail (EXECUTORCH_IS_PROGRAM (program), 0);
+
+  return __atomic_load_n (&program->max_memory, __ATOMIC_SEQ_CST);
 }
 
 /**

@@ -5,6 +5,7 @@
 #include <executorch.h>
 #include <executorch-threadpool.h>
 
+#include <errno.h>
 #include <locale.h>
 #include <math.h>
 #include <stdio.h>
@@ -15,7 +16,7 @@
 
 #define PROGRAM_NAME "executorch-run"
 
-enum { EXIT_MISMATCH = 1, EXIT_USAGE = 2 };
+enum { EXIT_MISMATCH = 1, EXIT_USAGE = 2, EXIT_TIMEOUT = 124 };
 
 typedef enum { FILL_ZEROS, FILL_ONES, FILL_RANDOM } Fill;
 
@@ -43,7 +44,14 @@ static gboolean opt_profile = FALSE;
 static gint opt_profile_top = 20;
 static char *opt_verify = NULL;
 static char *opt_etdump_outputs = NULL;
+static char *opt_max_memory = NULL;
+static gint64 opt_max_instructions = 0;
+static gdouble opt_timeout = 0.0;
 static char **opt_rest = NULL;
+
+/* --timeout: a timer thread cancels the executions. */
+static GCancellable *timeout_cancellable = NULL;
+static gint timed_out = 0;
 
 static const GOptionEntry entries[] = {
   { "method", 'm', 0, G_OPTION_ARG_STRING, &opt_method, "Method to run (default: forward)", "NAME" },
@@ -80,6 +88,12 @@ static const GOptionEntry entries[] = {
   { "profile-top", 0, 0, G_OPTION_ARG_INT, &opt_profile_top, "Operators --profile lists (default: 20)", "N" },
   { "verify", 0, 0, G_OPTION_ARG_FILENAME, &opt_verify,
     "Run the test cases of a bundled program and check their outputs", "MODEL.bpte" },
+  { "max-memory", 0, 0, G_OPTION_ARG_STRING, &opt_max_memory,
+    "Most planned memory a method may use, in bytes (K, M or G suffix; default 4G)", "BYTES" },
+  { "max-instructions", 0, 0, G_OPTION_ARG_INT64, &opt_max_instructions,
+    "Most instructions one execution may run (default: 10000000)", "N" },
+  { "timeout", 0, 0, G_OPTION_ARG_DOUBLE, &opt_timeout, "Stop the executions after SECONDS (exit status 124)",
+    "SECONDS" },
   { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &opt_rest, NULL, "MODEL.pte" },
   { NULL }
 };
@@ -94,6 +108,73 @@ fail_with (GError *error)
 
 static int
 usage_error (const char *format, ...) G_GNUC_PRINTF (1, 2);
+
+/* Bytes with an optional K, M or G suffix (powers of 1024); FALSE when
+ * @text is not such a number, is 0 or does not fit 64 bits. */
+static gboolean
+parse_size (const char *text, guint64 *bytes)
+{
+  guint64 value, scale = 1;
+  char *end = NULL;
+
+  if (text == NULL || !g_ascii_isdigit (text[0]))
+    return FALSE;
+  errno = 0;
+  value = g_ascii_strtoull (text, &end, 10);
+  if (errno != 0)
+    return FALSE;
+  switch (g_ascii_toupper (*end))
+    {
+    case 'K': scale = G_GUINT64_CONSTANT (1) << 10; end++; break;
+    case 'M': scale = G_GUINT64_CONSTANT (1) << 20; end++; break;
+    case 'G': scale = G_GUINT64_CONSTANT (1) << 30; end++; break;
+    default: break;
+    }
+  if (*end == 'i' && scale > 1)
+    end++;   /* KiB, MiB, GiB */
+  if (g_ascii_toupper (*end) == 'B')
+    end++;
+  if (*end != '\0' || value == 0 || value > G_MAXUINT64 / scale)
+    return FALSE;
+  *bytes = value * scale;
+  return TRUE;
+}
+
+static gpointer
+timeout_thread (gpointer data)
+{
+  gint64 deadline = GPOINTER_TO_SIZE (data) + g_get_monotonic_time ();
+  gint64 now;
+
+  while ((now = g_get_monotonic_time ()) < deadline)
+    g_usleep (MIN (deadline - now, G_USEC_PER_SEC / 10));
+  g_atomic_int_set (&timed_out, 1);
+  g_cancellable_cancel (timeout_cancellable);
+  return NULL;
+}
+
+static void
+start_timeout (void)
+{
+  if (opt_timeout <= 0.0 || timeout_cancellable != NULL)
+    return;
+  timeout_cancellable = g_cancellable_new ();
+  g_thread_unref (g_thread_new ("timeout", timeout_thread,
+                                GSIZE_TO_POINTER ((gsize) (opt_timeout * G_USEC_PER_SEC))));
+}
+
+/* An execution failure: the timeout's, or @error's. */
+static int
+execute_failed (GError *error)
+{
+  if (g_atomic_int_get (&timed_out) && g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      fprintf (stderr, "%s: timed out after %g seconds (--timeout)\n", PROGRAM_NAME, opt_timeout);
+      g_error_free (error);
+      return EXIT_TIMEOUT;
+    }
+  return fail_with (error);
+}
 
 static int
 usage_error (const char *format, ...)
@@ -882,13 +963,13 @@ run_step (ExecutorchMethod *method, const char *name, Fill fill, GRand *rand, ch
       if (it == 0)
         profile_started = TRUE;
       start = g_get_monotonic_time ();
-      if (!executorch_method_execute (method, NULL, &error))
+      if (!executorch_method_execute (method, timeout_cancellable, &error))
         {
           if (it < 0)
             g_prefix_error (&error, "warm-up execution %d: ", it + opt_warmup + 1);
           else if (opt_iterations > 1)
             g_prefix_error (&error, "iteration %d: ", it + 1);
-          return fail_with (error);
+          return execute_failed (error);
         }
       if (it >= 0)
         times[it] = (g_get_monotonic_time () - start) / 1000.0;
@@ -971,6 +1052,8 @@ run_method (ExecutorchProgram *program, Fill fill)
   if (method == NULL)
     return fail_with (error);
   method_load_ms = (g_get_monotonic_time () - load_start) / 1000.0;
+  executorch_method_set_max_instructions (method, (guint64) opt_max_instructions);
+  start_timeout ();
   if (opt_etdump_outputs != NULL && !executorch_method_set_record_outputs (method, TRUE, &error))
     return fail_with (error);
   n_inputs = executorch_method_get_n_inputs (method);
@@ -1060,6 +1143,7 @@ main (int argc, char **argv)
   Fill fill = FILL_ZEROS;
   const char *model;
   gint64 load_start;
+  guint64 max_memory = 0;
 
   setlocale (LC_ALL, "");
   setlocale (LC_NUMERIC, "C");   /* numbers in messages and files stay in C form */
@@ -1070,7 +1154,8 @@ main (int argc, char **argv)
                                 "compares them with expected ones.");
   g_option_context_set_description (context,
                                     "Inputs not given with --input are generated from the method's metadata.\n"
-                                    "Exit status: 0 on success, 1 on failure or mismatch, 2 on usage errors.");
+                                    "Exit status: 0 on success, 1 on failure or mismatch, 2 on usage errors,\n"
+                                    "124 when --timeout stopped the executions.");
   g_option_context_add_main_entries (context, entries, NULL);
   args = g_strdupv (argv);
   if (!g_option_context_parse_strv (context, &args, &error))
@@ -1129,12 +1214,20 @@ main (int argc, char **argv)
     return usage_error ("--seed must be between 0 and %u", G_MAXUINT32);
   if (!(opt_rtol >= 0.0) || !(opt_atol >= 0.0))
     return usage_error ("--rtol and --atol must not be negative");
+  if (opt_max_memory != NULL && !parse_size (opt_max_memory, &max_memory))
+    return usage_error ("--max-memory must be a positive number of bytes, with an optional K, M or G suffix, "
+                        "not “%s”", opt_max_memory);
+  if (opt_max_instructions < 0)
+    return usage_error ("--max-instructions must not be negative");
+  if (!(opt_timeout >= 0.0) || opt_timeout > 1e9)
+    return usage_error ("--timeout must be a number of seconds, not negative");
 
   load_start = g_get_monotonic_time ();
   program = executorch_program_new_from_file_with_data (model, (const char *const *) opt_data, &error);
   if (program == NULL)
     return fail_with (g_steal_pointer (&error));
   program_load_ms = (g_get_monotonic_time () - load_start) / 1000.0;
+  executorch_program_set_max_memory (program, max_memory);
   if (opt_info)
     return run_info (program, model);
   return run_method (program, fill);

@@ -73,7 +73,20 @@ const char *_et_program_method_name (EtProgram *program, guint index);
 const EtMethodMeta *_et_program_method_meta (EtProgram *program, const char *name, GError **error);
 
 /* --- method.c / interpreter.c --- */
+/* Limits a hostile program meets.  The planned buffers of one method may add
+ * up to at most ET_DEFAULT_MAX_MEMORY bytes unless the caller says otherwise;
+ * one execution may run at most ET_DEFAULT_MAX_INSTRUCTIONS instructions. */
+#define ET_DEFAULT_MAX_MEMORY (G_GUINT64_CONSTANT (4) << 30)
+#define ET_DEFAULT_MAX_INSTRUCTIONS G_GUINT64_CONSTANT (10000000)
 EtMethod *_et_method_load (EtProgram *program, const char *name, GError **error);
+/* As _et_method_load_traced (@tracer may be NULL), failing with
+ * MEMORY_ALLOCATION_FAILED before allocating anything when the planned
+ * buffers add up to more than @max_memory bytes (0: ET_DEFAULT_MAX_MEMORY). */
+EtMethod *_et_method_load_full (EtProgram *program, const char *name, const EtEventTracer *tracer,
+                                guint64 max_memory, GError **error);
+/* Instructions one execution may run (0: ET_DEFAULT_MAX_INSTRUCTIONS). */
+void _et_method_set_max_instructions (EtMethod *method, guint64 max_instructions);
+guint64 _et_method_get_max_instructions (EtMethod *method);
 /* As _et_method_load, reporting the load (and later executions) to @tracer,
  * which must outlive the method or be replaced first. */
 EtMethod *_et_method_load_traced (EtProgram *program, const char *name, const EtEventTracer *tracer,

@@ -8,8 +8,18 @@
 #include <math.h>
 #include <string.h>
 
-/* Upstream's guard against programs that loop forever. */
-#define MAX_INSTRUCTIONS_PER_EXECUTION 10000000u
+void
+_et_method_set_max_instructions (EtMethod *method, guint64 max_instructions)
+{
+  /* The default is upstream's guard against programs that loop forever. */
+  method->max_instructions = max_instructions != 0 ? max_instructions : ET_DEFAULT_MAX_INSTRUCTIONS;
+}
+
+guint64
+_et_method_get_max_instructions (EtMethod *method)
+{
+  return method->max_instructions;
+}
 
 guint
 _et_method_n_inputs (EtMethod *method)
@@ -344,10 +354,11 @@ _et_method_execute (EtMethod *method, GCancellable *cancellable, GError **error)
         {
           guint next;
 
-          if (++executed > MAX_INSTRUCTIONS_PER_EXECUTION)
+          if (++executed > method->max_instructions)
             {
-              _et_set_error (error, ET_ERROR_INVALID_PROGRAM, "more than %u instructions executed; the program "
-                             "seems to loop forever", MAX_INSTRUCTIONS_PER_EXECUTION);
+              _et_set_error (error, ET_ERROR_INVALID_PROGRAM, "more than %" G_GUINT64_FORMAT " instructions "
+                             "executed (the instruction budget); the program seems to loop forever",
+                             method->max_instructions);
               ok = FALSE;
               break;
             }

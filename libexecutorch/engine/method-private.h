@@ -70,6 +70,7 @@ struct _EtMethod {
   gboolean executing;
   const EtEventTracer *tracer;  /* NULL: not traced */
   guint n_folded;               /* permutes turned into views at load (method-fold.c) */
+  guint64 max_instructions;     /* per execution; never 0 */
 };
 
 void *_et_method_take (EtMethod *method, gpointer block);

@@ -50,6 +50,30 @@ package_for_backend (const char *id)
   return NULL;
 }
 
+/* The whole plan is checked against the cap before anything is allocated,
+ * so a hostile plan costs nothing. */
+static gboolean
+check_memory_limit (const EtMethodMeta *meta, guint64 max_memory, GError **error)
+{
+  guint64 total = 0;
+
+  for (guint i = 0; i < meta->n_buffers; i++)
+    {
+      guint64 size = meta->buffer_sizes[i] < 0 ? G_MAXUINT64 : (guint64) meta->buffer_sizes[i];
+
+      if (size > max_memory || total > max_memory - size)
+        {
+          _et_set_error (error, ET_ERROR_MEMORY_ALLOCATION_FAILED, "planned buffer %u (%" G_GUINT64_FORMAT
+                         " bytes, %" G_GUINT64_FORMAT " with the buffers before it) is over the memory limit of %"
+                         G_GUINT64_FORMAT " bytes", i, size, size > G_MAXUINT64 - total ? G_MAXUINT64 : total + size,
+                         max_memory);
+          return FALSE;
+        }
+      total += size;
+    }
+  return TRUE;
+}
+
 static gboolean
 allocate_buffers (EtMethod *method, GError **error)
 {
@@ -587,15 +611,26 @@ load_io (EtMethod *method, EtFb *fb, EtFbTable plan, GError **error)
   return _et_fb_take_error (fb, error);
 }
 
+static EtMethod *load_method (EtProgram *program, const char *name, guint64 max_memory, GError **error);
+
 EtMethod *
 _et_method_load_traced (EtProgram *program, const char *name, const EtEventTracer *tracer, GError **error)
+{
+  return _et_method_load_full (program, name, tracer, 0, error);
+}
+
+EtMethod *
+_et_method_load_full (EtProgram *program, const char *name, const EtEventTracer *tracer, guint64 max_memory,
+                      GError **error)
 {
   GError *local_error = NULL;
   EtMethod *method;
 
-  if (tracer != NULL && tracer->method_load_begin != NULL)
+  if (tracer == NULL)
+    return load_method (program, name, max_memory, error);
+  if (tracer->method_load_begin != NULL)
     tracer->method_load_begin (tracer->user_data, name);
-  method = _et_method_load (program, name, &local_error);
+  method = load_method (program, name, max_memory, &local_error);
   if (tracer != NULL && tracer->method_load_end != NULL)
     tracer->method_load_end (tracer->user_data, name, method != NULL ? ET_OK : (EtError) local_error->code);
   if (method != NULL)
@@ -614,6 +649,12 @@ _et_method_set_tracer (EtMethod *method, const EtEventTracer *tracer)
 EtMethod *
 _et_method_load (EtProgram *program, const char *name, GError **error)
 {
+  return load_method (program, name, 0, error);
+}
+
+static EtMethod *
+load_method (EtProgram *program, const char *name, guint64 max_memory, GError **error)
+{
   const EtMethodMeta *meta = _et_program_method_meta (program, name, error);
   EtMethod *method;
   EtFbTable plan;
@@ -621,7 +662,13 @@ _et_method_load (EtProgram *program, const char *name, GError **error)
 
   if (meta == NULL)
     return NULL;
+  if (!check_memory_limit (meta, max_memory != 0 ? max_memory : ET_DEFAULT_MAX_MEMORY, error))
+    {
+      _et_prefix_error (error, "[method %s][load] ", name);
+      return NULL;
+    }
   method = g_new0 (EtMethod, 1);
+  method->max_instructions = ET_DEFAULT_MAX_INSTRUCTIONS;
   method->program = _et_program_ref (program);
   method->meta = meta;
   method->owned = g_ptr_array_new_with_free_func (g_free);
