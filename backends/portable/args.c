@@ -30,8 +30,9 @@ _executorch_check_n_args (EtKernelContext *ctx, uint32_t n_args, uint32_t expect
   return ET_OK;
 }
 
-static EtError
-get_value (EtKernelContext *ctx, EtValue **args, uint32_t i, const char *name, const EtValue **value)
+EtError
+_executorch_arg_value (EtKernelContext *ctx, EtValue **args, uint32_t i, const char *name,
+                       const EtValue **value)
 {
   if (args == NULL || args[i] == NULL)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_PROGRAM, "argument %u (%s) is missing", i, name);
@@ -161,7 +162,7 @@ _executorch_arg_tensor (EtKernelContext *ctx, EtValue **args, uint32_t i, const 
                         EtTensor **tensor)
 {
   const EtValue *v;
-  KERNEL_TRY (get_value (ctx, args, i, name, &v));
+  KERNEL_TRY (_executorch_arg_value (ctx, args, i, name, &v));
   if (v->tag != ET_VALUE_TENSOR)
     return wrong_tag (ctx, i, name, "a Tensor", v->tag);
   if (v->u.tensor == NULL)
@@ -176,7 +177,7 @@ _executorch_arg_int (EtKernelContext *ctx, EtValue **args, uint32_t i, const cha
                      int64_t *value)
 {
   const EtValue *v;
-  KERNEL_TRY (get_value (ctx, args, i, name, &v));
+  KERNEL_TRY (_executorch_arg_value (ctx, args, i, name, &v));
   if (v->tag != ET_VALUE_INT)
     return wrong_tag (ctx, i, name, "an Int", v->tag);
   *value = v->u.int_value;
@@ -188,7 +189,7 @@ _executorch_arg_opt_int (EtKernelContext *ctx, EtValue **args, uint32_t i, const
                          bool *present, int64_t *value)
 {
   const EtValue *v;
-  KERNEL_TRY (get_value (ctx, args, i, name, &v));
+  KERNEL_TRY (_executorch_arg_value (ctx, args, i, name, &v));
   if (v->tag == ET_VALUE_NONE) {
     *present = false;
     *value = 0;
@@ -206,7 +207,7 @@ _executorch_arg_bool (EtKernelContext *ctx, EtValue **args, uint32_t i, const ch
                       bool *value)
 {
   const EtValue *v;
-  KERNEL_TRY (get_value (ctx, args, i, name, &v));
+  KERNEL_TRY (_executorch_arg_value (ctx, args, i, name, &v));
   if (v->tag != ET_VALUE_BOOL)
     return wrong_tag (ctx, i, name, "a Bool", v->tag);
   *value = v->u.bool_value;
@@ -218,7 +219,7 @@ _executorch_arg_scalar (EtKernelContext *ctx, EtValue **args, uint32_t i, const 
                         ExecutorchScalar *scalar)
 {
   const EtValue *v;
-  KERNEL_TRY (get_value (ctx, args, i, name, &v));
+  KERNEL_TRY (_executorch_arg_value (ctx, args, i, name, &v));
   switch (v->tag) {
   case ET_VALUE_INT:
     scalar->kind = EXECUTORCH_SCALAR_KIND_INT;
@@ -245,7 +246,7 @@ _executorch_arg_int_list (EtKernelContext *ctx, EtValue **args, uint32_t i, cons
                           bool *present, int64_t *items, uint32_t *n_items)
 {
   const EtValue *v;
-  KERNEL_TRY (get_value (ctx, args, i, name, &v));
+  KERNEL_TRY (_executorch_arg_value (ctx, args, i, name, &v));
   *n_items = 0;
   if (present != NULL) {
     *present = v->tag != ET_VALUE_NONE;
@@ -274,7 +275,7 @@ _executorch_arg_tensor_list (EtKernelContext *ctx, EtValue **args, uint32_t i, c
                              const EtValueList **list)
 {
   const EtValue *v;
-  KERNEL_TRY (get_value (ctx, args, i, name, &v));
+  KERNEL_TRY (_executorch_arg_value (ctx, args, i, name, &v));
   if (v->tag != ET_VALUE_LIST_TENSOR)
     return wrong_tag (ctx, i, name, "a TensorList", v->tag);
   if (v->u.list.length > 0 && v->u.list.items == NULL)

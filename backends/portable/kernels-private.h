@@ -140,6 +140,9 @@ EtError _executorch_scalar_to_element (EtKernelContext *ctx, const ExecutorchSca
 /* ---- Arguments ---- */
 
 EtError _executorch_check_n_args (EtKernelContext *ctx, uint32_t n_args, uint32_t expected);
+/* Argument @i, whatever its tag (missing is an error). */
+EtError _executorch_arg_value (EtKernelContext *ctx, EtValue **args, uint32_t i, const char *name,
+                               const EtValue **value);
 /* A CPU tensor with consistent metadata (see _executorch_check_tensor). */
 EtError _executorch_arg_tensor (EtKernelContext *ctx, EtValue **args, uint32_t i,
                                 const char *name, EtTensor **tensor);

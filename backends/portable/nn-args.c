@@ -9,15 +9,6 @@
 #include <string.h>
 
 static EtError
-get_value (EtKernelContext *ctx, EtValue **args, uint32_t i, const char *name, const EtValue **value)
-{
-  if (args == NULL || args[i] == NULL)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_PROGRAM, "argument %u (%s) is missing", i, name);
-  *value = args[i];
-  return ET_OK;
-}
-
-static EtError
 wrong_tag (EtKernelContext *ctx, uint32_t i, const char *name, const char *expected, uint32_t tag)
 {
   return KERNEL_FAIL (ctx, ET_ERROR_INVALID_PROGRAM, "argument %u (%s) must be %s, not tag %u", i,
@@ -29,7 +20,7 @@ _executorch_arg_string (EtKernelContext *ctx, EtValue **args, uint32_t i, const 
                         bool *present, const char **data, size_t *length)
 {
   const EtValue *v;
-  KERNEL_TRY (get_value (ctx, args, i, name, &v));
+  KERNEL_TRY (_executorch_arg_value (ctx, args, i, name, &v));
   *data = NULL;
   *length = 0;
   if (present != NULL) {
@@ -59,7 +50,7 @@ _executorch_arg_opt_scalar (EtKernelContext *ctx, EtValue **args, uint32_t i, co
                             bool *present, ExecutorchScalar *scalar)
 {
   const EtValue *v;
-  KERNEL_TRY (get_value (ctx, args, i, name, &v));
+  KERNEL_TRY (_executorch_arg_value (ctx, args, i, name, &v));
   memset (scalar, 0, sizeof *scalar);
   *present = v->tag != ET_VALUE_NONE;
   if (!*present)
@@ -72,7 +63,7 @@ _executorch_arg_opt_tensor (EtKernelContext *ctx, EtValue **args, uint32_t i, co
                             EtTensor **tensor)
 {
   const EtValue *v;
-  KERNEL_TRY (get_value (ctx, args, i, name, &v));
+  KERNEL_TRY (_executorch_arg_value (ctx, args, i, name, &v));
   *tensor = NULL;
   if (v->tag == ET_VALUE_NONE)
     return ET_OK;
@@ -84,7 +75,7 @@ _executorch_arg_double (EtKernelContext *ctx, EtValue **args, uint32_t i, const 
                         double *value)
 {
   const EtValue *v;
-  KERNEL_TRY (get_value (ctx, args, i, name, &v));
+  KERNEL_TRY (_executorch_arg_value (ctx, args, i, name, &v));
   if (v->tag == ET_VALUE_DOUBLE)
     *value = v->u.double_value;
   else if (v->tag == ET_VALUE_INT)
@@ -99,7 +90,7 @@ _executorch_arg_opt_double (EtKernelContext *ctx, EtValue **args, uint32_t i, co
                             bool *present, double *value)
 {
   const EtValue *v;
-  KERNEL_TRY (get_value (ctx, args, i, name, &v));
+  KERNEL_TRY (_executorch_arg_value (ctx, args, i, name, &v));
   *value = 0.0;
   *present = v->tag != ET_VALUE_NONE;
   if (!*present)
@@ -112,7 +103,7 @@ _executorch_arg_opt_double_list (EtKernelContext *ctx, EtValue **args, uint32_t 
                                  const char *name, bool *present, double *items, uint32_t *n_items)
 {
   const EtValue *v;
-  KERNEL_TRY (get_value (ctx, args, i, name, &v));
+  KERNEL_TRY (_executorch_arg_value (ctx, args, i, name, &v));
   *n_items = 0;
   *present = v->tag != ET_VALUE_NONE;
   if (!*present)
