@@ -25,17 +25,11 @@ typedef enum {
   OP_LEAKY_RELU,
 } ActOp;
 
-typedef union {
-  int64_t i;
-  float f;
-  double d;
-} KindValue;
-
 typedef struct {
   ActOp op;
   int type;
   bool has_lo, has_hi;   /* clamp bounds (Scalar or Tensor) */
-  KindValue lo, hi;
+  ExecutorchKindValue lo, hi;
   double alpha, scale, input_scale;   /* elu; alpha = slope for leaky_relu */
 } ActUser;
 

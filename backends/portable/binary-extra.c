@@ -62,16 +62,10 @@ static const char *const op_names[] = {
   [OP_WHERE] = "where", [OP_MASKED_FILL] = "masked_fill",
 };
 
-typedef union {
-  int64_t i;
-  float f;
-  double d;
-} KindValue;
-
 typedef struct {
   ExtraOp op;
   int type;            /* common dtype */
-  KindValue alpha;     /* rsub */
+  ExecutorchKindValue alpha;     /* rsub */
   bool scalar_exponent;   /* pow.Tensor_Scalar: eager's special exponents */
   double exponent;
   bool *div_by_zero;   /* set by integer division by zero */
@@ -285,7 +279,7 @@ map_logical (const void *user, int64_t n, void *out, const void *const *in)
 
 /* A 0-d tensor holding @v in @kind's dtype. */
 static void
-scalar_tensor (EtTensor *t, KindValue *v, ExecutorchComputeKind kind)
+scalar_tensor (EtTensor *t, ExecutorchKindValue *v, ExecutorchComputeKind kind)
 {
   memset (t, 0, sizeof *t);
   t->data = v;
@@ -301,7 +295,7 @@ scalar_tensor (EtTensor *t, KindValue *v, ExecutorchComputeKind kind)
  * given) and maps @op in the common dtype @common. */
 static EtError
 run_full (EtKernelContext *ctx, ExtraOp op, int common, EtTensor *out, uint32_t n_in,
-          const EtTensor *const *in, const EtTensor *shape_of, const KindValue *alpha,
+          const EtTensor *const *in, const EtTensor *shape_of, const ExecutorchKindValue *alpha,
           const double *exponent)
 {
   uint32_t ndim;
@@ -346,7 +340,7 @@ run_full (EtKernelContext *ctx, ExtraOp op, int common, EtTensor *out, uint32_t 
 
 static EtError
 run (EtKernelContext *ctx, ExtraOp op, int common, EtTensor *out, uint32_t n_in,
-     const EtTensor *const *in, const EtTensor *shape_of, const KindValue *alpha)
+     const EtTensor *const *in, const EtTensor *shape_of, const ExecutorchKindValue *alpha)
 {
   return run_full (ctx, op, common, out, n_in, in, shape_of, alpha, NULL);
 }
@@ -435,9 +429,9 @@ tensor_tensor (EtKernelContext *ctx, EtValue **args, uint32_t n_args, ExtraOp op
 /* The tensor op with a Scalar @s, as (tensor, scalar) or (scalar, tensor). */
 static EtError
 tensor_scalar_run (EtKernelContext *ctx, ExtraOp op, EtTensor *t, const ExecutorchScalar *s,
-                   bool scalar_first, int common, EtTensor *out, const KindValue *alpha)
+                   bool scalar_first, int common, EtTensor *out, const ExecutorchKindValue *alpha)
 {
-  KindValue v;
+  ExecutorchKindValue v;
   EtTensor st;
   ExecutorchComputeKind kind = _executorch_compute_kind (common);
   KERNEL_TRY (_executorch_scalar_to_compute (ctx, s, common, scalar_first ? "self" : "other", &v));
@@ -532,7 +526,7 @@ rsub_scalar_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
 {
   EtTensor *a, *out;
   ExecutorchScalar s, alpha_s;
-  KindValue alpha;
+  ExecutorchKindValue alpha;
   KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 5));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "self", &a));
   KERNEL_TRY (_executorch_arg_scalar (ctx, args, 1, "other", &s));
@@ -668,7 +662,7 @@ masked_fill_scalar_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
 {
   EtTensor *a, *mask, *out, vt;
   ExecutorchScalar s;
-  KindValue v;
+  ExecutorchKindValue v;
   char m_buf[160], s_buf[160];
   KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 5));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "self", &a));

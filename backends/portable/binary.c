@@ -33,12 +33,6 @@ op_is_comparison (BinaryOp op)
   return op >= OP_EQ;
 }
 
-typedef union {
-  int64_t i;
-  float f;
-  double d;
-} KindValue;
-
 /* ---- Row operations, one per compute kind ---- */
 
 #define FLOAT_ROW(NAME, T) \
@@ -231,7 +225,7 @@ fast_vec_f32 (BinaryOp op, const EtTensor *a, const EtTensor *b, EtTensor *out, 
 
 /* A Scalar in @kind with no range check (comparisons). */
 static void
-scalar_raw (ExecutorchComputeKind kind, const ExecutorchScalar *s, KindValue *v)
+scalar_raw (ExecutorchComputeKind kind, const ExecutorchScalar *s, ExecutorchKindValue *v)
 {
   switch (kind) {
   case EXECUTORCH_COMPUTE_I64:
@@ -247,7 +241,7 @@ scalar_raw (ExecutorchComputeKind kind, const ExecutorchScalar *s, KindValue *v)
 }
 
 static void
-kind_one (ExecutorchComputeKind kind, KindValue *v)
+kind_one (ExecutorchComputeKind kind, ExecutorchKindValue *v)
 {
   switch (kind) {
   case EXECUTORCH_COMPUTE_I64: v->i = 1; break;
@@ -265,7 +259,7 @@ binary_run (EtKernelContext *ctx, BinaryOp op, EtTensor *out, int common, const 
   int kind_type = _executorch_compute_kind_type (kind);
   uint32_t ndim;
   int64_t sizes[ET_MAX_DIMS];
-  KindValue alpha, bval;
+  ExecutorchKindValue alpha, bval;
   bool scalar_b;
 
   if (b != NULL) {

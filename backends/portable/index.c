@@ -878,11 +878,7 @@ scatter_common (EtKernelContext *ctx, EtValue **args, uint32_t n_args, ScatterMo
     } else if (mode == SCATTER_SRC) {
       memcpy ((char *) out->data + (size_t) o * es, (const char *) src->data + (size_t) off[1] * es, es);
     } else {
-      union {
-        int64_t i;
-        float f;
-        double d;
-      } a, b;
+      ExecutorchKindValue a, b;
       _executorch_load_kind (kind, self->scalar_type, out->data, o, 1, 1, &a);
       _executorch_load_kind (kind, self->scalar_type, src->data, off[1], 1, 1, &b);
       if (kind == EXECUTORCH_COMPUTE_I64) {

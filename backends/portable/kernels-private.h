@@ -86,6 +86,14 @@ typedef enum {
   EXECUTORCH_COMPUTE_F64 = 2,   /* Double */
 } ExecutorchComputeKind;
 
+/* One value in its compute kind: what _executorch_scalar_to_compute() and
+ * the one-element kind loads write. */
+typedef union {
+  int64_t i;
+  float f;
+  double d;
+} ExecutorchKindValue;
+
 /* Byte, Char, Short, Int, Long (and Bool when @with_bool). */
 bool _executorch_type_is_integral (int type, bool with_bool);
 /* Half, Float, Double, BFloat16. */

@@ -385,11 +385,7 @@ addmm_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
                         ", %" PRId64 "]",
                         _executorch_format_sizes (sa, sizeof sa, self->ndim, self->sizes), m, n);
 
-  union {
-    int64_t i;
-    float f;
-    double d;
-  } beta, alpha;
+  ExecutorchKindValue beta, alpha;
   int out_type = out->scalar_type;
   KERNEL_TRY (_executorch_scalar_to_compute (ctx, &beta_s, out_type, "beta", &beta));
   KERNEL_TRY (_executorch_scalar_to_compute (ctx, &alpha_s, out_type, "alpha", &alpha));

@@ -33,11 +33,7 @@ constant_pad_nd_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   int64_t pad[ET_MAX_DIMS], sizes[ET_MAX_DIMS], lo[ET_MAX_DIMS] = { 0 }, hi[ET_MAX_DIMS] = { 0 };
   uint32_t n;
   ExecutorchScalar value;
-  union {
-    int64_t i;
-    float f;
-    double d;
-  } v;
+  ExecutorchKindValue v;
   uint8_t elem[8];
 
   KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 5));
