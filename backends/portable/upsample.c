@@ -61,6 +61,20 @@ vec_sizes (EtKernelContext *ctx, const char *op, const EtTensor *in, bool has_si
   return ET_OK;
 }
 
+/* Resizes out to @sizes = [N, C, H', W'] for the .vec arguments (see
+ * vec_sizes). */
+static EtError
+resize_vec_out (EtKernelContext *ctx, const char *op, const EtTensor *in, bool has_size,
+                const int64_t *size, uint32_t n_size, bool has_scales, const double *scales,
+                uint32_t n_scales, double *scale_hw, EtTensor *out, int64_t *sizes)
+{
+  KERNEL_TRY (vec_sizes (ctx, op, in, has_size, size, n_size, has_scales, scales, n_scales, sizes + 2,
+                         scale_hw));
+  sizes[0] = in->sizes[0];
+  sizes[1] = in->sizes[1];
+  return _executorch_resize (ctx, out, 4, sizes);
+}
+
 /* ---- Nearest ---- */
 
 static EtError
@@ -93,7 +107,7 @@ upsample_nearest2d_vec_out (EtKernelContext *ctx, EtValue **args, uint32_t n_arg
 {
   const char *op = "upsample_nearest2d";
   EtTensor *in, *out;
-  int64_t size[ET_MAX_DIMS], out_hw[2], sizes[4];
+  int64_t size[ET_MAX_DIMS], sizes[4];
   double scales[ET_MAX_DIMS], scale_hw[2];
   uint32_t n_size, n_scales;
   bool has_size, has_scales;
@@ -109,20 +123,15 @@ upsample_nearest2d_vec_out (EtKernelContext *ctx, EtValue **args, uint32_t n_arg
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: out dtype %s differs from input dtype %s",
                         op, _executorch_type_name (out->scalar_type),
                         _executorch_type_name (in->scalar_type));
-  KERNEL_TRY (vec_sizes (ctx, op, in, has_size, size, n_size, has_scales, scales, n_scales, out_hw,
-                         scale_hw));
-  sizes[0] = in->sizes[0];
-  sizes[1] = in->sizes[1];
-  sizes[2] = out_hw[0];
-  sizes[3] = out_hw[1];
-  KERNEL_TRY (_executorch_resize (ctx, out, 4, sizes));
+  KERNEL_TRY (resize_vec_out (ctx, op, in, has_size, size, n_size, has_scales, scales, n_scales,
+                              scale_hw, out, sizes));
   if (out->numel == 0)
     return ET_OK;
 
-  KERNEL_TRY (_executorch_temp_alloc (ctx, (size_t) (out_hw[0] + out_hw[1]) * sizeof (int64_t), &temp));
+  KERNEL_TRY (_executorch_temp_alloc (ctx, (size_t) (sizes[2] + sizes[3]) * sizeof (int64_t), &temp));
   int64_t *ih, *iw, *buf = temp.data;
-  nearest_index (ctx, in->sizes[2], out_hw[0], scale_hw[0], &ih, &temp, buf);
-  nearest_index (ctx, in->sizes[3], out_hw[1], scale_hw[1], &iw, &temp, buf + out_hw[0]);
+  nearest_index (ctx, in->sizes[2], sizes[2], scale_hw[0], &ih, &temp, buf);
+  nearest_index (ctx, in->sizes[3], sizes[3], scale_hw[1], &iw, &temp, buf + sizes[2]);
 
   size_t es = _executorch_type_size (in->scalar_type);
   const char *src = in->data;
@@ -226,7 +235,7 @@ upsample_bilinear2d_vec_out (EtKernelContext *ctx, EtValue **args, uint32_t n_ar
 {
   const char *op = "upsample_bilinear2d";
   EtTensor *in, *out;
-  int64_t size[ET_MAX_DIMS], out_hw[2], sizes[4];
+  int64_t size[ET_MAX_DIMS], sizes[4];
   double scales[ET_MAX_DIMS], scale_hw[2];
   uint32_t n_size, n_scales;
   bool has_size, has_scales, align_corners;
@@ -246,21 +255,16 @@ upsample_bilinear2d_vec_out (EtKernelContext *ctx, EtValue **args, uint32_t n_ar
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: out dtype %s differs from input dtype %s",
                         op, _executorch_type_name (out->scalar_type),
                         _executorch_type_name (in->scalar_type));
-  KERNEL_TRY (vec_sizes (ctx, op, in, has_size, size, n_size, has_scales, scales, n_scales, out_hw,
-                         scale_hw));
-  sizes[0] = in->sizes[0];
-  sizes[1] = in->sizes[1];
-  sizes[2] = out_hw[0];
-  sizes[3] = out_hw[1];
-  KERNEL_TRY (_executorch_resize (ctx, out, 4, sizes));
+  KERNEL_TRY (resize_vec_out (ctx, op, in, has_size, size, n_size, has_scales, scales, n_scales,
+                              scale_hw, out, sizes));
   if (out->numel == 0)
     return ET_OK;
 
   bool f64 = in->scalar_type == ET_SCALAR_DOUBLE;
-  KERNEL_TRY (_executorch_temp_alloc (ctx, (size_t) (out_hw[0] + out_hw[1]) * sizeof (Tap), &temp));
-  Tap *th = temp.data, *tw = th + out_hw[0];
-  bilinear_taps (in->sizes[2], out_hw[0], align_corners, scale_hw[0], f64, th);
-  bilinear_taps (in->sizes[3], out_hw[1], align_corners, scale_hw[1], f64, tw);
+  KERNEL_TRY (_executorch_temp_alloc (ctx, (size_t) (sizes[2] + sizes[3]) * sizeof (Tap), &temp));
+  Tap *th = temp.data, *tw = th + sizes[2];
+  bilinear_taps (in->sizes[2], sizes[2], align_corners, scale_hw[0], f64, th);
+  bilinear_taps (in->sizes[3], sizes[3], align_corners, scale_hw[1], f64, tw);
   switch (in->scalar_type) {
   case ET_SCALAR_FLOAT: bilinear_f32 (in, out, th, tw); break;
   case ET_SCALAR_DOUBLE: bilinear_f64 (in, out, th, tw); break;
@@ -346,11 +350,8 @@ upsample_bilinear2d_aa_out (EtKernelContext *ctx, EtValue **args, uint32_t n_arg
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: self must be floating, not %s", op,
                         _executorch_type_name (in->scalar_type));
   KERNEL_TRY (_executorch_check_same_dtype (ctx, op, in, out, "out"));
-  KERNEL_TRY (vec_sizes (ctx, op, in, true, size, n_size, false, NULL, 0, sizes + 2,
-                         (double[2]) { 0, 0 }));
-  sizes[0] = in->sizes[0];
-  sizes[1] = in->sizes[1];
-  KERNEL_TRY (_executorch_resize (ctx, out, 4, sizes));
+  KERNEL_TRY (resize_vec_out (ctx, op, in, true, size, n_size, false, NULL, 0, (double[2]) { 0, 0 },
+                              out, sizes));
   if (out->numel == 0)
     return ET_OK;
 
