@@ -146,6 +146,15 @@ _executorch_check_supported (EtKernelContext *ctx, const EtTensor *t, const char
 }
 
 EtError
+_executorch_check_long (EtKernelContext *ctx, const char *op, const EtTensor *t, const char *name)
+{
+  if (t->scalar_type != ET_SCALAR_LONG)
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: %s must be Long, not %s", op, name,
+                        _executorch_type_name (t->scalar_type));
+  return ET_OK;
+}
+
+EtError
 _executorch_check_same_dtype (EtKernelContext *ctx, const char *op, const EtTensor *self,
                               const EtTensor *out, const char *out_name)
 {

@@ -1037,9 +1037,7 @@ nonzero_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "self", &self));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 1, "out", &out));
   KERNEL_TRY (_executorch_check_supported (ctx, self, "self"));
-  if (out->scalar_type != ET_SCALAR_LONG)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: out must be Long, not %s", op,
-                        _executorch_type_name (out->scalar_type));
+  KERNEL_TRY (_executorch_check_long (ctx, op, out, "out"));
   if (out->ndim != 2)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: out must be 2-D, not %u-D", op, out->ndim);
 

@@ -183,6 +183,8 @@ EtError _executorch_arg_reduce_dims (EtKernelContext *ctx, EtValue **args, uint3
 EtError _executorch_check_tensor (EtKernelContext *ctx, const EtTensor *tensor, const char *name);
 /* Fails unless @tensor's dtype is one of the supported ones. */
 EtError _executorch_check_supported (EtKernelContext *ctx, const EtTensor *tensor, const char *name);
+/* Fails unless @t is Long ("@op: @name must be Long"). */
+EtError _executorch_check_long (EtKernelContext *ctx, const char *op, const EtTensor *t, const char *name);
 /* Fails unless @out has @self's dtype; the message names @out_name and
  * starts with "@op: " unless @op is NULL. */
 EtError _executorch_check_same_dtype (EtKernelContext *ctx, const char *op, const EtTensor *self,

@@ -330,9 +330,7 @@ max_pool2d_with_indices_out (EtKernelContext *ctx, EtValue **args, uint32_t n_ar
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 6, "out", &out));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 7, "indices", &idx));
   KERNEL_TRY (check_input (ctx, op, in, out));
-  if (idx->scalar_type != ET_SCALAR_LONG)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: indices must be Long, not %s", op,
-                        _executorch_type_name (idx->scalar_type));
+  KERNEL_TRY (_executorch_check_long (ctx, op, idx, "indices"));
   j.kH = k[0]; j.kW = k[1];
   j.sH = s[0]; j.sW = s[1];
   j.pH = p[0]; j.pW = p[1];
@@ -433,9 +431,7 @@ max_pool2d_with_indices_backward_out (EtKernelContext *ctx, EtValue **args, uint
   if (!_executorch_type_is_floating (in->scalar_type) || grad->scalar_type != in->scalar_type)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
                         "%s: grad_output, self and grad_input must share one floating dtype", op);
-  if (idx->scalar_type != ET_SCALAR_LONG)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: indices must be Long, not %s", op,
-                        _executorch_type_name (idx->scalar_type));
+  KERNEL_TRY (_executorch_check_long (ctx, op, idx, "indices"));
   j.kH = k[0]; j.kW = k[1];
   j.sH = s[0]; j.sW = s[1];
   j.pH = p[0]; j.pW = p[1];

@@ -258,9 +258,8 @@ extreme_common (EtKernelContext *ctx, const char *op, EtTensor *self, const bool
   KERNEL_TRY (check_floating_or_int (ctx, op, self, "self"));
   if (values != NULL)
     KERNEL_TRY (_executorch_check_same_dtype (ctx, op, self, values, "out"));
-  if (indices != NULL && indices->scalar_type != ET_SCALAR_LONG)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: indices must be Long, not %s", op,
-                        _executorch_type_name (indices->scalar_type));
+  if (indices != NULL)
+    KERNEL_TRY (_executorch_check_long (ctx, op, indices, "indices"));
   for (uint32_t d = 0; d < self->ndim; d++)
     if (reduce[d])
       len *= self->sizes[d];
@@ -725,9 +724,7 @@ topk_values (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 6, "indices", &indices));
   KERNEL_TRY (check_floating_or_int (ctx, op, self, "self"));
   KERNEL_TRY (_executorch_check_same_dtype (ctx, op, self, values, "values"));
-  if (indices->scalar_type != ET_SCALAR_LONG)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: indices must be Long, not %s", op,
-                        _executorch_type_name (indices->scalar_type));
+  KERNEL_TRY (_executorch_check_long (ctx, op, indices, "indices"));
   KERNEL_TRY (one_dim (ctx, dim, self, reduce, &d));
   int64_t len = self->ndim ? self->sizes[d] : 1;
   if (k < 0 || k > len || (self->ndim == 0 && k != 1))
