@@ -459,13 +459,9 @@ triangle_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args, bool lower)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: self must be at least 2-D, not %u-D",
                         op, self->ndim);
   KERNEL_TRY (_executorch_check_supported (ctx, self, "self"));
-  KERNEL_TRY (_executorch_resize (ctx, out, self->ndim, self->sizes));
+  KERNEL_TRY (_executorch_resize_copy (ctx, out, self));
   if (out->numel == 0)
     return ET_OK;
-  if (out->data != self->data)
-    KERNEL_TRY (_executorch_copy_strided (ctx, self->ndim, self->sizes, out->dim_order, out->data,
-                                          out->scalar_type, 0, out->strides, self->data,
-                                          self->scalar_type, 0, self->strides));
 
   /* Zero (all bits clear for every supported dtype) outside the triangle. */
   uint32_t nd = out->ndim;

@@ -592,11 +592,7 @@ index_put_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   KERNEL_TRY (_executorch_arg_bool (ctx, args, 3, "accumulate", &accumulate));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 4, "out", &out));
   KERNEL_TRY (check_same_type (ctx, out, "out", self, "self", op));
-  KERNEL_TRY (_executorch_resize (ctx, out, self->ndim, self->sizes));
-  if (out->numel > 0 && out->data != self->data)
-    KERNEL_TRY (_executorch_copy_strided (ctx, self->ndim, self->sizes, out->dim_order, out->data,
-                                          out->scalar_type, 0, out->strides, self->data,
-                                          self->scalar_type, 0, self->strides));
+  KERNEL_TRY (_executorch_resize_copy (ctx, out, self));
   return index_put_common (ctx, op, out, list, values, accumulate);
 }
 
@@ -837,13 +833,9 @@ scatter_common (EtKernelContext *ctx, EtValue **args, uint32_t n_args, ScatterMo
   if (mode == SCATTER_ADD)
     KERNEL_TRY (_executorch_check_supported (ctx, self, "self"));
 
-  KERNEL_TRY (_executorch_resize (ctx, out, self->ndim, self->sizes));
+  KERNEL_TRY (_executorch_resize_copy (ctx, out, self));
   if (out->numel == 0)
     return ET_OK;
-  if (out->data != self->data)
-    KERNEL_TRY (_executorch_copy_strided (ctx, self->ndim, self->sizes, out->dim_order, out->data,
-                                          out->scalar_type, 0, out->strides, self->data,
-                                          self->scalar_type, 0, self->strides));
   if (index->numel == 0)
     return ET_OK;
 

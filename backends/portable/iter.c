@@ -274,6 +274,17 @@ _executorch_copy_broadcast (EtKernelContext *ctx, EtTensor *dst, const EtTensor 
 }
 
 EtError
+_executorch_resize_copy (EtKernelContext *ctx, EtTensor *out, const EtTensor *self)
+{
+  KERNEL_TRY (_executorch_resize (ctx, out, self->ndim, self->sizes));
+  if (out->numel == 0 || out->data == self->data)
+    return ET_OK;
+  return _executorch_copy_strided (ctx, self->ndim, self->sizes, out->dim_order, out->data,
+                                   out->scalar_type, 0, out->strides, self->data, self->scalar_type,
+                                   0, self->strides);
+}
+
+EtError
 _executorch_copy_reshape (EtKernelContext *ctx, EtTensor *dst, const EtTensor *src)
 {
   int64_t flat[ET_MAX_DIMS];

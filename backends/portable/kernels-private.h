@@ -307,6 +307,10 @@ EtError _executorch_store_flat (EtKernelContext *ctx, EtTensor *out, const void 
 /* Copies @src into @dst element by element in logical order, broadcasting
  * @src to @dst's shape and honouring both dim orders. */
 EtError _executorch_copy_broadcast (EtKernelContext *ctx, EtTensor *dst, const EtTensor *src);
+/* Resizes @out like @self and copies @self into it (nothing to copy when
+ * they share data): the first step of the ops that write into a copy of
+ * self (scatters, tril/triu, index_put). */
+EtError _executorch_resize_copy (EtKernelContext *ctx, EtTensor *out, const EtTensor *self);
 /* Copies @src into @dst in logical row-major order when the shapes differ
  * but the numels agree (view/reshape semantics). */
 EtError _executorch_copy_reshape (EtKernelContext *ctx, EtTensor *dst, const EtTensor *src);

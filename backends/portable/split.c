@@ -225,13 +225,9 @@ scatter_view (EtKernelContext *ctx, const char *op, EtTensor *self, EtTensor *sr
     return KERNEL_FAIL (ctx, ET_ERROR_NOT_SUPPORTED, "%s: cannot convert src %s to %s", op,
                         _executorch_type_name (src->scalar_type),
                         _executorch_type_name (out->scalar_type));
-  KERNEL_TRY (_executorch_resize (ctx, out, self->ndim, self->sizes));
+  KERNEL_TRY (_executorch_resize_copy (ctx, out, self));
   if (out->numel == 0)
     return ET_OK;
-  if (out->data != self->data)
-    KERNEL_TRY (_executorch_copy_strided (ctx, self->ndim, self->sizes, out->dim_order, out->data,
-                                          out->scalar_type, 0, out->strides, self->data,
-                                          self->scalar_type, 0, self->strides));
   if (_executorch_numel (ndim, sizes) == 0)
     return ET_OK;
   return _executorch_copy_strided (ctx, ndim, sizes, NULL, out->data, out->scalar_type, offset,
