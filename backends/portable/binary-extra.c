@@ -444,6 +444,23 @@ tensor_scalar_run (EtKernelContext *ctx, ExtraOp op, EtTensor *t, const Executor
   return run (ctx, op, common, out, 2, in, t, alpha);
 }
 
+/* Checks the dtypes of @op between tensor @t (argument @t_name) and scalar
+ * @s, the scalar on the left when @scalar_first, and runs it. */
+static EtError
+tensor_scalar_checked (EtKernelContext *ctx, ExtraOp op, EtTensor *t, const char *t_name,
+                       const ExecutorchScalar *s, bool scalar_first, EtTensor *out)
+{
+  KERNEL_TRY (_executorch_check_supported (ctx, t, t_name));
+  KERNEL_TRY (_executorch_check_supported (ctx, out, "out"));
+  int common = _executorch_promote_with_scalar (t->scalar_type, s);
+  KERNEL_TRY (check_cast (ctx, op, common, t->scalar_type, common, out));
+  KERNEL_TRY (check_common (ctx, op, common));
+  if (op == OP_POW && !scalar_first && _executorch_type_is_integral (common, true) && s->i < 0)
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
+                        "pow: integers to negative integer powers are not allowed");
+  return tensor_scalar_run (ctx, op, t, s, scalar_first, common, out, NULL);
+}
+
 /* (self, Scalar other, out, ret) */
 static EtError
 tensor_scalar (EtKernelContext *ctx, EtValue **args, uint32_t n_args, ExtraOp op)
@@ -454,15 +471,7 @@ tensor_scalar (EtKernelContext *ctx, EtValue **args, uint32_t n_args, ExtraOp op
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "self", &a));
   KERNEL_TRY (_executorch_arg_scalar (ctx, args, 1, "other", &s));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 2, "out", &out));
-  KERNEL_TRY (_executorch_check_supported (ctx, a, "self"));
-  KERNEL_TRY (_executorch_check_supported (ctx, out, "out"));
-  int common = _executorch_promote_with_scalar (a->scalar_type, &s);
-  KERNEL_TRY (check_cast (ctx, op, common, a->scalar_type, common, out));
-  KERNEL_TRY (check_common (ctx, op, common));
-  if (op == OP_POW && _executorch_type_is_integral (common, true) && s.i < 0)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                        "pow: integers to negative integer powers are not allowed");
-  return tensor_scalar_run (ctx, op, a, &s, false, common, out, NULL);
+  return tensor_scalar_checked (ctx, op, a, "self", &s, false, out);
 }
 
 /* ---- Kernels ---- */
@@ -512,12 +521,7 @@ pow_scalar_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   KERNEL_TRY (_executorch_arg_scalar (ctx, args, 0, "self", &s));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 1, "exponent", &e));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 2, "out", &out));
-  KERNEL_TRY (_executorch_check_supported (ctx, e, "exponent"));
-  KERNEL_TRY (_executorch_check_supported (ctx, out, "out"));
-  int common = _executorch_promote_with_scalar (e->scalar_type, &s);
-  KERNEL_TRY (check_cast (ctx, OP_POW, common, e->scalar_type, common, out));
-  KERNEL_TRY (check_common (ctx, OP_POW, common));
-  return tensor_scalar_run (ctx, OP_POW, e, &s, true, common, out, NULL);
+  return tensor_scalar_checked (ctx, OP_POW, e, "exponent", &s, true, out);
 }
 
 /* rsub.Scalar_out (self, Scalar other, Scalar alpha, out, ret): other - alpha * self. */
