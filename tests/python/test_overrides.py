@@ -148,6 +148,29 @@ class MethodCalls(unittest.TestCase):
             load("add/add.pte")(np.ones((2, 3), np.float32))
 
 
+class DocSnippets(unittest.TestCase):
+    """Every ```python block of docs/python.md runs, from data/models/."""
+
+    def test_python_md(self):
+        import contextlib
+        import io
+        import re
+        with open(os.path.join(HERE, "..", "..", "docs", "python.md")) as f:
+            blocks = re.findall(r"^```python\n(.*?)^```$", f.read(), re.MULTILINE | re.DOTALL)
+        self.assertGreaterEqual(len(blocks), 1)
+        cwd = os.getcwd()
+        os.chdir(EXAMPLE)
+        try:
+            for i, block in enumerate(blocks):
+                with self.subTest(block=i):
+                    out = io.StringIO()
+                    with contextlib.redirect_stdout(out):
+                        exec(compile(block, f"docs/python.md block {i}", "exec"), {})
+                    self.assertIn("class 0 score 0.3595", out.getvalue())
+        finally:
+            os.chdir(cwd)
+
+
 class AsyncRuns(unittest.TestCase):
     def test_glib_main_loop(self):
         method = load("add/add.pte")
