@@ -30,6 +30,20 @@ check_4d (EtKernelContext *ctx, const char *op, const EtTensor *t, const char *n
   return ET_OK;
 }
 
+/* Both 4-D, of one dtype. */
+static EtError
+check_value_and_cache (EtKernelContext *ctx, const char *op, const EtTensor *value,
+                       const EtTensor *cache)
+{
+  KERNEL_TRY (check_4d (ctx, op, value, "value"));
+  KERNEL_TRY (check_4d (ctx, op, cache, "cache"));
+  if (value->scalar_type != cache->scalar_type)
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: value dtype %s differs from cache dtype %s",
+                        op, _executorch_type_name (value->scalar_type),
+                        _executorch_type_name (cache->scalar_type));
+  return ET_OK;
+}
+
 /* value [B, S, H, D] into cache [B, Smax, H, D] at rows start_pos.. */
 static EtError
 cache_write (EtKernelContext *ctx, const char *op, const EtTensor *value, EtTensor *cache,
@@ -37,12 +51,7 @@ cache_write (EtKernelContext *ctx, const char *op, const EtTensor *value, EtTens
 {
   char sa[160], sb[160];
 
-  KERNEL_TRY (check_4d (ctx, op, value, "value"));
-  KERNEL_TRY (check_4d (ctx, op, cache, "cache"));
-  if (value->scalar_type != cache->scalar_type)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: value dtype %s differs from cache dtype %s",
-                        op, _executorch_type_name (value->scalar_type),
-                        _executorch_type_name (cache->scalar_type));
+  KERNEL_TRY (check_value_and_cache (ctx, op, value, cache));
   if (value->sizes[0] != cache->sizes[0] || value->sizes[2] != cache->sizes[2] ||
       value->sizes[3] != cache->sizes[3])
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
@@ -89,12 +98,7 @@ update_cache_with_indices_out (EtKernelContext *ctx, EtValue **args, uint32_t n_
   KERNEL_TRY (_executorch_arg_int (ctx, args, 2, "start_pos", &start_pos));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 3, "indices", &indices));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 4, "out", &out));
-  KERNEL_TRY (check_4d (ctx, op, value, "value"));
-  KERNEL_TRY (check_4d (ctx, op, cache, "cache"));
-  if (value->scalar_type != cache->scalar_type)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: value dtype %s differs from cache dtype %s",
-                        op, _executorch_type_name (value->scalar_type),
-                        _executorch_type_name (cache->scalar_type));
+  KERNEL_TRY (check_value_and_cache (ctx, op, value, cache));
   if (value->sizes[0] != cache->sizes[0] || value->sizes[2] != cache->sizes[2] ||
       value->sizes[3] != cache->sizes[3])
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: value does not fit the cache", op);
