@@ -310,6 +310,23 @@ window_args (EtKernelContext *ctx, const char *op, PoolJob *j, const EtTensor *i
   return ET_OK;
 }
 
+/* Sets @j's window from the kernel_size, stride, padding and dilation
+ * pairs (@d NULL keeps @j's dilation) and checks it with window_args. */
+static EtError
+window_from_pairs (EtKernelContext *ctx, const char *op, PoolJob *j, const EtTensor *in,
+                   bool ceil_mode, const int64_t *k, const int64_t *s, const int64_t *p,
+                   const int64_t *d)
+{
+  j->kH = k[0]; j->kW = k[1];
+  j->sH = s[0]; j->sW = s[1];
+  j->pH = p[0]; j->pW = p[1];
+  if (d != NULL) {
+    j->dH = d[0];
+    j->dW = d[1];
+  }
+  return window_args (ctx, op, j, in, ceil_mode);
+}
+
 /* (self, kernel_size[], stride[], padding[], dilation[], ceil_mode, out, indices, ret) */
 static EtError
 max_pool2d_with_indices_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
@@ -331,11 +348,7 @@ max_pool2d_with_indices_out (EtKernelContext *ctx, EtValue **args, uint32_t n_ar
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 7, "indices", &idx));
   KERNEL_TRY (check_input (ctx, op, in, out));
   KERNEL_TRY (_executorch_check_long (ctx, op, idx, "indices"));
-  j.kH = k[0]; j.kW = k[1];
-  j.sH = s[0]; j.sW = s[1];
-  j.pH = p[0]; j.pW = p[1];
-  j.dH = d[0]; j.dW = d[1];
-  KERNEL_TRY (window_args (ctx, op, &j, in, ceil_mode));
+  KERNEL_TRY (window_from_pairs (ctx, op, &j, in, ceil_mode, k, s, p, d));
   return pool_run (ctx, &j, in, out, idx);
 }
 
@@ -362,10 +375,7 @@ avg_pool2d_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   KERNEL_TRY (check_input (ctx, op, in, out));
   if (j.has_divisor && j.divisor == 0)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: divisor_override must be non-zero", op);
-  j.kH = k[0]; j.kW = k[1];
-  j.sH = s[0]; j.sW = s[1];
-  j.pH = p[0]; j.pW = p[1];
-  KERNEL_TRY (window_args (ctx, op, &j, in, ceil_mode));
+  KERNEL_TRY (window_from_pairs (ctx, op, &j, in, ceil_mode, k, s, p, NULL));
   return pool_run (ctx, &j, in, out, NULL);
 }
 
@@ -432,11 +442,7 @@ max_pool2d_with_indices_backward_out (EtKernelContext *ctx, EtValue **args, uint
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
                         "%s: grad_output, self and grad_input must share one floating dtype", op);
   KERNEL_TRY (_executorch_check_long (ctx, op, idx, "indices"));
-  j.kH = k[0]; j.kW = k[1];
-  j.sH = s[0]; j.sW = s[1];
-  j.pH = p[0]; j.pW = p[1];
-  j.dH = d[0]; j.dW = d[1];
-  KERNEL_TRY (window_args (ctx, op, &j, in, ceil_mode));
+  KERNEL_TRY (window_from_pairs (ctx, op, &j, in, ceil_mode, k, s, p, d));
   int64_t want[4];
   uint32_t nd = in->ndim;
   memcpy (want, in->sizes, nd * sizeof want[0]);
