@@ -321,6 +321,49 @@ executorch_tensor_new_with_dim_order (ExecutorchScalarType scalar_type, const gi
 }
 
 /**
+ * executorch_tensor_new_borrowed:
+ * @scalar_type: the element type
+ * @sizes: (array length=n_dims) (nullable): the size of each dimension
+ * @n_dims: the number of dimensions, at most 16 (0 for a single value)
+ * @data: (nullable): the address of the elements, contiguous in row-major
+ *   order; %NULL only when @nbytes is 0
+ * @nbytes: the number of bytes at @data
+ * @owner: (nullable): an object that keeps @data valid, or %NULL for memory
+ *   that lives as long as the process
+ * @error: return location for a #GError, or %NULL
+ *
+ * Creates a host tensor over memory that the caller lends, without copying
+ * it: a language binding can wrap its own array this way (the Python
+ * override module lends numpy arrays through a small object holding the
+ * array).  The tensor keeps a reference on @owner for as long as it needs
+ * @data; @data must stay unchanged while the tensor is in use.
+ *
+ * Returns: (transfer full) (nullable): a new tensor, or %NULL with @error
+ *   set to %EXECUTORCH_ERROR_INVALID_ARGUMENT (see
+ *   [ctor@Executorch.Tensor.new])
+ *
+ * Since: 1.0
+ */
+ExecutorchTensor *
+executorch_tensor_new_borrowed (ExecutorchScalarType scalar_type, const gint64 *sizes, gsize n_dims,
+                                gpointer data, gsize nbytes, GObject *owner, GError **error)
+{
+  g_autoptr (GBytes) bytes = NULL;
+
+  g_return_val_if_fail (sizes != NULL || n_dims == 0, NULL);
+  g_return_val_if_fail (data != NULL || nbytes == 0, NULL);
+  g_return_val_if_fail (owner == NULL || G_IS_OBJECT (owner), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  /* The GBytes holds the loan: its last unref drops @owner. */
+  if (owner != NULL)
+    bytes = g_bytes_new_with_free_func (data, nbytes, g_object_unref, g_object_ref (owner));
+  else
+    bytes = g_bytes_new_static (data, nbytes);
+  return tensor_new_checked (scalar_type, sizes, n_dims, NULL, bytes, error);
+}
+
+/**
  * executorch_tensor_new_zeros:
  * @scalar_type: the element type
  * @sizes: (array length=n_dims) (nullable): the size of each dimension

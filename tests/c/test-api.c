@@ -314,6 +314,46 @@ test_tensor_zeros (void)
   g_assert_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_ARGUMENT);
 }
 
+/* A borrowed tensor reads the lender's memory in place and holds the owner
+ * exactly as long as it needs the memory; a failure drops it at once. */
+static void
+test_tensor_borrowed (void)
+{
+  const gint64 sizes[] = { 2, 2 };
+  float values[] = { 1, 2, 3, 4 };
+  g_autoptr(GError) error = NULL;
+  GObject *owner = g_object_new (G_TYPE_OBJECT, NULL);
+  ExecutorchTensor *t;
+  g_autoptr(GBytes) bytes = NULL;
+
+  g_object_add_weak_pointer (owner, (gpointer *) &owner);
+  t = executorch_tensor_new_borrowed (EXECUTORCH_SCALAR_TYPE_FLOAT, sizes, 2, values, sizeof values, owner, &error);
+  g_assert_no_error (error);
+  g_object_unref (owner);
+  g_assert_nonnull (owner);   /* the tensor holds it */
+  values[3] = 40;             /* not copied: the tensor sees the lender's memory */
+  bytes = executorch_tensor_get_bytes (t, &error);
+  g_assert_no_error (error);
+  g_assert_true (g_bytes_get_data (bytes, NULL) == (gconstpointer) values);
+  g_assert_cmpfloat (((const float *) g_bytes_get_data (bytes, NULL))[3], ==, 40);
+  g_clear_pointer (&bytes, g_bytes_unref);
+  g_object_unref (t);
+  g_assert_null (owner);      /* released with the last user of the memory */
+
+  owner = g_object_new (G_TYPE_OBJECT, NULL);
+  g_object_add_weak_pointer (owner, (gpointer *) &owner);
+  g_assert_null (executorch_tensor_new_borrowed (EXECUTORCH_SCALAR_TYPE_FLOAT, sizes, 2, values, 8, owner, &error));
+  g_assert_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_ARGUMENT);
+  g_object_unref (owner);
+  g_assert_null (owner);      /* not kept after a failure */
+
+  g_clear_error (&error);
+  t = executorch_tensor_new_borrowed (EXECUTORCH_SCALAR_TYPE_FLOAT, NULL, 0, values, sizeof (float), NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (executorch_tensor_get_numel (t), ==, 1);
+  g_object_unref (t);
+}
+
 static void
 test_tensor_floats (void)
 {
@@ -501,6 +541,7 @@ main (int argc, char **argv)
   g_test_add_func ("/tensor/new/scalar-and-empty", test_tensor_scalar_and_empty);
   g_test_add_func ("/tensor/dim-order", test_tensor_dim_order);
   g_test_add_func ("/tensor/zeros", test_tensor_zeros);
+  g_test_add_func ("/tensor/borrowed", test_tensor_borrowed);
   g_test_add_func ("/tensor/floats", test_tensor_floats);
   g_test_add_func ("/tensor/copy", test_tensor_copy);
   g_test_add_func ("/tensor/to-device", test_tensor_to_missing_device);

@@ -3,7 +3,6 @@
 numpy round trips, lists of arrays through methods, errors and async runs."""
 import asyncio
 import os
-import sys
 import unittest
 
 import gi
@@ -64,12 +63,38 @@ class NumpyRoundTrips(unittest.TestCase):
         self.assertEqual(tensor.get_numel(), 0)
         self.assertEqual(tensor.get_nbytes(), 0)
 
+    def test_borrowed_not_copied(self):
+        import gc
+        import weakref
+        a = np.arange(6, dtype=np.float32).reshape(2, 3)
+        alive = weakref.ref(a)
+        tensor = Executorch.Tensor.new_from_numpy(a)
+        a[0, 0] = 100  # a C-contiguous array is borrowed: the tensor sees the change
+        self.assertEqual(tensor.to_numpy()[0, 0], 100)
+        del a
+        gc.collect()
+        self.assertIsNotNone(alive(), "the tensor keeps the array alive")
+        np.testing.assert_array_equal(tensor.get_floats(), [100, 1, 2, 3, 4, 5])
+        del tensor
+        gc.collect()
+        self.assertIsNone(alive(), "the loan ends with the tensor")
+
     def test_copy_semantics(self):
         a = np.arange(6, dtype=np.float32).reshape(2, 3)
-        tensor = Executorch.Tensor.new_from_numpy(a)
-        a[0, 0] = 100  # the tensor holds its own copy
+        tensor = Executorch.Tensor.new_from_numpy(a, copy=True)
+        a[0, 0] = 100  # copy=True: the tensor holds its own copy
         self.assertEqual(tensor.to_numpy()[0, 0], 0)
         self.assertFalse(tensor.to_numpy().flags.writeable)
+        strided = np.arange(12, dtype=np.float32).reshape(3, 4)[:, ::2]
+        tensor = Executorch.Tensor.new_from_numpy(strided)  # not contiguous: one copy
+        strided[0, 0] = 100
+        self.assertEqual(tensor.to_numpy()[0, 0], 0)
+
+    def test_borrowed_bad_size_raises(self):
+        a = np.zeros(6, np.float32)
+        with self.assertRaises(GLib.Error) as caught:
+            Executorch.Tensor.new_borrowed(Executorch.ScalarType.FLOAT, [2, 4], a.ctypes.data, a.nbytes, None)
+        self.assertTrue(caught.exception.matches(Executorch.error_quark(), Executorch.Error.INVALID_ARGUMENT))
 
     def test_non_contiguous_and_byte_swapped(self):
         a = np.arange(12, dtype=np.float32).reshape(3, 4).T

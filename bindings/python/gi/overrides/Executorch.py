@@ -18,7 +18,7 @@ import asyncio
 
 from ..module import get_introspection_module
 from ..overrides import override
-from ..repository import GLib
+from ..repository import GObject
 
 Executorch = get_introspection_module("Executorch")
 
@@ -55,25 +55,40 @@ def _scalar_type_for(dtype):
                         f"(supported: {', '.join(sorted(_TO_SCALAR))})") from None
 
 
+class _Loan(GObject.Object):
+    """Keeps a lent numpy array alive while a tensor borrows its memory.
+
+    An object rather than a callback: PyGObject keeps a Python subclass's
+    wrapper (and so ``array``) alive while C holds a reference, and dropping
+    it runs no Python code, so a tensor may die at any time (even while an
+    exception is being raised)."""
+
+
 class Tensor(Executorch.Tensor):
     @classmethod
-    def new_from_numpy(cls, array):
-        """Returns a host tensor holding a copy of ``array``'s elements.
+    def new_from_numpy(cls, array, copy=False):
+        """Returns a host tensor over ``array``'s elements.
 
         Any dtype in the table above works (bool, uint8..uint64, int8..int64,
-        float16/32/64, complex64/128); 0-d and empty arrays too.  The elements
-        are copied once into memory the tensor owns (PyGObject has no way to
-        lend numpy memory to the C library), so later changes to ``array``
-        do not reach the tensor.  Non-contiguous or byte-swapped input is
-        made contiguous and native first.
+        float16/32/64, complex64/128); 0-d and empty arrays too.  A
+        C-contiguous array in native byte order is **borrowed, not copied**
+        (``Executorch.Tensor.new_borrowed``): the tensor keeps the array
+        alive and sees later changes to it, so leave it unchanged while the
+        tensor is in use.  Other arrays (non-contiguous, unaligned, byte-swapped) and
+        ``copy=True`` cost exactly one copy, which the tensor owns.
         """
         np = _require_numpy()
         array = np.asarray(array)
         scalar_type = _scalar_type_for(array.dtype)
         if not array.dtype.isnative:
-            array = array.astype(array.dtype.newbyteorder("="))
-        data = GLib.Bytes.new(np.ascontiguousarray(array).tobytes())
-        return cls.new(scalar_type, list(array.shape), data)
+            array = array.astype(array.dtype.newbyteorder("="), order="C")
+        elif copy:
+            array = np.array(array, order="C", copy=True)
+        elif not (array.flags.c_contiguous and array.flags.aligned):
+            array = np.array(array, order="C", copy=True)  # (ascontiguousarray makes 0-d 1-d)
+        loan = _Loan()
+        loan.array = array  # lives as long as the C side holds the _Loan
+        return cls.new_borrowed(scalar_type, list(array.shape), array.ctypes.data, array.nbytes, loan)
 
     def to_numpy(self):
         """Returns a read-only numpy array of this tensor's elements.
