@@ -128,6 +128,24 @@ layout_matches (const EtNamedBlob *blob, const EtTensorDesc *desc)
   return TRUE;
 }
 
+/* Kernels read elements in place: data in the file (a constant or a .ptd
+ * entry) at an offset misaligned for its elements is refused, not read. */
+static gboolean
+check_data_alignment (guint index, const EtTensorDesc *desc, const void *data, EtError code, GError **error)
+{
+  size_t element = et_scalar_type_size (desc->scalar_type);
+
+  if (element > 1 && desc->nbytes > 0 && (guintptr) data % MIN (element, 8) != 0)
+    {
+      _et_set_error (error, code, "value %u (%s%s): data at an address not aligned for %s elements "
+                     "(address %% %zu = %zu)", index, desc->external ? "external tensor " : "constant",
+                     desc->external ? desc->fully_qualified_name : "", et_scalar_type_name (desc->scalar_type),
+                     MIN (element, 8), (size_t) ((guintptr) data % MIN (element, 8)));
+      return FALSE;
+    }
+  return TRUE;
+}
+
 /* Gives @tensor its memory, following the .pte rules for where data lives. */
 static gboolean
 bind_tensor (EtMethod *method, guint index, const EtTensorDesc *desc, EtTensor *tensor, GError **error)
@@ -153,6 +171,8 @@ bind_tensor (EtMethod *method, guint index, const EtTensorDesc *desc, EtTensor *
                          et_scalar_type_name (desc->scalar_type), desc->ndim, desc->nbytes);
           return FALSE;
         }
+      if (!check_data_alignment (index, desc, blob->data, ET_ERROR_INVALID_EXTERNAL_DATA, error))
+        return FALSE;
       tensor->data = (void *) blob->data;
       tensor->flags |= ET_TENSOR_FLAG_CONSTANT;
       tensor->capacity = desc->nbytes;
@@ -167,6 +187,8 @@ bind_tensor (EtMethod *method, guint index, const EtTensorDesc *desc, EtTensor *
           _et_prefix_error (error, "value %u: ", index);
           return FALSE;
         }
+      if (!check_data_alignment (index, desc, initial, ET_ERROR_INVALID_PROGRAM, error))
+        return FALSE;
       tensor->data = (void *) initial;
       tensor->flags |= ET_TENSOR_FLAG_CONSTANT;
       tensor->capacity = desc->nbytes;
