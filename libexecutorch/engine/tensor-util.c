@@ -98,8 +98,10 @@ et_tensor_resize (EtTensor *tensor, uint32_t ndim, const int64_t *sizes)
     return ET_ERROR_NOT_SUPPORTED;
   if (!_et_checked_nbytes (tensor->scalar_type, ndim, sizes, &numel, &nbytes))
     return ET_ERROR_INVALID_ARGUMENT;
-  /* A tensor with memory behind it may not outgrow it. */
-  if (tensor->capacity > 0 && nbytes > tensor->capacity)
+  /* A tensor with memory behind it may not outgrow it; planned and constant
+   * memory is fixed even when the plan gave it no bytes at all. */
+  if ((tensor->capacity > 0 || (tensor->flags & (ET_TENSOR_FLAG_PLANNED | ET_TENSOR_FLAG_CONSTANT)))
+      && nbytes > tensor->capacity)
     return ET_ERROR_NOT_SUPPORTED;
   if (tensor->capacity == 0 && tensor->data != NULL && nbytes > tensor->nbytes)
     return ET_ERROR_NOT_SUPPORTED;

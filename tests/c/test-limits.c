@@ -9,6 +9,7 @@
  * to the else branch, so with a zero input (sum 0, not > 0) it never ends.
  */
 #include <executorch.h>
+#include <executorch-plugin.h>
 
 #include <glib/gstdio.h>
 #include <string.h>
@@ -309,6 +310,28 @@ test_cli_timeout (void)
 }
 #endif
 
+/* A dynamic planned value whose plan gave it no bytes (bound sizes with a
+ * zero dimension, a buffer of size 0, so no memory at all) must not grow:
+ * fuzz-bundled found set_input copying into its NULL data. */
+static void
+test_resize_planned_empty (void)
+{
+  EtTensor tensor = { 0 };
+
+  tensor.ndim = 1;
+  tensor.scalar_type = ET_SCALAR_FLOAT;
+  tensor.shape_dynamism = ET_SHAPE_DYNAMIC_BOUND;
+  tensor.flags = ET_TENSOR_FLAG_PLANNED;
+  g_assert_cmpint (et_tensor_resize (&tensor, 1, (const int64_t[]) { 0 }), ==, ET_OK);
+  g_assert_cmpint (et_tensor_resize (&tensor, 1, (const int64_t[]) { 4 }), ==, ET_ERROR_NOT_SUPPORTED);
+  g_assert_cmpuint (tensor.nbytes, ==, 0);
+
+  /* Unplanned memory the engine allocates on demand may still grow. */
+  tensor.flags = 0;
+  g_assert_cmpint (et_tensor_resize (&tensor, 1, (const int64_t[]) { 4 }), ==, ET_OK);
+  g_assert_cmpuint (tensor.nbytes, ==, 16);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -317,6 +340,7 @@ main (int argc, char **argv)
   g_test_add_func ("/limits/memory/cap", test_memory_cap);
   g_test_add_func ("/limits/instructions/budget", test_budget_stops_loop);
   g_test_add_func ("/limits/instructions/cancel", test_cancel_stops_loop);
+  g_test_add_func ("/limits/resize/planned-empty", test_resize_planned_empty);
 #ifdef EXECUTORCH_RUN
   g_test_add_func ("/limits/cli/max-memory", test_cli_max_memory);
   g_test_add_func ("/limits/cli/timeout", test_cli_timeout);
