@@ -163,6 +163,10 @@ executorch_bundled_program_new_from_file (const char *path, GError **error)
  * executorch_bundled_program_get_program:
  * @bundled: a bundled program
  *
+ * Gets the program embedded in the bundle. It is a plain
+ * [class@Executorch.Program]: load its methods with
+ * [method@Executorch.Program.load_method] as for any other program.
+ *
  * Returns: (transfer none): the embedded program; owned by @bundled
  *
  * Since: 1.0
@@ -178,6 +182,9 @@ executorch_bundled_program_get_program (ExecutorchBundledProgram *bundled)
 /**
  * executorch_bundled_program_list_methods:
  * @bundled: a bundled program
+ *
+ * Lists the methods of the embedded program that have bundled test cases.
+ * Free the result with g_strfreev().
  *
  * Returns: (transfer full) (array zero-terminated=1): the methods that have
  *   test cases, in file order
@@ -210,6 +217,10 @@ find_suite (ExecutorchBundledProgram *self, const char *name)
  * executorch_bundled_program_get_n_test_cases:
  * @bundled: a bundled program
  * @method_name: a method's name
+ *
+ * Counts the test cases bundled for one method. Each case holds the inputs to
+ * bind and the outputs the method is expected to produce;
+ * [method@Executorch.BundledProgram.verify] runs one.
  *
  * Returns: how many test cases @method_name has (0 for a method without
  *   any, or one the program does not have)

@@ -271,6 +271,9 @@ _executorch_device_get (int device_type, int device_index)
  * executorch_device_get_device_type:
  * @device: a device
  *
+ * Gets the kind of device, such as %EXECUTORCH_DEVICE_TYPE_CPU or
+ * %EXECUTORCH_DEVICE_TYPE_CUDA.
+ *
  * Returns: the kind of device
  *
  * Since: 1.0
@@ -286,6 +289,9 @@ executorch_device_get_device_type (ExecutorchDevice *device)
 /**
  * executorch_device_get_index:
  * @device: a device
+ *
+ * Gets the device's number among the devices of its type: 1 for `cuda:1`. The
+ * CPU is always device 0.
  *
  * Returns: the device's number among those of its type (0 for the CPU)
  *

@@ -18,7 +18,7 @@ G_BEGIN_DECLS
 /**
  * EXECUTORCH_ERROR:
  *
- * The error domain of the runtime.  Its codes are [enum@Executorch.Error].
+ * The error domain of the runtime.  Its codes are [error@Executorch.Error].
  *
  * Since: 1.0
  */
@@ -27,7 +27,7 @@ G_BEGIN_DECLS
 /**
  * EXECUTORCH_PLUGIN_ERROR:
  *
- * The error domain of plug-in loading.  Its codes are [enum@Executorch.PluginError].
+ * The error domain of plug-in loading.  Its codes are [error@Executorch.PluginError].
  *
  * Since: 1.0
  */

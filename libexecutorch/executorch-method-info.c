@@ -136,6 +136,9 @@ _executorch_method_info_new (const EtMethodMeta *meta)
  * executorch_method_info_get_name:
  * @info: a method info
  *
+ * Gets the name of the method this info describes. The string lives as long
+ * as @info.
+ *
  * Returns: (transfer none): the method's name ("forward"); owned by @info
  *
  * Since: 1.0
@@ -151,6 +154,9 @@ executorch_method_info_get_name (ExecutorchMethodInfo *info)
 /**
  * executorch_method_info_get_n_inputs:
  * @info: a method info
+ *
+ * Gets the number of inputs the caller binds before an execution. Constant
+ * weights are part of the program, not inputs.
  *
  * Returns: the number of user inputs of the method (weights are not inputs)
  *
@@ -169,6 +175,9 @@ executorch_method_info_get_n_inputs (ExecutorchMethodInfo *info)
  * @info: a method info
  * @index: the input's position, below [method@Executorch.MethodInfo.get_n_inputs]
  *
+ * Gets the description of one input: its kind and, for a tensor, its element
+ * type, sizes and device.
+ *
  * Returns: (transfer none): the description of input @index; owned by @info
  *
  * Since: 1.0
@@ -186,6 +195,8 @@ executorch_method_info_get_input (ExecutorchMethodInfo *info, guint index)
  * executorch_method_info_get_n_outputs:
  * @info: a method info
  *
+ * Gets the number of outputs one execution of the method produces.
+ *
  * Returns: the number of outputs of the method
  *
  * Since: 1.0
@@ -202,6 +213,9 @@ executorch_method_info_get_n_outputs (ExecutorchMethodInfo *info)
  * executorch_method_info_get_output:
  * @info: a method info
  * @index: the output's position, below [method@Executorch.MethodInfo.get_n_outputs]
+ *
+ * Gets the description of one output: its kind and, for a tensor, its element
+ * type, sizes and device.
  *
  * Returns: (transfer none): the description of output @index; owned by @info
  *
@@ -240,6 +254,9 @@ executorch_method_info_get_n_buffers (ExecutorchMethodInfo *info)
  * @info: a method info
  * @index: the buffer's position, below [method@Executorch.MethodInfo.get_n_buffers]
  *
+ * Gets the size of one planned memory buffer. Loading the method allocates
+ * each planned buffer once, at this size.
+ *
  * Returns: the size in bytes of planned buffer @index
  *
  * Since: 1.0
@@ -257,6 +274,9 @@ executorch_method_info_get_buffer_size (ExecutorchMethodInfo *info, guint index)
  * executorch_method_info_get_buffer_device:
  * @info: a method info
  * @index: the buffer's position, below [method@Executorch.MethodInfo.get_n_buffers]
+ *
+ * Gets the device that planned buffer @index is allocated on when the method
+ * is loaded: the CPU, unless the exporter planned the buffer for a device.
  *
  * Returns: (transfer none): the device planned buffer @index is allocated
  *   on; owned by @info
@@ -315,6 +335,8 @@ executorch_method_info_list_operators (ExecutorchMethodInfo *info)
 /**
  * executorch_method_info_get_n_instructions:
  * @info: a method info
+ *
+ * Gets the number of instructions of the method, counted over all its chains.
  *
  * Returns: the number of instructions of the method, over all its chains
  *

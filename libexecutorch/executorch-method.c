@@ -324,6 +324,9 @@ check_input_index (ExecutorchMethod *self, guint index, GError **error)
  * executorch_method_get_name:
  * @method: a method
  *
+ * Gets the name the method was loaded by, such as "forward". The string lives
+ * as long as @method.
+ *
  * Returns: (transfer none): the method's name; owned by @method
  *
  * Since: 1.0
@@ -339,6 +342,10 @@ executorch_method_get_name (ExecutorchMethod *method)
 /**
  * executorch_method_get_info:
  * @method: a method
+ *
+ * Gets the description of the method: its inputs and outputs, its planned
+ * buffers and its instructions. The info stays valid as long as @method; it
+ * does not change on execution.
  *
  * Returns: (transfer none): the description of the method (inputs,
  *   outputs, planned memory, ...); owned by @method
@@ -380,6 +387,9 @@ executorch_method_set_max_instructions (ExecutorchMethod *method, guint64 max_in
  * executorch_method_get_max_instructions:
  * @method: a method
  *
+ * Gets the instruction budget: the most instructions one execution may run
+ * before it stops with %EXECUTORCH_ERROR_INVALID_PROGRAM.
+ *
  * Returns: the instruction budget of one execution (see
  *   [method@Executorch.Method.set_max_instructions])
  *
@@ -397,6 +407,10 @@ executorch_method_get_max_instructions (ExecutorchMethod *method)
  * executorch_method_get_n_inputs:
  * @method: a method
  *
+ * Gets the number of inputs. Every input must be bound (with
+ * [method@Executorch.Method.set_input] or one of its siblings) before the
+ * first execution.
+ *
  * Returns: the number of inputs to bind before executing
  *
  * Since: 1.0
@@ -412,6 +426,9 @@ executorch_method_get_n_inputs (ExecutorchMethod *method)
 /**
  * executorch_method_get_n_outputs:
  * @method: a method
+ *
+ * Gets the number of outputs an execution produces. Read them with
+ * [method@Executorch.Method.get_output] and its siblings.
  *
  * Returns: the number of outputs
  *
@@ -1127,6 +1144,10 @@ executorch_method_enable_profiling (ExecutorchMethod *method, GError **error)
 /**
  * executorch_method_is_profiling:
  * @method: a method
+ *
+ * Tells whether the executions of @method record profile events: it was
+ * loaded with [method@Executorch.Program.load_method_profiled], or
+ * [method@Executorch.Method.enable_profiling] succeeded on it.
  *
  * Returns: whether @method records profile events
  *

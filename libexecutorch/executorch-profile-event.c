@@ -61,6 +61,9 @@ clear_event (gpointer data)
  * executorch_profile_event_ref:
  * @event: an event
  *
+ * Takes a reference to @event. Events are immutable, so a reference may be
+ * passed to another thread.
+ *
  * Returns: (transfer full): @event, with one more reference
  *
  * Since: 1.0
@@ -114,6 +117,8 @@ executorch_profile_event_get_name (ExecutorchProfileEvent *event)
  * executorch_profile_event_get_start:
  * @event: an event
  *
+ * Gets the time the event began, on the monotonic clock.
+ *
  * Returns: when the event began, in nanoseconds of `CLOCK_MONOTONIC`
  *
  * Since: 1.0
@@ -129,6 +134,8 @@ executorch_profile_event_get_start (ExecutorchProfileEvent *event)
 /**
  * executorch_profile_event_get_duration:
  * @event: an event
+ *
+ * Gets how long the event took.
  *
  * Returns: how long the event took, in nanoseconds
  *
@@ -146,6 +153,9 @@ executorch_profile_event_get_duration (ExecutorchProfileEvent *event)
  * executorch_profile_event_get_chain_index:
  * @event: an event
  *
+ * Gets the index of the chain the event's instruction belongs to. Most
+ * programs have one chain, 0.
+ *
  * Returns: the chain of the instruction, or -1 for a method-level event
  *
  * Since: 1.0
@@ -161,6 +171,8 @@ executorch_profile_event_get_chain_index (ExecutorchProfileEvent *event)
 /**
  * executorch_profile_event_get_instruction_index:
  * @event: an event
+ *
+ * Gets the index of the event's instruction within its chain.
  *
  * Returns: the instruction's index in its chain, or -1 for a method-level
  *   event
@@ -179,6 +191,9 @@ executorch_profile_event_get_instruction_index (ExecutorchProfileEvent *event)
  * executorch_profile_event_get_delegate:
  * @event: an event
  *
+ * Gets the id of the backend a delegate call ran on, for events that time a
+ * call into a delegate.
+ *
  * Returns: (transfer none) (nullable): the backend id ("XnnpackBackend")
  *   for time spent inside a delegate, else %NULL; owned by @event
  *
@@ -195,6 +210,8 @@ executorch_profile_event_get_delegate (ExecutorchProfileEvent *event)
 /**
  * executorch_profile_event_get_run_index:
  * @event: an event
+ *
+ * Gets which load or execution of the method the event belongs to.
  *
  * Returns: 0 for the method's load, 1 for the first execution recorded,
  *   2 for the next, and so on

@@ -541,6 +541,9 @@ executorch_program_new_from_bytes_with_data (GBytes *data, GBytes *const *extern
  * executorch_program_get_n_methods:
  * @program: a program
  *
+ * Gets the number of methods the program defines.
+ * [method@Executorch.Program.list_methods] gives their names.
+ *
  * Returns: the number of methods the program defines
  *
  * Since: 1.0
@@ -585,6 +588,9 @@ executorch_program_list_methods (ExecutorchProgram *program)
  * executorch_program_has_method:
  * @program: a program
  * @name: a method name
+ *
+ * Tells whether the program defines a method called @name, without loading
+ * it. MT safe.
  *
  * Returns: %TRUE when the program defines a method called @name
  *

@@ -505,6 +505,8 @@ _executorch_tensor_is_view (ExecutorchTensor *tensor)
  * executorch_tensor_get_scalar_type:
  * @tensor: a tensor
  *
+ * Gets the type of the tensor's elements.
+ *
  * Returns: the element type
  *
  * Since: 1.0
@@ -521,6 +523,9 @@ executorch_tensor_get_scalar_type (ExecutorchTensor *tensor)
  * executorch_tensor_get_sizes:
  * @tensor: a tensor
  * @n_dims: (out) (optional): return location for the number of dimensions
+ *
+ * Gets the size of each dimension of the tensor, in logical order (whatever
+ * its dimension order in memory).
  *
  * Returns: (transfer none) (array length=n_dims) (nullable): the size of
  *   each dimension in logical order, owned by @tensor; %NULL for a
@@ -543,6 +548,11 @@ executorch_tensor_get_sizes (ExecutorchTensor *tensor, gsize *n_dims)
  * @tensor: a tensor
  * @n_dims: (out) (optional): return location for the number of dimensions
  *
+ * Gets the tensor's dimension order: the order in which its dimensions are
+ * laid out in memory, from the outermost to the innermost. A contiguous
+ * tensor has the order 0, 1, 2, ...; channels-last 4-D tensors have 0, 2, 3,
+ * 1.
+ *
  * Returns: (transfer none) (array length=n_dims) (nullable): the dimensions
  *   from the outermost to the innermost in memory, owned by @tensor; %NULL
  *   for a 0-dimensional tensor
@@ -563,6 +573,8 @@ executorch_tensor_get_dim_order (ExecutorchTensor *tensor, gsize *n_dims)
  * executorch_tensor_get_n_dims:
  * @tensor: a tensor
  *
+ * Gets the number of dimensions of the tensor.
+ *
  * Returns: the number of dimensions (0 for a single value)
  *
  * Since: 1.0
@@ -578,6 +590,8 @@ executorch_tensor_get_n_dims (ExecutorchTensor *tensor)
 /**
  * executorch_tensor_get_numel:
  * @tensor: a tensor
+ *
+ * Gets the number of elements of the tensor.
  *
  * Returns: the number of elements, the product of the sizes
  *
@@ -595,6 +609,9 @@ executorch_tensor_get_numel (ExecutorchTensor *tensor)
  * executorch_tensor_get_nbytes:
  * @tensor: a tensor
  *
+ * Gets the size of the tensor's elements in bytes: the number of elements
+ * times the size of one.
+ *
  * Returns: the size of the elements in bytes
  *
  * Since: 1.0
@@ -610,6 +627,9 @@ executorch_tensor_get_nbytes (ExecutorchTensor *tensor)
 /**
  * executorch_tensor_get_device:
  * @tensor: a tensor
+ *
+ * Gets the device the tensor's elements live on. Use
+ * [method@Executorch.Tensor.to_device] to copy them to another one.
  *
  * Returns: (transfer none): the device the elements live on; owned by @tensor
  *

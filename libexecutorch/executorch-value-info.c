@@ -76,6 +76,8 @@ _executorch_value_info_new (const EtValueMeta *meta)
  * executorch_value_info_get_kind:
  * @info: a value info
  *
+ * Gets the kind of the value: a tensor, a scalar, a list and so on.
+ *
  * Returns: what the value holds
  *
  * Since: 1.0
@@ -97,6 +99,8 @@ is_tensor (ExecutorchValueInfo *info)
 /**
  * executorch_value_info_get_scalar_type:
  * @info: a value info
+ *
+ * Gets the element type of a tensor value as stored in the program.
  *
  * Returns: the element type of a tensor value (%EXECUTORCH_SCALAR_TYPE_BYTE
  *   for other kinds)
@@ -176,6 +180,9 @@ executorch_value_info_get_dim_order (ExecutorchValueInfo *info, gsize *n_dims)
  * executorch_value_info_get_shape_dynamism:
  * @info: a value info
  *
+ * Tells whether a tensor value's sizes are fixed in the program or may change
+ * between executions (up to the stored sizes, or beyond them).
+ *
  * Returns: whether a tensor value's sizes may change between executions
  *   (%EXECUTORCH_SHAPE_DYNAMISM_STATIC for other kinds)
  *
@@ -192,6 +199,8 @@ executorch_value_info_get_shape_dynamism (ExecutorchValueInfo *info)
 /**
  * executorch_value_info_get_nbytes:
  * @info: a value info
+ *
+ * Gets the size in bytes of a tensor value at its stored sizes.
  *
  * Returns: the size in bytes of a tensor value at its stored sizes (the
  *   upper bound for dynamic shapes); 0 for other kinds
@@ -229,6 +238,8 @@ executorch_value_info_is_memory_planned (ExecutorchValueInfo *info)
 /**
  * executorch_value_info_get_device:
  * @info: a value info
+ *
+ * Gets the device a tensor value is planned on.
  *
  * Returns: (transfer none): the device a tensor value lives on (the CPU
  *   for other kinds); owned by @info

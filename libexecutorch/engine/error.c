@@ -6,7 +6,29 @@
 
 #include "../executorch-error.h"
 
+/**
+ * executorch_error_quark:
+ *
+ * Gets the quark of the runtime's error domain, %EXECUTORCH_ERROR.  Use the
+ * macro rather than calling this function.
+ *
+ * Returns: the error domain of [error@Executorch.Error]
+ *
+ * Since: 1.0
+ */
 G_DEFINE_QUARK (executorch-error-quark, executorch_error)
+
+/**
+ * executorch_plugin_error_quark:
+ *
+ * Gets the quark of the plug-in loading error domain,
+ * %EXECUTORCH_PLUGIN_ERROR.  Use the macro rather than calling this
+ * function.
+ *
+ * Returns: the error domain of [error@Executorch.PluginError]
+ *
+ * Since: 1.0
+ */
 G_DEFINE_QUARK (executorch-plugin-error-quark, executorch_plugin_error)
 
 GQuark
