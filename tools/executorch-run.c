@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "npy.h"
 
@@ -35,6 +36,8 @@ static gint64 opt_seed = 0;
 static gdouble opt_rtol = 1e-5;
 static gdouble opt_atol = 1e-8;
 static gboolean opt_quiet = FALSE;
+static gboolean opt_progress = FALSE;
+static gboolean opt_no_progress = FALSE;
 static gboolean opt_info = FALSE;
 static gboolean opt_list_operators = FALSE;
 static gboolean opt_list_backends = FALSE;
@@ -74,7 +77,10 @@ static const GOptionEntry entries[] = {
     "EXPECTED.npy" },
   { "rtol", 0, 0, G_OPTION_ARG_DOUBLE, &opt_rtol, "Relative tolerance of --compare (default: 1e-5)", "R" },
   { "atol", 0, 0, G_OPTION_ARG_DOUBLE, &opt_atol, "Absolute tolerance of --compare (default: 1e-8)", "A" },
-  { "quiet", 'q', 0, G_OPTION_ARG_NONE, &opt_quiet, "Print nothing but errors", NULL },
+  { "quiet", 'q', 0, G_OPTION_ARG_NONE, &opt_quiet, "Print nothing but errors (and no progress line)", NULL },
+  { "progress", 0, 0, G_OPTION_ARG_NONE, &opt_progress,
+    "Show a progress line on standard error even when it is not a terminal", NULL },
+  { "no-progress", 0, 0, G_OPTION_ARG_NONE, &opt_no_progress, "Never show the progress line", NULL },
   { "info", 0, 0, G_OPTION_ARG_NONE, &opt_info, "Describe the program's methods instead of running", NULL },
   { "list-operators", 0, 0, G_OPTION_ARG_NONE, &opt_list_operators, "List the operators kernels are installed for",
     NULL },
@@ -902,6 +908,73 @@ run_info (ExecutorchProgram *program, const char *path)
   return EXIT_SUCCESS;
 }
 
+/* --- progress line --- */
+
+/* While several executions run, one line on standard error, rewritten in
+ * place with a carriage return: "[ 37/100] forward 12.345 ms, min 11.902 ms"
+ * ("[warm-up 2/3]" before the timed ones; " step 2/5" with --steps).  It is
+ * shown when standard error is a terminal and more than one execution runs,
+ * or always with --progress; never with --no-progress, nor with --quiet
+ * unless --progress is given.  It is redrawn at most ten times a second (and
+ * for the first and last execution of each phase), and ends with a newline
+ * before anything else is printed. */
+static gboolean progress_on;
+static gsize progress_width;          /* length of the line last drawn */
+static gint64 progress_drawn_at;      /* when, in monotonic microseconds */
+
+static void
+progress_setup (guint n_steps)
+{
+  guint64 executions = (guint64) n_steps * ((guint64) opt_warmup + (guint64) opt_iterations);
+
+  if (opt_progress)
+    progress_on = TRUE;
+  else
+    progress_on = !opt_no_progress && !opt_quiet && executions > 1 && isatty (STDERR_FILENO);
+}
+
+static void
+progress_draw (const char *method_name, gint it, guint step, guint n_steps, double ms, double min_ms)
+{
+  g_autoptr(GString) line = g_string_new (NULL);
+  gboolean last_of_phase = it == -1 || it == opt_iterations - 1;
+  gint64 now = g_get_monotonic_time ();
+  int width = 1;
+
+  if (!progress_on)
+    return;
+  if (!(it == -opt_warmup || it == 0 || last_of_phase) && now - progress_drawn_at < G_USEC_PER_SEC / 10)
+    return;
+  if (it < 0)
+    g_string_append_printf (line, "[warm-up %d/%d] %s", it + opt_warmup + 1, opt_warmup, method_name);
+  else
+    {
+      for (gint n = opt_iterations; n >= 10; n /= 10)
+        width++;
+      g_string_append_printf (line, "[%*d/%d] %s", width, it + 1, opt_iterations, method_name);
+    }
+  if (n_steps > 1)
+    g_string_append_printf (line, " step %u/%u", step + 1, n_steps);
+  g_string_append_printf (line, " %.3f ms", ms);
+  if (it >= 0)
+    g_string_append_printf (line, ", min %.3f ms", min_ms);
+  /* Spaces over what is left of a longer previous line. */
+  fprintf (stderr, "\r%s%*s", line->str, (int) (progress_width > line->len ? progress_width - line->len : 0), "");
+  fflush (stderr);
+  progress_width = line->len;
+  progress_drawn_at = now;
+}
+
+/* Ends the progress line, if one is shown, so the next message starts on a
+ * line of its own. */
+static void
+progress_end (void)
+{
+  if (progress_width > 0)
+    fputc ('\n', stderr);
+  progress_width = 0;
+}
+
 /* Program load time, measured in main(), reported by --timing. */
 static double program_load_ms;
 
@@ -928,9 +1001,9 @@ static gboolean profile_started;
  * the last execution.  Steps run one after another on the same method, so
  * state such as a KV cache carries over. */
 static int
-run_step (ExecutorchMethod *method, const char *name, Fill fill, GRand *rand, char **inputs, NpyArray *arrays,
-          guint n_given, char **outputs, guint n_out_files, char **compare, guint n_compare,
-          double method_load_ms)
+run_step (ExecutorchMethod *method, const char *name, guint step, guint n_steps, Fill fill, GRand *rand,
+          char **inputs, NpyArray *arrays, guint n_given, char **outputs, guint n_out_files, char **compare,
+          guint n_compare, double method_load_ms)
 {
   GError *error = NULL;
   ExecutorchMethodInfo *info = executorch_method_get_info (method);
@@ -938,6 +1011,7 @@ run_step (ExecutorchMethod *method, const char *name, Fill fill, GRand *rand, ch
   guint n_outputs = executorch_method_get_n_outputs (method);
   g_autofree double *times = NULL;
   int status = EXIT_SUCCESS;
+  double min_ms = 0.0, ms;
 
   times = g_new (double, opt_iterations);
   for (gint it = -opt_warmup; it < opt_iterations; it++)
@@ -954,7 +1028,10 @@ run_step (ExecutorchMethod *method, const char *name, Fill fill, GRand *rand, ch
           gboolean ok = i < n_given ? bind_input_array (method, in, i, inputs[i], &arrays[i], &error)
                                     : bind_generated_input (method, in, i, fill, rand, &error);
           if (!ok)
-            return fail_with (error);
+            {
+              progress_end ();
+              return fail_with (error);
+            }
         }
       /* Warm-up executions are not profiled (with --steps: those before
        * the first step's timed ones). */
@@ -965,15 +1042,22 @@ run_step (ExecutorchMethod *method, const char *name, Fill fill, GRand *rand, ch
       start = g_get_monotonic_time ();
       if (!executorch_method_execute (method, timeout_cancellable, &error))
         {
+          progress_end ();
           if (it < 0)
             g_prefix_error (&error, "warm-up execution %d: ", it + opt_warmup + 1);
           else if (opt_iterations > 1)
             g_prefix_error (&error, "iteration %d: ", it + 1);
           return execute_failed (error);
         }
+      ms = (g_get_monotonic_time () - start) / 1000.0;
       if (it >= 0)
-        times[it] = (g_get_monotonic_time () - start) / 1000.0;
+        {
+          times[it] = ms;
+          min_ms = it == 0 ? ms : MIN (min_ms, ms);
+        }
+      progress_draw (name, it, step, n_steps, ms, min_ms);
     }
+  progress_end ();
   if (opt_timing != NULL && !write_timing (opt_timing, name, method_load_ms, times, &error))
     return fail_with (error);
   if (!opt_quiet)
@@ -1102,12 +1186,13 @@ run_method (ExecutorchProgram *program, Fill fill)
         return fail_with (error);
       }
 
+  progress_setup (n_steps);
   step_inputs = n_given / n_steps;
   step_outputs = n_out_files / n_steps;
   step_compare = n_compare / n_steps;
   for (guint s = 0; s < n_steps && status == EXIT_SUCCESS; s++)
     {
-      status = run_step (method, name, fill, rand, opt_inputs + s * step_inputs, arrays + s * step_inputs,
+      status = run_step (method, name, s, n_steps, fill, rand, opt_inputs + s * step_inputs, arrays + s * step_inputs,
                          step_inputs, opt_outputs != NULL ? opt_outputs + s * step_outputs : NULL, step_outputs,
                          opt_compare != NULL ? opt_compare + s * step_compare : NULL, step_compare, method_load_ms);
       if (status != EXIT_SUCCESS && n_steps > 1)
@@ -1148,12 +1233,14 @@ main (int argc, char **argv)
   setlocale (LC_ALL, "");
   setlocale (LC_NUMERIC, "C");   /* numbers in messages and files stay in C form */
 
-  context = g_option_context_new ("MODEL.pte | --verify MODEL.bpte");
+  context = g_option_context_new ("| --verify MODEL.bpte");
   g_option_context_set_summary (context,
                                 "Runs a method of an ExecuTorch program, saves its outputs as .npy files and\n"
                                 "compares them with expected ones.");
   g_option_context_set_description (context,
                                     "Inputs not given with --input are generated from the method's metadata.\n"
+                                    "While several executions run, a progress line on standard error shows the\n"
+                                    "execution count and times when it is a terminal (see --progress, --quiet).\n"
                                     "Exit status: 0 on success, 1 on failure or mismatch, 2 on usage errors,\n"
                                     "124 when --timeout stopped the executions.");
   g_option_context_add_main_entries (context, entries, NULL);
@@ -1179,6 +1266,8 @@ main (int argc, char **argv)
 
   if (opt_etdump_outputs != NULL && opt_etdump == NULL)
     return usage_error ("--etdump-outputs needs --etdump");
+  if (opt_progress && opt_no_progress)
+    return usage_error ("--progress and --no-progress cannot be combined");
   if (opt_verify != NULL)
     {
       if (opt_rest != NULL && opt_rest[0] != NULL)
