@@ -1,0 +1,627 @@
+/* xnn-payload.c: reading and checking the XNNPACK delegate payload
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "xnn-payload.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "executorch-plugin.h"
+
+#include "xnn-fb.h"
+#include "xnn-private.h"
+
+static const char *const node_names[XNN_NODE_N_TYPES] = {
+  [XNN_NODE_ADD] = "XNNAdd", [XNN_NODE_FULLY_CONNECTED] = "XNNFullyConnected",
+  [XNN_NODE_SOFTMAX] = "XNNSoftmax", [XNN_NODE_SIGMOID] = "XNNSigmoid",
+  [XNN_NODE_STATIC_TRANSPOSE] = "XNNStaticTranspose", [XNN_NODE_CLAMP] = "XNNClamp",
+  [XNN_NODE_CONV2D] = "XNNConv2d", [XNN_NODE_DIV] = "XNNDiv",
+  [XNN_NODE_STATIC_RESIZE_BILINEAR_2D] = "XNNStaticResizeBilinear2D",
+  [XNN_NODE_STATIC_CONSTANT_PAD] = "XNNStaticConstantPad",
+  [XNN_NODE_AVG_POOLING_2D] = "XNNAvgPooling2d", [XNN_NODE_MINIMUM] = "XNNMinimum",
+  [XNN_NODE_DEPTHWISE_CONV2D] = "XNNDepthwiseConv2d",
+  [XNN_NODE_MAX_POOLING_2D] = "XNNMaxPooling2d", [XNN_NODE_MULTIPLY] = "XNNMultiply",
+  [XNN_NODE_SUBTRACT] = "XNNSubtract", [XNN_NODE_FLOOR] = "XNNFloor",
+  [XNN_NODE_CONVERT] = "XNNConvert", [XNN_NODE_GLOBAL_AVG_POOLING_2D] = "XNNGlobalAvgPooling2d",
+  [XNN_NODE_STATIC_RESHAPE] = "XNNStaticReshape",
+  [XNN_NODE_ARGMAX_POOLING_2D] = "XNNArgMaxPooling2d", [XNN_NODE_SQUARE_ROOT] = "XNNSquareRoot",
+  [XNN_NODE_CEILING] = "XNNCeiling", [XNN_NODE_HARDSWISH] = "XNNHardswish",
+  [XNN_NODE_LEAKY_RELU] = "XNNLeakyReLU", [XNN_NODE_MAXIMUM] = "XNNMaximum",
+  [XNN_NODE_NEGATE] = "XNNNegate", [XNN_NODE_SQUARE] = "XNNSquare", [XNN_NODE_ELU] = "XNNELU",
+  [XNN_NODE_ABS] = "XNNAbs", [XNN_NODE_PRELU] = "XNNPReLU",
+  [XNN_NODE_CONCATENATE2] = "XNNConcatenate2", [XNN_NODE_CONCATENATE3] = "XNNConcatenate3",
+  [XNN_NODE_CONCATENATE4] = "XNNConcatenate4", [XNN_NODE_STATIC_SLICE] = "XNNStaticSlice",
+  [XNN_NODE_SDPA] = "XNNScaledDotProductAttention",
+  [XNN_NODE_BATCH_MATRIX_MULTIPLY] = "XNNBatchMatrixMultiply",
+  [XNN_NODE_CONCATENATE5] = "XNNConcatenate5", [XNN_NODE_CONV_TRANSPOSE_2D] = "XNNConvTranspose2d",
+  [XNN_NODE_RSQRT] = "XNNReciprocalSquareRoot", [XNN_NODE_LOG] = "XNNLog",
+  [XNN_NODE_GELU] = "XNNGelu", [XNN_NODE_TANH] = "XNNTanh", [XNN_NODE_EXP] = "XNNExp",
+  [XNN_NODE_SIN] = "XNNSin", [XNN_NODE_COPY] = "XNNCopy", [XNN_NODE_COS] = "XNNCos",
+};
+
+static const char *const dt_names[XNN_DT_N] = {
+  "invalid", "fp32", "fp16", "qint8", "quint8", "qint32", "qcint8", "qcint32", "qcint4",
+  "qdint8", "qbint4", "qpint8", "int32", "pfp32", "bf16",
+};
+
+const char *
+xnn_node_type_name (uint32_t type)
+{
+  return type < XNN_NODE_N_TYPES && node_names[type] ? node_names[type] : "unknown node";
+}
+
+const char *
+xnn_datatype_name (int datatype)
+{
+  return datatype >= 0 && datatype < XNN_DT_N ? dt_names[datatype] : "unknown";
+}
+
+size_t
+xnn_datatype_size (int datatype)
+{
+  switch (datatype) {
+  case XNN_DT_FP32: case XNN_DT_QINT32: case XNN_DT_QCINT32: case XNN_DT_INT32:
+    return 4;
+  case XNN_DT_FP16: case XNN_DT_BF16:
+    return 2;
+  case XNN_DT_QINT8: case XNN_DT_QUINT8: case XNN_DT_QCINT8: case XNN_DT_QDINT8:
+    return 1;
+  default:
+    return 0;
+  }
+}
+
+size_t
+xnn_value_numel (const XnnValue *value)
+{
+  size_t n = 1;
+  for (uint32_t d = 0; d < value->ndim; d++)
+    n *= value->dims[d];
+  return n;
+}
+
+void
+xnn_graph_free (XnnGraph *graph)
+{
+  if (graph == NULL)
+    return;
+  for (uint32_t i = 0; i < graph->n_values; i++)
+    g_free (graph->values[i].scales);
+  g_free (graph->values);
+  g_free (graph->nodes);
+  if (graph->owned)
+    g_ptr_array_unref (graph->owned);
+  g_free (graph);
+}
+
+typedef struct {
+  XnnFb fb;
+  const uint8_t *payload;
+  size_t payload_size;
+  gboolean has_header;
+  uint64_t region_offset, region_size;
+  XnnFbVector constant_data, constant_buffer;
+  XnnNamedDataFunc named;
+  gpointer named_data;
+  XnnGraph *graph;
+  GHashTable *ids;           /* serialized id -> value index + 1 */
+  GError *error;
+} Parser;
+
+static gboolean
+fail (Parser *p, int code, const char *format, ...) G_GNUC_PRINTF (3, 4);
+
+static gboolean
+fail (Parser *p, int code, const char *format, ...)
+{
+  if (p->error == NULL) {
+    va_list ap;
+    va_start (ap, format);
+    g_autofree char *msg = g_strdup_vprintf (format, ap);
+    va_end (ap);
+    p->error = g_error_new_literal (XNN_ERROR, code, msg);
+  }
+  return FALSE;
+}
+
+static gboolean
+fb_ok (Parser *p, const char *where)
+{
+  if (p->fb.failed)
+    return fail (p, ET_ERROR_INVALID_PROGRAM, "XNNPACK payload: %s: %s", where, p->fb.error);
+  return TRUE;
+}
+
+/* Resolves constant index @k (> 0) to its bytes. */
+static gboolean
+constant_bytes (Parser *p, uint32_t k, const char *what, const void **data, size_t *size)
+{
+  XnnFb *fb = &p->fb;
+  if (p->has_header && p->constant_data.count > 0) {
+    if (k >= p->constant_data.count)
+      return fail (p, ET_ERROR_INVALID_PROGRAM,
+                   "XNNPACK payload: %s refers to constant %u of %u", what, k,
+                   p->constant_data.count);
+    XnnFbTable c = xnn_fb_vec_table (fb, p->constant_data, k, "constant_data");
+    uint64_t offset = xnn_fb_u64 (fb, c, 0, 0), csize = xnn_fb_u64 (fb, c, 1, 0);
+    const char *key = NULL;
+    uint32_t key_len = 0;
+    gboolean has_key = xnn_fb_string (fb, c, 2, &key, &key_len, "constant_data.named_key");
+    if (!fb_ok (p, what))
+      return FALSE;
+    if (has_key && key_len > 0) {
+      if (p->named == NULL || !p->named (p->named_data, key, data, size))
+        return fail (p, ET_ERROR_NOT_FOUND,
+                     "XNNPACK payload: %s: named data '%s' is neither in the program nor in "
+                     "a loaded .ptd file", what, key);
+      if (*size < csize)
+        return fail (p, ET_ERROR_INVALID_PROGRAM,
+                     "XNNPACK payload: %s: named data '%s' has %zu bytes, the graph expects %llu",
+                     what, key, *size, (unsigned long long) csize);
+      return TRUE;
+    }
+    if (offset > p->region_size || csize > p->region_size - offset)
+      return fail (p, ET_ERROR_INVALID_PROGRAM,
+                   "XNNPACK payload: %s: constant %u (offset %llu, %llu bytes) lies outside the "
+                   "%llu-byte constant region", what, k, (unsigned long long) offset,
+                   (unsigned long long) csize, (unsigned long long) p->region_size);
+    /* The payload is freed after init: keep a copy. */
+    void *copy = g_aligned_alloc0 (1, csize + 16, 64);
+    memcpy (copy, p->payload + p->region_offset + offset, csize);
+    g_ptr_array_add (p->graph->owned, copy);
+    *data = copy;
+    *size = csize;
+    return TRUE;
+  }
+  if (k >= p->constant_buffer.count)
+    return fail (p, ET_ERROR_INVALID_PROGRAM,
+                 "XNNPACK payload: %s refers to constant buffer %u of %u", what, k,
+                 p->constant_buffer.count);
+  XnnFbTable b = xnn_fb_vec_table (fb, p->constant_buffer, k, "constant_buffer");
+  XnnFbVector storage = xnn_fb_vector (fb, b, 0, 1, "constant_buffer.storage");
+  if (!fb_ok (p, what))
+    return FALSE;
+  void *copy = g_aligned_alloc0 (1, storage.count + 16, 64);
+  if (storage.count)
+    memcpy (copy, p->fb.data + storage.pos, storage.count);
+  g_ptr_array_add (p->graph->owned, copy);
+  *data = copy;
+  *size = storage.count;
+  return TRUE;
+}
+
+static gboolean
+parse_tensor_value (Parser *p, XnnFbTable t, XnnValue *v, uint32_t index)
+{
+  XnnFb *fb = &p->fb;
+  v->datatype = xnn_fb_i16 (fb, t, 0, 0);
+  uint32_t num_dims = xnn_fb_u32 (fb, t, 1, 0);
+  XnnFbVector dims = xnn_fb_vector (fb, t, 2, 4, "XNNTensorValue.dims");
+  v->constant_index = xnn_fb_u32 (fb, t, 3, 0);
+  v->external_id = xnn_fb_u32 (fb, t, 4, 0);
+  v->flags = xnn_fb_u32 (fb, t, 5, 0);
+  v->id = xnn_fb_u32 (fb, t, 6, 0);
+  v->dq_datatype = xnn_fb_i16 (fb, t, 7, 0);
+  if (!fb_ok (p, "xvalues"))
+    return FALSE;
+  if (dims.count > XNN_PAYLOAD_MAX_DIMS || num_dims != dims.count)
+    return fail (p, ET_ERROR_NOT_SUPPORTED,
+                 "XNNPACK payload: value %u has %u dims (num_dims %u); XNNPACK takes at most %d",
+                 index, dims.count, num_dims, XNN_PAYLOAD_MAX_DIMS);
+  v->ndim = dims.count;
+  for (uint32_t d = 0; d < dims.count; d++)
+    v->dims[d] = xnn_fb_vec_u32 (fb, dims, d);
+  if (v->datatype <= XNN_DT_INVALID || v->datatype >= XNN_DT_N)
+    return fail (p, ET_ERROR_INVALID_PROGRAM, "XNNPACK payload: value %u has datatype %d",
+                 index, v->datatype);
+  if (v->flags & ~3u)
+    return fail (p, ET_ERROR_INVALID_PROGRAM, "XNNPACK payload: value %u has flags 0x%x",
+                 index, v->flags);
+  if (v->flags) {
+    if (v->external_id >= p->graph->num_externs)
+      return fail (p, ET_ERROR_INVALID_PROGRAM,
+                   "XNNPACK payload: external value %u has external id %u, num_externs is %u",
+                   index, v->external_id, p->graph->num_externs);
+    if (v->constant_index)
+      return fail (p, ET_ERROR_INVALID_PROGRAM,
+                   "XNNPACK payload: external value %u is also a constant", index);
+  }
+  /* numel must fit comfortably: 2^40 elements is far beyond any device. */
+  guint64 numel = 1;
+  for (uint32_t d = 0; d < v->ndim; d++) {
+    if (v->dims[d] != 0 && numel > (G_GUINT64_CONSTANT (1) << 40) / v->dims[d])
+      return fail (p, ET_ERROR_INVALID_PROGRAM, "XNNPACK payload: value %u is too large", index);
+    numel *= v->dims[d];
+  }
+  if (v->constant_index) {
+    char what[64];
+    g_snprintf (what, sizeof what, "value %u", index);
+    if (!constant_bytes (p, v->constant_index, what, &v->data, &v->data_size))
+      return FALSE;
+    size_t esize = xnn_datatype_size (v->datatype);
+    if (esize && v->data_size < numel * esize)
+      return fail (p, ET_ERROR_INVALID_PROGRAM,
+                   "XNNPACK payload: constant value %u (%s) needs %llu bytes, its data has %zu",
+                   index, xnn_datatype_name (v->datatype),
+                   (unsigned long long) (numel * esize), v->data_size);
+  }
+  return TRUE;
+}
+
+static gboolean
+parse_value (Parser *p, XnnFbTable xv, uint32_t index)
+{
+  XnnFb *fb = &p->fb;
+  XnnValue *v = &p->graph->values[index];
+  uint8_t kind = xnn_fb_u8 (fb, xv, 0, 0);
+  XnnFbTable body = xnn_fb_table (fb, xv, 1, "XValue");
+  if (!fb_ok (p, "xvalues"))
+    return FALSE;
+  if (body == 0 || (kind != 1 && kind != 2))
+    return fail (p, ET_ERROR_INVALID_PROGRAM, "XNNPACK payload: value %u has union tag %u",
+                 index, kind);
+  v->zero_point = 0;
+  v->scale = 1.0f;
+  if (kind == 1)
+    return parse_tensor_value (p, body, v, index);
+
+  XnnFbTable tv = xnn_fb_table (fb, body, 0, "XNNQuantizedTensorValue.tensor_value");
+  uint8_t qkind = xnn_fb_u8 (fb, body, 1, 0);
+  XnnFbTable q = xnn_fb_table (fb, body, 2, "XNNQuantizedTensorValue.quant_params");
+  if (!fb_ok (p, "xvalues"))
+    return FALSE;
+  if (tv == 0 || q == 0 || qkind < 1 || qkind > 4)
+    return fail (p, ET_ERROR_INVALID_PROGRAM,
+                 "XNNPACK payload: quantized value %u lacks its tensor or parameters (tag %u)",
+                 index, qkind);
+  if (!parse_tensor_value (p, tv, v, index))
+    return FALSE;
+  v->quant = qkind;
+  switch (qkind) {
+  case XNN_QUANT_PER_TENSOR:
+    v->scale = xnn_fb_f32 (fb, q, 0, 0.0f);
+    v->zero_point = xnn_fb_i32 (fb, q, 1, 0);
+    if (!fb_ok (p, "PerTensorQuant"))
+      return FALSE;
+    if (!isfinite (v->scale) || v->scale <= 0.0f)
+      return fail (p, ET_ERROR_INVALID_PROGRAM, "XNNPACK payload: value %u has scale %g",
+                   index, v->scale);
+    return TRUE;
+  case XNN_QUANT_PER_CHANNEL: {
+    XnnFbVector scales = xnn_fb_vector (fb, q, 0, 4, "PerChannelQuant.scale");
+    v->channel_dim = xnn_fb_i32 (fb, q, 1, 0);
+    uint32_t buf = xnn_fb_u32 (fb, q, 2, 0), num = xnn_fb_u32 (fb, q, 3, 0);
+    if (!fb_ok (p, "PerChannelQuant"))
+      return FALSE;
+    if (v->channel_dim < 0 || (uint32_t) v->channel_dim >= v->ndim)
+      return fail (p, ET_ERROR_INVALID_PROGRAM,
+                   "XNNPACK payload: value %u has channel_dim %d of %u dims", index,
+                   v->channel_dim, v->ndim);
+    size_t channels = v->dims[v->channel_dim];
+    if (buf) {
+      const void *data;
+      size_t size;
+      char what[64];
+      g_snprintf (what, sizeof what, "scales of value %u", index);
+      if (!constant_bytes (p, buf, what, &data, &size))
+        return FALSE;
+      if (num != channels || size < (size_t) num * 4)
+        return fail (p, ET_ERROR_INVALID_PROGRAM,
+                     "XNNPACK payload: value %u has %u scales (%zu bytes) for %zu channels",
+                     index, num, size, channels);
+      v->scales = g_new (float, channels ? channels : 1);
+      memcpy (v->scales, data, channels * 4);
+    } else {
+      if (scales.count != channels)
+        return fail (p, ET_ERROR_INVALID_PROGRAM,
+                     "XNNPACK payload: value %u has %u scales for %zu channels", index,
+                     scales.count, channels);
+      v->scales = g_new (float, channels ? channels : 1);
+      for (uint32_t c = 0; c < channels; c++)
+        v->scales[c] = xnn_fb_vec_f32 (fb, scales, c);
+    }
+    v->n_scales = channels;
+    for (uint32_t c = 0; c < channels; c++)
+      if (!isfinite (v->scales[c]) || v->scales[c] <= 0.0f)
+        return fail (p, ET_ERROR_INVALID_PROGRAM,
+                     "XNNPACK payload: value %u has scale %g for channel %u", index,
+                     v->scales[c], c);
+    return TRUE;
+  }
+  default:
+    /* Dynamic and blockwise quantization: checked when the graph is built. */
+    return TRUE;
+  }
+}
+
+/* Reads a value id field and turns it into a value index. */
+static uint32_t
+value_ref (Parser *p, XnnNode *n, uint32_t node_index, uint32_t id, gboolean optional)
+{
+  if (id == XNN_PAYLOAD_NO_VALUE && optional)
+    return XNN_PAYLOAD_NO_VALUE;
+  gpointer found = g_hash_table_lookup (p->ids, GUINT_TO_POINTER (id));
+  if (found == NULL) {
+    fail (p, ET_ERROR_INVALID_PROGRAM,
+          "XNNPACK payload: node %u (%s) refers to value id %u, which is not defined",
+          node_index, xnn_node_type_name (n->type), id);
+    return XNN_PAYLOAD_NO_VALUE;
+  }
+  return GPOINTER_TO_UINT (found) - 1;
+}
+
+static void
+read_list (Parser *p, XnnFbTable t, unsigned slot, size_t *out, uint32_t *count, const char *what)
+{
+  XnnFbVector v = xnn_fb_vector (&p->fb, t, slot, 4, what);
+  if (p->fb.failed)
+    return;
+  if (v.count > XNN_PAYLOAD_MAX_DIMS) {
+    fail (p, ET_ERROR_NOT_SUPPORTED, "XNNPACK payload: %s has %u entries (at most %d)", what,
+          v.count, XNN_PAYLOAD_MAX_DIMS);
+    return;
+  }
+  for (uint32_t i = 0; i < v.count; i++)
+    out[i] = xnn_fb_vec_u32 (&p->fb, v, i);
+  *count = v.count;
+}
+
+static gboolean
+parse_node (Parser *p, XnnFbTable xn, uint32_t index)
+{
+  XnnFb *fb = &p->fb;
+  XnnNode *n = &p->graph->nodes[index];
+  n->type = xnn_fb_u8 (fb, xn, 0, 0);
+  XnnFbTable t = xnn_fb_table (fb, xn, 1, "XNode");
+  n->debug_handle = xnn_fb_u32 (fb, xn, 2, 0);
+  XnnFbTable mm = xnn_fb_table (fb, xn, 3, "XNode.output_min_max");
+  n->output_min = mm ? xnn_fb_f32 (fb, mm, 0, 0.0f) : -INFINITY;
+  n->output_max = mm ? xnn_fb_f32 (fb, mm, 1, 0.0f) : INFINITY;
+  if (!fb_ok (p, "xnodes"))
+    return FALSE;
+  if (n->type == 0 || n->type >= XNN_NODE_N_TYPES || t == 0)
+    return fail (p, ET_ERROR_DELEGATE_INVALID_COMPATIBILITY,
+                 "XNNPACK payload: node %u has type tag %u, not an XNNPACK node this runtime "
+                 "knows", index, n->type);
+  if (isnan (n->output_min) || isnan (n->output_max) || n->output_min > n->output_max)
+    return fail (p, ET_ERROR_INVALID_PROGRAM, "XNNPACK payload: node %u (%s) has output range "
+                 "[%g, %g]", index, xnn_node_type_name (n->type), n->output_min, n->output_max);
+
+  uint32_t ids_in[5] = { 0 }, ids_out[2] = { 0 }, nin = 0, nout = 1, optional_mask = 0;
+  uint32_t list_count_a = 0, list_count_b = 0;
+  switch (n->type) {
+  case XNN_NODE_ADD: case XNN_NODE_DIV: case XNN_NODE_MINIMUM: case XNN_NODE_MULTIPLY:
+  case XNN_NODE_SUBTRACT: case XNN_NODE_MAXIMUM: case XNN_NODE_PRELU:
+  case XNN_NODE_BATCH_MATRIX_MULTIPLY:
+    nin = 2;
+    ids_in[0] = xnn_fb_u32 (fb, t, 0, 0);
+    ids_in[1] = xnn_fb_u32 (fb, t, 1, 0);
+    ids_out[0] = xnn_fb_u32 (fb, t, 2, 0);
+    n->flags = xnn_fb_u32 (fb, t, 3, 0);
+    break;
+  case XNN_NODE_FULLY_CONNECTED:
+    nin = 3;
+    optional_mask = 4;
+    for (unsigned i = 0; i < 3; i++)
+      ids_in[i] = xnn_fb_u32 (fb, t, i, 0);
+    ids_out[0] = xnn_fb_u32 (fb, t, 3, 0);
+    n->flags = xnn_fb_u32 (fb, t, 4, 0);
+    break;
+  case XNN_NODE_CONV2D: case XNN_NODE_DEPTHWISE_CONV2D: case XNN_NODE_CONV_TRANSPOSE_2D:
+    nin = 3;
+    optional_mask = 4;
+    for (unsigned i = 0; i < 15; i++)
+      n->p[i] = xnn_fb_u32 (fb, t, i, 0);
+    for (unsigned i = 0; i < 3; i++)
+      ids_in[i] = xnn_fb_u32 (fb, t, 15 + i, 0);
+    ids_out[0] = xnn_fb_u32 (fb, t, 18, 0);
+    n->flags = xnn_fb_u32 (fb, t, 19, 0);
+    break;
+  case XNN_NODE_AVG_POOLING_2D: case XNN_NODE_MAX_POOLING_2D:
+    nin = 1;
+    for (unsigned i = 0; i < 10; i++)
+      n->p[i] = xnn_fb_u32 (fb, t, i, 0);
+    ids_in[0] = xnn_fb_u32 (fb, t, 10, 0);
+    ids_out[0] = xnn_fb_u32 (fb, t, 11, 0);
+    n->flags = xnn_fb_u32 (fb, t, 12, 0);
+    break;
+  case XNN_NODE_ARGMAX_POOLING_2D:
+    nin = 1;
+    nout = 2;
+    for (unsigned i = 0; i < 6; i++)
+      n->p[i] = xnn_fb_u32 (fb, t, i, 0);
+    ids_in[0] = xnn_fb_u32 (fb, t, 6, 0);
+    ids_out[0] = xnn_fb_u32 (fb, t, 7, 0);
+    ids_out[1] = xnn_fb_u32 (fb, t, 8, 0);
+    n->flags = xnn_fb_u32 (fb, t, 9, 0);
+    break;
+  case XNN_NODE_STATIC_TRANSPOSE: case XNN_NODE_STATIC_RESHAPE:
+    nin = 1;
+    n->p[0] = xnn_fb_u32 (fb, t, 0, 0);
+    read_list (p, t, 1, n->list_a, &list_count_a,
+               n->type == XNN_NODE_STATIC_TRANSPOSE ? "XNNStaticTranspose.perm"
+                                                     : "XNNStaticReshape.new_shape");
+    ids_in[0] = xnn_fb_u32 (fb, t, 2, 0);
+    ids_out[0] = xnn_fb_u32 (fb, t, 3, 0);
+    n->flags = xnn_fb_u32 (fb, t, 4, 0);
+    n->n_list = list_count_a;
+    if (!p->error && n->p[0] != list_count_a)
+      return fail (p, ET_ERROR_INVALID_PROGRAM, "XNNPACK payload: node %u (%s) has num_dims %u "
+                   "but %u entries", index, xnn_node_type_name (n->type), n->p[0], list_count_a);
+    break;
+  case XNN_NODE_STATIC_SLICE:
+    nin = 1;
+    n->p[0] = xnn_fb_u32 (fb, t, 0, 0);
+    read_list (p, t, 1, n->list_a, &list_count_a, "XNNStaticSlice.offsets");
+    read_list (p, t, 2, n->list_b, &list_count_b, "XNNStaticSlice.sizes");
+    ids_in[0] = xnn_fb_u32 (fb, t, 3, 0);
+    ids_out[0] = xnn_fb_u32 (fb, t, 4, 0);
+    n->flags = xnn_fb_u32 (fb, t, 5, 0);
+    n->n_list = list_count_a;
+    if (!p->error && (list_count_a != list_count_b || n->p[0] != list_count_a))
+      return fail (p, ET_ERROR_INVALID_PROGRAM, "XNNPACK payload: node %u (XNNStaticSlice) has "
+                   "%u offsets and %u sizes for %u dims", index, list_count_a, list_count_b, n->p[0]);
+    break;
+  case XNN_NODE_STATIC_RESIZE_BILINEAR_2D:
+    nin = 1;
+    n->p[0] = xnn_fb_u32 (fb, t, 0, 0);
+    n->p[1] = xnn_fb_u32 (fb, t, 1, 0);
+    ids_in[0] = xnn_fb_u32 (fb, t, 2, 0);
+    ids_out[0] = xnn_fb_u32 (fb, t, 3, 0);
+    n->flags = xnn_fb_u32 (fb, t, 4, 0);
+    break;
+  case XNN_NODE_STATIC_CONSTANT_PAD:
+    nin = 1;
+    read_list (p, t, 0, n->list_a, &list_count_a, "XNNStaticConstantPad.pre_paddings");
+    read_list (p, t, 1, n->list_b, &list_count_b, "XNNStaticConstantPad.post_paddings");
+    n->fparam = xnn_fb_f32 (fb, t, 2, 0.0f);
+    ids_in[0] = xnn_fb_u32 (fb, t, 3, 0);
+    ids_out[0] = xnn_fb_u32 (fb, t, 4, 0);
+    n->flags = xnn_fb_u32 (fb, t, 5, 0);
+    n->n_list = list_count_a;
+    if (!p->error && list_count_a != list_count_b)
+      return fail (p, ET_ERROR_INVALID_PROGRAM, "XNNPACK payload: node %u (XNNStaticConstantPad) "
+                   "has %u pre and %u post paddings", index, list_count_a, list_count_b);
+    break;
+  case XNN_NODE_LEAKY_RELU: case XNN_NODE_ELU:
+    nin = 1;
+    n->fparam = xnn_fb_f32 (fb, t, 0, 0.0f);
+    ids_in[0] = xnn_fb_u32 (fb, t, 1, 0);
+    ids_out[0] = xnn_fb_u32 (fb, t, 2, 0);
+    n->flags = xnn_fb_u32 (fb, t, 3, 0);
+    break;
+  case XNN_NODE_CONCATENATE2: case XNN_NODE_CONCATENATE3: case XNN_NODE_CONCATENATE4:
+  case XNN_NODE_CONCATENATE5:
+    nin = n->type == XNN_NODE_CONCATENATE5 ? 5 : n->type - XNN_NODE_CONCATENATE2 + 2;
+    n->p[0] = xnn_fb_u32 (fb, t, 0, 0);
+    for (unsigned i = 0; i < 4 && i < nin; i++)
+      ids_in[i] = xnn_fb_u32 (fb, t, 1 + i, 0);
+    if (nin == 5)
+      ids_in[4] = xnn_fb_u32 (fb, t, 7, 0);
+    ids_out[0] = xnn_fb_u32 (fb, t, 5, 0);
+    n->flags = xnn_fb_u32 (fb, t, 6, 0);
+    break;
+  case XNN_NODE_SDPA:
+    nin = 5;
+    for (unsigned i = 0; i < 5; i++)
+      ids_in[i] = xnn_fb_u32 (fb, t, i, 0);
+    ids_out[0] = xnn_fb_u32 (fb, t, 5, 0);
+    n->flags = xnn_fb_u32 (fb, t, 6, 0);
+    break;
+  default: /* _XNNNode1x1 */
+    nin = 1;
+    ids_in[0] = xnn_fb_u32 (fb, t, 0, 0);
+    ids_out[0] = xnn_fb_u32 (fb, t, 1, 0);
+    n->flags = xnn_fb_u32 (fb, t, 2, 0);
+    break;
+  }
+  if (p->error || !fb_ok (p, "xnodes"))
+    return FALSE;
+  n->n_inputs = nin;
+  n->n_outputs = nout;
+  for (uint32_t i = 0; i < nin; i++)
+    n->inputs[i] = value_ref (p, n, index, ids_in[i], (optional_mask >> i) & 1);
+  for (uint32_t i = 0; i < nout; i++)
+    n->outputs[i] = value_ref (p, n, index, ids_out[i], FALSE);
+  if (p->error)
+    return FALSE;
+  for (uint32_t i = 0; i < nout; i++) {
+    const XnnValue *o = &p->graph->values[n->outputs[i]];
+    if (o->data != NULL || (o->flags & 1))
+      return fail (p, ET_ERROR_INVALID_PROGRAM,
+                   "XNNPACK payload: node %u (%s) writes value %u, which is a constant or an "
+                   "external input", index, xnn_node_type_name (n->type), n->outputs[i]);
+  }
+  return TRUE;
+}
+
+XnnGraph *
+xnn_payload_parse (const void *payload, size_t size, XnnNamedDataFunc named, gpointer named_data,
+                   GError **error)
+{
+  Parser p = { .payload = payload, .payload_size = size, .named = named,
+               .named_data = named_data };
+  const uint8_t *b = payload;
+  const uint8_t *fb_data = b;
+  size_t fb_size = size;
+
+  if (size >= 8 && memcmp (b + 4, "XH00", 4) == 0) {
+    if (size < 30) {
+      g_set_error (error, XNN_ERROR, ET_ERROR_INVALID_PROGRAM,
+                   "XNNPACK payload: XNNHeader truncated (%zu bytes)", size);
+      return NULL;
+    }
+    uint16_t hlen = (uint16_t) (b[8] | b[9] << 8);
+    uint32_t fo = b[10] | b[11] << 8 | b[12] << 16 | (uint32_t) b[13] << 24;
+    uint32_t fs = b[14] | b[15] << 8 | b[16] << 16 | (uint32_t) b[17] << 24;
+    uint32_t co = b[18] | b[19] << 8 | b[20] << 16 | (uint32_t) b[21] << 24;
+    uint64_t cs = 0;
+    for (int i = 7; i >= 0; i--)
+      cs = cs << 8 | b[22 + i];
+    if (hlen < 30 || fs < 8 || fo > size || fs > size - fo || co < (uint64_t) fo + fs ||
+        co > size || cs > size - co) {
+      g_set_error (error, XNN_ERROR, ET_ERROR_INVALID_PROGRAM,
+                   "XNNPACK payload: XNNHeader (length %u, flatbuffer %u+%u, constants %u+%llu) "
+                   "does not fit the %zu-byte payload", hlen, fo, fs, co, (unsigned long long) cs,
+                   size);
+      return NULL;
+    }
+    fb_data = b + fo;
+    fb_size = fs;
+    p.has_header = TRUE;
+    p.region_offset = co;
+    p.region_size = cs;
+  }
+  if (fb_size < 8 || (memcmp (fb_data + 4, "XN00", 4) != 0 && memcmp (fb_data + 4, "XN01", 4) != 0)) {
+    g_set_error (error, XNN_ERROR, ET_ERROR_DELEGATE_INVALID_COMPATIBILITY,
+                 "XNNPACK payload: the graph's identifier is not XN00 or XN01");
+    return NULL;
+  }
+
+  xnn_fb_init (&p.fb, fb_data, fb_size);
+  p.graph = g_new0 (XnnGraph, 1);
+  p.graph->owned = g_ptr_array_new_with_free_func (g_aligned_free);
+  p.ids = g_hash_table_new (NULL, NULL);
+  XnnFb *fb = &p.fb;
+  XnnFbTable root = xnn_fb_root (fb, "XNNGraph");
+  XnnFbVector xnodes = xnn_fb_vector (fb, root, 1, 4, "XNNGraph.xnodes");
+  XnnFbVector xvalues = xnn_fb_vector (fb, root, 2, 4, "XNNGraph.xvalues");
+  p.graph->num_externs = xnn_fb_u32 (fb, root, 3, 0);
+  p.constant_buffer = xnn_fb_vector (fb, root, 6, 4, "XNNGraph.constant_buffer");
+  p.constant_data = xnn_fb_vector (fb, root, 8, 4, "XNNGraph.constant_data");
+  if (fb_ok (&p, "XNNGraph")) {
+    if (p.graph->num_externs > XNN_PAYLOAD_MAX_EXTERNS)
+      fail (&p, ET_ERROR_INVALID_PROGRAM, "XNNPACK payload: num_externs %u exceeds %d",
+            p.graph->num_externs, XNN_PAYLOAD_MAX_EXTERNS);
+  }
+  if (!p.error) {
+    p.graph->n_values = xvalues.count;
+    p.graph->values = g_new0 (XnnValue, xvalues.count ? xvalues.count : 1);
+    for (uint32_t i = 0; i < xvalues.count && !p.error; i++) {
+      XnnFbTable xv = xnn_fb_vec_table (fb, xvalues, i, "XNNGraph.xvalues");
+      if (!fb_ok (&p, "xvalues") || !parse_value (&p, xv, i))
+        break;
+      uint32_t id = p.graph->values[i].id;
+      if (g_hash_table_contains (p.ids, GUINT_TO_POINTER (id)) || id == XNN_PAYLOAD_NO_VALUE)
+        fail (&p, ET_ERROR_INVALID_PROGRAM, "XNNPACK payload: value %u reuses id %u", i, id);
+      g_hash_table_insert (p.ids, GUINT_TO_POINTER (id), GUINT_TO_POINTER (i + 1));
+    }
+  }
+  if (!p.error) {
+    p.graph->n_nodes = xnodes.count;
+    p.graph->nodes = g_new0 (XnnNode, xnodes.count ? xnodes.count : 1);
+    for (uint32_t i = 0; i < xnodes.count && !p.error; i++) {
+      XnnFbTable xn = xnn_fb_vec_table (fb, xnodes, i, "XNNGraph.xnodes");
+      if (!fb_ok (&p, "xnodes") || !parse_node (&p, xn, i))
+        break;
+    }
+  }
+  g_hash_table_unref (p.ids);
+  if (p.error) {
+    g_propagate_error (error, p.error);
+    xnn_graph_free (p.graph);
+    return NULL;
+  }
+  return p.graph;
+}

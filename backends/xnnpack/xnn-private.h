@@ -1,0 +1,31 @@
+/* xnn-private.h: libexecutorch-xnnpack internals
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#pragma once
+
+#include <glib.h>
+
+#include "xnn-payload.h"
+
+/* Error codes of this domain are EtError values. */
+#define XNN_ERROR (xnn_error_quark ())
+GQuark xnn_error_quark (void);
+
+/* Shapes: one current shape per graph value. */
+typedef struct {
+  uint32_t ndim;
+  size_t dims[XNN_PAYLOAD_MAX_DIMS];
+} XnnShape;
+
+/* Computes the shapes of node @index's outputs from its inputs' current
+ * shapes (in @shapes) and its parameters, checking that they are
+ * consistent; writes them into @shapes. */
+gboolean xnn_shape_infer_node (const XnnGraph *graph, uint32_t index, XnnShape *shapes,
+                               GError **error);
+
+/* Nodes Debian's XNNPACK lacks that this library runs itself. */
+gboolean xnn_host_supports (const XnnGraph *graph, const XnnNode *node, const char **why);
+/* Runs a host node; @ptr holds every value's data. */
+void xnn_host_run (const XnnGraph *graph, const XnnNode *node, const XnnShape *shapes,
+                   void *const *ptr);

@@ -1,0 +1,146 @@
+"""XNNPACK-delegated fixtures (tests/models/xnnpack): lowered with
+XnnpackPartitioner (to_edge_transform_and_lower), run by libexecutorch-xnnpack.
+
+  xnn_mlp        Linear ReLU Linear ReLU Linear, fp32
+  xnn_mv2        torchvision MobileNetV2 (width 0.25, 10 classes), fp32
+  xnn_resnet18   ResNet-18 structure with widths 8..64, fp32
+  xnn_vit_tiny   a small torchvision VisionTransformer, fp32 (layer norm and
+                 the attention's reshapes stay on the CPU kernels)
+  xnn_mlp_q8     the MLP after PT2E static int8 quantization (per-tensor
+                 weights: XNNPACK's qs8 fully-connected)
+  xnn_mlp_q8pc   the same with per-channel weights
+  xnn_mv2_q8     MobileNetV2 after PT2E static int8 quantization (per-channel
+                 weights)
+  xnn_mixed      a graph cut in two by an op XNNPACK does not take (cumsum):
+                 delegate, CPU kernel, delegate
+  xnn_cnn_dyn    a small CNN with a dynamic batch (1..4)
+
+The eager reference is the (quantized) PyTorch module; quantized fixtures
+also record upstream's runtime outputs.
+"""
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from .nets import mobilenet_v2, resnet18, vit
+from .quant import MLP, Frozen, _quant_libs
+from .spec import Case, Fixture, rand
+
+XNN_TOL = {"rtol": 1e-4, "atol": 1e-4}
+# int8: eager's reference q/dq and XNNPACK's requantisation may round a
+# value to a neighbouring level; a few levels of the output scale.
+XNN_Q_TOL = {"rtol": 0.0, "atol": 0.1}
+
+
+def pt2e(model, example, calib, per_channel):
+    from executorch.backends.xnnpack.quantizer.xnnpack_quantizer import (
+        XNNPACKQuantizer,
+        get_symmetric_quantization_config,
+    )
+    from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+
+    model = model.eval()
+    gm = torch.export.export(model, example, strict=True).module()
+    quantizer = XNNPACKQuantizer().set_global(
+        get_symmetric_quantization_config(is_per_channel=per_channel))
+    prepared = prepare_pt2e(gm, quantizer)
+    with torch.no_grad():
+        for x in calib:
+            prepared(*x)
+    return Frozen(convert_pt2e(prepared))
+
+
+class Mixed(nn.Module):
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(3)
+        self.a = nn.Linear(16, 32)
+        self.b = nn.Linear(32, 8)
+
+    def forward(self, x):
+        h = F.relu(self.a(x))
+        h = torch.cumsum(h, dim=1)
+        return torch.sigmoid(self.b(h))
+
+
+class SmallCNN(nn.Module):
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(5)
+        self.c1 = nn.Conv2d(3, 8, 3, padding=1)
+        self.c2 = nn.Conv2d(8, 8, 3, stride=2, padding=1, groups=8)
+        self.fc = nn.Linear(8, 4)
+
+    def forward(self, x):
+        x = F.relu(self.c1(x))
+        x = F.hardtanh(self.c2(x), 0.0, 6.0)
+        x = F.max_pool2d(x, 2)
+        return self.fc(x.mean(dim=(2, 3)))
+
+
+def xfix(name, desc, model, ex, cases, **kw):
+    return Fixture(name, desc, {"forward": model}, {"forward": ex}, cases,
+                   backend="xnnpack", expect={"instructions": ["DelegateCall"]}, **kw)
+
+
+def fixtures(full=False):
+    _quant_libs()
+    out = []
+    t = XNN_TOL
+    mlp_ex = (rand(4, 32, seed=1),)
+    out.append(xfix(
+        "xnn_mlp", "Linear(32,64) ReLU Linear(64,64) ReLU Linear(64,10) (seed 1), fp32, "
+        "XNNPACK-delegated; x [4,32].", MLP(), mlp_ex,
+        [Case("forward", (rand(4, 32, seed=s),), tol=dict(t)) for s in (1, 2)]))
+    img = (1, 3, 64, 64)
+    out.append(xfix(
+        "xnn_mv2", "torchvision mobilenet_v2(width_mult=0.25, num_classes=10), random "
+        "weights, BN randomised, fp32, XNNPACK-delegated; x [1,3,64,64].",
+        mobilenet_v2(0.25, 10), (rand(*img, seed=10),),
+        [Case("forward", (rand(*img, seed=s),), tol=dict(t)) for s in (10, 20)]))
+    out.append(xfix(
+        "xnn_resnet18", "ResNet-18 structure with widths 8,16,32,64, 10 classes, BN "
+        "randomised, fp32, XNNPACK-delegated; x [1,3,64,64].",
+        resnet18((8, 16, 32, 64), 10), (rand(*img, seed=12),),
+        [Case("forward", (rand(*img, seed=s),), tol=dict(t)) for s in (12, 22)]))
+    out.append(xfix(
+        "xnn_vit_tiny", "torchvision VisionTransformer (image 32, patch 8, 2 layers, 4 "
+        "heads, dim 64, mlp 128, 10 classes), fp32, XNNPACK-delegated; x [1,3,32,32].",
+        vit(32, 8, 2, 4, 64, 128, 10), (rand(1, 3, 32, 32, seed=13),),
+        [Case("forward", (rand(1, 3, 32, 32, seed=s),), tol=dict(t)) for s in (13, 23)]))
+    calib = [(rand(4, 32, seed=200 + i),) for i in range(8)]
+    out.append(xfix(
+        "xnn_mlp_q8", "The xnn_mlp model, PT2E static int8 (XNNPACKQuantizer, symmetric, "
+        "per-tensor weights), XNNPACK-delegated; x [4,32].",
+        pt2e(MLP(), mlp_ex, calib, per_channel=False), mlp_ex,
+        [Case("forward", (rand(4, 32, seed=s),), tol=dict(XNN_Q_TOL)) for s in (1, 2)],
+        record_upstream=True))
+    out.append(xfix(
+        "xnn_mlp_q8pc", "The xnn_mlp model, PT2E static int8 with per-channel weights, "
+        "XNNPACK-delegated; x [4,32].",
+        pt2e(MLP(), mlp_ex, calib, per_channel=True), mlp_ex,
+        [Case("forward", (rand(4, 32, seed=s),), tol=dict(XNN_Q_TOL)) for s in (1, 2)],
+        record_upstream=True))
+    mcal = [(rand(*img, seed=300 + i),) for i in range(4)]
+    out.append(xfix(
+        "xnn_mv2_q8", "The xnn_mv2 model, PT2E static int8 (per-channel weights, "
+        "calibrated on 4 images), XNNPACK-delegated; x [1,3,64,64].",
+        pt2e(mobilenet_v2(0.25, 10), (rand(*img, seed=10),), mcal, per_channel=True),
+        (rand(*img, seed=10),),
+        [Case("forward", (rand(*img, seed=s),), tol=dict(XNN_Q_TOL)) for s in (10, 20)],
+        record_upstream=True))
+    out.append(xfix(
+        "xnn_mixed", "Linear(16,32) ReLU | cumsum(dim 1) on the CPU kernels | Linear(32,8) "
+        "Sigmoid: two delegate calls around a kernel call; x [3,16].",
+        Mixed(), (rand(3, 16, seed=7),),
+        [Case("forward", (rand(3, 16, seed=s),), tol=dict(t)) for s in (7, 8)]))
+    out[-1].expect = {"instructions": ["DelegateCall", "KernelCall"],
+                      "operators": ["aten::cumsum.out"]}
+    out.append(xfix(
+        "xnn_cnn_dyn", "Conv(3,8,3,p1) ReLU depthwise Conv(8,3,s2,p1) ReLU6 MaxPool(2) mean "
+        "Linear(8,4) with a dynamic batch (Dim 1..4, example 2); cases at batch 1, 2, 4.",
+        SmallCNN(), (rand(2, 3, 16, 16, seed=30),),
+        [Case("forward", (rand(b, 3, 16, 16, seed=30 + b),), tol=dict(t)) for b in (2, 1, 4)],
+        dynamic_shapes={"forward": ({0: torch.export.Dim("batch", min=1, max=4)},)}))
+    return out
