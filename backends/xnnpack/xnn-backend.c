@@ -164,19 +164,16 @@ classify (Delegate *d, GError **error)
                           "datatype %s (value %u) is not supported by Debian's XNNPACK (2022)",
                           xnn_datatype_name (val->datatype), v);
     }
-    if (n->type == XNN_NODE_FULLY_CONNECTED && g->values[n->inputs[1]].datatype == XNN_DT_QCINT8)
-      return node_fail (error, g, i, ET_ERROR_NOT_SUPPORTED,
-                        "per-channel quantized weights (qcint8) for a fully-connected layer are "
-                        "not supported by Debian's XNNPACK (2022); quantize linear layers "
-                        "per-tensor (get_symmetric_quantization_config(is_per_channel=False))");
-    if (xnn_has_node (n->type))
-      d->host[i] = FALSE;
-    else if (xnn_host_supports (g, n, &why))
+    if (xnn_host_supports (g, n, &why))
       d->host[i] = TRUE;
+    else if (why != NULL)
+      return node_fail (error, g, i, ET_ERROR_NOT_SUPPORTED,
+                        "not supported by Debian's XNNPACK (2022): %s", why);
+    else if (xnn_has_node (n->type))
+      d->host[i] = FALSE;
     else
       return node_fail (error, g, i, ET_ERROR_NOT_SUPPORTED,
-                        "not supported by Debian's XNNPACK (2022)%s%s", why ? ": " : "",
-                        why ? why : "");
+                        "not supported by Debian's XNNPACK (2022)");
     /* Inputs must be computed before they are read. */
     for (uint32_t k = 0; k < n->n_inputs; k++) {
       uint32_t v = n->inputs[k];
@@ -311,10 +308,10 @@ define_node (Delegate *d, xnn_subgraph_t sg, const XnnNode *n)
                                         o, 0);
   case XNN_NODE_AVG_POOLING_2D:
     return xnn_define_average_pooling_2d (sg, p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], lo,
-                                          hi, i0, o, n->flags);
+                                          hi, i0, o, n->flags & XNN_FLAG_TENSORFLOW_SAME_PADDING);
   case XNN_NODE_MAX_POOLING_2D:
     return xnn_define_max_pooling_2d (sg, p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8],
-                                      p[9], lo, hi, i0, o, n->flags);
+                                      p[9], lo, hi, i0, o, n->flags & XNN_FLAG_TENSORFLOW_SAME_PADDING);
   default:
     return xnn_status_unsupported_parameter;
   }

@@ -57,8 +57,70 @@ xnn_host_supports (const XnnGraph *g, const XnnNode *n, const char **why)
       return FALSE;
     }
     return TRUE;
+  case XNN_NODE_FULLY_CONNECTED: {
+    /* The 2022 XNNPACK has no fully-connected with per-channel weights. */
+    const XnnValue *w = &g->values[n->inputs[1]];
+    if (w->datatype != XNN_DT_QCINT8)
+      return FALSE;
+    const XnnValue *x = &g->values[n->inputs[0]], *y = &g->values[n->outputs[0]];
+    const XnnValue *b = n->inputs[2] == XNN_PAYLOAD_NO_VALUE ? NULL : &g->values[n->inputs[2]];
+    if (x->datatype != XNN_DT_QINT8 || y->datatype != XNN_DT_QINT8 || x->quant != XNN_QUANT_PER_TENSOR ||
+        y->quant != XNN_QUANT_PER_TENSOR || w->quant != XNN_QUANT_PER_CHANNEL || w->channel_dim != 0 ||
+        (n->flags & 1) || (b && b->datatype != XNN_DT_QCINT32 && b->datatype != XNN_DT_QINT32)) {
+      *why = "per-channel int8 weights need qint8 input and output, [out, in] weights and an int32 bias";
+      return FALSE;
+    }
+    return TRUE;
+  }
   default:
     return FALSE;
+  }
+}
+
+static int8_t
+quantize_bound (float v, float scale, int32_t zp)
+{
+  if (v == -INFINITY || v < (-128 - zp) * scale)
+    return -128;
+  if (v == INFINITY || v > (127 - zp) * scale)
+    return 127;
+  long q = lrintf (v / scale) + zp;
+  return (int8_t) (q < -128 ? -128 : q > 127 ? 127 : q);
+}
+
+/* int8 fully-connected with per-channel weights, requantized like XNNPACK's
+ * qs8-qc8w kernels: int32 accumulation, one float scale per channel, round
+ * to nearest even, clamp. */
+static void
+fc_qc8 (const XnnGraph *g, const XnnNode *n, const XnnShape *shapes, void *const *ptr)
+{
+  const XnnValue *x = &g->values[n->inputs[0]], *w = &g->values[n->inputs[1]];
+  const XnnValue *y = &g->values[n->outputs[0]];
+  const XnnShape *ws = &shapes[n->inputs[1]], *ys = &shapes[n->outputs[0]];
+  size_t oc = ws->dims[0], k = ws->dims[1];
+  size_t rows = oc ? numel (ys) / oc : 0;
+  const int8_t *in = ptr[n->inputs[0]], *wt = ptr[n->inputs[1]];
+  const int32_t *bias = n->inputs[2] == XNN_PAYLOAD_NO_VALUE ? NULL : ptr[n->inputs[2]];
+  int8_t *out = ptr[n->outputs[0]];
+  int8_t lo = quantize_bound (n->output_min, y->scale, y->zero_point);
+  int8_t hi = quantize_bound (n->output_max, y->scale, y->zero_point);
+  for (size_t c = 0; c < oc; c++) {
+    const int8_t *wr = wt + c * k;
+    int32_t wsum = 0;
+    for (size_t p = 0; p < k; p++)
+      wsum += wr[p];
+    float scale = x->scale * w->scales[c] / y->scale;
+    for (size_t r = 0; r < rows; r++) {
+      const int8_t *xr = in + r * k;
+      int32_t acc = bias ? bias[c] : 0;
+      for (size_t p = 0; p < k; p++)
+        acc += (int32_t) xr[p] * wr[p];
+      acc -= x->zero_point * wsum;
+      float v = (float) acc * scale;
+      float vmin = (float) (lo - y->zero_point), vmax = (float) (hi - y->zero_point);
+      v = v < vmin ? vmin : v > vmax ? vmax : v;
+      out[r * oc + c] = (int8_t) (lrintf (v) + y->zero_point);
+    }
   }
 }
 
@@ -218,6 +280,9 @@ xnn_host_run (const XnnGraph *g, const XnnNode *n, const XnnShape *shapes, void 
     return;
   case XNN_NODE_BATCH_MATRIX_MULTIPLY:
     bmm (n, is, &shapes[n->inputs[1]], src, ptr[n->inputs[1]], dst);
+    return;
+  case XNN_NODE_FULLY_CONNECTED:
+    fc_qc8 (g, n, shapes, ptr);
     return;
   default:
     break;

@@ -15,6 +15,7 @@
 #define XNN_FLAG_SAME_PADDING 0x4u
 #define XNN_FLAG_TRANSPOSE 0x1u
 #define XNN_FLAG_RESHAPE_2D 0x4u
+#define XNN_FLAG_KEEP_DIMS 0x40u
 
 typedef struct {
   const XnnGraph *graph;
@@ -191,7 +192,7 @@ xnn_shape_infer_node (const XnnGraph *graph, uint32_t index, XnnShape *shapes, G
     uint32_t dw = n->type == XNN_NODE_AVG_POOLING_2D ? 1 : p[9];
     if (!nhwc (&c, a, "input"))
       return FALSE;
-    if (n->flags & ~XNN_FLAG_SAME_PADDING)
+    if (n->flags & ~(XNN_FLAG_SAME_PADDING | XNN_FLAG_KEEP_DIMS))
       return bad (&c, "flags 0x%x", n->flags);
     out = *a;
     if (!window (&c, a->dims[1], p[0], p[2], p[4], p[6], dh, same, &out.dims[1]) ||
