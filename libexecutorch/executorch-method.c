@@ -446,8 +446,8 @@ executorch_method_get_n_outputs (ExecutorchMethod *method)
  * executorch_method_set_input:
  * @method: a method
  * @index: the input's position
- * @tensor: (nullable): the value, a host tensor; %NULL for an input of kind
- *   %EXECUTORCH_VALUE_KIND_NONE
+ * @tensor: (nullable): the value, in host or device memory; %NULL for an
+ *   input of kind %EXECUTORCH_VALUE_KIND_NONE
  * @error: return location for a #GError, or %NULL
  *
  * Binds a tensor to a tensor input (or marks a None input as set).  The tensor must have the input's
@@ -460,9 +460,16 @@ executorch_method_get_n_outputs (ExecutorchMethod *method)
  * it until the input is bound again or the method is freed, so the caller
  * has nothing to keep alive.
  *
+ * Device memory: a host tensor bound to an input the program planned on a
+ * device (such as CUDA) is copied there by that device's allocator; a
+ * tensor already on the device is copied device to device, or, when the
+ * input is not planned, read in place with no copy at all.
+ *
  * Returns: %TRUE on success; %FALSE with @error set:
  *   %EXECUTORCH_ERROR_INVALID_ARGUMENT for a bad index, type or shape,
- *   %EXECUTORCH_ERROR_NOT_SUPPORTED for a tensor not in host memory,
+ *   %EXECUTORCH_ERROR_NOT_SUPPORTED for a tensor whose memory the program
+ *   cannot read: an unplanned input on another device than the program
+ *   expects, or device memory in another dim order,
  *   %EXECUTORCH_ERROR_INVALID_STATE while the method executes
  *
  * Since: 1.0
@@ -478,7 +485,9 @@ executorch_method_set_input (ExecutorchMethod *method, guint index, ExecutorchTe
   const gint64 *sizes;
   const void *data;
   gsize nbytes;
-  gboolean planned;
+  gboolean planned, relayout;
+  ExecutorchDeviceType device_type;
+  int device_index;
 
   CHECK_LOADED (method, FALSE);
   g_return_val_if_fail (tensor == NULL || EXECUTORCH_IS_TENSOR (tensor), FALSE);
@@ -492,13 +501,8 @@ executorch_method_set_input (ExecutorchMethod *method, guint index, ExecutorchTe
       return set_scalar (method, index, &none, error);
     }
   device = executorch_tensor_get_device (tensor);
-  if (executorch_device_get_device_type (device) != EXECUTORCH_DEVICE_TYPE_CPU)
-    {
-      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_NOT_SUPPORTED,
-                   "input %u of method %s: tensors in %s memory cannot be bound yet; copy it to the CPU first",
-                   index, method->name, executorch_device_get_name (device));
-      return FALSE;
-    }
+  device_type = executorch_device_get_device_type (device);
+  device_index = executorch_device_get_index (device);
 
   info = executorch_method_info_get_input (method->info, index);
   planned = executorch_value_info_is_memory_planned (info);
@@ -514,8 +518,24 @@ executorch_method_set_input (ExecutorchMethod *method, guint index, ExecutorchTe
     }
 
   want_order = executorch_value_info_get_dim_order (info, &want_dims);
-  if (executorch_value_info_get_kind (info) == EXECUTORCH_VALUE_KIND_TENSOR && want_dims == n_dims &&
-      n_dims > 1 && memcmp (want_order, dim_order, n_dims) != 0)
+  relayout = executorch_value_info_get_kind (info) == EXECUTORCH_VALUE_KIND_TENSOR && want_dims == n_dims &&
+             n_dims > 1 && memcmp (want_order, dim_order, n_dims) != 0;
+  if (device_type != EXECUTORCH_DEVICE_TYPE_CPU)
+    {
+      /* Device memory is used as it is: planned inputs are copied from it
+       * by the device's allocator, unplanned ones read it in place. */
+      if (relayout)
+        {
+          g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_NOT_SUPPORTED,
+                       "input %u of method %s: the tensor in %s memory has another dim order than the "
+                       "program's, and device memory is not rearranged", index, method->name,
+                       executorch_device_get_name (device));
+          return FALSE;
+        }
+      if (!planned)
+        keep = g_bytes_new_with_free_func (data, nbytes, g_object_unref, g_object_ref (tensor));
+    }
+  else if (relayout)
     {
       keep = _executorch_relayout (data, executorch_scalar_type_get_element_size (
                                      executorch_tensor_get_scalar_type (tensor)),
@@ -532,7 +552,7 @@ executorch_method_set_input (ExecutorchMethod *method, guint index, ExecutorchTe
       else
         keep = _executorch_aligned_bytes_new (data, nbytes);   /* a view changes under us: copy it */
     }
-  if (keep != NULL && nbytes > 0 &&
+  if (keep != NULL && nbytes > 0 && device_type == EXECUTORCH_DEVICE_TYPE_CPU &&
       ((guintptr) g_bytes_get_data (keep, NULL) % _EXECUTORCH_DATA_ALIGNMENT) != 0)
     {
       GBytes *aligned = _executorch_aligned_bytes_new (g_bytes_get_data (keep, NULL), nbytes);
@@ -552,8 +572,9 @@ executorch_method_set_input (ExecutorchMethod *method, guint index, ExecutorchTe
     int64_t et_sizes[ET_MAX_DIMS];
     for (gsize i = 0; i < n_dims && i < ET_MAX_DIMS; i++)
       et_sizes[i] = sizes[i];
-    if (!_et_method_set_input_tensor (method->engine, index, executorch_tensor_get_scalar_type (tensor),
-                                      (uint32_t) n_dims, et_sizes, data, nbytes, error))
+    if (!_et_method_set_input_tensor_on (method->engine, index, executorch_tensor_get_scalar_type (tensor),
+                                         (uint32_t) n_dims, et_sizes, data, nbytes, (int) device_type,
+                                         device_index, error))
       return FALSE;
   }
 

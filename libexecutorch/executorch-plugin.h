@@ -311,6 +311,15 @@ typedef struct {
   void *reserved[4];
 } EtDeviceAllocator;
 
+/* Copies @nbytes from @src to @dst whatever devices they are on, through
+ * the registered allocators (host to host is a plain copy; device to device
+ * only where the allocator has it).  On failure a message naming the
+ * devices is copied into @message (may be NULL). */
+EXECUTORCH_AVAILABLE_IN_1_0
+EtError et_device_copy (int dst_device_type, int dst_device_index, void *dst, int src_device_type,
+                        int src_device_index, const void *src, size_t nbytes, char *message,
+                        size_t message_size);
+
 /* ---- Event tracing (profilers) ---- */
 
 /* Callbacks a Method calls while it loads and runs; every one may be NULL.

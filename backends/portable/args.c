@@ -81,8 +81,8 @@ _executorch_contiguous_strides (uint32_t ndim, const int64_t *sizes, int64_t *st
   }
 }
 
-EtError
-_executorch_check_tensor (EtKernelContext *ctx, const EtTensor *t, const char *name)
+static EtError
+check_tensor (EtKernelContext *ctx, const EtTensor *t, const char *name, bool cpu_only)
 {
   size_t elem = _executorch_type_size (t->scalar_type);
   bool seen[ET_MAX_DIMS] = { false };
@@ -95,7 +95,7 @@ _executorch_check_tensor (EtKernelContext *ctx, const EtTensor *t, const char *n
   if (elem == 0)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: invalid scalar type %d", name,
                         t->scalar_type);
-  if (t->device_type != ET_DEVICE_CPU)
+  if (cpu_only && t->device_type != ET_DEVICE_CPU)
     return KERNEL_FAIL (ctx, ET_ERROR_NOT_SUPPORTED, "%s: tensor is not on the CPU", name);
   for (uint32_t d = 0; d < t->ndim; d++) {
     if (t->sizes[d] < 0)
@@ -167,8 +167,14 @@ _executorch_check_same_dtype (EtKernelContext *ctx, const char *op, const EtTens
 }
 
 EtError
-_executorch_arg_tensor (EtKernelContext *ctx, EtValue **args, uint32_t i, const char *name,
-                        EtTensor **tensor)
+_executorch_check_tensor (EtKernelContext *ctx, const EtTensor *t, const char *name)
+{
+  return check_tensor (ctx, t, name, true);
+}
+
+static EtError
+arg_tensor (EtKernelContext *ctx, EtValue **args, uint32_t i, const char *name, EtTensor **tensor,
+            bool cpu_only)
 {
   const EtValue *v;
   KERNEL_TRY (_executorch_arg_value (ctx, args, i, name, &v));
@@ -176,9 +182,23 @@ _executorch_arg_tensor (EtKernelContext *ctx, EtValue **args, uint32_t i, const 
     return wrong_tag (ctx, i, name, "a Tensor", v->tag);
   if (v->u.tensor == NULL)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_PROGRAM, "argument %u (%s) has no tensor", i, name);
-  KERNEL_TRY (_executorch_check_tensor (ctx, v->u.tensor, name));
+  KERNEL_TRY (check_tensor (ctx, v->u.tensor, name, cpu_only));
   *tensor = v->u.tensor;
   return ET_OK;
+}
+
+EtError
+_executorch_arg_tensor (EtKernelContext *ctx, EtValue **args, uint32_t i, const char *name,
+                        EtTensor **tensor)
+{
+  return arg_tensor (ctx, args, i, name, tensor, true);
+}
+
+EtError
+_executorch_arg_tensor_any_device (EtKernelContext *ctx, EtValue **args, uint32_t i, const char *name,
+                                   EtTensor **tensor)
+{
+  return arg_tensor (ctx, args, i, name, tensor, false);
 }
 
 EtError

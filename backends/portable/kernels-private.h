@@ -48,6 +48,8 @@ extern const EtKernel _executorch_reduce_kernels[];
 extern const size_t _executorch_reduce_n_kernels;
 extern const EtKernel _executorch_prim_kernels[];
 extern const size_t _executorch_prim_n_kernels;
+extern const EtKernel _executorch_device_copy_kernels[];
+extern const size_t _executorch_device_copy_n_kernels;
 extern const EtKernel _executorch_conv_kernels[];
 extern const size_t _executorch_conv_n_kernels;
 extern const EtKernel _executorch_binary_extra_kernels[];
@@ -154,6 +156,9 @@ EtError _executorch_arg_value (EtKernelContext *ctx, EtValue **args, uint32_t i,
 /* A CPU tensor with consistent metadata (see _executorch_check_tensor). */
 EtError _executorch_arg_tensor (EtKernelContext *ctx, EtValue **args, uint32_t i,
                                 const char *name, EtTensor **tensor);
+/* The same for kernels that only move bytes (et_copy): the tensor may be on any device. */
+EtError _executorch_arg_tensor_any_device (EtKernelContext *ctx, EtValue **args, uint32_t i,
+                                           const char *name, EtTensor **tensor);
 EtError _executorch_arg_int (EtKernelContext *ctx, EtValue **args, uint32_t i,
                              const char *name, int64_t *value);
 /* Int or None. */

@@ -24,6 +24,7 @@ static const struct {
   { _executorch_copy_kernels, &_executorch_copy_n_kernels },
   { _executorch_reduce_kernels, &_executorch_reduce_n_kernels },
   { _executorch_prim_kernels, &_executorch_prim_n_kernels },
+  { _executorch_device_copy_kernels, &_executorch_device_copy_n_kernels },
   { _executorch_conv_kernels, &_executorch_conv_n_kernels },
   { _executorch_binary_extra_kernels, &_executorch_binary_extra_n_kernels },
   { _executorch_activation_kernels, &_executorch_activation_n_kernels },

@@ -3,6 +3,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "engine.h"
+#include "executorch-error.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -138,4 +139,19 @@ _et_device_copy (int dst_type, int dst_index, void *dst, int src_type, int src_i
       return FALSE;
     }
   return TRUE;
+}
+
+EtError
+et_device_copy (int dst_device_type, int dst_device_index, void *dst, int src_device_type, int src_device_index,
+                const void *src, size_t nbytes, char *message, size_t message_size)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (_et_device_copy (dst_device_type, dst_device_index, dst, src_device_type, src_device_index, src, nbytes,
+                       &error))
+    return ET_OK;
+  if (message != NULL && message_size > 0)
+    g_strlcpy (message, error->message, message_size);
+  /* Engine errors carry EtError codes in the EXECUTORCH_ERROR domain. */
+  return error->domain == EXECUTORCH_ERROR ? (EtError) error->code : ET_ERROR_INTERNAL;
 }

@@ -104,6 +104,12 @@ guint _et_method_n_outputs (EtMethod *method);
 gboolean _et_method_set_input_tensor (EtMethod *method, guint index, int scalar_type, uint32_t ndim,
                                       const int64_t *sizes, const void *data, size_t nbytes,
                                       GError **error);
+/* The same for memory on any device: a planned input is copied in through
+ * the device allocators (host to device, device to device...); an unplanned
+ * one borrows @data, which must be on the device the program expects. */
+gboolean _et_method_set_input_tensor_on (EtMethod *method, guint index, int scalar_type, uint32_t ndim,
+                                         const int64_t *sizes, const void *data, size_t nbytes,
+                                         int device_type, int device_index, GError **error);
 gboolean _et_method_set_input_scalar (EtMethod *method, guint index, const EtValue *value, GError **error);
 /* @cancellable is polled between instructions. */
 gboolean _et_method_execute (EtMethod *method, GCancellable *cancellable, GError **error);

@@ -62,6 +62,15 @@ gboolean
 _et_method_set_input_tensor (EtMethod *method, guint index, int scalar_type, uint32_t ndim, const int64_t *sizes,
                              const void *data, size_t nbytes, GError **error)
 {
+  return _et_method_set_input_tensor_on (method, index, scalar_type, ndim, sizes, data, nbytes, ET_DEVICE_CPU, 0,
+                                         error);
+}
+
+gboolean
+_et_method_set_input_tensor_on (EtMethod *method, guint index, int scalar_type, uint32_t ndim,
+                                const int64_t *sizes, const void *data, size_t nbytes, int device_type,
+                                int device_index, GError **error)
+{
   EtValue *value;
   EtTensor *tensor;
   EtError code;
@@ -116,15 +125,19 @@ _et_method_set_input_tensor (EtMethod *method, guint index, int scalar_type, uin
                          method->meta->name);
           return FALSE;
         }
-      if (tensor->device_type != ET_DEVICE_CPU)
+      if (data == NULL && nbytes > 0)
         {
-          _et_set_error (error, ET_ERROR_NOT_SUPPORTED, "input %u of method %s is planned in %s memory; "
-                         "the program must copy it there itself", index, method->meta->name,
-                         _et_device_type_name (tensor->device_type));
+          _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "input %u of method %s has no data", index,
+                         method->meta->name);
           return FALSE;
         }
-      if (nbytes > 0)
-        memcpy (tensor->data, data, nbytes);
+      /* Never a host memcpy into device memory: the allocators move it. */
+      if (nbytes > 0 && !_et_device_copy (tensor->device_type, tensor->device_index, tensor->data, device_type,
+                                          device_index, data, nbytes, error))
+        {
+          g_prefix_error (error, "input %u of method %s: ", index, method->meta->name);
+          return FALSE;
+        }
     }
   else
     {
@@ -132,6 +145,15 @@ _et_method_set_input_tensor (EtMethod *method, guint index, int scalar_type, uin
         {
           _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "input %u of method %s has no data", index,
                          method->meta->name);
+          return FALSE;
+        }
+      /* Borrowed memory must already be where the program reads it. */
+      if (device_type != tensor->device_type || (device_type != ET_DEVICE_CPU && device_index != tensor->device_index))
+        {
+          _et_set_error (error, ET_ERROR_NOT_SUPPORTED, "input %u of method %s is read from %s:%d memory, but "
+                         "the tensor given is in %s:%d memory; copy it there first", index, method->meta->name,
+                         _et_device_type_name (tensor->device_type), tensor->device_index,
+                         _et_device_type_name (device_type), device_index);
           return FALSE;
         }
       tensor->data = (void *) data;   /* borrowed; the caller keeps it alive */

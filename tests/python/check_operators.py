@@ -48,8 +48,6 @@ NOT_IMPLEMENTED = {
     "aten::randn.out": "random sampling: results cannot match eager",
     "aten::allclose.out": "upstream test helper",
     "aten::allclose.Tensor": "upstream test helper",
-    "et_copy::_h2d_copy.out": "registered by a device backend (CUDA), not the CPU kernels",
-    "et_copy::_d2h_copy.out": "registered by a device backend (CUDA), not the CPU kernels",
 }
 
 
