@@ -213,7 +213,10 @@ test_routing (void)
 
   _et_device_free (ET_DEVICE_CUDA, 1, device);
   g_assert_cmpuint (counts.deallocate, ==, 1);
-  g_assert_true (g_strv_contains ((const char *const *) _et_registry_list_device_types (), "cuda"));
+  {
+    g_auto(GStrv) types = _et_registry_list_device_types ();
+    g_assert_true (g_strv_contains ((const char *const *) types, "cuda"));
+  }
 }
 
 int
