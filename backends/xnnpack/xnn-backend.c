@@ -14,6 +14,7 @@
 #include "executorch-threadpool.h"
 
 #include <pthreadpool.h>
+#include <stdlib.h>
 #include <string.h>
 #include <xnnpack.h>
 
@@ -34,6 +35,7 @@ typedef struct {
 typedef struct {
   XnnGraph *graph;
   XnnShape *shapes;           /* current shapes */
+  XnnShape *good_shapes;      /* the last shapes that built */
   gboolean *host;             /* per node */
   gboolean *boundary;         /* per value */
   void **buffers;             /* per value: this delegate's memory, or NULL */
@@ -74,7 +76,7 @@ free_steps (Delegate *d)
   d->n_steps = 0;
   if (d->buffers)
     for (uint32_t v = 0; v < d->graph->n_values; v++)
-      g_clear_pointer (&d->buffers[v], g_aligned_free);
+      g_clear_pointer (&d->buffers[v], free);
 }
 
 static void
@@ -87,6 +89,7 @@ delegate_free (Delegate *d)
   g_free (d->buffers);
   g_free (d->ptr);
   g_free (d->shapes);
+  g_free (d->good_shapes);
   g_free (d->host);
   g_free (d->boundary);
   g_free (d->step_id);
@@ -189,6 +192,22 @@ classify (Delegate *d, GError **error)
   return TRUE;
 }
 
+/* XNNPACK (whose Debian build keeps its assertions) gets no empty tensors
+ * and nothing absurdly large. */
+static gboolean
+shape_ok (const XnnGraph *g, uint32_t node, uint32_t v, const XnnShape *s, GError **error)
+{
+  size_t numel = 1;
+  for (uint32_t e = 0; e < s->ndim; e++) {
+    if (s->dims[e] == 0)
+      return node_fail (error, g, node, ET_ERROR_NOT_SUPPORTED, "value %u has no elements", v);
+    if (numel > (G_GUINT64_CONSTANT (1) << 36) / s->dims[e])
+      return node_fail (error, g, node, ET_ERROR_INVALID_PROGRAM, "value %u is too large", v);
+    numel *= s->dims[e];
+  }
+  return TRUE;
+}
+
 /* Shapes from the current input shapes; checks each node. */
 static gboolean
 infer_shapes (Delegate *d, gboolean check_declared, GError **error)
@@ -199,10 +218,13 @@ infer_shapes (Delegate *d, gboolean check_declared, GError **error)
     const XnnNode *n = &g->nodes[i];
     for (uint32_t k = 0; k < n->n_inputs; k++) {
       uint32_t v = n->inputs[k];
-      if (v != XNN_PAYLOAD_NO_VALUE && g->values[v].data == NULL && !(g->values[v].flags & 1) &&
-          !written[v])
+      if (v == XNN_PAYLOAD_NO_VALUE)
+        continue;
+      if (g->values[v].data == NULL && !(g->values[v].flags & 1) && !written[v])
         return node_fail (error, g, i, ET_ERROR_INVALID_PROGRAM,
                           "reads value %u before any node writes it", v);
+      if (!shape_ok (g, i, v, &d->shapes[v], error))
+        return FALSE;
     }
     XnnShape declared[2];
     for (uint32_t k = 0; k < n->n_outputs; k++) {
@@ -221,12 +243,8 @@ infer_shapes (Delegate *d, gboolean check_declared, GError **error)
                              memcmp (s->dims, declared[k].dims, s->ndim * sizeof s->dims[0])))
         return node_fail (error, g, i, ET_ERROR_INVALID_PROGRAM,
                           "value %u is declared with other dims than the node computes", v);
-      size_t numel = 1;
-      for (uint32_t e = 0; e < s->ndim; e++) {
-        if (s->dims[e] && numel > (G_GUINT64_CONSTANT (1) << 36) / s->dims[e])
-          return node_fail (error, g, i, ET_ERROR_INVALID_PROGRAM, "value %u is too large", v);
-        numel *= s->dims[e];
-      }
+      if (!shape_ok (g, i, v, s, error))
+        return FALSE;
     }
   }
   for (uint32_t v = 0; v < g->n_values; v++)
@@ -349,8 +367,15 @@ build (Delegate *d, GError **error)
    * host step, or by more than one step. */
   g_autofree uint32_t *first_step = g_new (uint32_t, g->n_values ? g->n_values : 1);
   memset (first_step, 0xff, sizeof (uint32_t) * g->n_values);
+  /* A value no node reads (and no argument receives) would get no memory
+   * from XNNPACK, while its producer still writes it: give it ours. */
+  g_autofree gboolean *read = g_new0 (gboolean, g->n_values ? g->n_values : 1);
+  for (uint32_t i = 0; i < g->n_nodes; i++)
+    for (uint32_t k = 0; k < g->nodes[i].n_inputs; k++)
+      if (g->nodes[i].inputs[k] != XNN_PAYLOAD_NO_VALUE)
+        read[g->nodes[i].inputs[k]] = TRUE;
   for (uint32_t v = 0; v < g->n_values; v++)
-    d->boundary[v] = g->values[v].flags != 0;
+    d->boundary[v] = g->values[v].flags != 0 || !read[v];
   for (uint32_t i = 0; i < g->n_nodes; i++) {
     const XnnNode *n = &g->nodes[i];
     for (uint32_t k = 0; k < n->n_inputs + n->n_outputs; k++) {
@@ -363,9 +388,18 @@ build (Delegate *d, GError **error)
         first_step[v] = node_step[i];
     }
   }
-  for (uint32_t v = 0; v < g->n_values; v++)
-    if (d->boundary[v] && g->values[v].flags == 0)
-      d->buffers[v] = g_aligned_alloc0 (1, value_bytes (d, v) + XNN_EXTRA_BYTES, 64);
+  for (uint32_t v = 0; v < g->n_values; v++) {
+    if (!d->boundary[v] || g->values[v].flags || g->values[v].data || first_step[v] == UINT32_MAX)
+      continue;
+    /* The payload's sizes are untrusted: an allocation may fail. */
+    if (posix_memalign (&d->buffers[v], 64, value_bytes (d, v) + XNN_EXTRA_BYTES) != 0) {
+      d->buffers[v] = NULL;
+      g_set_error (error, XNN_ERROR, ET_ERROR_MEMORY_ALLOCATION_FAILED,
+                   "XNNPACK: no memory for value %u (%zu bytes)", v, value_bytes (d, v));
+      return FALSE;
+    }
+    memset (d->buffers[v], 0, value_bytes (d, v) + XNN_EXTRA_BYTES);
+  }
 
   for (uint32_t si = 0; si < d->n_steps; si++) {
     Step *s = &d->steps[si];
@@ -466,11 +500,6 @@ fail_init (EtBackendInitContext *context, GError *error)
   return code;
 }
 
-/* Exposed for the tests and the fuzz target: everything init does but
- * without an init context. */
-void *xnn_delegate_new (const void *processed, size_t size, XnnNamedDataFunc named,
-                        gpointer named_data, GError **error);
-
 void *
 xnn_delegate_new (const void *processed, size_t size, XnnNamedDataFunc named, gpointer named_data,
                   GError **error)
@@ -501,6 +530,7 @@ xnn_delegate_new (const void *processed, size_t size, XnnNamedDataFunc named, gp
     delegate_free (d);
     return NULL;
   }
+  d->good_shapes = g_memdup2 (d->shapes, sizeof (XnnShape) * nv);
   return d;
 }
 
@@ -528,14 +558,11 @@ scalar_for (int datatype)
   }
 }
 
-/* Runs with the arguments; @message gets a reason on failure. */
-EtError xnn_delegate_execute (void *handle, EtValue **args, uint32_t n_args, char *message,
-                              size_t message_size);
-
-EtError
-xnn_delegate_execute (void *handle, EtValue **args, uint32_t n_args, char *message,
+int
+xnn_delegate_execute (void *handle, void *args_ptr, uint32_t n_args, char *message,
                       size_t message_size)
 {
+  EtValue **args = args_ptr;
   Delegate *d = handle;
   XnnGraph *g = d->graph;
   gboolean reshaped = FALSE;
@@ -576,14 +603,16 @@ xnn_delegate_execute (void *handle, EtValue **args, uint32_t n_args, char *messa
     GError *error = NULL;
     if (!infer_shapes (d, FALSE, &error) || !build (d, &error)) {
       g_snprintf (message, message_size, "XNNPACK: new input shapes: %s", error->message);
-      g_error_free (error);
-      /* Leave the delegate unusable rather than half-built. */
-      free_steps (d);
-      for (uint32_t v = 0; v < g->n_values; v++)
-        if (g->values[v].flags & 1)
-          d->shapes[v].ndim = UINT32_MAX;
+      g_clear_error (&error);
+      /* Back to the shapes that worked; unusable only if even that fails. */
+      memcpy (d->shapes, d->good_shapes, sizeof (XnnShape) * g->n_values);
+      if (!build (d, &error)) {
+        free_steps (d);
+        g_clear_error (&error);
+      }
       return ET_ERROR_INVALID_ARGUMENT;
     }
+    memcpy (d->good_shapes, d->shapes, sizeof (XnnShape) * g->n_values);
   }
   if (d->n_steps == 0 && g->n_nodes > 0) {
     g_snprintf (message, message_size, "XNNPACK: the delegate failed to rebuild");
@@ -656,12 +685,22 @@ xnn_delegate_execute (void *handle, EtValue **args, uint32_t n_args, char *messa
   return ET_OK;
 }
 
-void xnn_delegate_free (void *handle);
-
 void
 xnn_delegate_free (void *handle)
 {
   delegate_free (handle);
+}
+
+const XnnGraph *
+xnn_delegate_get_graph (void *handle)
+{
+  return ((Delegate *) handle)->graph;
+}
+
+const XnnShape *
+xnn_delegate_get_shapes (void *handle)
+{
+  return ((Delegate *) handle)->shapes;
 }
 
 static EtError

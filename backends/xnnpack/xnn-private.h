@@ -29,3 +29,15 @@ gboolean xnn_host_supports (const XnnGraph *graph, const XnnNode *node, const ch
 /* Runs a host node; @ptr holds every value's data. */
 void xnn_host_run (const XnnGraph *graph, const XnnNode *node, const XnnShape *shapes,
                    void *const *ptr);
+
+/* The delegate without an init context (xnn-backend.c), for backend_init,
+ * the tests and the fuzz target: parse, check, build. */
+void *xnn_delegate_new (const void *processed, size_t size, XnnNamedDataFunc named,
+                        gpointer named_data, GError **error);
+/* Binds @args (EtValue **) and runs; @message gets the reason on failure.
+ * Returns an EtError. */
+int xnn_delegate_execute (void *handle, void *args, uint32_t n_args, char *message,
+                          size_t message_size);
+void xnn_delegate_free (void *handle);
+const XnnGraph *xnn_delegate_get_graph (void *handle);
+const XnnShape *xnn_delegate_get_shapes (void *handle);

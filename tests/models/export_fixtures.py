@@ -15,6 +15,7 @@ Three committed sets, each with its own manifest.json:
     DIR/nets/          reduced-width whole models (export/nets.py)
     DIR/ops/           per-operator programs (export/ops.py)
     DIR/bundled/       bundled programs, .bpte (export/bundled.py)
+    DIR/xnnpack/       XNNPACK-delegated models (export/xnnpack.py)
 
 --full writes the full-size models (and an XNNPACK-delegated variant of
 each, for the benchmark) into --out instead; they are not committed.
@@ -893,8 +894,8 @@ def main(argv=None) -> int:
     ap.add_argument(
         "--set",
         nargs="*",
-        choices=["basic", "nets", "ops", "quant", "bundled"],
-        help="export only these sets (default: all five)",
+        choices=["basic", "nets", "ops", "quant", "bundled", "xnnpack"],
+        help="export only these sets (default: all six)",
     )
     ap.add_argument(
         "--full",
@@ -905,12 +906,12 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     args.timing = args.full
 
-    from export import bundled, nets, ops, quant
+    from export import bundled, nets, ops, quant, xnnpack
 
     if args.full:
         export_set("full", nets.fixtures(full=True) + quant.fixtures(full=True), args.out, args)
         return 0
-    sets = args.set or ["basic", "nets", "ops", "quant", "bundled"]
+    sets = args.set or ["basic", "nets", "ops", "quant", "bundled", "xnnpack"]
     if "basic" in sets:
         export_set("basic", fixtures(), args.out, args)
         if args.example_dir and not args.only:
@@ -922,6 +923,10 @@ def main(argv=None) -> int:
         export_set("ops", ops.fixtures(), os.path.join(args.out, "ops"), args, tolerant=True)
     if "quant" in sets:
         export_set("quant", quant.fixtures(), os.path.join(args.out, "quant"), args)
+    if "xnnpack" in sets:
+        export_set("xnnpack", xnnpack.fixtures(), os.path.join(args.out, "xnnpack"), args)
+        if not args.only:
+            xnnpack.export_unsupported(os.path.join(args.out, "xnnpack", "unsupported"), lower, write_pte)
     if "bundled" in sets:
         bundled.export_all(os.path.join(args.out, "bundled"))
     return 0

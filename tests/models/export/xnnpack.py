@@ -19,6 +19,8 @@ The eager reference is the (quantized) PyTorch module; quantized fixtures
 also record upstream's runtime outputs.
 """
 
+import os
+
 import torch
 import torch.nn.functional as F
 from torch import nn
@@ -144,3 +146,26 @@ def fixtures(full=False):
         [Case("forward", (rand(b, 3, 16, 16, seed=30 + b),), tol=dict(t)) for b in (2, 1, 4)],
         dynamic_shapes={"forward": ({0: torch.export.Dim("batch", min=1, max=4)},)}))
     return out
+
+
+def export_unsupported(out_dir, lower, write_pte):
+    """Programs whose XNNPACK payload uses what Debian's XNNPACK lacks: they
+    must fail at method load with an error naming the node (no cases, no
+    manifest: tests/xnnpack/test-xnnpack.c loads them)."""
+    from executorch.backends.xnnpack.quantizer.xnnpack_quantizer import (
+        XNNPACKQuantizer,
+        get_symmetric_quantization_config,
+    )
+    from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+
+    ex = (rand(4, 32, seed=1),)
+    gm = torch.export.export(MLP().eval(), ex, strict=True).module()
+    q = XNNPACKQuantizer().set_global(
+        get_symmetric_quantization_config(is_per_channel=True, is_dynamic=True))
+    prepared = prepare_pt2e(gm, q)
+    prepared(*ex)
+    model = Frozen(convert_pt2e(prepared))
+    fx = Fixture("mlp_dynq", "dynamically quantized linear layers (qdint8 activations)",
+                 {"forward": model}, {"forward": ex}, [], backend="xnnpack")
+    os.makedirs(out_dir, exist_ok=True)
+    write_pte(lower(fx), out_dir, "mlp_dynq.pte")

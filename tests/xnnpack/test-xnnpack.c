@@ -1,0 +1,335 @@
+/* test-xnnpack.c: libexecutorch-xnnpack on real fixtures and on hostile payloads
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The GObject API finds the backend through discovery (the build tree's
+ * xnnpack.module).  The hostile-payload tests call the backend's internals
+ * (linked statically) on delegate payloads cut out of the fixtures.
+ */
+#include <executorch.h>
+#include <executorch-threadpool.h>
+#include <string.h>
+
+#include "executorch-plugin.h"
+#include "fixture-util.h"
+#include "xnn-private.h"
+
+#define XNN_DIR "xnnpack/"
+
+static ExecutorchMethod *
+load_method (const char *rel, GError **error)
+{
+  g_autofree char *path = g_build_filename (TEST_MODELS_DIR, rel, NULL);
+  g_autoptr (ExecutorchProgram) program = executorch_program_new_from_file (path, error);
+  if (program == NULL)
+    return NULL;
+  return executorch_program_load_method (program, "forward", error);
+}
+
+/* Runs @method on the .npy input and checks the output against @expected. */
+static void
+check_run (ExecutorchMethod *method, const char *input, const char *expected, double rtol, double atol)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ExecutorchTensor) x = fixture_npy_tensor (input);
+  g_assert_nonnull (x);
+  ExecutorchTensor *inputs[] = { x };
+  g_autoptr (GPtrArray) outputs = executorch_method_run (method, inputs, 1, NULL, &error);
+  g_assert_no_error (error);
+  g_ptr_array_set_free_func (outputs, g_object_unref);
+  g_assert_cmpuint (outputs->len, ==, 1);
+  g_assert_true (fixture_tensor_matches (g_ptr_array_index (outputs, 0), expected, rtol, atol));
+}
+
+static void
+test_fixtures (void)
+{
+  static const struct { const char *name; double rtol, atol; gboolean upstream; } cases[] = {
+    { "xnn_mlp", 1e-4, 1e-4, FALSE },
+    { "xnn_mv2", 1e-4, 1e-4, FALSE },
+    { "xnn_resnet18", 1e-4, 1e-4, FALSE },
+    { "xnn_vit_tiny", 1e-4, 1e-4, FALSE },
+    { "xnn_mlp_q8", 0, 0, TRUE },
+    { "xnn_mlp_q8pc", 0, 0, TRUE },
+    { "xnn_mv2_q8", 0, 0, TRUE },
+    { "xnn_mixed", 1e-4, 1e-4, FALSE },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++) {
+    g_autoptr (GError) error = NULL;
+    g_autofree char *pte = g_strdup_printf (XNN_DIR "%s/%s.pte", cases[i].name, cases[i].name);
+    g_autoptr (ExecutorchMethod) method = load_method (pte, &error);
+    g_assert_no_error (error);
+    for (int k = 0; k < 2; k++) {
+      g_autofree char *in = g_strdup_printf (XNN_DIR "%s/forward.case%d.in0.npy", cases[i].name, k);
+      g_autofree char *out = g_strdup_printf (XNN_DIR "%s/forward.case%d.%s0.npy", cases[i].name, k,
+                                              cases[i].upstream ? "upstream" : "out");
+      g_test_message ("%s case %d", cases[i].name, k);
+      check_run (method, in, out, cases[i].rtol, cases[i].atol);
+      /* again on the same method: the same numbers */
+      check_run (method, in, out, cases[i].rtol, cases[i].atol);
+    }
+  }
+}
+
+static void
+test_threads (void)
+{
+  guint old = executorch_threadpool_get_num_threads ();
+  for (guint n = 1; n <= 2; n++) {
+    executorch_threadpool_set_num_threads (n);
+    g_autoptr (GError) error = NULL;
+    g_autoptr (ExecutorchMethod) method = load_method (XNN_DIR "xnn_mv2/xnn_mv2.pte", &error);
+    g_assert_no_error (error);
+    check_run (method, XNN_DIR "xnn_mv2/forward.case0.in0.npy", XNN_DIR "xnn_mv2/forward.case0.out0.npy",
+               1e-4, 1e-4);
+    g_assert_cmpuint (executorch_threadpool_get_num_threads (), ==, n);
+  }
+  executorch_threadpool_set_num_threads (old);
+}
+
+static void
+test_dynamic (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ExecutorchMethod) method = load_method (XNN_DIR "xnn_cnn_dyn/xnn_cnn_dyn.pte", &error);
+  g_assert_no_error (error);
+  /* cases 0, 1, 2 are batches 2, 1, 4 */
+  static const int order[] = { 0, 1, 2, 0, 1 };
+  for (gsize i = 0; i < G_N_ELEMENTS (order); i++) {
+    g_autofree char *in = g_strdup_printf (XNN_DIR "xnn_cnn_dyn/forward.case%d.in0.npy", order[i]);
+    g_autofree char *out = g_strdup_printf (XNN_DIR "xnn_cnn_dyn/forward.case%d.out0.npy", order[i]);
+    check_run (method, in, out, 1e-4, 1e-4);
+  }
+  /* past the bound: an error, and the method still works */
+  gint64 sizes[] = { 5, 3, 16, 16 };
+  g_autoptr (ExecutorchTensor) big = executorch_tensor_new_zeros (EXECUTORCH_SCALAR_TYPE_FLOAT, sizes, 4, &error);
+  g_assert_no_error (error);
+  ExecutorchTensor *inputs[] = { big };
+  GPtrArray *outputs = executorch_method_run (method, inputs, 1, NULL, &error);
+  g_assert_null (outputs);
+  g_assert_nonnull (error);
+  g_clear_error (&error);
+  check_run (method, XNN_DIR "xnn_cnn_dyn/forward.case1.in0.npy", XNN_DIR "xnn_cnn_dyn/forward.case1.out0.npy",
+             1e-4, 1e-4);
+}
+
+static void
+test_unsupported (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *path = g_build_filename (TEST_MODELS_DIR, XNN_DIR "unsupported/mlp_dynq.pte", NULL);
+  g_autoptr (ExecutorchProgram) program = executorch_program_new_from_file (path, &error);
+  g_assert_no_error (error);
+  g_autoptr (ExecutorchMethod) method = executorch_program_load_method (program, "forward", &error);
+  g_assert_null (method);
+  g_assert_nonnull (error);
+  g_test_message ("%s", error->message);
+  g_assert_nonnull (strstr (error->message, "XnnpackBackend"));
+  g_assert_nonnull (strstr (error->message, "XNNConvert"));
+  g_assert_nonnull (strstr (error->message, "dynamically quantized"));
+}
+
+/* ---- hostile payloads ---- */
+
+static guint8 zeros[1 << 20];
+
+static gboolean
+zero_named_data (gpointer user_data, const char *key, const void **data, size_t *size)
+{
+  *data = zeros;
+  *size = sizeof zeros;
+  return TRUE;
+}
+
+/* The first XNNPACK payload of a fixture. */
+static GBytes *
+payload_of (const char *rel)
+{
+  g_autofree char *path = g_build_filename (TEST_MODELS_DIR, rel, NULL);
+  gchar *data;
+  gsize len;
+  g_assert_true (g_file_get_contents (path, &data, &len, NULL));
+  const guint8 *b = (const guint8 *) data;
+  for (gsize i = 4; i + 30 <= len; i++) {
+    if (memcmp (b + i, "XH00", 4) != 0)
+      continue;
+    const guint8 *h = b + i - 4;
+    guint32 co = h[18] | h[19] << 8 | h[20] << 16 | (guint32) h[21] << 24;
+    guint64 cs = 0;
+    for (int k = 7; k >= 0; k--)
+      cs = cs << 8 | h[22 + k];
+    g_assert_cmpuint (i - 4 + co + cs, <=, len);
+    GBytes *out = g_bytes_new (h, co + cs);
+    g_free (data);
+    return out;
+  }
+  g_assert_not_reached ();
+}
+
+/* Runs a delegate that built from a hostile payload on zero inputs shaped
+ * like its external values: it must return, with an error or not. */
+static void
+run_synthetic (void *handle)
+{
+  const XnnGraph *g = xnn_delegate_get_graph (handle);
+  const XnnShape *shapes = xnn_delegate_get_shapes (handle);
+  uint32_t n_args = g->num_externs;
+  EtValue *values = g_new0 (EtValue, n_args + 1);
+  EtTensor *tensors = g_new0 (EtTensor, n_args + 1);
+  EtValue **args = g_new0 (EtValue *, n_args + 1);
+  void **blocks = g_new0 (void *, n_args + 1);
+  for (uint32_t a = 0; a < n_args; a++) {
+    args[a] = &values[a];
+    values[a].tag = ET_VALUE_NONE;
+  }
+  for (uint32_t v = 0; v < g->n_values; v++) {
+    const XnnValue *val = &g->values[v];
+    if (!val->flags || val->external_id >= n_args || values[val->external_id].tag != ET_VALUE_NONE)
+      continue;
+    EtTensor *t = &tensors[val->external_id];
+    t->ndim = shapes[v].ndim;
+    t->scalar_type = ET_SCALAR_FLOAT;
+    t->shape_dynamism = ET_SHAPE_DYNAMIC_BOUND;
+    size_t numel = 1;
+    for (uint32_t d = 0; d < t->ndim; d++) {
+      t->sizes[d] = (int64_t) shapes[v].dims[d];
+      t->dim_order[d] = (uint8_t) d;
+      numel *= shapes[v].dims[d];
+    }
+    if (numel > (1u << 22))
+      continue;
+    et_strides_from_dim_order (t->ndim, t->sizes, t->dim_order, t->strides);
+    t->numel = (int64_t) numel;
+    t->nbytes = t->capacity = numel * 4;
+    t->data = blocks[val->external_id] = g_malloc0 (numel * 4 + 16);
+    values[val->external_id].tag = ET_VALUE_TENSOR;
+    values[val->external_id].u.tensor = t;
+  }
+  char message[512] = "";
+  int code = xnn_delegate_execute (handle, args, n_args, message, sizeof message);
+  if (code != ET_OK)
+    g_assert_cmpstr (message, !=, "");
+  for (uint32_t a = 0; a < n_args; a++)
+    g_free (blocks[a]);
+  g_free (blocks);
+  g_free (args);
+  g_free (tensors);
+  g_free (values);
+}
+
+static void
+test_payload_valid (void)
+{
+  g_autoptr (GBytes) payload = payload_of (XNN_DIR "xnn_mlp/xnn_mlp.pte");
+  gsize len;
+  const guint8 *data = g_bytes_get_data (payload, &len);
+  g_autoptr (GError) error = NULL;
+  void *handle = xnn_delegate_new (data, len, zero_named_data, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (handle);
+  g_assert_cmpuint (xnn_delegate_get_graph (handle)->n_nodes, >=, 3);
+  run_synthetic (handle);
+  xnn_delegate_free (handle);
+  /* without named data: an error naming the key */
+  handle = xnn_delegate_new (data, len, NULL, NULL, &error);
+  g_assert_null (handle);
+  g_assert_error (error, XNN_ERROR, ET_ERROR_NOT_FOUND);
+  g_assert_nonnull (strstr (error->message, "named data"));
+}
+
+static void
+test_payload_truncated (void)
+{
+  g_autoptr (GBytes) payload = payload_of (XNN_DIR "xnn_mlp/xnn_mlp.pte");
+  gsize len;
+  const guint8 *data = g_bytes_get_data (payload, &len);
+  for (gsize cut = 0; cut < len; cut++) {
+    /* a copy of exactly @cut bytes, so ASan sees any over-read */
+    guint8 *copy = g_memdup2 (data, cut ? cut : 1);
+    GError *error = NULL;
+    void *handle = xnn_delegate_new (copy, cut, zero_named_data, NULL, &error);
+    g_assert_null (handle);
+    g_assert_nonnull (error);
+    g_error_free (error);
+    g_free (copy);
+  }
+}
+
+static void
+test_payload_words (void)
+{
+  static const guint32 hostile[] = { 0, 1, 3, 0x10, 0xff, 0x7fffffff, 0x80000000, 0xfffffffe, 0xffffffff };
+  const char *fixtures[] = { XNN_DIR "xnn_mlp/xnn_mlp.pte", XNN_DIR "xnn_cnn_dyn/xnn_cnn_dyn.pte",
+                             XNN_DIR "xnn_mlp_q8pc/xnn_mlp_q8pc.pte" };
+  for (gsize f = 0; f < G_N_ELEMENTS (fixtures); f++) {
+    g_autoptr (GBytes) payload = payload_of (fixtures[f]);
+    gsize len;
+    const guint8 *data = g_bytes_get_data (payload, &len);
+    guint8 *copy = g_memdup2 (data, len);
+    guint built = 0, tried = 0;
+    for (gsize at = 0; at + 4 <= len; at += 4) {
+      for (gsize h = 0; h < G_N_ELEMENTS (hostile); h++) {
+        guint32 saved;
+        memcpy (&saved, copy + at, 4);
+        if (saved == hostile[h])
+          continue;
+        memcpy (copy + at, &hostile[h], 4);
+        GError *error = NULL;
+        void *handle = xnn_delegate_new (copy, len, zero_named_data, NULL, &error);
+        tried++;
+        if (handle) {
+          built++;
+          run_synthetic (handle);
+          xnn_delegate_free (handle);
+        } else {
+          g_assert_nonnull (error);
+          g_error_free (error);
+        }
+        memcpy (copy + at, &saved, 4);
+      }
+    }
+    g_test_message ("%s: %u of %u mutations still built", fixtures[f], built, tried);
+    g_assert_cmpuint (built, <, tried);
+    g_free (copy);
+  }
+}
+
+static void
+test_payload_header (void)
+{
+  g_autoptr (GBytes) payload = payload_of (XNN_DIR "xnn_mlp/xnn_mlp.pte");
+  gsize len;
+  const guint8 *data = g_bytes_get_data (payload, &len);
+  guint8 *copy = g_memdup2 (data, len);
+  /* the graph's identifier */
+  copy[32 + 4] = 'Z';
+  GError *error = NULL;
+  g_assert_null (xnn_delegate_new (copy, len, zero_named_data, NULL, &error));
+  g_assert_error (error, XNN_ERROR, ET_ERROR_DELEGATE_INVALID_COMPATIBILITY);
+  g_clear_error (&error);
+  memcpy (copy, data, len);
+  /* flatbuffer size past the end */
+  copy[14] = 0xff;
+  copy[15] = 0xff;
+  copy[16] = 0xff;
+  g_assert_null (xnn_delegate_new (copy, len, zero_named_data, NULL, &error));
+  g_assert_error (error, XNN_ERROR, ET_ERROR_INVALID_PROGRAM);
+  g_assert_nonnull (strstr (error->message, "XNNHeader"));
+  g_clear_error (&error);
+  g_free (copy);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/xnnpack/fixtures", test_fixtures);
+  g_test_add_func ("/xnnpack/threads", test_threads);
+  g_test_add_func ("/xnnpack/dynamic", test_dynamic);
+  g_test_add_func ("/xnnpack/unsupported", test_unsupported);
+  g_test_add_func ("/xnnpack/payload/valid", test_payload_valid);
+  g_test_add_func ("/xnnpack/payload/truncated", test_payload_truncated);
+  g_test_add_func ("/xnnpack/payload/words", test_payload_words);
+  g_test_add_func ("/xnnpack/payload/header", test_payload_header);
+  return g_test_run ();
+}
