@@ -41,3 +41,9 @@ int xnn_delegate_execute (void *handle, void *args, uint32_t n_args, char *messa
 void xnn_delegate_free (void *handle);
 const XnnGraph *xnn_delegate_get_graph (void *handle);
 const XnnShape *xnn_delegate_get_shapes (void *handle);
+
+/* xnn-testing.c (internal library only): every named blob is 1 MiB of
+ * zeros; runs a built delegate on zero tensors shaped like its externals,
+ * asserting that a failure comes with a message. */
+gboolean xnn_zero_named_data (gpointer user_data, const char *key, const void **data, size_t *size);
+void xnn_delegate_run_zeros (void *handle);

@@ -131,15 +131,7 @@ test_unsupported (void)
 
 /* ---- hostile payloads ---- */
 
-static guint8 zeros[1 << 20];
-
-static gboolean
-zero_named_data (gpointer user_data, const char *key, const void **data, size_t *size)
-{
-  *data = zeros;
-  *size = sizeof zeros;
-  return TRUE;
-}
+#define zero_named_data xnn_zero_named_data
 
 /* The first XNNPACK payload of a fixture. */
 static GBytes *
@@ -166,57 +158,6 @@ payload_of (const char *rel)
   g_assert_not_reached ();
 }
 
-/* Runs a delegate that built from a hostile payload on zero inputs shaped
- * like its external values: it must return, with an error or not. */
-static void
-run_synthetic (void *handle)
-{
-  const XnnGraph *g = xnn_delegate_get_graph (handle);
-  const XnnShape *shapes = xnn_delegate_get_shapes (handle);
-  uint32_t n_args = g->num_externs;
-  EtValue *values = g_new0 (EtValue, n_args + 1);
-  EtTensor *tensors = g_new0 (EtTensor, n_args + 1);
-  EtValue **args = g_new0 (EtValue *, n_args + 1);
-  void **blocks = g_new0 (void *, n_args + 1);
-  for (uint32_t a = 0; a < n_args; a++) {
-    args[a] = &values[a];
-    values[a].tag = ET_VALUE_NONE;
-  }
-  for (uint32_t v = 0; v < g->n_values; v++) {
-    const XnnValue *val = &g->values[v];
-    if (!val->flags || val->external_id >= n_args || values[val->external_id].tag != ET_VALUE_NONE)
-      continue;
-    EtTensor *t = &tensors[val->external_id];
-    t->ndim = shapes[v].ndim;
-    t->scalar_type = ET_SCALAR_FLOAT;
-    t->shape_dynamism = ET_SHAPE_DYNAMIC_BOUND;
-    size_t numel = 1;
-    for (uint32_t d = 0; d < t->ndim; d++) {
-      t->sizes[d] = (int64_t) shapes[v].dims[d];
-      t->dim_order[d] = (uint8_t) d;
-      numel *= shapes[v].dims[d];
-    }
-    if (numel > (1u << 22))
-      continue;
-    et_strides_from_dim_order (t->ndim, t->sizes, t->dim_order, t->strides);
-    t->numel = (int64_t) numel;
-    t->nbytes = t->capacity = numel * 4;
-    t->data = blocks[val->external_id] = g_malloc0 (numel * 4 + 16);
-    values[val->external_id].tag = ET_VALUE_TENSOR;
-    values[val->external_id].u.tensor = t;
-  }
-  char message[512] = "";
-  int code = xnn_delegate_execute (handle, args, n_args, message, sizeof message);
-  if (code != ET_OK)
-    g_assert_cmpstr (message, !=, "");
-  for (uint32_t a = 0; a < n_args; a++)
-    g_free (blocks[a]);
-  g_free (blocks);
-  g_free (args);
-  g_free (tensors);
-  g_free (values);
-}
-
 static void
 test_payload_valid (void)
 {
@@ -228,7 +169,7 @@ test_payload_valid (void)
   g_assert_no_error (error);
   g_assert_nonnull (handle);
   g_assert_cmpuint (xnn_delegate_get_graph (handle)->n_nodes, >=, 3);
-  run_synthetic (handle);
+  xnn_delegate_run_zeros (handle);
   xnn_delegate_free (handle);
   /* without named data: an error naming the key */
   handle = xnn_delegate_new (data, len, NULL, NULL, &error);
@@ -279,7 +220,7 @@ test_payload_words (void)
         tried++;
         if (handle) {
           built++;
-          run_synthetic (handle);
+          xnn_delegate_run_zeros (handle);
           xnn_delegate_free (handle);
         } else {
           g_assert_nonnull (error);

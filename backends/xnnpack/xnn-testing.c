@@ -1,0 +1,69 @@
+/* xnn-testing.c: helpers for the tests and the fuzz target (linked only
+ * into the internal static library, never into libexecutorch-xnnpack.so)
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "executorch-plugin.h"
+#include "xnn-private.h"
+
+static guint8 zeros[1 << 20];
+
+gboolean
+xnn_zero_named_data (gpointer user_data, const char *key, const void **data, size_t *size)
+{
+  *data = zeros;
+  *size = sizeof zeros;
+  return TRUE;
+}
+
+/* Runs a delegate that built from a hostile payload on zero inputs shaped
+ * like its external values: it must return, with an error or not. */
+void
+xnn_delegate_run_zeros (void *handle)
+{
+  const XnnGraph *g = xnn_delegate_get_graph (handle);
+  const XnnShape *shapes = xnn_delegate_get_shapes (handle);
+  uint32_t n_args = g->num_externs;
+  EtValue *values = g_new0 (EtValue, n_args + 1);
+  EtTensor *tensors = g_new0 (EtTensor, n_args + 1);
+  EtValue **args = g_new0 (EtValue *, n_args + 1);
+  void **blocks = g_new0 (void *, n_args + 1);
+  for (uint32_t a = 0; a < n_args; a++) {
+    args[a] = &values[a];
+    values[a].tag = ET_VALUE_NONE;
+  }
+  for (uint32_t v = 0; v < g->n_values; v++) {
+    const XnnValue *val = &g->values[v];
+    if (!val->flags || val->external_id >= n_args || values[val->external_id].tag != ET_VALUE_NONE)
+      continue;
+    EtTensor *t = &tensors[val->external_id];
+    t->ndim = shapes[v].ndim;
+    t->scalar_type = ET_SCALAR_FLOAT;
+    t->shape_dynamism = ET_SHAPE_DYNAMIC_BOUND;
+    size_t numel = 1;
+    for (uint32_t d = 0; d < t->ndim; d++) {
+      t->sizes[d] = (int64_t) shapes[v].dims[d];
+      t->dim_order[d] = (uint8_t) d;
+      numel *= shapes[v].dims[d];
+    }
+    if (numel > (1u << 22))
+      continue;
+    et_strides_from_dim_order (t->ndim, t->sizes, t->dim_order, t->strides);
+    t->numel = (int64_t) numel;
+    t->nbytes = t->capacity = numel * 4;
+    t->data = blocks[val->external_id] = g_malloc0 (numel * 4 + 16);
+    values[val->external_id].tag = ET_VALUE_TENSOR;
+    values[val->external_id].u.tensor = t;
+  }
+  char message[512] = "";
+  int code = xnn_delegate_execute (handle, args, n_args, message, sizeof message);
+  if (code != ET_OK)
+    g_assert (message[0] != '\0');
+  for (uint32_t a = 0; a < n_args; a++)
+    g_free (blocks[a]);
+  g_free (blocks);
+  g_free (args);
+  g_free (tensors);
+  g_free (values);
+}
+
