@@ -346,7 +346,8 @@ _executorch_slice_range (int64_t size, bool has_start, int64_t start, bool has_e
   start = has_start ? clamp_bound (start, size) : 0;
   end = has_end ? clamp_bound (end, size) : size;
   *first = start;
-  *len = end > start ? (end - start + step - 1) / step : 0;
+  /* Rounds up without end - start + step, which overflows for a huge step. */
+  *len = end > start ? (end - start - 1) / step + 1 : 0;
 }
 
 uint32_t

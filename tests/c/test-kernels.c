@@ -721,6 +721,15 @@ test_slice_select (void)
   for (int i = 0; i < 3; i++)
     for (int j = 0; j < 3; j++)
       g_assert_cmpint (o[i * 3 + j], ==, a[i * 7 + 1 + 2 * j]);
+  /* A huge step takes one element and must not overflow (test-mutations). */
+  {
+    int64_t one[2] = { 3, 1 };
+    step = int_value (G_MAXINT64);
+    tensor_init (&to, ET_SCALAR_SHORT, 2, one, o);
+    g_assert_cmpint (call ("aten::slice_copy.Tensor_out", args, 7), ==, ET_OK);
+    for (int i = 0; i < 3; i++)
+      g_assert_cmpint (o[i], ==, a[i * 7 + 1]);
+  }
   step = int_value (0);
   g_assert_cmpint (call ("aten::slice_copy.Tensor_out", args, 7), ==, ET_ERROR_INVALID_ARGUMENT);
 
