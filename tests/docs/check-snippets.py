@@ -14,9 +14,11 @@ Every fenced block whose info string is a tested language is a snippet:
 
 Everything runs inside `meson devenv -C BUILD` (uninstalled libraries,
 typelib, VAPI, plug-ins and executorch.pc), from the source root.  Blocks in
-other languages are not run and are counted as skipped: sh, console, text,
-a block with no language (diagrams, shell sessions) and ini; an ini block is
-only used when a tag gives it a file to be written to.
+other languages are not run and are counted as skipped: sh (shell commands),
+console, text, a block with no language (diagrams), and the data formats
+json, toml, yaml, diff and ini; an ini block is only used when a tag gives it
+a file to be written to.  Any other language fails the test (use sh for shell
+commands), so nothing is left out silently.
 
 A tag, an HTML comment on the line just before the fence, says how:
 
@@ -57,7 +59,8 @@ import sys
 import tempfile
 
 TESTED = {"c", "python", "js", "vala"}
-SKIPPED = {"sh", "console", "text", "", "ini"}   # ini: only with mode=file
+# Shell commands are ```sh; data formats are shown, not run.  ini: only with mode=file.
+SKIPPED = {"sh", "console", "text", "", "ini", "json", "toml", "yaml", "diff"}
 FENCE = re.compile(r"^(\s*)```([A-Za-z0-9_+-]*)\s*(.*)$")
 TAG = re.compile(r"^\s*<!--\s*test:(.*?)-->\s*$")
 
@@ -241,8 +244,8 @@ def main():
         files += sorted(glob.glob(os.path.join(f, "*.md"))) if os.path.isdir(f) else [f]
     snippets = [s for f in files for s in parse(f)]
     runner = Runner(opts)
-    print("# tested languages: " + ", ".join(sorted(TESTED)) +
-          "; skipped (not run): sh, console, text, ini (unless written to a file by a tag), no language")
+    print("# tested languages: " + ", ".join(sorted(TESTED)) + "; skipped (not run): " +
+          ", ".join(sorted(x for x in SKIPPED if x)) + ", no language (ini is used when a tag writes it to a file)")
     print(f"1..{len(snippets)}")
     failed, counts, skipped = 0, {}, 0
     tmps = {}
