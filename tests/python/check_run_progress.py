@@ -105,6 +105,13 @@ p = subprocess.run([RUN, MODEL, "-n", "3", "--progress", "-i", "/nonexistent.npy
                    stderr=subprocess.PIPE)
 check(p.returncode != 0 and b"\r" not in p.stderr, "an input error before any execution draws nothing", p.stderr)
 
+# An execution error after progress was drawn (here the timeout) starts on
+# a line of its own, after the progress line.
+p = run("-n", "10000000", "--progress", "--timeout", "0.5")
+err = p.stderr.decode()
+check(p.returncode == 124 and re.search(r"\r\[ *\d+/10000000\] forward [^\r\n]*\nexecutorch-run: timed out", err)
+      is not None, "an error mid-run ends the progress line first", err[-300:])
+
 p = run("--progress", "--no-progress")
 check(p.returncode == 2 and b"cannot be combined" in p.stderr, "--progress with --no-progress is a usage error",
       p.stderr)
