@@ -214,6 +214,9 @@ infer_shapes (Delegate *d, gboolean check_declared, GError **error)
 {
   const XnnGraph *g = d->graph;
   g_autofree gboolean *written = g_new0 (gboolean, g->n_values ? g->n_values : 1);
+  for (uint32_t v = 0; v < g->n_values; v++)
+    if (g->values[v].flags && !shape_ok (g, 0, v, &d->shapes[v], error))
+      return FALSE;
   for (uint32_t i = 0; i < g->n_nodes; i++) {
     const XnnNode *n = &g->nodes[i];
     for (uint32_t k = 0; k < n->n_inputs; k++) {

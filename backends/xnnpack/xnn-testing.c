@@ -41,12 +41,16 @@ xnn_delegate_run_zeros (void *handle)
     t->scalar_type = ET_SCALAR_FLOAT;
     t->shape_dynamism = ET_SHAPE_DYNAMIC_BOUND;
     size_t numel = 1;
-    for (uint32_t d = 0; d < t->ndim; d++) {
+    gboolean small = t->ndim <= ET_MAX_DIMS;
+    for (uint32_t d = 0; small && d < t->ndim; d++) {
       t->sizes[d] = (int64_t) shapes[v].dims[d];
       t->dim_order[d] = (uint8_t) d;
-      numel *= shapes[v].dims[d];
+      if (shapes[v].dims[d] > (1u << 22) || (shapes[v].dims[d] && numel > (1u << 22) / shapes[v].dims[d]))
+        small = FALSE;
+      else
+        numel *= shapes[v].dims[d];
     }
-    if (numel > (1u << 22))
+    if (!small)
       continue;
     et_strides_from_dim_order (t->ndim, t->sizes, t->dim_order, t->strides);
     t->numel = (int64_t) numel;
