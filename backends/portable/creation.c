@@ -470,6 +470,9 @@ triangle_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args, bool lower)
   int64_t rs = out->strides[nd - 2], cs = out->strides[nd - 1];
   int64_t batch = out->numel / (rows * cols);
   int64_t idx[ET_MAX_DIMS] = { 0 }, off = 0;
+  /* Past either edge every diagonal does the same; clamped, i + diagonal
+   * cannot overflow. */
+  diagonal = diagonal > cols ? cols : diagonal < -rows ? -rows : diagonal;
   for (int64_t b = 0; b < batch; b++) {
     for (int64_t i = 0; i < rows; i++) {
       /* Zero columns [j0, j1). */

@@ -212,7 +212,9 @@ _executorch_copy_strided (EtKernelContext *ctx, uint32_t ndim, const int64_t *si
       char *d = (char *) dst + (size_t) (dst_offset + it.offsets[0]) * es;
       const char *s = (const char *) src + (size_t) (src_offset + it.offsets[1]) * es;
       if ((ds == 1 && ss == 1) || it.inner == 1) {
-        memcpy (d, s, (size_t) it.inner * es);
+        /* memmove: a hostile plan may place source and destination so
+         * that they overlap (test-mutations). */
+        memmove (d, s, (size_t) it.inner * es);
         continue;
       }
       switch (es) {
@@ -222,7 +224,7 @@ _executorch_copy_strided (EtKernelContext *ctx, uint32_t ndim, const int64_t *si
       case 8: STRIDED_COPY (uint64_t); break;
       default:
         for (int64_t i = 0; i < it.inner; i++)
-          memcpy (d + (size_t) (i * ds) * es, s + (size_t) (i * ss) * es, es);
+          memmove (d + (size_t) (i * ds) * es, s + (size_t) (i * ss) * es, es);
         break;
       }
     }

@@ -168,7 +168,7 @@ diagonal_copy_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
       len = 0;
   } else {
     len = s1 + offset < s2 ? s1 + offset : s2;
-    if (-offset > s1)
+    if (offset < -s1)
       len = 0;
   }
   if (len < 0)

@@ -395,7 +395,8 @@ slice_copy_tensor_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   memcpy (sizes, self->sizes, self->ndim * sizeof sizes[0]);
   memcpy (strides, self->strides, self->ndim * sizeof strides[0]);
   sizes[d] = len;
-  strides[d] = self->strides[d] * step;
+  /* With one element the step is unused (and may be huge). */
+  strides[d] = len > 1 ? self->strides[d] * step : self->strides[d];
   KERNEL_TRY (_executorch_resize (ctx, out, self->ndim, sizes));
   return _executorch_copy_view (ctx, out, self, len > 0 ? start * self->strides[d] : 0, strides);
 }

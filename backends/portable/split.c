@@ -105,7 +105,8 @@ split_copy_tensor_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
                         "%s: split_size %" PRId64 " is invalid for dim %u of size %" PRId64, op,
                         split_size, d, size);
-  int64_t n = split_size == 0 ? 1 : (size + split_size - 1) / split_size;
+  /* Rounded up without size + split_size, which overflows for a huge one. */
+  int64_t n = split_size == 0 || size == 0 ? 1 : (size - 1) / split_size + 1;
   if (n < 1)
     n = 1;
   if (n != outs->length)
@@ -266,7 +267,7 @@ slice_scatter_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   memcpy (sizes, self->sizes, sizeof sizes);
   memcpy (strides, out->strides, sizeof strides);
   sizes[d] = len;
-  strides[d] = out->strides[d] * step;
+  strides[d] = len > 1 ? out->strides[d] * step : out->strides[d];
   return scatter_view (ctx, op, self, src, out, self->ndim, sizes,
                        len > 0 ? start * out->strides[d] : 0, strides);
 }

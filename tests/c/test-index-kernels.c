@@ -646,7 +646,10 @@ test_tril_dropout (void)
   Tensor tx, to;
   tensor_init (&tx, ET_SCALAR_INT, 3, sx, x);
   tensor_init (&to, ET_SCALAR_INT, 3, sx, o);
-  for (int64_t diag = -3; diag <= 4; diag++) {
+  /* -3..4, and the extremes (no overflow in i + diagonal: test-mutations). */
+  static const int64_t diags[] = { -3, -2, -1, 0, 1, 2, 3, 4, G_MININT64, G_MAXINT64 };
+  for (guint n = 0; n < G_N_ELEMENTS (diags); n++) {
+    int64_t diag = diags[n];
     EtValue dv = int_value (diag);
     g_assert_cmpint (CALL ("aten::tril.out", &tx.v, &dv, &to.v, &to.v), ==, ET_OK);
     for (int b = 0; b < 2; b++)
@@ -656,7 +659,8 @@ test_tril_dropout (void)
           g_assert_cmpint (o[k], ==, j - i <= diag ? x[k] : 0);
         }
   }
-  for (int64_t diag = -3; diag <= 4; diag++) {
+  for (guint n = 0; n < G_N_ELEMENTS (diags); n++) {
+    int64_t diag = diags[n];
     EtValue dv = int_value (diag);
     g_assert_cmpint (CALL ("aten::triu.out", &tx.v, &dv, &to.v, &to.v), ==, ET_OK);
     for (int b = 0; b < 2; b++)
@@ -751,6 +755,10 @@ test_split_unbind_stack (void)
   g_assert_cmpint (memcmp (r, x + 8, sizeof r), ==, 0);
   EtValue three = int_value (3);
   g_assert_cmpint (CALL ("aten::split_copy.Tensor_out", &tx.v, &three, &d0, &lo2.v, &lo2.v), ==,
+                   ET_ERROR_INVALID_ARGUMENT);
+  /* A huge split size is one chunk, counted without overflow (test-mutations). */
+  EtValue huge = int_value (G_MAXINT64);
+  g_assert_cmpint (CALL ("aten::split_copy.Tensor_out", &tx.v, &huge, &d0, &lo2.v, &lo2.v), ==,
                    ET_ERROR_INVALID_ARGUMENT);
 
   /* unbind along dim -1 -> two [5] tensors. */

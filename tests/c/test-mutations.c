@@ -30,7 +30,8 @@
  * A case with an expected message must fail to load with a GError in
  * EXECUTORCH_ERROR whose message contains that text; every case must come
  * back (no abort, no crash, and under the sanitizers no out-of-bounds
- * access or leak).  Cases from the larger nets are sampled per category.
+ * access or leak).  Cases from the larger nets and from the per-operator
+ * programs (tests/models/ops) are sampled per category.
  * Caller input mismatches (wrong dtype, rank, sizes, bound, kind, count)
  * are tested on the unmutated fixtures.  The counts are printed.
  */
@@ -1393,7 +1394,8 @@ test_inputs (gconstpointer data)
               expect_input_error (executorch_method_set_input (method, i, tensor, &error), &error, "must be", where);
               g_clear_object (&tensor);
               /* One dimension more, and (if it has one) one fewer. */
-              memcpy (bigger, sizes, n_dims * sizeof (gint64));
+              if (n_dims > 0)
+                memcpy (bigger, sizes, n_dims * sizeof (gint64));
               bigger[n_dims] = 1;
               tensor = executorch_tensor_new_zeros (type, bigger, n_dims + 1, &error);
               g_assert_no_error (error);
@@ -1573,6 +1575,18 @@ main (int argc, char **argv)
   add_folder (fixtures, ".", "");
   add_folder (fixtures, "nets", "nets-");
   add_bundled (fixtures);
+  /* The per-operator programs: a sample of their cases each (8 per
+   * category; EXECUTORCH_MUTATIONS_OPS=N changes it, 0 runs every case),
+   * which puts every kernel in front of wrong arguments, dtypes, sizes,
+   * tags and aliased memory. */
+  {
+    guint first = fixtures->len;
+    const char *ops = g_getenv ("EXECUTORCH_MUTATIONS_OPS");
+    add_folder (fixtures, "ops", "ops-");
+    for (guint i = first; i < fixtures->len; i++)
+      ((Fixture *) g_ptr_array_index (fixtures, i))->per_category =
+        ops != NULL ? (guint) g_ascii_strtoull (ops, NULL, 10) : 8;
+  }
   for (guint i = 0; i < fixtures->len; i++)
     {
       Fixture *fixture = g_ptr_array_index (fixtures, i);
