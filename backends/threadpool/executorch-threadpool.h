@@ -61,6 +61,12 @@ EXECUTORCH_THREADPOOL_AVAILABLE_IN_1_0
 struct pthreadpool *executorch_threadpool_get_pthreadpool (void);
 
 EXECUTORCH_THREADPOOL_AVAILABLE_IN_1_0
+struct pthreadpool *executorch_threadpool_acquire_pthreadpool (void);
+
+EXECUTORCH_THREADPOOL_AVAILABLE_IN_1_0
+void executorch_threadpool_release_pthreadpool (void);
+
+EXECUTORCH_THREADPOOL_AVAILABLE_IN_1_0
 void executorch_threadpool_parallelize_1d (ExecutorchThreadpoolTask1d func, gpointer context,
                                            gsize range);
 

@@ -177,6 +177,45 @@ executorch_threadpool_get_pthreadpool (void)
   return result;
 }
 
+/**
+ * executorch_threadpool_acquire_pthreadpool:
+ *
+ * Like [func@executorch_threadpool_get_pthreadpool], but the pool stays
+ * valid (and is not resized) until the matching
+ * [func@executorch_threadpool_release_pthreadpool]: for libraries that keep
+ * the handle (XNNPACK runtimes do) and run work on it directly.  Compare
+ * the handle with the one kept: when it differs, the pool was resized and
+ * the kept handle must not be used.  Many threads may hold it at once.
+ * Must not be called from inside a task; do not resize the pool while
+ * holding it.
+ *
+ * MT safe.
+ *
+ * Returns: (transfer none) (nullable): the process's pthreadpool
+ *
+ * Since: 1.0
+ */
+struct pthreadpool *
+executorch_threadpool_acquire_pthreadpool (void)
+{
+  ensure_pool ();
+  g_rw_lock_reader_lock (&pool_lock);
+  return pool;
+}
+
+/**
+ * executorch_threadpool_release_pthreadpool:
+ *
+ * Ends an [func@executorch_threadpool_acquire_pthreadpool].
+ *
+ * Since: 1.0
+ */
+void
+executorch_threadpool_release_pthreadpool (void)
+{
+  g_rw_lock_reader_unlock (&pool_lock);
+}
+
 typedef struct {
   ExecutorchThreadpoolTask1d func;
   gpointer context;

@@ -43,6 +43,7 @@ typedef struct {
   Step *steps;
   uint32_t n_steps;
   uint32_t *step_id;          /* scratch: per value, its id in the step being built */
+  struct pthreadpool *pool;   /* the pool the runtimes were created with */
 } Delegate;
 
 static GMutex init_lock;
@@ -464,7 +465,7 @@ build (Delegate *d, GError **error)
                           "parameters is not supported", status_name (st));
       }
     }
-    st = xnn_create_runtime_v2 (sg, executorch_threadpool_get_pthreadpool (), 0, &s->runtime);
+    st = xnn_create_runtime_v2 (sg, d->pool, 0, &s->runtime);
     xnn_delete_subgraph (sg);
     if (st != xnn_status_success) {
       s->runtime = NULL;
@@ -529,7 +530,14 @@ xnn_delegate_new (const void *processed, size_t size, XnnNamedDataFunc named, gp
     d->shapes[v].ndim = d->graph->values[v].ndim;
     memcpy (d->shapes[v].dims, d->graph->values[v].dims, sizeof d->shapes[v].dims);
   }
-  if (!classify (d, error) || !infer_shapes (d, TRUE, error) || !build (d, error)) {
+  gboolean ok = classify (d, error) && infer_shapes (d, TRUE, error);
+  if (ok) {
+    /* The runtimes keep the pool: built and run while it is held. */
+    d->pool = executorch_threadpool_acquire_pthreadpool ();
+    ok = build (d, error);
+    executorch_threadpool_release_pthreadpool ();
+  }
+  if (!ok) {
     delegate_free (d);
     return NULL;
   }
@@ -561,12 +569,28 @@ scalar_for (int datatype)
   }
 }
 
+static int execute_locked (Delegate *d, EtValue **args, uint32_t n_args, char *message,
+                           size_t message_size, gboolean pool_changed);
+
 int
 xnn_delegate_execute (void *handle, void *args_ptr, uint32_t n_args, char *message,
                       size_t message_size)
 {
-  EtValue **args = args_ptr;
   Delegate *d = handle;
+  /* The pool cannot be resized while held; a resize since the last run
+   * replaced the pthreadpool the runtimes point at, so they are rebuilt. */
+  struct pthreadpool *pool = executorch_threadpool_acquire_pthreadpool ();
+  gboolean changed = pool != d->pool;
+  d->pool = pool;
+  int code = execute_locked (d, args_ptr, n_args, message, message_size, changed);
+  executorch_threadpool_release_pthreadpool ();
+  return code;
+}
+
+static int
+execute_locked (Delegate *d, EtValue **args, uint32_t n_args, char *message, size_t message_size,
+                gboolean pool_changed)
+{
   XnnGraph *g = d->graph;
   gboolean reshaped = FALSE;
 
@@ -602,7 +626,7 @@ xnn_delegate_execute (void *handle, void *args_ptr, uint32_t n_args, char *messa
       }
     }
   }
-  if (reshaped) {
+  if (reshaped || pool_changed) {
     GError *error = NULL;
     if (!infer_shapes (d, FALSE, &error) || !build (d, &error)) {
       g_snprintf (message, message_size, "XNNPACK: new input shapes: %s", error->message);

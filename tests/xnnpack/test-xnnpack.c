@@ -84,6 +84,16 @@ test_threads (void)
                1e-4, 1e-4);
     g_assert_cmpuint (executorch_threadpool_get_num_threads (), ==, n);
   }
+  /* one method across pool resizes: its runtimes must follow the pool */
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ExecutorchMethod) method = load_method (XNN_DIR "xnn_resnet18/xnn_resnet18.pte", &error);
+  g_assert_no_error (error);
+  static const guint sizes[] = { 2, 1, 2, 3, 2 };
+  for (gsize i = 0; i < G_N_ELEMENTS (sizes); i++) {
+    executorch_threadpool_set_num_threads (sizes[i]);
+    check_run (method, XNN_DIR "xnn_resnet18/forward.case1.in0.npy",
+               XNN_DIR "xnn_resnet18/forward.case1.out0.npy", 1e-4, 1e-4);
+  }
   executorch_threadpool_set_num_threads (old);
 }
 
