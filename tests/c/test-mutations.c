@@ -1078,10 +1078,28 @@ check_error (const GError *error, const char *where)
 
 #define MAX_INPUT_BYTES (64 << 20)
 
+static gboolean execute_once (ExecutorchMethod *method, GError **error);
+
 /* Binds zeros (or the traced scalar) to every input, executes and reads
- * every output; returns FALSE with @error set on the first failure. */
+ * every output, twice: a first execution may leave state (a freed or
+ * moved value) that the second meets.  Returns FALSE with @error set on
+ * the first failure. */
 static gboolean
 execute_on_zeros (ExecutorchMethod *method, GError **error)
+{
+  GError *first = NULL;
+  gboolean ok = execute_once (method, &first);
+
+  /* The second runs even when the first failed. */
+  if (!execute_once (method, ok ? error : NULL))
+    ok = FALSE;
+  if (first != NULL)
+    g_propagate_error (error, first);
+  return ok;
+}
+
+static gboolean
+execute_once (ExecutorchMethod *method, GError **error)
 {
   ExecutorchMethodInfo *info = executorch_method_get_info (method);
 
