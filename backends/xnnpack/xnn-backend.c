@@ -465,7 +465,8 @@ build (Delegate *d, GError **error)
                           "parameters is not supported", status_name (st));
       }
     }
-    st = xnn_create_runtime_v2 (sg, d->pool, 0, &s->runtime);
+    /* Workers sleep after each run, like the rest of the pool (threading.md). */
+    st = xnn_create_runtime_v2 (sg, d->pool, XNN_FLAG_YIELD_WORKERS, &s->runtime);
     xnn_delete_subgraph (sg);
     if (st != xnn_status_success) {
       s->runtime = NULL;

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "executorch-plugin.h"
 #include "xnn-private.h"
 
 static size_t
@@ -217,6 +218,48 @@ concat (const XnnNode *n, const XnnShape *shapes, void *const *ptr, size_t es)
 }
 
 static void
+plain_tensor (EtTensor *t, EtValue *v, float *data, int64_t d0, int64_t d1, int64_t d2)
+{
+  memset (t, 0, sizeof *t);
+  t->data = data;
+  t->ndim = 3;
+  t->sizes[0] = d0;
+  t->sizes[1] = d1;
+  t->sizes[2] = d2;
+  for (int i = 0; i < 3; i++)
+    t->dim_order[i] = (uint8_t) i;
+  et_strides_from_dim_order (3, t->sizes, t->dim_order, t->strides);
+  t->scalar_type = ET_SCALAR_FLOAT;
+  t->numel = d0 * d1 * d2;
+  t->nbytes = t->capacity = (size_t) t->numel * sizeof (float);
+  v->tag = ET_VALUE_TENSOR;
+  v->u.tensor = t;
+}
+
+/* aten::bmm.out of the CPU kernel library (libexecutorch-kernels: blocked,
+ * vectorised, on the shared pool), when it is registered. */
+static gboolean
+bmm_with_kernel (size_t batch, size_t m, size_t k, size_t nn, const float *a, const float *b,
+                 float *out)
+{
+  static const EtKernel *kernel;
+  static gsize looked_up;
+  if (g_once_init_enter (&looked_up)) {
+    kernel = et_registry_find_kernel (et_registry_get_default (), "aten::bmm.out");
+    g_once_init_leave (&looked_up, 1);
+  }
+  if (kernel == NULL)
+    return FALSE;
+  EtTensor ta, tb, to;
+  EtValue va, vb, vo;
+  plain_tensor (&ta, &va, (float *) a, (int64_t) batch, (int64_t) m, (int64_t) k);
+  plain_tensor (&tb, &vb, (float *) b, (int64_t) batch, (int64_t) k, (int64_t) nn);
+  plain_tensor (&to, &vo, out, (int64_t) batch, (int64_t) m, (int64_t) nn);
+  EtValue *args[] = { &va, &vb, &vo, &vo };
+  return et_kernel_call (kernel, args, 4, NULL, 0) == ET_OK;
+}
+
+static void
 bmm (const XnnNode *n, const XnnShape *as, const XnnShape *bs, const float *a, const float *b,
      float *out)
 {
@@ -227,6 +270,8 @@ bmm (const XnnNode *n, const XnnShape *as, const XnnShape *bs, const float *a, c
   size_t m = as->dims[r - 2], k = as->dims[r - 1];
   gboolean tb = (n->flags & 1) != 0;
   size_t nn = tb ? bs->dims[r - 2] : bs->dims[r - 1];
+  if (!tb && batch * m * k * nn > 4096 && bmm_with_kernel (batch, m, k, nn, a, b, out))
+    return;
   for (size_t bi = 0; bi < batch; bi++) {
     const float *A = a + bi * m * k, *B = b + bi * k * nn;
     float *C = out + bi * m * nn;
