@@ -264,6 +264,12 @@ EXECUTORCH_AVAILABLE_IN_1_0
 EtError et_backend_init_context_named_data (EtBackendInitContext *context, const char *key,
                                             const void **data, size_t *size);
 
+/* Whether the caller allowed this program to run native code it carries
+ * (a CUDA program's model .so, say).  A backend that would load code from
+ * the program must refuse when this is false. */
+EXECUTORCH_AVAILABLE_IN_1_0
+bool et_backend_init_context_allows_native_code (EtBackendInitContext *context);
+
 EXECUTORCH_AVAILABLE_IN_1_0
 EtError et_backend_init_context_fail (EtBackendInitContext *context, EtError code, const char *message);
 

@@ -51,6 +51,7 @@ struct _ExecutorchProgram
   GError *init_error;
   EtProgram *engine;
   guint64 max_memory;         /* atomic: read by method loads in any thread */
+  gboolean allow_native_code;
 };
 
 enum {
@@ -60,6 +61,7 @@ enum {
   PROP_DATA_PATHS,
   PROP_EXTERNAL_DATA,
   PROP_MAX_MEMORY,
+  PROP_ALLOW_NATIVE_CODE,
   N_PROPS
 };
 
@@ -116,6 +118,9 @@ executorch_program_get_property (GObject *object, guint prop_id, GValue *value, 
     case PROP_MAX_MEMORY:
       g_value_set_uint64 (value, executorch_program_get_max_memory (self));
       break;
+    case PROP_ALLOW_NATIVE_CODE:
+      g_value_set_boolean (value, executorch_program_get_allow_native_code (self));
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -146,6 +151,9 @@ executorch_program_set_property (GObject *object, guint prop_id, const GValue *v
       break;
     case PROP_MAX_MEMORY:
       executorch_program_set_max_memory (self, g_value_get_uint64 (value));
+      break;
+    case PROP_ALLOW_NATIVE_CODE:
+      executorch_program_set_allow_native_code (self, g_value_get_boolean (value));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -226,6 +234,23 @@ executorch_program_class_init (ExecutorchProgramClass *klass)
   properties[PROP_MAX_MEMORY] =
     g_param_spec_uint64 ("max-memory", NULL, NULL, 1, G_MAXUINT64, ET_DEFAULT_MAX_MEMORY,
                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * ExecutorchProgram:allow-native-code:
+   *
+   * Whether delegates may load and run native code that the program
+   * carries.  A CUDA program holds an AOTInductor-compiled shared object
+   * that runs with the caller's privileges; no check of the file can make
+   * that safe, so it is the caller's decision.  While this is %FALSE (the
+   * default), loading a method that needs it fails with
+   * %EXECUTORCH_ERROR_NOT_SUPPORTED and a message saying so.  Applies to
+   * methods loaded afterwards.
+   *
+   * Since: 1.0
+   */
+  properties[PROP_ALLOW_NATIVE_CODE] =
+    g_param_spec_boolean ("allow-native-code", NULL, NULL, FALSE,
+                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
@@ -340,6 +365,8 @@ load (ExecutorchProgram *self, GError **error)
       return FALSE;
     }
   self->engine = _et_program_load (self->bytes, (GBytes *const *) external->pdata, external->len, error);
+  if (self->engine != NULL)
+    _et_program_set_allow_native_code (self->engine, self->allow_native_code);
   if (self->engine == NULL)
     {
       if (shown != NULL && error != NULL && *error != NULL)
@@ -695,4 +722,45 @@ executorch_program_load_method_profiled (ExecutorchProgram *program, const char 
 
   return g_initable_new (EXECUTORCH_TYPE_METHOD, NULL, error, "program", program, "name", name, "profiling",
                          TRUE, NULL);
+}
+
+/**
+ * executorch_program_set_allow_native_code:
+ * @program: a program
+ * @allow: whether delegates may run native code the program carries
+ *
+ * Sets [property@Executorch.Program:allow-native-code].
+ *
+ * Since: 1.0
+ */
+void
+executorch_program_set_allow_native_code (ExecutorchProgram *program, gboolean allow)
+{
+  g_return_if_fail (EXECUTORCH_IS_PROGRAM (program));
+
+  allow = !!allow;
+  if (program->allow_native_code == allow)
+    return;
+  program->allow_native_code = allow;
+  if (program->engine != NULL)
+    _et_program_set_allow_native_code (program->engine, allow);
+  g_object_notify_by_pspec (G_OBJECT (program), properties[PROP_ALLOW_NATIVE_CODE]);
+}
+
+/**
+ * executorch_program_get_allow_native_code:
+ * @program: a program
+ *
+ * Gets [property@Executorch.Program:allow-native-code].
+ *
+ * Returns: whether delegates may run native code the program carries
+ *
+ * Since: 1.0
+ */
+gboolean
+executorch_program_get_allow_native_code (ExecutorchProgram *program)
+{
+  g_return_val_if_fail (EXECUTORCH_IS_PROGRAM (program), FALSE);
+
+  return program->allow_native_code;
 }

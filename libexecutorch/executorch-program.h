@@ -50,6 +50,10 @@ void executorch_program_set_max_memory (ExecutorchProgram *program, guint64 max_
 EXECUTORCH_AVAILABLE_IN_1_0
 guint64 executorch_program_get_max_memory (ExecutorchProgram *program);
 EXECUTORCH_AVAILABLE_IN_1_0
+void executorch_program_set_allow_native_code (ExecutorchProgram *program, gboolean allow);
+EXECUTORCH_AVAILABLE_IN_1_0
+gboolean executorch_program_get_allow_native_code (ExecutorchProgram *program);
+EXECUTORCH_AVAILABLE_IN_1_0
 ExecutorchMethod *executorch_program_load_method_profiled (ExecutorchProgram *program, const char *name,
                                                           GError **error) G_GNUC_WARN_UNUSED_RESULT;
 

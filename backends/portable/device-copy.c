@@ -18,8 +18,9 @@ device_copy (EtKernelContext *ctx, EtValue **args, uint32_t n_args, bool to_devi
   char message[256] = "";
   EtError code;
 
-  if (n_args != 2)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_PROGRAM, "expected 2 arguments (self, out), got %u", n_args);
+  /* self, out, and the return slot (the same tensor as out). */
+  if (n_args != 2 && n_args != 3)
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_PROGRAM, "expected 3 arguments (self, out, return), got %u", n_args);
   KERNEL_TRY (_executorch_arg_tensor_any_device (ctx, args, 0, "self", &self));
   KERNEL_TRY (_executorch_arg_tensor_any_device (ctx, args, 1, "out", &out));
   if ((self->device_type == ET_DEVICE_CPU) != to_device)

@@ -28,6 +28,12 @@ et_backend_init_context_named_data (EtBackendInitContext *context, const char *k
   return ET_OK;
 }
 
+bool
+et_backend_init_context_allows_native_code (EtBackendInitContext *context)
+{
+  return context != NULL && _et_program_get_allow_native_code (context->program);
+}
+
 EtError
 et_backend_init_context_fail (EtBackendInitContext *context, EtError code, const char *message)
 {

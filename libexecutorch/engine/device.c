@@ -25,8 +25,10 @@ allocator_for (int device_type, GError **error)
   const EtDeviceAllocator *allocator = _et_registry_find_allocator (device_type);
 
   if (allocator == NULL)
-    _et_set_error (error, ET_ERROR_NOT_FOUND, "no device allocator is registered for %s memory",
-                   _et_device_type_name (device_type));
+    _et_set_error (error, ET_ERROR_NOT_FOUND, "no device allocator is registered for %s memory%s",
+                   _et_device_type_name (device_type),
+                   device_type == ET_DEVICE_CUDA ? " (libexecutorch-cuda0 provides it once a GPU and its driver "
+                                                   "are present)" : "");
   return allocator;
 }
 

@@ -78,6 +78,9 @@ const EtMethodMeta *_et_program_method_meta (EtProgram *program, const char *nam
  * one execution may run at most ET_DEFAULT_MAX_INSTRUCTIONS instructions. */
 #define ET_DEFAULT_MAX_MEMORY (G_GUINT64_CONSTANT (4) << 30)
 #define ET_DEFAULT_MAX_INSTRUCTIONS G_GUINT64_CONSTANT (10000000)
+/* Whether backends may load native code carried by the program (off by default). */
+void _et_program_set_allow_native_code (EtProgram *program, gboolean allow);
+gboolean _et_program_get_allow_native_code (EtProgram *program);
 EtMethod *_et_method_load (EtProgram *program, const char *name, GError **error);
 /* As _et_method_load_traced (@tracer may be NULL), failing with
  * MEMORY_ALLOCATION_FAILED before allocating anything when the planned

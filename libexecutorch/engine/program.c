@@ -51,6 +51,8 @@ struct _EtProgram {
 
   guint n_methods;
   EtMethodMeta **metas;
+
+  gint allow_native_code;       /* atomic: backends ask while methods load */
 };
 
 EtMethodMeta *_et_method_meta_build (EtProgram *program, EtFb *fb, EtFbTable plan, guint plan_index);
@@ -524,4 +526,16 @@ _et_program_delegate_data (EtProgram *program, EtFb *fb, EtFbTable reference, co
     }
   _et_set_error (error, ET_ERROR_INVALID_PROGRAM, "delegate payload location %d is unknown", location);
   return FALSE;
+}
+
+void
+_et_program_set_allow_native_code (EtProgram *program, gboolean allow)
+{
+  g_atomic_int_set (&program->allow_native_code, allow ? 1 : 0);
+}
+
+gboolean
+_et_program_get_allow_native_code (EtProgram *program)
+{
+  return g_atomic_int_get (&program->allow_native_code) != 0;
 }
