@@ -100,7 +100,7 @@ test_shared_program (gconstpointer data)
 
   for (guint t = 0; t < N_THREADS; t++)
     {
-      workers[t] = (Worker) { fixture, program, { inputs[0], inputs[1] }, g_test_slow () ? 2000 : 200, 0, 0 };
+      workers[t] = (Worker) { fixture, program, { inputs[0], inputs[1] }, g_test_slow () ? 10000 : 1000, 0, 0 };
       threads[t] = g_thread_new ("method", worker_main, &workers[t]);
     }
   for (guint t = 0; t < N_THREADS; t++)
