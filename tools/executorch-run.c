@@ -48,6 +48,7 @@ static gint opt_profile_top = 20;
 static char *opt_verify = NULL;
 static char *opt_etdump_outputs = NULL;
 static char *opt_max_memory = NULL;
+static gboolean opt_allow_native_code = FALSE;
 static gint64 opt_max_instructions = 0;
 static gdouble opt_timeout = 0.0;
 static char **opt_rest = NULL;
@@ -98,6 +99,9 @@ static const GOptionEntry entries[] = {
     "Most planned memory a method may use, in bytes (K, M or G suffix; default 4G)", "BYTES" },
   { "max-instructions", 0, 0, G_OPTION_ARG_INT64, &opt_max_instructions,
     "Most instructions one execution may run (default: 10000000)", "N" },
+  { "allow-native-code", 0, 0, G_OPTION_ARG_NONE, &opt_allow_native_code,
+    "Let delegates run native code the program carries (a CUDA program's compiled model); only for files you trust",
+    NULL },
   { "timeout", 0, 0, G_OPTION_ARG_DOUBLE, &opt_timeout, "Stop the executions after SECONDS (exit status 124)",
     "SECONDS" },
   { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &opt_rest, NULL, "MODEL.pte" },
@@ -1317,6 +1321,7 @@ main (int argc, char **argv)
     return fail_with (g_steal_pointer (&error));
   program_load_ms = (g_get_monotonic_time () - load_start) / 1000.0;
   executorch_program_set_max_memory (program, max_memory);
+  executorch_program_set_allow_native_code (program, opt_allow_native_code);
   if (opt_info)
     return run_info (program, model);
   return run_method (program, fill);

@@ -10,6 +10,12 @@ weights.bin written here. The fake model computes relu(x @ W.T + b), so the
 eager outputs recorded here are a real reference.
 
     /work/venv-export/bin/python tests/models/make_cuda_fixture.py
+
+It also writes tests/models/cuda_gpu/: the programs the GPU check
+(tests/gpu/run-gpu-check) fills with real AOTInductor output on a GPU
+machine, keyed "<name>_so_blob" / "<name>_weights_blob".  They hold no
+weights (everything is delegated); the GPU check compiles the same models
+(tests/gpu/gpu_models.py) with the same seed.
 """
 import os
 
@@ -26,9 +32,12 @@ WEIGHTS_KEY = "fake_model_weights_blob"
 
 
 class CudaBackend(BackendDetails):
+    keys = (SO_KEY, WEIGHTS_KEY)
+
     @staticmethod
     def preprocess(edge_program, compile_specs):
-        return PreprocessResult(processed_bytes=f"{SO_KEY}\n{WEIGHTS_KEY}".encode())
+        so_key, weights_key = CudaBackend.keys
+        return PreprocessResult(processed_bytes=f"{so_key}\n{weights_key}".encode())
 
 
 class WholeGraphPartitioner(Partitioner):
@@ -56,6 +65,24 @@ class LinearRelu(torch.nn.Module):
         return torch.relu(self.linear(x))
 
 
+def export_gpu_programs(here):
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(here), "gpu"))
+    from gpu_models import MODELS
+
+    out = os.path.join(here, "cuda_gpu")
+    os.makedirs(out, exist_ok=True)
+    for name, (make, shape) in MODELS.items():
+        CudaBackend.keys = (f"{name}_so_blob", f"{name}_weights_blob")
+        model = make().eval()
+        exported = torch.export.export(model, (torch.zeros(shape),))
+        program = to_edge_transform_and_lower(exported, partitioner=[WholeGraphPartitioner()]).to_executorch()
+        with open(os.path.join(out, f"{name}.pte"), "wb") as f:
+            f.write(program.buffer)
+    CudaBackend.keys = (SO_KEY, WEIGHTS_KEY)
+    print("wrote", out)
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     out = os.path.join(here, "cuda_fake")
@@ -76,6 +103,7 @@ def main():
     np.save(os.path.join(out, "forward.case0.in0.npy"), x.numpy())
     np.save(os.path.join(out, "forward.case0.out0.npy"), expected.numpy())
     print("wrote", out)
+    export_gpu_programs(here)
 
 
 if __name__ == "__main__":
