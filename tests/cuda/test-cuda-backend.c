@@ -181,10 +181,13 @@ npy_floats (GBytes *npy, gsize *count)
 
 /* The program with a .ptd carrying @so under the model key (and the
  * weights, unless @with_weights is false). */
+static const char *program_file = "cuda_fake.pte";
+static const char *so_key = SO_KEY, *weights_key = WEIGHTS_KEY;
+
 static ExecutorchProgram *
 load_program (const char *so_path, gboolean with_weights, gboolean allow)
 {
-  g_autoptr (GBytes) pte = read_file (CUDA_FIXTURE_DIR, "cuda_fake.pte");
+  g_autoptr (GBytes) pte = read_file (CUDA_FIXTURE_DIR, program_file);
   g_autoptr (GBytes) weights = read_file (CUDA_FIXTURE_DIR, "weights.bin");
   g_autoptr (GBytes) so = NULL, ptd = NULL;
   g_autoptr (GPtrArray) external = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
@@ -199,10 +202,10 @@ load_program (const char *so_path, gboolean with_weights, gboolean allow)
       gsize length;
       g_assert_true (g_file_get_contents (so_path, &contents, &length, NULL));
       so = g_bytes_new_take (contents, length);
-      blobs[n++] = (PtdBlob) { SO_KEY, g_bytes_get_data (so, NULL), g_bytes_get_size (so) };
+      blobs[n++] = (PtdBlob) { so_key, g_bytes_get_data (so, NULL), g_bytes_get_size (so) };
     }
   if (with_weights)
-    blobs[n++] = (PtdBlob) { WEIGHTS_KEY, g_bytes_get_data (weights, NULL), g_bytes_get_size (weights) };
+    blobs[n++] = (PtdBlob) { weights_key, g_bytes_get_data (weights, NULL), g_bytes_get_size (weights) };
   ptd = ptd_write (blobs, n);
   g_ptr_array_add (external, g_bytes_ref (ptd));
   program = g_initable_new (EXECUTORCH_TYPE_PROGRAM, NULL, &error, "bytes", pte, "external-data", external,
@@ -244,6 +247,8 @@ check_output (ExecutorchMethod *method)
     g_assert_cmpfloat_with_epsilon (got[i], want[i], 1e-6 + 1e-6 * ABS (want[i]));
 }
 
+static void expect_load_error (ExecutorchProgram *program, int code, const char *needle);
+
 static ExecutorchMethod *
 load_method (ExecutorchProgram *program, GError **error)
 {
@@ -275,6 +280,32 @@ test_run (void)
   g_object_unref (method);
   g_assert_cmpint (_aoti_tensor_live_count (), ==, 0);
   g_assert_cmpuint (g_hash_table_size (device_blocks), ==, 0);
+}
+
+/* A 1.1-1.3 program: no processed bytes, the blobs named after the
+ * method_name compile spec. */
+static void
+test_legacy_keys (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ExecutorchTensor) input = input_tensor ();
+  g_autoptr (ExecutorchProgram) wrong_names = NULL, program = NULL;
+  g_autoptr (ExecutorchMethod) method = NULL;
+
+  program_file = "cuda_fake_legacy_keys.pte";
+  wrong_names = load_program (FAKE_MODEL, TRUE, TRUE);
+  expect_load_error (wrong_names, EXECUTORCH_ERROR_NOT_FOUND, "\"forward_so_blob\" is in neither");
+  so_key = "forward_so_blob";
+  weights_key = "forward_weights_blob";
+  program = load_program (FAKE_MODEL, TRUE, TRUE);
+  program_file = "cuda_fake.pte";
+  so_key = SO_KEY;
+  weights_key = WEIGHTS_KEY;
+  method = load_method (program, &error);
+  g_assert_no_error (error);
+  g_assert_true (executorch_method_set_input (method, 0, input, &error));
+  g_assert_true (executorch_method_execute (method, NULL, &error));
+  check_output (method);
 }
 
 static void
@@ -449,6 +480,7 @@ main (int argc, char **argv)
     g_error ("registration failed: %s %s", message, et_registry_last_message (et_registry_get_default ()));
   g_test_add_func ("/cuda/backend/run", test_run);
   g_test_add_func ("/cuda/backend/caller-stream", test_caller_stream);
+  g_test_add_func ("/cuda/backend/legacy-keys", test_legacy_keys);
   g_test_add_func ("/cuda/backend/trust", test_trust);
   g_test_add_func ("/cuda/backend/missing-blobs", test_missing_blobs);
   g_test_add_func ("/cuda/backend/missing-import", test_missing_import);

@@ -36,6 +36,8 @@ class CudaBackend(BackendDetails):
 
     @staticmethod
     def preprocess(edge_program, compile_specs):
+        if CudaBackend.keys is None:   # 1.1-1.3: no processed bytes, names from method_name
+            return PreprocessResult(processed_bytes=b"")
         so_key, weights_key = CudaBackend.keys
         return PreprocessResult(processed_bytes=f"{so_key}\n{weights_key}".encode())
 
@@ -96,6 +98,13 @@ def main():
     program = to_edge_transform_and_lower(exported, partitioner=[WholeGraphPartitioner()]).to_executorch()
     with open(os.path.join(out, "cuda_fake.pte"), "wb") as f:
         f.write(program.buffer)
+    # The same with the 1.1-1.3 blob names, forward_so_blob / forward_weights_blob.
+    CudaBackend.keys = None
+    legacy = to_edge_transform_and_lower(torch.export.export(model, (x,)),
+                                         partitioner=[WholeGraphPartitioner()]).to_executorch()
+    CudaBackend.keys = (SO_KEY, WEIGHTS_KEY)
+    with open(os.path.join(out, "cuda_fake_legacy_keys.pte"), "wb") as f:
+        f.write(legacy.buffer)
     # AOTI's binary blob: the constants back to back in the model's order.
     weights = np.concatenate([model.linear.weight.detach().numpy().ravel(),
                               model.linear.bias.detach().numpy().ravel()]).astype(np.float32)
