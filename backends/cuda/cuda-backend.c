@@ -24,20 +24,11 @@ typedef struct {
   void *stream;                /* ours, made on first use */
 } CudaHandle;
 
-static EtError
-init_fail (EtBackendInitContext *context, EtError code, const char *format, ...) G_GNUC_PRINTF (3, 4);
-
-static EtError
-init_fail (EtBackendInitContext *context, EtError code, const char *format, ...)
-{
-  g_autofree char *message = NULL;
-  va_list args;
-
-  va_start (args, format);
-  message = g_strdup_vprintf (format, args);
-  va_end (args);
-  return et_backend_init_context_fail (context, code, message);
-}
+/* Both contexts take a finished message: format it first. */
+#define FAIL_FORMATTED(fail, context, code, ...) \
+  ({ g_autofree char *message_ = g_strdup_printf (__VA_ARGS__); fail ((context), (code), message_); })
+#define init_fail(context, code, ...) FAIL_FORMATTED (et_backend_init_context_fail, context, code, __VA_ARGS__)
+#define exec_fail(context, code, ...) FAIL_FORMATTED (et_backend_execute_context_fail, context, code, __VA_ARGS__)
 
 static const EtCompileSpec *
 find_spec (const EtCompileSpec *specs, size_t n_specs, const char *key)
@@ -158,21 +149,6 @@ cuda_init (void *user_data, EtBackendInitContext *context, const void *processed
     }
   *out = handle;
   return ET_OK;
-}
-
-static EtError
-exec_fail (EtBackendExecuteContext *context, EtError code, const char *format, ...) G_GNUC_PRINTF (3, 4);
-
-static EtError
-exec_fail (EtBackendExecuteContext *context, EtError code, const char *format, ...)
-{
-  g_autofree char *message = NULL;
-  va_list args;
-
-  va_start (args, format);
-  message = g_strdup_vprintf (format, args);
-  va_end (args);
-  return et_backend_execute_context_fail (context, code, message);
 }
 
 /* A handle for one delegate tensor: its own memory when that is on the GPU,
