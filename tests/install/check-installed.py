@@ -247,7 +247,8 @@ def soname_of(path):
 
 
 expected_plugins = {"kernels", "kernels-quantized", "profiler"} | ({"xnnpack"} if have_xnnpack else set())
-check(expected_plugins <= set(listed.get("plugin", [])), f"plug-ins found by discovery: {sorted(listed.get('plugin', []))}",
+found_plugins = {line.split()[0] for line in listed.get("plugin", [])}   # "kernels 1.0.0 (loaded)"
+check(expected_plugins <= found_plugins, f"plug-ins found by discovery: {sorted(listed.get('plugin', []))}",
       f"expected {sorted(expected_plugins)}")
 
 kernel_records = {}
@@ -529,7 +530,7 @@ check(rc == 0 and re.fullmatch(r"class 0 score 0\.3596\s*", out), "GJS: examples
       "0.3596", out.strip())
 vala_dir = f"{work}/vala"
 os.makedirs(vala_dir)
-rc, out = run(["valac", "--pkg", "executorch", "-X", "-w", "-o", f"{vala_dir}/classify",
+rc, out = run(["valac", "--pkg", "executorch", "-X", "-w", "-X", "-lm", "-o", f"{vala_dir}/classify",
                f"{DATA}/examples/vala/classify.vala"], cwd=vala_dir, env=clean_env())
 check(rc == 0, "Vala: examples/vala/classify.vala builds with valac --pkg executorch (installed VAPI)", out[-400:])
 if rc == 0:
