@@ -465,8 +465,10 @@ build (Delegate *d, GError **error)
                           "parameters is not supported", status_name (st));
       }
     }
-    /* Workers sleep after each run, like the rest of the pool (threading.md). */
-    st = xnn_create_runtime_v2 (sg, d->pool, XNN_FLAG_YIELD_WORKERS, &s->runtime);
+    /* No XNN_FLAG_YIELD_WORKERS: XNNPACK runs many short parallel regions,
+     * and workers put to sleep after each one cost a wake-up per operator
+     * (upstream's runtime does not yield either). */
+    st = xnn_create_runtime_v2 (sg, d->pool, 0, &s->runtime);
     xnn_delete_subgraph (sg);
     if (st != xnn_status_success) {
       s->runtime = NULL;

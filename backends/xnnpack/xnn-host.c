@@ -44,6 +44,17 @@ xnn_host_supports (const XnnGraph *g, const XnnNode *n, const char **why)
       *why = "mixed or packed datatypes";
       return FALSE;
     }
+    /* Data movement only: quantized values must share their parameters. */
+    const XnnValue *o = &g->values[n->outputs[0]];
+    for (uint32_t i = 0; i < n->n_inputs; i++) {
+      const XnnValue *x = &g->values[n->inputs[i]];
+      if (x->datatype != o->datatype || x->quant != o->quant ||
+          (o->quant == XNN_QUANT_PER_TENSOR && (x->scale != o->scale || x->zero_point != o->zero_point)) ||
+          (o->quant != XNN_QUANT_NONE && o->quant != XNN_QUANT_PER_TENSOR)) {
+        *why = "input and output differ in datatype or quantization (a requantizing copy)";
+        return FALSE;
+      }
+    }
     return TRUE;
   }
   case XNN_NODE_BATCH_MATRIX_MULTIPLY: case XNN_NODE_TANH: case XNN_NODE_EXP: case XNN_NODE_LOG:
