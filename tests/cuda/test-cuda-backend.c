@@ -282,6 +282,41 @@ test_run (void)
   g_assert_cmpuint (g_hash_table_size (device_blocks), ==, 0);
 }
 
+/* Two models at once, each its own copy of the model library (memfd,
+ * RTLD_LOCAL) and its own container; deleting one container and closing
+ * its library leaves the other running (upstream never deletes them). */
+static void
+test_two_models (void)
+{
+  g_autoptr (ExecutorchProgram) first_program = load_program (FAKE_MODEL, TRUE, TRUE);
+  g_autoptr (ExecutorchProgram) second_program = load_program (FAKE_MODEL, TRUE, TRUE);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ExecutorchTensor) input = input_tensor ();
+  ExecutorchMethod *first = load_method (first_program, &error);
+  g_assert_no_error (error);
+  ExecutorchMethod *second = load_method (second_program, &error);
+  g_assert_no_error (error);
+
+  for (int round = 0; round < 2; round++)
+    {
+      ExecutorchMethod *method = round == 0 ? first : second;
+      g_assert_true (executorch_method_set_input (method, 0, input, &error));
+      g_assert_true (executorch_method_execute (method, NULL, &error));
+      check_output (method);
+    }
+  /* Two constants each. */
+  g_assert_cmpint (_aoti_tensor_live_count (), ==, 4);
+  g_object_unref (first);
+  g_assert_cmpint (_aoti_tensor_live_count (), ==, 2);
+  g_assert_true (executorch_method_set_input (second, 0, input, &error));
+  g_assert_true (executorch_method_execute (second, NULL, &error));
+  g_assert_no_error (error);
+  check_output (second);
+  g_object_unref (second);
+  g_assert_cmpint (_aoti_tensor_live_count (), ==, 0);
+  g_assert_cmpuint (g_hash_table_size (device_blocks), ==, 0);
+}
+
 /* A 1.1-1.3 program: no processed bytes, the blobs named after the
  * method_name compile spec. */
 static void
@@ -479,6 +514,7 @@ main (int argc, char **argv)
       et_registry_add_backend (et_registry_get_default (), &_executorch_cuda_backend) != ET_OK)
     g_error ("registration failed: %s %s", message, et_registry_last_message (et_registry_get_default ()));
   g_test_add_func ("/cuda/backend/run", test_run);
+  g_test_add_func ("/cuda/backend/two-models", test_two_models);
   g_test_add_func ("/cuda/backend/caller-stream", test_caller_stream);
   g_test_add_func ("/cuda/backend/legacy-keys", test_legacy_keys);
   g_test_add_func ("/cuda/backend/trust", test_trust);
