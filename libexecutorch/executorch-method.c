@@ -27,7 +27,6 @@
  * g_autoptr(ExecutorchMethod) method = executorch_program_load_method (program, "forward", &error);
  * ExecutorchTensor *inputs[] = { a, b };
  * g_autoptr(GPtrArray) outputs = executorch_method_run (method, inputs, 2, NULL, &error);
- * g_ptr_array_set_free_func (outputs, g_object_unref);
  * g_autofree float *values =
  *   executorch_tensor_get_floats (g_ptr_array_index (outputs, 0), NULL, &error);
  * ```
@@ -1033,11 +1032,10 @@ scalar_tensor (ExecutorchScalarType type, const void *value, gsize size)
  * [method@Executorch.Method.execute]; a %NULL entry in @inputs sets a
  * None input.
  *
- * The returned array has no free function: in C, unref each element and
- * then the array (or call g_ptr_array_set_free_func() with g_object_unref()
- * first).
+ * The returned array owns its tensors: freeing it (g_ptr_array_unref())
+ * frees them.  Keep a reference to an element that must outlive it.
  *
- * Returns: (transfer full) (element-type ExecutorchTensor) (nullable): the
+ * Returns: (transfer container) (element-type ExecutorchTensor) (nullable): the
  *   outputs in order, or %NULL with @error set:
  *   %EXECUTORCH_ERROR_INVALID_ARGUMENT when @n_inputs is not the method's
  *   number of inputs, %EXECUTORCH_ERROR_NOT_SUPPORTED for an output that
@@ -1115,9 +1113,9 @@ executorch_method_run (ExecutorchMethod *method, ExecutorchTensor **inputs, guin
         }
       g_ptr_array_add (outputs, tensor);
     }
-  /* Bindings free a transfer-full array with its elements themselves, so the
-   * array handed out must not own them too (see the doc above). */
-  g_ptr_array_set_free_func (outputs, NULL);
+  /* (transfer container) and a free function: bindings take their own
+   * references to the elements and free the array, which drops ours; in C
+   * and Vala one unref frees everything. */
   return g_steal_pointer (&outputs);
 }
 
@@ -1190,13 +1188,11 @@ executorch_method_is_profiling (ExecutorchMethod *method)
  * before the execution that holds it).  Empty when @method is not
  * profiled.
  *
- * As with [method@Executorch.Method.run], the returned array has no free
- * function: in C, call g_ptr_array_set_free_func() with
- * executorch_profile_event_unref() before freeing it (or unref each
- * element).
+ * As with [method@Executorch.Method.run], the returned array owns its
+ * events: freeing it frees them.
  *
- * Returns: (transfer full) (element-type ExecutorchProfileEvent): a new
- *   array holding a reference on each event
+ * Returns: (transfer container) (element-type ExecutorchProfileEvent): a
+ *   new array holding a reference on each event
  *
  * Since: 1.0
  */
@@ -1208,8 +1204,7 @@ executorch_method_get_profile_events (ExecutorchMethod *method)
 
   g_return_val_if_fail (EXECUTORCH_IS_METHOD (method), NULL);
 
-  /* Bindings free a transfer-full array's elements themselves. */
-  events = g_ptr_array_new ();
+  events = g_ptr_array_new_with_free_func ((GDestroyNotify) executorch_profile_event_unref);
   if (method->profile_session == NULL)
     return events;
   n = method->profiler->n_events (method->profiler->user_data, method->profile_session);

@@ -765,7 +765,6 @@ print_profile (ExecutorchMethod *method)
   GHashTableIter iter;
   gpointer value;
 
-  g_ptr_array_set_free_func (events, (GDestroyNotify) executorch_profile_event_unref);
   for (guint i = 0; i < events->len; i++)
     {
       ExecutorchProfileEvent *event = g_ptr_array_index (events, i);

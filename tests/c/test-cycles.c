@@ -39,7 +39,6 @@ one_cycle (const char *path, ExecutorchTensor *input, gboolean check)
   g_assert_no_error (error);
   outputs = executorch_method_run (method, &input, 1, NULL, &error);
   g_assert_no_error (error);
-  g_ptr_array_set_free_func (outputs, g_object_unref);
   g_assert_cmpuint (outputs->len, ==, 1);
   if (check)
     g_assert_true (fixture_tensor_matches (g_ptr_array_index (outputs, 0), "mlp/forward.case0.out0.npy",

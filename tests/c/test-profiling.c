@@ -73,7 +73,6 @@ test_events (void)
   run_add (method, 2);
 
   events = executorch_method_get_profile_events (method);
-  g_ptr_array_set_free_func (events, (GDestroyNotify) executorch_profile_event_unref);
   g_assert_cmpuint (events->len, ==, 5);
   event = g_ptr_array_index (events, 0);
   g_assert_cmpstr (executorch_profile_event_get_name (event), ==, "Method::load");
@@ -115,7 +114,6 @@ test_events (void)
   executorch_method_clear_profile_events (method);
   g_clear_pointer (&events, g_ptr_array_unref);
   events = executorch_method_get_profile_events (method);
-  g_ptr_array_set_free_func (events, (GDestroyNotify) executorch_profile_event_unref);
   g_assert_cmpuint (events->len, ==, 1);
 }
 
@@ -138,7 +136,6 @@ test_enable_later (void)
   g_assert_false (executorch_method_is_profiling (method));
   run_add (method, 1);
   before = executorch_method_get_profile_events (method);
-  g_ptr_array_set_free_func (before, (GDestroyNotify) executorch_profile_event_unref);
   g_assert_cmpuint (before->len, ==, 0);
   g_assert_null (executorch_method_get_etdump (method, &error));
   g_assert_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_STATE);
@@ -149,7 +146,6 @@ test_enable_later (void)
   g_assert_no_error (error);
   run_add (method, 1);
   after = executorch_method_get_profile_events (method);
-  g_ptr_array_set_free_func (after, (GDestroyNotify) executorch_profile_event_unref);
   g_assert_cmpuint (after->len, ==, 2);
   g_assert_cmpstr (executorch_profile_event_get_name (g_ptr_array_index (after, 0)), ==, "aten::add.out");
 }

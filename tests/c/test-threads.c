@@ -72,7 +72,6 @@ worker_main (gpointer user_data)
       g_autoptr(GPtrArray) outputs = executorch_method_run (method, &worker->inputs[which], 1, NULL, &error);
 
       g_assert_no_error (error);
-      g_ptr_array_set_free_func (outputs, g_object_unref);
       g_assert_true (fixture_tensor_matches (g_ptr_array_index (outputs, 0), which ? out1 : out0, 1e-5, 1e-6));
       worker->done++;
       /* Meanwhile more Methods come and go from the same Program. */

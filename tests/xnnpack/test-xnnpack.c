@@ -36,7 +36,6 @@ check_run (ExecutorchMethod *method, const char *input, const char *expected, do
   ExecutorchTensor *inputs[] = { x };
   g_autoptr (GPtrArray) outputs = executorch_method_run (method, inputs, 1, NULL, &error);
   g_assert_no_error (error);
-  g_ptr_array_set_free_func (outputs, g_object_unref);
   g_assert_cmpuint (outputs->len, ==, 1);
   g_assert_true (fixture_tensor_matches (g_ptr_array_index (outputs, 0), expected, rtol, atol));
 }

@@ -116,7 +116,6 @@ main (int argc, char **argv)
   g_autoptr (GPtrArray) outputs = executorch_method_run (method, inputs, 1, NULL, &error);
   if (outputs == NULL)
     return fprintf (stderr, "app: %s\n", error->message), 1;
-  g_ptr_array_set_free_func (outputs, g_object_unref);
 
   gsize out_dims;
   const gint64 *out_sizes = executorch_tensor_get_sizes (g_ptr_array_index (outputs, 0), &out_dims);

@@ -99,7 +99,6 @@ main (int argc, char **argv)
       fprintf (stderr, "%s\n", error->message);
       return 1;
     }
-  g_ptr_array_set_free_func (outputs, g_object_unref);
   for (guint i = 0; i < outputs->len; i++)
     {
       g_autoptr (GBytes) bytes = executorch_tensor_get_bytes (g_ptr_array_index (outputs, i), &error);
