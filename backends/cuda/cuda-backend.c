@@ -22,7 +22,12 @@ typedef struct {
   void *container;
   size_t n_inputs, n_outputs;
   void *stream;                /* ours, made on first use */
+  /* One execute's input, output and planned-output handles, NULL-ended
+   * each; made once at init, since a method runs in one thread at a time. */
+  AotiTensor **slots;
 } CudaHandle;
+
+#define MAX_MODEL_VALUES (1u << 20)
 
 /* Both contexts take a finished message: format it first. */
 #define FAIL_FORMATTED(fail, context, code, ...) \
@@ -82,6 +87,7 @@ handle_free (CudaHandle *handle)
   _executorch_model_library_free (handle->library);
   if (handle->stream != NULL && ops != NULL)
     ops->stream_destroy (handle->stream);
+  g_free (handle->slots);
   g_free (handle);
 }
 
@@ -147,6 +153,15 @@ cuda_init (void *user_data, EtBackendInitContext *context, const void *processed
       return init_fail (context, ET_ERROR_DELEGATE_INVALID_HANDLE, "CudaBackend: the model does not report its "
                         "inputs and outputs");
     }
+  /* A delegate call passes at most UINT32_MAX values; far fewer in practice. */
+  if (handle->n_inputs > MAX_MODEL_VALUES || handle->n_outputs > MAX_MODEL_VALUES)
+    {
+      size_t n_inputs = handle->n_inputs, n_outputs = handle->n_outputs;
+      handle_free (handle);
+      return init_fail (context, ET_ERROR_DELEGATE_INVALID_HANDLE, "CudaBackend: the model reports %zu inputs and "
+                        "%zu outputs (at most %u each)", n_inputs, n_outputs, MAX_MODEL_VALUES);
+    }
+  handle->slots = g_new0 (AotiTensor *, handle->n_inputs + 2 * handle->n_outputs + 3);
   *out = handle;
   return ET_OK;
 }
@@ -223,7 +238,7 @@ cuda_execute (void *user_data, EtBackendExecuteContext *context, void *opaque, E
 {
   CudaHandle *handle = opaque;
   const CudaDeviceOps *ops = _executorch_cuda_ops ();
-  g_autofree AotiTensor **inputs = NULL, **outputs = NULL, **planned = NULL;
+  AotiTensor **inputs, **outputs, **planned;
   ExecutorchCudaStream caller;
   bool caller_stream, host_outputs = false;
   void *stream, *previous;
@@ -249,9 +264,10 @@ cuda_execute (void *user_data, EtBackendExecuteContext *context, void *opaque, E
     }
   previous = _aoti_swap_current_stream (stream);
 
-  inputs = g_new0 (AotiTensor *, handle->n_inputs + 1);
-  outputs = g_new0 (AotiTensor *, handle->n_outputs + 1);
-  planned = g_new0 (AotiTensor *, handle->n_outputs + 1);
+  inputs = handle->slots;
+  outputs = inputs + handle->n_inputs + 1;
+  planned = outputs + handle->n_outputs + 1;
+  memset (handle->slots, 0, (handle->n_inputs + 2 * handle->n_outputs + 3) * sizeof *handle->slots);
   for (uint32_t i = 0; i < n_args && problem == NULL; i++)
     {
       bool is_input = i < handle->n_inputs;
