@@ -3,54 +3,15 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The "device" is a fake CUDA allocator over host memory that counts calls
- * and keeps a list of the blocks it handed out, so the test can also tell
- * that the kernels wrote where the allocator said device memory was.
+ * The "device" is a fake CUDA allocator over host memory that counts its
+ * calls (fake-cuda-allocator.c), so the test can tell that every byte
+ * crossed through the allocator's copies.
  */
 #include "kernel-test-util.h"
+#include "fake-cuda-allocator.h"
 
 #include <string.h>
 
-static guint h2d_calls, d2h_calls;
-
-static EtError
-fake_allocate (void *user_data, size_t nbytes, int index, size_t alignment, void **out)
-{
-  *out = g_malloc0 (nbytes ? nbytes : 1);
-  return ET_OK;
-}
-
-static void
-fake_deallocate (void *user_data, void *ptr, int index)
-{
-  g_free (ptr);
-}
-
-static EtError
-fake_h2d (void *user_data, void *dst, const void *src, size_t n, int index)
-{
-  h2d_calls++;
-  memcpy (dst, src, n);
-  return ET_OK;
-}
-
-static EtError
-fake_d2h (void *user_data, void *dst, const void *src, size_t n, int index)
-{
-  d2h_calls++;
-  memcpy (dst, src, n);
-  return ET_OK;
-}
-
-static const EtDeviceAllocator fake = {
-  .abi_version = ET_PLUGIN_ABI_VERSION,
-  .device_type = ET_DEVICE_CUDA,
-  .name = "fake-cuda",
-  .allocate = fake_allocate,
-  .deallocate = fake_deallocate,
-  .copy_host_to_device = fake_h2d,
-  .copy_device_to_host = fake_d2h,
-};
 
 static void
 on_device (Tensor *x)
@@ -68,23 +29,23 @@ test_round_trip (void)
   const int64_t sizes[] = { 2, 3 };
   const int64_t bound[] = { 4, 3 };
 
-  g_assert_cmpint (fake.allocate (NULL, sizeof host * 2, 0, 64, &device), ==, ET_OK);
+  g_assert_cmpint (fake_cuda_allocator.allocate (NULL, sizeof host * 2, 0, 64, &device), ==, ET_OK);
   tensor_init (&src, ET_SCALAR_FLOAT, 2, sizes, host);
   /* The device side is a dynamic tensor with room for more: it takes the
    * source's sizes. */
   tensor_init_dynamic (&dev, ET_SCALAR_FLOAT, 2, bound, device, 12);
   on_device (&dev);
-  h2d_calls = d2h_calls = 0;
+  memset (&fake_cuda_counts, 0, sizeof fake_cuda_counts);
   g_assert_cmpint (CALL ("et_copy::_h2d_copy.out", &src.v, &dev.v), ==, ET_OK);
-  g_assert_cmpuint (h2d_calls, ==, 1);
+  g_assert_cmpuint (fake_cuda_counts.h2d, ==, 1);
   g_assert_cmpint (dev.t.sizes[0], ==, 2);
   g_assert_cmpmem (device, sizeof host, host, sizeof host);
 
   tensor_init (&dst, ET_SCALAR_FLOAT, 2, sizes, back);
   g_assert_cmpint (CALL ("et_copy::_d2h_copy.out", &dev.v, &dst.v), ==, ET_OK);
-  g_assert_cmpuint (d2h_calls, ==, 1);
+  g_assert_cmpuint (fake_cuda_counts.d2h, ==, 1);
   g_assert_cmpmem (back, sizeof back, host, sizeof host);
-  fake.deallocate (NULL, device, 0);
+  fake_cuda_allocator.deallocate (NULL, device, 0);
 }
 
 static void
@@ -101,14 +62,14 @@ test_wrong_sides (void)
   on_device (&dev_b);
   tensor_init (&dev_c, ET_SCALAR_INT, 1, sizes, c);
   on_device (&dev_c);
-  h2d_calls = d2h_calls = 0;
+  memset (&fake_cuda_counts, 0, sizeof fake_cuda_counts);
   g_assert_cmpint (CALL ("et_copy::_h2d_copy.out", &host_a.v, &host_b.v), ==, ET_ERROR_INVALID_ARGUMENT);
   g_assert_nonnull (strstr (last_message, "out must be in device memory"));
   g_assert_cmpint (CALL ("et_copy::_d2h_copy.out", &host_a.v, &host_b.v), ==, ET_ERROR_INVALID_ARGUMENT);
   g_assert_nonnull (strstr (last_message, "self must be in device memory"));
   g_assert_cmpint (CALL ("et_copy::_h2d_copy.out", &host_a.v, &dev_c.v), ==, ET_ERROR_INVALID_ARGUMENT);
   g_assert_nonnull (strstr (last_message, "out is Int"));
-  g_assert_cmpuint (h2d_calls + d2h_calls, ==, 0);
+  g_assert_cmpuint (fake_cuda_counts.h2d + fake_cuda_counts.d2h, ==, 0);
 }
 
 int
@@ -118,7 +79,7 @@ main (int argc, char **argv)
 
   g_test_init (&argc, &argv, NULL);
   register_kernels_plugin ();
-  if (et_registry_add_device_allocator (et_registry_get_default (), &fake) != ET_OK)
+  if (et_registry_add_device_allocator (et_registry_get_default (), &fake_cuda_allocator) != ET_OK)
     g_error ("%s", et_registry_last_message (et_registry_get_default ()));
   /* Copies need an allocator for the device: a type nobody registered fails. */
   {

@@ -2,8 +2,9 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * A fake CUDA allocator backed by host memory counts every call, so the
- * routing is proven without a GPU.  Links the engine statically.
+ * A fake CUDA allocator backed by host memory (fake-cuda-allocator.c) counts
+ * every call, so the routing is proven without a GPU.  Links the engine
+ * statically.
  */
 #include "engine.h"
 
@@ -11,56 +12,8 @@
 #include <string.h>
 
 #include "executorch-error.h"
+#include "fake-cuda-allocator.h"
 
-typedef struct {
-  guint allocate, deallocate, h2d, d2h, d2d;
-  int last_index;
-} Counts;
-
-static Counts counts;
-
-static EtError
-fake_allocate (void *user_data, size_t nbytes, int index, size_t alignment, void **out)
-{
-  counts.allocate++;
-  counts.last_index = index;
-  return posix_memalign (out, alignment, nbytes ? nbytes : 1) == 0 ? ET_OK : ET_ERROR_MEMORY_ALLOCATION_FAILED;
-}
-
-static void
-fake_deallocate (void *user_data, void *ptr, int index)
-{
-  counts.deallocate++;
-  free (ptr);
-}
-
-static EtError
-fake_h2d (void *user_data, void *dst, const void *src, size_t n, int index)
-{
-  counts.h2d++;
-  counts.last_index = index;
-  memcpy (dst, src, n);
-  return ET_OK;
-}
-
-static EtError
-fake_d2h (void *user_data, void *dst, const void *src, size_t n, int index)
-{
-  counts.d2h++;
-  counts.last_index = index;
-  memcpy (dst, src, n);
-  return ET_OK;
-}
-
-static const EtDeviceAllocator fake = {
-  .abi_version = ET_PLUGIN_ABI_VERSION,
-  .device_type = ET_DEVICE_CUDA,
-  .name = "fake-cuda",
-  .allocate = fake_allocate,
-  .deallocate = fake_deallocate,
-  .copy_host_to_device = fake_h2d,
-  .copy_device_to_host = fake_d2h,
-};
 
 /* aten::add.out(self, other, *, alpha, out): the fake device is host
  * memory, so a CPU loop can stand in for a device kernel. */
@@ -122,18 +75,18 @@ test_planned_on_device (void)
   static const EtKernel add = { "aten::add.out", fake_device_add, NULL };
 
   g_assert_cmpint (et_registry_add_kernels (et_registry_get_default (), &add, 1), ==, ET_OK);
-  memset (&counts, 0, sizeof counts);
+  memset (&fake_cuda_counts, 0, sizeof fake_cuda_counts);
   method = _et_method_load (program, "forward", &error);
   g_assert_no_error (error);
   /* One planned buffer, allocated through the fake allocator. */
-  g_assert_cmpuint (counts.allocate, ==, 1);
-  g_assert_cmpint (counts.last_index, ==, 0);
+  g_assert_cmpuint (fake_cuda_counts.allocate, ==, 1);
+  g_assert_cmpint (fake_cuda_counts.last_index, ==, 0);
   /* Host inputs into device-planned memory go through the allocator's
    * host-to-device copy, never a host memcpy. */
   g_assert_true (_et_method_set_input_tensor (method, 0, ET_SCALAR_FLOAT, 2, sizes, a, sizeof a, &error));
   g_assert_true (_et_method_set_input_tensor (method, 1, ET_SCALAR_FLOAT, 2, sizes, b, sizeof b, &error));
   g_assert_no_error (error);
-  g_assert_cmpuint (counts.h2d, ==, 2);
+  g_assert_cmpuint (fake_cuda_counts.h2d, ==, 2);
   g_assert_true (_et_method_execute (method, NULL, &error));
   g_assert_no_error (error);
   /* The output stays on the device; reading it is a device-to-host copy. */
@@ -141,7 +94,7 @@ test_planned_on_device (void)
   g_assert_cmpint (output->u.tensor->device_type, ==, ET_DEVICE_CUDA);
   g_assert_true (_et_device_copy (ET_DEVICE_CPU, 0, sum, output->u.tensor->device_type, 0, output->u.tensor->data,
                                   sizeof sum, &error));
-  g_assert_cmpuint (counts.d2h, ==, 1);
+  g_assert_cmpuint (fake_cuda_counts.d2h, ==, 1);
   for (guint i = 0; i < 6; i++)
     g_assert_cmpfloat (sum[i], ==, a[i] + b[i]);
 
@@ -153,7 +106,7 @@ test_planned_on_device (void)
   g_assert_error (error, EXECUTORCH_ERROR, ET_ERROR_NOT_SUPPORTED);
   g_assert_nonnull (strstr (error->message, "input 0 of method forward"));
   _et_method_free (method);
-  g_assert_cmpuint (counts.deallocate, ==, 1);
+  g_assert_cmpuint (fake_cuda_counts.deallocate, ==, 1);
   _et_program_unref (program);
 }
 
@@ -180,39 +133,39 @@ test_routing (void)
   char host[16] = "0123456789abcde", back[16] = { 0 };
   void *device;
 
-  g_assert_cmpint (et_registry_add_device_allocator (et_registry_get_default (), &fake), ==, ET_OK);
+  g_assert_cmpint (et_registry_add_device_allocator (et_registry_get_default (), &fake_cuda_allocator), ==, ET_OK);
   /* A second allocator for the same type names both owners. */
-  g_assert_cmpint (et_registry_add_device_allocator (et_registry_get_default (), &fake), ==,
+  g_assert_cmpint (et_registry_add_device_allocator (et_registry_get_default (), &fake_cuda_allocator), ==,
                    ET_ERROR_REGISTRATION_ALREADY_REGISTERED);
   g_assert_nonnull (strstr (et_registry_last_message (et_registry_get_default ()), "cuda"));
 
-  memset (&counts, 0, sizeof counts);
+  memset (&fake_cuda_counts, 0, sizeof fake_cuda_counts);
   device = _et_device_alloc (ET_DEVICE_CUDA, 1, 16, 64, &error);
   g_assert_no_error (error);
-  g_assert_cmpuint (counts.allocate, ==, 1);
-  g_assert_cmpint (counts.last_index, ==, 1);
+  g_assert_cmpuint (fake_cuda_counts.allocate, ==, 1);
+  g_assert_cmpint (fake_cuda_counts.last_index, ==, 1);
 
   g_assert_true (_et_device_copy (ET_DEVICE_CUDA, 1, device, ET_DEVICE_CPU, 0, host, 16, &error));
   g_assert_true (_et_device_copy (ET_DEVICE_CPU, 0, back, ET_DEVICE_CUDA, 1, device, 16, &error));
   g_assert_no_error (error);
-  g_assert_cmpuint (counts.h2d, ==, 1);
-  g_assert_cmpuint (counts.d2h, ==, 1);
+  g_assert_cmpuint (fake_cuda_counts.h2d, ==, 1);
+  g_assert_cmpuint (fake_cuda_counts.d2h, ==, 1);
   g_assert_cmpmem (back, 16, host, 16);
 
   /* Host to host still bypasses the allocator. */
   g_assert_true (_et_device_copy (ET_DEVICE_CPU, 0, back, ET_DEVICE_CPU, 0, host, 16, &error));
-  g_assert_cmpuint (counts.h2d + counts.d2h, ==, 2);
+  g_assert_cmpuint (fake_cuda_counts.h2d + fake_cuda_counts.d2h, ==, 2);
 
   /* Zero bytes is accepted and calls nothing. */
   g_assert_true (_et_device_copy (ET_DEVICE_CUDA, 0, device, ET_DEVICE_CPU, 0, host, 0, &error));
-  g_assert_cmpuint (counts.h2d, ==, 1);
+  g_assert_cmpuint (fake_cuda_counts.h2d, ==, 1);
 
   /* Device to device is optional for an allocator. */
   g_assert_false (_et_device_copy (ET_DEVICE_CUDA, 0, device, ET_DEVICE_CUDA, 1, device, 16, &error));
   g_assert_error (error, EXECUTORCH_ERROR, ET_ERROR_NOT_SUPPORTED);
 
   _et_device_free (ET_DEVICE_CUDA, 1, device);
-  g_assert_cmpuint (counts.deallocate, ==, 1);
+  g_assert_cmpuint (fake_cuda_counts.deallocate, ==, 1);
   {
     g_auto(GStrv) types = _et_registry_list_device_types ();
     g_assert_true (g_strv_contains ((const char *const *) types, "cuda"));
