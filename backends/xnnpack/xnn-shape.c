@@ -69,6 +69,46 @@ window (Ctx *c, size_t in, uint32_t pad0, uint32_t pad1, uint32_t kernel, uint32
   return TRUE;
 }
 
+/* Whether every pooling window along one axis (@out of them, from
+ * window()) holds at least one input element.  Debian's 2022 XNNPACK reads
+ * outside the input for a max pooling window that lies wholly in the
+ * padding (found by fuzz-xnnpack: tests/fuzz/regressions/xnnpack), and
+ * such a window has no value to pool anyway.  PyTorch's own limit (padding
+ * at most half the kernel) keeps exported graphs clear of it. */
+static gboolean
+windows_see_input (Ctx *c, size_t in, uint32_t pad_before, uint32_t kernel, uint32_t stride,
+                   uint32_t dilation, gboolean same, size_t out)
+{
+  uint64_t eff = (uint64_t) (kernel - 1) * dilation + 1;
+  if (out == 0)
+    return TRUE;
+  if (same) {
+    /* XNNPACK pads SAME windows by the total below, top/left getting the
+     * smaller half. */
+    uint64_t need = (uint64_t) (out - 1) * stride + eff;
+    pad_before = need > in ? (uint32_t) ((need - in) / 2) : 0;
+  }
+  /* With taps no further apart than the input is long, a window misses the
+   * input only when it ends before it or starts after it: the first and the
+   * last window say.  Otherwise every window is looked at (bounded). */
+  if (dilation > in && out > (1u << 20))
+    return bad (c, "dilation %u over an input of %zu with %zu outputs", dilation, in, out);
+  for (size_t o = 0; o < out; o = (dilation <= in && o + 1 < out - 1) ? out - 1 : o + 1) {
+    int64_t first = (int64_t) o * stride - pad_before;
+    gboolean seen = FALSE;
+    if (first >= 0)
+      seen = (uint64_t) first < in;
+    else {
+      uint64_t k = ((uint64_t) -first + dilation - 1) / dilation;
+      seen = k < kernel && (uint64_t) (first + (int64_t) (k * dilation)) < in;
+    }
+    if (!seen)
+      return bad (c, "pooling window %zu (from %lld, %llu wide) lies wholly in the padding of an "
+                  "input of %zu", o, (long long) first, (unsigned long long) eff, in);
+  }
+  return TRUE;
+}
+
 static const XnnShape *
 in (const XnnShape *shapes, const XnnNode *n, unsigned i)
 {
@@ -196,7 +236,9 @@ xnn_shape_infer_node (const XnnGraph *graph, uint32_t index, XnnShape *shapes, G
       return bad (&c, "flags 0x%x", n->flags);
     out = *a;
     if (!window (&c, a->dims[1], p[0], p[2], p[4], p[6], dh, same, &out.dims[1]) ||
-        !window (&c, a->dims[2], p[3], p[1], p[5], p[7], dw, same, &out.dims[2]))
+        !window (&c, a->dims[2], p[3], p[1], p[5], p[7], dw, same, &out.dims[2]) ||
+        !windows_see_input (&c, a->dims[1], p[0], p[4], p[6], dh, same, out.dims[1]) ||
+        !windows_see_input (&c, a->dims[2], p[3], p[5], p[7], dw, same, out.dims[2]))
       return FALSE;
     if (p[4] * (uint64_t) p[5] <= 1)
       return bad (&c, "a 1x1 pooling window");

@@ -205,6 +205,45 @@ test_payload_truncated (void)
   }
 }
 
+/* The fuzz find in regressions/xnnpack/segv-in-xnn-run: a SAME-padded
+ * 2x2 max pooling with dilation 64768 over 8x8 rows, so that XNNPACK's
+ * implied padding holds whole windows, which its 2022 max pooling reads
+ * outside the input for.  Refused at load, naming the window; with a
+ * dilation that keeps each window on the input the same graph runs. */
+static void
+test_payload_pooling_in_padding (void)
+{
+  g_autofree char *path = g_build_filename (TEST_MODELS_DIR, "..", "fuzz", "regressions", "xnnpack",
+                                            "segv-in-xnn-run", NULL);
+  g_autofree guint8 *data = NULL;
+  gsize len;
+  g_assert_true (g_file_get_contents (path, (char **) &data, &len, NULL));
+  const guint8 dilation[4] = { 0x00, 0xfd, 0x00, 0x00 };   /* 64768, little-endian */
+  guint8 *at = NULL;
+  for (gsize i = 0; i + sizeof dilation <= len; i++)
+    if (memcmp (data + i, dilation, sizeof dilation) == 0) {
+      g_assert_null (at);   /* the only such word */
+      at = data + i;
+    }
+  g_assert_nonnull (at);
+
+  GError *error = NULL;
+  void *handle = xnn_delegate_new (data, len, zero_named_data, NULL, &error);
+  g_assert_null (handle);
+  g_assert_error (error, XNN_ERROR, ET_ERROR_INVALID_PROGRAM);
+  g_assert_nonnull (strstr (error->message, "XNNMaxPooling2d"));
+  g_assert_nonnull (strstr (error->message, "lies wholly in the padding"));
+  g_clear_error (&error);
+
+  at[0] = 7;   /* dilation 7: an 8-row window, no larger than the input */
+  at[1] = 0;
+  handle = xnn_delegate_new (data, len, zero_named_data, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (handle);
+  xnn_delegate_run_zeros (handle);
+  xnn_delegate_free (handle);
+}
+
 static void
 test_payload_words (void)
 {
@@ -281,5 +320,6 @@ main (int argc, char **argv)
   g_test_add_func ("/xnnpack/payload/truncated", test_payload_truncated);
   g_test_add_func ("/xnnpack/payload/words", test_payload_words);
   g_test_add_func ("/xnnpack/payload/header", test_payload_header);
+  g_test_add_func ("/xnnpack/payload/pooling-in-padding", test_payload_pooling_in_padding);
   return g_test_run ();
 }
