@@ -90,6 +90,10 @@ for package in packages:
     files_of[package] = [f for f in out.splitlines() if os.path.isfile(f) and not os.path.islink(f)]
 print(f"installed packages of {SOURCE}: {', '.join(packages)}")
 have_xnnpack = "libexecutorch-xnnpack0" in packages
+# The contrib CUDA packages (build profile pkg.libexecutorch.cuda), which
+# tests/install/run installs for a second pass when it could build them.
+have_cuda = "libexecutorch-cuda0" in packages
+have_gpu = os.path.exists("/dev/nvidia0")
 
 # The parts and the one library (and package) that must own each.  A part's
 # symbols are recognised by name; the runtime owns executorch_* and et_*
@@ -104,7 +108,9 @@ PARTS = [
     ("xnnpack", "libexecutorch-xnnpack.so.0", "libexecutorch-xnnpack0", r"executorch_(backend_)?xnnpack_\w+", False),
     ("cuda-stream", "libexecutorch-cuda-stream.so.0", "libexecutorch-cuda-stream0", r"executorch_cuda_stream_\w+",
      False),
-    ("cuda", "libexecutorch-cuda.so.0", "libexecutorch-cuda0", r"executorch_(backend_)?cuda_\w+", False),
+    # the plug-in entry and the AOTInductor host functions a model .so imports
+    ("cuda", "libexecutorch-cuda.so.0", "libexecutorch-cuda0", r"(executorch_(backend_)?cuda_\w+|aoti_torch_\w+)",
+     False),
     ("runtime", "libexecutorch.so.0", "libexecutorch0", r"(executorch|et)_\w+", True),
 ]
 SONAME_OF_PART = {p[0]: p[1] for p in PARTS}
@@ -173,10 +179,11 @@ report["symbols owned"] = {name: len(owned.get(name, [])) for name, soname, *_ i
 check(sum(len(v) for v in owned.values()) == len(owners),
       f"every one of the {len(owners)} exported symbols has exactly one owner, the right one")
 
-# Every part but the thread pool registers into the one runtime: it links
+# Every part but the thread pool and the CUDA stream helper (plain helpers
+# that register nothing) registers into the one runtime: it links
 # libexecutorch.so.0 and carries no copy of it.
 for path, info in sorted(libraries.items()):
-    if info["soname"] in ("libexecutorch.so.0", "libexecutorch-threadpool.so.0"):
+    if info["soname"] in ("libexecutorch.so.0", "libexecutorch-threadpool.so.0", "libexecutorch-cuda-stream.so.0"):
         continue
     check("libexecutorch.so.0" in info["needed"], f"{info['soname']} links the one runtime (NEEDED libexecutorch.so.0)",
           f"NEEDED {info['needed']}")
@@ -246,7 +253,8 @@ def soname_of(path):
     return path
 
 
-expected_plugins = {"kernels", "kernels-quantized", "profiler"} | ({"xnnpack"} if have_xnnpack else set())
+expected_plugins = {"kernels", "kernels-quantized", "profiler"} | ({"xnnpack"} if have_xnnpack else set()) | \
+    ({"cuda"} if have_cuda else set())
 found_plugins = {line.split()[0] for line in listed.get("plugin", [])}   # "kernels 1.0.0 (loaded)"
 check(expected_plugins <= found_plugins, f"plug-ins found by discovery: {sorted(listed.get('plugin', []))}",
       f"expected {sorted(expected_plugins)}")
@@ -283,10 +291,25 @@ for backend in backends:
 if have_xnnpack:
     check(backend_records.get("XnnpackBackend") == ("libexecutorch-xnnpack.so.0",) * 2,
           "XnnpackBackend belongs to libexecutorch-xnnpack.so.0", str(backend_records.get("XnnpackBackend")))
+if have_cuda and not have_gpu:
+    # No GPU or driver here: the CUDA plug-in loads but registers nothing.
+    check("CudaBackend" not in backends and not any(d.startswith("cuda") for d in listed.get("device", [])),
+          "with no GPU the CUDA plug-in registers no backend and no cuda allocator",
+          f"backends {backends}, devices {listed.get('device', [])}")
+elif have_cuda:
+    check(backend_records.get("CudaBackend") == ("libexecutorch-cuda.so.0",) * 2,
+          "CudaBackend belongs to libexecutorch-cuda.so.0", str(backend_records.get("CudaBackend")))
 report["backends"] = {b: backend_records.get(b, ("?",))[0] for b in backends}
 profilers = [(n, soname_of(c), soname_of(k)) for n, c, k in records.get("profiler", [])]
 check(len(profilers) == 1 and profilers[0][1:] == ("libexecutorch-profiler.so.0",) * 2,
       f"one profiler, registered by libexecutorch-profiler.so.0: {profilers}")
+
+cuda_program = f"{DATA}/tests/models/cuda_gpu/linear_relu.pte"
+if have_cuda and not have_gpu and os.path.exists(cuda_program):
+    # A CUDA program on a machine without a GPU: a clear error, no abort.
+    rc, out = run(["executorch-run", "--allow-native-code", cuda_program], env=clean_env(), check_rc=False)
+    check(rc == 1 and "libexecutorch-cuda0 provides it once a GPU" in out,
+          "executorch-run on a CUDA program without a GPU fails (exit 1) saying what is missing", out.strip())
 
 # The typelib's library is the runtime alone.
 typelib = f"{libdir}/girepository-1.0/Executorch-1.0.typelib"
@@ -323,6 +346,10 @@ def manifest_entry(name):
 linked = [("executorch-kernels", manifest_entry("kernels"))]
 if have_xnnpack:
     linked.append(("executorch-xnnpack", manifest_entry("xnnpack")))
+if have_cuda:
+    # Linked on a machine without a GPU, the CUDA backend must load and
+    # stay out of the way of a CPU program.
+    linked.append(("executorch-cuda", manifest_entry("cuda")))
 plugins_macro = " ".join(f"X({entry})" for _, entry in linked)
 app_dir = f"{work}/consumer-pkg-config"
 os.makedirs(app_dir)
@@ -332,7 +359,8 @@ rc, out = run(["gcc", "-std=c99", "-Wall", "-Werror", "-o", "app", "app.c", f"-D
                *flags, "-lm"], cwd=app_dir)
 check(rc == 0, f"app.c builds with pkg-config --cflags --libs executorch {' '.join(m for m, _ in linked)}")
 needed = [re.sub(r".*\[(.*)\]", r"\1", v) for k, v in readelf_dynamic(f"{app_dir}/app") if k == "NEEDED"]
-want = ["libexecutorch.so.0", "libexecutorch-kernels.so.0"] + (["libexecutorch-xnnpack.so.0"] if have_xnnpack else [])
+want = ["libexecutorch.so.0", "libexecutorch-kernels.so.0"] + (["libexecutorch-xnnpack.so.0"] if have_xnnpack else []) + \
+    (["libexecutorch-cuda.so.0"] if have_cuda else [])
 check(all(n in needed for n in want), f"the app links {', '.join(want)}", f"NEEDED {needed}")
 check(not [k for k, _ in readelf_dynamic(f"{app_dir}/app") if k in ("RPATH", "RUNPATH")], "the app has no RPATH")
 rc, out = run([f"{app_dir}/app", *model_args], env=clean_env(EXECUTORCH_MODULE_SYSTEM_PATH=""))
@@ -369,6 +397,10 @@ if have_xnnpack and os.path.exists(f"{xnn_dir}/xnn_mlp.pte"):
 # ---------------------------------------------------------------------------
 
 print("# meson consumer")
+# The optional parts that are not installed, and a part this project does
+# not ship at all (so that there is one in every pass).
+missing_components = ([] if have_cuda else ["executorch-cuda"]) + ([] if have_xnnpack else ["executorch-xnnpack"]) + \
+    ["executorch-opencl"]
 version = pkg_config("--modversion", "executorch")[0]
 major = int(version.split(".")[0])
 
@@ -402,7 +434,7 @@ for case, request, should_pass in [
         check(rc != 0 and "'executorch'" in out and version in out,
               f"meson: version: {request.split(',')} fails at configure time naming executorch and {version}",
               out[-300:])
-for missing in ["executorch-cuda"] + ([] if have_xnnpack else ["executorch-xnnpack"]):
+for missing in missing_components:
     src, rc, out = meson_case("missing-" + missing, [f"-Dplugins={missing}", "-Dentries="])
     check(rc != 0 and f'Dependency "{missing}" not found' in out,
           f"meson: dependency('{missing}') (not installed) fails at configure time naming it", out[-300:])
@@ -437,7 +469,7 @@ for case, specs, should_pass in [
     else:
         check(rc != 0 and "executorch" in out and version in out,
               f"cmake: {specs} fails at configure time naming executorch and {version}", out[-300:])
-for missing in ["executorch-cuda"] + ([] if have_xnnpack else ["executorch-xnnpack"]):
+for missing in missing_components:
     src, rc, out = cmake_case("missing-" + missing, ["executorch", missing], "")
     check(rc != 0 and f"'{missing}'" in out and "not found" in out,
           f"cmake: {missing} (not installed) fails at configure time naming it", out[-300:])
@@ -449,10 +481,12 @@ for missing in ["executorch-cuda"] + ([] if have_xnnpack else ["executorch-xnnpa
 
 print("# headers")
 all_modules = ["executorch", "executorch-kernels", "executorch-kernels-quantized", "executorch-threadpool",
-               "executorch-profiler"] + (["executorch-xnnpack"] if have_xnnpack else [])
+               "executorch-profiler"] + (["executorch-xnnpack"] if have_xnnpack else []) + \
+    (["executorch-cuda-stream", "executorch-cuda"] if have_cuda else [])
 all_cflags = pkg_config("--cflags", *all_modules)
 all_libs = pkg_config("--libs", *all_modules)
-headers = sorted(f for f in files_of.get("libexecutorch-dev", []) if f.endswith(".h"))
+headers = sorted(f for f in files_of.get("libexecutorch-dev", []) + files_of.get("libexecutorch-cuda-dev", [])
+                 if f.endswith(".h"))
 include_root = "/usr/include/executorch-1/"
 compiled = 0
 compilers = [("C", ["gcc", "-x", "c", "-std=c99"]), ("C++", ["g++", "-x", "c++", "-std=c++11"])]
