@@ -69,6 +69,17 @@ window (Ctx *c, size_t in, uint32_t pad0, uint32_t pad1, uint32_t kernel, uint32
   return TRUE;
 }
 
+/* Whether a window whose first tap is at @first (negative: in the padding)
+ * has a tap on one of the @in input elements. */
+static gboolean
+window_hits_input (int64_t first, uint32_t kernel, uint32_t dilation, size_t in)
+{
+  if (first >= 0)
+    return (uint64_t) first < in;
+  uint64_t k = ((uint64_t) -first + dilation - 1) / dilation;   /* the first tap at or after 0 */
+  return k < kernel && (uint64_t) (first + (int64_t) (k * dilation)) < in;
+}
+
 /* Whether every pooling window along one axis (@out of them, from
  * window()) holds at least one input element.  Debian's 2022 XNNPACK reads
  * outside the input for a max pooling window that lies wholly in the
@@ -91,18 +102,12 @@ windows_see_input (Ctx *c, size_t in, uint32_t pad_before, uint32_t kernel, uint
   /* With taps no further apart than the input is long, a window misses the
    * input only when it ends before it or starts after it: the first and the
    * last window say.  Otherwise every window is looked at (bounded). */
-  if (dilation > in && out > (1u << 20))
+  gboolean gapless = dilation <= in;
+  if (!gapless && out > (1u << 20))
     return bad (c, "dilation %u over an input of %zu with %zu outputs", dilation, in, out);
-  for (size_t o = 0; o < out; o = (dilation <= in && o + 1 < out - 1) ? out - 1 : o + 1) {
+  for (size_t o = 0; o < out; o = (gapless && o == 0) ? MAX (out - 1, 1) : o + 1) {
     int64_t first = (int64_t) o * stride - pad_before;
-    gboolean seen = FALSE;
-    if (first >= 0)
-      seen = (uint64_t) first < in;
-    else {
-      uint64_t k = ((uint64_t) -first + dilation - 1) / dilation;
-      seen = k < kernel && (uint64_t) (first + (int64_t) (k * dilation)) < in;
-    }
-    if (!seen)
+    if (!window_hits_input (first, kernel, dilation, in))
       return bad (c, "pooling window %zu (from %lld, %llu wide) lies wholly in the padding of an "
                   "input of %zu", o, (long long) first, (unsigned long long) eff, in);
   }
