@@ -3,7 +3,7 @@
 
 Usage (needs the export venv for upstream's runtime, see tests/models/README.md):
 
-    /work/venv-export/bin/python bench/bench.py [--build build] \
+    ~/venv-export/bin/python bench/bench.py [--build build] \
         [--manifest tests/models/full/manifest.json] [--threads 1,2] \
         [--iterations 20] [--warmup 3] [--only NAME ...] [--json OUT.json]
 
@@ -277,8 +277,8 @@ def main():
 
     if not os.path.exists(args.manifest):
         sys.exit("bench: %s is missing; generate the full-size models first:\n"
-                 "  /work/venv-export/bin/python tests/models/export_fixtures.py --full --out tests/models/full"
-                 % args.manifest)
+                 "  %s tests/models/export_fixtures.py --full --out tests/models/full"
+                 % (args.manifest, sys.executable))
     threads = [int(t) for t in args.threads.split(",")]
     env_base = devenv(args.build)
     models = models_from_manifest(args.manifest, args.only)

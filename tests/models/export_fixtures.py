@@ -3,10 +3,10 @@
 
 Usage (needs the export venv, see tests/models/README.md):
 
-    /work/venv-export/bin/python tests/models/export_fixtures.py [--out DIR]
+    ~/venv-export/bin/python tests/models/export_fixtures.py [--out DIR]
         [--no-verify] [--example-dir DIR] [--only NAME ...]
         [--set basic|nets|ops ...]
-    /work/venv-export/bin/python tests/models/export_fixtures.py --full
+    ~/venv-export/bin/python tests/models/export_fixtures.py --full
         --out tests/models/full
 
 Three committed sets, each with its own manifest.json:

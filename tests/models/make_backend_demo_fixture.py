@@ -8,7 +8,7 @@ spec ("negative_slope", a float32) shows how specs reach the backend; 0.0
 gives plain relu. The eager outputs recorded here are the reference the
 docs test compares with.
 
-    /work/venv-export/bin/python tests/models/make_backend_demo_fixture.py
+    ~/venv-export/bin/python tests/models/make_backend_demo_fixture.py
 """
 import os
 import struct

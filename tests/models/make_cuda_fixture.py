@@ -9,7 +9,7 @@ model (tests/cuda/fake-aoti-model.c, built by the test) and the weights are
 weights.bin written here. The fake model computes relu(x @ W.T + b), so the
 eager outputs recorded here are a real reference.
 
-    /work/venv-export/bin/python tests/models/make_cuda_fixture.py
+    ~/venv-export/bin/python tests/models/make_cuda_fixture.py
 
 It also writes tests/models/cuda_gpu/: the programs the GPU check
 (tests/gpu/run-gpu-check) fills with real AOTInductor output on a GPU

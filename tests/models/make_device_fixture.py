@@ -6,7 +6,7 @@ device-aware memory planning marks it. The file is written by executorch's own
 serializer, so the runtime can be tested for device-planned memory without a
 GPU toolchain at export time.
 
-    /work/venv-export/bin/python tests/models/make_device_fixture.py
+    ~/venv-export/bin/python tests/models/make_device_fixture.py
 """
 import os
 
