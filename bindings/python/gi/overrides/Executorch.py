@@ -9,16 +9,27 @@ the typelib stays as it is, these only add methods:
   anything ``numpy.asarray`` takes) and Python scalars in, a list of numpy
   arrays and Python scalars out;
 - ``method.run_arrays_async(inputs, callback)`` / ``method.run_arrays_finish(result)``
-  on a GLib main loop, and ``await method.run_arrays_asyncio(inputs)`` for asyncio.
+  on a GLib main loop, and ``await method.run_arrays_asyncio(inputs)`` for asyncio;
+- ``tensor.shape``, ``tensor.dtype``, ``numpy.asarray(tensor)`` and a readable
+  ``repr``; ``value_info.shape`` and ``value_info.dtype``;
+- paths as ``str``, ``bytes`` or ``os.PathLike``; program contents as ``bytes``.
 
-Errors are the runtime's: ``GLib.Error`` in the ``Executorch.error_quark()``
-domain with an ``Executorch.Error`` code.
+Errors are the runtime's ``GLib.Error`` (domain ``Executorch.error_quark()``,
+an ``Executorch.Error`` code), raised as a subclass naming its kind where
+there is one: ``Executorch.InvalidArgumentError`` (also a ``ValueError``),
+``Executorch.OperatorMissingError`` and ``Executorch.FileNotFoundError``
+(also the builtin ``FileNotFoundError``).  ``except GLib.Error`` still
+catches them all.
 """
 import asyncio
+import builtins
+import collections.abc
+import errno
+import os
 
 from ..module import get_introspection_module
 from ..overrides import override
-from ..repository import GObject
+from ..repository import GLib, GObject
 
 Executorch = get_introspection_module("Executorch")
 
@@ -53,6 +64,131 @@ def _scalar_type_for(dtype):
     except KeyError:
         raise TypeError(f"numpy dtype {dtype} has no Executorch.ScalarType "
                         f"(supported: {', '.join(sorted(_TO_SCALAR))})") from None
+
+
+def _numpy_dtype_name(scalar_type):
+    """The numpy dtype name arrays of ``scalar_type`` come back as, or None.
+
+    numpy has no bfloat16: it widens to float32, which holds every bfloat16
+    value exactly (a bfloat16 is the top half of a float32)."""
+    if scalar_type == _ST.BFLOAT16:
+        return "float32"
+    return _FROM_SCALAR.get(int(scalar_type))
+
+
+# Errors by kind.  Each is a GLib.Error (same message, domain and code, so
+# ``except GLib.Error`` and ``e.matches()`` keep working) and, where Python
+# has one, the builtin exception of that kind.
+
+class _KindOfError:
+    def __repr__(self):
+        return f"Executorch.{type(self).__name__}({self.message!r}, {self.domain!r}, {self.code})"
+
+
+class InvalidArgumentError(_KindOfError, GLib.Error, ValueError):
+    """A value the caller gave is wrong: an input's dtype or shape, an index.
+
+    Raised for ``Executorch.Error.INVALID_ARGUMENT``; a ``GLib.Error`` and a
+    ``ValueError``."""
+
+
+class OperatorMissingError(_KindOfError, GLib.Error):
+    """The program uses an operator no installed kernel library provides.
+
+    Raised for ``Executorch.Error.OPERATOR_MISSING`` (the message names the
+    operators and the package to install); a ``GLib.Error``."""
+
+
+class FileNotFoundError(_KindOfError, GLib.Error, builtins.FileNotFoundError):
+    """A program, bundled program or data file does not exist.
+
+    A ``GLib.Error`` with the runtime's domain and code, and the builtin
+    ``FileNotFoundError`` (``errno.ENOENT``, ``filename`` the path when
+    known)."""
+
+
+__all__ += ["InvalidArgumentError", "OperatorMissingError", "FileNotFoundError"]
+
+_ERROR_DOMAIN = GLib.quark_to_string(Executorch.error_quark())
+_NOT_FOUND_ERRORS = {("g-io-error-quark", 1),   # G_IO_ERROR_NOT_FOUND
+                     ("g-file-error-quark", 4)}  # G_FILE_ERROR_NOENT
+
+
+def _kind_of_error(error, paths):
+    """The subclass ``error`` is raised as, and the missing path if any."""
+    missing = next((path for path in paths if not os.path.exists(path)), None)
+    if (error.domain, error.code) in _NOT_FOUND_ERRORS:
+        return FileNotFoundError, missing
+    if error.domain != _ERROR_DOMAIN:
+        return None, None
+    if error.code == int(Executorch.Error.INVALID_ARGUMENT):
+        return InvalidArgumentError, None
+    if error.code == int(Executorch.Error.OPERATOR_MISSING):
+        return OperatorMissingError, None
+    # Reading a file that is not there is ACCESS_FAILED, like any other
+    # unreadable file: only a path that does not exist says which.
+    if error.code == int(Executorch.Error.ACCESS_FAILED) and missing is not None:
+        return FileNotFoundError, missing
+    return None, None
+
+
+def _typed_error(error, paths=()):
+    """Returns ``error`` as the subclass naming its kind, or as it is."""
+    if type(error) is not GLib.Error:
+        return error  # already typed
+    kind, path = _kind_of_error(error, paths)
+    if kind is None:
+        return error
+    typed = kind(error.message, error.domain, error.code)
+    if isinstance(typed, OSError):
+        typed.errno, typed.strerror, typed.filename = errno.ENOENT, error.message, path
+    return typed
+
+
+def _call(function, *args, paths=()):
+    try:
+        return function(*args)
+    except GLib.Error as error:
+        typed = _typed_error(error, paths)
+        if typed is error:
+            raise
+        raise typed.with_traceback(error.__traceback__) from None
+
+
+def _raising_by_kind(function, name):
+    """Wraps a typelib function so its GLib.Error comes typed."""
+    def call(*args):
+        return _call(function, *args)
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = (f"{function.__doc__}\n\nThe typelib's call; its GLib.Error is raised as "
+                    "Executorch.InvalidArgumentError, OperatorMissingError or "
+                    "FileNotFoundError where it is of that kind.")
+    return call
+
+
+def _raise_by_kind(cls):
+    """Class decorator: every throwing typelib function of ``cls``'s
+    introspected base that ``cls`` does not define raises errors by kind."""
+    base = cls.__bases__[0]
+    for info in base.__info__.get_methods():
+        name = info.get_name()
+        if not info.can_throw_gerror() or name in vars(cls):
+            continue
+        call = _raising_by_kind(getattr(base, name), name)
+        setattr(cls, name, call if info.is_method() else staticmethod(call))
+    return cls
+
+
+def _path(path):
+    """``path`` (str, bytes or os.PathLike) as PyGObject takes a filename."""
+    return os.fspath(path)
+
+
+def _glib_bytes(data):
+    """``data`` (GLib.Bytes, bytes, bytearray, memoryview...) as GLib.Bytes."""
+    if isinstance(data, GLib.Bytes):
+        return data
+    return GLib.Bytes.new(bytes(data))
 
 
 class _Loan(GObject.Object):
@@ -98,31 +234,92 @@ class Tensor(Executorch.Tensor):
         produced a view runs again.  Use ``numpy.array(t.to_numpy())`` for a
         writable one.  Tensors in a non-default dim order come back with
         their logical shape (a strided view of the copy).
+
+        numpy has no bfloat16: a BFLOAT16 tensor comes back as float32, each
+        value widened exactly (its 16 bits become a float32's top half).
         """
         np = _require_numpy()
-        name = _FROM_SCALAR.get(int(self.get_scalar_type()))
+        scalar_type = self.get_scalar_type()
+        name = _numpy_dtype_name(scalar_type)
         if name is None:
-            raise TypeError(f"no numpy dtype for {self.get_scalar_type().value_nick}")
+            raise TypeError(f"no numpy dtype for {scalar_type.value_nick}")
         data = self.get_bytes().get_data() or b""
         sizes = list(self.get_sizes())
         order = list(self.get_dim_order())
-        flat = np.frombuffer(data, dtype=np.dtype(name))
+        if scalar_type == _ST.BFLOAT16:
+            flat = _widen_bfloat16(np.frombuffer(data, dtype=np.uint16))
+        else:
+            flat = np.frombuffer(data, dtype=np.dtype(name))
         if order == sorted(order):
             return flat.reshape(sizes)
         physical = flat.reshape([sizes[d] for d in order])
         return physical.transpose([order.index(d) for d in range(len(order))])
 
+    @property
+    def shape(self):
+        """The sizes as a tuple, like ``numpy.ndarray.shape``."""
+        return tuple(self.get_sizes())
 
-Tensor = override(Tensor)
+    @property
+    def dtype(self):
+        """The numpy dtype of ``to_numpy()``: float32 for a bfloat16 tensor.
+
+        Raises ``TypeError`` for a scalar type numpy cannot hold (quantized,
+        bit-packed, float8, complex half)."""
+        scalar_type = self.get_scalar_type()
+        name = _numpy_dtype_name(scalar_type)
+        if name is None:
+            raise TypeError(f"no numpy dtype for {scalar_type.value_nick}")
+        return _require_numpy().dtype(name)
+
+    def __array__(self, dtype=None, copy=None):
+        """``numpy.asarray(tensor)``: the elements, as ``to_numpy()`` gives them.
+
+        ``dtype`` converts them.  The tensor's memory is never shared, so
+        ``copy=False`` (numpy 2) raises ``ValueError``; ``copy=True`` gives a
+        writable array."""
+        if copy is False:
+            raise ValueError("an Executorch.Tensor always converts with a copy")
+        array = self.to_numpy()
+        if dtype is not None:
+            array = array.astype(dtype, copy=False)
+        if copy:
+            array = _require_numpy().array(array, copy=True)
+        return array
+
+    def __repr__(self):
+        scalar_type = self.get_scalar_type()
+        exact = _FROM_SCALAR.get(int(scalar_type), scalar_type.value_nick)
+        return (f"<Executorch.Tensor dtype={exact} shape={self.shape} "
+                f"device={self.get_device().get_name()}>")
+
+
+def _widen_bfloat16(bits):
+    """bfloat16 bit patterns (uint16) as the float32 values they are, read-only."""
+    widened = (bits.astype("uint32") << 16).view("float32")
+    widened.flags.writeable = False
+    return widened
+
+
+Tensor = override(_raise_by_kind(Tensor))
 __all__.append("Tensor")
 
 
 _VK = Executorch.ValueKind
 
 
+def _positional(method, inputs):
+    """``inputs`` as a list, refusing a dict: inputs have no names."""
+    if isinstance(inputs, collections.abc.Mapping) or any(
+            isinstance(value, collections.abc.Mapping) for value in inputs):
+        raise TypeError(f"method '{method.get_name()}' takes its inputs in order, not by name: "
+                        "pass a list such as [x, y] (or call method(x, y)), not a dict")
+    return list(inputs)
+
+
 class Method(Executorch.Method):
     def _bind(self, inputs):
-        inputs = list(inputs)
+        inputs = _positional(self, inputs)
         n = self.get_n_inputs()
         if len(inputs) != n:
             raise TypeError(f"method '{self.get_name()}' takes {n} inputs, {len(inputs)} given")
@@ -179,8 +376,24 @@ class Method(Executorch.Method):
         self.execute(cancellable)
         return self._outputs()
 
-    def __call__(self, *inputs):
+    def __call__(self, *inputs, **named):
+        """``method(x, y)``: ``run_arrays([x, y])``."""
+        if named:
+            raise TypeError(f"method '{self.get_name()}' takes its inputs in order, not by name: "
+                            f"call method(x, y), not method({next(iter(named))}=...)")
         return self.run_arrays(inputs)
+
+    def run(self, inputs, cancellable=None):
+        """The typelib's ``run``: binds tensors, executes, returns views.
+
+        ``inputs`` is a list of ``Executorch.Tensor`` (a dict raises
+        ``TypeError``); the outputs are the method's own tensors, overwritten
+        by the next run.  Errors are raised by kind."""
+        return _call(super().run, _positional(self, inputs), cancellable)
+
+    def write_etdump(self, path):
+        """Writes the ETDump to ``path`` (str, bytes or os.PathLike)."""
+        return _call(super().write_etdump, _path(path))
 
     def run_arrays_async(self, inputs, callback, *user_data, cancellable=None):
         """Binds ``inputs`` and executes in a worker thread.
@@ -218,5 +431,99 @@ def _value(returned):
     return returned
 
 
-Method = override(Method)
+Method = override(_raise_by_kind(Method))
 __all__.append("Method")
+
+
+class ValueInfo(Executorch.ValueInfo):
+    @property
+    def shape(self):
+        """The sizes of a tensor value as a tuple (its upper bound when dynamic)."""
+        return tuple(self.get_sizes())
+
+    @property
+    def dtype(self):
+        """The numpy dtype this tensor value is exchanged as, or None.
+
+        A bfloat16 value comes back as float32 (see ``Tensor.to_numpy``); a
+        value that is not a tensor, or has no numpy dtype, gives None."""
+        if self.get_kind() != _VK.TENSOR:
+            return None
+        name = _numpy_dtype_name(self.get_scalar_type())
+        return None if name is None else _require_numpy().dtype(name)
+
+    def __repr__(self):
+        return f"<Executorch.ValueInfo {self.to_string()}>"
+
+
+ValueInfo = override(ValueInfo)
+__all__.append("ValueInfo")
+
+
+class Program(Executorch.Program):
+    @classmethod
+    def new_from_file(cls, path):
+        """Loads the program at ``path`` (str, bytes or os.PathLike).
+
+        A path that does not exist raises ``Executorch.FileNotFoundError``."""
+        path = _path(path)
+        return _call(super().new_from_file, path, paths=(path,))
+
+    @classmethod
+    def new_from_file_with_data(cls, path, data_paths):
+        """Loads the program at ``path`` with its external data files (.ptd).
+
+        Every path may be str, bytes or os.PathLike; a missing one raises
+        ``Executorch.FileNotFoundError`` naming it."""
+        path, data_paths = _path(path), [_path(p) for p in data_paths]
+        return _call(super().new_from_file_with_data, path, data_paths, paths=(path, *data_paths))
+
+    @classmethod
+    def new_from_bytes(cls, data):
+        """Loads a program from its contents: bytes, bytearray, memoryview or GLib.Bytes."""
+        return _call(super().new_from_bytes, _glib_bytes(data))
+
+    @classmethod
+    def new_from_bytes_with_data(cls, data, external_data):
+        """Loads a program and its external data from contents (bytes or GLib.Bytes each)."""
+        return _call(super().new_from_bytes_with_data, _glib_bytes(data),
+                     [_glib_bytes(d) for d in external_data])
+
+
+Program = override(_raise_by_kind(Program))
+__all__.append("Program")
+
+
+class BundledProgram(Executorch.BundledProgram):
+    @classmethod
+    def new_from_file(cls, path):
+        """Loads the bundled program at ``path`` (str, bytes or os.PathLike).
+
+        A path that does not exist raises ``Executorch.FileNotFoundError``."""
+        path = _path(path)
+        return _call(super().new_from_file, path, paths=(path,))
+
+    @classmethod
+    def new_from_bytes(cls, data):
+        """Loads a bundled program from its contents: bytes, bytearray, memoryview or GLib.Bytes."""
+        return _call(super().new_from_bytes, _glib_bytes(data))
+
+
+BundledProgram = override(_raise_by_kind(BundledProgram))
+__all__.append("BundledProgram")
+
+
+class Device(Executorch.Device):
+    pass
+
+
+Device = override(_raise_by_kind(Device))
+__all__.append("Device")
+
+
+def load_plugins():
+    """The typelib's ``load_plugins``, its errors raised by kind."""
+    return _call(Executorch.load_plugins)
+
+
+__all__.append("load_plugins")
