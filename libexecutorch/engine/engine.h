@@ -186,6 +186,8 @@ void _et_device_free (int device_type, int device_index, void *ptr);
 const char *_et_device_type_name (int device_type);
 
 /* --- tensor-util.c --- */
+/* "Tensor", "Int", ... for messages; "unknown" outside the enum. */
+const char *_et_value_tag_name (guint32 tag);
 /* nbytes of numel elements with overflow checks; FALSE on overflow. */
 gboolean _et_checked_nbytes (int scalar_type, uint32_t ndim, const int64_t *sizes, int64_t *numel, size_t *nbytes);
 

@@ -1,4 +1,4 @@
-/* interpreter.c: binding inputs and running a method's instructions
+/* interpreter.c: running a method's instructions
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -40,172 +40,6 @@ _et_method_output (EtMethod *method, guint index)
   return &method->values[method->output_indices[index]];
 }
 
-static const char *
-tag_name (guint32 tag)
-{
-  static const char *const names[] = { "None", "Tensor", "String", "Double", "Int", "Bool", "BoolList",
-                                       "DoubleList", "IntList", "TensorList", "ScalarList", "OptionalTensorList" };
-  return tag < G_N_ELEMENTS (names) ? names[tag] : "unknown";
-}
-
-static char *
-format_sizes (uint32_t ndim, const int64_t *sizes)
-{
-  GString *text = g_string_new ("[");
-  for (uint32_t i = 0; i < ndim; i++)
-    g_string_append_printf (text, "%s%" G_GINT64_FORMAT, i > 0 ? ", " : "", sizes[i]);
-  g_string_append_c (text, ']');
-  return g_string_free (text, FALSE);
-}
-
-gboolean
-_et_method_set_input_tensor (EtMethod *method, guint index, int scalar_type, uint32_t ndim, const int64_t *sizes,
-                             const void *data, size_t nbytes, GError **error)
-{
-  return _et_method_set_input_tensor_on (method, index, scalar_type, ndim, sizes, data, nbytes, ET_DEVICE_CPU, 0,
-                                         error);
-}
-
-gboolean
-_et_method_set_input_tensor_on (EtMethod *method, guint index, int scalar_type, uint32_t ndim,
-                                const int64_t *sizes, const void *data, size_t nbytes, int device_type,
-                                int device_index, GError **error)
-{
-  EtValue *value;
-  EtTensor *tensor;
-  EtError code;
-
-  if (method->executing)
-    {
-      _et_set_error (error, ET_ERROR_INVALID_STATE, "inputs cannot change while the method runs");
-      return FALSE;
-    }
-  if (index >= method->meta->n_inputs)
-    {
-      _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "input %u does not exist: method %s has %u inputs", index,
-                     method->meta->name, method->meta->n_inputs);
-      return FALSE;
-    }
-  value = &method->values[method->input_indices[index]];
-  if (value->tag != ET_VALUE_TENSOR)
-    {
-      _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "input %u of method %s is a %s, not a tensor", index,
-                     method->meta->name, tag_name (value->tag));
-      return FALSE;
-    }
-  tensor = value->u.tensor;
-  if (tensor->scalar_type != scalar_type)
-    {
-      _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "input %u of method %s must be %s, not %s", index,
-                     method->meta->name, et_scalar_type_name (tensor->scalar_type),
-                     et_scalar_type_name (scalar_type) != NULL ? et_scalar_type_name (scalar_type) : "invalid");
-      return FALSE;
-    }
-  code = et_tensor_resize (tensor, ndim, sizes);
-  if (code != ET_OK)
-    {
-      g_autofree char *given = format_sizes (ndim, sizes);
-      g_autofree char *expected = format_sizes (tensor->ndim, tensor->sizes);
-      _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "input %u of method %s has sizes %s, which do not fit the "
-                     "method's %s%s", index, method->meta->name, given,
-                     tensor->shape_dynamism == ET_SHAPE_STATIC ? "" : "bound ", expected);
-      return FALSE;
-    }
-  if (nbytes != tensor->nbytes)
-    {
-      _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "input %u of method %s: %zu bytes given, %zu needed", index,
-                     method->meta->name, nbytes, tensor->nbytes);
-      return FALSE;
-    }
-  if (tensor->flags & (ET_TENSOR_FLAG_PLANNED | ET_TENSOR_FLAG_CONSTANT))
-    {
-      if (tensor->flags & ET_TENSOR_FLAG_CONSTANT)
-        {
-          _et_set_error (error, ET_ERROR_INVALID_STATE, "input %u of method %s is constant program data", index,
-                         method->meta->name);
-          return FALSE;
-        }
-      if (data == NULL && nbytes > 0)
-        {
-          _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "input %u of method %s has no data", index,
-                         method->meta->name);
-          return FALSE;
-        }
-      /* Never a host memcpy into device memory: the allocators move it. */
-      if (nbytes > 0 && !_et_device_copy (tensor->device_type, tensor->device_index, tensor->data, device_type,
-                                          device_index, data, nbytes, error))
-        {
-          g_prefix_error (error, "input %u of method %s: ", index, method->meta->name);
-          return FALSE;
-        }
-    }
-  else
-    {
-      if (data == NULL && nbytes > 0)
-        {
-          _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "input %u of method %s has no data", index,
-                         method->meta->name);
-          return FALSE;
-        }
-      /* Borrowed memory must already be where the program reads it. */
-      if (device_type != tensor->device_type || (device_type != ET_DEVICE_CPU && device_index != tensor->device_index))
-        {
-          _et_set_error (error, ET_ERROR_NOT_SUPPORTED, "input %u of method %s is read from %s:%d memory, but "
-                         "the tensor given is in %s:%d memory; copy it there first", index, method->meta->name,
-                         _et_device_type_name (tensor->device_type), tensor->device_index,
-                         _et_device_type_name (device_type), device_index);
-          return FALSE;
-        }
-      tensor->data = (void *) data;   /* borrowed; the caller keeps it alive */
-      tensor->capacity = nbytes;
-    }
-  method->input_set[index] = TRUE;
-  return TRUE;
-}
-
-gboolean
-_et_method_set_input_scalar (EtMethod *method, guint index, const EtValue *given, GError **error)
-{
-  const EtValue *value;
-  gboolean equal;
-
-  if (index >= method->meta->n_inputs)
-    {
-      _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "input %u does not exist: method %s has %u inputs", index,
-                     method->meta->name, method->meta->n_inputs);
-      return FALSE;
-    }
-  value = &method->values[method->input_indices[index]];
-  if (value->tag != given->tag)
-    {
-      _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "input %u of method %s is a %s, not a %s", index,
-                     method->meta->name, tag_name (value->tag), tag_name (given->tag));
-      return FALSE;
-    }
-  /* Scalars are baked into the program at export: only the traced value is accepted. */
-  switch (value->tag)
-    {
-    case ET_VALUE_INT: equal = value->u.int_value == given->u.int_value; break;
-    case ET_VALUE_BOOL: equal = value->u.bool_value == given->u.bool_value; break;
-    case ET_VALUE_DOUBLE:
-      {
-        double a = value->u.double_value, b = given->u.double_value;
-        equal = (isnan (a) && isnan (b)) || a == b || fabs (a - b) <= 1e-4 + 1e-5 * fabs (b);
-        break;
-      }
-    case ET_VALUE_NONE: equal = TRUE; break;
-    default: equal = FALSE; break;
-    }
-  if (!equal)
-    {
-      _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "input %u of method %s was fixed when the program was "
-                     "exported; only the traced value is accepted", index, method->meta->name);
-      return FALSE;
-    }
-  method->input_set[index] = TRUE;
-  return TRUE;
-}
-
 static gboolean
 condition_value (const EtValue *value, gboolean *result, GError **error)
 {
@@ -236,7 +70,7 @@ condition_value (const EtValue *value, gboolean *result, GError **error)
       return TRUE;
     }
   _et_set_error (error, ET_ERROR_INVALID_PROGRAM, "condition is a %s, not a Bool or Bool tensor",
-                 tag_name (value->tag));
+                 _et_value_tag_name (value->tag));
   return FALSE;
 }
 
@@ -363,6 +197,11 @@ _et_method_execute (EtMethod *method, GCancellable *cancellable, GError **error)
                        method->meta->name, i);
         return FALSE;
       }
+  if (!_et_method_restore_inputs (method, error))
+    {
+      _et_prefix_error (error, "[method %s][execute] ", method->meta->name);
+      return FALSE;
+    }
 
   method->executing = TRUE;
   if (method->tracer != NULL && method->tracer->execute_begin != NULL)

@@ -34,6 +34,9 @@ typedef struct {
   gboolean initialised;
 } Delegate;
 
+/* Device buffers; host buffers get malloc's 16. */
+#define ET_PLANNED_ALIGNMENT 64
+
 typedef struct {
   void *data;
   int8_t device_type;
@@ -61,6 +64,8 @@ struct _EtMethod {
   guint n_delegates;
   Delegate *delegates;
 
+  PlannedBuffer *input_copies;  /* by input: what was bound, where planning shares its bytes (else NULL data) */
+  gboolean *input_fresh;        /* bound since the last execution */
   guint32 *input_indices;
   guint32 *output_indices;
   gboolean *input_set;
@@ -74,5 +79,11 @@ struct _EtMethod {
 };
 
 void *_et_method_take (EtMethod *method, gpointer block);
+/* method-inputs.c: at load, a copy for each planned input whose bytes the
+ * plan shares with other values; before each execution, puts back those an
+ * earlier execution may have overwritten. */
+gboolean _et_method_find_shared_inputs (EtMethod *method, GError **error);
+void _et_method_free_input_copies (EtMethod *method);
+gboolean _et_method_restore_inputs (EtMethod *method, GError **error);
 /* method-fold.c: constant weight transposes read only by mm/addmm become views. */
 void _et_method_fold_constant_transposes (EtMethod *method);

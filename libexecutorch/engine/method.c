@@ -20,8 +20,6 @@ enum { INSTRUCTION_ARGS_TYPE, INSTRUCTION_ARGS };
 enum { DELEGATE_ID, DELEGATE_PROCESSED, DELEGATE_COMPILE_SPECS };
 enum { SPEC_KEY, SPEC_VALUE };
 
-#define BUFFER_ALIGNMENT 64   /* device buffers; host buffers get malloc's 16 */
-
 void *
 _et_method_take (EtMethod *method, gpointer block)
 {
@@ -105,7 +103,7 @@ allocate_buffers (EtMethod *method, GError **error)
         }
       else
         buffer->data = _et_device_alloc (buffer->device_type, buffer->device_index, buffer->size,
-                                         BUFFER_ALIGNMENT, error);
+                                         ET_PLANNED_ALIGNMENT, error);
       if (buffer->data == NULL)
         {
           _et_prefix_error (error, "planned buffer %u: ", i);
@@ -622,6 +620,7 @@ load_io (EtMethod *method, EtFb *fb, EtFbTable plan, GError **error)
   method->input_indices = g_new0 (guint32, MAX (inputs.length, 1));
   method->output_indices = g_new0 (guint32, MAX (outputs.length, 1));
   method->input_set = g_new0 (gboolean, MAX (inputs.length, 1));
+  method->input_fresh = g_new0 (gboolean, MAX (inputs.length, 1));
   for (guint32 i = 0; i < inputs.length; i++)
     {
       method->input_indices[i] = (guint32) _et_fb_vector_i32 (fb, inputs, i);
@@ -703,7 +702,8 @@ load_method (EtProgram *program, const char *name, guint64 max_memory, GError **
       !resolve_kernels (method, error) ||
       !init_delegates (method, &fb, plan, error) ||
       !load_chains (method, &fb, plan, error) ||
-      !load_io (method, &fb, plan, error))
+      !load_io (method, &fb, plan, error) ||
+      !_et_method_find_shared_inputs (method, error))
     {
       _et_fb_clear (&fb);
       _et_prefix_error (error, "[method %s][load] ", name);
@@ -726,6 +726,7 @@ _et_method_free (EtMethod *method)
   for (guint i = 0; i < method->n_buffers; i++)
     _et_device_free (method->buffers[i].device_type, method->buffers[i].device_index, method->buffers[i].data);
   g_free (method->buffers);
+  _et_method_free_input_copies (method);
   g_free (method->values);
   g_free (method->tensors);
   g_free (method->chains);
@@ -733,6 +734,7 @@ _et_method_free (EtMethod *method)
   g_free (method->input_indices);
   g_free (method->output_indices);
   g_free (method->input_set);
+  g_free (method->input_fresh);
   if (method->owned != NULL)
     g_ptr_array_unref (method->owned);
   _et_kernel_context_reset (&method->context);

@@ -16,6 +16,14 @@ static const struct {
   { "UInt16", 2 }, { "UInt32", 4 }, { "UInt64", 8 },
 };
 
+const char *
+_et_value_tag_name (guint32 tag)
+{
+  static const char *const names[] = { "None", "Tensor", "String", "Double", "Int", "Bool", "BoolList",
+                                       "DoubleList", "IntList", "TensorList", "ScalarList", "OptionalTensorList" };
+  return tag < G_N_ELEMENTS (names) ? names[tag] : "unknown";
+}
+
 size_t
 et_scalar_type_size (int scalar_type)
 {

@@ -1,0 +1,281 @@
+/* method-inputs.c: a method's inputs: their memory and binding them
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * An input that was bound stays the method's input for every execution
+ * until it is bound again, as with upstream's Module.  Memory planning may
+ * give a planned input's bytes to values computed after its last use, and
+ * to views of it (which must keep seeing it), so such an input cannot move
+ * out of the plan: the method keeps a copy of what was bound and puts it
+ * back before an execution that follows another.  An input whose bytes
+ * nothing else shares costs nothing.
+ */
+#include "method-private.h"
+
+#include <math.h>
+#include <string.h>
+
+static gboolean
+regions_overlap (const EtTensor *a, const EtTensor *b)
+{
+  const guint8 *a_start = a->data, *b_start = b->data;
+
+  return a_start < b_start + b->capacity && b_start < a_start + a->capacity;
+}
+
+/* Whether another planned tensor of the method uses any of @input's bytes. */
+static gboolean
+memory_is_shared (EtMethod *method, const EtTensor *input)
+{
+  for (guint t = 0; t < method->n_tensors; t++)
+    {
+      const EtTensor *other = &method->tensors[t];
+
+      if (other != input && (other->flags & ET_TENSOR_FLAG_PLANNED) && other->capacity > 0 &&
+          regions_overlap (input, other))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+gboolean
+_et_method_find_shared_inputs (EtMethod *method, GError **error)
+{
+  method->input_copies = g_new0 (PlannedBuffer, MAX (method->meta->n_inputs, 1));
+  for (guint i = 0; i < method->meta->n_inputs; i++)
+    {
+      EtValue *value = &method->values[method->input_indices[i]];
+      PlannedBuffer *copy = &method->input_copies[i];
+      EtTensor *tensor;
+
+      if (value->tag != ET_VALUE_TENSOR)
+        continue;
+      tensor = value->u.tensor;
+      if (!(tensor->flags & ET_TENSOR_FLAG_PLANNED) || tensor->capacity == 0 || !memory_is_shared (method, tensor))
+        continue;
+      copy->device_type = tensor->device_type;
+      copy->device_index = tensor->device_index;
+      copy->size = tensor->capacity;
+      copy->data = _et_device_alloc (copy->device_type, copy->device_index, copy->size, ET_PLANNED_ALIGNMENT, error);
+      if (copy->data == NULL)
+        {
+          _et_prefix_error (error, "input %u: ", i);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+void
+_et_method_free_input_copies (EtMethod *method)
+{
+  if (method->input_copies == NULL)
+    return;
+  for (guint i = 0; i < method->meta->n_inputs; i++)
+    _et_device_free (method->input_copies[i].device_type, method->input_copies[i].device_index,
+                     method->input_copies[i].data);
+  g_clear_pointer (&method->input_copies, g_free);
+}
+
+/* Keeps what set_input just wrote into the plan, for later executions. */
+static gboolean
+keep_input_copy (EtMethod *method, guint index, const EtTensor *tensor, GError **error)
+{
+  PlannedBuffer *copy = &method->input_copies[index];
+
+  if (copy->data == NULL)
+    return TRUE;
+  return _et_device_copy (copy->device_type, copy->device_index, copy->data, tensor->device_type,
+                          tensor->device_index, tensor->data, tensor->nbytes, error);
+}
+
+gboolean
+_et_method_restore_inputs (EtMethod *method, GError **error)
+{
+  for (guint i = 0; i < method->meta->n_inputs; i++)
+    {
+      const PlannedBuffer *copy = &method->input_copies[i];
+      const EtTensor *tensor;
+
+      if (copy->data == NULL)
+        continue;
+      /* The execution right after set_input finds the bytes in place. */
+      if (method->input_fresh[i])
+        {
+          method->input_fresh[i] = FALSE;
+          continue;
+        }
+      tensor = method->values[method->input_indices[i]].u.tensor;
+      if (!_et_device_copy (tensor->device_type, tensor->device_index, tensor->data, copy->device_type,
+                            copy->device_index, copy->data, tensor->nbytes, error))
+        {
+          _et_prefix_error (error, "input %u: ", i);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+static char *
+format_sizes (uint32_t ndim, const int64_t *sizes)
+{
+  GString *text = g_string_new ("[");
+  for (uint32_t i = 0; i < ndim; i++)
+    g_string_append_printf (text, "%s%" G_GINT64_FORMAT, i > 0 ? ", " : "", sizes[i]);
+  g_string_append_c (text, ']');
+  return g_string_free (text, FALSE);
+}
+
+gboolean
+_et_method_set_input_tensor (EtMethod *method, guint index, int scalar_type, uint32_t ndim, const int64_t *sizes,
+                             const void *data, size_t nbytes, GError **error)
+{
+  return _et_method_set_input_tensor_on (method, index, scalar_type, ndim, sizes, data, nbytes, ET_DEVICE_CPU, 0,
+                                         error);
+}
+
+gboolean
+_et_method_set_input_tensor_on (EtMethod *method, guint index, int scalar_type, uint32_t ndim,
+                                const int64_t *sizes, const void *data, size_t nbytes, int device_type,
+                                int device_index, GError **error)
+{
+  EtValue *value;
+  EtTensor *tensor;
+  EtError code;
+
+  if (method->executing)
+    {
+      _et_set_error (error, ET_ERROR_INVALID_STATE, "inputs cannot change while the method runs");
+      return FALSE;
+    }
+  if (index >= method->meta->n_inputs)
+    {
+      _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "input %u does not exist: method %s has %u inputs", index,
+                     method->meta->name, method->meta->n_inputs);
+      return FALSE;
+    }
+  value = &method->values[method->input_indices[index]];
+  if (value->tag != ET_VALUE_TENSOR)
+    {
+      _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "input %u of method %s is a %s, not a tensor", index,
+                     method->meta->name, _et_value_tag_name (value->tag));
+      return FALSE;
+    }
+  tensor = value->u.tensor;
+  if (tensor->scalar_type != scalar_type)
+    {
+      _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "input %u of method %s must be %s, not %s", index,
+                     method->meta->name, et_scalar_type_name (tensor->scalar_type),
+                     et_scalar_type_name (scalar_type) != NULL ? et_scalar_type_name (scalar_type) : "invalid");
+      return FALSE;
+    }
+  code = et_tensor_resize (tensor, ndim, sizes);
+  if (code != ET_OK)
+    {
+      g_autofree char *given = format_sizes (ndim, sizes);
+      g_autofree char *expected = format_sizes (tensor->ndim, tensor->sizes);
+      _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "input %u of method %s has sizes %s, which do not fit the "
+                     "method's %s%s", index, method->meta->name, given,
+                     tensor->shape_dynamism == ET_SHAPE_STATIC ? "" : "bound ", expected);
+      return FALSE;
+    }
+  if (nbytes != tensor->nbytes)
+    {
+      _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "input %u of method %s: %zu bytes given, %zu needed", index,
+                     method->meta->name, nbytes, tensor->nbytes);
+      return FALSE;
+    }
+  if (tensor->flags & (ET_TENSOR_FLAG_PLANNED | ET_TENSOR_FLAG_CONSTANT))
+    {
+      if (tensor->flags & ET_TENSOR_FLAG_CONSTANT)
+        {
+          _et_set_error (error, ET_ERROR_INVALID_STATE, "input %u of method %s is constant program data", index,
+                         method->meta->name);
+          return FALSE;
+        }
+      if (data == NULL && nbytes > 0)
+        {
+          _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "input %u of method %s has no data", index,
+                         method->meta->name);
+          return FALSE;
+        }
+      /* Never a host memcpy into device memory: the allocators move it. */
+      if (nbytes > 0 && !_et_device_copy (tensor->device_type, tensor->device_index, tensor->data, device_type,
+                                          device_index, data, nbytes, error))
+        {
+          g_prefix_error (error, "input %u of method %s: ", index, method->meta->name);
+          return FALSE;
+        }
+      if (!keep_input_copy (method, index, tensor, error))
+        {
+          _et_prefix_error (error, "input %u of method %s: ", index, method->meta->name);
+          return FALSE;
+        }
+      method->input_fresh[index] = TRUE;
+    }
+  else
+    {
+      if (data == NULL && nbytes > 0)
+        {
+          _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "input %u of method %s has no data", index,
+                         method->meta->name);
+          return FALSE;
+        }
+      /* Borrowed memory must already be where the program reads it. */
+      if (device_type != tensor->device_type || (device_type != ET_DEVICE_CPU && device_index != tensor->device_index))
+        {
+          _et_set_error (error, ET_ERROR_NOT_SUPPORTED, "input %u of method %s is read from %s:%d memory, but "
+                         "the tensor given is in %s:%d memory; copy it there first", index, method->meta->name,
+                         _et_device_type_name (tensor->device_type), tensor->device_index,
+                         _et_device_type_name (device_type), device_index);
+          return FALSE;
+        }
+      tensor->data = (void *) data;   /* borrowed; the caller keeps it alive */
+      tensor->capacity = nbytes;
+    }
+  method->input_set[index] = TRUE;
+  return TRUE;
+}
+
+gboolean
+_et_method_set_input_scalar (EtMethod *method, guint index, const EtValue *given, GError **error)
+{
+  const EtValue *value;
+  gboolean equal;
+
+  if (index >= method->meta->n_inputs)
+    {
+      _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "input %u does not exist: method %s has %u inputs", index,
+                     method->meta->name, method->meta->n_inputs);
+      return FALSE;
+    }
+  value = &method->values[method->input_indices[index]];
+  if (value->tag != given->tag)
+    {
+      _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "input %u of method %s is a %s, not a %s", index,
+                     method->meta->name, _et_value_tag_name (value->tag), _et_value_tag_name (given->tag));
+      return FALSE;
+    }
+  /* Scalars are baked into the program at export: only the traced value is accepted. */
+  switch (value->tag)
+    {
+    case ET_VALUE_INT: equal = value->u.int_value == given->u.int_value; break;
+    case ET_VALUE_BOOL: equal = value->u.bool_value == given->u.bool_value; break;
+    case ET_VALUE_DOUBLE:
+      {
+        double a = value->u.double_value, b = given->u.double_value;
+        equal = (isnan (a) && isnan (b)) || a == b || fabs (a - b) <= 1e-4 + 1e-5 * fabs (b);
+        break;
+      }
+    case ET_VALUE_NONE: equal = TRUE; break;
+    default: equal = FALSE; break;
+    }
+  if (!equal)
+    {
+      _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "input %u of method %s was fixed when the program was "
+                     "exported; only the traced value is accepted", index, method->meta->name);
+      return FALSE;
+    }
+  method->input_set[index] = TRUE;
+  return TRUE;
+}
