@@ -2,9 +2,9 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Error codes follow operators.md 1.4: a wrong argument count or value tag
- * is InvalidProgram, bad dtypes, shapes or values are InvalidArgument, and a
- * failed resize keeps et_tensor_resize()'s code (NotSupported).
+ * Error codes: a wrong argument count or value tag is InvalidProgram, bad
+ * dtypes, shapes or values are InvalidArgument, and a failed resize keeps
+ * et_tensor_resize()'s code (NotSupported).
  */
 #include "kernels-private.h"
 

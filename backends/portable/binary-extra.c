@@ -5,9 +5,9 @@
  * rsub, pow (three forms), atan2, maximum, minimum, fmod, remainder,
  * floor_divide, div with a rounding mode, logical and bitwise ops, shifts,
  * where and masked_fill.  Inputs broadcast (numpy rules), are promoted to
- * a common dtype (operators.md 1.4) and computed in its kind; results are
- * converted to out's dtype, which must be castable from the common one
- * (rsub.Scalar_out: equal to it).
+ * a common dtype (PyTorch's promotion, dtype.c) and computed in its kind;
+ * results are converted to out's dtype, which must be castable from the
+ * common one (rsub.Scalar_out: equal to it).
  *
  * Semantics follow eager PyTorch:
  *   - remainder takes the divisor's sign (Python %), fmod the dividend's;
@@ -549,7 +549,8 @@ rsub_scalar_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   return tensor_scalar_run (ctx, OP_RSUB, a, &s, false, common, out, &alpha);
 }
 
-/* The common dtype of div without a rounding mode (operators.md 1.4). */
+/* The common dtype of div without a rounding mode: always floating, the
+ * default float for two integer inputs (PyTorch's true division). */
 static int
 true_div_common (int ta, int tb)
 {

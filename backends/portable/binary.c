@@ -4,8 +4,8 @@
  *
  * add, sub, mul, div (.out and .Scalar_out) and the comparisons
  * (.Scalar_out and .Tensor_out).  Inputs are promoted to a common dtype
- * (operators.md 1.4), computed in its kind (int64 with wrapping, float or
- * double) and converted to the out dtype when stored.  A contiguous
+ * (PyTorch's promotion, dtype.c), computed in its kind (int64 with
+ * wrapping, float or double) and converted to the out dtype when stored.  A contiguous
  * same-shape float/double path runs as plain vectorisable loops; everything
  * else goes through the strided iterator in chunks.
  */

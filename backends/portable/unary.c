@@ -2,7 +2,7 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Three families (operators.md 1.4):
+ * Three families, by their dtype rules:
  *   - float ops (sigmoid, tanh, exp, log, sqrt, rsqrt, sin, ..., erf,
  *     reciprocal, logit): any real or Bool input, a floating out; integer
  *     inputs are computed in the out type, Half/BFloat16 in float;

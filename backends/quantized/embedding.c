@@ -6,7 +6,7 @@
  * with g = j / (D / G) for scales of shape [N] (G = 1) or [N, G].  Packed
  * weights: 4-bit element j is the high nibble of byte j/2 for even j and the
  * low one for odd j, minus 8; 2-bit element j is bits 2*(j%4) of byte j/4,
- * minus 2 (upstream's packing, operators.md 5.2).
+ * minus 2 (upstream's packing).
  *
  * Deliberate differences from upstream: every index is bounds-checked (the
  * packed kernels do not check upstream); the .out overloads, which read the

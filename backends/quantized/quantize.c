@@ -2,8 +2,8 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Numerics are upstream ExecuTorch's (operators.md 5.2), so that results are
- * byte-identical to its runtime:
+ * Numerics are upstream ExecuTorch's, so that results are byte-identical
+ * to its runtime:
  *
  *   quantize:   inv = 1.0f / (float) scale; v = (float) (inv * x) (in double
  *               for Double input); q = clamp ((float) zp + nearbyintf (v))

@@ -3,9 +3,9 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The layout is the one in ../shared/docs/executorch-format.md 2.8: the
- * FlatBuffer with the FH01 header inserted after its first 8 bytes, then the
- * segment data at a 128-aligned base.  Tables are laid out front to back
+ * The layout is upstream's FlatTensor one, as libexecutorch/engine/ptd.c
+ * reads it: the FlatBuffer with the FH01 header inserted after its first 8
+ * bytes, then the segment data at a 128-aligned base.  Tables are laid out front to back
  * with their vtables right before them.
  */
 #include "ptd-writer.h"

@@ -3,7 +3,8 @@
 
 Usage: check_operators.py EXECUTORCH_RUN PORTABLE_LIST MANIFEST_DIR...
 
-- every Tier 1 and Tier 2 operator of ../shared/docs/operators.md is listed;
+- every Tier 1 and Tier 2 operator of the operator plan (TIER1, TIER2 below)
+  is listed;
 - every operator of upstream's portable set (PORTABLE_LIST) is listed, except
   the ones in NOT_IMPLEMENTED below, each with its reason; an operator in that
   set that has been implemented meanwhile fails the test too, so the list

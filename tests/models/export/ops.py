@@ -452,7 +452,8 @@ op("embedding_i32", lambda s, w, i: F.embedding(i, w), [(r(10, 4, seed=311), tor
 op("embedding_module", lambda s, i: s.emb(i), [(torch.tensor([[1, 0, 2, 0]]),)], ["embedding.out"], EXACT,
    "nn.Embedding(5, 3, padding_idx=0)", parts={"emb": (torch.manual_seed(3), nn.Embedding(5, 3, padding_idx=0))[1]})
 # No +-inf: eager's gelu(+-inf) depends on the vector path (size-1 tensors
-# give inf / nan, longer ones nan / nan); operators.md fixes 0 / inf.
+# give inf / nan, longer ones nan / nan); our kernels give 0 / inf
+# (docs/kernel-semantics.md).
 FINITE = SPECIAL[~SPECIAL.isinf()]
 op("gelu", lambda s, x: (F.gelu(x), F.gelu(x, approximate="tanh")), [(FINITE,), (r(3, 4, seed=312, scale=3),)],
    ["gelu.out"], FT, "approximate none and tanh; specials without +-inf (see export/ops.py), nan")
