@@ -2,7 +2,12 @@
 """The PyGObject override module (bindings/python/gi/overrides/Executorch.py):
 numpy round trips, lists of arrays through methods, errors and async runs."""
 import asyncio
+import errno
 import os
+import pathlib
+import subprocess
+import sys
+import textwrap
 import unittest
 
 import gi
@@ -171,6 +176,256 @@ class MethodCalls(unittest.TestCase):
     def test_wrong_input_count(self):
         with self.assertRaises(TypeError):
             load("add/add.pte")(np.ones((2, 3), np.float32))
+
+
+class Paths(unittest.TestCase):
+    """Paths as str, bytes or os.PathLike; program contents as bytes."""
+
+    def test_program_paths(self):
+        path = model("add/add.pte")
+        for given in (path, os.fsencode(path), pathlib.Path(path)):
+            with self.subTest(type=type(given).__name__):
+                program = Executorch.Program.new_from_file(given)
+                self.assertTrue(program.has_method("forward"))
+
+    def test_program_with_data_paths(self):
+        pte = pathlib.Path(model("mlp_external/mlp_external.pte"))
+        ptd = pathlib.Path(model("mlp_external/_default_external_constant.ptd"))
+        for data in ([ptd], [os.fsencode(ptd)], (str(ptd),)):
+            with self.subTest(data=type(data[0]).__name__):
+                method = Executorch.Program.new_from_file_with_data(pte, data).load_method("forward")
+                (out,) = method(np.load(model("mlp_external/forward.case0.in0.npy")))
+                np.testing.assert_allclose(out, np.load(model("mlp_external/forward.case0.out0.npy")),
+                                           rtol=1e-5, atol=1e-6)
+
+    def test_bundled_program_path(self):
+        bundled = Executorch.BundledProgram.new_from_file(pathlib.Path(model("bundled/add_bp.bpte")))
+        self.assertGreaterEqual(bundled.get_n_test_cases("forward"), 1)
+        bundled.verify("forward", 0, 1e-5, 1e-8)
+
+    def test_program_contents_as_bytes(self):
+        with open(model("add/add.pte"), "rb") as f:
+            data = f.read()
+        for given in (data, bytearray(data), memoryview(data), GLib.Bytes.new(data)):
+            with self.subTest(type=type(given).__name__):
+                method = Executorch.Program.new_from_bytes(given).load_method("forward")
+                (out,) = method(np.ones((2, 3), np.float32), np.ones((2, 3), np.float32))
+                np.testing.assert_array_equal(out, np.full((2, 3), 2, np.float32))
+        with open(model("bundled/add_bp.bpte"), "rb") as f:
+            self.assertTrue(Executorch.BundledProgram.new_from_bytes(f.read()).get_program())
+
+    def test_etdump_path(self):
+        import tempfile
+        method = Executorch.Program.new_from_file(model("add/add.pte")).load_method_profiled("forward")
+        method(np.ones((2, 3), np.float32), np.ones((2, 3), np.float32))
+        with tempfile.TemporaryDirectory() as folder:
+            target = pathlib.Path(folder) / "run.etdp"
+            method.write_etdump(target)
+            self.assertGreater(target.stat().st_size, 0)
+
+
+class TensorProtocol(unittest.TestCase):
+    """shape, dtype, repr and numpy.asarray on Executorch.Tensor; ValueInfo's dtype."""
+
+    def test_shape_dtype_repr(self):
+        tensor = Executorch.Tensor.new_from_numpy(np.zeros((2, 3, 4), np.int32))
+        self.assertEqual(tensor.shape, (2, 3, 4))
+        self.assertEqual(tensor.dtype, np.dtype(np.int32))
+        self.assertEqual(repr(tensor), "<Executorch.Tensor dtype=int32 shape=(2, 3, 4) device=cpu>")
+        scalar = Executorch.Tensor.new_from_numpy(np.array(1.5))
+        self.assertEqual(scalar.shape, ())
+        self.assertEqual(repr(scalar), "<Executorch.Tensor dtype=float64 shape=() device=cpu>")
+
+    def test_asarray(self):
+        a = np.arange(12, dtype=np.float32).reshape(3, 4)
+        tensor = Executorch.Tensor.new_from_numpy(a)
+        back = np.asarray(tensor)
+        self.assertEqual(back.dtype, np.float32)  # not a 0-d object array
+        np.testing.assert_array_equal(back, a)
+        np.testing.assert_array_equal(np.asarray(tensor, dtype=np.int64), a.astype(np.int64))
+        self.assertEqual(np.asarray(tensor, dtype=np.int64).dtype, np.int64)
+        writable = np.array(tensor)
+        writable[0, 0] = 7  # np.array gives a writable copy
+        self.assertEqual(tensor.to_numpy()[0, 0], 0)
+        self.assertEqual(np.add(tensor, 1).tolist(), (a + 1).tolist())
+
+    def test_array_copy_keyword(self):
+        # numpy 2 passes copy=; numpy 1.24 (Debian 12) does not: both work.
+        tensor = Executorch.Tensor.new_from_numpy(np.ones(3, np.int64))
+        self.assertTrue(tensor.__array__(copy=True).flags.writeable)
+        np.testing.assert_array_equal(tensor.__array__(None, None), [1, 1, 1])
+        with self.assertRaises(ValueError):
+            tensor.__array__(copy=False)
+
+    def test_output_tensor_asarray(self):
+        method = load("add/add.pte")
+        a = np.arange(6, dtype=np.float32).reshape(2, 3)
+        (out,) = method.run([Executorch.Tensor.new_from_numpy(a)] * 2, None)
+        self.assertEqual(out.shape, (2, 3))
+        np.testing.assert_array_equal(np.asarray(out), 2 * a)
+
+    def test_bfloat16_widens_to_float32(self):
+        values = np.array([1.0, -2.5, 3.140625, 0.0, np.inf, 2.0 ** 100], np.float32)
+        bits = (values.view(np.uint32) >> 16).astype(np.uint16)  # exact in bfloat16
+        tensor = Executorch.Tensor.new(Executorch.ScalarType.BFLOAT16, [2, 3], GLib.Bytes.new(bits.tobytes()))
+        back = tensor.to_numpy()
+        self.assertEqual(back.dtype, np.float32)
+        self.assertEqual(back.shape, (2, 3))
+        np.testing.assert_array_equal(back.ravel(), values)
+        self.assertFalse(back.flags.writeable)
+        np.testing.assert_array_equal(np.asarray(tensor).ravel(), values)
+        self.assertEqual(tensor.dtype, np.float32)
+        self.assertEqual(repr(tensor), "<Executorch.Tensor dtype=bfloat16 shape=(2, 3) device=cpu>")
+        nan = Executorch.Tensor.new(Executorch.ScalarType.BFLOAT16, [1], GLib.Bytes.new(b"\xc0\x7f"))
+        self.assertTrue(np.isnan(nan.to_numpy()[0]))
+
+    def test_value_info(self):
+        info = Executorch.Program.new_from_file(model("scalar_io/scalar_io.pte")).get_method_info("forward")
+        x, k = info.get_input(0), info.get_input(1)
+        self.assertEqual(x.dtype, np.load(model("scalar_io/forward.case0.in0.npy")).dtype)
+        self.assertEqual(x.shape, tuple(x.get_sizes()))  # dynamic: the upper bound
+        self.assertIsNone(k.dtype)  # an Int, not a tensor
+        self.assertIn("Tensor", repr(x))
+        example = Executorch.Program.new_from_file(os.path.join(EXAMPLE, "example.pte"))
+        first = example.get_method_info("forward").get_input(0)
+        np.testing.assert_array_equal(np.zeros(first.shape, first.dtype),
+                                      np.zeros_like(np.load(os.path.join(EXAMPLE, "example.input.npy"))))
+
+
+class InputsInOrder(unittest.TestCase):
+    def test_dict_refused(self):
+        method = load("add/add.pte")
+        a = np.ones((2, 3), np.float32)
+        calls = (lambda: method.run_arrays({"x": a, "y": a}),
+                 lambda: method({"x": a, "y": a}),
+                 lambda: method(x=a, y=a),
+                 lambda: method.run_arrays_async({"x": a, "y": a}, lambda *args: None),
+                 lambda: method.run({"x": Executorch.Tensor.new_from_numpy(a)}, None))
+        for i, call in enumerate(calls):
+            with self.subTest(call=i):
+                with self.assertRaises(TypeError) as caught:
+                    call()
+                self.assertIn("in order, not by name", str(caught.exception))
+
+
+class ErrorsByKind(unittest.TestCase):
+    """Typed GLib.Error subclasses: caught by kind, by builtin and as GLib.Error."""
+
+    def test_wrong_dtype_and_shape(self):
+        method = load("add/add.pte")
+        good = np.ones((2, 3), np.float32)
+        for bad in (np.ones((2, 3), np.float64), np.ones((7, 7), np.float32)):
+            with self.subTest(dtype=bad.dtype, shape=bad.shape):
+                with self.assertRaises(Executorch.InvalidArgumentError) as caught:
+                    method(bad, good)
+                error = caught.exception
+                self.assertIsInstance(error, GLib.Error)
+                self.assertIsInstance(error, ValueError)
+                self.assertTrue(error.matches(Executorch.error_quark(), Executorch.Error.INVALID_ARGUMENT))
+                self.assertIn("InvalidArgumentError", repr(error))
+        with self.assertRaises(Executorch.InvalidArgumentError):  # the plain typelib call too
+            method.set_input(0, Executorch.Tensor.new_from_numpy(np.ones(3, np.int64)))
+        with self.assertRaises(GLib.Error):  # still caught as GLib.Error
+            method.run([Executorch.Tensor.new_from_numpy(np.ones(3, np.int64))] * 2, None)
+
+    def test_async_errors_by_kind(self):
+        method = load("add/add.pte")
+        with self.assertRaises(Executorch.InvalidArgumentError):
+            method.run_arrays_async([np.ones(2, np.int64)] * 2, lambda *args: None)
+
+        async def main():
+            await method.run_arrays_asyncio([np.ones(2, np.int64)] * 2)
+        with self.assertRaises(Executorch.InvalidArgumentError):
+            asyncio.run(main())
+
+    def test_missing_file(self):
+        missing = os.path.join(HERE, "no-such-model.pte")
+        calls = {
+            "Program.new_from_file": lambda: Executorch.Program.new_from_file(pathlib.Path(missing)),
+            "Program.new_from_file_with_data": lambda: Executorch.Program.new_from_file_with_data(
+                model("mlp_external/mlp_external.pte"), [missing]),
+            "BundledProgram.new_from_file": lambda: Executorch.BundledProgram.new_from_file(missing),
+        }
+        for name, call in calls.items():
+            with self.subTest(call=name):
+                with self.assertRaises(FileNotFoundError) as caught:  # the builtin
+                    call()
+                error = caught.exception
+                self.assertIsInstance(error, Executorch.FileNotFoundError)
+                self.assertIsInstance(error, GLib.Error)
+                self.assertEqual(error.errno, errno.ENOENT)
+                self.assertEqual(error.filename, missing)
+                self.assertIn("no-such-model.pte", error.message)
+        try:
+            Executorch.Program.new_from_file(missing)
+        except GLib.Error as error:  # the GLib.Error handler still runs
+            self.assertIn(error.domain, ("executorch-error-quark", "g-io-error-quark"))
+        else:
+            self.fail("no error")
+
+    def test_unreadable_is_not_missing(self):
+        # A folder exists: its error keeps its plain GLib.Error type.
+        with self.assertRaises(GLib.Error) as caught:
+            Executorch.Program.new_from_file(HERE)
+        self.assertNotIsInstance(caught.exception, FileNotFoundError)
+
+    def test_missing_file_codes(self):
+        # Today's code and G_IO_ERROR_NOT_FOUND (and GLib's G_FILE_ERROR_NOENT) all map.
+        overrides = sys.modules["gi.overrides.Executorch"]
+        missing = os.path.join(HERE, "no-such-model.pte")
+        for domain, code in ((Executorch.error_quark(), Executorch.Error.ACCESS_FAILED),
+                             (Gio.io_error_quark(), Gio.IOErrorEnum.NOT_FOUND),
+                             (GLib.file_error_quark(), GLib.FileError.NOENT)):
+            with self.subTest(domain=GLib.quark_to_string(domain)):
+                plain = GLib.Error.new_literal(domain, "gone", int(code))
+                typed = overrides._typed_error(plain, (missing,))
+                self.assertIsInstance(typed, FileNotFoundError)
+                self.assertTrue(typed.matches(domain, int(code)))
+                self.assertEqual(typed.filename, missing)
+        present = GLib.Error.new_literal(Executorch.error_quark(), "denied", int(Executorch.Error.ACCESS_FAILED))
+        self.assertIs(overrides._typed_error(present, (HERE,)), present)
+
+    def test_operator_missing(self):
+        # A fresh python with no kernel library: loading the method fails by kind.
+        script = textwrap.dedent("""
+            import gi
+            gi.require_version("Executorch", "1.0")
+            from gi.repository import Executorch, GLib
+            program = Executorch.Program.new_from_file(%r)
+            try:
+                program.load_method("forward")
+            except Executorch.OperatorMissingError as error:
+                assert isinstance(error, GLib.Error)
+                assert error.matches(Executorch.error_quark(), Executorch.Error.OPERATOR_MISSING)
+                print("missing:", error.message)
+        """ % os.path.join(EXAMPLE, "example.pte"))
+        env = dict(os.environ, EXECUTORCH_MODULE_PATH="", EXECUTORCH_MODULE_SYSTEM_PATH="")
+        done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertIn("missing:", done.stdout)
+        self.assertIn("aten::addmm.out", done.stdout)
+
+
+class Docstrings(unittest.TestCase):
+    def test_every_public_callable_has_a_docstring(self):
+        overrides = sys.modules["gi.overrides.Executorch"]
+        self.assertTrue(overrides.__doc__)
+        checked = 0
+        for name in overrides.__all__:
+            item = getattr(overrides, name)
+            with self.subTest(name=name):
+                self.assertTrue((item.__doc__ or "").strip(), name)
+            if not isinstance(item, type) or issubclass(item, BaseException):
+                continue
+            for attribute, value in vars(item).items():
+                if attribute.startswith("_") and attribute not in ("__call__", "__array__"):
+                    continue
+                if not (callable(value) or isinstance(value, (property, classmethod, staticmethod))):
+                    continue
+                with self.subTest(name=f"{name}.{attribute}"):
+                    self.assertTrue((getattr(item, attribute).__doc__ or "").strip())
+                    checked += 1
+        self.assertGreater(checked, 40)
 
 
 class DocSnippets(unittest.TestCase):
