@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "npy.h"
+#include "program-json.h"
 
 #define PROGRAM_NAME "executorch-run"
 
@@ -39,6 +40,7 @@ static gboolean opt_quiet = FALSE;
 static gboolean opt_progress = FALSE;
 static gboolean opt_no_progress = FALSE;
 static gboolean opt_info = FALSE;
+static gboolean opt_json = FALSE;
 static gboolean opt_list_operators = FALSE;
 static gboolean opt_list_backends = FALSE;
 static gboolean opt_version = FALSE;
@@ -83,6 +85,7 @@ static const GOptionEntry entries[] = {
     "Show a progress line on standard error even when it is not a terminal", NULL },
   { "no-progress", 0, 0, G_OPTION_ARG_NONE, &opt_no_progress, "Never show the progress line", NULL },
   { "info", 0, 0, G_OPTION_ARG_NONE, &opt_info, "Describe the program's methods instead of running", NULL },
+  { "json", 0, 0, G_OPTION_ARG_NONE, &opt_json, "With --info: print the description as JSON", NULL },
   { "list-operators", 0, 0, G_OPTION_ARG_NONE, &opt_list_operators, "List the operators kernels are installed for",
     NULL },
   { "list-backends", 0, 0, G_OPTION_ARG_NONE, &opt_list_backends, "List the installed delegate backends", NULL },
@@ -870,6 +873,17 @@ run_info (ExecutorchProgram *program, const char *path)
   g_auto(GStrv) methods = executorch_program_list_methods (program);
   g_autofree char *shown = g_filename_display_name (path);
 
+  if (opt_json)
+    {
+      GError *error = NULL;
+      g_autofree char *json = program_describe_json (program, path, &error);
+
+      if (json == NULL)
+        return fail_with (error);
+      fputs (json, stdout);
+      return EXIT_SUCCESS;
+    }
+
   printf ("program: %s\n", shown);
   printf ("methods: %u\n", g_strv_length (methods));
   for (guint m = 0; methods[m] != NULL; m++)
@@ -985,13 +999,13 @@ static double program_load_ms;
 static gboolean
 write_timing (const char *path, const char *method_name, double method_ms, const double *times, GError **error)
 {
-  g_autoptr(GString) json = g_string_new (NULL);
-  g_autofree char *escaped = g_strescape (method_name, NULL);
+  g_autoptr(GString) json = g_string_new ("{\"method\": ");
 
-  g_string_append_printf (json, "{\"method\": \"%s\", \"program_load_ms\": %.6f, \"method_load_ms\": %.6f, "
-                          "\"warmup\": %d, \"times_ms\": [", escaped, program_load_ms, method_ms, opt_warmup);
+  json_append_string (json, method_name);
+  g_string_append_printf (json, ", \"program_load_ms\": %.3f, \"method_load_ms\": %.3f, \"warmup\": %d, "
+                          "\"times_ms\": [", program_load_ms, method_ms, opt_warmup);
   for (gint i = 0; i < opt_iterations; i++)
-    g_string_append_printf (json, "%s%.6f", i > 0 ? ", " : "", times[i]);
+    g_string_append_printf (json, "%s%.3f", i > 0 ? ", " : "", times[i]);
   g_string_append (json, "]}\n");
   return g_file_set_contents (path, json->str, (gssize) json->len, error);
 }
@@ -1110,6 +1124,70 @@ run_step (ExecutorchMethod *method, const char *name, guint step, guint n_steps,
   return status;
 }
 
+/* A program whose weights live in a .ptd file fails to load its methods
+ * without it (the engine says "external tensor ... is in none of the
+ * external data files given"): say which option supplies it. */
+static int
+fail_with_data_hint (GError *error)
+{
+  gboolean needs_data = opt_data == NULL && g_error_matches (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_NOT_FOUND) &&
+                        strstr (error->message, "external") != NULL;
+  int status = fail_with (error);
+
+  if (needs_data)
+    fprintf (stderr, "%s: the program keeps data in a separate file: pass it with --data FILE.ptd\n", PROGRAM_NAME);
+  return status;
+}
+
+/* With no --data, MODEL.ptd beside MODEL.pte is the program's external data
+ * (the name upstream's exporter suggests); a missing one is not an error. */
+static void
+find_data_beside (const char *model)
+{
+  g_autofree char *stem = NULL;
+  g_autofree char *shown = NULL;
+  char *candidate;
+
+  if (opt_data != NULL || !g_str_has_suffix (model, ".pte"))
+    return;
+  stem = g_strndup (model, strlen (model) - strlen (".pte"));
+  candidate = g_strconcat (stem, ".ptd", NULL);
+  if (!g_file_test (candidate, G_FILE_TEST_IS_REGULAR))
+    {
+      g_free (candidate);
+      return;
+    }
+  opt_data = g_new0 (char *, 2);
+  opt_data[0] = candidate;
+  shown = g_filename_display_name (candidate);
+  if (!opt_quiet)
+    fprintf (stderr, "%s: using the external data in %s (found beside the program; --data chooses another)\n",
+             PROGRAM_NAME, shown);
+}
+
+/* Inputs without an --input file are made up, which silently changes what
+ * is measured or compared: say how many, which, and how (not with --quiet,
+ * which prints only errors). */
+static void
+warn_generated_inputs (const char *name, guint n_inputs, guint n_given, Fill fill)
+{
+  g_autofree char *which = NULL;
+  g_autofree char *how = NULL;
+
+  if (opt_quiet || n_given >= n_inputs)
+    return;
+  which = n_inputs - n_given == 1 ? g_strdup_printf ("input %u is", n_given)
+                                  : g_strdup_printf ("inputs %u to %u are", n_given, n_inputs - 1);
+  if (fill == FILL_RANDOM)
+    how = g_strdup_printf ("random values (--fill random, --seed %" G_GINT64_FORMAT ")", opt_seed);
+  else
+    how = g_strdup_printf ("%s (--fill %s)", fill == FILL_ONES ? "ones" : "zeros",
+                           fill == FILL_ONES ? "ones" : "zeros");
+  fprintf (stderr, "%s: warning: %u input file%s given for the %u input%s of method %s; %s generated: tensors "
+           "filled with %s, other values as exported\n", PROGRAM_NAME, n_given, n_given == 1 ? "" : "s", n_inputs,
+           n_inputs == 1 ? "" : "s", name, which, how);
+}
+
 static int
 run_method (ExecutorchProgram *program, Fill fill)
 {
@@ -1137,7 +1215,7 @@ run_method (ExecutorchProgram *program, Fill fill)
   else
     method = executorch_program_load_method (program, name, &error);
   if (method == NULL)
-    return fail_with (error);
+    return fail_with_data_hint (error);
   method_load_ms = (g_get_monotonic_time () - load_start) / 1000.0;
   executorch_method_set_max_instructions (method, (guint64) opt_max_instructions);
   start_timeout ();
@@ -1178,8 +1256,10 @@ run_method (ExecutorchProgram *program, Fill fill)
                MAX (n_out_files, n_compare), n_out_files > n_outputs ? "output" : "comparison", name, n_outputs);
       return EXIT_FAILURE;
     }
+  if (!opt_steps)
+    warn_generated_inputs (name, n_inputs, n_given, fill);
 
-  /* Files are read once; their tensors are bound again on every iteration. */
+  /* Files are read once; each step binds their tensors once. */
   arrays = g_new0 (NpyArray, MAX (n_given, 1));
   for (guint i = 0; i < n_given; i++)
     if (!npy_read_file (opt_inputs[i], &arrays[i], &error))
@@ -1241,7 +1321,8 @@ main (int argc, char **argv)
                                 "Runs a method of an ExecuTorch program, saves its outputs as .npy files and\n"
                                 "compares them with expected ones.");
   g_option_context_set_description (context,
-                                    "Inputs not given with --input are generated from the method's metadata.\n"
+                                    "Inputs not given with --input are generated from the method's metadata\n"
+                                    "(with a warning). MODEL.ptd beside MODEL.pte is used when no --data is given.\n"
                                     "While several executions run, a progress line on standard error shows the\n"
                                     "execution count and times when it is a terminal (see --progress, --quiet).\n"
                                     "Exit status: 0 on success, 1 on failure or mismatch, 2 on usage errors,\n"
@@ -1269,6 +1350,8 @@ main (int argc, char **argv)
 
   if (opt_etdump_outputs != NULL && opt_etdump == NULL)
     return usage_error ("--etdump-outputs needs --etdump");
+  if (opt_json && !opt_info)
+    return usage_error ("--json needs --info");
   if (opt_progress && opt_no_progress)
     return usage_error ("--progress and --no-progress cannot be combined");
   if (opt_verify != NULL)
@@ -1314,6 +1397,7 @@ main (int argc, char **argv)
   if (!(opt_timeout >= 0.0) || opt_timeout > 1e9)
     return usage_error ("--timeout must be a number of seconds, not negative");
 
+  find_data_beside (model);
   load_start = g_get_monotonic_time ();
   program = executorch_program_new_from_file_with_data (model, (const char *const *) opt_data, &error);
   if (program == NULL)

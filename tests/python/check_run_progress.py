@@ -26,14 +26,19 @@ def check(cond, what, detail=""):
             print("# " + repr(detail)[:2000])
 
 
+def given_input(args):
+    """The input file, unless the case gives its own: no generated-input warning."""
+    return list(args) if "-i" in args else ["-i", INPUT, *args]
+
+
 def run(*args):
-    return subprocess.run([RUN, MODEL, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return subprocess.run([RUN, MODEL, *given_input(args)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
 def run_on_pty(*args):
     """Runs with standard error on a pseudo-terminal; returns what it wrote."""
     master, slave = pty.openpty()
-    proc = subprocess.Popen([RUN, MODEL, *args], stdout=subprocess.DEVNULL, stderr=slave)
+    proc = subprocess.Popen([RUN, MODEL, *given_input(args)], stdout=subprocess.DEVNULL, stderr=slave)
     os.close(slave)
     out = b""
     while True:
