@@ -34,6 +34,13 @@
  * A bundled program keeps one loaded method per method it verifies; it is
  * used by one thread at a time.
  *
+ * It may also be built from its properties, with g_object_new() in C,
+ * `Executorch.BundledProgram(path="model.bpte")` in Python or
+ * `new Executorch.BundledProgram({path: "model.bpte"})` in GJS: it loads
+ * as it is constructed.  If the load fails, g_initable_init() returns the
+ * error, [method@Executorch.BundledProgram.verify] reports it, and the
+ * other functions log a warning with it.
+ *
  * Since: 1.0
  */
 
@@ -41,12 +48,29 @@ struct _ExecutorchBundledProgram
 {
   GObject parent_instance;
 
+  char *path;
+  GBytes *file;
+  GError *init_error;   /* why the load in constructed failed */
+
   EtBundled *engine;
   ExecutorchProgram *program;
   GHashTable *methods;   /* name -> ExecutorchMethod */
 };
 
-G_DEFINE_FINAL_TYPE (ExecutorchBundledProgram, executorch_bundled_program, G_TYPE_OBJECT)
+enum {
+  PROP_0,
+  PROP_PATH,
+  PROP_BYTES,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+static void executorch_bundled_program_initable_iface_init (GInitableIface *iface);
+
+G_DEFINE_FINAL_TYPE_WITH_CODE (ExecutorchBundledProgram, executorch_bundled_program, G_TYPE_OBJECT,
+                               G_IMPLEMENT_INTERFACE (G_TYPE_INITABLE,
+                                                      executorch_bundled_program_initable_iface_init))
 
 static void
 executorch_bundled_program_dispose (GObject *object)
@@ -65,8 +89,129 @@ executorch_bundled_program_finalize (GObject *object)
   ExecutorchBundledProgram *self = EXECUTORCH_BUNDLED_PROGRAM (object);
 
   g_clear_pointer (&self->engine, _et_bundled_free);
+  g_clear_pointer (&self->file, g_bytes_unref);
+  g_clear_error (&self->init_error);
+  g_free (self->path);
 
   G_OBJECT_CLASS (executorch_bundled_program_parent_class)->finalize (object);
+}
+
+static void
+executorch_bundled_program_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
+{
+  ExecutorchBundledProgram *self = EXECUTORCH_BUNDLED_PROGRAM (object);
+
+  switch (prop_id)
+    {
+    case PROP_PATH:
+      g_value_set_string (value, self->path);
+      break;
+    case PROP_BYTES:
+      g_value_set_boxed (value, self->file);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+executorch_bundled_program_set_property (GObject *object, guint prop_id, const GValue *value,
+                                         GParamSpec *pspec)
+{
+  ExecutorchBundledProgram *self = EXECUTORCH_BUNDLED_PROGRAM (object);
+
+  switch (prop_id)
+    {
+    case PROP_PATH:
+      g_free (self->path);
+      self->path = g_value_dup_string (value);
+      break;
+    case PROP_BYTES:
+      g_clear_pointer (&self->file, g_bytes_unref);
+      self->file = g_value_dup_boxed (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+/* Reads the bundle in self->file and loads the program inside it. */
+static gboolean
+load_bundle (ExecutorchBundledProgram *self, GError **error)
+{
+  self->engine = _et_bundled_load (self->file, error);
+  if (self->engine == NULL)
+    {
+      g_prefix_error (error, "[bundled program][load] ");
+      return FALSE;
+    }
+  self->program = executorch_program_new_from_bytes (self->engine->program, error);
+  if (self->program == NULL)
+    {
+      g_prefix_error (error, "[bundled program] the embedded program: ");
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+load (ExecutorchBundledProgram *self, GError **error)
+{
+  if ((self->path == NULL) == (self->file == NULL))
+    {
+      g_set_error_literal (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_ARGUMENT,
+                           self->path == NULL
+                           ? "the bundled program has nothing to load: set its “path” or its “bytes”"
+                           : "the bundled program has both a “path” and “bytes”: set only one of them");
+      return FALSE;
+    }
+  if (self->path == NULL)
+    return load_bundle (self, error);
+
+  /* The map's errors name the file already. */
+  self->file = _executorch_map_file (self->path, error);
+  if (self->file == NULL)
+    return FALSE;
+  if (!load_bundle (self, error))
+    {
+      g_autofree char *shown = g_filename_display_name (self->path);
+      g_prefix_error (error, "%s: ", shown);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Loading here makes a bundled program built from its properties alone
+ * (PyGObject's and GJS's constructors never call g_initable_init()) as
+ * usable as one from the constructors; a failure is kept for
+ * g_initable_init() and the methods to report. */
+static void
+executorch_bundled_program_constructed (GObject *object)
+{
+  ExecutorchBundledProgram *self = EXECUTORCH_BUNDLED_PROGRAM (object);
+
+  G_OBJECT_CLASS (executorch_bundled_program_parent_class)->constructed (object);
+
+  load (self, &self->init_error);
+}
+
+static gboolean
+executorch_bundled_program_initable_init (GInitable *initable, GCancellable *cancellable, GError **error)
+{
+  ExecutorchBundledProgram *self = EXECUTORCH_BUNDLED_PROGRAM (initable);
+
+  if (self->init_error != NULL)
+    {
+      g_propagate_error (error, g_error_copy (self->init_error));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static void
+executorch_bundled_program_initable_iface_init (GInitableIface *iface)
+{
+  iface->init = executorch_bundled_program_initable_init;
 }
 
 static void
@@ -74,14 +219,54 @@ executorch_bundled_program_class_init (ExecutorchBundledProgramClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
 
+  object_class->constructed = executorch_bundled_program_constructed;
   object_class->dispose = executorch_bundled_program_dispose;
   object_class->finalize = executorch_bundled_program_finalize;
+  object_class->get_property = executorch_bundled_program_get_property;
+  object_class->set_property = executorch_bundled_program_set_property;
+
+  /**
+   * ExecutorchBundledProgram:path: (type filename)
+   *
+   * The `.bpte` file to load, memory-mapped.  Exactly one of this and
+   * [property@Executorch.BundledProgram:bytes] is set.
+   *
+   * Since: 1.0
+   */
+  properties[PROP_PATH] =
+    g_param_spec_string ("path", NULL, NULL, NULL,
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+
+  /**
+   * ExecutorchBundledProgram:bytes:
+   *
+   * The contents of a `.bpte` file, referenced rather than copied.
+   *
+   * Since: 1.0
+   */
+  properties[PROP_BYTES] =
+    g_param_spec_boxed ("bytes", NULL, NULL, G_TYPE_BYTES,
+                        G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+
+  g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
 static void
 executorch_bundled_program_init (ExecutorchBundledProgram *self)
 {
   self->methods = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_object_unref);
+}
+
+/* A bundled program built with g_object_new() may have failed to load
+ * without anyone asking g_initable_init(); functions without a GError
+ * log why as a warning. */
+static gboolean
+warn_unless_loaded (ExecutorchBundledProgram *self, const char *function)
+{
+  if (self->engine != NULL)
+    return TRUE;
+  g_warning ("%s: the bundled program did not load: %s", function, self->init_error->message);
+  return FALSE;
 }
 
 /**
@@ -102,25 +287,10 @@ executorch_bundled_program_init (ExecutorchBundledProgram *self)
 ExecutorchBundledProgram *
 executorch_bundled_program_new_from_bytes (GBytes *data, GError **error)
 {
-  g_autoptr(ExecutorchBundledProgram) self = NULL;
-
   g_return_val_if_fail (data != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  self = g_object_new (EXECUTORCH_TYPE_BUNDLED_PROGRAM, NULL);
-  self->engine = _et_bundled_load (data, error);
-  if (self->engine == NULL)
-    {
-      g_prefix_error (error, "[bundled program][load] ");
-      return NULL;
-    }
-  self->program = executorch_program_new_from_bytes (self->engine->program, error);
-  if (self->program == NULL)
-    {
-      g_prefix_error (error, "[bundled program] the embedded program: ");
-      return NULL;
-    }
-  return g_steal_pointer (&self);
+  return g_initable_new (EXECUTORCH_TYPE_BUNDLED_PROGRAM, NULL, error, "bytes", data, NULL);
 }
 
 /**
@@ -132,31 +302,20 @@ executorch_bundled_program_new_from_bytes (GBytes *data, GError **error)
  * does.
  *
  * Returns: (transfer full) (nullable): the bundled program, or %NULL with
- *   @error set (a #GFileError when the file cannot be read)
+ *   @error set, its message starting with @path: %G_IO_ERROR_NOT_FOUND
+ *   when the file does not exist, another #GIOErrorEnum code when it
+ *   cannot be read, or an error of
+ *   [ctor@Executorch.BundledProgram.new_from_bytes]
  *
  * Since: 1.0
  */
 ExecutorchBundledProgram *
 executorch_bundled_program_new_from_file (const char *path, GError **error)
 {
-  g_autoptr(GMappedFile) mapped = NULL;
-  g_autoptr(GBytes) bytes = NULL;
-  ExecutorchBundledProgram *self;
-
   g_return_val_if_fail (path != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  mapped = g_mapped_file_new (path, FALSE, error);
-  if (mapped == NULL)
-    return NULL;
-  bytes = g_mapped_file_get_bytes (mapped);
-  self = executorch_bundled_program_new_from_bytes (bytes, error);
-  if (self == NULL)
-    {
-      g_autofree char *shown = g_filename_display_name (path);
-      g_prefix_error (error, "%s: ", shown);
-    }
-  return self;
+  return g_initable_new (EXECUTORCH_TYPE_BUNDLED_PROGRAM, NULL, error, "path", path, NULL);
 }
 
 /**
@@ -167,7 +326,9 @@ executorch_bundled_program_new_from_file (const char *path, GError **error)
  * [class@Executorch.Program]: load its methods with
  * [method@Executorch.Program.load_method] as for any other program.
  *
- * Returns: (transfer none): the embedded program; owned by @bundled
+ * Returns: (transfer none) (nullable): the embedded program; owned by
+ *   @bundled.  %NULL, with a warning giving the reason, when @bundled
+ *   failed to load.
  *
  * Since: 1.0
  */
@@ -176,6 +337,8 @@ executorch_bundled_program_get_program (ExecutorchBundledProgram *bundled)
 {
   g_return_val_if_fail (EXECUTORCH_IS_BUNDLED_PROGRAM (bundled), NULL);
 
+  if (!warn_unless_loaded (bundled, G_STRFUNC))
+    return NULL;
   return bundled->program;
 }
 
@@ -187,7 +350,8 @@ executorch_bundled_program_get_program (ExecutorchBundledProgram *bundled)
  * Free the result with g_strfreev().
  *
  * Returns: (transfer full) (array zero-terminated=1): the methods that have
- *   test cases, in file order
+ *   test cases, in file order (none, with a warning giving the reason, when
+ *   @bundled failed to load)
  *
  * Since: 1.0
  */
@@ -198,6 +362,8 @@ executorch_bundled_program_list_methods (ExecutorchBundledProgram *bundled)
 
   g_return_val_if_fail (EXECUTORCH_IS_BUNDLED_PROGRAM (bundled), NULL);
 
+  if (!warn_unless_loaded (bundled, G_STRFUNC))
+    return g_new0 (char *, 1);
   names = g_new0 (char *, bundled->engine->n_suites + 1);
   for (guint i = 0; i < bundled->engine->n_suites; i++)
     names[i] = g_strdup (bundled->engine->suites[i].method);
@@ -235,6 +401,8 @@ executorch_bundled_program_get_n_test_cases (ExecutorchBundledProgram *bundled, 
   g_return_val_if_fail (EXECUTORCH_IS_BUNDLED_PROGRAM (bundled), 0);
   g_return_val_if_fail (method_name != NULL, 0);
 
+  if (!warn_unless_loaded (bundled, G_STRFUNC))
+    return 0;
   suite = find_suite (bundled, method_name);
   return suite != NULL ? suite->n_cases : 0;
 }
@@ -447,7 +615,9 @@ bind_input (ExecutorchBundledProgram *self, ExecutorchMethod *method, guint inde
  *   %EXECUTORCH_ERROR_NOT_FOUND for a mismatch (the message says where),
  *   %EXECUTORCH_ERROR_INVALID_ARGUMENT for an unknown method or case,
  *   %EXECUTORCH_ERROR_NOT_SUPPORTED when the case expects no outputs or
- *   an output other than a tensor, or the error of loading or executing
+ *   an output other than a tensor, or the error of loading (@bundled's
+ *   own, when it was built with g_object_new() and failed to load) or
+ *   executing
  *
  * Since: 1.0
  */
@@ -464,6 +634,11 @@ executorch_bundled_program_verify (ExecutorchBundledProgram *bundled, const char
   g_return_val_if_fail (method_name != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
+  if (bundled->engine == NULL)
+    {
+      g_propagate_error (error, g_error_copy (bundled->init_error));
+      return FALSE;
+    }
   suite = find_suite (bundled, method_name);
   if (suite == NULL || index >= suite->n_cases)
     {

@@ -36,6 +36,13 @@
  * [method@Executorch.Method.execute_async] runs the execution in a worker
  * thread.  A method keeps its program alive.
  *
+ * A method may also be built from its properties, with g_object_new() in
+ * C, `Executorch.Method(program=p, name="forward")` in Python or
+ * `new Executorch.Method({program: p, name: "forward"})` in GJS: it loads
+ * as it is constructed.  If the load fails, g_initable_init() returns the
+ * error, the functions that take a #GError report it, and the others log
+ * a warning with it.
+ *
  * Since: 1.0
  */
 
@@ -46,8 +53,7 @@ struct _ExecutorchMethod
   ExecutorchProgram *program;
   char *name;
 
-  gboolean initialized;
-  GError *init_error;
+  GError *init_error;   /* why the load in constructed failed */
   EtMethod *engine;
   ExecutorchMethodInfo *info;
 
@@ -73,6 +79,7 @@ enum {
 static GParamSpec *properties[N_PROPS];
 
 static void executorch_method_initable_iface_init (GInitableIface *iface);
+static void executorch_method_constructed (GObject *object);
 
 G_DEFINE_FINAL_TYPE_WITH_CODE (ExecutorchMethod, executorch_method, G_TYPE_OBJECT,
                                G_IMPLEMENT_INTERFACE (G_TYPE_INITABLE, executorch_method_initable_iface_init))
@@ -154,6 +161,7 @@ executorch_method_class_init (ExecutorchMethodClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
 
+  object_class->constructed = executorch_method_constructed;
   object_class->dispose = executorch_method_dispose;
   object_class->finalize = executorch_method_finalize;
   object_class->get_property = executorch_method_get_property;
@@ -234,12 +242,15 @@ load (ExecutorchMethod *self, GError **error)
 {
   EtProgram *program;
 
-  if (self->program == NULL || (program = _executorch_program_get_engine (self->program)) == NULL)
+  if (self->program == NULL)
     {
       g_set_error_literal (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_ARGUMENT,
-                           "a method needs a loaded program");
+                           "the method has no program to load from: set its “program”");
       return FALSE;
     }
+  program = _executorch_program_check_loaded (self->program, error);
+  if (program == NULL)
+    return FALSE;
   if (self->name == NULL)
     self->name = g_strdup ("forward");
   if (self->profiling_at_load)
@@ -262,16 +273,25 @@ load (ExecutorchMethod *self, GError **error)
   return TRUE;
 }
 
+/* As for a program: loading here makes a method built from properties
+ * alone (PyGObject's and GJS's constructors never call g_initable_init())
+ * as usable as one from g_initable_new(), and a failure is kept for
+ * g_initable_init() and the methods to report. */
+static void
+executorch_method_constructed (GObject *object)
+{
+  ExecutorchMethod *self = EXECUTORCH_METHOD (object);
+
+  G_OBJECT_CLASS (executorch_method_parent_class)->constructed (object);
+
+  load (self, &self->init_error);
+}
+
 static gboolean
 executorch_method_initable_init (GInitable *initable, GCancellable *cancellable, GError **error)
 {
   ExecutorchMethod *self = EXECUTORCH_METHOD (initable);
 
-  if (!self->initialized)
-    {
-      self->initialized = TRUE;
-      load (self, &self->init_error);
-    }
   if (self->init_error != NULL)
     {
       g_propagate_error (error, g_error_copy (self->init_error));
@@ -286,10 +306,41 @@ executorch_method_initable_iface_init (GInitableIface *iface)
   iface->init = executorch_method_initable_init;
 }
 
+/* A method built with g_object_new() may have failed to load without
+ * anyone asking g_initable_init(): functions that take a GError report
+ * the load's error (CHECK_LOADED_OR_ERROR), the others log it as a
+ * warning (CHECK_LOADED). */
+static gboolean
+check_loaded (ExecutorchMethod *self, GError **error)
+{
+  if (self->engine != NULL)
+    return TRUE;
+  g_propagate_error (error, g_error_copy (self->init_error));
+  return FALSE;
+}
+
+static gboolean
+warn_unless_loaded (ExecutorchMethod *self, const char *function)
+{
+  if (self->engine != NULL)
+    return TRUE;
+  g_warning ("%s: the method did not load: %s", function, self->init_error->message);
+  return FALSE;
+}
+
 #define CHECK_LOADED(self, val) \
   G_STMT_START { \
     g_return_val_if_fail (EXECUTORCH_IS_METHOD (self), val); \
-    g_return_val_if_fail ((self)->engine != NULL, val); \
+    if (!warn_unless_loaded ((self), G_STRFUNC)) \
+      return val; \
+  } G_STMT_END
+
+#define CHECK_LOADED_OR_ERROR(self, error, val) \
+  G_STMT_START { \
+    g_return_val_if_fail (EXECUTORCH_IS_METHOD (self), val); \
+    g_return_val_if_fail ((error) == NULL || *(error) == NULL, val); \
+    if (!check_loaded ((self), (error))) \
+      return val; \
   } G_STMT_END
 
 static gboolean
@@ -346,8 +397,9 @@ executorch_method_get_name (ExecutorchMethod *method)
  * buffers and its instructions. The info stays valid as long as @method; it
  * does not change on execution.
  *
- * Returns: (transfer none): the description of the method (inputs,
- *   outputs, planned memory, ...); owned by @method
+ * Returns: (transfer none) (nullable): the description of the method
+ *   (inputs, outputs, planned memory, ...); owned by @method.  %NULL, with
+ *   a warning giving the reason, for a method that failed to load.
  *
  * Since: 1.0
  */
@@ -377,8 +429,9 @@ void
 executorch_method_set_max_instructions (ExecutorchMethod *method, guint64 max_instructions)
 {
   g_return_if_fail (EXECUTORCH_IS_METHOD (method));
-  g_return_if_fail (method->engine != NULL);
 
+  if (!warn_unless_loaded (method, G_STRFUNC))
+    return;
   _et_method_set_max_instructions (method->engine, max_instructions);
 }
 
@@ -488,7 +541,7 @@ executorch_method_set_input (ExecutorchMethod *method, guint index, ExecutorchTe
   ExecutorchDeviceType device_type;
   int device_index;
 
-  CHECK_LOADED (method, FALSE);
+  CHECK_LOADED_OR_ERROR (method, error, FALSE);
   g_return_val_if_fail (tensor == NULL || EXECUTORCH_IS_TENSOR (tensor), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
@@ -616,7 +669,7 @@ executorch_method_set_input_int (ExecutorchMethod *method, guint index, gint64 v
 {
   EtValue v = { .tag = ET_VALUE_INT, .u.int_value = value };
 
-  CHECK_LOADED (method, FALSE);
+  CHECK_LOADED_OR_ERROR (method, error, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   return set_scalar (method, index, &v, error);
@@ -643,7 +696,7 @@ executorch_method_set_input_double (ExecutorchMethod *method, guint index, gdoub
 {
   EtValue v = { .tag = ET_VALUE_DOUBLE, .u.double_value = value };
 
-  CHECK_LOADED (method, FALSE);
+  CHECK_LOADED_OR_ERROR (method, error, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   return set_scalar (method, index, &v, error);
@@ -669,7 +722,7 @@ executorch_method_set_input_bool (ExecutorchMethod *method, guint index, gboolea
 {
   EtValue v = { .tag = ET_VALUE_BOOL, .u.bool_value = value != FALSE };
 
-  CHECK_LOADED (method, FALSE);
+  CHECK_LOADED_OR_ERROR (method, error, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   return set_scalar (method, index, &v, error);
@@ -720,7 +773,7 @@ executorch_method_execute (ExecutorchMethod *method, GCancellable *cancellable, 
 {
   gboolean ok;
 
-  CHECK_LOADED (method, FALSE);
+  CHECK_LOADED_OR_ERROR (method, error, FALSE);
   g_return_val_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
@@ -783,10 +836,9 @@ executorch_method_execute_async (ExecutorchMethod *method, GCancellable *cancell
   GError *error = NULL;
 
   g_return_if_fail (EXECUTORCH_IS_METHOD (method));
-  g_return_if_fail (method->engine != NULL);
   g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
 
-  if (!try_begin (method, &error))
+  if (!check_loaded (method, &error) || !try_begin (method, &error))
     {
       g_task_report_error (method, callback, user_data, executorch_method_execute_async, error);
       return;
@@ -909,7 +961,7 @@ executorch_method_get_output (ExecutorchMethod *method, guint index, GError **er
 {
   const EtValue *value;
 
-  CHECK_LOADED (method, NULL);
+  CHECK_LOADED_OR_ERROR (method, error, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
   value = get_output_value (method, index, ET_VALUE_TENSOR, error);
@@ -937,7 +989,7 @@ executorch_method_get_output_int (ExecutorchMethod *method, guint index, gint64 
 {
   const EtValue *v;
 
-  CHECK_LOADED (method, FALSE);
+  CHECK_LOADED_OR_ERROR (method, error, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   if ((v = get_output_value (method, index, ET_VALUE_INT, error)) == NULL)
@@ -966,7 +1018,7 @@ executorch_method_get_output_double (ExecutorchMethod *method, guint index, gdou
 {
   const EtValue *v;
 
-  CHECK_LOADED (method, FALSE);
+  CHECK_LOADED_OR_ERROR (method, error, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   if ((v = get_output_value (method, index, ET_VALUE_DOUBLE, error)) == NULL)
@@ -995,7 +1047,7 @@ executorch_method_get_output_bool (ExecutorchMethod *method, guint index, gboole
 {
   const EtValue *v;
 
-  CHECK_LOADED (method, FALSE);
+  CHECK_LOADED_OR_ERROR (method, error, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   if ((v = get_output_value (method, index, ET_VALUE_BOOL, error)) == NULL)
@@ -1052,7 +1104,7 @@ executorch_method_run (ExecutorchMethod *method, ExecutorchTensor **inputs, guin
   g_autoptr(GPtrArray) outputs = NULL;
   guint n_outputs;
 
-  CHECK_LOADED (method, NULL);
+  CHECK_LOADED_OR_ERROR (method, error, NULL);
   g_return_val_if_fail (inputs != NULL || n_inputs == 0, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
@@ -1146,7 +1198,7 @@ executorch_method_enable_profiling (ExecutorchMethod *method, GError **error)
 {
   const EtEventTracer *tracer;
 
-  CHECK_LOADED (method, FALSE);
+  CHECK_LOADED_OR_ERROR (method, error, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   if (!check_idle (method, error))

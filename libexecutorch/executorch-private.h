@@ -53,5 +53,11 @@ ExecutorchProfileEvent *_executorch_profile_event_new (const EtEventRecord *reco
 EtProgram *_executorch_program_get_engine (ExecutorchProgram *program);
 /* The file the program was loaded from, for messages; NULL for bytes. */
 const char *_executorch_program_get_path (ExecutorchProgram *program);
+/* The engine, or NULL with @error set to why the program did not load
+ * (a program built with g_object_new() whose load failed). (transfer none) */
+EtProgram *_executorch_program_check_loaded (ExecutorchProgram *program, GError **error);
+/* Maps a file; a G_IO_ERROR naming it when it cannot be opened (NOT_FOUND
+ * when it does not exist). (transfer full) */
+GBytes *_executorch_map_file (const char *path, GError **error);
 
 G_END_DECLS

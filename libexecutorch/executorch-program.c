@@ -5,6 +5,8 @@
 #include "executorch-private.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <glib/gstdio.h>
 
 /**
@@ -35,6 +37,13 @@
  *
  * From Python: `Executorch.Program.new_from_file("model.pte")`.
  *
+ * A program may also be built from its properties alone, with
+ * g_object_new() in C, `Executorch.Program(path="model.pte")` in Python or
+ * `new Executorch.Program({path: "model.pte"})` in GJS: it loads as it is
+ * constructed.  If the load fails, g_initable_init() returns the error,
+ * the methods that take a #GError report it, and the others log a warning
+ * with it and return nothing (no methods).
+ *
  * Since: 1.0
  */
 
@@ -47,8 +56,7 @@ struct _ExecutorchProgram
   char **data_paths;
   GPtrArray *external_data;   /* GBytes */
 
-  gboolean initialized;
-  GError *init_error;
+  GError *init_error;         /* why the load in constructed failed */
   EtProgram *engine;
   guint64 max_memory;         /* atomic: read by method loads in any thread */
   gboolean allow_native_code;
@@ -68,6 +76,7 @@ enum {
 static GParamSpec *properties[N_PROPS];
 
 static void executorch_program_initable_iface_init (GInitableIface *iface);
+static void executorch_program_constructed (GObject *object);
 
 G_DEFINE_FINAL_TYPE_WITH_CODE (ExecutorchProgram, executorch_program, G_TYPE_OBJECT,
                                G_IMPLEMENT_INTERFACE (G_TYPE_INITABLE, executorch_program_initable_iface_init))
@@ -165,6 +174,7 @@ executorch_program_class_init (ExecutorchProgramClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
 
+  object_class->constructed = executorch_program_constructed;
   object_class->dispose = executorch_program_dispose;
   object_class->finalize = executorch_program_finalize;
   object_class->get_property = executorch_program_get_property;
@@ -261,30 +271,41 @@ executorch_program_init (ExecutorchProgram *self)
   self->max_memory = ET_DEFAULT_MAX_MEMORY;
 }
 
-/* Maps @path; an empty or unreadable file gives an error naming it. */
-static GBytes *
-map_file (const char *path, GError **error)
+/* Maps @path.  A file that cannot be opened gives a %G_IO_ERROR with the
+ * code of its errno (%G_IO_ERROR_NOT_FOUND when it does not exist), a
+ * folder %G_IO_ERROR_IS_DIRECTORY and an empty file
+ * %EXECUTORCH_ERROR_INVALID_PROGRAM; each message starts with @path. */
+GBytes *
+_executorch_map_file (const char *path, GError **error)
 {
   g_autofree char *shown = g_filename_display_name (path);
   g_autoptr(GMappedFile) mapped = NULL;
   g_autoptr(GError) local = NULL;
   GStatBuf st;
+  int fd;
 
-  if (g_stat (path, &st) != 0)
+  fd = g_open (path, O_RDONLY | O_CLOEXEC, 0);
+  if (fd < 0 || fstat (fd, &st) != 0)
     {
       int saved = errno;
-      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_ACCESS_FAILED, "%s: %s", shown, g_strerror (saved));
+
+      if (fd >= 0)
+        g_close (fd, NULL);
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "%s: %s", shown, g_strerror (saved));
       return NULL;
     }
   if (S_ISDIR (st.st_mode))
     {
-      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_ACCESS_FAILED, "%s: is a folder", shown);
+      g_close (fd, NULL);
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_IS_DIRECTORY, "%s: is a folder, not a file", shown);
       return NULL;
     }
-  mapped = g_mapped_file_new (path, FALSE, &local);
+  mapped = g_mapped_file_new_from_fd (fd, FALSE, &local);
+  g_close (fd, NULL);
   if (mapped == NULL)
     {
-      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_ACCESS_FAILED, "%s: %s", shown, local->message);
+      g_set_error (error, G_IO_ERROR, g_io_error_from_file_error (local->code), "%s: %s", shown,
+                   local->message);
       return NULL;
     }
   if (g_mapped_file_get_length (mapped) == 0)
@@ -305,7 +326,9 @@ load (ExecutorchProgram *self, GError **error)
   if ((self->path == NULL) == (self->bytes == NULL))
     {
       g_set_error_literal (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_ARGUMENT,
-                           "a program needs exactly one of “path” and “bytes”");
+                           self->path == NULL
+                           ? "the program has nothing to load: set its “path” or its “bytes”"
+                           : "the program has both a “path” and “bytes”: set only one of them");
       return FALSE;
     }
   if (self->path != NULL && self->external_data != NULL)
@@ -333,12 +356,12 @@ load (ExecutorchProgram *self, GError **error)
   if (self->path != NULL)
     {
       shown = g_filename_display_name (self->path);
-      self->bytes = map_file (self->path, error);
+      self->bytes = _executorch_map_file (self->path, error);
       if (self->bytes == NULL)
         return FALSE;
       for (guint i = 0; self->data_paths != NULL && self->data_paths[i] != NULL; i++)
         {
-          GBytes *data = map_file (self->data_paths[i], error);
+          GBytes *data = _executorch_map_file (self->data_paths[i], error);
           if (data == NULL)
             return FALSE;
           g_ptr_array_add (external, data);
@@ -376,16 +399,25 @@ load (ExecutorchProgram *self, GError **error)
   return TRUE;
 }
 
+/* Loading here rather than in g_initable_init() makes a program built
+ * from properties alone as usable as one from g_initable_new(): PyGObject
+ * and GJS constructors never call g_initable_init().  A failure is kept
+ * for g_initable_init() and the methods to report. */
+static void
+executorch_program_constructed (GObject *object)
+{
+  ExecutorchProgram *self = EXECUTORCH_PROGRAM (object);
+
+  G_OBJECT_CLASS (executorch_program_parent_class)->constructed (object);
+
+  load (self, &self->init_error);
+}
+
 static gboolean
 executorch_program_initable_init (GInitable *initable, GCancellable *cancellable, GError **error)
 {
   ExecutorchProgram *self = EXECUTORCH_PROGRAM (initable);
 
-  if (!self->initialized)
-    {
-      self->initialized = TRUE;
-      load (self, &self->init_error);
-    }
   if (self->init_error != NULL)
     {
       g_propagate_error (error, g_error_copy (self->init_error));
@@ -404,6 +436,28 @@ EtProgram *
 _executorch_program_get_engine (ExecutorchProgram *program)
 {
   return program->engine;
+}
+
+/* A program built with g_object_new() may have failed to load without
+ * anyone asking g_initable_init(); the methods of such a program report
+ * why.  Those that take a GError set it to a copy of the load's error. */
+EtProgram *
+_executorch_program_check_loaded (ExecutorchProgram *program, GError **error)
+{
+  if (program->engine == NULL)
+    g_propagate_error (error, g_error_copy (program->init_error));
+  return program->engine;
+}
+
+/* ...and those without one log it as a warning. */
+static gboolean
+warn_unless_loaded (ExecutorchProgram *program, const char *function)
+{
+  if (program->engine != NULL)
+    return TRUE;
+  g_warning ("%s: the program did not load, so it has no methods: %s", function,
+             program->init_error->message);
+  return FALSE;
 }
 
 const char *
@@ -466,8 +520,9 @@ executorch_program_get_max_memory (ExecutorchProgram *program)
  * process also loads the installed plug-ins.
  *
  * Returns: (transfer full) (nullable): the program, or %NULL with @error
- *   set in %EXECUTORCH_ERROR, its message starting with @path:
- *   %EXECUTORCH_ERROR_ACCESS_FAILED when the file cannot be read,
+ *   set, its message starting with @path: %G_IO_ERROR_NOT_FOUND when the
+ *   file does not exist, another #GIOErrorEnum code when it cannot be read
+ *   (%G_IO_ERROR_PERMISSION_DENIED, %G_IO_ERROR_IS_DIRECTORY, ...),
  *   %EXECUTORCH_ERROR_INVALID_PROGRAM when it is empty or malformed, ...
  *
  * Since: 1.0
@@ -491,9 +546,9 @@ executorch_program_new_from_file (const char *path, GError **error)
  * Memory-maps and loads a program whose weights live in separate files.
  *
  * Returns: (transfer full) (nullable): the program, or %NULL with @error
- *   set (see [ctor@Executorch.Program.new_from_file];
- *   %EXECUTORCH_ERROR_INVALID_EXTERNAL_DATA when a data file is malformed
- *   or does not match the program)
+ *   set (see [ctor@Executorch.Program.new_from_file], which applies to
+ *   each data file too; %EXECUTORCH_ERROR_INVALID_EXTERNAL_DATA when a data
+ *   file is malformed or does not match the program)
  *
  * Since: 1.0
  */
@@ -571,7 +626,8 @@ executorch_program_new_from_bytes_with_data (GBytes *data, GBytes *const *extern
  * Gets the number of methods the program defines.
  * [method@Executorch.Program.list_methods] gives their names.
  *
- * Returns: the number of methods the program defines
+ * Returns: the number of methods the program defines (0, with a warning
+ *   giving the reason, for a program that failed to load)
  *
  * Since: 1.0
  */
@@ -579,8 +635,9 @@ guint
 executorch_program_get_n_methods (ExecutorchProgram *program)
 {
   g_return_val_if_fail (EXECUTORCH_IS_PROGRAM (program), 0);
-  g_return_val_if_fail (program->engine != NULL, 0);
 
+  if (!warn_unless_loaded (program, G_STRFUNC))
+    return 0;
   return _et_program_n_methods (program->engine);
 }
 
@@ -591,7 +648,8 @@ executorch_program_get_n_methods (ExecutorchProgram *program)
  * Lists the methods the program defines, in file order.
  *
  * Returns: (transfer full) (array zero-terminated=1): a %NULL-terminated
- *   array of method names; free it with g_strfreev()
+ *   array of method names; free it with g_strfreev().  It is empty, with a
+ *   warning giving the reason, for a program that failed to load.
  *
  * Since: 1.0
  */
@@ -602,8 +660,9 @@ executorch_program_list_methods (ExecutorchProgram *program)
   char **names;
 
   g_return_val_if_fail (EXECUTORCH_IS_PROGRAM (program), NULL);
-  g_return_val_if_fail (program->engine != NULL, NULL);
 
+  if (!warn_unless_loaded (program, G_STRFUNC))
+    return g_new0 (char *, 1);
   n = _et_program_n_methods (program->engine);
   names = g_new0 (char *, n + 1);
   for (guint i = 0; i < n; i++)
@@ -629,9 +688,10 @@ executorch_program_has_method (ExecutorchProgram *program, const char *name)
   guint n;
 
   g_return_val_if_fail (EXECUTORCH_IS_PROGRAM (program), FALSE);
-  g_return_val_if_fail (program->engine != NULL, FALSE);
   g_return_val_if_fail (name != NULL, FALSE);
 
+  if (!warn_unless_loaded (program, G_STRFUNC))
+    return FALSE;
   n = _et_program_n_methods (program->engine);
   for (guint i = 0; i < n; i++)
     if (g_strcmp0 (_et_program_method_name (program->engine, i), name) == 0)
@@ -649,7 +709,9 @@ executorch_program_has_method (ExecutorchProgram *program, const char *name)
  * memory, backends and operators.
  *
  * Returns: (transfer full) (nullable): a description, or %NULL with @error
- *   set to %EXECUTORCH_ERROR_NOT_FOUND when there is no such method
+ *   set to %EXECUTORCH_ERROR_NOT_FOUND when there is no such method, or to
+ *   the error of the load when @program was built with g_object_new() and
+ *   failed to load
  *
  * Since: 1.0
  */
@@ -659,10 +721,11 @@ executorch_program_get_method_info (ExecutorchProgram *program, const char *name
   const EtMethodMeta *meta;
 
   g_return_val_if_fail (EXECUTORCH_IS_PROGRAM (program), NULL);
-  g_return_val_if_fail (program->engine != NULL, NULL);
   g_return_val_if_fail (name != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
+  if (_executorch_program_check_loaded (program, error) == NULL)
+    return NULL;
   meta = _et_program_method_meta (program->engine, name, error);
   if (meta == NULL)
     return NULL;
@@ -682,7 +745,9 @@ executorch_program_get_method_info (ExecutorchProgram *program, const char *name
  * Returns: (transfer full) (nullable): the method, or %NULL with @error
  *   set: %EXECUTORCH_ERROR_NOT_FOUND when there is no such method or a
  *   backend it needs is not installed, %EXECUTORCH_ERROR_OPERATOR_MISSING
- *   when no kernel is registered for one of its operators, ...
+ *   when no kernel is registered for one of its operators, the error of
+ *   the load when @program was built with g_object_new() and failed to
+ *   load, ...
  *
  * Since: 1.0
  */
@@ -690,10 +755,11 @@ ExecutorchMethod *
 executorch_program_load_method (ExecutorchProgram *program, const char *name, GError **error)
 {
   g_return_val_if_fail (EXECUTORCH_IS_PROGRAM (program), NULL);
-  g_return_val_if_fail (program->engine != NULL, NULL);
   g_return_val_if_fail (name != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
+  if (_executorch_program_check_loaded (program, error) == NULL)
+    return NULL;
   return g_initable_new (EXECUTORCH_TYPE_METHOD, NULL, error, "program", program, "name", name, NULL);
 }
 
@@ -708,7 +774,8 @@ executorch_program_load_method (ExecutorchProgram *program, const char *name, GE
  * [method@Executorch.Method.enable_profiling]).
  *
  * Returns: (transfer full) (nullable): the method, or %NULL with @error
- *   set; %EXECUTORCH_ERROR_NOT_SUPPORTED when no profiler is installed
+ *   set as there; %EXECUTORCH_ERROR_NOT_SUPPORTED when no profiler is
+ *   installed
  *
  * Since: 1.0
  */
@@ -716,10 +783,11 @@ ExecutorchMethod *
 executorch_program_load_method_profiled (ExecutorchProgram *program, const char *name, GError **error)
 {
   g_return_val_if_fail (EXECUTORCH_IS_PROGRAM (program), NULL);
-  g_return_val_if_fail (program->engine != NULL, NULL);
   g_return_val_if_fail (name != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
+  if (_executorch_program_check_loaded (program, error) == NULL)
+    return NULL;
   return g_initable_new (EXECUTORCH_TYPE_METHOD, NULL, error, "program", program, "name", name, "profiling",
                          TRUE, NULL);
 }

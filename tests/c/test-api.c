@@ -1,4 +1,4 @@
-/* test-api.c: the GObject layer without model files (tensors, devices, errors, enums)
+/* test-api.c: the GObject layer: tensors, devices, errors, enums, and construction through properties
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -453,8 +453,30 @@ test_program_missing_file (void)
   g_autoptr(ExecutorchProgram) program = executorch_program_new_from_file ("/nonexistent/model.pte", &error);
 
   g_assert_null (program);
-  g_assert_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_ACCESS_FAILED);
-  g_assert_true (g_str_has_prefix (error->message, "/nonexistent/model.pte: "));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+  g_assert_cmpstr (error->message, ==, "/nonexistent/model.pte: No such file or directory");
+}
+
+/* A folder, and a missing .ptd beside a good .pte: GIO's codes too. */
+static void
+test_program_unreadable_files (void)
+{
+  const char *const missing_data[] = { "/nonexistent/weights.ptd", NULL };
+  g_autoptr(GError) error = NULL;
+
+  g_assert_null (executorch_program_new_from_file (TEST_MODELS_DIR, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_IS_DIRECTORY);
+  g_assert_true (g_str_has_prefix (error->message, TEST_MODELS_DIR ": "));
+  g_clear_error (&error);
+
+  g_assert_null (executorch_program_new_from_file_with_data (TEST_MODELS_DIR "/add/add.pte", missing_data, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+  g_assert_true (g_str_has_prefix (error->message, "/nonexistent/weights.ptd: "));
+  g_clear_error (&error);
+
+  g_assert_null (executorch_bundled_program_new_from_file ("/nonexistent/model.bpte", &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+  g_assert_cmpstr (error->message, ==, "/nonexistent/model.bpte: No such file or directory");
 }
 
 static void
@@ -496,6 +518,151 @@ test_program_garbage_bytes (void)
   /* GInitable: a binding constructing it with no source gets an error. */
   g_assert_null (g_initable_new (EXECUTORCH_TYPE_PROGRAM, NULL, &error, NULL));
   g_assert_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_ARGUMENT);
+}
+
+/* --- construction through properties alone (what PyGObject and GJS do:
+ * g_object_new, no g_initable_init) --- */
+
+#define ADD_PTE TEST_MODELS_DIR "/add/add.pte"
+
+/* Usable at once: methods are listed and load without g_initable_init. */
+static void
+test_program_construct_properties (void)
+{
+  g_autoptr(ExecutorchProgram) program = g_object_new (EXECUTORCH_TYPE_PROGRAM, "path", ADD_PTE, NULL);
+  g_auto(GStrv) names = executorch_program_list_methods (program);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(ExecutorchMethod) method = NULL;
+  g_autoptr(ExecutorchMethodInfo) info = NULL;
+
+  g_assert_cmpstrv (names, ((const char *const[]) { "forward", NULL }));
+  g_assert_cmpuint (executorch_program_get_n_methods (program), ==, 1);
+  g_assert_true (executorch_program_has_method (program, "forward"));
+  info = executorch_program_get_method_info (program, "forward", &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (executorch_method_info_get_n_inputs (info), ==, 2);
+  method = executorch_program_load_method (program, "forward", &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (executorch_method_get_n_inputs (method), ==, 2);
+  g_assert_true (g_initable_init (G_INITABLE (program), NULL, &error));
+  g_assert_no_error (error);
+}
+
+/* A failed load is kept: g_initable_init and every function with a
+ * GError report it; the others warn with it and return nothing. */
+static void
+test_program_construct_failed (void)
+{
+  g_autoptr(ExecutorchProgram) program =
+    g_object_new (EXECUTORCH_TYPE_PROGRAM, "path", "/nonexistent/model.pte", NULL);
+  g_autoptr(ExecutorchProgram) nothing = g_object_new (EXECUTORCH_TYPE_PROGRAM, NULL);
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) names = NULL;
+
+  g_assert_null (executorch_program_load_method (program, "forward", &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+  g_assert_cmpstr (error->message, ==, "/nonexistent/model.pte: No such file or directory");
+  g_clear_error (&error);
+  g_assert_null (executorch_program_load_method_profiled (program, "forward", &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+  g_clear_error (&error);
+  g_assert_null (executorch_program_get_method_info (program, "forward", &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+  g_clear_error (&error);
+  g_assert_false (g_initable_init (G_INITABLE (program), NULL, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+  g_clear_error (&error);
+
+  g_test_expect_message ("Executorch", G_LOG_LEVEL_WARNING,
+                         "executorch_program_list_methods: the program did not load, so it has no methods: "
+                         "/nonexistent/model.pte: No such file or directory");
+  names = executorch_program_list_methods (program);
+  g_test_assert_expected_messages ();
+  g_assert_nonnull (names);
+  g_assert_null (names[0]);
+  g_test_expect_message ("Executorch", G_LOG_LEVEL_WARNING, "executorch_program_has_method: *");
+  g_assert_false (executorch_program_has_method (program, "forward"));
+  g_test_assert_expected_messages ();
+
+  /* No path and no bytes: the message says what to set. */
+  g_assert_false (g_initable_init (G_INITABLE (nothing), NULL, &error));
+  g_assert_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_ARGUMENT);
+  g_assert_cmpstr (error->message, ==, "the program has nothing to load: set its “path” or its “bytes”");
+  g_clear_error (&error);
+  g_assert_null (executorch_program_load_method (nothing, "forward", &error));
+  g_assert_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_ARGUMENT);
+}
+
+static void
+test_method_construct_properties (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(ExecutorchProgram) program = executorch_program_new_from_file (ADD_PTE, &error);
+  g_autoptr(ExecutorchProgram) missing =
+    g_object_new (EXECUTORCH_TYPE_PROGRAM, "path", "/nonexistent/model.pte", NULL);
+  g_autoptr(ExecutorchMethod) method = NULL;
+  g_autoptr(ExecutorchMethod) orphan = NULL;
+  g_autoptr(ExecutorchMethod) from_missing = NULL;
+  g_autoptr(ExecutorchTensor) ones = NULL;
+  const float values[] = { 1, 1, 1, 1, 1, 1 };
+  const gint64 sizes[] = { 2, 3 };
+
+  g_assert_no_error (error);
+  method = g_object_new (EXECUTORCH_TYPE_METHOD, "program", program, "name", "forward", NULL);
+  g_assert_cmpuint (executorch_method_get_n_inputs (method), ==, 2);
+  ones = executorch_tensor_new_from_floats (sizes, 2, values, 6, &error);
+  g_assert_no_error (error);
+  g_assert_true (executorch_method_set_input (method, 0, ones, &error));
+  g_assert_true (executorch_method_set_input (method, 1, ones, &error));
+  g_assert_true (executorch_method_execute (method, NULL, &error));
+  g_assert_no_error (error);
+
+  /* No program, or one that did not load: the error says why. */
+  orphan = g_object_new (EXECUTORCH_TYPE_METHOD, NULL);
+  g_assert_false (executorch_method_execute (orphan, NULL, &error));
+  g_assert_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_ARGUMENT);
+  g_assert_cmpstr (error->message, ==, "the method has no program to load from: set its “program”");
+  g_clear_error (&error);
+  g_assert_false (g_initable_init (G_INITABLE (orphan), NULL, &error));
+  g_assert_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  g_test_expect_message ("Executorch", G_LOG_LEVEL_WARNING, "executorch_method_get_n_inputs: the method did not load: *");
+  g_assert_cmpuint (executorch_method_get_n_inputs (orphan), ==, 0);
+  g_test_assert_expected_messages ();
+
+  from_missing = g_object_new (EXECUTORCH_TYPE_METHOD, "program", missing, NULL);
+  g_assert_false (executorch_method_set_input (from_missing, 0, ones, &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+}
+
+static void
+test_bundled_construct_properties (void)
+{
+  g_autoptr(ExecutorchBundledProgram) bundled =
+    g_object_new (EXECUTORCH_TYPE_BUNDLED_PROGRAM, "path", TEST_MODELS_DIR "/bundled/add_bp.bpte", NULL);
+  g_autoptr(ExecutorchBundledProgram) nothing = g_object_new (EXECUTORCH_TYPE_BUNDLED_PROGRAM, NULL);
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) names = executorch_bundled_program_list_methods (bundled);
+  g_auto(GStrv) none = NULL;
+
+  g_assert_cmpstrv (names, ((const char *const[]) { "forward", NULL }));
+  g_assert_true (EXECUTORCH_IS_PROGRAM (executorch_bundled_program_get_program (bundled)));
+  g_assert_true (executorch_bundled_program_verify (bundled, "forward", 0, EXECUTORCH_BUNDLED_DEFAULT_RTOL,
+                                                    EXECUTORCH_BUNDLED_DEFAULT_ATOL, &error));
+  g_assert_no_error (error);
+
+  g_assert_false (g_initable_init (G_INITABLE (nothing), NULL, &error));
+  g_assert_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  g_assert_false (executorch_bundled_program_verify (nothing, "forward", 0, EXECUTORCH_BUNDLED_DEFAULT_RTOL,
+                                                     EXECUTORCH_BUNDLED_DEFAULT_ATOL, &error));
+  g_assert_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_ARGUMENT);
+  g_test_expect_message ("Executorch", G_LOG_LEVEL_WARNING,
+                         "executorch_bundled_program_list_methods: the bundled program did not load: *");
+  none = executorch_bundled_program_list_methods (nothing);
+  g_test_assert_expected_messages ();
+  g_assert_nonnull (none);
+  g_assert_null (none[0]);
 }
 
 /* --- registry --- */
@@ -548,6 +715,11 @@ main (int argc, char **argv)
   g_test_add_func ("/program/load/missing-file", test_program_missing_file);
   g_test_add_func ("/program/load/empty-file", test_program_empty_file);
   g_test_add_func ("/program/load/garbage", test_program_garbage_bytes);
+  g_test_add_func ("/program/load/unreadable", test_program_unreadable_files);
+  g_test_add_func ("/program/construct/properties", test_program_construct_properties);
+  g_test_add_func ("/program/construct/failed", test_program_construct_failed);
+  g_test_add_func ("/method/construct/properties", test_method_construct_properties);
+  g_test_add_func ("/bundled/construct/properties", test_bundled_construct_properties);
   g_test_add_func ("/registry/lists", test_registry);
 
   return g_test_run ();
