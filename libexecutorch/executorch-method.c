@@ -507,6 +507,9 @@ executorch_method_get_n_outputs (ExecutorchMethod *method)
  * dynamic one accepts sizes up to its bounds.  When the tensor's dim
  * order differs from the input's, the elements are re-laid out.
  *
+ * A bound input stays the method's input for every execution until it is
+ * bound again: bind once, execute many times.
+ *
  * Planned inputs are copied into the method's memory now.  Unplanned
  * inputs use the tensor's memory directly: the method keeps a reference on
  * it until the input is bound again or the method is freed, so the caller
