@@ -49,7 +49,7 @@ G_BEGIN_DECLS
  * @EXECUTORCH_ERROR_REGISTRATION_ALREADY_REGISTERED: an operator, backend or allocator was registered twice
  * @EXECUTORCH_ERROR_NOT_FOUND: a method, backend, key or allocator does not exist
  * @EXECUTORCH_ERROR_MEMORY_ALLOCATION_FAILED: memory could not be allocated, or a planned offset is out of range
- * @EXECUTORCH_ERROR_ACCESS_FAILED: a file or other resource could not be read
+ * @EXECUTORCH_ERROR_ACCESS_FAILED: a resource could not be read (a file that cannot be opened is a #GIOErrorEnum)
  * @EXECUTORCH_ERROR_INVALID_PROGRAM: the program file is malformed
  * @EXECUTORCH_ERROR_INVALID_EXTERNAL_DATA: an external data file is malformed or does not match the program
  * @EXECUTORCH_ERROR_OUT_OF_RESOURCES: not enough resources
@@ -59,7 +59,9 @@ G_BEGIN_DECLS
  *
  * Errors of the runtime.  Apart from %EXECUTORCH_ERROR_FAILED the values are upstream ExecuTorch's
  * `runtime::Error` codes, so a number in a log means the same thing in both.
- * The enumeration may grow.  Cancelled executions report %G_IO_ERROR_CANCELLED.
+ * The enumeration may grow.  Cancelled executions report %G_IO_ERROR_CANCELLED, and a
+ * file that cannot be opened reports the #GIOErrorEnum of its errno
+ * (%G_IO_ERROR_NOT_FOUND when it does not exist).
  *
  * Since: 1.0
  */

@@ -373,7 +373,7 @@ npy_read_file (const char *path, NpyArray *array, GError **error)
   memset (array, 0, sizeof *array);
   if (!g_file_get_contents (path, &contents, &length, &local))
     {
-      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_ACCESS_FAILED, "%s", local->message);
+      g_set_error_literal (error, G_IO_ERROR, g_io_error_from_file_error (local->code), local->message);
       return FALSE;
     }
   bytes = g_bytes_new_take (g_steal_pointer (&contents), length);
@@ -457,14 +457,14 @@ npy_write_file (const char *path, ExecutorchScalarType scalar_type, const gint64
 
       if (file != NULL)
         fclose (file);
-      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_ACCESS_FAILED, "%s: %s", shown, g_strerror (saved));
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "%s: %s", shown, g_strerror (saved));
       return FALSE;
     }
   if (fclose (file) != 0)
     {
       int saved = errno;
       g_autofree char *shown = g_filename_display_name (path);
-      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_ACCESS_FAILED, "%s: %s", shown, g_strerror (saved));
+      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "%s: %s", shown, g_strerror (saved));
       return FALSE;
     }
   return TRUE;

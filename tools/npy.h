@@ -25,7 +25,8 @@ void npy_array_clear (NpyArray *array);
  * Errors are in EXECUTORCH_ERROR (INVALID_ARGUMENT, NOT_SUPPORTED). */
 gboolean npy_parse (GBytes *file, NpyArray *array, GError **error);
 
-/* Reads @path; messages start with the file name. */
+/* Reads @path; messages start with the file name, and a file that cannot
+ * be read is a G_IO_ERROR (NOT_FOUND when it does not exist). */
 gboolean npy_read_file (const char *path, NpyArray *array, GError **error);
 
 /* The .npy descr of @scalar_type ("<f4"), or NULL when .npy has no
