@@ -171,6 +171,9 @@ const EtDeviceAllocator *_et_registry_find_allocator (int device_type);
 const EtProfiler *_et_registry_find_profiler (void);
 /* Name of the plug-in that registered @name, for messages; NULL if none. */
 const char *_et_registry_kernel_owner (const char *name);
+/* The state of plug-in @name ("loaded", "unusable on this machine",
+ * "failed: ..."), or NULL when no plug-in of that name was registered. */
+char *_et_registry_plugin_state (const char *name);
 
 /* --- discovery.c --- */
 /* Loads every plug-in found on the module path, once per process. */

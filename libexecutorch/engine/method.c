@@ -9,6 +9,7 @@
  */
 #include "call-context.h"
 #include "method-private.h"
+#include "provider-hints.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -25,27 +26,6 @@ _et_method_take (EtMethod *method, gpointer block)
 {
   g_ptr_array_add (method->owned, block);
   return block;
-}
-
-static const char *
-package_for_operator (const char *name)
-{
-  if (g_str_has_prefix (name, "quantized_decomposed::") || g_str_has_prefix (name, "quantized::"))
-    return "libexecutorch-kernels-quantized0";
-  if (g_str_has_prefix (name, "aten::") || g_str_has_prefix (name, "dim_order_ops::") ||
-      g_str_has_prefix (name, "executorch_prim::"))
-    return "libexecutorch-kernels0";
-  return NULL;
-}
-
-static const char *
-package_for_backend (const char *id)
-{
-  if (strcmp (id, "XnnpackBackend") == 0)
-    return "libexecutorch-xnnpack0";
-  if (strcmp (id, "CudaBackend") == 0)
-    return "libexecutorch-cuda0";
-  return NULL;
 }
 
 /* The whole plan is checked against the cap before anything is allocated,
@@ -421,7 +401,8 @@ resolve_kernels (EtMethod *method, GError **error)
 {
   const EtMethodMeta *meta = method->meta;
   g_autoptr (GString) missing = NULL;
-  const char *hint = NULL;
+  g_autoptr (GPtrArray) names = g_ptr_array_new ();
+  g_autofree char *hint = NULL;
   guint n_missing = 0;
 
   method->n_kernels = g_strv_length (meta->operators);
@@ -434,14 +415,13 @@ resolve_kernels (EtMethod *method, GError **error)
       if (missing == NULL)
         missing = g_string_new (NULL);
       g_string_append_printf (missing, "%s%s", n_missing++ > 0 ? ", " : "", meta->operators[i]);
-      if (hint == NULL)
-        hint = package_for_operator (meta->operators[i]);
+      g_ptr_array_add (names, meta->operators[i]);
     }
   if (n_missing == 0)
     return TRUE;
-  _et_set_error (error, ET_ERROR_OPERATOR_MISSING, "method %s needs %s no kernel is registered for: %s%s%s%s",
-                 meta->name, n_missing == 1 ? "an operator" : "operators", missing->str,
-                 hint != NULL ? " (install " : "", hint != NULL ? hint : "", hint != NULL ? ")" : "");
+  hint = _et_operator_hint ((const char *const *) names->pdata, names->len);
+  _et_set_error (error, ET_ERROR_OPERATOR_MISSING, "method %s needs %s no kernel is registered for: %s%s",
+                 meta->name, n_missing == 1 ? "an operator" : "operators", missing->str, hint);
   return FALSE;
 }
 
@@ -477,12 +457,10 @@ init_delegates (EtMethod *method, EtFb *fb, EtFbTable plan, GError **error)
       backend = _et_registry_find_backend (id);
       if (backend == NULL || (backend->is_available != NULL && !backend->is_available (backend->user_data)))
         {
-          const char *package = package_for_backend (id);
-          _et_set_error (error, ET_ERROR_NOT_FOUND, "method %s: backend %s is %s%s%s%s", method->meta->name, id,
+          g_autofree char *hint = backend == NULL ? _et_backend_hint (id) : NULL;
+          _et_set_error (error, ET_ERROR_NOT_FOUND, "method %s: backend %s is %s%s", method->meta->name, id,
                          backend == NULL ? "not registered" : "not available on this machine",
-                         package != NULL && backend == NULL ? " (install " : "",
-                         package != NULL && backend == NULL ? package : "",
-                         package != NULL && backend == NULL ? ")" : "");
+                         hint != NULL ? hint : "");
           return FALSE;
         }
       if (!_et_program_delegate_data (method->program, fb, processed, &payload, &payload_size, error))

@@ -346,6 +346,23 @@ _et_registry_list_plugins (void)
   return (char **) g_ptr_array_free (names, FALSE);
 }
 
+char *
+_et_registry_plugin_state (const char *name)
+{
+  EtRegistry *registry = _et_registry ();
+  char *state = NULL;
+
+  g_mutex_lock (&registry->lock);
+  for (guint i = 0; i < registry->plugins->len && state == NULL; i++)
+    {
+      PluginEntry *entry = g_ptr_array_index (registry->plugins, i);
+      if (strcmp (entry->desc->name, name) == 0)
+        state = g_strdup (entry->state);
+    }
+  g_mutex_unlock (&registry->lock);
+  return state;
+}
+
 static EtError
 plugin_fail (char *message, size_t size, EtError code, const char *text)
 {

@@ -331,6 +331,44 @@ test_missing_operator (void)
   g_assert_false (load_everything (bytes, NULL, &error));
   g_assert_error (error, EXECUTORCH_ERROR, ET_ERROR_OPERATOR_MISSING);
   g_assert_nonnull (strstr (error->message, "aten::addmm.out"));
+  /* No kernel plug-in is registered here: its package is the hint. */
+  g_assert_true (g_str_has_suffix (error->message, "(install libexecutorch-kernels0)"));
+}
+
+static bool
+register_nothing (EtRegistry *registry, char *error_message, size_t error_message_size)
+{
+  return true;
+}
+
+/* A kernel library that is loaded but lacks the operators: nothing to
+ * install, and the message says so. */
+static void
+test_missing_operator_plugin_loaded (void)
+{
+  static const EtPluginDesc empty_kernels = {
+    .abi_version = ET_PLUGIN_ABI_VERSION,
+    .name = "kernels",
+    .package = "libexecutorch-kernels0",
+    .kind = ET_PLUGIN_KERNELS,
+    .init = register_nothing,
+  };
+
+  if (g_test_subprocess ())
+    {
+      g_autoptr (GBytes) bytes = model ("mlp/mlp.pte");
+      g_autoptr (GError) error = NULL;
+
+      g_assert_cmpint (et_registry_add_plugin (&empty_kernels, NULL, 0), ==, ET_OK);
+      g_assert_false (load_everything (bytes, NULL, &error));
+      g_assert_error (error, EXECUTORCH_ERROR, ET_ERROR_OPERATOR_MISSING);
+      g_assert_true (g_str_has_suffix (error->message, "aten::relu.out (no installed library provides them)"));
+      g_assert_null (strstr (error->message, "(install"));
+      return;
+    }
+  /* In a child: the registry keeps the plug-in for the life of the process. */
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
 }
 
 static void
@@ -342,6 +380,7 @@ test_missing_backend (void)
   g_assert_false (load_everything (bytes, NULL, &error));
   g_assert_error (error, EXECUTORCH_ERROR, ET_ERROR_NOT_FOUND);
   g_assert_nonnull (strstr (error->message, "XnnpackBackend"));
+  g_assert_nonnull (strstr (error->message, "(install libexecutorch-xnnpack0)"));
 }
 
 /* A stand-in for the XNNPACK backend: checks what the runtime hands it. */
@@ -585,6 +624,7 @@ main (int argc, char **argv)
   g_test_add_func ("/loader/upstream/header-length-24", test_header_length_24);
   g_test_add_func ("/loader/fold/constant-transposes", test_fold_constant_transposes);
   g_test_add_func ("/loader/error/missing-operator", test_missing_operator);
+  g_test_add_func ("/loader/error/missing-operator-plugin-loaded", test_missing_operator_plugin_loaded);
   g_test_add_func ("/loader/error/missing-backend", test_missing_backend);
   g_test_add_data_func ("/loader/delegate/payload-in-segment", "xnnpack_add/xnnpack_add.pte", test_delegate_payload);
   g_test_add_data_func ("/loader/delegate/payload-inline", "xnnpack_add_inline/xnnpack_add_inline.pte",

@@ -162,6 +162,39 @@ def check_external_data():
               p.stderr)
 
 
+def check_install_hints():
+    mlp = model("mlp", "mlp.pte")
+    p = run(mlp, "-q", env={"EXECUTORCH_MODULES_DISABLE": "kernels"})
+    check(p.returncode == 1 and p.stderr.rstrip().endswith("aten::relu.out (install libexecutorch-kernels0)"),
+          "an operator of an absent kernel library names its package", p.stderr)
+    with tempfile.TemporaryDirectory() as tmp:
+        unknown_aten = patched_copy(mlp, os.path.join(tmp, "rely.pte"), b"aten::relu", b"aten::rely")
+        p = run(unknown_aten, "-q")
+        check(p.returncode == 1 and p.stderr.rstrip().endswith(
+                  "needs an operator no kernel is registered for: aten::rely.out (no installed library provides it)"),
+              "an operator the loaded kernel library lacks: no install hint", p.stderr)
+        foreign = patched_copy(mlp, os.path.join(tmp, "foreign.pte"), b"aten::relu", b"mycorp::rl")
+        p = run(foreign, "-q")
+        check(p.returncode == 1 and "mycorp::rl.out (no installed library provides it)" in p.stderr and
+              "(install " not in p.stderr, "an operator no known library provides says so", p.stderr)
+        p = run(foreign, "-q", env={"EXECUTORCH_MODULES_DISABLE": "kernels"})
+        check(p.returncode == 1 and p.stderr.rstrip().endswith(
+                  "(install libexecutorch-kernels0; no installed library provides mycorp::rl.out)"),
+              "a mixed set: the package for some, none for the rest", p.stderr)
+
+        if "XnnpackBackend" not in run("--list-backends").stdout.split():
+            print("# the XNNPACK backend is not built: its hint cases are left out")
+            return
+        xnn = model("xnnpack_add", "xnnpack_add.pte")
+        p = run(xnn, "-q", env={"EXECUTORCH_MODULES_DISABLE": "xnnpack"})
+        check(p.returncode == 1 and "backend XnnpackBackend is not registered (install libexecutorch-xnnpack0)"
+              in p.stderr, "a backend of an absent library names its package", p.stderr)
+        other = patched_copy(xnn, os.path.join(tmp, "other.pte"), b"XnnpackBackend", b"XnnpackBackenX")
+        p = run(other, "-q")
+        check(p.returncode == 1 and "backend XnnpackBackenX is not registered (no installed library provides it)"
+              in p.stderr, "a backend no installed library provides: no install hint", p.stderr)
+
+
 def check_time_resolution():
     with tempfile.TemporaryDirectory() as tmp:
         timing = os.path.join(tmp, "t.json")
@@ -181,6 +214,7 @@ def main():
     check_generated_input_warning()
     check_info_json()
     check_external_data()
+    check_install_hints()
     check_time_resolution()
     print(f"{'FAILED' if failures else 'ok'}: {len(failures)} failures")
     return 1 if failures else 0
