@@ -6,7 +6,7 @@ import unittest
 
 import gi
 gi.require_version("Executorch", "1.0")
-from gi.repository import Executorch, GLib  # noqa: E402
+from gi.repository import Executorch, Gio, GLib  # noqa: E402
 import numpy as np  # noqa: E402
 
 MODELS = os.environ.get("TEST_MODELS_DIR", os.path.join(os.path.dirname(__file__), "..", "models"))
@@ -85,6 +85,51 @@ class ProgramTests(unittest.TestCase):
         loop.run()
         self.assertEqual(results, [True])
         np.testing.assert_allclose(array_from_tensor(method.get_output(0)), np.full((2, 3), 2.0))
+
+
+class ConstructTests(unittest.TestCase):
+    """``Executorch.Program(path=...)`` is g_object_new without
+    Gio.Initable.init (no override here): the object must still load, or
+    report why through GLib.Error."""
+
+    def test_program_from_properties_works(self):
+        program = Executorch.Program(path=model("add/add.pte"))
+        self.assertEqual(program.list_methods(), ["forward"])
+        method = program.load_method("forward")
+        ones = tensor_from_array(np.ones((2, 3)))
+        (out,) = method.run([ones, ones], None)
+        np.testing.assert_allclose(array_from_tensor(out), np.full((2, 3), 2.0))
+        self.assertTrue(program.init(None))
+
+    def test_method_and_bundled_from_properties_work(self):
+        program = Executorch.Program.new_from_file(model("add/add.pte"))
+        method = Executorch.Method(program=program, name="forward")
+        self.assertEqual(method.get_n_inputs(), 2)
+        bundled = Executorch.BundledProgram(path=model("bundled/add_bp.bpte"))
+        self.assertEqual(bundled.list_methods(), ["forward"])
+        self.assertTrue(bundled.verify("forward", 0, 1e-5, 1e-8))
+
+    def test_failed_program_reports_its_error(self):
+        program = Executorch.Program(path=model("no-such-model.pte"))
+        for call in (lambda: program.init(None), lambda: program.load_method("forward"),
+                     lambda: program.get_method_info("forward")):
+            with self.assertRaises(GLib.Error) as caught:
+                call()
+            self.assertTrue(caught.exception.matches(Gio.io_error_quark(), Gio.IOErrorEnum.NOT_FOUND))
+            self.assertTrue(caught.exception.message.endswith("no-such-model.pte: No such file or directory"))
+
+    def test_program_without_source_says_what_to_set(self):
+        for make in (Executorch.Program, Executorch.BundledProgram):
+            with self.assertRaises(GLib.Error) as caught:
+                make().init(None)
+            self.assertTrue(caught.exception.matches(Executorch.error_quark(), Executorch.Error.INVALID_ARGUMENT))
+            self.assertRegex(caught.exception.message, r"has nothing to load: set its “path” or its “bytes”$")
+
+    def test_missing_file_is_gio_not_found(self):
+        for load in (Executorch.Program.new_from_file, Executorch.BundledProgram.new_from_file):
+            with self.assertRaises(GLib.Error) as caught:
+                load(model("no-such-file"))
+            self.assertTrue(caught.exception.matches(Gio.io_error_quark(), Gio.IOErrorEnum.NOT_FOUND))
 
 
 if __name__ == "__main__":

@@ -191,6 +191,19 @@ def _glib_bytes(data):
     return GLib.Bytes.new(bytes(data))
 
 
+def _init_and_load(self, **properties):
+    """Builds the object from its properties (``Executorch.Program(path=...)``)
+    and raises the load's error here, by kind, as the ``new_*`` constructors
+    do: PyGObject's own constructor never calls ``Gio.Initable.init``."""
+    if properties.get("path") is not None:
+        properties["path"] = _path(properties["path"])
+    if properties.get("data_paths") is not None:
+        properties["data_paths"] = [_path(p) for p in properties["data_paths"]]
+    GObject.Object.__init__(self, **properties)
+    paths = [properties["path"]] if properties.get("path") is not None else []
+    _call(self.init, None, paths=paths + list(properties.get("data_paths") or ()))
+
+
 class _Loan(GObject.Object):
     """Keeps a lent numpy array alive while a tensor borrows its memory.
 
@@ -318,6 +331,8 @@ def _positional(method, inputs):
 
 
 class Method(Executorch.Method):
+    __init__ = _init_and_load
+
     def _bind(self, inputs):
         inputs = _positional(self, inputs)
         n = self.get_n_inputs()
@@ -461,6 +476,8 @@ __all__.append("ValueInfo")
 
 
 class Program(Executorch.Program):
+    __init__ = _init_and_load
+
     @classmethod
     def new_from_file(cls, path):
         """Loads the program at ``path`` (str, bytes or os.PathLike).
@@ -495,6 +512,8 @@ __all__.append("Program")
 
 
 class BundledProgram(Executorch.BundledProgram):
+    __init__ = _init_and_load
+
     @classmethod
     def new_from_file(cls, path):
         """Loads the bundled program at ``path`` (str, bytes or os.PathLike).
