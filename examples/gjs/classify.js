@@ -3,16 +3,13 @@
 //   gjs -m examples/gjs/classify.js [MODEL.pte [INPUT.npy]]
 //
 // Reads a Float32 .npy input (or makes one), runs the "forward" method
-// asynchronously and prints the top class and its score.
+// asynchronously and prints the top class and its score.  The typed arrays
+// and the Promise from execute_async() come from the GJS override that is
+// installed with the typelib (docs/getting-started.md).
 // SPDX-License-Identifier: LGPL-2.1-or-later
 import GLib from 'gi://GLib';
-import Gio from 'gi://Gio';
 import Executorch from 'gi://Executorch?version=1.0';
 import System from 'system';
-
-// Method.execute_async/execute_finish follow the GAsync pattern: make the
-// async half return a Promise.
-Gio._promisify(Executorch.Method.prototype, 'execute_async', 'execute_finish');
 
 // A minimal .npy reader: little-endian float32, C order.
 function readNpyFloat32(path) {
@@ -34,22 +31,10 @@ function readNpyFloat32(path) {
     return {shape, values: new Float32Array(data.buffer, 0, data.byteLength / 4)};
 }
 
-// A Float32Array in, a host tensor out (GLib.Bytes over the array's bytes).
-function tensorFromFloat32(shape, values) {
-    const bytes = new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
-    return Executorch.Tensor.new(Executorch.ScalarType.FLOAT, shape, new GLib.Bytes(bytes));
-}
-
-// A Float tensor out as a Float32Array (a copy).
-function float32FromTensor(tensor) {
-    const bytes = tensor.get_bytes().toArray().slice();
-    return new Float32Array(bytes.buffer, 0, bytes.byteLength / 4);
-}
-
 async function classify(method, shape, values, cancellable = null) {
-    method.set_input(0, tensorFromFloat32(shape, values));
+    method.set_input(0, Executorch.Tensor.new_from_typed_array(shape, values));
     await method.execute_async(cancellable);
-    const scores = float32FromTensor(method.get_output(0));
+    const scores = method.get_output(0).to_typed_array();   // a Float32Array
     let top = 0;
     for (let i = 1; i < scores.length; i++) {
         if (scores[i] > scores[top])

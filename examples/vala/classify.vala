@@ -56,7 +56,7 @@ async int classify (string model_path, string? input_path) {
         var method = program.load_method ("forward");
         var input = input_path != null ? read_npy (input_path) : make_input (method);
         method.set_input (0, input);
-        yield method.execute_async (null);
+        yield method.execute_async ();
         var scores = method.get_output (0).get_floats ();
         if (scores.length == 0)
             throw new Executorch.Error.INVALID_ARGUMENT ("the model gave no scores");

@@ -4,21 +4,26 @@
 check-snippets.py --srcdir SRC --builddir BUILD [--meson MESON] [--only LANG,...]
                   [--group NAME --export-python PYTHON] FILE.md|FOLDER...
 
-Every fenced block whose info string is a tested language is a snippet:
+Every fenced block whose info string is a tested language is a snippet,
+built and run with the commands the guides print, nothing added:
 
-  ```c        compiled with `cc -Wall -Werror $(pkg-config --cflags --libs
+  ```c        compiled with `cc -o NAME NAME.c $(pkg-config --cflags --libs
               executorch)` and run
   ```python   run with /usr/bin/python3 (the python with PyGObject)
   ```js       run with `gjs -m` (an ES module)
-  ```vala     compiled with `valac --vapidir BUILD/gir --pkg executorch` and run
+  ```vala     compiled with `valac --pkg executorch NAME.vala` and run
+  ```sh       run with `sh -e` when it has a tag (shell commands as printed)
 
-Everything runs inside `meson devenv -C BUILD` (uninstalled libraries,
-typelib, VAPI, plug-ins and executorch.pc), from the source root.  Blocks in
-other languages are not run and are counted as skipped: sh (shell commands),
-console, text, a block with no language (diagrams), and the data formats
-json, toml, yaml, diff and ini; an ini block is only used when a tag gives it
-a file to be written to.  Any other language fails the test (use sh for shell
-commands), so nothing is left out silently.
+Everything runs inside `meson devenv -C BUILD`, from the source root: the
+uninstalled libraries, typelib and plug-ins, and BUILD/devenv, the build
+tree laid out as installed (executorch.pc's -I holds executorch/executorch.h,
+XDG_DATA_DIRS finds the VAPI with its .deps and the GJS override, MANPATH the
+man page).  Blocks in other languages are not run and are counted as skipped:
+sh without a tag, console, text, a block with no language (diagrams), and the
+data formats json, toml, yaml, diff and ini; an ini block is only used when a
+tag gives it a file to be written to.  Any other language fails the test (use
+sh for shell commands), so nothing is left out silently.  A compiler that
+prints anything (a warning) fails the snippet too.
 
 A tag, an HTML comment on the line just before the fence, says how:
 
@@ -26,10 +31,12 @@ A tag, an HTML comment on the line just before the fence, says how:
 
   mode=run        (default) build if needed, then run
   mode=compile    C or Vala: build only (a fragment of a larger program)
-  mode=plugin     C: build a shared library at out=PATH
+  mode=plugin     C: build a shared library at out=PATH (`cc -shared -fPIC
+                  -Wl,-soname,NAME -o PATH FILE.c $(pkg-config ...)`)
   mode=file       any language: write the block to out=PATH
   mode=skip       not run; why=... says why (reported)
   args="..."      command-line arguments
+  pkgs="..."      C: the pkg-config packages (default executorch)
   cwd=DIR         run there instead of the source root
   env="K=V ..."   extra environment, over the devenv's
   expect=REGEX    standard output must match (re.search, multiline)
@@ -41,10 +48,7 @@ A tag, an HTML comment on the line just before the fence, says how:
 
 In args, cwd, out, env and expect, {srcdir} and {builddir} are the source
 and build roots and {tmp} a temporary folder shared by the snippets of one
-file (a plug-in built by one snippet is used by the next).  C snippets also
-see <executorch/...> headers: the uninstalled .pc only resolves
-<executorch.h>, so a folder mirroring the installed executorch-1/executorch
-layout is put on the include path.
+file (a plug-in built by one snippet is used by the next).
 
 Output is TAP; the plan counts every snippet, skipped ones as "# SKIP".
 """
@@ -59,7 +63,8 @@ import sys
 import tempfile
 
 TESTED = {"c", "python", "js", "vala"}
-# Shell commands are ```sh; data formats are shown, not run.  ini: only with mode=file.
+# Shell commands are ```sh (run only when tagged); data formats are shown, not
+# run.  ini: only with mode=file.
 SKIPPED = {"sh", "console", "text", "", "ini", "json", "toml", "yaml", "diff"}
 FENCE = re.compile(r"^(\s*)```([A-Za-z0-9_+-]*)\s*(.*)$")
 TAG = re.compile(r"^\s*<!--\s*test:(.*?)-->\s*$")
@@ -106,7 +111,6 @@ class Runner:
         self.src = os.path.abspath(args.srcdir)
         self.build = os.path.abspath(args.builddir)
         self.meson = args.meson
-        self.include = None
         self.export_python = args.export_python
 
     def subst(self, text, tmp):
@@ -124,25 +128,10 @@ class Runner:
             return 124, (e.stdout or b"").decode(errors="replace") + f"\n(timed out after {timeout} s)"
         return p.returncode, p.stdout.decode(errors="replace")
 
-    def include_dir(self):
-        """A folder whose executorch/ mirrors the installed header folder."""
-        if self.include is None:
-            self.include = tempfile.mkdtemp(prefix="snippet-include-")
-            d = os.path.join(self.include, "executorch")
-            os.mkdir(d)
-            for folder in (os.path.join(self.src, "libexecutorch"), os.path.join(self.build, "libexecutorch"),
-                           os.path.join(self.src, "backends", "threadpool")):
-                for h in glob.glob(os.path.join(folder, "*.h")):
-                    dst = os.path.join(d, os.path.basename(h))
-                    if not os.path.exists(dst):
-                        os.symlink(h, dst)
-        return self.include
-
-    def pkgconfig(self, *pkgs):
-        status, out = self.devenv(["pkg-config", "--cflags", "--libs", *pkgs], self.src)
-        if status != 0:
-            raise RuntimeError("pkg-config failed: " + out)
-        return shlex.split(out)
+    def shell(self, command, cwd):
+        """Runs @command with `sh -c` in the devenv, so that $(pkg-config ...) is
+        expanded there as in a reader's shell; returns (status, output)."""
+        return self.devenv(["sh", "-c", command], cwd)
 
     def run(self, s, tmp):
         """Returns (ok, skip_reason, log)."""
@@ -156,9 +145,11 @@ class Runner:
             with open(out, "w", encoding="utf-8") as f:
                 f.write(s.code)
             return True, None, f"wrote {out}"
+        if s.lang == "sh" and s.tag:
+            return self.run_shell(s, tmp)
         if s.lang not in TESTED:
             if s.lang in SKIPPED:
-                return True, f"language {s.lang or '(none)'} is not run", ""
+                return True, f"language {s.lang or '(none)'}{' without a tag' if s.lang == 'sh' else ''} is not run", ""
             return False, None, (f"language {s.lang!r} is neither tested ({', '.join(sorted(TESTED))}) nor "
                                  f"known untestable ({', '.join(sorted(x for x in SKIPPED if x))}, none)")
         cwd = self.subst(tag.get("cwd", "{srcdir}"), tmp)
@@ -171,34 +162,34 @@ class Runner:
         base = os.path.join(tmp, re.sub(r"[^A-Za-z0-9_.-]", "_", s.name))
 
         if s.lang == "c":
+            name = os.path.basename(base)
             with open(base + ".c", "w", encoding="utf-8") as f:
                 f.write(s.code)
-            flags = ["-std=gnu11", "-Wall", "-Werror", "-I" + self.include_dir()]
-            pkgs = shlex.split(tag.get("pkgs", "executorch"))
+            pkgs = shlex.join(shlex.split(tag.get("pkgs", "executorch")))
             if mode == "plugin":
                 out = self.subst(tag["out"], tmp)
                 os.makedirs(os.path.dirname(out), exist_ok=True)
-                cmd = ["cc", *flags, "-shared", "-fPIC", "-o", out, base + ".c",
-                       "-Wl,-soname," + os.path.basename(out), *self.pkgconfig(*pkgs)]
+                cmd = (f"cc -shared -fPIC -Wl,-soname,{shlex.quote(os.path.basename(out))} -o {shlex.quote(out)} "
+                       f"{shlex.quote(name)}.c $(pkg-config --cflags --libs {pkgs})")
             elif mode == "compile" and "main" not in s.code:
-                cmd = ["cc", *flags, "-c", "-o", base + ".o", base + ".c", *self.pkgconfig(*pkgs)]
+                cmd = f"cc -c {shlex.quote(name)}.c $(pkg-config --cflags {pkgs})"
             else:
-                cmd = ["cc", *flags, "-o", base, base + ".c", *self.pkgconfig(*pkgs), "-lm"]
-            status, out = self.devenv(cmd, self.src)
-            log.append("$ " + shlex.join(cmd) + "\n" + out)
-            if status != 0:
+                cmd = f"cc -o {shlex.quote(name)} {shlex.quote(name)}.c $(pkg-config --cflags --libs {pkgs})"
+            status, out = self.shell(cmd, tmp)
+            log.append("$ " + cmd + "\n" + out)
+            if status != 0 or out.strip():
                 return False, None, "\n".join(log)
             if mode in ("compile", "plugin"):
                 return True, None, "\n".join(log)
             run = [base] + args
         elif s.lang == "vala":
+            name = os.path.basename(base)
             with open(base + ".vala", "w", encoding="utf-8") as f:
                 f.write(s.code)
-            cmd = ["valac", "--vapidir", os.path.join(self.build, "gir"), "--pkg", "executorch",
-                   "--pkg", "gio-2.0", "-X", "-w", "-d", tmp, "-o", os.path.basename(base), base + ".vala"]
-            status, out = self.devenv(cmd, tmp)
-            log.append("$ " + shlex.join(cmd) + "\n" + out)
-            if status != 0 or (out.strip() and "warning" in out):
+            cmd = f"valac --pkg executorch {shlex.quote(name)}.vala"
+            status, out = self.shell(cmd, tmp)
+            log.append("$ " + cmd + "\n" + out)
+            if status != 0 or "warning" in out:
                 return False, None, "\n".join(log)
             if mode == "compile":
                 return True, None, "\n".join(log)
@@ -218,6 +209,25 @@ class Runner:
             run = ["gjs", "-m", base + ".js"] + args
         status, out = self.devenv(run, cwd, env, timeout)
         log.append("$ " + shlex.join(env + run) + f"  (in {cwd})\n" + out)
+        if status != 0:
+            log.append(f"exit status {status}")
+            return False, None, "\n".join(log)
+        if "expect" in tag and not re.search(self.subst(tag["expect"], tmp), out, re.M):
+            log.append(f"output does not match expect={tag['expect']!r}")
+            return False, None, "\n".join(log)
+        return True, None, "\n".join(log)
+
+
+    def run_shell(self, s, tmp):
+        """A tagged sh block: its commands, as printed, under `sh -e`."""
+        tag = s.tag
+        cwd = self.subst(tag.get("cwd", "{srcdir}"), tmp)
+        if not os.path.isabs(cwd):
+            cwd = os.path.join(self.src, cwd)
+        env = [self.subst(e, tmp) for e in shlex.split(tag.get("env", ""))]
+        run = ["sh", "-e", "-c", s.code]
+        status, out = self.devenv(run, cwd, env, float(tag.get("timeout", "120")))
+        log = [f"$ sh -e  (in {cwd})\n{s.code}{out}"]
         if status != 0:
             log.append(f"exit status {status}")
             return False, None, "\n".join(log)
@@ -279,8 +289,6 @@ def main():
           f"; skipped {skipped}; failed {failed}")
     for tmp in tmps.values():
         shutil.rmtree(tmp, ignore_errors=True)
-    if runner.include:
-        shutil.rmtree(runner.include, ignore_errors=True)
     return 1 if failed else 0
 
 

@@ -1,11 +1,9 @@
 // GJS (ES module) test: a Float32Array in, a Float32Array out, and the
-// execution run asynchronously as a Promise (Gio._promisify).
+// execution run asynchronously as a Promise (the override, bindings/gjs).
 import GLib from 'gi://GLib';
 import Gio from 'gi://Gio';
 import Executorch from 'gi://Executorch?version=1.0';
 import System from 'system';
-
-Gio._promisify(Executorch.Method.prototype, 'execute_async', 'execute_finish');
 
 const models = GLib.getenv('TEST_MODELS_DIR');
 let passed = 0;
