@@ -72,7 +72,7 @@ _executorch_elf_dynamic_symbols (const guint8 *data, gsize size, GPtrArray *unde
     return fail (error, "ELF type %u is not a shared object", rd16 (data + 16));
   machine = rd16 (data + 18);
   if ((int) machine != HOST_MACHINE)
-    return fail (error, "built for ELF machine %u, not this one (%d)", machine, HOST_MACHINE);
+    return fail (error, "built for ELF machine %u, but this one is machine %d", machine, HOST_MACHINE);
   shoff = rd64 (data + 40);
   shentsize = rd16 (data + 58);
   shnum = rd16 (data + 60);
