@@ -214,6 +214,18 @@ class Paths(unittest.TestCase):
         with open(model("bundled/add_bp.bpte"), "rb") as f:
             self.assertTrue(Executorch.BundledProgram.new_from_bytes(f.read()).get_program())
 
+    def test_property_constructors(self):
+        path = model("add/add.pte")
+        with open(path, "rb") as f:
+            data = f.read()
+        for given in (dict(path=os.fsencode(path)), dict(path=pathlib.Path(path)), dict(bytes=data),
+                      dict(bytes=bytearray(data))):
+            with self.subTest(given=type(next(iter(given.values()))).__name__):
+                program = Executorch.Program(**given)
+                self.assertEqual(program.list_methods(), ["forward"])
+        bundled = Executorch.BundledProgram(path=os.fsencode(model("bundled/add_bp.bpte")))
+        self.assertGreaterEqual(bundled.get_n_test_cases("forward"), 1)
+
     def test_etdump_path(self):
         import tempfile
         method = Executorch.Program.new_from_file(model("add/add.pte")).load_method_profiled("forward")

@@ -195,10 +195,13 @@ def _init_and_load(self, **properties):
     """Builds the object from its properties (``Executorch.Program(path=...)``)
     and raises the load's error here, by kind, as the ``new_*`` constructors
     do: PyGObject's own constructor never calls ``Gio.Initable.init``."""
+    # Path properties are strings: a bytes path would become "b'...'".
     if properties.get("path") is not None:
-        properties["path"] = _path(properties["path"])
+        properties["path"] = os.fsdecode(properties["path"])
     if properties.get("data_paths") is not None:
-        properties["data_paths"] = [_path(p) for p in properties["data_paths"]]
+        properties["data_paths"] = [os.fsdecode(p) for p in properties["data_paths"]]
+    if properties.get("bytes") is not None:
+        properties["bytes"] = _glib_bytes(properties["bytes"])
     GObject.Object.__init__(self, **properties)
     paths = [properties["path"]] if properties.get("path") is not None else []
     _call(self.init, None, paths=paths + list(properties.get("data_paths") or ()))
