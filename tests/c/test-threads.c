@@ -358,10 +358,47 @@ test_async_owner_unref (void)
     g_main_context_iteration (NULL, TRUE);
 }
 
+/* ---- the CPU pool starts while loading, not in the first execution ---- */
+
+static guint
+count_threads (void)
+{
+  g_autoptr(GDir) dir = g_dir_open ("/proc/self/task", 0, NULL);
+  guint n = 0;
+
+  g_assert_nonnull (dir);
+  while (g_dir_read_name (dir) != NULL)
+    n++;
+  return n;
+}
+
+static void
+test_pool_started_at_load (void)
+{
+  if (g_test_subprocess ())
+    {
+      guint before = count_threads ();
+      g_autoptr(ExecutorchProgram) program = load_program (&fixtures[1]);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(ExecutorchMethod) method = executorch_program_load_method (program, "forward", &error);
+
+      g_assert_no_error (error);
+      /* Two threads: the caller and one worker, started before any
+       * execution (it used to start in the first parallel kernel). */
+      g_assert_cmpuint (count_threads (), ==, before + 1);
+      return;
+    }
+  /* In a fresh process with a known pool size (the variable is read once). */
+  g_setenv ("EXECUTORCH_NUM_THREADS", "2", TRUE);
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/threads/pool/started-at-load", test_pool_started_at_load);
   g_test_add_data_func ("/threads/shared-program/mlp", &fixtures[0], test_shared_program);
   g_test_add_data_func ("/threads/shared-program/mlp-deep", &fixtures[1], test_shared_program);
   g_test_add_func ("/threads/cancel/blocking", test_cancel_blocking);
