@@ -57,10 +57,6 @@ struct _ExecutorchMethod
   EtMethod *engine;
   ExecutorchMethodInfo *info;
 
-  /* GBytes the engine borrows for each unplanned input (NULL entries
-   * otherwise); kept until the input is bound again or finalize. */
-  GPtrArray *bound;
-  gint busy;   /* atomic: an execution is in progress */
 
   /* Profiling: a session of the registered profiler plug-in. */
   gboolean profiling_at_load;
@@ -99,12 +95,10 @@ executorch_method_finalize (GObject *object)
 {
   ExecutorchMethod *self = EXECUTORCH_METHOD (object);
 
-  /* The engine borrows the bound inputs: free it first, then them; the
-   * program goes last. */
+  /* The engine goes first, the program last. */
   g_clear_pointer (&self->engine, _et_method_free);
   if (self->profile_session != NULL)
     self->profiler->session_free (self->profiler->user_data, self->profile_session);
-  g_clear_pointer (&self->bound, g_ptr_array_unref);
   g_clear_object (&self->program);
   g_clear_error (&self->init_error);
   g_free (self->name);
@@ -268,8 +262,6 @@ load (ExecutorchMethod *self, GError **error)
   if (self->engine == NULL)
     return FALSE;
   self->info = _executorch_method_info_new (_et_method_meta (self->engine));
-  self->bound = g_ptr_array_new_full (_et_method_n_inputs (self->engine), (GDestroyNotify) g_bytes_unref);
-  g_ptr_array_set_size (self->bound, (gint) _et_method_n_inputs (self->engine));
   return TRUE;
 }
 
@@ -343,32 +335,7 @@ warn_unless_loaded (ExecutorchMethod *self, const char *function)
       return val; \
   } G_STMT_END
 
-static gboolean
-check_idle (ExecutorchMethod *self, GError **error)
-{
-  if (g_atomic_int_get (&self->busy))
-    {
-      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_STATE, "method %s is executing", self->name);
-      return FALSE;
-    }
-  return TRUE;
-}
-
 static gboolean set_scalar (ExecutorchMethod *method, guint index, const EtValue *value, GError **error);
-
-static gboolean
-check_input_index (ExecutorchMethod *self, guint index, GError **error)
-{
-  guint n = _et_method_n_inputs (self->engine);
-
-  if (index >= n)
-    {
-      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_ARGUMENT,
-                   "input %u does not exist: method %s has %u inputs", index, self->name, n);
-      return FALSE;
-    }
-  return TRUE;
-}
 
 /**
  * executorch_method_get_name:
@@ -532,123 +499,54 @@ executorch_method_get_n_outputs (ExecutorchMethod *method)
 gboolean
 executorch_method_set_input (ExecutorchMethod *method, guint index, ExecutorchTensor *tensor, GError **error)
 {
-  ExecutorchValueInfo *info;
   ExecutorchDevice *device;
   g_autoptr(GBytes) keep = NULL;
-  const guint8 *dim_order, *want_order;
-  gsize n_dims, want_dims;
   const gint64 *sizes;
-  const void *data;
-  gsize nbytes;
-  gboolean planned, relayout;
-  ExecutorchDeviceType device_type;
-  int device_index;
+  gsize n_dims, n_dim_order;
+  EtInput input;
 
   CHECK_LOADED_OR_ERROR (method, error, FALSE);
   g_return_val_if_fail (tensor == NULL || EXECUTORCH_IS_TENSOR (tensor), FALSE);
-  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  if (!check_idle (method, error) || !check_input_index (method, index, error))
-    return FALSE;
   if (tensor == NULL)
     {
       EtValue none = { .tag = ET_VALUE_NONE };
       return set_scalar (method, index, &none, error);
     }
   device = executorch_tensor_get_device (tensor);
-  device_type = executorch_device_get_device_type (device);
-  device_index = executorch_device_get_index (device);
-
-  info = executorch_method_info_get_input (method->info, index);
-  planned = executorch_value_info_is_memory_planned (info);
   sizes = executorch_tensor_get_sizes (tensor, &n_dims);
-  dim_order = executorch_tensor_get_dim_order (tensor, NULL);
-  nbytes = executorch_tensor_get_nbytes (tensor);
-  data = _executorch_tensor_peek_data (tensor);
-  if (data == NULL && nbytes > 0)
+  if (n_dims > ET_MAX_DIMS)
     {
       g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_ARGUMENT,
-                   "input %u of method %s: the tensor has no memory", index, method->name);
+                   "input %u of method %s: the tensor has %" G_GSIZE_FORMAT " dimensions, more than %d", index,
+                   method->name, n_dims, ET_MAX_DIMS);
       return FALSE;
     }
-
-  want_order = executorch_value_info_get_dim_order (info, &want_dims);
-  relayout = executorch_value_info_get_kind (info) == EXECUTORCH_VALUE_KIND_TENSOR && want_dims == n_dims &&
-             n_dims > 1 && memcmp (want_order, dim_order, n_dims) != 0;
-  if (device_type != EXECUTORCH_DEVICE_TYPE_CPU)
-    {
-      /* Device memory is used as it is: planned inputs are copied from it
-       * by the device's allocator, unplanned ones read it in place. */
-      if (relayout)
-        {
-          g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_NOT_SUPPORTED,
-                       "input %u of method %s: the tensor in %s memory has another dim order than the "
-                       "program's, and device memory is not rearranged", index, method->name,
-                       executorch_device_get_name (device));
-          return FALSE;
-        }
-      if (!planned)
-        keep = g_bytes_new_with_free_func (data, nbytes, g_object_unref, g_object_ref (tensor));
-    }
-  else if (relayout)
-    {
-      keep = _executorch_relayout (data, executorch_scalar_type_get_element_size (
-                                     executorch_tensor_get_scalar_type (tensor)),
-                                   (guint) n_dims, sizes, dim_order, want_order, error);
-      if (keep == NULL)
-        return FALSE;
-    }
-  else if (!planned)
-    {
-      GBytes *own = _executorch_tensor_peek_bytes (tensor);
-
-      if (own != NULL)
-        keep = g_bytes_ref (own);
-      else
-        keep = _executorch_aligned_bytes_new (data, nbytes);   /* a view changes under us: copy it */
-    }
-  if (keep != NULL && nbytes > 0 && device_type == EXECUTORCH_DEVICE_TYPE_CPU &&
-      ((guintptr) g_bytes_get_data (keep, NULL) % _EXECUTORCH_DATA_ALIGNMENT) != 0)
-    {
-      GBytes *aligned = _executorch_aligned_bytes_new (g_bytes_get_data (keep, NULL), nbytes);
-      g_bytes_unref (keep);
-      keep = aligned;
-    }
-  if (keep != NULL && nbytes > 0 && g_bytes_get_data (keep, NULL) == NULL)
-    {
-      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_MEMORY_ALLOCATION_FAILED,
-                   "cannot allocate %" G_GSIZE_FORMAT " bytes for input %u", nbytes, index);
-      return FALSE;
-    }
-  if (keep != NULL)
-    data = g_bytes_get_data (keep, NULL);
-
-  {
-    int64_t et_sizes[ET_MAX_DIMS];
-    for (gsize i = 0; i < n_dims && i < ET_MAX_DIMS; i++)
-      et_sizes[i] = sizes[i];
-    if (!_et_method_set_input_tensor_on (method->engine, index, executorch_tensor_get_scalar_type (tensor),
-                                         (uint32_t) n_dims, et_sizes, data, nbytes, (int) device_type,
-                                         device_index, error))
-      return FALSE;
-  }
-
-  /* Planned inputs were copied: nothing to keep. */
-  g_clear_pointer (&g_ptr_array_index (method->bound, index), g_bytes_unref);
-  if (!planned)
-    g_ptr_array_index (method->bound, index) = g_steal_pointer (&keep);
-  return TRUE;
+  input = (EtInput) {
+    .scalar_type = executorch_tensor_get_scalar_type (tensor),
+    .ndim = (uint32_t) n_dims,
+    .sizes = sizes,
+    .dim_order = executorch_tensor_get_dim_order (tensor, &n_dim_order),
+    .data = _executorch_tensor_peek_data (tensor),
+    .nbytes = executorch_tensor_get_nbytes (tensor),
+    .device_type = executorch_device_get_device_type (device),
+    .device_index = executorch_device_get_index (device),
+  };
+  /* What keeps the tensor's memory alive and unchanged: its own bytes, or
+   * for device memory the tensor itself.  A view of memory that changes
+   * (another method's output) has none, and is copied when read. */
+  if (input.device_type != EXECUTORCH_DEVICE_TYPE_CPU)
+    keep = g_bytes_new_with_free_func (input.data, input.nbytes, g_object_unref, g_object_ref (tensor));
+  else if (_executorch_tensor_peek_bytes (tensor) != NULL)
+    keep = g_bytes_ref (_executorch_tensor_peek_bytes (tensor));
+  input.keep = keep;
+  return _et_method_bind_input (method->engine, index, &input, error);
 }
 
 static gboolean
 set_scalar (ExecutorchMethod *method, guint index, const EtValue *value, GError **error)
 {
-  if (!check_idle (method, error) || !check_input_index (method, index, error))
-    return FALSE;
-  if (!_et_method_set_input_scalar (method->engine, index, value, error))
-    return FALSE;
-  g_clear_pointer (&g_ptr_array_index (method->bound, index), g_bytes_unref);
-  return TRUE;
+  return _et_method_set_input_scalar (method->engine, index, value, error);
 }
 
 /**
@@ -732,23 +630,10 @@ executorch_method_set_input_bool (ExecutorchMethod *method, guint index, gboolea
 }
 
 static gboolean
-execute_now (ExecutorchMethod *self, GCancellable *cancellable, GError **error)
+execute_claimed (ExecutorchMethod *self, GCancellable *cancellable, GError **error)
 {
-  /* The caller set busy and clears it. */
   return !g_cancellable_set_error_if_cancelled (cancellable, error) &&
-         _et_method_execute (self->engine, cancellable, error);
-}
-
-static gboolean
-try_begin (ExecutorchMethod *self, GError **error)
-{
-  if (!g_atomic_int_compare_and_exchange (&self->busy, 0, 1))
-    {
-      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_STATE, "method %s is already executing",
-                   self->name);
-      return FALSE;
-    }
-  return TRUE;
+         _et_method_execute_claimed (self->engine, cancellable, error);
 }
 
 /**
@@ -780,10 +665,10 @@ executorch_method_execute (ExecutorchMethod *method, GCancellable *cancellable, 
   g_return_val_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  if (!try_begin (method, error))
+  if (!_et_method_claim (method->engine, error))
     return FALSE;
-  ok = execute_now (method, cancellable, error);
-  g_atomic_int_set (&method->busy, 0);
+  ok = execute_claimed (method, cancellable, error);
+  _et_method_release (method->engine);
   return ok;
 }
 
@@ -797,7 +682,7 @@ execute_async_done (GObject *source, GAsyncResult *result, gpointer user_data)
 {
   AsyncData *data = user_data;
 
-  g_atomic_int_set (&EXECUTORCH_METHOD (source)->busy, 0);
+  _et_method_release (EXECUTORCH_METHOD (source)->engine);
   if (data->callback != NULL)
     data->callback (source, result, data->user_data);
   g_free (data);
@@ -809,7 +694,7 @@ execute_thread (GTask *task, gpointer source_object, gpointer task_data, GCancel
   ExecutorchMethod *self = source_object;
   GError *error = NULL;
 
-  if (execute_now (self, cancellable, &error))
+  if (execute_claimed (self, cancellable, &error))
     g_task_return_boolean (task, TRUE);
   else
     g_task_return_error (task, error);
@@ -841,7 +726,7 @@ executorch_method_execute_async (ExecutorchMethod *method, GCancellable *cancell
   g_return_if_fail (EXECUTORCH_IS_METHOD (method));
   g_return_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable));
 
-  if (!check_loaded (method, &error) || !try_begin (method, &error))
+  if (!check_loaded (method, &error) || !_et_method_claim (method->engine, &error))
     {
       g_task_report_error (method, callback, user_data, executorch_method_execute_async, error);
       return;
@@ -923,7 +808,7 @@ get_output_value (ExecutorchMethod *self, guint index, EtValueTag want, GError *
   guint n = _et_method_n_outputs (self->engine);
   const EtValue *value;
 
-  if (!check_idle (self, error))
+  if (!_et_method_check_idle (self->engine, error))
     return NULL;
   if (index >= n)
     {
@@ -1204,7 +1089,7 @@ executorch_method_enable_profiling (ExecutorchMethod *method, GError **error)
   CHECK_LOADED_OR_ERROR (method, error, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  if (!check_idle (method, error))
+  if (!_et_method_check_idle (method->engine, error))
     return FALSE;
   if (method->profile_session != NULL)
     return TRUE;
@@ -1393,7 +1278,7 @@ executorch_method_set_record_outputs (ExecutorchMethod *method, gboolean record,
   g_return_val_if_fail (EXECUTORCH_IS_METHOD (method), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  if (!check_idle (method, error))
+  if (!_et_method_check_idle (method->engine, error))
     return FALSE;
   if (method->profile_session == NULL)
     {

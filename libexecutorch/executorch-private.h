@@ -34,10 +34,6 @@ gboolean _executorch_tensor_is_view (ExecutorchTensor *tensor);
 /* Copies @nbytes of @data into new host memory aligned to
  * _EXECUTORCH_DATA_ALIGNMENT. (transfer full) */
 GBytes *_executorch_aligned_bytes_new (const void *data, gsize nbytes);
-/* Re-lays out host data of a tensor from one dim order to another; NULL with
- * @error on allocation failure. (transfer full) */
-GBytes *_executorch_relayout (const void *data, gsize element_size, guint n_dims, const gint64 *sizes,
-                              const guint8 *src_dim_order, const guint8 *dst_dim_order, GError **error);
 
 /* --- executorch-value-info.c --- */
 ExecutorchValueInfo *_executorch_value_info_new (const EtValueMeta *meta);

@@ -100,22 +100,46 @@ void _et_method_free (EtMethod *method);
 const EtMethodMeta *_et_method_meta (EtMethod *method);
 guint _et_method_n_inputs (EtMethod *method);
 guint _et_method_n_outputs (EtMethod *method);
-/* Binds a host tensor: resizes the method's input to @sizes, then copies
- * into planned memory, or (unplanned inputs) borrows @data, which must stay
- * valid and unchanged until the next set_input of this index or until the
- * method is freed. */
+/* A tensor offered as a method input. */
+typedef struct {
+  int scalar_type;
+  uint32_t ndim;
+  const int64_t *sizes;
+  const uint8_t *dim_order;       /* NULL: contiguous */
+  const void *data;               /* on device_type:device_index */
+  size_t nbytes;
+  int device_type;
+  int device_index;
+  /* Keeps @data alive and unchanged for as long as it is referenced; NULL
+   * when @data is valid only during the call (it is then copied). */
+  GBytes *keep;
+} EtInput;
+
+/* The one place input policy lives (method-inputs.c): checks @input
+ * against the method's input @index (type, sizes within bounds), then
+ * rearranges host elements into the program's dim order, copies a planned
+ * input in through the device allocators, or has an unplanned one read in
+ * place (aligned host memory kept alive by a reference on @input->keep, or
+ * an aligned copy; device memory only where the program expects it).  The
+ * input stays bound for every execution until it is bound again. */
+gboolean _et_method_bind_input (EtMethod *method, guint index, const EtInput *input, GError **error);
+/* _et_method_bind_input for contiguous host memory valid during the call. */
 gboolean _et_method_set_input_tensor (EtMethod *method, guint index, int scalar_type, uint32_t ndim,
                                       const int64_t *sizes, const void *data, size_t nbytes,
                                       GError **error);
-/* The same for memory on any device: a planned input is copied in through
- * the device allocators (host to device, device to device...); an unplanned
- * one borrows @data, which must be on the device the program expects. */
-gboolean _et_method_set_input_tensor_on (EtMethod *method, guint index, int scalar_type, uint32_t ndim,
-                                         const int64_t *sizes, const void *data, size_t nbytes,
-                                         int device_type, int device_index, GError **error);
 gboolean _et_method_set_input_scalar (EtMethod *method, guint index, const EtValue *value, GError **error);
-/* @cancellable is polled between instructions. */
+/* The one busy guard: a method is claimed for an execution (refused with
+ * INVALID_STATE while it already is), and inputs cannot be bound nor
+ * outputs read while it is. */
+gboolean _et_method_claim (EtMethod *method, GError **error);
+void _et_method_release (EtMethod *method);
+/* FALSE with INVALID_STATE while the method is claimed. */
+gboolean _et_method_check_idle (EtMethod *method, GError **error);
+/* Claims, executes and releases.  @cancellable is polled between
+ * instructions. */
 gboolean _et_method_execute (EtMethod *method, GCancellable *cancellable, GError **error);
+/* Executes a method the caller has claimed (and releases later). */
+gboolean _et_method_execute_claimed (EtMethod *method, GCancellable *cancellable, GError **error);
 /* The current output value (a view into method memory). */
 const EtValue *_et_method_output (EtMethod *method, guint index);
 

@@ -180,16 +180,40 @@ run_traced (EtMethod *method, guint chain, guint pc, const Instruction *ins, gui
 }
 
 gboolean
+_et_method_claim (EtMethod *method, GError **error)
+{
+  if (!g_atomic_int_compare_and_exchange (&method->busy, 0, 1))
+    {
+      _et_set_error (error, ET_ERROR_INVALID_STATE, "method %s is already executing", method->meta->name);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+void
+_et_method_release (EtMethod *method)
+{
+  g_atomic_int_set (&method->busy, 0);
+}
+
+gboolean
 _et_method_execute (EtMethod *method, GCancellable *cancellable, GError **error)
+{
+  gboolean ok;
+
+  if (!_et_method_claim (method, error))
+    return FALSE;
+  ok = _et_method_execute_claimed (method, cancellable, error);
+  _et_method_release (method);
+  return ok;
+}
+
+gboolean
+_et_method_execute_claimed (EtMethod *method, GCancellable *cancellable, GError **error)
 {
   guint64 executed = 0;
   gboolean ok = TRUE;
 
-  if (method->executing)
-    {
-      _et_set_error (error, ET_ERROR_INVALID_STATE, "method %s is already running", method->meta->name);
-      return FALSE;
-    }
   for (guint i = 0; i < method->meta->n_inputs; i++)
     if (!method->input_set[i])
       {
@@ -203,7 +227,6 @@ _et_method_execute (EtMethod *method, GCancellable *cancellable, GError **error)
       return FALSE;
     }
 
-  method->executing = TRUE;
   if (method->tracer != NULL && method->tracer->execute_begin != NULL)
     method->tracer->execute_begin (method->tracer->user_data, method->meta->name);
   for (guint c = 0; c < method->n_chains && ok; c++)
@@ -236,7 +259,6 @@ _et_method_execute (EtMethod *method, GCancellable *cancellable, GError **error)
           pc = next;
         }
     }
-  method->executing = FALSE;
   if (method->tracer != NULL && method->tracer->execute_end != NULL)
     method->tracer->execute_end (method->tracer->user_data, method->meta->name,
                                  ok ? ET_OK : error != NULL && *error != NULL && (*error)->domain == _et_error_quark ()

@@ -127,114 +127,236 @@ format_sizes (uint32_t ndim, const int64_t *sizes)
 }
 
 gboolean
-_et_method_set_input_tensor (EtMethod *method, guint index, int scalar_type, uint32_t ndim, const int64_t *sizes,
-                             const void *data, size_t nbytes, GError **error)
+_et_method_check_idle (EtMethod *method, GError **error)
 {
-  return _et_method_set_input_tensor_on (method, index, scalar_type, ndim, sizes, data, nbytes, ET_DEVICE_CPU, 0,
-                                         error);
-}
-
-gboolean
-_et_method_set_input_tensor_on (EtMethod *method, guint index, int scalar_type, uint32_t ndim,
-                                const int64_t *sizes, const void *data, size_t nbytes, int device_type,
-                                int device_index, GError **error)
-{
-  EtValue *value;
-  EtTensor *tensor;
-  EtError code;
-
-  if (method->executing)
+  if (g_atomic_int_get (&method->busy))
     {
-      _et_set_error (error, ET_ERROR_INVALID_STATE, "inputs cannot change while the method runs");
+      _et_set_error (error, ET_ERROR_INVALID_STATE, "method %s is executing", method->meta->name);
       return FALSE;
     }
+  return TRUE;
+}
+
+/* The input tensor @index of @method, with @input's type checked. */
+static EtTensor *
+tensor_input (EtMethod *method, guint index, int scalar_type, GError **error)
+{
+  EtValue *value;
+
   if (index >= method->meta->n_inputs)
     {
       _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "input %u does not exist: method %s has %u inputs", index,
                      method->meta->name, method->meta->n_inputs);
-      return FALSE;
+      return NULL;
     }
   value = &method->values[method->input_indices[index]];
   if (value->tag != ET_VALUE_TENSOR)
     {
       _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "input %u of method %s is a %s, not a tensor", index,
                      method->meta->name, _et_value_tag_name (value->tag));
-      return FALSE;
+      return NULL;
     }
-  tensor = value->u.tensor;
-  if (tensor->scalar_type != scalar_type)
+  if (value->u.tensor->scalar_type != scalar_type)
     {
       _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "input %u of method %s must be %s, not %s", index,
-                     method->meta->name, et_scalar_type_name (tensor->scalar_type),
+                     method->meta->name, et_scalar_type_name (value->u.tensor->scalar_type),
                      et_scalar_type_name (scalar_type) != NULL ? et_scalar_type_name (scalar_type) : "invalid");
+      return NULL;
+    }
+  return value->u.tensor;
+}
+
+/* Whether @input must be rearranged into @tensor's dim order. */
+static gboolean
+needs_relayout (const EtInput *input, const EtTensor *tensor)
+{
+  return input->dim_order != NULL && input->ndim == tensor->ndim && input->ndim > 1 &&
+         memcmp (input->dim_order, tensor->dim_order, input->ndim) != 0;
+}
+
+/* Copies the elements of @src (strides @src_strides) to @dst (strides
+ * @dst_strides), walking the indices in row-major order. */
+static void
+copy_strided (guint8 *dst, const int64_t *dst_strides, const guint8 *src, const int64_t *src_strides,
+              uint32_t ndim, const int64_t *sizes, size_t element)
+{
+  int64_t index[ET_MAX_DIMS] = { 0 };
+  int64_t numel = 1;
+
+  for (uint32_t i = 0; i < ndim; i++)
+    numel *= sizes[i];
+  for (int64_t n = 0; n < numel; n++)
+    {
+      int64_t s = 0, d = 0;
+
+      for (uint32_t i = 0; i < ndim; i++)
+        {
+          s += index[i] * src_strides[i];
+          d += index[i] * dst_strides[i];
+        }
+      memcpy (dst + d * element, src + s * element, element);
+      for (int i = (int) ndim - 1; i >= 0; i--)
+        {
+          if (++index[i] < sizes[i])
+            break;
+          index[i] = 0;
+        }
+    }
+}
+
+/* Host bytes the method may read in place: @input's own when they stay
+ * valid and are aligned, else an aligned copy (rearranged to @dim_order
+ * when it is not NULL). */
+static GBytes *
+host_bytes_for (const EtInput *input, const uint8_t *dim_order, GError **error)
+{
+  int64_t sizes[ET_MAX_DIMS], src_strides[ET_MAX_DIMS], dst_strides[ET_MAX_DIMS];
+  size_t element = et_scalar_type_size (input->scalar_type);
+  guint8 *copy;
+
+  if (dim_order == NULL && input->keep != NULL &&
+      ((guintptr) input->data % ET_INPUT_ALIGNMENT == 0 || input->nbytes == 0))
+    return g_bytes_ref (input->keep);
+  copy = _et_device_alloc (ET_DEVICE_CPU, 0, input->nbytes, ET_INPUT_ALIGNMENT, error);
+  if (copy == NULL)
+    return NULL;
+  if (dim_order == NULL)
+    {
+      if (input->nbytes > 0)
+        memcpy (copy, input->data, input->nbytes);
+    }
+  else
+    {
+      memcpy (sizes, input->sizes, input->ndim * sizeof sizes[0]);
+      et_strides_from_dim_order (input->ndim, sizes, input->dim_order, src_strides);
+      et_strides_from_dim_order (input->ndim, sizes, dim_order, dst_strides);
+      copy_strided (copy, dst_strides, input->data, src_strides, input->ndim, sizes, element);
+    }
+  return g_bytes_new_with_free_func (copy, input->nbytes, free, copy);
+}
+
+gboolean
+_et_method_bind_input (EtMethod *method, guint index, const EtInput *input, GError **error)
+{
+  g_autoptr(GBytes) host = NULL;
+  EtTensor *tensor;
+  const void *data = input->data;
+  GBytes *borrowed = input->keep;
+  gboolean on_host = input->device_type == ET_DEVICE_CPU;
+  EtError code;
+
+  if (!_et_method_check_idle (method, error) ||
+      (tensor = tensor_input (method, index, input->scalar_type, error)) == NULL)
+    return FALSE;
+  if (input->data == NULL && input->nbytes > 0)
+    {
+      _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "input %u of method %s has no data", index,
+                     method->meta->name);
       return FALSE;
     }
-  code = et_tensor_resize (tensor, ndim, sizes);
+  code = et_tensor_resize (tensor, input->ndim, input->sizes);
   if (code != ET_OK)
     {
-      g_autofree char *given = format_sizes (ndim, sizes);
+      g_autofree char *given = format_sizes (input->ndim, input->sizes);
       g_autofree char *expected = format_sizes (tensor->ndim, tensor->sizes);
       _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "input %u of method %s has sizes %s, which do not fit the "
                      "method's %s%s", index, method->meta->name, given,
                      tensor->shape_dynamism == ET_SHAPE_STATIC ? "" : "bound ", expected);
       return FALSE;
     }
-  if (nbytes != tensor->nbytes)
+  if (input->nbytes != tensor->nbytes)
     {
       _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "input %u of method %s: %zu bytes given, %zu needed", index,
-                     method->meta->name, nbytes, tensor->nbytes);
+                     method->meta->name, input->nbytes, tensor->nbytes);
       return FALSE;
     }
-  if (tensor->flags & (ET_TENSOR_FLAG_PLANNED | ET_TENSOR_FLAG_CONSTANT))
+  if (tensor->flags & ET_TENSOR_FLAG_CONSTANT)
     {
-      if (tensor->flags & ET_TENSOR_FLAG_CONSTANT)
+      _et_set_error (error, ET_ERROR_INVALID_STATE, "input %u of method %s is constant program data", index,
+                     method->meta->name);
+      return FALSE;
+    }
+  if (needs_relayout (input, tensor))
+    {
+      /* Device memory is used as it is: only host elements are moved. */
+      if (!on_host)
         {
-          _et_set_error (error, ET_ERROR_INVALID_STATE, "input %u of method %s is constant program data", index,
-                         method->meta->name);
+          _et_set_error (error, ET_ERROR_NOT_SUPPORTED, "input %u of method %s: the tensor in %s memory has "
+                         "another dim order than the program's, and device memory is not rearranged", index,
+                         method->meta->name, _et_device_type_name (input->device_type));
           return FALSE;
         }
-      if (data == NULL && nbytes > 0)
-        {
-          _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "input %u of method %s has no data", index,
-                         method->meta->name);
-          return FALSE;
-        }
-      /* Never a host memcpy into device memory: the allocators move it. */
-      if (nbytes > 0 && !_et_device_copy (tensor->device_type, tensor->device_index, tensor->data, device_type,
-                                          device_index, data, nbytes, error))
-        {
-          g_prefix_error (error, "input %u of method %s: ", index, method->meta->name);
-          return FALSE;
-        }
-      if (!keep_input_copy (method, index, tensor, error))
+      if ((host = host_bytes_for (input, tensor->dim_order, error)) == NULL)
+        return FALSE;
+    }
+  else if (on_host && !(tensor->flags & ET_TENSOR_FLAG_PLANNED))
+    {
+      /* Borrowed: the method reads these bytes at every execution. */
+      if ((host = host_bytes_for (input, NULL, error)) == NULL)
+        return FALSE;
+    }
+  if (host != NULL)
+    {
+      data = g_bytes_get_data (host, NULL);
+      borrowed = host;
+    }
+
+  if (tensor->flags & ET_TENSOR_FLAG_PLANNED)
+    {
+      /* Copied in; never a host memcpy into device memory: the allocators
+       * move it. */
+      if (input->nbytes > 0 &&
+          (!_et_device_copy (tensor->device_type, tensor->device_index, tensor->data,
+                             on_host ? ET_DEVICE_CPU : input->device_type, input->device_index, data,
+                             input->nbytes, error) ||
+           !keep_input_copy (method, index, tensor, error)))
         {
           _et_prefix_error (error, "input %u of method %s: ", index, method->meta->name);
           return FALSE;
         }
       method->input_fresh[index] = TRUE;
+      borrowed = NULL;
     }
   else
     {
-      if (data == NULL && nbytes > 0)
-        {
-          _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "input %u of method %s has no data", index,
-                         method->meta->name);
-          return FALSE;
-        }
       /* Borrowed memory must already be where the program reads it. */
-      if (device_type != tensor->device_type || (device_type != ET_DEVICE_CPU && device_index != tensor->device_index))
+      if (input->device_type != tensor->device_type ||
+          (!on_host && input->device_index != tensor->device_index))
         {
           _et_set_error (error, ET_ERROR_NOT_SUPPORTED, "input %u of method %s is read from %s:%d memory, but "
                          "the tensor given is in %s:%d memory; copy it there first", index, method->meta->name,
                          _et_device_type_name (tensor->device_type), tensor->device_index,
-                         _et_device_type_name (device_type), device_index);
+                         _et_device_type_name (input->device_type), input->device_index);
           return FALSE;
         }
-      tensor->data = (void *) data;   /* borrowed; the caller keeps it alive */
-      tensor->capacity = nbytes;
+      if (borrowed == NULL && input->nbytes > 0)
+        {
+          _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "input %u of method %s: memory that may change cannot "
+                         "be read in place", index, method->meta->name);
+          return FALSE;
+        }
+      tensor->data = (void *) data;
+      tensor->capacity = input->nbytes;
     }
+  /* The method holds what it reads in place until the input is bound again. */
+  if (borrowed != NULL)
+    g_bytes_ref (borrowed);
+  g_clear_pointer (&method->input_borrowed[index], g_bytes_unref);
+  method->input_borrowed[index] = borrowed;
   method->input_set[index] = TRUE;
   return TRUE;
+}
+
+gboolean
+_et_method_set_input_tensor (EtMethod *method, guint index, int scalar_type, uint32_t ndim, const int64_t *sizes,
+                             const void *data, size_t nbytes, GError **error)
+{
+  EtInput input = {
+    .scalar_type = scalar_type, .ndim = ndim, .sizes = sizes, .data = data, .nbytes = nbytes,
+    .device_type = ET_DEVICE_CPU,
+  };
+
+  return _et_method_bind_input (method, index, &input, error);
 }
 
 gboolean
@@ -243,6 +365,8 @@ _et_method_set_input_scalar (EtMethod *method, guint index, const EtValue *given
   const EtValue *value;
   gboolean equal;
 
+  if (!_et_method_check_idle (method, error))
+    return FALSE;
   if (index >= method->meta->n_inputs)
     {
       _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "input %u does not exist: method %s has %u inputs", index,
@@ -276,6 +400,7 @@ _et_method_set_input_scalar (EtMethod *method, guint index, const EtValue *given
                      "exported; only the traced value is accepted", index, method->meta->name);
       return FALSE;
     }
+  g_clear_pointer (&method->input_borrowed[index], g_bytes_unref);
   method->input_set[index] = TRUE;
   return TRUE;
 }

@@ -36,6 +36,9 @@ typedef struct {
 
 /* Device buffers; host buffers get malloc's 16. */
 #define ET_PLANNED_ALIGNMENT 64
+/* Host memory an unplanned input is read from in place (kernels read
+ * elements of up to 16 bytes there). */
+#define ET_INPUT_ALIGNMENT 16
 
 typedef struct {
   void *data;
@@ -66,13 +69,14 @@ struct _EtMethod {
 
   PlannedBuffer *input_copies;  /* by input: what was bound, where planning shares its bytes (else NULL data) */
   gboolean *input_fresh;        /* bound since the last execution */
+  GBytes **input_borrowed;      /* by input: the memory read in place (unplanned inputs), or NULL */
   guint32 *input_indices;
   guint32 *output_indices;
   gboolean *input_set;
 
   GPtrArray *owned;             /* g_free'd blocks: arg arrays, lists */
   EtKernelContext context;
-  gboolean executing;
+  gint busy;                    /* atomic: claimed for an execution (_et_method_claim) */
   const EtEventTracer *tracer;  /* NULL: not traced */
   guint n_folded;               /* permutes turned into views at load (method-fold.c) */
   guint64 max_instructions;     /* per execution; never 0 */

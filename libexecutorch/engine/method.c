@@ -599,6 +599,7 @@ load_io (EtMethod *method, EtFb *fb, EtFbTable plan, GError **error)
   method->output_indices = g_new0 (guint32, MAX (outputs.length, 1));
   method->input_set = g_new0 (gboolean, MAX (inputs.length, 1));
   method->input_fresh = g_new0 (gboolean, MAX (inputs.length, 1));
+  method->input_borrowed = g_new0 (GBytes *, MAX (inputs.length, 1));
   for (guint32 i = 0; i < inputs.length; i++)
     {
       method->input_indices[i] = (guint32) _et_fb_vector_i32 (fb, inputs, i);
@@ -713,6 +714,10 @@ _et_method_free (EtMethod *method)
   g_free (method->output_indices);
   g_free (method->input_set);
   g_free (method->input_fresh);
+  /* Read in place until now: released once nothing can run. */
+  for (guint i = 0; method->input_borrowed != NULL && i < method->meta->n_inputs; i++)
+    g_clear_pointer (&method->input_borrowed[i], g_bytes_unref);
+  g_free (method->input_borrowed);
   if (method->owned != NULL)
     g_ptr_array_unref (method->owned);
   _et_kernel_context_reset (&method->context);

@@ -101,8 +101,11 @@ test_planned_on_device (void)
   /* An unplanned input would be read in place: it must already be on the
    * device the program expects (here the inputs are planned, so a device
    * source is copied device to device, which this allocator lacks). */
-  g_assert_false (_et_method_set_input_tensor_on (method, 0, ET_SCALAR_FLOAT, 2, sizes, a, sizeof a,
-                                                  ET_DEVICE_CUDA, 0, &error));
+  {
+    EtInput from_device = { .scalar_type = ET_SCALAR_FLOAT, .ndim = 2, .sizes = sizes, .data = a,
+                            .nbytes = sizeof a, .device_type = ET_DEVICE_CUDA };
+    g_assert_false (_et_method_bind_input (method, 0, &from_device, &error));
+  }
   g_assert_error (error, EXECUTORCH_ERROR, ET_ERROR_NOT_SUPPORTED);
   g_assert_nonnull (strstr (error->message, "input 0 of method forward"));
   _et_method_free (method);
