@@ -394,7 +394,8 @@ class ErrorsByKind(unittest.TestCase):
                 self.assertIsInstance(typed, FileNotFoundError)
                 self.assertTrue(typed.matches(domain, int(code)))
                 self.assertEqual(typed.filename, missing)
-        present = GLib.Error.new_literal(Executorch.error_quark(), "denied", int(Executorch.Error.ACCESS_FAILED))
+        present = GLib.Error.new_literal(Executorch.error_quark(), "denied",
+                                         int(Executorch.Error.ACCESS_FAILED))
         self.assertIs(overrides._typed_error(present, (HERE,)), present)
 
     def test_operator_missing(self):
