@@ -58,10 +58,8 @@ struct _ExecutorchMethod
   ExecutorchMethodInfo *info;
 
 
-  /* Profiling: a session of the registered profiler plug-in. */
   gboolean profiling_at_load;
-  const EtProfiler *profiler;
-  void *profile_session;
+  EtProfiling *profiling;   /* NULL: not profiled */
 };
 
 enum {
@@ -97,8 +95,7 @@ executorch_method_finalize (GObject *object)
 
   /* The engine goes first, the program last. */
   g_clear_pointer (&self->engine, _et_method_free);
-  if (self->profile_session != NULL)
-    self->profiler->session_free (self->profiler->user_data, self->profile_session);
+  g_clear_pointer (&self->profiling, _et_profiling_free);
   g_clear_object (&self->program);
   g_clear_error (&self->init_error);
   g_free (self->name);
@@ -120,7 +117,7 @@ executorch_method_get_property (GObject *object, guint prop_id, GValue *value, G
       g_value_set_string (value, self->name);
       break;
     case PROP_PROFILING:
-      g_value_set_boolean (value, self->profile_session != NULL);
+      g_value_set_boolean (value, self->profiling != NULL);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -199,33 +196,6 @@ executorch_method_class_init (ExecutorchMethodClass *klass)
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
 
-static gboolean
-start_session (ExecutorchMethod *self, const EtEventTracer **tracer, GError **error)
-{
-  const EtProfiler *profiler;
-  EtError code;
-
-  _et_discovery_ensure (NULL);
-  profiler = _et_registry_find_profiler ();
-  if (profiler == NULL)
-    {
-      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_NOT_SUPPORTED,
-                   "[method %s][profile] no profiler is installed (install libexecutorch-profiler0)",
-                   self->name != NULL ? self->name : "forward");
-      return FALSE;
-    }
-  code = profiler->session_new (profiler->user_data, &self->profile_session, tracer);
-  if (code != ET_OK)
-    {
-      self->profile_session = NULL;
-      g_set_error (error, EXECUTORCH_ERROR, code, "[method %s][profile] the profiler could not start: %s",
-                   self->name != NULL ? self->name : "forward", _et_error_name (code));
-      return FALSE;
-    }
-  self->profiler = profiler;
-  return TRUE;
-}
-
 static void
 executorch_method_init (ExecutorchMethod *self)
 {
@@ -247,18 +217,11 @@ load (ExecutorchMethod *self, GError **error)
     return FALSE;
   if (self->name == NULL)
     self->name = g_strdup ("forward");
-  if (self->profiling_at_load)
-    {
-      const EtEventTracer *tracer;
-
-      if (!start_session (self, &tracer, error))
-        return FALSE;
-      self->engine = _et_method_load_full (program, self->name, tracer,
-                                           executorch_program_get_max_memory (self->program), error);
-    }
-  else
-    self->engine = _et_method_load_full (program, self->name, NULL,
-                                         executorch_program_get_max_memory (self->program), error);
+  if (self->profiling_at_load && (self->profiling = _et_profiling_new (self->name, error)) == NULL)
+    return FALSE;
+  self->engine = _et_method_load_full (program, self->name,
+                                       self->profiling != NULL ? _et_profiling_tracer (self->profiling) : NULL,
+                                       executorch_program_get_max_memory (self->program), error);
   if (self->engine == NULL)
     return FALSE;
   self->info = _executorch_method_info_new (_et_method_meta (self->engine));
@@ -1059,6 +1022,16 @@ executorch_method_run (ExecutorchMethod *method, ExecutorchTensor **inputs, guin
   return g_steal_pointer (&outputs);
 }
 
+static gboolean
+check_profiled (ExecutorchMethod *self, const char *what, GError **error)
+{
+  if (self->profiling != NULL)
+    return TRUE;
+  g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_STATE, "[method %s][%s] the method is not profiled",
+               self->name, what);
+  return FALSE;
+}
+
 /**
  * executorch_method_enable_profiling:
  * @method: a method
@@ -1084,18 +1057,16 @@ executorch_method_run (ExecutorchMethod *method, ExecutorchTensor **inputs, guin
 gboolean
 executorch_method_enable_profiling (ExecutorchMethod *method, GError **error)
 {
-  const EtEventTracer *tracer;
-
   CHECK_LOADED_OR_ERROR (method, error, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
   if (!_et_method_check_idle (method->engine, error))
     return FALSE;
-  if (method->profile_session != NULL)
+  if (method->profiling != NULL)
     return TRUE;
-  if (!start_session (method, &tracer, error))
+  if ((method->profiling = _et_profiling_new (method->name, error)) == NULL)
     return FALSE;
-  _et_method_set_tracer (method->engine, tracer);
+  _et_method_set_tracer (method->engine, _et_profiling_tracer (method->profiling));
   g_object_notify_by_pspec (G_OBJECT (method), properties[PROP_PROFILING]);
   return TRUE;
 }
@@ -1117,7 +1088,7 @@ executorch_method_is_profiling (ExecutorchMethod *method)
 {
   g_return_val_if_fail (EXECUTORCH_IS_METHOD (method), FALSE);
 
-  return method->profile_session != NULL;
+  return method->profiling != NULL;
 }
 
 /**
@@ -1145,14 +1116,14 @@ executorch_method_get_profile_events (ExecutorchMethod *method)
   g_return_val_if_fail (EXECUTORCH_IS_METHOD (method), NULL);
 
   events = g_ptr_array_new_with_free_func ((GDestroyNotify) executorch_profile_event_unref);
-  if (method->profile_session == NULL)
+  if (method->profiling == NULL)
     return events;
-  n = method->profiler->n_events (method->profiler->user_data, method->profile_session);
+  n = _et_profiling_n_events (method->profiling);
   for (size_t i = 0; i < n; i++)
     {
       EtEventRecord record;
 
-      if (method->profiler->get_event (method->profiler->user_data, method->profile_session, i, &record))
+      if (_et_profiling_get_event (method->profiling, i, &record))
         g_ptr_array_add (events, _executorch_profile_event_new (&record));
     }
   return events;
@@ -1172,8 +1143,8 @@ executorch_method_clear_profile_events (ExecutorchMethod *method)
 {
   g_return_if_fail (EXECUTORCH_IS_METHOD (method));
 
-  if (method->profile_session != NULL && method->profiler->session_clear != NULL)
-    method->profiler->session_clear (method->profiler->user_data, method->profile_session);
+  if (method->profiling != NULL)
+    _et_profiling_clear (method->profiling);
 }
 
 /**
@@ -1194,29 +1165,12 @@ executorch_method_clear_profile_events (ExecutorchMethod *method)
 GBytes *
 executorch_method_get_etdump (ExecutorchMethod *method, GError **error)
 {
-  uint8_t *data = NULL;
-  size_t size = 0;
-  EtError code;
-  GBytes *bytes;
-
   g_return_val_if_fail (EXECUTORCH_IS_METHOD (method), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  if (method->profile_session == NULL || method->profiler->write_etdump == NULL)
-    {
-      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_STATE,
-                   "[method %s][etdump] the method is not profiled", method->name);
-      return NULL;
-    }
-  code = method->profiler->write_etdump (method->profiler->user_data, method->profile_session, &data, &size);
-  if (code != ET_OK)
-    {
-      g_set_error (error, EXECUTORCH_ERROR, code, "[method %s][etdump] %s", method->name, _et_error_name (code));
-      return NULL;
-    }
-  bytes = g_bytes_new (data, size);
-  free (data);
-  return bytes;
+  if (!check_profiled (method, "etdump", error))
+    return NULL;
+  return _et_profiling_etdump (method->profiling, error);
 }
 
 /**
@@ -1273,33 +1227,11 @@ executorch_method_write_etdump (ExecutorchMethod *method, const char *path, GErr
 gboolean
 executorch_method_set_record_outputs (ExecutorchMethod *method, gboolean record, GError **error)
 {
-  EtError code;
-
   g_return_val_if_fail (EXECUTORCH_IS_METHOD (method), FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
 
-  if (!_et_method_check_idle (method->engine, error))
-    return FALSE;
-  if (method->profile_session == NULL)
-    {
-      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_STATE,
-                   "[method %s][profile] the method is not profiled", method->name);
-      return FALSE;
-    }
-  if (method->profiler->set_debug_outputs == NULL)
-    {
-      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_NOT_SUPPORTED,
-                   "[method %s][profile] the profiler %s cannot record outputs", method->name,
-                   method->profiler->name);
-      return FALSE;
-    }
-  code = method->profiler->set_debug_outputs (method->profiler->user_data, method->profile_session, record);
-  if (code != ET_OK)
-    {
-      g_set_error (error, EXECUTORCH_ERROR, code, "[method %s][profile] %s", method->name, _et_error_name (code));
-      return FALSE;
-    }
-  return TRUE;
+  return _et_method_check_idle (method->engine, error) && check_profiled (method, "profile", error) &&
+         _et_profiling_record_outputs (method->profiling, record, error);
 }
 
 /**
@@ -1319,29 +1251,10 @@ executorch_method_set_record_outputs (ExecutorchMethod *method, gboolean record,
 GBytes *
 executorch_method_get_debug_buffer (ExecutorchMethod *method, GError **error)
 {
-  uint8_t *data = NULL;
-  size_t size = 0;
-  EtError code;
-  GBytes *bytes;
-
   g_return_val_if_fail (EXECUTORCH_IS_METHOD (method), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  if (method->profile_session == NULL)
-    {
-      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_STATE,
-                   "[method %s][profile] the method is not profiled", method->name);
-      return NULL;
-    }
-  if (method->profiler->write_debug_buffer == NULL)
-    return g_bytes_new (NULL, 0);
-  code = method->profiler->write_debug_buffer (method->profiler->user_data, method->profile_session, &data, &size);
-  if (code != ET_OK)
-    {
-      g_set_error (error, EXECUTORCH_ERROR, code, "[method %s][profile] %s", method->name, _et_error_name (code));
-      return NULL;
-    }
-  bytes = g_bytes_new (data, size);
-  free (data);
-  return bytes;
+  if (!check_profiled (method, "profile", error))
+    return NULL;
+  return _et_profiling_debug_buffer (method->profiling, error);
 }

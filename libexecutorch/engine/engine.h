@@ -143,6 +143,22 @@ gboolean _et_method_execute_claimed (EtMethod *method, GCancellable *cancellable
 /* The current output value (a view into method memory). */
 const EtValue *_et_method_output (EtMethod *method, guint index);
 
+/* --- profiling.c --- */
+/* A session of the registered profiler for one method (NOT_SUPPORTED,
+ * naming the package, when none is installed). */
+typedef struct _EtProfiling EtProfiling;
+EtProfiling *_et_profiling_new (const char *method_name, GError **error);
+void _et_profiling_free (EtProfiling *profiling);
+/* Valid until the session is freed. */
+const EtEventTracer *_et_profiling_tracer (EtProfiling *profiling);
+size_t _et_profiling_n_events (EtProfiling *profiling);
+gboolean _et_profiling_get_event (EtProfiling *profiling, size_t index, EtEventRecord *record);
+/* Forgets the executions (the load stays). */
+void _et_profiling_clear (EtProfiling *profiling);
+GBytes *_et_profiling_etdump (EtProfiling *profiling, GError **error);
+gboolean _et_profiling_record_outputs (EtProfiling *profiling, gboolean record, GError **error);
+GBytes *_et_profiling_debug_buffer (EtProfiling *profiling, GError **error);
+
 /* --- bundled.c --- */
 typedef struct {
   EtValueTag tag;                  /* TENSOR, INT, BOOL or DOUBLE */
