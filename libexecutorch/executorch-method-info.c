@@ -85,19 +85,28 @@ executorch_method_info_class_init (ExecutorchMethodInfoClass *klass)
   object_class->finalize = executorch_method_info_finalize;
 }
 
+/* Empty until _executorch_method_info_new() fills it in: one made with
+ * g_object_new() (Executorch.MethodInfo() in a binding) describes a method
+ * with nothing in it rather than crashing its getters. */
 static void
 executorch_method_info_init (ExecutorchMethodInfo *self)
 {
+  self->name = g_strdup ("");
+  self->inputs = g_ptr_array_new_with_free_func (g_object_unref);
+  self->outputs = g_ptr_array_new_with_free_func (g_object_unref);
+  self->buffer_sizes = g_new0 (gint64, 1);
+  self->buffer_devices = g_ptr_array_new_with_free_func (g_object_unref);
+  self->backends = g_new0 (char *, 1);
+  self->operators = g_new0 (char *, 1);
+  self->input_spec = g_strdup ("");
+  self->output_spec = g_strdup ("");
 }
 
-static GPtrArray *
-value_infos_new (const EtValueMeta *metas, guint n)
+static void
+value_infos_append (GPtrArray *array, const EtValueMeta *metas, guint n)
 {
-  GPtrArray *array = g_ptr_array_new_full (n, g_object_unref);
-
   for (guint i = 0; i < n; i++)
     g_ptr_array_add (array, _executorch_value_info_new (&metas[i]));
-  return array;
 }
 
 static char **
@@ -111,12 +120,13 @@ _executorch_method_info_new (const EtMethodMeta *meta)
 {
   ExecutorchMethodInfo *self = g_object_new (EXECUTORCH_TYPE_METHOD_INFO, NULL);
 
+  g_free (self->name);
   self->name = g_strdup (meta->name != NULL ? meta->name : "");
-  self->inputs = value_infos_new (meta->inputs, meta->n_inputs);
-  self->outputs = value_infos_new (meta->outputs, meta->n_outputs);
+  value_infos_append (self->inputs, meta->inputs, meta->n_inputs);
+  value_infos_append (self->outputs, meta->outputs, meta->n_outputs);
   self->n_buffers = meta->n_buffers;
+  g_free (self->buffer_sizes);
   self->buffer_sizes = g_new0 (gint64, MAX (meta->n_buffers, 1));
-  self->buffer_devices = g_ptr_array_new_full (meta->n_buffers, g_object_unref);
   for (guint i = 0; i < meta->n_buffers; i++)
     {
       self->buffer_sizes[i] = meta->buffer_sizes != NULL ? meta->buffer_sizes[i] : 0;
@@ -124,10 +134,14 @@ _executorch_method_info_new (const EtMethodMeta *meta)
                        _executorch_device_get (meta->buffer_device_types != NULL ? meta->buffer_device_types[i] : 0,
                                                meta->buffer_device_indices != NULL ? meta->buffer_device_indices[i] : 0));
     }
+  g_strfreev (self->backends);
   self->backends = strv_copy_or_empty (meta->backends);
+  g_strfreev (self->operators);
   self->operators = strv_copy_or_empty (meta->operators);
   self->n_instructions = meta->n_instructions;
+  g_free (self->input_spec);
   self->input_spec = g_strdup (meta->input_spec != NULL ? meta->input_spec : "");
+  g_free (self->output_spec);
   self->output_spec = g_strdup (meta->output_spec != NULL ? meta->output_spec : "");
   return self;
 }

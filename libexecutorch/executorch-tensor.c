@@ -110,9 +110,15 @@ executorch_tensor_class_init (ExecutorchTensorClass *klass)
   object_class->finalize = executorch_tensor_finalize;
 }
 
+/* g_object_new() alone (Executorch.Tensor() in a binding) gives an empty
+ * 1-D Byte tensor in host memory; the constructors fill in the rest. */
 static void
 executorch_tensor_init (ExecutorchTensor *self)
 {
+  self->storage = STORAGE_BYTES;
+  self->scalar_type = EXECUTORCH_SCALAR_TYPE_BYTE;
+  self->n_dims = 1;
+  self->device_type = ET_DEVICE_CPU;
 }
 
 /* --- helpers --- */
@@ -640,7 +646,8 @@ executorch_tensor_get_device (ExecutorchTensor *tensor)
 {
   g_return_val_if_fail (EXECUTORCH_IS_TENSOR (tensor), NULL);
 
-  return tensor->device;
+  /* NULL only for an empty tensor made by g_object_new() alone. */
+  return tensor->device != NULL ? tensor->device : executorch_device_get_cpu ();
 }
 
 static gboolean
@@ -682,7 +689,8 @@ executorch_tensor_get_bytes (ExecutorchTensor *tensor, GError **error)
   switch (tensor->storage)
     {
     case STORAGE_BYTES:
-      return g_bytes_ref (tensor->bytes);
+      /* NULL only for an empty tensor made by g_object_new() alone. */
+      return tensor->bytes != NULL ? g_bytes_ref (tensor->bytes) : g_bytes_new (NULL, 0);
     case STORAGE_VIEW:
       if (tensor->device_type == ET_DEVICE_CPU)
         {

@@ -251,7 +251,8 @@ executorch_value_info_get_device (ExecutorchValueInfo *info)
 {
   g_return_val_if_fail (EXECUTORCH_IS_VALUE_INFO (info), NULL);
 
-  return info->device;
+  /* NULL only for one made by g_object_new() alone, describing nothing. */
+  return info->device != NULL ? info->device : executorch_device_get_cpu ();
 }
 
 /**
