@@ -10,7 +10,7 @@
  */
 #include "fuzz-common.h"
 
-#include "xnn-private.h"
+#include "backend-private.h"
 
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)

@@ -12,7 +12,7 @@
 
 #include "executorch-plugin.h"
 #include "fixture-util.h"
-#include "xnn-private.h"
+#include "backend-private.h"
 
 #define XNN_DIR "xnnpack/"
 

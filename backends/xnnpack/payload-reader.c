@@ -1,16 +1,16 @@
-/* xnn-payload.c: reading and checking the XNNPACK delegate payload
+/* payload-reader.c: reading and checking the XNNPACK delegate payload
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
-#include "xnn-payload.h"
+#include "payload-reader.h"
 
 #include <math.h>
 #include <string.h>
 
 #include "executorch-plugin.h"
 
-#include "xnn-fb.h"
-#include "xnn-private.h"
+#include "payload-flatbuffer.h"
+#include "backend-private.h"
 
 static const char *const node_names[XNN_NODE_N_TYPES] = {
   [XNN_NODE_ADD] = "XNNAdd", [XNN_NODE_FULLY_CONNECTED] = "XNNFullyConnected",

@@ -1,8 +1,8 @@
-/* xnn-fb.c: bounds-checked FlatBuffers reading (see xnn-fb.h)
+/* payload-flatbuffer.c: bounds-checked FlatBuffers reading (see payload-flatbuffer.h)
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
-#include "xnn-fb.h"
+#include "payload-flatbuffer.h"
 
 #include <stdarg.h>
 #include <stdio.h>

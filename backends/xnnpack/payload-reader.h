@@ -1,4 +1,4 @@
-/* xnn-payload.h: the XNNPACK delegate payload, read and checked
+/* payload-reader.h: the XNNPACK delegate payload, read and checked
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *

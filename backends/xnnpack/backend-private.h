@@ -1,4 +1,4 @@
-/* xnn-private.h: libexecutorch-xnnpack internals
+/* backend-private.h: libexecutorch-xnnpack internals
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
@@ -6,7 +6,7 @@
 
 #include <glib.h>
 
-#include "xnn-payload.h"
+#include "payload-reader.h"
 
 /* Error codes of this domain are EtError values. */
 #define XNN_ERROR (xnn_error_quark ())
@@ -30,7 +30,7 @@ gboolean xnn_host_supports (const XnnGraph *graph, const XnnNode *node, const ch
 void xnn_host_run (const XnnGraph *graph, const XnnNode *node, const XnnShape *shapes,
                    void *const *ptr);
 
-/* The delegate without an init context (xnn-backend.c), for backend_init,
+/* The delegate without an init context (delegate.c), for backend_init,
  * the tests and the fuzz target: parse, check, build. */
 void *xnn_delegate_new (const void *processed, size_t size, XnnNamedDataFunc named,
                         gpointer named_data, GError **error);
@@ -42,7 +42,7 @@ void xnn_delegate_free (void *handle);
 const XnnGraph *xnn_delegate_get_graph (void *handle);
 const XnnShape *xnn_delegate_get_shapes (void *handle);
 
-/* xnn-testing.c (internal library only): every named blob is 1 MiB of
+/* test-helpers.c (internal library only): every named blob is 1 MiB of
  * zeros; runs a built delegate on zero tensors shaped like its externals,
  * asserting that a failure comes with a message. */
 gboolean xnn_zero_named_data (gpointer user_data, const char *key, const void **data, size_t *size);

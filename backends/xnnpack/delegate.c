@@ -1,11 +1,11 @@
-/* xnn-backend.c: the "XnnpackBackend" delegate on Debian's XNNPACK
+/* delegate.c: the "XnnpackBackend" delegate on Debian's XNNPACK
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * init: the payload is read and checked (xnn-payload.c), every node's
- * output shape is checked (xnn-shape.c), and the graph is cut into steps:
+ * init: the payload is read and checked (payload-reader.c), every node's
+ * output shape is checked (shape-inference.c), and the graph is cut into steps:
  * runs of nodes XNNPACK defines become one XNNPACK runtime each, the nodes
- * it lacks run in xnn-host.c between them.  Values crossing a step boundary
+ * it lacks run in host-nodes.c between them.  Values crossing a step boundary
  * live in buffers of this delegate.  execute binds the delegate's argument
  * tensors and runs the steps; when an input's shape changes (dynamic
  * shapes), the shapes are inferred again and the runtimes rebuilt.
@@ -18,7 +18,7 @@
 #include <string.h>
 #include <xnnpack.h>
 
-#include "xnn-private.h"
+#include "backend-private.h"
 
 G_DEFINE_QUARK (executorch-xnnpack-error-quark, xnn_error)
 

@@ -1,10 +1,10 @@
-/* xnn-testing.c: helpers for the tests and the fuzz target (linked only
+/* test-helpers.c: helpers for the tests and the fuzz target (linked only
  * into the internal static library, never into libexecutorch-xnnpack.so)
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "executorch-plugin.h"
-#include "xnn-private.h"
+#include "backend-private.h"
 
 static guint8 zeros[1 << 20];
 

@@ -1,4 +1,4 @@
-/* xnn-host.c: the nodes Debian's XNNPACK (2022) lacks, run by this library
+/* host-nodes.c: the nodes Debian's XNNPACK (2022) lacks, run by this library
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "executorch-plugin.h"
-#include "xnn-private.h"
+#include "backend-private.h"
 
 static size_t
 numel (const XnnShape *s)

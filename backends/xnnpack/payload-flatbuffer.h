@@ -1,4 +1,4 @@
-/* xnn-fb.h: a small bounds-checked FlatBuffers reader for XNNPACK payloads
+/* payload-flatbuffer.h: a small bounds-checked FlatBuffers reader for XNNPACK payloads
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *

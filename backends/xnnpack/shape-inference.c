@@ -1,4 +1,4 @@
-/* xnn-shape.c: output shapes of XNNPACK nodes, checked
+/* shape-inference.c: output shapes of XNNPACK nodes, checked
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
@@ -10,7 +10,7 @@
  */
 #include "executorch-plugin.h"
 
-#include "xnn-private.h"
+#include "backend-private.h"
 
 #define XNN_FLAG_SAME_PADDING 0x4u
 #define XNN_FLAG_TRANSPOSE 0x1u
