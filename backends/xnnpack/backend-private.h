@@ -9,41 +9,41 @@
 #include "payload-reader.h"
 
 /* Error codes of this domain are EtError values. */
-#define XNN_ERROR (xnn_error_quark ())
-GQuark xnn_error_quark (void);
+#define XB_ERROR (xb_error_quark ())
+GQuark xb_error_quark (void);
 
 /* Shapes: one current shape per graph value. */
 typedef struct {
   uint32_t ndim;
-  size_t dims[XNN_PAYLOAD_MAX_DIMS];
-} XnnShape;
+  size_t dims[XB_PAYLOAD_MAX_DIMS];
+} XbShape;
 
 /* Computes the shapes of node @index's outputs from its inputs' current
  * shapes (in @shapes) and its parameters, checking that they are
  * consistent; writes them into @shapes. */
-gboolean xnn_shape_infer_node (const XnnGraph *graph, uint32_t index, XnnShape *shapes,
-                               GError **error);
+gboolean xb_shape_infer_node (const XbGraph *graph, uint32_t index, XbShape *shapes,
+                              GError **error);
 
 /* Nodes Debian's XNNPACK lacks that this library runs itself. */
-gboolean xnn_host_supports (const XnnGraph *graph, const XnnNode *node, const char **why);
+gboolean xb_host_supports (const XbGraph *graph, const XbNode *node, const char **why);
 /* Runs a host node; @ptr holds every value's data. */
-void xnn_host_run (const XnnGraph *graph, const XnnNode *node, const XnnShape *shapes,
-                   void *const *ptr);
+void xb_host_run (const XbGraph *graph, const XbNode *node, const XbShape *shapes,
+                  void *const *ptr);
 
 /* The delegate without an init context (delegate.c), for backend_init,
  * the tests and the fuzz target: parse, check, build. */
-void *xnn_delegate_new (const void *processed, size_t size, XnnNamedDataFunc named,
-                        gpointer named_data, GError **error);
+void *xb_delegate_new (const void *processed, size_t size, XbNamedDataFunc named,
+                       gpointer named_data, GError **error);
 /* Binds @args (EtValue **) and runs; @message gets the reason on failure.
  * Returns an EtError. */
-int xnn_delegate_execute (void *handle, void *args, uint32_t n_args, char *message,
-                          size_t message_size);
-void xnn_delegate_free (void *handle);
-const XnnGraph *xnn_delegate_get_graph (void *handle);
-const XnnShape *xnn_delegate_get_shapes (void *handle);
+int xb_delegate_execute (void *handle, void *args, uint32_t n_args, char *message,
+                         size_t message_size);
+void xb_delegate_free (void *handle);
+const XbGraph *xb_delegate_get_graph (void *handle);
+const XbShape *xb_delegate_get_shapes (void *handle);
 
 /* test-helpers.c (internal library only): every named blob is 1 MiB of
  * zeros; runs a built delegate on zero tensors shaped like its externals,
  * asserting that a failure comes with a message. */
-gboolean xnn_zero_named_data (gpointer user_data, const char *key, const void **data, size_t *size);
-void xnn_delegate_run_zeros (void *handle);
+gboolean xb_zero_named_data (gpointer user_data, const char *key, const void **data, size_t *size);
+void xb_delegate_run_zeros (void *handle);

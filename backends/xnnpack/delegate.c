@@ -20,7 +20,7 @@
 
 #include "backend-private.h"
 
-G_DEFINE_QUARK (executorch-xnnpack-error-quark, xnn_error)
+G_DEFINE_QUARK (executorch-xnnpack-error-quark, xb_error)
 
 typedef struct {
   gboolean host;
@@ -33,9 +33,9 @@ typedef struct {
 } Step;
 
 typedef struct {
-  XnnGraph *graph;
-  XnnShape *shapes;           /* current shapes */
-  XnnShape *good_shapes;      /* the last shapes that built */
+  XbGraph *graph;
+  XbShape *shapes;           /* current shapes */
+  XbShape *good_shapes;      /* the last shapes that built */
   gboolean *host;             /* per node */
   gboolean *boundary;         /* per value */
   void **buffers;             /* per value: this delegate's memory, or NULL */
@@ -47,7 +47,7 @@ typedef struct {
 } Delegate;
 
 static GMutex init_lock;
-static gboolean xnn_ready;
+static gboolean library_ready;
 
 static const char *
 status_name (enum xnn_status s)
@@ -94,32 +94,32 @@ delegate_free (Delegate *d)
   g_free (d->host);
   g_free (d->boundary);
   g_free (d->step_id);
-  xnn_graph_free (d->graph);
+  xb_graph_free (d->graph);
   g_free (d);
 }
 
 /* Datatypes Debian's XNNPACK has, with the same numbers as fb_xnnpack's. */
 static gboolean
-xnn_has_datatype (int dt)
+library_has_datatype (int dt)
 {
-  return dt == XNN_DT_FP32 || dt == XNN_DT_QINT8 || dt == XNN_DT_QUINT8 || dt == XNN_DT_QINT32 ||
-         dt == XNN_DT_QCINT8 || dt == XNN_DT_QCINT32;
+  return dt == XB_DT_FP32 || dt == XB_DT_QINT8 || dt == XB_DT_QUINT8 || dt == XB_DT_QINT32 ||
+         dt == XB_DT_QCINT8 || dt == XB_DT_QCINT32;
 }
 
 /* Node types Debian's XNNPACK can define. */
 static gboolean
-xnn_has_node (uint32_t type)
+library_has_node (uint32_t type)
 {
   switch (type) {
-  case XNN_NODE_ADD: case XNN_NODE_FULLY_CONNECTED: case XNN_NODE_SOFTMAX: case XNN_NODE_SIGMOID:
-  case XNN_NODE_CLAMP: case XNN_NODE_CONV2D: case XNN_NODE_DIV: case XNN_NODE_STATIC_RESIZE_BILINEAR_2D:
-  case XNN_NODE_STATIC_CONSTANT_PAD: case XNN_NODE_AVG_POOLING_2D: case XNN_NODE_MINIMUM:
-  case XNN_NODE_DEPTHWISE_CONV2D: case XNN_NODE_MAX_POOLING_2D: case XNN_NODE_MULTIPLY:
-  case XNN_NODE_SUBTRACT: case XNN_NODE_FLOOR: case XNN_NODE_CONVERT:
-  case XNN_NODE_GLOBAL_AVG_POOLING_2D: case XNN_NODE_STATIC_RESHAPE: case XNN_NODE_SQUARE_ROOT:
-  case XNN_NODE_CEILING: case XNN_NODE_HARDSWISH: case XNN_NODE_LEAKY_RELU: case XNN_NODE_MAXIMUM:
-  case XNN_NODE_NEGATE: case XNN_NODE_SQUARE: case XNN_NODE_ELU: case XNN_NODE_ABS:
-  case XNN_NODE_PRELU: case XNN_NODE_CONV_TRANSPOSE_2D:
+  case XB_NODE_ADD: case XB_NODE_FULLY_CONNECTED: case XB_NODE_SOFTMAX: case XB_NODE_SIGMOID:
+  case XB_NODE_CLAMP: case XB_NODE_CONV2D: case XB_NODE_DIV: case XB_NODE_STATIC_RESIZE_BILINEAR_2D:
+  case XB_NODE_STATIC_CONSTANT_PAD: case XB_NODE_AVG_POOLING_2D: case XB_NODE_MINIMUM:
+  case XB_NODE_DEPTHWISE_CONV2D: case XB_NODE_MAX_POOLING_2D: case XB_NODE_MULTIPLY:
+  case XB_NODE_SUBTRACT: case XB_NODE_FLOOR: case XB_NODE_CONVERT:
+  case XB_NODE_GLOBAL_AVG_POOLING_2D: case XB_NODE_STATIC_RESHAPE: case XB_NODE_SQUARE_ROOT:
+  case XB_NODE_CEILING: case XB_NODE_HARDSWISH: case XB_NODE_LEAKY_RELU: case XB_NODE_MAXIMUM:
+  case XB_NODE_NEGATE: case XB_NODE_SQUARE: case XB_NODE_ELU: case XB_NODE_ABS:
+  case XB_NODE_PRELU: case XB_NODE_CONV_TRANSPOSE_2D:
     return TRUE;
   default:
     return FALSE;
@@ -127,18 +127,18 @@ xnn_has_node (uint32_t type)
 }
 
 static gboolean
-node_fail (GError **error, const XnnGraph *g, uint32_t i, int code, const char *format, ...)
+node_fail (GError **error, const XbGraph *g, uint32_t i, int code, const char *format, ...)
   G_GNUC_PRINTF (5, 6);
 
 static gboolean
-node_fail (GError **error, const XnnGraph *g, uint32_t i, int code, const char *format, ...)
+node_fail (GError **error, const XbGraph *g, uint32_t i, int code, const char *format, ...)
 {
   va_list ap;
   va_start (ap, format);
   g_autofree char *msg = g_strdup_vprintf (format, ap);
   va_end (ap);
-  g_set_error (error, XNN_ERROR, code, "XNNPACK node %u (%s): %s", i,
-               xnn_node_type_name (g->nodes[i].type), msg);
+  g_set_error (error, XB_ERROR, code, "XNNPACK node %u (%s): %s", i,
+               xb_node_type_name (g->nodes[i].type), msg);
   return FALSE;
 }
 
@@ -146,34 +146,34 @@ node_fail (GError **error, const XnnGraph *g, uint32_t i, int code, const char *
 static gboolean
 classify (Delegate *d, GError **error)
 {
-  const XnnGraph *g = d->graph;
+  const XbGraph *g = d->graph;
   for (uint32_t i = 0; i < g->n_nodes; i++) {
-    const XnnNode *n = &g->nodes[i];
+    const XbNode *n = &g->nodes[i];
     const char *why = NULL;
     for (uint32_t k = 0; k < n->n_inputs + n->n_outputs; k++) {
       uint32_t v = k < n->n_inputs ? n->inputs[k] : n->outputs[k - n->n_inputs];
-      if (v == XNN_PAYLOAD_NO_VALUE)
+      if (v == XB_PAYLOAD_NO_VALUE)
         continue;
-      const XnnValue *val = &g->values[v];
-      if (val->dq_datatype != XNN_DT_INVALID || val->quant == XNN_QUANT_PER_TOKEN)
+      const XbValue *val = &g->values[v];
+      if (val->dq_datatype != XB_DT_INVALID || val->quant == XB_QUANT_PER_TOKEN)
         return node_fail (error, g, i, ET_ERROR_NOT_SUPPORTED,
                           "dynamically quantized values are not supported by Debian's XNNPACK "
                           "(2022); export without dynamic quantization");
-      if (val->quant == XNN_QUANT_PER_CHANNEL_GROUP)
+      if (val->quant == XB_QUANT_PER_CHANNEL_GROUP)
         return node_fail (error, g, i, ET_ERROR_NOT_SUPPORTED,
                           "blockwise (per-group) quantization is not supported by Debian's "
                           "XNNPACK (2022)");
-      if (!xnn_has_datatype (val->datatype))
+      if (!library_has_datatype (val->datatype))
         return node_fail (error, g, i, ET_ERROR_NOT_SUPPORTED,
                           "datatype %s (value %u) is not supported by Debian's XNNPACK (2022)",
-                          xnn_datatype_name (val->datatype), v);
+                          xb_datatype_name (val->datatype), v);
     }
-    if (xnn_host_supports (g, n, &why))
+    if (xb_host_supports (g, n, &why))
       d->host[i] = TRUE;
     else if (why != NULL)
       return node_fail (error, g, i, ET_ERROR_NOT_SUPPORTED,
                         "not supported by Debian's XNNPACK (2022): %s", why);
-    else if (xnn_has_node (n->type))
+    else if (library_has_node (n->type))
       d->host[i] = FALSE;
     else
       return node_fail (error, g, i, ET_ERROR_NOT_SUPPORTED,
@@ -181,11 +181,11 @@ classify (Delegate *d, GError **error)
     /* Inputs must be computed before they are read. */
     for (uint32_t k = 0; k < n->n_inputs; k++) {
       uint32_t v = n->inputs[k];
-      if (v == XNN_PAYLOAD_NO_VALUE)
+      if (v == XB_PAYLOAD_NO_VALUE)
         continue;
-      if (k > 0 && (n->type == XNN_NODE_FULLY_CONNECTED || n->type == XNN_NODE_CONV2D ||
-                    n->type == XNN_NODE_DEPTHWISE_CONV2D || n->type == XNN_NODE_CONV_TRANSPOSE_2D ||
-                    n->type == XNN_NODE_PRELU) && g->values[v].data == NULL)
+      if (k > 0 && (n->type == XB_NODE_FULLY_CONNECTED || n->type == XB_NODE_CONV2D ||
+                    n->type == XB_NODE_DEPTHWISE_CONV2D || n->type == XB_NODE_CONV_TRANSPOSE_2D ||
+                    n->type == XB_NODE_PRELU) && g->values[v].data == NULL)
         return node_fail (error, g, i, ET_ERROR_NOT_SUPPORTED,
                           "a filter, bias or slope that is not constant (value %u)", v);
     }
@@ -196,7 +196,7 @@ classify (Delegate *d, GError **error)
 /* XNNPACK (whose Debian build keeps its assertions) gets no empty tensors
  * and nothing absurdly large. */
 static gboolean
-shape_ok (const XnnGraph *g, uint32_t node, uint32_t v, const XnnShape *s, GError **error)
+shape_ok (const XbGraph *g, uint32_t node, uint32_t v, const XbShape *s, GError **error)
 {
   size_t numel = 1;
   for (uint32_t e = 0; e < s->ndim; e++) {
@@ -213,16 +213,16 @@ shape_ok (const XnnGraph *g, uint32_t node, uint32_t v, const XnnShape *s, GErro
 static gboolean
 infer_shapes (Delegate *d, gboolean check_declared, GError **error)
 {
-  const XnnGraph *g = d->graph;
+  const XbGraph *g = d->graph;
   g_autofree gboolean *written = g_new0 (gboolean, g->n_values ? g->n_values : 1);
   for (uint32_t v = 0; v < g->n_values; v++)
     if (g->values[v].flags && !shape_ok (g, 0, v, &d->shapes[v], error))
       return FALSE;
   for (uint32_t i = 0; i < g->n_nodes; i++) {
-    const XnnNode *n = &g->nodes[i];
+    const XbNode *n = &g->nodes[i];
     for (uint32_t k = 0; k < n->n_inputs; k++) {
       uint32_t v = n->inputs[k];
-      if (v == XNN_PAYLOAD_NO_VALUE)
+      if (v == XB_PAYLOAD_NO_VALUE)
         continue;
       if (g->values[v].data == NULL && !(g->values[v].flags & 1) && !written[v])
         return node_fail (error, g, i, ET_ERROR_INVALID_PROGRAM,
@@ -230,19 +230,19 @@ infer_shapes (Delegate *d, gboolean check_declared, GError **error)
       if (!shape_ok (g, i, v, &d->shapes[v], error))
         return FALSE;
     }
-    XnnShape declared[2];
+    XbShape declared[2];
     for (uint32_t k = 0; k < n->n_outputs; k++) {
       if (written[n->outputs[k]])
         return node_fail (error, g, i, ET_ERROR_INVALID_PROGRAM, "writes value %u a second time",
                           n->outputs[k]);
       declared[k] = d->shapes[n->outputs[k]];
     }
-    if (!xnn_shape_infer_node (g, i, d->shapes, error))
+    if (!xb_shape_infer_node (g, i, d->shapes, error))
       return FALSE;
     for (uint32_t k = 0; k < n->n_outputs; k++) {
       uint32_t v = n->outputs[k];
       written[v] = TRUE;
-      const XnnShape *s = &d->shapes[v];
+      const XbShape *s = &d->shapes[v];
       if (check_declared && (s->ndim != declared[k].ndim ||
                              memcmp (s->dims, declared[k].dims, s->ndim * sizeof s->dims[0])))
         return node_fail (error, g, i, ET_ERROR_INVALID_PROGRAM,
@@ -262,14 +262,14 @@ static enum xnn_status
 define_value (Delegate *d, xnn_subgraph_t sg, uint32_t v, uint32_t ext_id, uint32_t flags,
               uint32_t *id)
 {
-  const XnnValue *val = &d->graph->values[v];
-  const XnnShape *s = &d->shapes[v];
+  const XbValue *val = &d->graph->values[v];
+  const XbShape *s = &d->shapes[v];
   enum xnn_datatype dt = (enum xnn_datatype) val->datatype;
   switch (val->quant) {
-  case XNN_QUANT_PER_TENSOR:
+  case XB_QUANT_PER_TENSOR:
     return xnn_define_quantized_tensor_value (sg, dt, val->zero_point, val->scale, s->ndim, s->dims,
                                               val->data, ext_id, flags, id);
-  case XNN_QUANT_PER_CHANNEL:
+  case XB_QUANT_PER_CHANNEL:
     return xnn_define_channelwise_quantized_tensor_value (sg, dt, val->scales, s->ndim,
                                                           val->channel_dim, s->dims, val->data,
                                                           ext_id, flags, id);
@@ -279,59 +279,59 @@ define_value (Delegate *d, xnn_subgraph_t sg, uint32_t v, uint32_t ext_id, uint3
 }
 
 static enum xnn_status
-define_node (Delegate *d, xnn_subgraph_t sg, const XnnNode *n)
+define_node (Delegate *d, xnn_subgraph_t sg, const XbNode *n)
 {
   const uint32_t *sid = d->step_id;
   uint32_t i0 = sid[n->inputs[0]];
-  uint32_t i1 = n->n_inputs > 1 && n->inputs[1] != XNN_PAYLOAD_NO_VALUE ? sid[n->inputs[1]] : XNN_INVALID_VALUE_ID;
-  uint32_t i2 = n->n_inputs > 2 && n->inputs[2] != XNN_PAYLOAD_NO_VALUE ? sid[n->inputs[2]] : XNN_INVALID_VALUE_ID;
+  uint32_t i1 = n->n_inputs > 1 && n->inputs[1] != XB_PAYLOAD_NO_VALUE ? sid[n->inputs[1]] : XNN_INVALID_VALUE_ID;
+  uint32_t i2 = n->n_inputs > 2 && n->inputs[2] != XB_PAYLOAD_NO_VALUE ? sid[n->inputs[2]] : XNN_INVALID_VALUE_ID;
   uint32_t o = sid[n->outputs[0]];
   float lo = n->output_min, hi = n->output_max;
   const uint32_t *p = n->p;
   switch (n->type) {
-  case XNN_NODE_ADD: return xnn_define_add2 (sg, lo, hi, i0, i1, o, 0);
-  case XNN_NODE_MULTIPLY: return xnn_define_multiply2 (sg, lo, hi, i0, i1, o, 0);
-  case XNN_NODE_SUBTRACT: return xnn_define_subtract (sg, lo, hi, i0, i1, o, 0);
-  case XNN_NODE_DIV: return xnn_define_divide (sg, lo, hi, i0, i1, o, 0);
-  case XNN_NODE_MINIMUM: return xnn_define_minimum2 (sg, i0, i1, o, 0);
-  case XNN_NODE_MAXIMUM: return xnn_define_maximum2 (sg, i0, i1, o, 0);
-  case XNN_NODE_PRELU: return xnn_define_prelu (sg, i0, i1, o, 0);
-  case XNN_NODE_FULLY_CONNECTED: return xnn_define_fully_connected (sg, lo, hi, i0, i1, i2, o, n->flags);
-  case XNN_NODE_SOFTMAX: return xnn_define_softmax (sg, i0, o, 0);
-  case XNN_NODE_SIGMOID: return xnn_define_sigmoid (sg, i0, o, 0);
-  case XNN_NODE_CLAMP: return xnn_define_clamp (sg, lo, hi, i0, o, 0);
-  case XNN_NODE_FLOOR: return xnn_define_floor (sg, i0, o, 0);
-  case XNN_NODE_CEILING: return xnn_define_ceiling (sg, i0, o, 0);
-  case XNN_NODE_SQUARE_ROOT: return xnn_define_square_root (sg, i0, o, 0);
-  case XNN_NODE_SQUARE: return xnn_define_square (sg, i0, o, 0);
-  case XNN_NODE_NEGATE: return xnn_define_negate (sg, i0, o, 0);
-  case XNN_NODE_ABS: return xnn_define_abs (sg, i0, o, 0);
-  case XNN_NODE_HARDSWISH: return xnn_define_hardswish (sg, i0, o, 0);
-  case XNN_NODE_LEAKY_RELU: return xnn_define_leaky_relu (sg, n->fparam, i0, o, 0);
-  case XNN_NODE_ELU: return xnn_define_elu (sg, n->fparam, i0, o, 0);
-  case XNN_NODE_CONVERT: return xnn_define_convert (sg, i0, o, 0);
-  case XNN_NODE_GLOBAL_AVG_POOLING_2D: return xnn_define_global_average_pooling_2d (sg, lo, hi, i0, o, 0);
-  case XNN_NODE_STATIC_RESHAPE:
+  case XB_NODE_ADD: return xnn_define_add2 (sg, lo, hi, i0, i1, o, 0);
+  case XB_NODE_MULTIPLY: return xnn_define_multiply2 (sg, lo, hi, i0, i1, o, 0);
+  case XB_NODE_SUBTRACT: return xnn_define_subtract (sg, lo, hi, i0, i1, o, 0);
+  case XB_NODE_DIV: return xnn_define_divide (sg, lo, hi, i0, i1, o, 0);
+  case XB_NODE_MINIMUM: return xnn_define_minimum2 (sg, i0, i1, o, 0);
+  case XB_NODE_MAXIMUM: return xnn_define_maximum2 (sg, i0, i1, o, 0);
+  case XB_NODE_PRELU: return xnn_define_prelu (sg, i0, i1, o, 0);
+  case XB_NODE_FULLY_CONNECTED: return xnn_define_fully_connected (sg, lo, hi, i0, i1, i2, o, n->flags);
+  case XB_NODE_SOFTMAX: return xnn_define_softmax (sg, i0, o, 0);
+  case XB_NODE_SIGMOID: return xnn_define_sigmoid (sg, i0, o, 0);
+  case XB_NODE_CLAMP: return xnn_define_clamp (sg, lo, hi, i0, o, 0);
+  case XB_NODE_FLOOR: return xnn_define_floor (sg, i0, o, 0);
+  case XB_NODE_CEILING: return xnn_define_ceiling (sg, i0, o, 0);
+  case XB_NODE_SQUARE_ROOT: return xnn_define_square_root (sg, i0, o, 0);
+  case XB_NODE_SQUARE: return xnn_define_square (sg, i0, o, 0);
+  case XB_NODE_NEGATE: return xnn_define_negate (sg, i0, o, 0);
+  case XB_NODE_ABS: return xnn_define_abs (sg, i0, o, 0);
+  case XB_NODE_HARDSWISH: return xnn_define_hardswish (sg, i0, o, 0);
+  case XB_NODE_LEAKY_RELU: return xnn_define_leaky_relu (sg, n->fparam, i0, o, 0);
+  case XB_NODE_ELU: return xnn_define_elu (sg, n->fparam, i0, o, 0);
+  case XB_NODE_CONVERT: return xnn_define_convert (sg, i0, o, 0);
+  case XB_NODE_GLOBAL_AVG_POOLING_2D: return xnn_define_global_average_pooling_2d (sg, lo, hi, i0, o, 0);
+  case XB_NODE_STATIC_RESHAPE:
     return xnn_define_static_reshape (sg, d->shapes[n->outputs[0]].ndim, d->shapes[n->outputs[0]].dims, i0, o, 0);
-  case XNN_NODE_STATIC_CONSTANT_PAD:
+  case XB_NODE_STATIC_CONSTANT_PAD:
     return xnn_define_static_constant_pad (sg, n->list_a, n->list_b, n->fparam, i0, o, 0);
-  case XNN_NODE_STATIC_RESIZE_BILINEAR_2D:
+  case XB_NODE_STATIC_RESIZE_BILINEAR_2D:
     return xnn_define_static_resize_bilinear_2d (sg, p[0], p[1], i0, o, n->flags);
-  case XNN_NODE_CONV2D:
+  case XB_NODE_CONV2D:
     return xnn_define_convolution_2d (sg, p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9],
                                       p[12], p[10], p[11], lo, hi, i0, i1, i2, o, n->flags);
-  case XNN_NODE_DEPTHWISE_CONV2D:
+  case XB_NODE_DEPTHWISE_CONV2D:
     return xnn_define_depthwise_convolution_2d (sg, p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7],
                                                 p[8], p[9], p[11] / p[10], p[12], lo, hi, i0, i1,
                                                 i2, o, n->flags);
-  case XNN_NODE_CONV_TRANSPOSE_2D:
+  case XB_NODE_CONV_TRANSPOSE_2D:
     return xnn_define_deconvolution_2d (sg, p[0], p[1], p[2], p[3], p[13], p[14], p[4], p[5], p[6],
                                         p[7], p[8], p[9], p[12], p[10], p[11], lo, hi, i0, i1, i2,
                                         o, 0);
-  case XNN_NODE_AVG_POOLING_2D:
+  case XB_NODE_AVG_POOLING_2D:
     return xnn_define_average_pooling_2d (sg, p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], lo,
                                           hi, i0, o, n->flags & XNN_FLAG_TENSORFLOW_SAME_PADDING);
-  case XNN_NODE_MAX_POOLING_2D:
+  case XB_NODE_MAX_POOLING_2D:
     return xnn_define_max_pooling_2d (sg, p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8],
                                       p[9], lo, hi, i0, o, n->flags & XNN_FLAG_TENSORFLOW_SAME_PADDING);
   default:
@@ -342,8 +342,8 @@ define_node (Delegate *d, xnn_subgraph_t sg, const XnnNode *n)
 static size_t
 value_bytes (const Delegate *d, uint32_t v)
 {
-  const XnnShape *s = &d->shapes[v];
-  size_t n = xnn_datatype_size (d->graph->values[v].datatype);
+  const XbShape *s = &d->shapes[v];
+  size_t n = xb_datatype_size (d->graph->values[v].datatype);
   for (uint32_t e = 0; e < s->ndim; e++)
     n *= s->dims[e];
   return n;
@@ -353,7 +353,7 @@ value_bytes (const Delegate *d, uint32_t v)
 static gboolean
 build (Delegate *d, GError **error)
 {
-  XnnGraph *g = d->graph;
+  XbGraph *g = d->graph;
   free_steps (d);
   /* Steps: maximal runs of XNNPACK nodes, one step per host node. */
   d->steps = g_new0 (Step, g->n_nodes ? g->n_nodes : 1);
@@ -376,15 +376,15 @@ build (Delegate *d, GError **error)
   g_autofree gboolean *read = g_new0 (gboolean, g->n_values ? g->n_values : 1);
   for (uint32_t i = 0; i < g->n_nodes; i++)
     for (uint32_t k = 0; k < g->nodes[i].n_inputs; k++)
-      if (g->nodes[i].inputs[k] != XNN_PAYLOAD_NO_VALUE)
+      if (g->nodes[i].inputs[k] != XB_PAYLOAD_NO_VALUE)
         read[g->nodes[i].inputs[k]] = TRUE;
   for (uint32_t v = 0; v < g->n_values; v++)
     d->boundary[v] = g->values[v].flags != 0 || !read[v];
   for (uint32_t i = 0; i < g->n_nodes; i++) {
-    const XnnNode *n = &g->nodes[i];
+    const XbNode *n = &g->nodes[i];
     for (uint32_t k = 0; k < n->n_inputs + n->n_outputs; k++) {
       uint32_t v = k < n->n_inputs ? n->inputs[k] : n->outputs[k - n->n_inputs];
-      if (v == XNN_PAYLOAD_NO_VALUE || g->values[v].data)
+      if (v == XB_PAYLOAD_NO_VALUE || g->values[v].data)
         continue;
       if (d->host[i] || (first_step[v] != UINT32_MAX && first_step[v] != node_step[i]))
         d->boundary[v] = TRUE;
@@ -398,7 +398,7 @@ build (Delegate *d, GError **error)
     /* The payload's sizes are untrusted: an allocation may fail. */
     if (posix_memalign (&d->buffers[v], 64, value_bytes (d, v) + XNN_EXTRA_BYTES) != 0) {
       d->buffers[v] = NULL;
-      g_set_error (error, XNN_ERROR, ET_ERROR_MEMORY_ALLOCATION_FAILED,
+      g_set_error (error, XB_ERROR, ET_ERROR_MEMORY_ALLOCATION_FAILED,
                    "XNNPACK: no memory for value %u (%zu bytes)", v, value_bytes (d, v));
       return FALSE;
     }
@@ -413,9 +413,9 @@ build (Delegate *d, GError **error)
     memset (d->step_id, 0xff, sizeof (uint32_t) * g->n_values);
     g_autofree uint8_t *role = g_new0 (uint8_t, g->n_values ? g->n_values : 1);
     for (uint32_t i = s->first; i < s->end; i++) {
-      const XnnNode *n = &g->nodes[i];
+      const XbNode *n = &g->nodes[i];
       for (uint32_t k = 0; k < n->n_inputs; k++)
-        if (n->inputs[k] != XNN_PAYLOAD_NO_VALUE)
+        if (n->inputs[k] != XB_PAYLOAD_NO_VALUE)
           role[n->inputs[k]] |= 1;
       for (uint32_t k = 0; k < n->n_outputs; k++)
         role[n->outputs[k]] |= 2;
@@ -428,7 +428,7 @@ build (Delegate *d, GError **error)
     xnn_subgraph_t sg = NULL;
     enum xnn_status st = xnn_create_subgraph (s->n_ext, 0, &sg);
     if (st != xnn_status_success) {
-      g_set_error (error, XNN_ERROR, ET_ERROR_MEMORY_ALLOCATION_FAILED,
+      g_set_error (error, XB_ERROR, ET_ERROR_MEMORY_ALLOCATION_FAILED,
                    "XNNPACK: creating a subgraph failed (%s)", status_name (st));
       return FALSE;
     }
@@ -438,9 +438,9 @@ build (Delegate *d, GError **error)
       st = define_value (d, sg, v, e, flags, &d->step_id[v]);
       if (st != xnn_status_success) {
         xnn_delete_subgraph (sg);
-        g_set_error (error, XNN_ERROR, ET_ERROR_INVALID_PROGRAM,
+        g_set_error (error, XB_ERROR, ET_ERROR_INVALID_PROGRAM,
                      "XNNPACK: defining value %u (%s) failed (%s)", v,
-                     xnn_datatype_name (g->values[v].datatype), status_name (st));
+                     xb_datatype_name (g->values[v].datatype), status_name (st));
         return FALSE;
       }
     }
@@ -450,9 +450,9 @@ build (Delegate *d, GError **error)
       st = define_value (d, sg, v, XNN_INVALID_VALUE_ID, 0, &d->step_id[v]);
       if (st != xnn_status_success) {
         xnn_delete_subgraph (sg);
-        g_set_error (error, XNN_ERROR, ET_ERROR_INVALID_PROGRAM,
+        g_set_error (error, XB_ERROR, ET_ERROR_INVALID_PROGRAM,
                      "XNNPACK: defining value %u (%s) failed (%s)", v,
-                     xnn_datatype_name (g->values[v].datatype), status_name (st));
+                     xb_datatype_name (g->values[v].datatype), status_name (st));
         return FALSE;
       }
     }
@@ -472,7 +472,7 @@ build (Delegate *d, GError **error)
     xnn_delete_subgraph (sg);
     if (st != xnn_status_success) {
       s->runtime = NULL;
-      g_set_error (error, XNN_ERROR, ET_ERROR_NOT_SUPPORTED,
+      g_set_error (error, XB_ERROR, ET_ERROR_NOT_SUPPORTED,
                    "XNNPACK: creating the runtime for nodes %u..%u failed (%s)", s->first,
                    s->end - 1, status_name (st));
       return FALSE;
@@ -491,9 +491,9 @@ static bool
 backend_available (void *user_data)
 {
   g_mutex_lock (&init_lock);
-  if (!xnn_ready)
-    xnn_ready = xnn_initialize (NULL) == xnn_status_success;
-  gboolean ok = xnn_ready;
+  if (!library_ready)
+    library_ready = xnn_initialize (NULL) == xnn_status_success;
+  gboolean ok = library_ready;
   g_mutex_unlock (&init_lock);
   return ok;
 }
@@ -501,29 +501,29 @@ backend_available (void *user_data)
 static EtError
 fail_init (EtBackendInitContext *context, GError *error)
 {
-  EtError code = error->domain == XNN_ERROR ? (EtError) error->code : ET_ERROR_INTERNAL;
+  EtError code = error->domain == XB_ERROR ? (EtError) error->code : ET_ERROR_INTERNAL;
   et_backend_init_context_fail (context, code, error->message);
   g_error_free (error);
   return code;
 }
 
 void *
-xnn_delegate_new (const void *processed, size_t size, XnnNamedDataFunc named, gpointer named_data,
-                  GError **error)
+xb_delegate_new (const void *processed, size_t size, XbNamedDataFunc named, gpointer named_data,
+                 GError **error)
 {
   if (!backend_available (NULL)) {
-    g_set_error (error, XNN_ERROR, ET_ERROR_NOT_SUPPORTED,
+    g_set_error (error, XB_ERROR, ET_ERROR_NOT_SUPPORTED,
                  "XNNPACK cannot run on this processor (xnn_initialize failed)");
     return NULL;
   }
   Delegate *d = g_new0 (Delegate, 1);
-  d->graph = xnn_payload_parse (processed, size, named, named_data, error);
+  d->graph = xb_payload_parse (processed, size, named, named_data, error);
   if (d->graph == NULL) {
     g_free (d);
     return NULL;
   }
   uint32_t nv = MAX (d->graph->n_values, 1), nn = MAX (d->graph->n_nodes, 1);
-  d->shapes = g_new0 (XnnShape, nv);
+  d->shapes = g_new0 (XbShape, nv);
   d->boundary = g_new0 (gboolean, nv);
   d->buffers = g_new0 (void *, nv);
   d->ptr = g_new0 (void *, nv);
@@ -544,7 +544,7 @@ xnn_delegate_new (const void *processed, size_t size, XnnNamedDataFunc named, gp
     delegate_free (d);
     return NULL;
   }
-  d->good_shapes = g_memdup2 (d->shapes, sizeof (XnnShape) * nv);
+  d->good_shapes = g_memdup2 (d->shapes, sizeof (XbShape) * nv);
   return d;
 }
 
@@ -553,7 +553,7 @@ backend_init (void *user_data, EtBackendInitContext *context, const void *proces
               size_t processed_size, const EtCompileSpec *specs, size_t n_specs, void **handle)
 {
   GError *error = NULL;
-  void *d = xnn_delegate_new (processed, processed_size, named_lookup, context, &error);
+  void *d = xb_delegate_new (processed, processed_size, named_lookup, context, &error);
   if (d == NULL)
     return fail_init (context, error);
   *handle = d;
@@ -564,10 +564,10 @@ static int
 scalar_for (int datatype)
 {
   switch (datatype) {
-  case XNN_DT_FP32: return ET_SCALAR_FLOAT;
-  case XNN_DT_QINT8: return ET_SCALAR_CHAR;
-  case XNN_DT_QUINT8: return ET_SCALAR_BYTE;
-  case XNN_DT_QINT32: case XNN_DT_INT32: return ET_SCALAR_INT;
+  case XB_DT_FP32: return ET_SCALAR_FLOAT;
+  case XB_DT_QINT8: return ET_SCALAR_CHAR;
+  case XB_DT_QUINT8: return ET_SCALAR_BYTE;
+  case XB_DT_QINT32: case XB_DT_INT32: return ET_SCALAR_INT;
   default: return -1;
   }
 }
@@ -576,8 +576,8 @@ static int execute_locked (Delegate *d, EtValue **args, uint32_t n_args, char *m
                            size_t message_size, gboolean pool_changed);
 
 int
-xnn_delegate_execute (void *handle, void *args_ptr, uint32_t n_args, char *message,
-                      size_t message_size)
+xb_delegate_execute (void *handle, void *args_ptr, uint32_t n_args, char *message,
+                     size_t message_size)
 {
   Delegate *d = handle;
   /* The pool cannot be resized while held; a resize since the last run
@@ -594,12 +594,12 @@ static int
 execute_locked (Delegate *d, EtValue **args, uint32_t n_args, char *message, size_t message_size,
                 gboolean pool_changed)
 {
-  XnnGraph *g = d->graph;
+  XbGraph *g = d->graph;
   gboolean reshaped = FALSE;
 
   /* Inputs: bind, and notice a changed shape (physical order = dim order). */
   for (uint32_t v = 0; v < g->n_values; v++) {
-    const XnnValue *val = &g->values[v];
+    const XbValue *val = &g->values[v];
     if (!val->flags)
       continue;
     if (val->external_id >= n_args || args[val->external_id]->tag != ET_VALUE_TENSOR) {
@@ -611,7 +611,7 @@ execute_locked (Delegate *d, EtValue **args, uint32_t n_args, char *message, siz
     if (t->scalar_type != scalar_for (val->datatype) || t->device_type != ET_DEVICE_CPU) {
       g_snprintf (message, message_size, "XNNPACK: argument %u is %s, the graph expects %s",
                   val->external_id, et_scalar_type_name (t->scalar_type),
-                  xnn_datatype_name (val->datatype));
+                  xb_datatype_name (val->datatype));
       return ET_ERROR_INVALID_ARGUMENT;
     }
     if (!(val->flags & 1))
@@ -635,14 +635,14 @@ execute_locked (Delegate *d, EtValue **args, uint32_t n_args, char *message, siz
       g_snprintf (message, message_size, "XNNPACK: new input shapes: %s", error->message);
       g_clear_error (&error);
       /* Back to the shapes that worked; unusable only if even that fails. */
-      memcpy (d->shapes, d->good_shapes, sizeof (XnnShape) * g->n_values);
+      memcpy (d->shapes, d->good_shapes, sizeof (XbShape) * g->n_values);
       if (!build (d, &error)) {
         free_steps (d);
         g_clear_error (&error);
       }
       return ET_ERROR_INVALID_ARGUMENT;
     }
-    memcpy (d->good_shapes, d->shapes, sizeof (XnnShape) * g->n_values);
+    memcpy (d->good_shapes, d->shapes, sizeof (XbShape) * g->n_values);
   }
   if (d->n_steps == 0 && g->n_nodes > 0) {
     g_snprintf (message, message_size, "XNNPACK: the delegate failed to rebuild");
@@ -650,11 +650,11 @@ execute_locked (Delegate *d, EtValue **args, uint32_t n_args, char *message, siz
   }
   /* Outputs: resize to the inferred shapes (mapped back through dim order). */
   for (uint32_t v = 0; v < g->n_values; v++) {
-    const XnnValue *val = &g->values[v];
+    const XbValue *val = &g->values[v];
     if (!(val->flags & 2))
       continue;
     EtTensor *t = args[val->external_id]->u.tensor;
-    const XnnShape *s = &d->shapes[v];
+    const XbShape *s = &d->shapes[v];
     if (t->ndim != s->ndim) {
       g_snprintf (message, message_size, "XNNPACK: output argument %u has %u dims, the graph %u",
                   val->external_id, t->ndim, s->ndim);
@@ -670,7 +670,7 @@ execute_locked (Delegate *d, EtValue **args, uint32_t n_args, char *message, siz
     }
   }
   for (uint32_t v = 0; v < g->n_values; v++) {
-    const XnnValue *val = &g->values[v];
+    const XbValue *val = &g->values[v];
     if (val->data)
       d->ptr[v] = (void *) val->data;
     else if (val->flags) {
@@ -687,7 +687,7 @@ execute_locked (Delegate *d, EtValue **args, uint32_t n_args, char *message, siz
   for (uint32_t si = 0; si < d->n_steps; si++) {
     Step *s = &d->steps[si];
     if (s->host) {
-      xnn_host_run (g, &g->nodes[s->first], d->shapes, d->ptr);
+      xb_host_run (g, &g->nodes[s->first], d->shapes, d->ptr);
       continue;
     }
     gboolean changed = !s->bound;
@@ -716,19 +716,19 @@ execute_locked (Delegate *d, EtValue **args, uint32_t n_args, char *message, siz
 }
 
 void
-xnn_delegate_free (void *handle)
+xb_delegate_free (void *handle)
 {
   delegate_free (handle);
 }
 
-const XnnGraph *
-xnn_delegate_get_graph (void *handle)
+const XbGraph *
+xb_delegate_get_graph (void *handle)
 {
   return ((Delegate *) handle)->graph;
 }
 
-const XnnShape *
-xnn_delegate_get_shapes (void *handle)
+const XbShape *
+xb_delegate_get_shapes (void *handle)
 {
   return ((Delegate *) handle)->shapes;
 }
@@ -738,7 +738,7 @@ backend_execute (void *user_data, EtBackendExecuteContext *context, void *handle
                  uint32_t n_args)
 {
   char message[512] = "";
-  EtError code = xnn_delegate_execute (handle, args, n_args, message, sizeof message);
+  EtError code = xb_delegate_execute (handle, args, n_args, message, sizeof message);
   if (code != ET_OK)
     et_backend_execute_context_fail (context, code, message);
   return code;

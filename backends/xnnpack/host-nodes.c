@@ -14,7 +14,7 @@
 #include "backend-private.h"
 
 static size_t
-numel (const XnnShape *s)
+numel (const XbShape *s)
 {
   size_t n = 1;
   for (uint32_t d = 0; d < s->ndim; d++)
@@ -23,42 +23,42 @@ numel (const XnnShape *s)
 }
 
 static gboolean
-is_fp32 (const XnnGraph *g, uint32_t v)
+is_fp32 (const XbGraph *g, uint32_t v)
 {
-  return g->values[v].datatype == XNN_DT_FP32;
+  return g->values[v].datatype == XB_DT_FP32;
 }
 
 gboolean
-xnn_host_supports (const XnnGraph *g, const XnnNode *n, const char **why)
+xb_host_supports (const XbGraph *g, const XbNode *n, const char **why)
 {
   *why = NULL;
   switch (n->type) {
-  case XNN_NODE_STATIC_TRANSPOSE: case XNN_NODE_STATIC_SLICE: case XNN_NODE_COPY:
-  case XNN_NODE_CONCATENATE2: case XNN_NODE_CONCATENATE3: case XNN_NODE_CONCATENATE4:
-  case XNN_NODE_CONCATENATE5: {
-    size_t es = xnn_datatype_size (g->values[n->outputs[0]].datatype);
+  case XB_NODE_STATIC_TRANSPOSE: case XB_NODE_STATIC_SLICE: case XB_NODE_COPY:
+  case XB_NODE_CONCATENATE2: case XB_NODE_CONCATENATE3: case XB_NODE_CONCATENATE4:
+  case XB_NODE_CONCATENATE5: {
+    size_t es = xb_datatype_size (g->values[n->outputs[0]].datatype);
     for (uint32_t i = 0; i < n->n_inputs; i++)
-      if (xnn_datatype_size (g->values[n->inputs[i]].datatype) != es)
+      if (xb_datatype_size (g->values[n->inputs[i]].datatype) != es)
         es = 0;
     if (es == 0) {
       *why = "mixed or packed datatypes";
       return FALSE;
     }
     /* Data movement only: quantized values must share their parameters. */
-    const XnnValue *o = &g->values[n->outputs[0]];
+    const XbValue *o = &g->values[n->outputs[0]];
     for (uint32_t i = 0; i < n->n_inputs; i++) {
-      const XnnValue *x = &g->values[n->inputs[i]];
+      const XbValue *x = &g->values[n->inputs[i]];
       if (x->datatype != o->datatype || x->quant != o->quant ||
-          (o->quant == XNN_QUANT_PER_TENSOR && (x->scale != o->scale || x->zero_point != o->zero_point)) ||
-          (o->quant != XNN_QUANT_NONE && o->quant != XNN_QUANT_PER_TENSOR)) {
+          (o->quant == XB_QUANT_PER_TENSOR && (x->scale != o->scale || x->zero_point != o->zero_point)) ||
+          (o->quant != XB_QUANT_NONE && o->quant != XB_QUANT_PER_TENSOR)) {
         *why = "input and output differ in datatype or quantization (a requantizing copy)";
         return FALSE;
       }
     }
     return TRUE;
   }
-  case XNN_NODE_BATCH_MATRIX_MULTIPLY: case XNN_NODE_TANH: case XNN_NODE_EXP: case XNN_NODE_LOG:
-  case XNN_NODE_GELU: case XNN_NODE_SIN: case XNN_NODE_COS: case XNN_NODE_RSQRT:
+  case XB_NODE_BATCH_MATRIX_MULTIPLY: case XB_NODE_TANH: case XB_NODE_EXP: case XB_NODE_LOG:
+  case XB_NODE_GELU: case XB_NODE_SIN: case XB_NODE_COS: case XB_NODE_RSQRT:
     for (uint32_t i = 0; i < n->n_inputs; i++)
       if (!is_fp32 (g, n->inputs[i])) {
         *why = "only fp32 is supported";
@@ -69,16 +69,16 @@ xnn_host_supports (const XnnGraph *g, const XnnNode *n, const char **why)
       return FALSE;
     }
     return TRUE;
-  case XNN_NODE_FULLY_CONNECTED: {
+  case XB_NODE_FULLY_CONNECTED: {
     /* The 2022 XNNPACK has no fully-connected with per-channel weights. */
-    const XnnValue *w = &g->values[n->inputs[1]];
-    if (w->datatype != XNN_DT_QCINT8)
+    const XbValue *w = &g->values[n->inputs[1]];
+    if (w->datatype != XB_DT_QCINT8)
       return FALSE;
-    const XnnValue *x = &g->values[n->inputs[0]], *y = &g->values[n->outputs[0]];
-    const XnnValue *b = n->inputs[2] == XNN_PAYLOAD_NO_VALUE ? NULL : &g->values[n->inputs[2]];
-    if (x->datatype != XNN_DT_QINT8 || y->datatype != XNN_DT_QINT8 || x->quant != XNN_QUANT_PER_TENSOR ||
-        y->quant != XNN_QUANT_PER_TENSOR || w->quant != XNN_QUANT_PER_CHANNEL || w->channel_dim != 0 ||
-        (n->flags & 1) || (b && b->datatype != XNN_DT_QCINT32 && b->datatype != XNN_DT_QINT32)) {
+    const XbValue *x = &g->values[n->inputs[0]], *y = &g->values[n->outputs[0]];
+    const XbValue *b = n->inputs[2] == XB_PAYLOAD_NO_VALUE ? NULL : &g->values[n->inputs[2]];
+    if (x->datatype != XB_DT_QINT8 || y->datatype != XB_DT_QINT8 || x->quant != XB_QUANT_PER_TENSOR ||
+        y->quant != XB_QUANT_PER_TENSOR || w->quant != XB_QUANT_PER_CHANNEL || w->channel_dim != 0 ||
+        (n->flags & 1) || (b && b->datatype != XB_DT_QCINT32 && b->datatype != XB_DT_QINT32)) {
       *why = "per-channel int8 weights need qint8 input and output, [out, in] weights and an int32 bias";
       return FALSE;
     }
@@ -104,15 +104,15 @@ quantize_bound (float v, float scale, int32_t zp)
  * qs8-qc8w kernels: int32 accumulation, one float scale per channel, round
  * to nearest even, clamp. */
 static void
-fc_qc8 (const XnnGraph *g, const XnnNode *n, const XnnShape *shapes, void *const *ptr)
+fc_qc8 (const XbGraph *g, const XbNode *n, const XbShape *shapes, void *const *ptr)
 {
-  const XnnValue *x = &g->values[n->inputs[0]], *w = &g->values[n->inputs[1]];
-  const XnnValue *y = &g->values[n->outputs[0]];
-  const XnnShape *ws = &shapes[n->inputs[1]], *ys = &shapes[n->outputs[0]];
+  const XbValue *x = &g->values[n->inputs[0]], *w = &g->values[n->inputs[1]];
+  const XbValue *y = &g->values[n->outputs[0]];
+  const XbShape *ws = &shapes[n->inputs[1]], *ys = &shapes[n->outputs[0]];
   size_t oc = ws->dims[0], k = ws->dims[1];
   size_t rows = oc ? numel (ys) / oc : 0;
   const int8_t *in = ptr[n->inputs[0]], *wt = ptr[n->inputs[1]];
-  const int32_t *bias = n->inputs[2] == XNN_PAYLOAD_NO_VALUE ? NULL : ptr[n->inputs[2]];
+  const int32_t *bias = n->inputs[2] == XB_PAYLOAD_NO_VALUE ? NULL : ptr[n->inputs[2]];
   int8_t *out = ptr[n->outputs[0]];
   int8_t lo = quantize_bound (n->output_min, y->scale, y->zero_point);
   int8_t hi = quantize_bound (n->output_max, y->scale, y->zero_point);
@@ -137,11 +137,11 @@ fc_qc8 (const XnnGraph *g, const XnnNode *n, const XnnShape *shapes, void *const
 }
 
 static void
-transpose (const XnnNode *n, const XnnShape *is, const void *src, void *dst, size_t es)
+transpose (const XbNode *n, const XbShape *is, const void *src, void *dst, size_t es)
 {
   uint32_t r = is->ndim;
-  size_t in_strides[XNN_PAYLOAD_MAX_DIMS], out_dims[XNN_PAYLOAD_MAX_DIMS], st[XNN_PAYLOAD_MAX_DIMS];
-  size_t idx[XNN_PAYLOAD_MAX_DIMS] = { 0 };
+  size_t in_strides[XB_PAYLOAD_MAX_DIMS], out_dims[XB_PAYLOAD_MAX_DIMS], st[XB_PAYLOAD_MAX_DIMS];
+  size_t idx[XB_PAYLOAD_MAX_DIMS] = { 0 };
   size_t s = 1;
   for (int d = (int) r - 1; d >= 0; d--) {
     in_strides[d] = s;
@@ -179,14 +179,14 @@ transpose (const XnnNode *n, const XnnShape *is, const void *src, void *dst, siz
 }
 
 static void
-slice (const XnnNode *n, const XnnShape *is, const XnnShape *os, const void *src, void *dst,
+slice (const XbNode *n, const XbShape *is, const XbShape *os, const void *src, void *dst,
        size_t es)
 {
   uint32_t r = is->ndim;
   size_t total = numel (os);
   if (total == 0)
     return;
-  size_t in_strides[XNN_PAYLOAD_MAX_DIMS], idx[XNN_PAYLOAD_MAX_DIMS] = { 0 }, s = 1;
+  size_t in_strides[XB_PAYLOAD_MAX_DIMS], idx[XB_PAYLOAD_MAX_DIMS] = { 0 }, s = 1;
   for (int d = (int) r - 1; d >= 0; d--) {
     in_strides[d] = s;
     s *= is->dims[d];
@@ -208,9 +208,9 @@ slice (const XnnNode *n, const XnnShape *is, const XnnShape *os, const void *src
 }
 
 static void
-concat (const XnnNode *n, const XnnShape *shapes, void *const *ptr, size_t es)
+concat (const XbNode *n, const XbShape *shapes, void *const *ptr, size_t es)
 {
-  const XnnShape *os = &shapes[n->outputs[0]];
+  const XbShape *os = &shapes[n->outputs[0]];
   uint32_t axis = n->p[0];
   size_t outer = 1, inner = es;
   for (uint32_t d = 0; d < axis; d++)
@@ -271,7 +271,7 @@ bmm_with_kernel (size_t batch, size_t m, size_t k, size_t nn, const float *a, co
 }
 
 static void
-bmm (const XnnNode *n, const XnnShape *as, const XnnShape *bs, const float *a, const float *b,
+bmm (const XbNode *n, const XbShape *as, const XbShape *bs, const float *a, const float *b,
      float *out)
 {
   uint32_t r = as->ndim;
@@ -309,35 +309,35 @@ bmm (const XnnNode *n, const XnnShape *as, const XnnShape *bs, const float *a, c
 }
 
 void
-xnn_host_run (const XnnGraph *g, const XnnNode *n, const XnnShape *shapes, void *const *ptr)
+xb_host_run (const XbGraph *g, const XbNode *n, const XbShape *shapes, void *const *ptr)
 {
-  const XnnShape *is = &shapes[n->inputs[0]], *os = &shapes[n->outputs[0]];
+  const XbShape *is = &shapes[n->inputs[0]], *os = &shapes[n->outputs[0]];
   void *dst = ptr[n->outputs[0]];
   const void *src = ptr[n->inputs[0]];
-  size_t es = xnn_datatype_size (g->values[n->outputs[0]].datatype);
+  size_t es = xb_datatype_size (g->values[n->outputs[0]].datatype);
   size_t count = numel (os);
   const float *x = src;
   float *y = dst;
   float lo = n->output_min, hi = n->output_max;
 
   switch (n->type) {
-  case XNN_NODE_STATIC_TRANSPOSE:
+  case XB_NODE_STATIC_TRANSPOSE:
     transpose (n, is, src, dst, es);
     return;
-  case XNN_NODE_STATIC_SLICE:
+  case XB_NODE_STATIC_SLICE:
     slice (n, is, os, src, dst, es);
     return;
-  case XNN_NODE_COPY:
+  case XB_NODE_COPY:
     memmove (dst, src, count * es);
     return;
-  case XNN_NODE_CONCATENATE2: case XNN_NODE_CONCATENATE3: case XNN_NODE_CONCATENATE4:
-  case XNN_NODE_CONCATENATE5:
+  case XB_NODE_CONCATENATE2: case XB_NODE_CONCATENATE3: case XB_NODE_CONCATENATE4:
+  case XB_NODE_CONCATENATE5:
     concat (n, shapes, ptr, es);
     return;
-  case XNN_NODE_BATCH_MATRIX_MULTIPLY:
+  case XB_NODE_BATCH_MATRIX_MULTIPLY:
     bmm (n, is, &shapes[n->inputs[1]], src, ptr[n->inputs[1]], dst);
     return;
-  case XNN_NODE_FULLY_CONNECTED:
+  case XB_NODE_FULLY_CONNECTED:
     fc_qc8 (g, n, shapes, ptr);
     return;
   default:
@@ -346,13 +346,13 @@ xnn_host_run (const XnnGraph *g, const XnnNode *n, const XnnShape *shapes, void 
   for (size_t i = 0; i < count; i++) {
     float v = x[i];
     switch (n->type) {
-    case XNN_NODE_TANH: v = tanhf (v); break;
-    case XNN_NODE_EXP: v = expf (v); break;
-    case XNN_NODE_LOG: v = logf (v); break;
-    case XNN_NODE_SIN: v = sinf (v); break;
-    case XNN_NODE_COS: v = cosf (v); break;
-    case XNN_NODE_RSQRT: v = 1.0f / sqrtf (v); break;
-    case XNN_NODE_GELU: v = 0.5f * v * (1.0f + erff (v * (float) M_SQRT1_2)); break;
+    case XB_NODE_TANH: v = tanhf (v); break;
+    case XB_NODE_EXP: v = expf (v); break;
+    case XB_NODE_LOG: v = logf (v); break;
+    case XB_NODE_SIN: v = sinf (v); break;
+    case XB_NODE_COS: v = cosf (v); break;
+    case XB_NODE_RSQRT: v = 1.0f / sqrtf (v); break;
+    case XB_NODE_GELU: v = 0.5f * v * (1.0f + erff (v * (float) M_SQRT1_2)); break;
     default: break;
     }
     y[i] = v < lo ? lo : v > hi ? hi : v;

@@ -12,60 +12,60 @@
 #include "payload-flatbuffer.h"
 #include "backend-private.h"
 
-static const char *const node_names[XNN_NODE_N_TYPES] = {
-  [XNN_NODE_ADD] = "XNNAdd", [XNN_NODE_FULLY_CONNECTED] = "XNNFullyConnected",
-  [XNN_NODE_SOFTMAX] = "XNNSoftmax", [XNN_NODE_SIGMOID] = "XNNSigmoid",
-  [XNN_NODE_STATIC_TRANSPOSE] = "XNNStaticTranspose", [XNN_NODE_CLAMP] = "XNNClamp",
-  [XNN_NODE_CONV2D] = "XNNConv2d", [XNN_NODE_DIV] = "XNNDiv",
-  [XNN_NODE_STATIC_RESIZE_BILINEAR_2D] = "XNNStaticResizeBilinear2D",
-  [XNN_NODE_STATIC_CONSTANT_PAD] = "XNNStaticConstantPad",
-  [XNN_NODE_AVG_POOLING_2D] = "XNNAvgPooling2d", [XNN_NODE_MINIMUM] = "XNNMinimum",
-  [XNN_NODE_DEPTHWISE_CONV2D] = "XNNDepthwiseConv2d",
-  [XNN_NODE_MAX_POOLING_2D] = "XNNMaxPooling2d", [XNN_NODE_MULTIPLY] = "XNNMultiply",
-  [XNN_NODE_SUBTRACT] = "XNNSubtract", [XNN_NODE_FLOOR] = "XNNFloor",
-  [XNN_NODE_CONVERT] = "XNNConvert", [XNN_NODE_GLOBAL_AVG_POOLING_2D] = "XNNGlobalAvgPooling2d",
-  [XNN_NODE_STATIC_RESHAPE] = "XNNStaticReshape",
-  [XNN_NODE_ARGMAX_POOLING_2D] = "XNNArgMaxPooling2d", [XNN_NODE_SQUARE_ROOT] = "XNNSquareRoot",
-  [XNN_NODE_CEILING] = "XNNCeiling", [XNN_NODE_HARDSWISH] = "XNNHardswish",
-  [XNN_NODE_LEAKY_RELU] = "XNNLeakyReLU", [XNN_NODE_MAXIMUM] = "XNNMaximum",
-  [XNN_NODE_NEGATE] = "XNNNegate", [XNN_NODE_SQUARE] = "XNNSquare", [XNN_NODE_ELU] = "XNNELU",
-  [XNN_NODE_ABS] = "XNNAbs", [XNN_NODE_PRELU] = "XNNPReLU",
-  [XNN_NODE_CONCATENATE2] = "XNNConcatenate2", [XNN_NODE_CONCATENATE3] = "XNNConcatenate3",
-  [XNN_NODE_CONCATENATE4] = "XNNConcatenate4", [XNN_NODE_STATIC_SLICE] = "XNNStaticSlice",
-  [XNN_NODE_SDPA] = "XNNScaledDotProductAttention",
-  [XNN_NODE_BATCH_MATRIX_MULTIPLY] = "XNNBatchMatrixMultiply",
-  [XNN_NODE_CONCATENATE5] = "XNNConcatenate5", [XNN_NODE_CONV_TRANSPOSE_2D] = "XNNConvTranspose2d",
-  [XNN_NODE_RSQRT] = "XNNReciprocalSquareRoot", [XNN_NODE_LOG] = "XNNLog",
-  [XNN_NODE_GELU] = "XNNGelu", [XNN_NODE_TANH] = "XNNTanh", [XNN_NODE_EXP] = "XNNExp",
-  [XNN_NODE_SIN] = "XNNSin", [XNN_NODE_COPY] = "XNNCopy", [XNN_NODE_COS] = "XNNCos",
+static const char *const node_names[XB_NODE_N_TYPES] = {
+  [XB_NODE_ADD] = "XNNAdd", [XB_NODE_FULLY_CONNECTED] = "XNNFullyConnected",
+  [XB_NODE_SOFTMAX] = "XNNSoftmax", [XB_NODE_SIGMOID] = "XNNSigmoid",
+  [XB_NODE_STATIC_TRANSPOSE] = "XNNStaticTranspose", [XB_NODE_CLAMP] = "XNNClamp",
+  [XB_NODE_CONV2D] = "XNNConv2d", [XB_NODE_DIV] = "XNNDiv",
+  [XB_NODE_STATIC_RESIZE_BILINEAR_2D] = "XNNStaticResizeBilinear2D",
+  [XB_NODE_STATIC_CONSTANT_PAD] = "XNNStaticConstantPad",
+  [XB_NODE_AVG_POOLING_2D] = "XNNAvgPooling2d", [XB_NODE_MINIMUM] = "XNNMinimum",
+  [XB_NODE_DEPTHWISE_CONV2D] = "XNNDepthwiseConv2d",
+  [XB_NODE_MAX_POOLING_2D] = "XNNMaxPooling2d", [XB_NODE_MULTIPLY] = "XNNMultiply",
+  [XB_NODE_SUBTRACT] = "XNNSubtract", [XB_NODE_FLOOR] = "XNNFloor",
+  [XB_NODE_CONVERT] = "XNNConvert", [XB_NODE_GLOBAL_AVG_POOLING_2D] = "XNNGlobalAvgPooling2d",
+  [XB_NODE_STATIC_RESHAPE] = "XNNStaticReshape",
+  [XB_NODE_ARGMAX_POOLING_2D] = "XNNArgMaxPooling2d", [XB_NODE_SQUARE_ROOT] = "XNNSquareRoot",
+  [XB_NODE_CEILING] = "XNNCeiling", [XB_NODE_HARDSWISH] = "XNNHardswish",
+  [XB_NODE_LEAKY_RELU] = "XNNLeakyReLU", [XB_NODE_MAXIMUM] = "XNNMaximum",
+  [XB_NODE_NEGATE] = "XNNNegate", [XB_NODE_SQUARE] = "XNNSquare", [XB_NODE_ELU] = "XNNELU",
+  [XB_NODE_ABS] = "XNNAbs", [XB_NODE_PRELU] = "XNNPReLU",
+  [XB_NODE_CONCATENATE2] = "XNNConcatenate2", [XB_NODE_CONCATENATE3] = "XNNConcatenate3",
+  [XB_NODE_CONCATENATE4] = "XNNConcatenate4", [XB_NODE_STATIC_SLICE] = "XNNStaticSlice",
+  [XB_NODE_SDPA] = "XNNScaledDotProductAttention",
+  [XB_NODE_BATCH_MATRIX_MULTIPLY] = "XNNBatchMatrixMultiply",
+  [XB_NODE_CONCATENATE5] = "XNNConcatenate5", [XB_NODE_CONV_TRANSPOSE_2D] = "XNNConvTranspose2d",
+  [XB_NODE_RSQRT] = "XNNReciprocalSquareRoot", [XB_NODE_LOG] = "XNNLog",
+  [XB_NODE_GELU] = "XNNGelu", [XB_NODE_TANH] = "XNNTanh", [XB_NODE_EXP] = "XNNExp",
+  [XB_NODE_SIN] = "XNNSin", [XB_NODE_COPY] = "XNNCopy", [XB_NODE_COS] = "XNNCos",
 };
 
-static const char *const dt_names[XNN_DT_N] = {
+static const char *const dt_names[XB_DT_N] = {
   "invalid", "fp32", "fp16", "qint8", "quint8", "qint32", "qcint8", "qcint32", "qcint4",
   "qdint8", "qbint4", "qpint8", "int32", "pfp32", "bf16",
 };
 
 const char *
-xnn_node_type_name (uint32_t type)
+xb_node_type_name (uint32_t type)
 {
-  return type < XNN_NODE_N_TYPES && node_names[type] ? node_names[type] : "unknown node";
+  return type < XB_NODE_N_TYPES && node_names[type] ? node_names[type] : "unknown node";
 }
 
 const char *
-xnn_datatype_name (int datatype)
+xb_datatype_name (int datatype)
 {
-  return datatype >= 0 && datatype < XNN_DT_N ? dt_names[datatype] : "unknown";
+  return datatype >= 0 && datatype < XB_DT_N ? dt_names[datatype] : "unknown";
 }
 
 size_t
-xnn_datatype_size (int datatype)
+xb_datatype_size (int datatype)
 {
   switch (datatype) {
-  case XNN_DT_FP32: case XNN_DT_QINT32: case XNN_DT_QCINT32: case XNN_DT_INT32:
+  case XB_DT_FP32: case XB_DT_QINT32: case XB_DT_QCINT32: case XB_DT_INT32:
     return 4;
-  case XNN_DT_FP16: case XNN_DT_BF16:
+  case XB_DT_FP16: case XB_DT_BF16:
     return 2;
-  case XNN_DT_QINT8: case XNN_DT_QUINT8: case XNN_DT_QCINT8: case XNN_DT_QDINT8:
+  case XB_DT_QINT8: case XB_DT_QUINT8: case XB_DT_QCINT8: case XB_DT_QDINT8:
     return 1;
   default:
     return 0;
@@ -73,7 +73,7 @@ xnn_datatype_size (int datatype)
 }
 
 size_t
-xnn_value_numel (const XnnValue *value)
+xb_value_numel (const XbValue *value)
 {
   size_t n = 1;
   for (uint32_t d = 0; d < value->ndim; d++)
@@ -82,7 +82,7 @@ xnn_value_numel (const XnnValue *value)
 }
 
 void
-xnn_graph_free (XnnGraph *graph)
+xb_graph_free (XbGraph *graph)
 {
   if (graph == NULL)
     return;
@@ -96,15 +96,15 @@ xnn_graph_free (XnnGraph *graph)
 }
 
 typedef struct {
-  XnnFb fb;
+  XbFb fb;
   const uint8_t *payload;
   size_t payload_size;
   gboolean has_header;
   uint64_t region_offset, region_size;
-  XnnFbVector constant_data, constant_buffer;
-  XnnNamedDataFunc named;
+  XbFbVector constant_data, constant_buffer;
+  XbNamedDataFunc named;
   gpointer named_data;
-  XnnGraph *graph;
+  XbGraph *graph;
   GHashTable *ids;           /* serialized id -> value index + 1 */
   GError *error;
 } Parser;
@@ -120,7 +120,7 @@ fail (Parser *p, int code, const char *format, ...)
     va_start (ap, format);
     g_autofree char *msg = g_strdup_vprintf (format, ap);
     va_end (ap);
-    p->error = g_error_new_literal (XNN_ERROR, code, msg);
+    p->error = g_error_new_literal (XB_ERROR, code, msg);
   }
   return FALSE;
 }
@@ -137,17 +137,17 @@ fb_ok (Parser *p, const char *where)
 static gboolean
 constant_bytes (Parser *p, uint32_t k, const char *what, const void **data, size_t *size)
 {
-  XnnFb *fb = &p->fb;
+  XbFb *fb = &p->fb;
   if (p->has_header && p->constant_data.count > 0) {
     if (k >= p->constant_data.count)
       return fail (p, ET_ERROR_INVALID_PROGRAM,
                    "XNNPACK payload: %s refers to constant %u of %u", what, k,
                    p->constant_data.count);
-    XnnFbTable c = xnn_fb_vec_table (fb, p->constant_data, k, "constant_data");
-    uint64_t offset = xnn_fb_u64 (fb, c, 0, 0), csize = xnn_fb_u64 (fb, c, 1, 0);
+    XbFbTable c = xb_fb_vec_table (fb, p->constant_data, k, "constant_data");
+    uint64_t offset = xb_fb_u64 (fb, c, 0, 0), csize = xb_fb_u64 (fb, c, 1, 0);
     const char *key = NULL;
     uint32_t key_len = 0;
-    gboolean has_key = xnn_fb_string (fb, c, 2, &key, &key_len, "constant_data.named_key");
+    gboolean has_key = xb_fb_string (fb, c, 2, &key, &key_len, "constant_data.named_key");
     if (!fb_ok (p, what))
       return FALSE;
     if (has_key && key_len > 0) {
@@ -178,8 +178,8 @@ constant_bytes (Parser *p, uint32_t k, const char *what, const void **data, size
     return fail (p, ET_ERROR_INVALID_PROGRAM,
                  "XNNPACK payload: %s refers to constant buffer %u of %u", what, k,
                  p->constant_buffer.count);
-  XnnFbTable b = xnn_fb_vec_table (fb, p->constant_buffer, k, "constant_buffer");
-  XnnFbVector storage = xnn_fb_vector (fb, b, 0, 1, "constant_buffer.storage");
+  XbFbTable b = xb_fb_vec_table (fb, p->constant_buffer, k, "constant_buffer");
+  XbFbVector storage = xb_fb_vector (fb, b, 0, 1, "constant_buffer.storage");
   if (!fb_ok (p, what))
     return FALSE;
   void *copy = g_aligned_alloc0 (1, storage.count + 16, 64);
@@ -192,27 +192,27 @@ constant_bytes (Parser *p, uint32_t k, const char *what, const void **data, size
 }
 
 static gboolean
-parse_tensor_value (Parser *p, XnnFbTable t, XnnValue *v, uint32_t index)
+parse_tensor_value (Parser *p, XbFbTable t, XbValue *v, uint32_t index)
 {
-  XnnFb *fb = &p->fb;
-  v->datatype = xnn_fb_i16 (fb, t, 0, 0);
-  uint32_t num_dims = xnn_fb_u32 (fb, t, 1, 0);
-  XnnFbVector dims = xnn_fb_vector (fb, t, 2, 4, "XNNTensorValue.dims");
-  v->constant_index = xnn_fb_u32 (fb, t, 3, 0);
-  v->external_id = xnn_fb_u32 (fb, t, 4, 0);
-  v->flags = xnn_fb_u32 (fb, t, 5, 0);
-  v->id = xnn_fb_u32 (fb, t, 6, 0);
-  v->dq_datatype = xnn_fb_i16 (fb, t, 7, 0);
+  XbFb *fb = &p->fb;
+  v->datatype = xb_fb_i16 (fb, t, 0, 0);
+  uint32_t num_dims = xb_fb_u32 (fb, t, 1, 0);
+  XbFbVector dims = xb_fb_vector (fb, t, 2, 4, "XNNTensorValue.dims");
+  v->constant_index = xb_fb_u32 (fb, t, 3, 0);
+  v->external_id = xb_fb_u32 (fb, t, 4, 0);
+  v->flags = xb_fb_u32 (fb, t, 5, 0);
+  v->id = xb_fb_u32 (fb, t, 6, 0);
+  v->dq_datatype = xb_fb_i16 (fb, t, 7, 0);
   if (!fb_ok (p, "xvalues"))
     return FALSE;
-  if (dims.count > XNN_PAYLOAD_MAX_DIMS || num_dims != dims.count)
+  if (dims.count > XB_PAYLOAD_MAX_DIMS || num_dims != dims.count)
     return fail (p, ET_ERROR_NOT_SUPPORTED,
                  "XNNPACK payload: value %u has %u dims (num_dims %u); XNNPACK takes at most %d",
-                 index, dims.count, num_dims, XNN_PAYLOAD_MAX_DIMS);
+                 index, dims.count, num_dims, XB_PAYLOAD_MAX_DIMS);
   v->ndim = dims.count;
   for (uint32_t d = 0; d < dims.count; d++)
-    v->dims[d] = xnn_fb_vec_u32 (fb, dims, d);
-  if (v->datatype <= XNN_DT_INVALID || v->datatype >= XNN_DT_N)
+    v->dims[d] = xb_fb_vec_u32 (fb, dims, d);
+  if (v->datatype <= XB_DT_INVALID || v->datatype >= XB_DT_N)
     return fail (p, ET_ERROR_INVALID_PROGRAM, "XNNPACK payload: value %u has datatype %d",
                  index, v->datatype);
   if (v->flags & ~3u)
@@ -239,23 +239,23 @@ parse_tensor_value (Parser *p, XnnFbTable t, XnnValue *v, uint32_t index)
     g_snprintf (what, sizeof what, "value %u", index);
     if (!constant_bytes (p, v->constant_index, what, &v->data, &v->data_size))
       return FALSE;
-    size_t esize = xnn_datatype_size (v->datatype);
+    size_t esize = xb_datatype_size (v->datatype);
     if (esize && v->data_size < numel * esize)
       return fail (p, ET_ERROR_INVALID_PROGRAM,
                    "XNNPACK payload: constant value %u (%s) needs %llu bytes, its data has %zu",
-                   index, xnn_datatype_name (v->datatype),
+                   index, xb_datatype_name (v->datatype),
                    (unsigned long long) (numel * esize), v->data_size);
   }
   return TRUE;
 }
 
 static gboolean
-parse_value (Parser *p, XnnFbTable xv, uint32_t index)
+parse_value (Parser *p, XbFbTable xv, uint32_t index)
 {
-  XnnFb *fb = &p->fb;
-  XnnValue *v = &p->graph->values[index];
-  uint8_t kind = xnn_fb_u8 (fb, xv, 0, 0);
-  XnnFbTable body = xnn_fb_table (fb, xv, 1, "XValue");
+  XbFb *fb = &p->fb;
+  XbValue *v = &p->graph->values[index];
+  uint8_t kind = xb_fb_u8 (fb, xv, 0, 0);
+  XbFbTable body = xb_fb_table (fb, xv, 1, "XValue");
   if (!fb_ok (p, "xvalues"))
     return FALSE;
   if (body == 0 || (kind != 1 && kind != 2))
@@ -266,9 +266,9 @@ parse_value (Parser *p, XnnFbTable xv, uint32_t index)
   if (kind == 1)
     return parse_tensor_value (p, body, v, index);
 
-  XnnFbTable tv = xnn_fb_table (fb, body, 0, "XNNQuantizedTensorValue.tensor_value");
-  uint8_t qkind = xnn_fb_u8 (fb, body, 1, 0);
-  XnnFbTable q = xnn_fb_table (fb, body, 2, "XNNQuantizedTensorValue.quant_params");
+  XbFbTable tv = xb_fb_table (fb, body, 0, "XNNQuantizedTensorValue.tensor_value");
+  uint8_t qkind = xb_fb_u8 (fb, body, 1, 0);
+  XbFbTable q = xb_fb_table (fb, body, 2, "XNNQuantizedTensorValue.quant_params");
   if (!fb_ok (p, "xvalues"))
     return FALSE;
   if (tv == 0 || q == 0 || qkind < 1 || qkind > 4)
@@ -279,19 +279,19 @@ parse_value (Parser *p, XnnFbTable xv, uint32_t index)
     return FALSE;
   v->quant = qkind;
   switch (qkind) {
-  case XNN_QUANT_PER_TENSOR:
-    v->scale = xnn_fb_f32 (fb, q, 0, 0.0f);
-    v->zero_point = xnn_fb_i32 (fb, q, 1, 0);
+  case XB_QUANT_PER_TENSOR:
+    v->scale = xb_fb_f32 (fb, q, 0, 0.0f);
+    v->zero_point = xb_fb_i32 (fb, q, 1, 0);
     if (!fb_ok (p, "PerTensorQuant"))
       return FALSE;
     if (!isfinite (v->scale) || v->scale <= 0.0f)
       return fail (p, ET_ERROR_INVALID_PROGRAM, "XNNPACK payload: value %u has scale %g",
                    index, v->scale);
     return TRUE;
-  case XNN_QUANT_PER_CHANNEL: {
-    XnnFbVector scales = xnn_fb_vector (fb, q, 0, 4, "PerChannelQuant.scale");
-    v->channel_dim = xnn_fb_i32 (fb, q, 1, 0);
-    uint32_t buf = xnn_fb_u32 (fb, q, 2, 0), num = xnn_fb_u32 (fb, q, 3, 0);
+  case XB_QUANT_PER_CHANNEL: {
+    XbFbVector scales = xb_fb_vector (fb, q, 0, 4, "PerChannelQuant.scale");
+    v->channel_dim = xb_fb_i32 (fb, q, 1, 0);
+    uint32_t buf = xb_fb_u32 (fb, q, 2, 0), num = xb_fb_u32 (fb, q, 3, 0);
     if (!fb_ok (p, "PerChannelQuant"))
       return FALSE;
     if (v->channel_dim < 0 || (uint32_t) v->channel_dim >= v->ndim)
@@ -319,7 +319,7 @@ parse_value (Parser *p, XnnFbTable xv, uint32_t index)
                      scales.count, channels);
       v->scales = g_new (float, channels ? channels : 1);
       for (uint32_t c = 0; c < channels; c++)
-        v->scales[c] = xnn_fb_vec_f32 (fb, scales, c);
+        v->scales[c] = xb_fb_vec_f32 (fb, scales, c);
     }
     v->n_scales = channels;
     for (uint32_t c = 0; c < channels; c++)
@@ -337,183 +337,183 @@ parse_value (Parser *p, XnnFbTable xv, uint32_t index)
 
 /* Reads a value id field and turns it into a value index. */
 static uint32_t
-value_ref (Parser *p, XnnNode *n, uint32_t node_index, uint32_t id, gboolean optional)
+value_ref (Parser *p, XbNode *n, uint32_t node_index, uint32_t id, gboolean optional)
 {
-  if (id == XNN_PAYLOAD_NO_VALUE && optional)
-    return XNN_PAYLOAD_NO_VALUE;
+  if (id == XB_PAYLOAD_NO_VALUE && optional)
+    return XB_PAYLOAD_NO_VALUE;
   gpointer found = g_hash_table_lookup (p->ids, GUINT_TO_POINTER (id));
   if (found == NULL) {
     fail (p, ET_ERROR_INVALID_PROGRAM,
           "XNNPACK payload: node %u (%s) refers to value id %u, which is not defined",
-          node_index, xnn_node_type_name (n->type), id);
-    return XNN_PAYLOAD_NO_VALUE;
+          node_index, xb_node_type_name (n->type), id);
+    return XB_PAYLOAD_NO_VALUE;
   }
   return GPOINTER_TO_UINT (found) - 1;
 }
 
 static void
-read_list (Parser *p, XnnFbTable t, unsigned slot, size_t *out, uint32_t *count, const char *what)
+read_list (Parser *p, XbFbTable t, unsigned slot, size_t *out, uint32_t *count, const char *what)
 {
-  XnnFbVector v = xnn_fb_vector (&p->fb, t, slot, 4, what);
+  XbFbVector v = xb_fb_vector (&p->fb, t, slot, 4, what);
   if (p->fb.failed)
     return;
-  if (v.count > XNN_PAYLOAD_MAX_DIMS) {
+  if (v.count > XB_PAYLOAD_MAX_DIMS) {
     fail (p, ET_ERROR_NOT_SUPPORTED, "XNNPACK payload: %s has %u entries (at most %d)", what,
-          v.count, XNN_PAYLOAD_MAX_DIMS);
+          v.count, XB_PAYLOAD_MAX_DIMS);
     return;
   }
   for (uint32_t i = 0; i < v.count; i++)
-    out[i] = xnn_fb_vec_u32 (&p->fb, v, i);
+    out[i] = xb_fb_vec_u32 (&p->fb, v, i);
   *count = v.count;
 }
 
 static gboolean
-parse_node (Parser *p, XnnFbTable xn, uint32_t index)
+parse_node (Parser *p, XbFbTable xn, uint32_t index)
 {
-  XnnFb *fb = &p->fb;
-  XnnNode *n = &p->graph->nodes[index];
-  n->type = xnn_fb_u8 (fb, xn, 0, 0);
-  XnnFbTable t = xnn_fb_table (fb, xn, 1, "XNode");
-  n->debug_handle = xnn_fb_u32 (fb, xn, 2, 0);
-  XnnFbTable mm = xnn_fb_table (fb, xn, 3, "XNode.output_min_max");
-  n->output_min = mm ? xnn_fb_f32 (fb, mm, 0, 0.0f) : -INFINITY;
-  n->output_max = mm ? xnn_fb_f32 (fb, mm, 1, 0.0f) : INFINITY;
+  XbFb *fb = &p->fb;
+  XbNode *n = &p->graph->nodes[index];
+  n->type = xb_fb_u8 (fb, xn, 0, 0);
+  XbFbTable t = xb_fb_table (fb, xn, 1, "XNode");
+  n->debug_handle = xb_fb_u32 (fb, xn, 2, 0);
+  XbFbTable mm = xb_fb_table (fb, xn, 3, "XNode.output_min_max");
+  n->output_min = mm ? xb_fb_f32 (fb, mm, 0, 0.0f) : -INFINITY;
+  n->output_max = mm ? xb_fb_f32 (fb, mm, 1, 0.0f) : INFINITY;
   if (!fb_ok (p, "xnodes"))
     return FALSE;
-  if (n->type == 0 || n->type >= XNN_NODE_N_TYPES || t == 0)
+  if (n->type == 0 || n->type >= XB_NODE_N_TYPES || t == 0)
     return fail (p, ET_ERROR_DELEGATE_INVALID_COMPATIBILITY,
                  "XNNPACK payload: node %u has type tag %u, not an XNNPACK node this runtime "
                  "knows", index, n->type);
   if (isnan (n->output_min) || isnan (n->output_max) || n->output_min > n->output_max)
     return fail (p, ET_ERROR_INVALID_PROGRAM, "XNNPACK payload: node %u (%s) has output range "
-                 "[%g, %g]", index, xnn_node_type_name (n->type), n->output_min, n->output_max);
+                 "[%g, %g]", index, xb_node_type_name (n->type), n->output_min, n->output_max);
 
   uint32_t ids_in[5] = { 0 }, ids_out[2] = { 0 }, nin = 0, nout = 1, optional_mask = 0;
   uint32_t list_count_a = 0, list_count_b = 0;
   switch (n->type) {
-  case XNN_NODE_ADD: case XNN_NODE_DIV: case XNN_NODE_MINIMUM: case XNN_NODE_MULTIPLY:
-  case XNN_NODE_SUBTRACT: case XNN_NODE_MAXIMUM: case XNN_NODE_PRELU:
-  case XNN_NODE_BATCH_MATRIX_MULTIPLY:
+  case XB_NODE_ADD: case XB_NODE_DIV: case XB_NODE_MINIMUM: case XB_NODE_MULTIPLY:
+  case XB_NODE_SUBTRACT: case XB_NODE_MAXIMUM: case XB_NODE_PRELU:
+  case XB_NODE_BATCH_MATRIX_MULTIPLY:
     nin = 2;
-    ids_in[0] = xnn_fb_u32 (fb, t, 0, 0);
-    ids_in[1] = xnn_fb_u32 (fb, t, 1, 0);
-    ids_out[0] = xnn_fb_u32 (fb, t, 2, 0);
-    n->flags = xnn_fb_u32 (fb, t, 3, 0);
+    ids_in[0] = xb_fb_u32 (fb, t, 0, 0);
+    ids_in[1] = xb_fb_u32 (fb, t, 1, 0);
+    ids_out[0] = xb_fb_u32 (fb, t, 2, 0);
+    n->flags = xb_fb_u32 (fb, t, 3, 0);
     break;
-  case XNN_NODE_FULLY_CONNECTED:
+  case XB_NODE_FULLY_CONNECTED:
     nin = 3;
     optional_mask = 4;
     for (unsigned i = 0; i < 3; i++)
-      ids_in[i] = xnn_fb_u32 (fb, t, i, 0);
-    ids_out[0] = xnn_fb_u32 (fb, t, 3, 0);
-    n->flags = xnn_fb_u32 (fb, t, 4, 0);
+      ids_in[i] = xb_fb_u32 (fb, t, i, 0);
+    ids_out[0] = xb_fb_u32 (fb, t, 3, 0);
+    n->flags = xb_fb_u32 (fb, t, 4, 0);
     break;
-  case XNN_NODE_CONV2D: case XNN_NODE_DEPTHWISE_CONV2D: case XNN_NODE_CONV_TRANSPOSE_2D:
+  case XB_NODE_CONV2D: case XB_NODE_DEPTHWISE_CONV2D: case XB_NODE_CONV_TRANSPOSE_2D:
     nin = 3;
     optional_mask = 4;
     for (unsigned i = 0; i < 15; i++)
-      n->p[i] = xnn_fb_u32 (fb, t, i, 0);
+      n->p[i] = xb_fb_u32 (fb, t, i, 0);
     for (unsigned i = 0; i < 3; i++)
-      ids_in[i] = xnn_fb_u32 (fb, t, 15 + i, 0);
-    ids_out[0] = xnn_fb_u32 (fb, t, 18, 0);
-    n->flags = xnn_fb_u32 (fb, t, 19, 0);
+      ids_in[i] = xb_fb_u32 (fb, t, 15 + i, 0);
+    ids_out[0] = xb_fb_u32 (fb, t, 18, 0);
+    n->flags = xb_fb_u32 (fb, t, 19, 0);
     break;
-  case XNN_NODE_AVG_POOLING_2D: case XNN_NODE_MAX_POOLING_2D:
+  case XB_NODE_AVG_POOLING_2D: case XB_NODE_MAX_POOLING_2D:
     nin = 1;
     for (unsigned i = 0; i < 10; i++)
-      n->p[i] = xnn_fb_u32 (fb, t, i, 0);
-    ids_in[0] = xnn_fb_u32 (fb, t, 10, 0);
-    ids_out[0] = xnn_fb_u32 (fb, t, 11, 0);
-    n->flags = xnn_fb_u32 (fb, t, 12, 0);
+      n->p[i] = xb_fb_u32 (fb, t, i, 0);
+    ids_in[0] = xb_fb_u32 (fb, t, 10, 0);
+    ids_out[0] = xb_fb_u32 (fb, t, 11, 0);
+    n->flags = xb_fb_u32 (fb, t, 12, 0);
     break;
-  case XNN_NODE_ARGMAX_POOLING_2D:
+  case XB_NODE_ARGMAX_POOLING_2D:
     nin = 1;
     nout = 2;
     for (unsigned i = 0; i < 6; i++)
-      n->p[i] = xnn_fb_u32 (fb, t, i, 0);
-    ids_in[0] = xnn_fb_u32 (fb, t, 6, 0);
-    ids_out[0] = xnn_fb_u32 (fb, t, 7, 0);
-    ids_out[1] = xnn_fb_u32 (fb, t, 8, 0);
-    n->flags = xnn_fb_u32 (fb, t, 9, 0);
+      n->p[i] = xb_fb_u32 (fb, t, i, 0);
+    ids_in[0] = xb_fb_u32 (fb, t, 6, 0);
+    ids_out[0] = xb_fb_u32 (fb, t, 7, 0);
+    ids_out[1] = xb_fb_u32 (fb, t, 8, 0);
+    n->flags = xb_fb_u32 (fb, t, 9, 0);
     break;
-  case XNN_NODE_STATIC_TRANSPOSE: case XNN_NODE_STATIC_RESHAPE:
+  case XB_NODE_STATIC_TRANSPOSE: case XB_NODE_STATIC_RESHAPE:
     nin = 1;
-    n->p[0] = xnn_fb_u32 (fb, t, 0, 0);
+    n->p[0] = xb_fb_u32 (fb, t, 0, 0);
     read_list (p, t, 1, n->list_a, &list_count_a,
-               n->type == XNN_NODE_STATIC_TRANSPOSE ? "XNNStaticTranspose.perm"
+               n->type == XB_NODE_STATIC_TRANSPOSE ? "XNNStaticTranspose.perm"
                                                      : "XNNStaticReshape.new_shape");
-    ids_in[0] = xnn_fb_u32 (fb, t, 2, 0);
-    ids_out[0] = xnn_fb_u32 (fb, t, 3, 0);
-    n->flags = xnn_fb_u32 (fb, t, 4, 0);
+    ids_in[0] = xb_fb_u32 (fb, t, 2, 0);
+    ids_out[0] = xb_fb_u32 (fb, t, 3, 0);
+    n->flags = xb_fb_u32 (fb, t, 4, 0);
     n->n_list = list_count_a;
     if (!p->error && n->p[0] != list_count_a)
       return fail (p, ET_ERROR_INVALID_PROGRAM, "XNNPACK payload: node %u (%s) has num_dims %u "
-                   "but %u entries", index, xnn_node_type_name (n->type), n->p[0], list_count_a);
+                   "but %u entries", index, xb_node_type_name (n->type), n->p[0], list_count_a);
     break;
-  case XNN_NODE_STATIC_SLICE:
+  case XB_NODE_STATIC_SLICE:
     nin = 1;
-    n->p[0] = xnn_fb_u32 (fb, t, 0, 0);
+    n->p[0] = xb_fb_u32 (fb, t, 0, 0);
     read_list (p, t, 1, n->list_a, &list_count_a, "XNNStaticSlice.offsets");
     read_list (p, t, 2, n->list_b, &list_count_b, "XNNStaticSlice.sizes");
-    ids_in[0] = xnn_fb_u32 (fb, t, 3, 0);
-    ids_out[0] = xnn_fb_u32 (fb, t, 4, 0);
-    n->flags = xnn_fb_u32 (fb, t, 5, 0);
+    ids_in[0] = xb_fb_u32 (fb, t, 3, 0);
+    ids_out[0] = xb_fb_u32 (fb, t, 4, 0);
+    n->flags = xb_fb_u32 (fb, t, 5, 0);
     n->n_list = list_count_a;
     if (!p->error && (list_count_a != list_count_b || n->p[0] != list_count_a))
       return fail (p, ET_ERROR_INVALID_PROGRAM, "XNNPACK payload: node %u (XNNStaticSlice) has "
                    "%u offsets and %u sizes for %u dims", index, list_count_a, list_count_b, n->p[0]);
     break;
-  case XNN_NODE_STATIC_RESIZE_BILINEAR_2D:
+  case XB_NODE_STATIC_RESIZE_BILINEAR_2D:
     nin = 1;
-    n->p[0] = xnn_fb_u32 (fb, t, 0, 0);
-    n->p[1] = xnn_fb_u32 (fb, t, 1, 0);
-    ids_in[0] = xnn_fb_u32 (fb, t, 2, 0);
-    ids_out[0] = xnn_fb_u32 (fb, t, 3, 0);
-    n->flags = xnn_fb_u32 (fb, t, 4, 0);
+    n->p[0] = xb_fb_u32 (fb, t, 0, 0);
+    n->p[1] = xb_fb_u32 (fb, t, 1, 0);
+    ids_in[0] = xb_fb_u32 (fb, t, 2, 0);
+    ids_out[0] = xb_fb_u32 (fb, t, 3, 0);
+    n->flags = xb_fb_u32 (fb, t, 4, 0);
     break;
-  case XNN_NODE_STATIC_CONSTANT_PAD:
+  case XB_NODE_STATIC_CONSTANT_PAD:
     nin = 1;
     read_list (p, t, 0, n->list_a, &list_count_a, "XNNStaticConstantPad.pre_paddings");
     read_list (p, t, 1, n->list_b, &list_count_b, "XNNStaticConstantPad.post_paddings");
-    n->fparam = xnn_fb_f32 (fb, t, 2, 0.0f);
-    ids_in[0] = xnn_fb_u32 (fb, t, 3, 0);
-    ids_out[0] = xnn_fb_u32 (fb, t, 4, 0);
-    n->flags = xnn_fb_u32 (fb, t, 5, 0);
+    n->fparam = xb_fb_f32 (fb, t, 2, 0.0f);
+    ids_in[0] = xb_fb_u32 (fb, t, 3, 0);
+    ids_out[0] = xb_fb_u32 (fb, t, 4, 0);
+    n->flags = xb_fb_u32 (fb, t, 5, 0);
     n->n_list = list_count_a;
     if (!p->error && list_count_a != list_count_b)
       return fail (p, ET_ERROR_INVALID_PROGRAM, "XNNPACK payload: node %u (XNNStaticConstantPad) "
                    "has %u pre and %u post paddings", index, list_count_a, list_count_b);
     break;
-  case XNN_NODE_LEAKY_RELU: case XNN_NODE_ELU:
+  case XB_NODE_LEAKY_RELU: case XB_NODE_ELU:
     nin = 1;
-    n->fparam = xnn_fb_f32 (fb, t, 0, 0.0f);
-    ids_in[0] = xnn_fb_u32 (fb, t, 1, 0);
-    ids_out[0] = xnn_fb_u32 (fb, t, 2, 0);
-    n->flags = xnn_fb_u32 (fb, t, 3, 0);
+    n->fparam = xb_fb_f32 (fb, t, 0, 0.0f);
+    ids_in[0] = xb_fb_u32 (fb, t, 1, 0);
+    ids_out[0] = xb_fb_u32 (fb, t, 2, 0);
+    n->flags = xb_fb_u32 (fb, t, 3, 0);
     break;
-  case XNN_NODE_CONCATENATE2: case XNN_NODE_CONCATENATE3: case XNN_NODE_CONCATENATE4:
-  case XNN_NODE_CONCATENATE5:
-    nin = n->type == XNN_NODE_CONCATENATE5 ? 5 : n->type - XNN_NODE_CONCATENATE2 + 2;
-    n->p[0] = xnn_fb_u32 (fb, t, 0, 0);
+  case XB_NODE_CONCATENATE2: case XB_NODE_CONCATENATE3: case XB_NODE_CONCATENATE4:
+  case XB_NODE_CONCATENATE5:
+    nin = n->type == XB_NODE_CONCATENATE5 ? 5 : n->type - XB_NODE_CONCATENATE2 + 2;
+    n->p[0] = xb_fb_u32 (fb, t, 0, 0);
     for (unsigned i = 0; i < 4 && i < nin; i++)
-      ids_in[i] = xnn_fb_u32 (fb, t, 1 + i, 0);
+      ids_in[i] = xb_fb_u32 (fb, t, 1 + i, 0);
     if (nin == 5)
-      ids_in[4] = xnn_fb_u32 (fb, t, 7, 0);
-    ids_out[0] = xnn_fb_u32 (fb, t, 5, 0);
-    n->flags = xnn_fb_u32 (fb, t, 6, 0);
+      ids_in[4] = xb_fb_u32 (fb, t, 7, 0);
+    ids_out[0] = xb_fb_u32 (fb, t, 5, 0);
+    n->flags = xb_fb_u32 (fb, t, 6, 0);
     break;
-  case XNN_NODE_SDPA:
+  case XB_NODE_SDPA:
     nin = 5;
     for (unsigned i = 0; i < 5; i++)
-      ids_in[i] = xnn_fb_u32 (fb, t, i, 0);
-    ids_out[0] = xnn_fb_u32 (fb, t, 5, 0);
-    n->flags = xnn_fb_u32 (fb, t, 6, 0);
+      ids_in[i] = xb_fb_u32 (fb, t, i, 0);
+    ids_out[0] = xb_fb_u32 (fb, t, 5, 0);
+    n->flags = xb_fb_u32 (fb, t, 6, 0);
     break;
   default: /* _XNNNode1x1 */
     nin = 1;
-    ids_in[0] = xnn_fb_u32 (fb, t, 0, 0);
-    ids_out[0] = xnn_fb_u32 (fb, t, 1, 0);
-    n->flags = xnn_fb_u32 (fb, t, 2, 0);
+    ids_in[0] = xb_fb_u32 (fb, t, 0, 0);
+    ids_out[0] = xb_fb_u32 (fb, t, 1, 0);
+    n->flags = xb_fb_u32 (fb, t, 2, 0);
     break;
   }
   if (p->error || !fb_ok (p, "xnodes"))
@@ -527,18 +527,18 @@ parse_node (Parser *p, XnnFbTable xn, uint32_t index)
   if (p->error)
     return FALSE;
   for (uint32_t i = 0; i < nout; i++) {
-    const XnnValue *o = &p->graph->values[n->outputs[i]];
+    const XbValue *o = &p->graph->values[n->outputs[i]];
     if (o->data != NULL || (o->flags & 1))
       return fail (p, ET_ERROR_INVALID_PROGRAM,
                    "XNNPACK payload: node %u (%s) writes value %u, which is a constant or an "
-                   "external input", index, xnn_node_type_name (n->type), n->outputs[i]);
+                   "external input", index, xb_node_type_name (n->type), n->outputs[i]);
   }
   return TRUE;
 }
 
-XnnGraph *
-xnn_payload_parse (const void *payload, size_t size, XnnNamedDataFunc named, gpointer named_data,
-                   GError **error)
+XbGraph *
+xb_payload_parse (const void *payload, size_t size, XbNamedDataFunc named, gpointer named_data,
+                  GError **error)
 {
   Parser p = { .payload = payload, .payload_size = size, .named = named,
                .named_data = named_data };
@@ -548,7 +548,7 @@ xnn_payload_parse (const void *payload, size_t size, XnnNamedDataFunc named, gpo
 
   if (size >= 8 && memcmp (b + 4, "XH00", 4) == 0) {
     if (size < 30) {
-      g_set_error (error, XNN_ERROR, ET_ERROR_INVALID_PROGRAM,
+      g_set_error (error, XB_ERROR, ET_ERROR_INVALID_PROGRAM,
                    "XNNPACK payload: XNNHeader truncated (%zu bytes)", size);
       return NULL;
     }
@@ -561,7 +561,7 @@ xnn_payload_parse (const void *payload, size_t size, XnnNamedDataFunc named, gpo
       cs = cs << 8 | b[22 + i];
     if (hlen < 30 || fs < 8 || fo > size || fs > size - fo || co < (uint64_t) fo + fs ||
         co > size || cs > size - co) {
-      g_set_error (error, XNN_ERROR, ET_ERROR_INVALID_PROGRAM,
+      g_set_error (error, XB_ERROR, ET_ERROR_INVALID_PROGRAM,
                    "XNNPACK payload: XNNHeader (length %u, flatbuffer %u+%u, constants %u+%llu) "
                    "does not fit the %zu-byte payload", hlen, fo, fs, co, (unsigned long long) cs,
                    size);
@@ -574,45 +574,45 @@ xnn_payload_parse (const void *payload, size_t size, XnnNamedDataFunc named, gpo
     p.region_size = cs;
   }
   if (fb_size < 8 || (memcmp (fb_data + 4, "XN00", 4) != 0 && memcmp (fb_data + 4, "XN01", 4) != 0)) {
-    g_set_error (error, XNN_ERROR, ET_ERROR_DELEGATE_INVALID_COMPATIBILITY,
+    g_set_error (error, XB_ERROR, ET_ERROR_DELEGATE_INVALID_COMPATIBILITY,
                  "XNNPACK payload: the graph's identifier is not XN00 or XN01");
     return NULL;
   }
 
-  xnn_fb_init (&p.fb, fb_data, fb_size);
-  p.graph = g_new0 (XnnGraph, 1);
+  xb_fb_init (&p.fb, fb_data, fb_size);
+  p.graph = g_new0 (XbGraph, 1);
   p.graph->owned = g_ptr_array_new_with_free_func (g_aligned_free);
   p.ids = g_hash_table_new (NULL, NULL);
-  XnnFb *fb = &p.fb;
-  XnnFbTable root = xnn_fb_root (fb, "XNNGraph");
-  XnnFbVector xnodes = xnn_fb_vector (fb, root, 1, 4, "XNNGraph.xnodes");
-  XnnFbVector xvalues = xnn_fb_vector (fb, root, 2, 4, "XNNGraph.xvalues");
-  p.graph->num_externs = xnn_fb_u32 (fb, root, 3, 0);
-  p.constant_buffer = xnn_fb_vector (fb, root, 6, 4, "XNNGraph.constant_buffer");
-  p.constant_data = xnn_fb_vector (fb, root, 8, 4, "XNNGraph.constant_data");
+  XbFb *fb = &p.fb;
+  XbFbTable root = xb_fb_root (fb, "XNNGraph");
+  XbFbVector xnodes = xb_fb_vector (fb, root, 1, 4, "XNNGraph.xnodes");
+  XbFbVector xvalues = xb_fb_vector (fb, root, 2, 4, "XNNGraph.xvalues");
+  p.graph->num_externs = xb_fb_u32 (fb, root, 3, 0);
+  p.constant_buffer = xb_fb_vector (fb, root, 6, 4, "XNNGraph.constant_buffer");
+  p.constant_data = xb_fb_vector (fb, root, 8, 4, "XNNGraph.constant_data");
   if (fb_ok (&p, "XNNGraph")) {
-    if (p.graph->num_externs > XNN_PAYLOAD_MAX_EXTERNS)
+    if (p.graph->num_externs > XB_PAYLOAD_MAX_EXTERNS)
       fail (&p, ET_ERROR_INVALID_PROGRAM, "XNNPACK payload: num_externs %u exceeds %d",
-            p.graph->num_externs, XNN_PAYLOAD_MAX_EXTERNS);
+            p.graph->num_externs, XB_PAYLOAD_MAX_EXTERNS);
   }
   if (!p.error) {
     p.graph->n_values = xvalues.count;
-    p.graph->values = g_new0 (XnnValue, xvalues.count ? xvalues.count : 1);
+    p.graph->values = g_new0 (XbValue, xvalues.count ? xvalues.count : 1);
     for (uint32_t i = 0; i < xvalues.count && !p.error; i++) {
-      XnnFbTable xv = xnn_fb_vec_table (fb, xvalues, i, "XNNGraph.xvalues");
+      XbFbTable xv = xb_fb_vec_table (fb, xvalues, i, "XNNGraph.xvalues");
       if (!fb_ok (&p, "xvalues") || !parse_value (&p, xv, i))
         break;
       uint32_t id = p.graph->values[i].id;
-      if (g_hash_table_contains (p.ids, GUINT_TO_POINTER (id)) || id == XNN_PAYLOAD_NO_VALUE)
+      if (g_hash_table_contains (p.ids, GUINT_TO_POINTER (id)) || id == XB_PAYLOAD_NO_VALUE)
         fail (&p, ET_ERROR_INVALID_PROGRAM, "XNNPACK payload: value %u reuses id %u", i, id);
       g_hash_table_insert (p.ids, GUINT_TO_POINTER (id), GUINT_TO_POINTER (i + 1));
     }
   }
   if (!p.error) {
     p.graph->n_nodes = xnodes.count;
-    p.graph->nodes = g_new0 (XnnNode, xnodes.count ? xnodes.count : 1);
+    p.graph->nodes = g_new0 (XbNode, xnodes.count ? xnodes.count : 1);
     for (uint32_t i = 0; i < xnodes.count && !p.error; i++) {
-      XnnFbTable xn = xnn_fb_vec_table (fb, xnodes, i, "XNNGraph.xnodes");
+      XbFbTable xn = xb_fb_vec_table (fb, xnodes, i, "XNNGraph.xnodes");
       if (!fb_ok (&p, "xnodes") || !parse_node (&p, xn, i))
         break;
     }
@@ -620,7 +620,7 @@ xnn_payload_parse (const void *payload, size_t size, XnnNamedDataFunc named, gpo
   g_hash_table_unref (p.ids);
   if (p.error) {
     g_propagate_error (error, p.error);
-    xnn_graph_free (p.graph);
+    xb_graph_free (p.graph);
     return NULL;
   }
   return p.graph;

@@ -12,15 +12,15 @@
 
 #include "backend-private.h"
 
-#define XNN_FLAG_SAME_PADDING 0x4u
-#define XNN_FLAG_TRANSPOSE 0x1u
-#define XNN_FLAG_RESHAPE_2D 0x4u
-#define XNN_FLAG_KEEP_DIMS 0x40u
+#define XB_FLAG_SAME_PADDING 0x4u
+#define XB_FLAG_TRANSPOSE 0x1u
+#define XB_FLAG_RESHAPE_2D 0x4u
+#define XB_FLAG_KEEP_DIMS 0x40u
 
 typedef struct {
-  const XnnGraph *graph;
+  const XbGraph *graph;
   uint32_t index;
-  const XnnNode *node;
+  const XbNode *node;
   GError **error;
 } Ctx;
 
@@ -34,13 +34,13 @@ bad (Ctx *c, const char *format, ...)
   va_start (ap, format);
   g_autofree char *msg = g_strdup_vprintf (format, ap);
   va_end (ap);
-  g_set_error (c->error, XNN_ERROR, ET_ERROR_INVALID_PROGRAM, "XNNPACK payload: node %u (%s): %s",
-               c->index, xnn_node_type_name (c->node->type), msg);
+  g_set_error (c->error, XB_ERROR, ET_ERROR_INVALID_PROGRAM, "XNNPACK payload: node %u (%s): %s",
+               c->index, xb_node_type_name (c->node->type), msg);
   return FALSE;
 }
 
 static gboolean
-nhwc (Ctx *c, const XnnShape *s, const char *what)
+nhwc (Ctx *c, const XbShape *s, const char *what)
 {
   if (s->ndim != 4)
     return bad (c, "%s has %u dims, expected 4 (NHWC)", what, s->ndim);
@@ -114,14 +114,14 @@ windows_see_input (Ctx *c, size_t in, uint32_t pad_before, uint32_t kernel, uint
   return TRUE;
 }
 
-static const XnnShape *
-in (const XnnShape *shapes, const XnnNode *n, unsigned i)
+static const XbShape *
+in (const XbShape *shapes, const XbNode *n, unsigned i)
 {
-  return n->inputs[i] == XNN_PAYLOAD_NO_VALUE ? NULL : &shapes[n->inputs[i]];
+  return n->inputs[i] == XB_PAYLOAD_NO_VALUE ? NULL : &shapes[n->inputs[i]];
 }
 
 static gboolean
-check_bias (Ctx *c, const XnnShape *bias, size_t channels)
+check_bias (Ctx *c, const XbShape *bias, size_t channels)
 {
   if (bias && (bias->ndim != 1 || bias->dims[0] != channels))
     return bad (c, "bias is not [%zu]", channels);
@@ -129,17 +129,17 @@ check_bias (Ctx *c, const XnnShape *bias, size_t channels)
 }
 
 gboolean
-xnn_shape_infer_node (const XnnGraph *graph, uint32_t index, XnnShape *shapes, GError **error)
+xb_shape_infer_node (const XbGraph *graph, uint32_t index, XbShape *shapes, GError **error)
 {
-  const XnnNode *n = &graph->nodes[index];
+  const XbNode *n = &graph->nodes[index];
   Ctx c = { graph, index, n, error };
-  XnnShape out = { 0 };
-  const XnnShape *a = in (shapes, n, 0);
+  XbShape out = { 0 };
+  const XbShape *a = in (shapes, n, 0);
 
   switch (n->type) {
-  case XNN_NODE_ADD: case XNN_NODE_DIV: case XNN_NODE_MINIMUM: case XNN_NODE_MULTIPLY:
-  case XNN_NODE_SUBTRACT: case XNN_NODE_MAXIMUM: {
-    const XnnShape *b = in (shapes, n, 1);
+  case XB_NODE_ADD: case XB_NODE_DIV: case XB_NODE_MINIMUM: case XB_NODE_MULTIPLY:
+  case XB_NODE_SUBTRACT: case XB_NODE_MAXIMUM: {
+    const XbShape *b = in (shapes, n, 1);
     out.ndim = MAX (a->ndim, b->ndim);
     for (uint32_t d = 0; d < out.ndim; d++) {
       size_t da = d + a->ndim >= out.ndim ? a->dims[d + a->ndim - out.ndim] : 1;
@@ -150,24 +150,24 @@ xnn_shape_infer_node (const XnnGraph *graph, uint32_t index, XnnShape *shapes, G
     }
     break;
   }
-  case XNN_NODE_PRELU: {
-    const XnnShape *slope = in (shapes, n, 1);
+  case XB_NODE_PRELU: {
+    const XbShape *slope = in (shapes, n, 1);
     if (a->ndim < 1 || slope->ndim != 1 || slope->dims[0] != a->dims[a->ndim - 1])
       return bad (&c, "slope is not one value per channel");
     out = *a;
     break;
   }
-  case XNN_NODE_FULLY_CONNECTED: {
-    const XnnShape *w = in (shapes, n, 1), *bias = in (shapes, n, 2);
-    if (n->flags & ~(XNN_FLAG_TRANSPOSE | XNN_FLAG_RESHAPE_2D))
+  case XB_NODE_FULLY_CONNECTED: {
+    const XbShape *w = in (shapes, n, 1), *bias = in (shapes, n, 2);
+    if (n->flags & ~(XB_FLAG_TRANSPOSE | XB_FLAG_RESHAPE_2D))
       return bad (&c, "flags 0x%x", n->flags);
     if (w->ndim != 2 || a->ndim < 1)
       return bad (&c, "filter has %u dims, input %u", w->ndim, a->ndim);
-    size_t k = (n->flags & XNN_FLAG_TRANSPOSE) ? w->dims[0] : w->dims[1];
-    size_t outc = (n->flags & XNN_FLAG_TRANSPOSE) ? w->dims[1] : w->dims[0];
+    size_t k = (n->flags & XB_FLAG_TRANSPOSE) ? w->dims[0] : w->dims[1];
+    size_t outc = (n->flags & XB_FLAG_TRANSPOSE) ? w->dims[1] : w->dims[0];
     if (!check_bias (&c, bias, outc))
       return FALSE;
-    if (n->flags & XNN_FLAG_RESHAPE_2D) {
+    if (n->flags & XB_FLAG_RESHAPE_2D) {
       size_t numel = 1;
       for (uint32_t d = 0; d < a->ndim; d++)
         numel *= a->dims[d];
@@ -184,8 +184,8 @@ xnn_shape_infer_node (const XnnGraph *graph, uint32_t index, XnnShape *shapes, G
     }
     break;
   }
-  case XNN_NODE_CONV2D: case XNN_NODE_DEPTHWISE_CONV2D: case XNN_NODE_CONV_TRANSPOSE_2D: {
-    const XnnShape *w = in (shapes, n, 1), *bias = in (shapes, n, 2);
+  case XB_NODE_CONV2D: case XB_NODE_DEPTHWISE_CONV2D: case XB_NODE_CONV_TRANSPOSE_2D: {
+    const XbShape *w = in (shapes, n, 1), *bias = in (shapes, n, 2);
     const uint32_t *p = n->p;
     if (!nhwc (&c, a, "input") || !nhwc (&c, w, "filter"))
       return FALSE;
@@ -194,10 +194,10 @@ xnn_shape_infer_node (const XnnGraph *graph, uint32_t index, XnnShape *shapes, G
     if (groups == 0 || gin == 0 || gout == 0 || gin > 1u << 20 || gout > 1u << 20 || groups > 1u << 20)
       return bad (&c, "groups %u, group channels %zu/%zu", groups, gin, gout);
     size_t cin = groups * gin, cout = groups * gout;
-    gboolean same = (n->flags & XNN_FLAG_SAME_PADDING) != 0;
-    if (n->flags & ~XNN_FLAG_SAME_PADDING)
+    gboolean same = (n->flags & XB_FLAG_SAME_PADDING) != 0;
+    if (n->flags & ~XB_FLAG_SAME_PADDING)
       return bad (&c, "flags 0x%x", n->flags);
-    if (n->type == XNN_NODE_DEPTHWISE_CONV2D) {
+    if (n->type == XB_NODE_DEPTHWISE_CONV2D) {
       if (gin != 1 || w->dims[0] != 1 || w->dims[1] != p[4] || w->dims[2] != p[5] || w->dims[3] != cout)
         return bad (&c, "filter is not [1, %u, %u, %zu]", p[4], p[5], cout);
     } else if (w->dims[0] != cout || w->dims[1] != p[4] || w->dims[2] != p[5] || w->dims[3] != gin)
@@ -209,7 +209,7 @@ xnn_shape_infer_node (const XnnGraph *graph, uint32_t index, XnnShape *shapes, G
     out.ndim = 4;
     out.dims[0] = a->dims[0];
     out.dims[3] = cout;
-    if (n->type == XNN_NODE_CONV_TRANSPOSE_2D) {
+    if (n->type == XB_NODE_CONV_TRANSPOSE_2D) {
       if (same || p[6] == 0 || p[7] == 0 || p[8] == 0 || p[9] == 0 || p[6] > 1u << 16 ||
           p[7] > 1u << 16 || p[13] >= p[6] || p[14] >= p[7])
         return bad (&c, "stride %u/%u, adjustment %u/%u", p[6], p[7], p[13], p[14]);
@@ -230,14 +230,14 @@ xnn_shape_infer_node (const XnnGraph *graph, uint32_t index, XnnShape *shapes, G
     }
     break;
   }
-  case XNN_NODE_AVG_POOLING_2D: case XNN_NODE_MAX_POOLING_2D: {
+  case XB_NODE_AVG_POOLING_2D: case XB_NODE_MAX_POOLING_2D: {
     const uint32_t *p = n->p;
-    gboolean same = (n->flags & XNN_FLAG_SAME_PADDING) != 0;
-    uint32_t dh = n->type == XNN_NODE_AVG_POOLING_2D ? 1 : p[8];
-    uint32_t dw = n->type == XNN_NODE_AVG_POOLING_2D ? 1 : p[9];
+    gboolean same = (n->flags & XB_FLAG_SAME_PADDING) != 0;
+    uint32_t dh = n->type == XB_NODE_AVG_POOLING_2D ? 1 : p[8];
+    uint32_t dw = n->type == XB_NODE_AVG_POOLING_2D ? 1 : p[9];
     if (!nhwc (&c, a, "input"))
       return FALSE;
-    if (n->flags & ~(XNN_FLAG_SAME_PADDING | XNN_FLAG_KEEP_DIMS))
+    if (n->flags & ~(XB_FLAG_SAME_PADDING | XB_FLAG_KEEP_DIMS))
       return bad (&c, "flags 0x%x", n->flags);
     out = *a;
     if (!window (&c, a->dims[1], p[0], p[2], p[4], p[6], dh, same, &out.dims[1]) ||
@@ -249,10 +249,10 @@ xnn_shape_infer_node (const XnnGraph *graph, uint32_t index, XnnShape *shapes, G
       return bad (&c, "a 1x1 pooling window");
     break;
   }
-  case XNN_NODE_GLOBAL_AVG_POOLING_2D: {
+  case XB_NODE_GLOBAL_AVG_POOLING_2D: {
     if (!nhwc (&c, a, "input"))
       return FALSE;
-    const XnnShape *declared = &shapes[n->outputs[0]];
+    const XbShape *declared = &shapes[n->outputs[0]];
     out = *a;
     out.dims[1] = out.dims[2] = 1;
     if (declared->ndim == 2) {
@@ -261,7 +261,7 @@ xnn_shape_infer_node (const XnnGraph *graph, uint32_t index, XnnShape *shapes, G
     }
     break;
   }
-  case XNN_NODE_STATIC_TRANSPOSE: {
+  case XB_NODE_STATIC_TRANSPOSE: {
     if (n->n_list != a->ndim || a->ndim == 0)
       return bad (&c, "permutation of %u dims for a %u-dim input", n->n_list, a->ndim);
     guint seen = 0;
@@ -274,7 +274,7 @@ xnn_shape_infer_node (const XnnGraph *graph, uint32_t index, XnnShape *shapes, G
     }
     break;
   }
-  case XNN_NODE_STATIC_RESHAPE: {
+  case XB_NODE_STATIC_RESHAPE: {
     size_t numel = 1, known = 1;
     int unknown = -1;
     for (uint32_t d = 0; d < a->ndim; d++)
@@ -300,7 +300,7 @@ xnn_shape_infer_node (const XnnGraph *graph, uint32_t index, XnnShape *shapes, G
       return bad (&c, "new_shape has %zu elements, the input %zu", known, numel);
     break;
   }
-  case XNN_NODE_STATIC_SLICE: {
+  case XB_NODE_STATIC_SLICE: {
     if (n->n_list != a->ndim)
       return bad (&c, "%u offsets for %u dims", n->n_list, a->ndim);
     out.ndim = a->ndim;
@@ -314,7 +314,7 @@ xnn_shape_infer_node (const XnnGraph *graph, uint32_t index, XnnShape *shapes, G
     }
     break;
   }
-  case XNN_NODE_STATIC_CONSTANT_PAD:
+  case XB_NODE_STATIC_CONSTANT_PAD:
     if (n->n_list != a->ndim)
       return bad (&c, "%u paddings for %u dims", n->n_list, a->ndim);
     out.ndim = a->ndim;
@@ -324,7 +324,7 @@ xnn_shape_infer_node (const XnnGraph *graph, uint32_t index, XnnShape *shapes, G
       out.dims[d] = a->dims[d] + n->list_a[d] + n->list_b[d];
     }
     break;
-  case XNN_NODE_STATIC_RESIZE_BILINEAR_2D:
+  case XB_NODE_STATIC_RESIZE_BILINEAR_2D:
     if (!nhwc (&c, a, "input"))
       return FALSE;
     if (n->p[0] == 0 || n->p[1] == 0 || n->p[0] > 1u << 16 || n->p[1] > 1u << 16)
@@ -333,14 +333,14 @@ xnn_shape_infer_node (const XnnGraph *graph, uint32_t index, XnnShape *shapes, G
     out.dims[1] = n->p[0];
     out.dims[2] = n->p[1];
     break;
-  case XNN_NODE_CONCATENATE2: case XNN_NODE_CONCATENATE3: case XNN_NODE_CONCATENATE4:
-  case XNN_NODE_CONCATENATE5: {
+  case XB_NODE_CONCATENATE2: case XB_NODE_CONCATENATE3: case XB_NODE_CONCATENATE4:
+  case XB_NODE_CONCATENATE5: {
     uint32_t axis = n->p[0];
     if (axis >= a->ndim)
       return bad (&c, "axis %u of %u dims", axis, a->ndim);
     out = *a;
     for (uint32_t i = 1; i < n->n_inputs; i++) {
-      const XnnShape *b = in (shapes, n, i);
+      const XbShape *b = in (shapes, n, i);
       if (b->ndim != a->ndim)
         return bad (&c, "input %u has %u dims, input 0 %u", i, b->ndim, a->ndim);
       for (uint32_t d = 0; d < a->ndim; d++)
@@ -350,9 +350,9 @@ xnn_shape_infer_node (const XnnGraph *graph, uint32_t index, XnnShape *shapes, G
     }
     break;
   }
-  case XNN_NODE_BATCH_MATRIX_MULTIPLY: {
-    const XnnShape *b = in (shapes, n, 1);
-    if (n->flags & ~XNN_FLAG_TRANSPOSE)
+  case XB_NODE_BATCH_MATRIX_MULTIPLY: {
+    const XbShape *b = in (shapes, n, 1);
+    if (n->flags & ~XB_FLAG_TRANSPOSE)
       return bad (&c, "flags 0x%x", n->flags);
     if (a->ndim < 2 || b->ndim != a->ndim)
       return bad (&c, "inputs of %u and %u dims", a->ndim, b->ndim);
@@ -361,15 +361,15 @@ xnn_shape_infer_node (const XnnGraph *graph, uint32_t index, XnnShape *shapes, G
       if (a->dims[d] != b->dims[d])
         return bad (&c, "batch dims differ");
     size_t k = a->dims[r - 1];
-    size_t kb = (n->flags & XNN_FLAG_TRANSPOSE) ? b->dims[r - 1] : b->dims[r - 2];
-    size_t nn = (n->flags & XNN_FLAG_TRANSPOSE) ? b->dims[r - 2] : b->dims[r - 1];
+    size_t kb = (n->flags & XB_FLAG_TRANSPOSE) ? b->dims[r - 1] : b->dims[r - 2];
+    size_t nn = (n->flags & XB_FLAG_TRANSPOSE) ? b->dims[r - 2] : b->dims[r - 1];
     if (k != kb)
       return bad (&c, "inner dims %zu and %zu", k, kb);
     out = *a;
     out.dims[r - 1] = nn;
     break;
   }
-  case XNN_NODE_ARGMAX_POOLING_2D: case XNN_NODE_SDPA:
+  case XB_NODE_ARGMAX_POOLING_2D: case XB_NODE_SDPA:
     return bad (&c, "not supported by this runtime");
   default: /* elementwise unary */
     out = *a;

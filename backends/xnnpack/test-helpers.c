@@ -9,7 +9,7 @@
 static guint8 zeros[1 << 20];
 
 gboolean
-xnn_zero_named_data (gpointer user_data, const char *key, const void **data, size_t *size)
+xb_zero_named_data (gpointer user_data, const char *key, const void **data, size_t *size)
 {
   *data = zeros;
   *size = sizeof zeros;
@@ -19,10 +19,10 @@ xnn_zero_named_data (gpointer user_data, const char *key, const void **data, siz
 /* Runs a delegate that built from a hostile payload on zero inputs shaped
  * like its external values: it must return, with an error or not. */
 void
-xnn_delegate_run_zeros (void *handle)
+xb_delegate_run_zeros (void *handle)
 {
-  const XnnGraph *g = xnn_delegate_get_graph (handle);
-  const XnnShape *shapes = xnn_delegate_get_shapes (handle);
+  const XbGraph *g = xb_delegate_get_graph (handle);
+  const XbShape *shapes = xb_delegate_get_shapes (handle);
   uint32_t n_args = g->num_externs;
   EtValue *values = g_new0 (EtValue, n_args + 1);
   EtTensor *tensors = g_new0 (EtTensor, n_args + 1);
@@ -33,7 +33,7 @@ xnn_delegate_run_zeros (void *handle)
     values[a].tag = ET_VALUE_NONE;
   }
   for (uint32_t v = 0; v < g->n_values; v++) {
-    const XnnValue *val = &g->values[v];
+    const XbValue *val = &g->values[v];
     if (!val->flags || val->external_id >= n_args || values[val->external_id].tag != ET_VALUE_NONE)
       continue;
     EtTensor *t = &tensors[val->external_id];
@@ -60,7 +60,7 @@ xnn_delegate_run_zeros (void *handle)
     values[val->external_id].u.tensor = t;
   }
   char message[512] = "";
-  int code = xnn_delegate_execute (handle, args, n_args, message, sizeof message);
+  int code = xb_delegate_execute (handle, args, n_args, message, sizeof message);
   if (code != ET_OK)
     g_assert (message[0] != '\0');
   for (uint32_t a = 0; a < n_args; a++)

@@ -18,14 +18,14 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   GError *error = NULL;
   /* A copy of exactly @size bytes, so an over-read is seen. */
   g_autofree uint8_t *copy = g_memdup2 (data, size ? size : 1);
-  void *handle = xnn_delegate_new (copy, size, xnn_zero_named_data, NULL, &error);
+  void *handle = xb_delegate_new (copy, size, xb_zero_named_data, NULL, &error);
 
   if (handle == NULL)
     {
       FUZZ_CHECK_ERROR (error);
       return 0;
     }
-  xnn_delegate_run_zeros (handle);
-  xnn_delegate_free (handle);
+  xb_delegate_run_zeros (handle);
+  xb_delegate_free (handle);
   return 0;
 }

@@ -14,7 +14,7 @@
 #include "fixture-util.h"
 #include "backend-private.h"
 
-#define XNN_DIR "xnnpack/"
+#define FIXTURES_DIR "xnnpack/"
 
 static ExecutorchMethod *
 load_method (const char *rel, GError **error)
@@ -55,12 +55,12 @@ test_fixtures (void)
   };
   for (gsize i = 0; i < G_N_ELEMENTS (cases); i++) {
     g_autoptr (GError) error = NULL;
-    g_autofree char *pte = g_strdup_printf (XNN_DIR "%s/%s.pte", cases[i].name, cases[i].name);
+    g_autofree char *pte = g_strdup_printf (FIXTURES_DIR "%s/%s.pte", cases[i].name, cases[i].name);
     g_autoptr (ExecutorchMethod) method = load_method (pte, &error);
     g_assert_no_error (error);
     for (int k = 0; k < 2; k++) {
-      g_autofree char *in = g_strdup_printf (XNN_DIR "%s/forward.case%d.in0.npy", cases[i].name, k);
-      g_autofree char *out = g_strdup_printf (XNN_DIR "%s/forward.case%d.%s0.npy", cases[i].name, k,
+      g_autofree char *in = g_strdup_printf (FIXTURES_DIR "%s/forward.case%d.in0.npy", cases[i].name, k);
+      g_autofree char *out = g_strdup_printf (FIXTURES_DIR "%s/forward.case%d.%s0.npy", cases[i].name, k,
                                               cases[i].upstream ? "upstream" : "out");
       g_test_message ("%s case %d", cases[i].name, k);
       check_run (method, in, out, cases[i].rtol, cases[i].atol);
@@ -77,21 +77,21 @@ test_threads (void)
   for (guint n = 1; n <= 2; n++) {
     executorch_threadpool_set_num_threads (n);
     g_autoptr (GError) error = NULL;
-    g_autoptr (ExecutorchMethod) method = load_method (XNN_DIR "xnn_mv2/xnn_mv2.pte", &error);
+    g_autoptr (ExecutorchMethod) method = load_method (FIXTURES_DIR "xnn_mv2/xnn_mv2.pte", &error);
     g_assert_no_error (error);
-    check_run (method, XNN_DIR "xnn_mv2/forward.case0.in0.npy", XNN_DIR "xnn_mv2/forward.case0.out0.npy",
+    check_run (method, FIXTURES_DIR "xnn_mv2/forward.case0.in0.npy", FIXTURES_DIR "xnn_mv2/forward.case0.out0.npy",
                1e-4, 1e-4);
     g_assert_cmpuint (executorch_threadpool_get_num_threads (), ==, n);
   }
   /* one method across pool resizes: its runtimes must follow the pool */
   g_autoptr (GError) error = NULL;
-  g_autoptr (ExecutorchMethod) method = load_method (XNN_DIR "xnn_resnet18/xnn_resnet18.pte", &error);
+  g_autoptr (ExecutorchMethod) method = load_method (FIXTURES_DIR "xnn_resnet18/xnn_resnet18.pte", &error);
   g_assert_no_error (error);
   static const guint sizes[] = { 2, 1, 2, 3, 2 };
   for (gsize i = 0; i < G_N_ELEMENTS (sizes); i++) {
     executorch_threadpool_set_num_threads (sizes[i]);
-    check_run (method, XNN_DIR "xnn_resnet18/forward.case1.in0.npy",
-               XNN_DIR "xnn_resnet18/forward.case1.out0.npy", 1e-4, 1e-4);
+    check_run (method, FIXTURES_DIR "xnn_resnet18/forward.case1.in0.npy",
+               FIXTURES_DIR "xnn_resnet18/forward.case1.out0.npy", 1e-4, 1e-4);
   }
   executorch_threadpool_set_num_threads (old);
 }
@@ -100,13 +100,13 @@ static void
 test_dynamic (void)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (ExecutorchMethod) method = load_method (XNN_DIR "xnn_cnn_dyn/xnn_cnn_dyn.pte", &error);
+  g_autoptr (ExecutorchMethod) method = load_method (FIXTURES_DIR "xnn_cnn_dyn/xnn_cnn_dyn.pte", &error);
   g_assert_no_error (error);
   /* cases 0, 1, 2 are batches 2, 1, 4 */
   static const int order[] = { 0, 1, 2, 0, 1 };
   for (gsize i = 0; i < G_N_ELEMENTS (order); i++) {
-    g_autofree char *in = g_strdup_printf (XNN_DIR "xnn_cnn_dyn/forward.case%d.in0.npy", order[i]);
-    g_autofree char *out = g_strdup_printf (XNN_DIR "xnn_cnn_dyn/forward.case%d.out0.npy", order[i]);
+    g_autofree char *in = g_strdup_printf (FIXTURES_DIR "xnn_cnn_dyn/forward.case%d.in0.npy", order[i]);
+    g_autofree char *out = g_strdup_printf (FIXTURES_DIR "xnn_cnn_dyn/forward.case%d.out0.npy", order[i]);
     check_run (method, in, out, 1e-4, 1e-4);
   }
   /* past the bound: an error, and the method still works */
@@ -118,7 +118,7 @@ test_dynamic (void)
   g_assert_null (outputs);
   g_assert_nonnull (error);
   g_clear_error (&error);
-  check_run (method, XNN_DIR "xnn_cnn_dyn/forward.case1.in0.npy", XNN_DIR "xnn_cnn_dyn/forward.case1.out0.npy",
+  check_run (method, FIXTURES_DIR "xnn_cnn_dyn/forward.case1.in0.npy", FIXTURES_DIR "xnn_cnn_dyn/forward.case1.out0.npy",
              1e-4, 1e-4);
 }
 
@@ -126,7 +126,7 @@ static void
 test_unsupported (void)
 {
   g_autoptr (GError) error = NULL;
-  g_autofree char *path = g_build_filename (TEST_MODELS_DIR, XNN_DIR "unsupported/mlp_dynq.pte", NULL);
+  g_autofree char *path = g_build_filename (TEST_MODELS_DIR, FIXTURES_DIR "unsupported/mlp_dynq.pte", NULL);
   g_autoptr (ExecutorchProgram) program = executorch_program_new_from_file (path, &error);
   g_assert_no_error (error);
   g_autoptr (ExecutorchMethod) method = executorch_program_load_method (program, "forward", &error);
@@ -140,7 +140,7 @@ test_unsupported (void)
 
 /* ---- hostile payloads ---- */
 
-#define zero_named_data xnn_zero_named_data
+#define zero_named_data xb_zero_named_data
 
 /* The first XNNPACK payload of a fixture. */
 static GBytes *
@@ -170,34 +170,34 @@ payload_of (const char *rel)
 static void
 test_payload_valid (void)
 {
-  g_autoptr (GBytes) payload = payload_of (XNN_DIR "xnn_mlp/xnn_mlp.pte");
+  g_autoptr (GBytes) payload = payload_of (FIXTURES_DIR "xnn_mlp/xnn_mlp.pte");
   gsize len;
   const guint8 *data = g_bytes_get_data (payload, &len);
   g_autoptr (GError) error = NULL;
-  void *handle = xnn_delegate_new (data, len, zero_named_data, NULL, &error);
+  void *handle = xb_delegate_new (data, len, zero_named_data, NULL, &error);
   g_assert_no_error (error);
   g_assert_nonnull (handle);
-  g_assert_cmpuint (xnn_delegate_get_graph (handle)->n_nodes, >=, 3);
-  xnn_delegate_run_zeros (handle);
-  xnn_delegate_free (handle);
+  g_assert_cmpuint (xb_delegate_get_graph (handle)->n_nodes, >=, 3);
+  xb_delegate_run_zeros (handle);
+  xb_delegate_free (handle);
   /* without named data: an error naming the key */
-  handle = xnn_delegate_new (data, len, NULL, NULL, &error);
+  handle = xb_delegate_new (data, len, NULL, NULL, &error);
   g_assert_null (handle);
-  g_assert_error (error, XNN_ERROR, ET_ERROR_NOT_FOUND);
+  g_assert_error (error, XB_ERROR, ET_ERROR_NOT_FOUND);
   g_assert_nonnull (strstr (error->message, "named data"));
 }
 
 static void
 test_payload_truncated (void)
 {
-  g_autoptr (GBytes) payload = payload_of (XNN_DIR "xnn_mlp/xnn_mlp.pte");
+  g_autoptr (GBytes) payload = payload_of (FIXTURES_DIR "xnn_mlp/xnn_mlp.pte");
   gsize len;
   const guint8 *data = g_bytes_get_data (payload, &len);
   for (gsize cut = 0; cut < len; cut++) {
     /* a copy of exactly @cut bytes, so ASan sees any over-read */
     guint8 *copy = g_memdup2 (data, cut ? cut : 1);
     GError *error = NULL;
-    void *handle = xnn_delegate_new (copy, cut, zero_named_data, NULL, &error);
+    void *handle = xb_delegate_new (copy, cut, zero_named_data, NULL, &error);
     g_assert_null (handle);
     g_assert_nonnull (error);
     g_error_free (error);
@@ -228,28 +228,28 @@ test_payload_pooling_in_padding (void)
   g_assert_nonnull (at);
 
   GError *error = NULL;
-  void *handle = xnn_delegate_new (data, len, zero_named_data, NULL, &error);
+  void *handle = xb_delegate_new (data, len, zero_named_data, NULL, &error);
   g_assert_null (handle);
-  g_assert_error (error, XNN_ERROR, ET_ERROR_INVALID_PROGRAM);
+  g_assert_error (error, XB_ERROR, ET_ERROR_INVALID_PROGRAM);
   g_assert_nonnull (strstr (error->message, "XNNMaxPooling2d"));
   g_assert_nonnull (strstr (error->message, "lies wholly in the padding"));
   g_clear_error (&error);
 
   at[0] = 7;   /* dilation 7: an 8-row window, no larger than the input */
   at[1] = 0;
-  handle = xnn_delegate_new (data, len, zero_named_data, NULL, &error);
+  handle = xb_delegate_new (data, len, zero_named_data, NULL, &error);
   g_assert_no_error (error);
   g_assert_nonnull (handle);
-  xnn_delegate_run_zeros (handle);
-  xnn_delegate_free (handle);
+  xb_delegate_run_zeros (handle);
+  xb_delegate_free (handle);
 }
 
 static void
 test_payload_words (void)
 {
   static const guint32 hostile[] = { 0, 1, 3, 0x10, 0xff, 0x7fffffff, 0x80000000, 0xfffffffe, 0xffffffff };
-  const char *fixtures[] = { XNN_DIR "xnn_mlp/xnn_mlp.pte", XNN_DIR "xnn_cnn_dyn/xnn_cnn_dyn.pte",
-                             XNN_DIR "xnn_mlp_q8pc/xnn_mlp_q8pc.pte" };
+  const char *fixtures[] = { FIXTURES_DIR "xnn_mlp/xnn_mlp.pte", FIXTURES_DIR "xnn_cnn_dyn/xnn_cnn_dyn.pte",
+                             FIXTURES_DIR "xnn_mlp_q8pc/xnn_mlp_q8pc.pte" };
   for (gsize f = 0; f < G_N_ELEMENTS (fixtures); f++) {
     g_autoptr (GBytes) payload = payload_of (fixtures[f]);
     gsize len;
@@ -264,12 +264,12 @@ test_payload_words (void)
           continue;
         memcpy (copy + at, &hostile[h], 4);
         GError *error = NULL;
-        void *handle = xnn_delegate_new (copy, len, zero_named_data, NULL, &error);
+        void *handle = xb_delegate_new (copy, len, zero_named_data, NULL, &error);
         tried++;
         if (handle) {
           built++;
-          xnn_delegate_run_zeros (handle);
-          xnn_delegate_free (handle);
+          xb_delegate_run_zeros (handle);
+          xb_delegate_free (handle);
         } else {
           g_assert_nonnull (error);
           g_error_free (error);
@@ -286,23 +286,23 @@ test_payload_words (void)
 static void
 test_payload_header (void)
 {
-  g_autoptr (GBytes) payload = payload_of (XNN_DIR "xnn_mlp/xnn_mlp.pte");
+  g_autoptr (GBytes) payload = payload_of (FIXTURES_DIR "xnn_mlp/xnn_mlp.pte");
   gsize len;
   const guint8 *data = g_bytes_get_data (payload, &len);
   guint8 *copy = g_memdup2 (data, len);
   /* the graph's identifier */
   copy[32 + 4] = 'Z';
   GError *error = NULL;
-  g_assert_null (xnn_delegate_new (copy, len, zero_named_data, NULL, &error));
-  g_assert_error (error, XNN_ERROR, ET_ERROR_DELEGATE_INVALID_COMPATIBILITY);
+  g_assert_null (xb_delegate_new (copy, len, zero_named_data, NULL, &error));
+  g_assert_error (error, XB_ERROR, ET_ERROR_DELEGATE_INVALID_COMPATIBILITY);
   g_clear_error (&error);
   memcpy (copy, data, len);
   /* flatbuffer size past the end */
   copy[14] = 0xff;
   copy[15] = 0xff;
   copy[16] = 0xff;
-  g_assert_null (xnn_delegate_new (copy, len, zero_named_data, NULL, &error));
-  g_assert_error (error, XNN_ERROR, ET_ERROR_INVALID_PROGRAM);
+  g_assert_null (xb_delegate_new (copy, len, zero_named_data, NULL, &error));
+  g_assert_error (error, XB_ERROR, ET_ERROR_INVALID_PROGRAM);
   g_assert_nonnull (strstr (error->message, "XNNHeader"));
   g_clear_error (&error);
   g_free (copy);
