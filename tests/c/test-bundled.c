@@ -191,6 +191,38 @@ test_hostile (void)
   g_test_message ("%u of %zu damaged copies still loaded", loaded, size);
 }
 
+/* Construction through properties alone (what PyGObject and GJS do:
+ * g_object_new, no g_initable_init). */
+static void
+test_bundled_construct_properties (void)
+{
+  g_autoptr(ExecutorchBundledProgram) bundled =
+    g_object_new (EXECUTORCH_TYPE_BUNDLED_PROGRAM, "path", TEST_MODELS_DIR "/bundled/add_bp.bpte", NULL);
+  g_autoptr(ExecutorchBundledProgram) nothing = g_object_new (EXECUTORCH_TYPE_BUNDLED_PROGRAM, NULL);
+  g_autoptr(GError) error = NULL;
+  g_auto(GStrv) names = executorch_bundled_program_list_methods (bundled);
+  g_auto(GStrv) none = NULL;
+
+  g_assert_cmpstrv (names, ((const char *const[]) { "forward", NULL }));
+  g_assert_true (EXECUTORCH_IS_PROGRAM (executorch_bundled_program_get_program (bundled)));
+  g_assert_true (executorch_bundled_program_verify (bundled, "forward", 0, EXECUTORCH_BUNDLED_DEFAULT_RTOL,
+                                                    EXECUTORCH_BUNDLED_DEFAULT_ATOL, &error));
+  g_assert_no_error (error);
+
+  g_assert_false (g_initable_init (G_INITABLE (nothing), NULL, &error));
+  g_assert_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_ARGUMENT);
+  g_clear_error (&error);
+  g_assert_false (executorch_bundled_program_verify (nothing, "forward", 0, EXECUTORCH_BUNDLED_DEFAULT_RTOL,
+                                                     EXECUTORCH_BUNDLED_DEFAULT_ATOL, &error));
+  g_assert_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_ARGUMENT);
+  g_test_expect_message ("Executorch", G_LOG_LEVEL_WARNING,
+                         "executorch_bundled_program_list_methods: the bundled program did not load: *");
+  none = executorch_bundled_program_list_methods (nothing);
+  g_test_assert_expected_messages ();
+  g_assert_nonnull (none);
+  g_assert_null (none[0]);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -200,5 +232,6 @@ main (int argc, char **argv)
   g_test_add_func ("/bundled/errors", test_errors);
   g_test_add_func ("/bundled/corrupted-expectation", test_corrupted_expectation);
   g_test_add_func ("/bundled/hostile", test_hostile);
+  g_test_add_func ("/bundled/construct/properties", test_bundled_construct_properties);
   return g_test_run ();
 }
