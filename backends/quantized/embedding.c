@@ -86,20 +86,20 @@ embedding (const QkCall *call, int nbit, bool dtype_overload)
   if (nbit == 8 ? (weight->scalar_type != ET_SCALAR_BYTE && weight->scalar_type != ET_SCALAR_CHAR)
                 : weight->scalar_type != ET_SCALAR_BYTE)
     return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT, "weight: dtype %s is not %s",
-                                _executorch_qk_type_name (weight->scalar_type),
+                                _executorch_support_type_name (weight->scalar_type),
                                 nbit == 8 ? "Byte or Char" : "Byte");
   if (!is_param_float (out->scalar_type))
     return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT, "out: dtype %s is not Float, Half or BFloat16",
-                                _executorch_qk_type_name (out->scalar_type));
+                                _executorch_support_type_name (out->scalar_type));
   if (!is_param_float (scales->scalar_type))
     return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT,
                                 "weight_scales: dtype %s is not Float, Half or BFloat16",
-                                _executorch_qk_type_name (scales->scalar_type));
+                                _executorch_support_type_name (scales->scalar_type));
   if (!dtype_overload && scales->scalar_type != out->scalar_type)
     return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT,
                                 "weight_scales: dtype %s must be the out dtype %s in this overload",
-                                _executorch_qk_type_name (scales->scalar_type),
-                                _executorch_qk_type_name (out->scalar_type));
+                                _executorch_support_type_name (scales->scalar_type),
+                                _executorch_support_type_name (out->scalar_type));
   if (zps != NULL) {
     if (zps->ndim != scales->ndim)
       return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT,
@@ -108,8 +108,8 @@ embedding (const QkCall *call, int nbit, bool dtype_overload)
     if (zps->scalar_type != out->scalar_type)
       return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT,
                                   "weight_zero_points: dtype %s does not match out's %s",
-                                  _executorch_qk_type_name (zps->scalar_type),
-                                  _executorch_qk_type_name (out->scalar_type));
+                                  _executorch_support_type_name (zps->scalar_type),
+                                  _executorch_support_type_name (out->scalar_type));
     for (uint32_t d = 0; d < scales->ndim; d++)
       if (zps->sizes[d] != scales->sizes[d])
         return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT,
@@ -119,7 +119,7 @@ embedding (const QkCall *call, int nbit, bool dtype_overload)
   if (nbit == 8 ? indices->scalar_type != ET_SCALAR_LONG
                 : (indices->scalar_type != ET_SCALAR_LONG && indices->scalar_type != ET_SCALAR_INT))
     return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT, "indices: dtype %s is not %s",
-                                _executorch_qk_type_name (indices->scalar_type),
+                                _executorch_support_type_name (indices->scalar_type),
                                 nbit == 8 ? "Long" : "Long or Int");
   if (qmin > qmax)
     return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT,
@@ -127,8 +127,8 @@ embedding (const QkCall *call, int nbit, bool dtype_overload)
                                 qmin, qmax);
   if (has_dtype && out->scalar_type != dtype)
     return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT, "out: dtype %s does not match dtype %s",
-                                _executorch_qk_type_name (out->scalar_type),
-                                _executorch_qk_type_name (dtype));
+                                _executorch_support_type_name (out->scalar_type),
+                                _executorch_support_type_name (dtype));
   QK_TRY (_executorch_qk_contiguous (call, weight, "weight"));
   QK_TRY (_executorch_qk_contiguous (call, scales, "weight_scales"));
   if (zps != NULL)

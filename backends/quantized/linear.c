@@ -36,7 +36,7 @@ num_kind (int type)
 static double
 round_half (float f)
 {
-  return _executorch_qk_half_to_float (_executorch_qk_float_to_half (f));
+  return _executorch_support_half_to_float (_executorch_support_float_to_half (f));
 }
 
 static Num
@@ -114,14 +114,14 @@ check_matmul_common (const QkCall *call, const EtTensor *in, const EtTensor *wei
   if (in->scalar_type != scales->scalar_type)
     return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT,
                                 "weight_scales: dtype %s differs from input's %s",
-                                _executorch_qk_type_name (scales->scalar_type),
-                                _executorch_qk_type_name (in->scalar_type));
+                                _executorch_support_type_name (scales->scalar_type),
+                                _executorch_support_type_name (in->scalar_type));
   if (weight->scalar_type != ET_SCALAR_CHAR)
     return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT, "weight: dtype %s is not Char (int8)",
-                                _executorch_qk_type_name (weight->scalar_type));
+                                _executorch_support_type_name (weight->scalar_type));
   if (in->scalar_type != ET_SCALAR_FLOAT && in->scalar_type != ET_SCALAR_HALF)
     return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT, "input: dtype %s is not Float or Half",
-                                _executorch_qk_type_name (in->scalar_type));
+                                _executorch_support_type_name (in->scalar_type));
   if (zps != NULL)
     return _executorch_qk_fail (call, ET_ERROR_NOT_SUPPORTED,
                                 "weight_zero_points: zero points are not supported (must be None)");
@@ -167,16 +167,17 @@ k_mixed_linear_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   if (has_dtype) {
     if (out->scalar_type != dtype)
       return _executorch_qk_fail (&c, ET_ERROR_INVALID_ARGUMENT, "out: dtype %s does not match dtype %s",
-                                  _executorch_qk_type_name (out->scalar_type), _executorch_qk_type_name (dtype));
+                                  _executorch_support_type_name (out->scalar_type),
+                                  _executorch_support_type_name (dtype));
     if (dtype != ET_SCALAR_FLOAT && dtype != ET_SCALAR_HALF)
       return _executorch_qk_fail (&c, ET_ERROR_INVALID_ARGUMENT, "dtype: %s is not Float or Half",
-                                  _executorch_qk_type_name (dtype));
+                                  _executorch_support_type_name (dtype));
   }
   QK_TRY (check_matmul_common (&c, in, weight, scales, zps, out));
   out_type = out->scalar_type;
   if (out_type != ET_SCALAR_FLOAT && out_type != ET_SCALAR_HALF && out_type != ET_SCALAR_DOUBLE)
     return _executorch_qk_fail (&c, ET_ERROR_INVALID_ARGUMENT, "out: dtype %s is not Float, Double or Half",
-                                _executorch_qk_type_name (out_type));
+                                _executorch_support_type_name (out_type));
   m = in->sizes[0];
   n = in->sizes[1];
   p = weight->sizes[0];
@@ -242,8 +243,8 @@ k_mixed_mm_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
                                 scales->sizes[0], weight->sizes[0]);
   if (out->scalar_type != in->scalar_type)
     return _executorch_qk_fail (&c, ET_ERROR_INVALID_ARGUMENT, "out: dtype %s differs from input's %s",
-                                _executorch_qk_type_name (out->scalar_type),
-                                _executorch_qk_type_name (in->scalar_type));
+                                _executorch_support_type_name (out->scalar_type),
+                                _executorch_support_type_name (in->scalar_type));
   QK_TRY (check_matmul_common (&c, in, weight, scales, zps, out));
   m = in->sizes[0];
   n = in->sizes[1];
@@ -306,8 +307,9 @@ k_add_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   type = a->scalar_type;
   if (b->scalar_type != type || out->scalar_type != type)
     return _executorch_qk_fail (&c, ET_ERROR_INVALID_ARGUMENT, "a, b and out must share a dtype (%s, %s, %s)",
-                                _executorch_qk_type_name (type), _executorch_qk_type_name (b->scalar_type),
-                                _executorch_qk_type_name (out->scalar_type));
+                                _executorch_support_type_name (type),
+                                _executorch_support_type_name (b->scalar_type),
+                                _executorch_support_type_name (out->scalar_type));
   if (a->ndim != b->ndim || a->ndim != out->ndim)
     return _executorch_qk_fail (&c, ET_ERROR_INVALID_ARGUMENT, "a, b and out must have the same shape");
   for (uint32_t d = 0; d < a->ndim; d++)
@@ -317,7 +319,7 @@ k_add_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   if (type != ET_SCALAR_BYTE && type != ET_SCALAR_CHAR && type != ET_SCALAR_SHORT && type != ET_SCALAR_INT &&
       type != ET_SCALAR_LONG)
     return _executorch_qk_fail (&c, ET_ERROR_INVALID_ARGUMENT, "a: dtype %s is not an integer type",
-                                _executorch_qk_type_name (type));
+                                _executorch_support_type_name (type));
   QK_TRY (check_add_range (&c, "a", a_min, a_max));
   QK_TRY (check_add_range (&c, "b", b_min, b_max));
   QK_TRY (check_add_range (&c, "out", o_min, o_max));

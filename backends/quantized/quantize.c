@@ -67,23 +67,23 @@ check_quantize_args (const QkCall *call, const EtTensor *input, int64_t qmin, in
   if (!is_quant_input_float (input->scalar_type))
     return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT,
                                 "input: dtype %s is not Float, Double or Half",
-                                _executorch_qk_type_name (input->scalar_type));
+                                _executorch_support_type_name (input->scalar_type));
   if (out->scalar_type != dtype)
     return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT, "out: dtype %s does not match dtype %s",
-                                _executorch_qk_type_name (out->scalar_type),
-                                _executorch_qk_type_name (dtype));
+                                _executorch_support_type_name (out->scalar_type),
+                                _executorch_support_type_name (dtype));
   if (!quant_dtype_bounds (dtype, &lo, &hi))
     return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT,
                                 "dtype: %s is not Byte, Char, Short, Int, UInt16 or Bits16",
-                                _executorch_qk_type_name (dtype));
+                                _executorch_support_type_name (dtype));
   if (qmin < lo)
     return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT,
                                 "quant_min: %" PRId64 " is below %s's minimum %" PRId64, qmin,
-                                _executorch_qk_type_name (dtype), lo);
+                                _executorch_support_type_name (dtype), lo);
   if (qmax > hi)
     return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT,
                                 "quant_max: %" PRId64 " is above %s's maximum %" PRId64, qmax,
-                                _executorch_qk_type_name (dtype), hi);
+                                _executorch_support_type_name (dtype), hi);
   return ET_OK;
 }
 
@@ -103,7 +103,7 @@ quantize_run (const EtTensor *input, EtTensor *out, int64_t begin, int64_t n, do
     else if (in_type == ET_SCALAR_DOUBLE)
       v = (float) ((double) inv * ((const double *) input->data)[i]);
     else
-      v = inv * _executorch_qk_half_to_float (((const uint16_t *) input->data)[i]);
+      v = inv * _executorch_support_half_to_float (((const uint16_t *) input->data)[i]);
     _executorch_qk_store_int (out_type, out->data, i, _executorch_qk_requantize (v, zp, qmin, qmax));
   }
 }
@@ -142,14 +142,14 @@ quantize_channels (const QkCall *call, const EtTensor *input, const EtTensor *sc
 
   if (scales->scalar_type != ET_SCALAR_DOUBLE)
     return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT, "scales: dtype %s is not Double",
-                                _executorch_qk_type_name (scales->scalar_type));
+                                _executorch_support_type_name (scales->scalar_type));
   if (scales->numel != n_channels_expected)
     return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT,
                                 "scales: %" PRId64 " elements, expected %" PRId64, scales->numel,
                                 n_channels_expected);
   if (zps->scalar_type != ET_SCALAR_LONG)
     return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT, "zero_points: dtype %s is not Long",
-                                _executorch_qk_type_name (zps->scalar_type));
+                                _executorch_support_type_name (zps->scalar_type));
   if (zps->numel != n_channels_expected)
     return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT,
                                 "zero_points: %" PRId64 " elements, expected %" PRId64, zps->numel,
@@ -182,10 +182,10 @@ read_qparams (const QkCall *call, bool tensor_qparams, double *scale, int64_t *z
   QK_TRY (_executorch_qk_tensor (call, 2, "zero_point", &z));
   if (s->scalar_type != ET_SCALAR_DOUBLE)
     return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT, "scale: dtype %s is not Double",
-                                _executorch_qk_type_name (s->scalar_type));
+                                _executorch_support_type_name (s->scalar_type));
   if (z->scalar_type != ET_SCALAR_LONG)
     return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT, "zero_point: dtype %s is not Long",
-                                _executorch_qk_type_name (z->scalar_type));
+                                _executorch_support_type_name (z->scalar_type));
   if (s->numel != 1 || z->numel != 1)
     return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT,
                                 "scale and zero_point must have one element, not %" PRId64 " and %" PRId64,
@@ -337,22 +337,22 @@ check_dequantize_args (const QkCall *call, const EtTensor *input, int64_t qmin, 
   if (!is_quant_int (input->scalar_type))
     return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT,
                                 "input: dtype %s is not Byte, Char, Short, Int, UInt16 or Bits16",
-                                _executorch_qk_type_name (input->scalar_type));
+                                _executorch_support_type_name (input->scalar_type));
   if (input->scalar_type != dtype)
     return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT, "input: dtype %s does not match dtype %s",
-                                _executorch_qk_type_name (input->scalar_type),
-                                _executorch_qk_type_name (dtype));
+                                _executorch_support_type_name (input->scalar_type),
+                                _executorch_support_type_name (dtype));
   if (has_out_dtype && out->scalar_type != out_dtype)
     return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT, "out: dtype %s does not match out_dtype %s",
-                                _executorch_qk_type_name (out->scalar_type),
-                                _executorch_qk_type_name (out_dtype));
+                                _executorch_support_type_name (out->scalar_type),
+                                _executorch_support_type_name (out_dtype));
   if (qmin > qmax)
     return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT,
                                 "quant_min %" PRId64 " is greater than quant_max %" PRId64, qmin, qmax);
   if (out->scalar_type != ET_SCALAR_FLOAT && out->scalar_type != ET_SCALAR_DOUBLE &&
       out->scalar_type != ET_SCALAR_HALF)
     return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT, "out: dtype %s is not Float, Double or Half",
-                                _executorch_qk_type_name (out->scalar_type));
+                                _executorch_support_type_name (out->scalar_type));
   return ET_OK;
 }
 
@@ -371,8 +371,9 @@ dequantize_run (const EtTensor *input, EtTensor *out, int64_t begin, int64_t n, 
       if (out_type == ET_SCALAR_DOUBLE)
         ((double *) out->data)[i] = (double) diff * (double) scale;
       else if (out_type == ET_SCALAR_HALF)
-        ((uint16_t *) out->data)[i] = _executorch_qk_float_to_half (
-          _executorch_qk_half_to_float (_executorch_qk_float_to_half ((float) diff)) * scale);
+        ((uint16_t *) out->data)[i] = _executorch_support_float_to_half (
+          _executorch_support_half_to_float (_executorch_support_float_to_half ((float) diff)) *
+          scale);
       else
         ((float *) out->data)[i] = (float) diff * scale;
     } else {
@@ -380,7 +381,7 @@ dequantize_run (const EtTensor *input, EtTensor *out, int64_t begin, int64_t n, 
       if (out_type == ET_SCALAR_DOUBLE)
         ((double *) out->data)[i] = r;
       else if (out_type == ET_SCALAR_HALF)
-        ((uint16_t *) out->data)[i] = _executorch_qk_float_to_half (r);
+        ((uint16_t *) out->data)[i] = _executorch_support_float_to_half (r);
       else
         ((float *) out->data)[i] = r;
     }
@@ -433,11 +434,11 @@ dequantize_channels (const QkCall *call, const EtTensor *input, const EtTensor *
                                 input->sizes[axis]);
   if (scales->scalar_type != ET_SCALAR_DOUBLE && scales->scalar_type != ET_SCALAR_FLOAT)
     return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT, "scales: dtype %s is not Double or Float",
-                                _executorch_qk_type_name (scales->scalar_type));
+                                _executorch_support_type_name (scales->scalar_type));
   if (zps != NULL) {
     if (zps->scalar_type != ET_SCALAR_INT && zps->scalar_type != ET_SCALAR_LONG)
       return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT, "zero_points: dtype %s is not Int or Long",
-                                  _executorch_qk_type_name (zps->scalar_type));
+                                  _executorch_support_type_name (zps->scalar_type));
     if (zps->numel != input->sizes[axis])
       return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT,
                                   "zero_points: %" PRId64 " elements, expected %" PRId64, zps->numel,
@@ -593,13 +594,13 @@ check_choose_args (const QkCall *call, const EtTensor *input, int64_t qmin, int6
     return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT, "quant_min/quant_max exceed int32");
   if (input->scalar_type != ET_SCALAR_FLOAT)
     return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT, "input: dtype %s is not Float",
-                                _executorch_qk_type_name (input->scalar_type));
+                                _executorch_support_type_name (input->scalar_type));
   if (scale_out->scalar_type != ET_SCALAR_DOUBLE)
     return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT, "scale_out: dtype %s is not Double",
-                                _executorch_qk_type_name (scale_out->scalar_type));
+                                _executorch_support_type_name (scale_out->scalar_type));
   if (zp_out->scalar_type != ET_SCALAR_LONG)
     return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT, "zero_point_out: dtype %s is not Long",
-                                _executorch_qk_type_name (zp_out->scalar_type));
+                                _executorch_support_type_name (zp_out->scalar_type));
   return ET_OK;
 }
 

@@ -3,8 +3,9 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * Internal to libexecutorch-kernels-quantized (hidden by the library's
- * visibility default).  The library links only libexecutorch: these are its
- * own small argument readers, not the portable library's.
+ * visibility default).  The checks come from libexecutorch-support, the
+ * static library every plug-in links (support-private.h); these add the
+ * operator's name to their messages.
  *
  * Every check reports through the kernel context with a message that names
  * the operator and the argument, and returns the error; nothing aborts.
@@ -21,6 +22,7 @@
 #include <stdint.h>
 
 #include "executorch-plugin.h"
+#include "support-private.h"
 
 #define QK_N_ELEMENTS(arr) (sizeof (arr) / sizeof ((arr)[0]))
 
@@ -40,24 +42,37 @@ typedef struct {
   uint32_t n_args;
 } QkCall;
 
-/* Attaches "OP: message" to the call's context and returns @code. */
-EtError _executorch_qk_fail (const QkCall *call, EtError code, const char *format, ...)
-  __attribute__ ((format (printf, 3, 4)));
+/* Attaches "OP: message" to the call's context and evaluates to @code. */
+#define _executorch_qk_fail(call, code, ...) \
+  _executorch_support_fail ((call)->ctx, (call)->op, (code), __VA_ARGS__)
 
 /* Fails with InvalidProgram unless the call has @expected arguments. */
-EtError _executorch_qk_check_n_args (const QkCall *call, uint32_t expected);
+static inline EtError
+_executorch_qk_check_n_args (const QkCall *call, uint32_t expected)
+{
+  return _executorch_support_check_n_args (call->ctx, call->op, call->n_args, expected);
+}
 
 /* A CPU tensor whose sizes, numel, nbytes, dim_order and strides agree. */
 EtError _executorch_qk_tensor (const QkCall *call, uint32_t i, const char *name, EtTensor **tensor);
 /* A tensor or None (*tensor = NULL). */
 EtError _executorch_qk_opt_tensor (const QkCall *call, uint32_t i, const char *name, EtTensor **tensor);
-EtError _executorch_qk_int (const QkCall *call, uint32_t i, const char *name, int64_t *value);
+static inline EtError
+_executorch_qk_int (const QkCall *call, uint32_t i, const char *name, int64_t *value)
+{
+  return _executorch_support_arg_int (call->ctx, call->op, call->args, call->n_args, i, name, value);
+}
 /* A float argument (Double, or Int). */
 EtError _executorch_qk_double (const QkCall *call, uint32_t i, const char *name, double *value);
 /* ScalarType? : *present = false for None. */
 EtError _executorch_qk_opt_dtype (const QkCall *call, uint32_t i, const char *name, bool *present,
                                   int *dtype);
-EtError _executorch_qk_dtype (const QkCall *call, uint32_t i, const char *name, int *dtype);
+static inline EtError
+_executorch_qk_dtype (const QkCall *call, uint32_t i, const char *name, int *dtype)
+{
+  return _executorch_support_arg_dtype (call->ctx, call->op, call->args, call->n_args, i, name,
+                                        dtype);
+}
 
 /* Resizes @out to @sizes, with a message naming @name on failure. */
 EtError _executorch_qk_resize (const QkCall *call, EtTensor *out, const char *name, uint32_t ndim,
@@ -71,14 +86,6 @@ EtError _executorch_qk_same_dim_order (const QkCall *call, const EtTensor *a, co
                                        const EtTensor *b, const char *b_name);
 /* Fails unless @t's dim order is 0, 1, ..., ndim-1. */
 EtError _executorch_qk_contiguous (const QkCall *call, const EtTensor *t, const char *name);
-
-const char *_executorch_qk_type_name (int type);
-
-/* Half and BFloat16, round to nearest even (NaN stays NaN). */
-float _executorch_qk_half_to_float (uint16_t h);
-uint16_t _executorch_qk_float_to_half (float f);
-float _executorch_qk_bf16_to_float (uint16_t b);
-uint16_t _executorch_qk_float_to_bf16 (float f);
 
 /* Reads element @i of a Float, Half or BFloat16 buffer as float. */
 float _executorch_qk_load_float (int type, const void *data, int64_t i);
