@@ -3,21 +3,9 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include <executorch.h>
+#include "common-util.h"
 
 #include <string.h>
-
-static GBytes *
-read_file (const char *dir, const char *name)
-{
-  g_autofree char *path = g_build_filename (dir, name, NULL);
-  g_autoptr(GError) error = NULL;
-  char *contents;
-  gsize length;
-
-  if (!g_file_get_contents (path, &contents, &length, &error))
-    g_error ("cannot read test data: %s", error->message);
-  return g_bytes_new_take (contents, length);
-}
 
 static guint
 verify_all (ExecutorchBundledProgram *bundled)

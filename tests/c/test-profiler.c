@@ -12,6 +12,7 @@
  * UPDATE_GOLDEN=1 rewrites the golden file instead of comparing.
  */
 #include "engine.h"
+#include "common-util.h"
 #include "flatbuffer.h"
 #include "profiler-private.h"
 
@@ -47,19 +48,6 @@ register_kernels (void)
       g_assert_cmpint (et_registry_add_kernels (et_registry_get_default (), kernels, 1), ==, ET_OK);
       g_once_init_leave (&done, 1);
     }
-}
-
-static GBytes *
-read_file (const char *dir, const char *name)
-{
-  g_autofree char *path = g_build_filename (dir, name, NULL);
-  g_autoptr(GError) error = NULL;
-  char *contents;
-  gsize length;
-
-  if (!g_file_get_contents (path, &contents, &length, &error))
-    g_error ("cannot read test data: %s", error->message);
-  return g_bytes_new_take (contents, length);
 }
 
 /* The fake clock: 1000 ns per reading, from 1 000 000. */

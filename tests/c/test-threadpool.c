@@ -3,6 +3,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  */
 #include "executorch-threadpool.h"
+#include "common-util.h"
 
 #define EXECUTORCH_USE_UNSTABLE_PLUGIN_API
 #include "executorch-plugin.h"
@@ -66,18 +67,6 @@ test_shared (void)
   g_assert_cmpuint (a.get_threads (), >=, 1);
 
   /* Modules are never unloaded by the runtime either. */
-}
-
-static guint
-count_threads (void)
-{
-  g_autoptr (GDir) dir = g_dir_open ("/proc/self/task", 0, NULL);
-  guint n = 0;
-
-  g_assert_nonnull (dir);
-  while (g_dir_read_name (dir) != NULL)
-    n++;
-  return n;
 }
 
 static void

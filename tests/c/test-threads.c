@@ -15,6 +15,7 @@
  *   right output or fails with G_IO_ERROR_CANCELLED.
  */
 #include "fixture-util.h"
+#include "common-util.h"
 
 #define N_THREADS 4
 
@@ -359,18 +360,6 @@ test_async_owner_unref (void)
 }
 
 /* ---- the CPU pool starts while loading, not in the first execution ---- */
-
-static guint
-count_threads (void)
-{
-  g_autoptr(GDir) dir = g_dir_open ("/proc/self/task", 0, NULL);
-  guint n = 0;
-
-  g_assert_nonnull (dir);
-  while (g_dir_read_name (dir) != NULL)
-    n++;
-  return n;
-}
 
 static void
 test_pool_started_at_load (void)
