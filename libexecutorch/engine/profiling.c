@@ -6,6 +6,7 @@
  * this small object for its tracer, its events and its ETDump.
  */
 #include "engine.h"
+#include "provider-hints.h"
 
 #include <stdlib.h>
 
@@ -27,8 +28,9 @@ _et_profiling_new (const char *method_name, GError **error)
   profiler = _et_registry_find_profiler ();
   if (profiler == NULL)
     {
-      _et_set_error (error, ET_ERROR_NOT_SUPPORTED, "[method %s][profile] no profiler is installed (install "
-                     "libexecutorch-profiler0)", method_name);
+      g_autofree char *hint = _et_profiler_hint ();
+      _et_set_error (error, ET_ERROR_NOT_SUPPORTED, "[method %s][profile] no profiler is installed%s", method_name,
+                     hint);
       return NULL;
     }
   profiling = g_new0 (EtProfiling, 1);

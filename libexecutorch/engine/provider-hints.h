@@ -17,4 +17,8 @@ char *_et_operator_hint (const char *const *missing, guint n_missing);
 /* The same for a backend id that is not registered. */
 char *_et_backend_hint (const char *id);
 
+/* The same when no profiler is registered, or "" when the part catalogue
+ * names no profiler. */
+char *_et_profiler_hint (void);
+
 G_END_DECLS

@@ -8,6 +8,7 @@
 #include "engine.h"
 #include "method-private.h"
 
+#include <glib/gstdio.h>
 #include <string.h>
 
 #include "executorch-error.h"
@@ -383,6 +384,109 @@ test_missing_backend (void)
   g_assert_nonnull (strstr (error->message, "(install libexecutorch-xnnpack0)"));
 }
 
+static void
+remove_folder (const char *dir)
+{
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+
+  while (d != NULL && (name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+      g_remove (path);
+    }
+  g_rmdir (dir);
+}
+
+static void
+write_part (const char *dir, const char *name, const char *contents, gssize length)
+{
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+  g_autoptr (GError) error = NULL;
+
+  if (!g_file_set_contents (path, contents, length, &error))
+    g_error ("%s", error->message);
+}
+
+/* The install hint comes from the part catalogue (EXECUTORCH_PARTS_PATH),
+ * not from a table in the engine: a made-up part is named. */
+static void
+test_hint_from_catalogue (void)
+{
+  if (g_test_subprocess ())
+    {
+      g_autofree char *dir = g_dir_make_tmp ("test-loader-parts-XXXXXX", NULL);
+      g_autoptr (GBytes) mlp = model ("mlp/mlp.pte");
+      g_autoptr (GBytes) xnn = model ("xnnpack_add/xnnpack_add.pte");
+      g_autoptr (GError) error = NULL;
+
+      write_part (dir, "made-up.part",
+                  "[Part]\nName=made-up\nPackage=libexecutorch-made-up7\nOperators=aten::;other::\n"
+                  "Backends=XnnpackBackend\n", -1);
+      g_setenv ("EXECUTORCH_PARTS_PATH", dir, TRUE);
+      g_assert_false (load_everything (mlp, NULL, &error));
+      g_assert_error (error, EXECUTORCH_ERROR, ET_ERROR_OPERATOR_MISSING);
+      g_assert_true (g_str_has_suffix (error->message, "(install libexecutorch-made-up7)"));
+      g_clear_error (&error);
+      g_assert_false (load_everything (xnn, NULL, &error));
+      g_assert_nonnull (strstr (error->message, "(install libexecutorch-made-up7)"));
+      g_clear_error (&error);
+
+      /* An empty catalogue: nothing to install. */
+      g_setenv ("EXECUTORCH_PARTS_PATH", "", TRUE);
+      g_assert_false (load_everything (mlp, NULL, &error));
+      g_assert_true (g_str_has_suffix (error->message, "(no installed library provides them)"));
+      remove_folder (dir);
+      return;
+    }
+  /* In a child: it changes the environment. */
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+}
+
+/* Malformed catalogue files are ignored with a warning each; the valid one
+ * still counts. */
+static void
+test_hint_catalogue_malformed (void)
+{
+  static const char *const bad[][2] = {
+    { "a.part", "[Part]\nName=a\n" },                                     /* no Package */
+    { "b.part", "not a key file\n" },
+    { "c.part", "[Part]\nName=c\nPackage=libc 0\n" },                     /* a space */
+    { "d.part", "[Part]\nName=d\nPackage=libd0\nOperators=aten::;\x01;\n" },
+    { "e.part", "[Part]\nName=e\nPackage=libe0\nProfiler=perhaps\n" },
+  };
+
+  if (g_test_subprocess ())
+    {
+      g_autofree char *dir = g_dir_make_tmp ("test-loader-parts-XXXXXX", NULL);
+      g_autofree char *big = g_strnfill (100000, '#');
+      g_autoptr (GBytes) mlp = model ("mlp/mlp.pte");
+      g_autoptr (GError) error = NULL;
+      char nul[] = "[Part]\nName=g\0Package=x\n";
+
+      for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+        write_part (dir, bad[i][0], bad[i][1], -1);
+      write_part (dir, "f.part", big, -1);
+      write_part (dir, "g.part", nul, sizeof nul - 1);
+      write_part (dir, "z.part", "[Part]\nName=z\nPackage=libexecutorch-z0\nOperators=aten::\n", -1);
+      g_setenv ("EXECUTORCH_PARTS_PATH", dir, TRUE);
+      for (char c = 'a'; c <= 'g'; c++)
+        {
+          g_autofree char *pattern = g_strdup_printf ("part catalogue: *%c.part: *(ignored)", c);
+          g_test_expect_message ("Executorch", G_LOG_LEVEL_WARNING, pattern);
+        }
+      g_assert_false (load_everything (mlp, NULL, &error));
+      g_test_assert_expected_messages ();
+      g_assert_error (error, EXECUTORCH_ERROR, ET_ERROR_OPERATOR_MISSING);
+      g_assert_true (g_str_has_suffix (error->message, "(install libexecutorch-z0)"));
+      remove_folder (dir);
+      return;
+    }
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+}
+
 /* A stand-in for the XNNPACK backend: checks what the runtime hands it. */
 typedef struct {
   guint inits, executes, destroys;
@@ -626,6 +730,8 @@ main (int argc, char **argv)
   g_test_add_func ("/loader/error/missing-operator", test_missing_operator);
   g_test_add_func ("/loader/error/missing-operator-plugin-loaded", test_missing_operator_plugin_loaded);
   g_test_add_func ("/loader/error/missing-backend", test_missing_backend);
+  g_test_add_func ("/loader/error/hint-from-catalogue", test_hint_from_catalogue);
+  g_test_add_func ("/loader/error/hint-catalogue-malformed", test_hint_catalogue_malformed);
   g_test_add_data_func ("/loader/delegate/payload-in-segment", "xnnpack_add/xnnpack_add.pte", test_delegate_payload);
   g_test_add_data_func ("/loader/delegate/payload-inline", "xnnpack_add_inline/xnnpack_add_inline.pte",
                         test_delegate_payload);
