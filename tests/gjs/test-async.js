@@ -3,16 +3,8 @@
 import GLib from 'gi://GLib';
 import Gio from 'gi://Gio';
 import Executorch from 'gi://Executorch?version=1.0';
-import System from 'system';
 
-const models = GLib.getenv('TEST_MODELS_DIR');
-let passed = 0;
-
-function check(condition, what) {
-    if (!condition)
-        throw new Error(`failed: ${what}`);
-    passed++;
-}
+import {check, models, run} from './harness.js';
 
 function tensorFromFloat32(shape, values) {
     const bytes = new Uint8Array(values.buffer, values.byteOffset, values.byteLength);
@@ -77,17 +69,4 @@ async function main() {
         `example scores sum to 1: ${scores}`);
 }
 
-const loop = new GLib.MainLoop(null, false);
-let status = 0;
-GLib.timeout_add_seconds(GLib.PRIORITY_DEFAULT, 60, () => {
-    printerr('timed out');
-    status = 1;
-    loop.quit();
-    return GLib.SOURCE_REMOVE;
-});
-main().then(() => print(`${passed} passed, 0 failed`), e => {
-    printerr(e.stack ?? e);
-    status = 1;
-}).finally(() => loop.quit());
-loop.run();
-System.exit(status);
+run(main);

@@ -1,19 +1,10 @@
 // GJS (ES module) test of the override's execute_async (bindings/gjs/Executorch.js):
 // with no callback it returns a Promise, the cancellable may be left out, the
 // callback form still works, and so does code that calls Gio._promisify itself.
-import GLib from 'gi://GLib';
 import Gio from 'gi://Gio';
 import Executorch from 'gi://Executorch?version=1.0';
-import System from 'system';
 
-const models = GLib.getenv('TEST_MODELS_DIR');
-let passed = 0;
-
-function check(condition, what) {
-    if (!condition)
-        throw new Error(`failed: ${what}`);
-    passed++;
-}
+import {check, models, run} from './harness.js';
 
 function loadAdd(a, b) {
     const method = Executorch.Program.new_from_file(`${models}/add/add.pte`).load_method('forward');
@@ -77,17 +68,4 @@ async function main() {
     check(await method.execute_async() === true, 'after Gio._promisify, execute_async() resolves');
 }
 
-const loop = new GLib.MainLoop(null, false);
-let status = 0;
-GLib.timeout_add_seconds(GLib.PRIORITY_DEFAULT, 60, () => {
-    printerr('timed out');
-    status = 1;
-    loop.quit();
-    return GLib.SOURCE_REMOVE;
-});
-main().then(() => print(`${passed} passed, 0 failed`), e => {
-    printerr(e.stack ?? e);
-    status = 1;
-}).finally(() => loop.quit());
-loop.run();
-System.exit(status);
+run(main);

@@ -3,17 +3,10 @@
 // method outputs read back as typed arrays, and wrong input is a GLib.Error.
 import GLib from 'gi://GLib';
 import Executorch from 'gi://Executorch?version=1.0';
-import System from 'system';
+
+import {check, models, run} from './harness.js';
 
 const ST = Executorch.ScalarType;
-const models = GLib.getenv('TEST_MODELS_DIR');
-let passed = 0;
-
-function check(condition, what) {
-    if (!condition)
-        throw new Error(`failed: ${what}`);
-    passed++;
-}
 
 function same(a, b) {
     return a.constructor === b.constructor && a.length === b.length && a.every((v, i) => Object.is(v, b[i]));
@@ -147,21 +140,8 @@ async function testModels() {
     }
 }
 
-const loop = new GLib.MainLoop(null, false);
-let status = 0;
-GLib.timeout_add_seconds(GLib.PRIORITY_DEFAULT, 120, () => {
-    printerr('timed out');
-    status = 1;
-    loop.quit();
-    return GLib.SOURCE_REMOVE;
-});
-(async () => {
+run(async () => {
     testRoundTrips();
     testBadInput();
     await testModels();
-})().then(() => print(`${passed} passed, 0 failed`), e => {
-    printerr(e.stack ?? e);
-    status = 1;
-}).finally(() => loop.quit());
-loop.run();
-System.exit(status);
+}, 120);
