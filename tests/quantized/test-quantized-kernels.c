@@ -8,75 +8,15 @@
  * checks what upstream leaves undefined or aborts on: every bad argument is
  * an error naming the operator and the argument, never a crash.
  */
-#ifndef EXECUTORCH_USE_UNSTABLE_PLUGIN_API
-#define EXECUTORCH_USE_UNSTABLE_PLUGIN_API 1
-#endif
-#include "executorch-plugin.h"
+#include "kernel-test-util.h"
 
-#include <glib.h>
 #include <math.h>
 #include <string.h>
 
 const EtPluginDesc *executorch_kernels_quantized_get_plugin (void);
 
-typedef struct {
-  EtTensor t;
-  EtValue v;
-} Tensor;
-
-static void
-tensor_init (Tensor *x, int type, uint32_t ndim, const int64_t *sizes, void *data, int dynamism,
-             size_t capacity_elems)
-{
-  memset (x, 0, sizeof *x);
-  x->t.ndim = ndim;
-  x->t.scalar_type = (int8_t) type;
-  x->t.shape_dynamism = (uint8_t) dynamism;
-  x->t.device_type = ET_DEVICE_CPU;
-  x->t.numel = 1;
-  for (uint32_t d = 0; d < ndim; d++) {
-    x->t.sizes[d] = sizes[d];
-    x->t.dim_order[d] = (uint8_t) d;
-    x->t.numel *= sizes[d];
-  }
-  et_strides_from_dim_order (ndim, x->t.sizes, x->t.dim_order, x->t.strides);
-  x->t.nbytes = (size_t) x->t.numel * et_scalar_type_size (type);
-  x->t.capacity = capacity_elems ? capacity_elems * et_scalar_type_size (type) : x->t.nbytes;
-  x->t.data = data;
-  x->v.tag = ET_VALUE_TENSOR;
-  x->v.u.tensor = &x->t;
-}
-
-static EtValue
-int_value (int64_t v)
-{
-  EtValue x = { .tag = ET_VALUE_INT };
-  x.u.int_value = v;
-  return x;
-}
-
-static EtValue
-double_value (double v)
-{
-  EtValue x = { .tag = ET_VALUE_DOUBLE };
-  x.u.double_value = v;
-  return x;
-}
-
-static EtValue none_value = { .tag = ET_VALUE_NONE };
-static char last_message[512];
-
-static EtError
-call (const char *name, EtValue **args, uint32_t n_args)
-{
-  const EtKernel *k = et_registry_find_kernel (et_registry_get_default (), name);
-  g_assert_nonnull (k);
-  last_message[0] = '\0';
-  EtError err = et_kernel_call (k, args, n_args, last_message, sizeof last_message);
-  if (err != ET_OK)
-    g_test_message ("%s failed (0x%x): %s", name, err, last_message);
-  return err;
-}
+/* A None argument slot. */
+static EtValue none = { .tag = ET_VALUE_NONE };
 
 static void
 assert_fails (EtError err, EtError code, const char *op, const char *arg)
@@ -94,8 +34,8 @@ quantize (const float *in, int8_t *out, int64_t n, double scale, int64_t zp, int
   int64_t sizes[1] = { n };
   EtValue s = double_value (scale), z = int_value (zp), lo = int_value (-128), hi = int_value (127),
           dt = int_value (ET_SCALAR_CHAR);
-  tensor_init (&x, ET_SCALAR_FLOAT, 1, sizes, (void *) in, ET_SHAPE_STATIC, 0);
-  tensor_init (&o, out_type, 1, sizes, out, ET_SHAPE_STATIC, 0);
+  tensor_init (&x, ET_SCALAR_FLOAT, 1, sizes, (void *) in);
+  tensor_init (&o, out_type, 1, sizes, out);
   EtValue *args[] = { &x.v, &s, &z, &lo, &hi, &dt, &o.v, &o.v };
   return call ("quantized_decomposed::quantize_per_tensor.out", args, 8);
 }
@@ -127,15 +67,15 @@ test_quantize_errors (void)
   assert_fails (quantize (in, out, 2, 0.1, 0, ET_SCALAR_BYTE), ET_ERROR_INVALID_ARGUMENT,
                 "quantize_per_tensor.out", "out");
   /* quant_max outside int8 */
-  tensor_init (&x, ET_SCALAR_FLOAT, 1, sizes, in, ET_SHAPE_STATIC, 0);
-  tensor_init (&o, ET_SCALAR_CHAR, 1, sizes, out, ET_SHAPE_STATIC, 0);
+  tensor_init (&x, ET_SCALAR_FLOAT, 1, sizes, in);
+  tensor_init (&o, ET_SCALAR_CHAR, 1, sizes, out);
   EtValue *args[] = { &x.v, &s, &z, &lo, &hi, &dt, &o.v, &o.v };
   assert_fails (call ("quantized_decomposed::quantize_per_tensor.out", args, 8), ET_ERROR_INVALID_ARGUMENT,
                 "quantize_per_tensor.out", "quant_max");
   /* wrong argument count, wrong tag */
   assert_fails (call ("quantized_decomposed::quantize_per_tensor.out", args, 7), ET_ERROR_INVALID_PROGRAM,
                 "quantize_per_tensor.out", "arguments");
-  args[1] = &none_value;
+  args[1] = &none;
   assert_fails (call ("quantized_decomposed::quantize_per_tensor.out", args, 8), ET_ERROR_INVALID_PROGRAM,
                 "quantize_per_tensor.out", "scale");
   /* integer input */
@@ -159,11 +99,11 @@ test_dequantize_per_channel_int_zero_points (void)
   int64_t sizes[2] = { 2, 3 }, c[1] = { 3 };
   EtValue axis = int_value (1), lo = int_value (-128), hi = int_value (127), dt = int_value (ET_SCALAR_CHAR);
 
-  tensor_init (&x, ET_SCALAR_CHAR, 2, sizes, in, ET_SHAPE_STATIC, 0);
-  tensor_init (&s, ET_SCALAR_DOUBLE, 1, c, scales, ET_SHAPE_STATIC, 0);
-  tensor_init (&z, ET_SCALAR_INT, 1, c, zps, ET_SHAPE_STATIC, 0);
-  tensor_init (&o, ET_SCALAR_FLOAT, 2, sizes, out, ET_SHAPE_STATIC, 0);
-  EtValue *args[] = { &x.v, &s.v, &z.v, &axis, &lo, &hi, &dt, &none_value, &o.v, &o.v };
+  tensor_init (&x, ET_SCALAR_CHAR, 2, sizes, in);
+  tensor_init (&s, ET_SCALAR_DOUBLE, 1, c, scales);
+  tensor_init (&z, ET_SCALAR_INT, 1, c, zps);
+  tensor_init (&o, ET_SCALAR_FLOAT, 2, sizes, out);
+  EtValue *args[] = { &x.v, &s.v, &z.v, &axis, &lo, &hi, &dt, &none, &o.v, &o.v };
   g_assert_cmpint (call ("quantized_decomposed::dequantize_per_channel.out", args, 10), ==, ET_OK);
   g_assert_cmpmem (out, sizeof out, want, sizeof want);
   /* axis out of range, scales of the wrong length */
@@ -188,11 +128,11 @@ test_embedding_4bit (void)
   int64_t wsz[2] = { 2, 2 }, ssz[1] = { 2 }, isz[1] = { 3 }, osz[2] = { 3, 4 };
   EtValue lo = int_value (-8), hi = int_value (7), dt = int_value (ET_SCALAR_FLOAT);
 
-  tensor_init (&wt, ET_SCALAR_BYTE, 2, wsz, w, ET_SHAPE_STATIC, 0);
-  tensor_init (&st, ET_SCALAR_FLOAT, 1, ssz, scales, ET_SHAPE_STATIC, 0);
-  tensor_init (&it, ET_SCALAR_LONG, 1, isz, idx, ET_SHAPE_STATIC, 0);
-  tensor_init (&ot, ET_SCALAR_FLOAT, 2, osz, out, ET_SHAPE_STATIC, 0);
-  EtValue *args[] = { &wt.v, &st.v, &none_value, &lo, &hi, &it.v, &dt, &ot.v, &ot.v };
+  tensor_init (&wt, ET_SCALAR_BYTE, 2, wsz, w);
+  tensor_init (&st, ET_SCALAR_FLOAT, 1, ssz, scales);
+  tensor_init (&it, ET_SCALAR_LONG, 1, isz, idx);
+  tensor_init (&ot, ET_SCALAR_FLOAT, 2, osz, out);
+  EtValue *args[] = { &wt.v, &st.v, &none, &lo, &hi, &it.v, &dt, &ot.v, &ot.v };
   g_assert_cmpint (call ("quantized_decomposed::embedding_4bit.dtype_out", args, 9), ==, ET_OK);
   g_assert_cmpmem (out, sizeof out, want, sizeof want);
   /* upstream does not bounds-check packed indices; we do */
@@ -216,11 +156,11 @@ test_embedding_byte_half (void)
   int64_t wsz[2] = { 2, 2 }, ssz[1] = { 2 }, isz[1] = { 1 }, osz[2] = { 1, 2 };
   EtValue lo = int_value (-128), hi = int_value (127);
 
-  tensor_init (&wt, ET_SCALAR_CHAR, 2, wsz, w, ET_SHAPE_STATIC, 0);
-  tensor_init (&st, ET_SCALAR_HALF, 1, ssz, scales, ET_SHAPE_STATIC, 0);
-  tensor_init (&it, ET_SCALAR_LONG, 1, isz, idx, ET_SHAPE_STATIC, 0);
-  tensor_init (&ot, ET_SCALAR_HALF, 2, osz, out, ET_SHAPE_STATIC, 0);
-  EtValue *args[] = { &wt.v, &st.v, &none_value, &lo, &hi, &it.v, &ot.v, &ot.v };
+  tensor_init (&wt, ET_SCALAR_CHAR, 2, wsz, w);
+  tensor_init (&st, ET_SCALAR_HALF, 1, ssz, scales);
+  tensor_init (&it, ET_SCALAR_LONG, 1, isz, idx);
+  tensor_init (&ot, ET_SCALAR_HALF, 2, osz, out);
+  EtValue *args[] = { &wt.v, &st.v, &none, &lo, &hi, &it.v, &ot.v, &ot.v };
   g_assert_cmpint (call ("quantized_decomposed::embedding_byte.out", args, 8), ==, ET_OK);
   /* 100 * 0.0999755859375 = 9.99755859375 -> Half 10.0 (0x4900);
    * 1 * 0.0999755859375 -> 0x2e66 */
@@ -243,10 +183,10 @@ test_choose_qparams (void)
   int64_t sizes[1] = { 4 }, one[1] = { 1 };
   EtValue lo = int_value (0), hi = int_value (255), eps = double_value (1e-5), dt = int_value (ET_SCALAR_BYTE);
 
-  tensor_init (&x, ET_SCALAR_FLOAT, 1, sizes, in, ET_SHAPE_STATIC, 0);
-  tensor_init (&s, ET_SCALAR_DOUBLE, 1, one, &scale, ET_SHAPE_STATIC, 0);
-  tensor_init (&z, ET_SCALAR_LONG, 1, one, &zp, ET_SHAPE_STATIC, 0);
-  EtValue *args[] = { &x.v, &lo, &hi, &eps, &dt, &s.v, &z.v, &none_value };
+  tensor_init (&x, ET_SCALAR_FLOAT, 1, sizes, in);
+  tensor_init (&s, ET_SCALAR_DOUBLE, 1, one, &scale);
+  tensor_init (&z, ET_SCALAR_LONG, 1, one, &zp);
+  EtValue *args[] = { &x.v, &lo, &hi, &eps, &dt, &s.v, &z.v, &none };
   g_assert_cmpint (call ("quantized_decomposed::choose_qparams.Tensor_out", args, 8), ==, ET_OK);
   g_assert_cmpfloat (scale, ==, 4.0 / 255.0);
   g_assert_cmpint (zp, ==, 64);
@@ -285,10 +225,10 @@ test_per_token_resizes (void)
   int64_t sizes[2] = { 2, 3 }, osz[2] = { 4, 1 };
   EtValue dt = int_value (ET_SCALAR_CHAR);
 
-  tensor_init (&x, ET_SCALAR_FLOAT, 2, sizes, in, ET_SHAPE_STATIC, 0);
-  tensor_init (&s, ET_SCALAR_DOUBLE, 2, osz, scales, ET_SHAPE_DYNAMIC_BOUND, 4);
-  tensor_init (&z, ET_SCALAR_LONG, 2, osz, zps, ET_SHAPE_DYNAMIC_BOUND, 4);
-  EtValue *args[] = { &x.v, &dt, &s.v, &z.v, &none_value };
+  tensor_init (&x, ET_SCALAR_FLOAT, 2, sizes, in);
+  tensor_init_dynamic (&s, ET_SCALAR_DOUBLE, 2, osz, scales, 4);
+  tensor_init_dynamic (&z, ET_SCALAR_LONG, 2, osz, zps, 4);
+  EtValue *args[] = { &x.v, &dt, &s.v, &z.v, &none };
   g_assert_cmpint (call ("quantized_decomposed::choose_qparams_per_token_asymmetric.out", args, 5), ==, ET_OK);
   g_assert_cmpint (s.t.sizes[0], ==, 2);
   g_assert_cmpint (s.t.sizes[1], ==, 1);
@@ -312,12 +252,12 @@ test_mixed_linear_errors (void)
   Tensor x, wt, st, zt, o;
   int64_t sz[2] = { 2, 2 }, ssz[1] = { 2 };
 
-  tensor_init (&x, ET_SCALAR_FLOAT, 2, sz, in, ET_SHAPE_STATIC, 0);
-  tensor_init (&wt, ET_SCALAR_CHAR, 2, sz, w, ET_SHAPE_STATIC, 0);
-  tensor_init (&st, ET_SCALAR_FLOAT, 1, ssz, scales, ET_SHAPE_STATIC, 0);
-  tensor_init (&zt, ET_SCALAR_FLOAT, 1, ssz, zps, ET_SHAPE_STATIC, 0);
-  tensor_init (&o, ET_SCALAR_FLOAT, 2, sz, out, ET_SHAPE_STATIC, 0);
-  EtValue *args[] = { &x.v, &wt.v, &st.v, &none_value, &none_value, &o.v, &o.v };
+  tensor_init (&x, ET_SCALAR_FLOAT, 2, sz, in);
+  tensor_init (&wt, ET_SCALAR_CHAR, 2, sz, w);
+  tensor_init (&st, ET_SCALAR_FLOAT, 1, ssz, scales);
+  tensor_init (&zt, ET_SCALAR_FLOAT, 1, ssz, zps);
+  tensor_init (&o, ET_SCALAR_FLOAT, 2, sz, out);
+  EtValue *args[] = { &x.v, &wt.v, &st.v, &none, &none, &o.v, &o.v };
   g_assert_cmpint (call ("quantized_decomposed::mixed_linear.out", args, 7), ==, ET_OK);
   /* out[i][j] = sum_k x[i][k] * w[j][k] */
   g_assert_cmpfloat (out[0], ==, 5.0f);
@@ -326,7 +266,7 @@ test_mixed_linear_errors (void)
   args[3] = &zt.v;
   assert_fails (call ("quantized_decomposed::mixed_linear.out", args, 7), ET_ERROR_NOT_SUPPORTED,
                 "mixed_linear.out", "weight_zero_points");
-  args[3] = &none_value;
+  args[3] = &none;
   wt.t.scalar_type = ET_SCALAR_BYTE;
   assert_fails (call ("quantized_decomposed::mixed_linear.out", args, 7), ET_ERROR_INVALID_ARGUMENT,
                 "mixed_linear.out", "weight");
@@ -340,12 +280,12 @@ test_add_errors (void)
   int64_t two[1] = { 2 }, three[1] = { 3 };
   EtValue s = double_value (0.1), z = int_value (0), lo = int_value (0), hi = int_value (255);
 
-  tensor_init (&at, ET_SCALAR_BYTE, 1, two, a, ET_SHAPE_STATIC, 0);
-  tensor_init (&bt, ET_SCALAR_BYTE, 1, three, b, ET_SHAPE_STATIC, 0);
-  tensor_init (&ot, ET_SCALAR_BYTE, 1, two, out, ET_SHAPE_STATIC, 0);
+  tensor_init (&at, ET_SCALAR_BYTE, 1, two, a);
+  tensor_init (&bt, ET_SCALAR_BYTE, 1, three, b);
+  tensor_init (&ot, ET_SCALAR_BYTE, 1, two, out);
   EtValue *args[] = { &at.v, &s, &z, &lo, &hi, &bt.v, &s, &z, &lo, &hi, &s, &z, &lo, &hi, &ot.v, &ot.v };
   assert_fails (call ("quantized_decomposed::add.out", args, 16), ET_ERROR_INVALID_ARGUMENT, "add.out", "shape");
-  tensor_init (&bt, ET_SCALAR_BYTE, 1, two, b, ET_SHAPE_STATIC, 0);
+  tensor_init (&bt, ET_SCALAR_BYTE, 1, two, b);
   g_assert_cmpint (call ("quantized_decomposed::add.out", args, 16), ==, ET_OK);
   g_assert_cmpint (out[0], ==, 11);
   g_assert_cmpint (out[1], ==, 22);
