@@ -1,66 +1,16 @@
-/* args.c: argument checking and output resizing for the portable kernels
+/* args.c: the portable kernels' own argument readers and output resizing
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * Error codes: a wrong argument count or value tag is InvalidProgram, bad
  * dtypes, shapes or values are InvalidArgument, and a failed resize keeps
- * et_tensor_resize()'s code (NotSupported).
+ * et_tensor_resize()'s code (NotSupported).  The checks every plug-in shares
+ * (tensors, Int arguments, tag names) are libexecutorch-support's.
  */
 #include "kernels-private.h"
 
 #include <stdio.h>
 #include <string.h>
-
-static const char *
-tag_name (uint32_t tag)
-{
-  static const char *const names[] = {
-    "None", "Tensor", "String", "Double", "Int", "Bool", "BoolList", "DoubleList",
-    "IntList", "TensorList", "ScalarList", "OptionalTensorList",
-  };
-  return tag < KERNEL_N_ELEMENTS (names) ? names[tag] : "invalid";
-}
-
-EtError
-_executorch_check_n_args (EtKernelContext *ctx, uint32_t n_args, uint32_t expected)
-{
-  if (n_args != expected)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_PROGRAM, "expected %u arguments, got %u",
-                        expected, n_args);
-  return ET_OK;
-}
-
-EtError
-_executorch_arg_value (EtKernelContext *ctx, EtValue **args, uint32_t i, const char *name,
-                       const EtValue **value)
-{
-  if (args == NULL || args[i] == NULL)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_PROGRAM, "argument %u (%s) is missing", i, name);
-  *value = args[i];
-  return ET_OK;
-}
-
-static EtError
-wrong_tag (EtKernelContext *ctx, uint32_t i, const char *name, const char *expected, uint32_t tag)
-{
-  return KERNEL_FAIL (ctx, ET_ERROR_INVALID_PROGRAM, "argument %u (%s) must be %s, not %s", i,
-                      name, expected, tag_name (tag));
-}
-
-const char *
-_executorch_format_sizes (char *buf, size_t buf_size, uint32_t ndim, const int64_t *sizes)
-{
-  size_t used = 0;
-  if (buf_size == 0)
-    return buf;
-  buf[0] = '\0';
-  used += (size_t) snprintf (buf, buf_size, "[");
-  for (uint32_t d = 0; d < ndim && d < ET_MAX_DIMS && used < buf_size; d++)
-    used += (size_t) snprintf (buf + used, buf_size - used, d ? ", %" PRId64 : "%" PRId64, sizes[d]);
-  if (used < buf_size)
-    snprintf (buf + used, buf_size - used, "]");
-  return buf;
-}
 
 int64_t
 _executorch_numel (uint32_t ndim, const int64_t *sizes)
@@ -79,61 +29,6 @@ _executorch_contiguous_strides (uint32_t ndim, const int64_t *sizes, int64_t *st
     strides[d] = s;
     s *= sizes[d] > 1 ? sizes[d] : 1;
   }
-}
-
-static EtError
-check_tensor (EtKernelContext *ctx, const EtTensor *t, const char *name, bool cpu_only)
-{
-  size_t elem = _executorch_type_size (t->scalar_type);
-  bool seen[ET_MAX_DIMS] = { false };
-  int64_t numel = 1;
-  bool overflow = false;
-
-  if (t->ndim > ET_MAX_DIMS)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: rank %u exceeds %d", name, t->ndim,
-                        ET_MAX_DIMS);
-  if (elem == 0)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: invalid scalar type %d", name,
-                        t->scalar_type);
-  if (cpu_only && t->device_type != ET_DEVICE_CPU)
-    return KERNEL_FAIL (ctx, ET_ERROR_NOT_SUPPORTED, "%s: tensor is not on the CPU", name);
-  for (uint32_t d = 0; d < t->ndim; d++) {
-    if (t->sizes[d] < 0)
-      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: negative size in dim %u", name, d);
-    if (t->dim_order[d] >= t->ndim || seen[t->dim_order[d]])
-      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: dim_order is not a permutation",
-                          name);
-    seen[t->dim_order[d]] = true;
-    if (t->sizes[d] != 0 && numel > INT64_MAX / t->sizes[d])
-      overflow = true;
-    else
-      numel *= t->sizes[d];
-  }
-  if (overflow && numel != 0)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: element count overflows", name);
-  if (t->numel != numel)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                        "%s: numel %" PRId64 " does not match its sizes (%" PRId64 ")", name,
-                        t->numel, numel);
-  if (numel == 0)
-    return ET_OK;
-  if ((uint64_t) numel > SIZE_MAX / elem || t->nbytes < (size_t) numel * elem)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: nbytes %zu is too small", name,
-                        t->nbytes);
-  if (t->data == NULL)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_STATE, "%s: tensor has no data", name);
-
-  /* Strides must be the dim_order rule so that offsets stay below numel. */
-  int64_t expected = 1;
-  for (uint32_t j = t->ndim; j-- > 0;) {
-    uint32_t d = t->dim_order[j];
-    if (t->sizes[d] > 1 && t->strides[d] != expected)
-      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                          "%s: stride of dim %u is %" PRId64 ", expected %" PRId64, name, d,
-                          t->strides[d], expected);
-    expected *= t->sizes[d];
-  }
-  return ET_OK;
 }
 
 EtError
@@ -167,78 +62,13 @@ _executorch_check_same_dtype (EtKernelContext *ctx, const char *op, const EtTens
 }
 
 EtError
-_executorch_check_tensor (EtKernelContext *ctx, const EtTensor *t, const char *name)
-{
-  return check_tensor (ctx, t, name, true);
-}
-
-static EtError
-arg_tensor (EtKernelContext *ctx, EtValue **args, uint32_t i, const char *name, EtTensor **tensor,
-            bool cpu_only)
-{
-  const EtValue *v;
-  KERNEL_TRY (_executorch_arg_value (ctx, args, i, name, &v));
-  if (v->tag != ET_VALUE_TENSOR)
-    return wrong_tag (ctx, i, name, "a Tensor", v->tag);
-  if (v->u.tensor == NULL)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_PROGRAM, "argument %u (%s) has no tensor", i, name);
-  KERNEL_TRY (check_tensor (ctx, v->u.tensor, name, cpu_only));
-  *tensor = v->u.tensor;
-  return ET_OK;
-}
-
-EtError
-_executorch_arg_tensor (EtKernelContext *ctx, EtValue **args, uint32_t i, const char *name,
-                        EtTensor **tensor)
-{
-  return arg_tensor (ctx, args, i, name, tensor, true);
-}
-
-EtError
-_executorch_arg_tensor_any_device (EtKernelContext *ctx, EtValue **args, uint32_t i, const char *name,
-                                   EtTensor **tensor)
-{
-  return arg_tensor (ctx, args, i, name, tensor, false);
-}
-
-EtError
-_executorch_arg_int (EtKernelContext *ctx, EtValue **args, uint32_t i, const char *name,
-                     int64_t *value)
-{
-  const EtValue *v;
-  KERNEL_TRY (_executorch_arg_value (ctx, args, i, name, &v));
-  if (v->tag != ET_VALUE_INT)
-    return wrong_tag (ctx, i, name, "an Int", v->tag);
-  *value = v->u.int_value;
-  return ET_OK;
-}
-
-EtError
-_executorch_arg_opt_int (EtKernelContext *ctx, EtValue **args, uint32_t i, const char *name,
-                         bool *present, int64_t *value)
-{
-  const EtValue *v;
-  KERNEL_TRY (_executorch_arg_value (ctx, args, i, name, &v));
-  if (v->tag == ET_VALUE_NONE) {
-    *present = false;
-    *value = 0;
-    return ET_OK;
-  }
-  if (v->tag != ET_VALUE_INT)
-    return wrong_tag (ctx, i, name, "an Int or None", v->tag);
-  *present = true;
-  *value = v->u.int_value;
-  return ET_OK;
-}
-
-EtError
 _executorch_arg_bool (EtKernelContext *ctx, EtValue **args, uint32_t i, const char *name,
                       bool *value)
 {
-  const EtValue *v;
+  const EtValue *v = NULL;
   KERNEL_TRY (_executorch_arg_value (ctx, args, i, name, &v));
   if (v->tag != ET_VALUE_BOOL)
-    return wrong_tag (ctx, i, name, "a Bool", v->tag);
+    return _executorch_support_wrong_tag (ctx, NULL, i, name, "a Bool", v->tag);
   *value = v->u.bool_value;
   return ET_OK;
 }
@@ -247,7 +77,7 @@ EtError
 _executorch_arg_scalar (EtKernelContext *ctx, EtValue **args, uint32_t i, const char *name,
                         ExecutorchScalar *scalar)
 {
-  const EtValue *v;
+  const EtValue *v = NULL;
   KERNEL_TRY (_executorch_arg_value (ctx, args, i, name, &v));
   switch (v->tag) {
   case ET_VALUE_INT:
@@ -266,7 +96,8 @@ _executorch_arg_scalar (EtKernelContext *ctx, EtValue **args, uint32_t i, const 
     scalar->d = (double) scalar->i;
     return ET_OK;
   default:
-    return wrong_tag (ctx, i, name, "a Scalar (Int, Double or Bool)", v->tag);
+    return _executorch_support_wrong_tag (ctx, NULL, i, name, "a Scalar (Int, Double or Bool)",
+                                          v->tag);
   }
 }
 
@@ -274,7 +105,7 @@ EtError
 _executorch_arg_int_list (EtKernelContext *ctx, EtValue **args, uint32_t i, const char *name,
                           bool *present, int64_t *items, uint32_t *n_items)
 {
-  const EtValue *v;
+  const EtValue *v = NULL;
   KERNEL_TRY (_executorch_arg_value (ctx, args, i, name, &v));
   *n_items = 0;
   if (present != NULL) {
@@ -283,7 +114,8 @@ _executorch_arg_int_list (EtKernelContext *ctx, EtValue **args, uint32_t i, cons
       return ET_OK;
   }
   if (v->tag != ET_VALUE_LIST_INT)
-    return wrong_tag (ctx, i, name, present ? "an IntList or None" : "an IntList", v->tag);
+    return _executorch_support_wrong_tag (ctx, NULL, i, name,
+                                          present ? "an IntList or None" : "an IntList", v->tag);
   if (v->u.list.length > ET_MAX_DIMS)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: %u items, at most %d allowed", name,
                         v->u.list.length, ET_MAX_DIMS);
@@ -303,10 +135,10 @@ EtError
 _executorch_arg_tensor_list (EtKernelContext *ctx, EtValue **args, uint32_t i, const char *name,
                              const EtValueList **list)
 {
-  const EtValue *v;
+  const EtValue *v = NULL;
   KERNEL_TRY (_executorch_arg_value (ctx, args, i, name, &v));
   if (v->tag != ET_VALUE_LIST_TENSOR)
-    return wrong_tag (ctx, i, name, "a TensorList", v->tag);
+    return _executorch_support_wrong_tag (ctx, NULL, i, name, "a TensorList", v->tag);
   if (v->u.list.length > 0 && v->u.list.items == NULL)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_PROGRAM, "%s: list has no items", name);
   for (uint32_t k = 0; k < v->u.list.length; k++) {

@@ -97,17 +97,32 @@ choose_tile (int64_t pixels, int64_t outer_tasks)
 
 /* ---- Depthwise ---- */
 
-/* acc[i] += x[i * stride] * w for i < n.  restrict lets the compiler
- * vectorise without runtime alias checks (the library's cheap cost model
- * never adds them); on x86 an AVX2 clone is picked at load time. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define ROW_CLONES __attribute__ ((target_clones ("avx2", "default")))
+/* The row helpers below are written once, as always-inline bodies;
+ * ROW_VARIANTS builds NAME from NAME_body twice, for AVX2 and for any CPU,
+ * and runs the AVX2 build when the plug-ins' one CPU decision
+ * (_executorch_support_cpu_has_avx2_fma) says so.  -ffp-contract=off keeps
+ * both builds' results identical. */
+#define ROW_BODY static inline __attribute__ ((always_inline)) void
+#if defined(__x86_64__) && defined(__GNUC__)
+#define ROW_VARIANTS(name, params, args) \
+  __attribute__ ((target ("avx2,fma"))) static void name##_avx2 params { name##_body args; } \
+  static void name params \
+  { \
+    if (_executorch_support_cpu_has_avx2_fma ()) \
+      name##_avx2 args; \
+    else \
+      name##_body args; \
+  }
 #else
-#define ROW_CLONES
+#define ROW_VARIANTS(name, params, args) \
+  static void name params { name##_body args; }
 #endif
 
-ROW_CLONES static void
-row_madd (float *restrict acc, const float *restrict x, int64_t stride, float w, int64_t n)
+/* acc[i] += x[i * stride] * w for i < n.  restrict lets the compiler
+ * vectorise without runtime alias checks (the library's cheap cost model
+ * never adds them). */
+ROW_BODY
+row_madd_body (float *restrict acc, const float *restrict x, int64_t stride, float w, int64_t n)
 {
   if (stride == 1)
     for (int64_t i = 0; i < n; i++)
@@ -119,11 +134,14 @@ row_madd (float *restrict acc, const float *restrict x, int64_t stride, float w,
     for (int64_t i = 0; i < n; i++)
       acc[i] += x[i * stride] * w;
 }
+ROW_VARIANTS (row_madd,
+              (float *restrict acc, const float *restrict x, int64_t stride, float w, int64_t n),
+              (acc, x, stride, w, n))
 
 /* y[i] += the 3x3 (5x5) window at column i * sw of rows r0.. (taps dw
  * apart), for i < n: every tap of these columns is inside the input. */
-ROW_CLONES static void
-window3 (float *restrict y, const float *restrict r0, const float *restrict r1,
+ROW_BODY
+window3_body (float *restrict y, const float *restrict r0, const float *restrict r1,
          const float *restrict r2, const float *restrict w, int64_t sw, int64_t dw, int64_t n)
 {
   float w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3], w4 = w[4], w5 = w[5], w6 = w[6], w7 = w[7];
@@ -141,9 +159,14 @@ window3 (float *restrict y, const float *restrict r0, const float *restrict r1,
             r1[c + 2 * dw] * w5 + r2[c] * w6 + r2[c + dw] * w7 + r2[c + 2 * dw] * w8;
   }
 }
+ROW_VARIANTS (window3,
+              (float *restrict y, const float *restrict r0, const float *restrict r1,
+               const float *restrict r2, const float *restrict w, int64_t sw, int64_t dw,
+               int64_t n),
+              (y, r0, r1, r2, w, sw, dw, n))
 
-ROW_CLONES static void
-window5 (float *restrict y, const float *restrict r0, const float *restrict r1,
+ROW_BODY
+window5_body (float *restrict y, const float *restrict r0, const float *restrict r1,
          const float *restrict r2, const float *restrict r3, const float *restrict r4,
          const float *restrict w, int64_t sw, int64_t dw, int64_t n)
 {
@@ -158,6 +181,11 @@ window5 (float *restrict y, const float *restrict r0, const float *restrict r1,
     y[i] += s;
   }
 }
+ROW_VARIANTS (window5,
+              (float *restrict y, const float *restrict r0, const float *restrict r1,
+               const float *restrict r2, const float *restrict r3, const float *restrict r4,
+               const float *restrict w, int64_t sw, int64_t dw, int64_t n),
+              (y, r0, r1, r2, r3, r4, w, sw, dw, n))
 
 /* Adds the taps of output row @oh, columns [c0, c1), that fall inside the
  * input, one tap at a time. */
@@ -210,8 +238,9 @@ depthwise_point (const ExecutorchConv *cv, const float *xp, const float *wp, int
 /* The K x K window at stride 1, no dilation, over rows whose taps are all
  * inside them; K is a constant, so the taps unroll and i vectorises. */
 #define DEFINE_WINDOW_S1(K) \
-  ROW_CLONES static void \
-  window##K##_s1 (float *restrict y, const float *const *r, const float *restrict w, int64_t n) \
+  ROW_BODY \
+  window##K##_s1_body (float *restrict y, const float *const *r, const float *restrict w, \
+                       int64_t n) \
   { \
     for (int64_t i = 0; i < n; i++) { \
       float s = 0.0f; \
@@ -220,7 +249,10 @@ depthwise_point (const ExecutorchConv *cv, const float *xp, const float *wp, int
           s += r[t][i + kw] * w[t * K + kw]; \
       y[i] += s; \
     } \
-  }
+  } \
+  ROW_VARIANTS (window##K##_s1, \
+                (float *restrict y, const float *const *r, const float *restrict w, int64_t n), \
+                (y, r, w, n))
 DEFINE_WINDOW_S1 (5)
 
 /* Widest padded row the windowed path copies onto the stack. */

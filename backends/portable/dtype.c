@@ -7,58 +7,6 @@
 #include <math.h>
 #include <string.h>
 
-static const struct {
-  const char *name;
-  size_t size;
-} type_info[ET_SCALAR_N_TYPES] = {
-  [ET_SCALAR_BYTE] = { "Byte", 1 },
-  [ET_SCALAR_CHAR] = { "Char", 1 },
-  [ET_SCALAR_SHORT] = { "Short", 2 },
-  [ET_SCALAR_INT] = { "Int", 4 },
-  [ET_SCALAR_LONG] = { "Long", 8 },
-  [ET_SCALAR_HALF] = { "Half", 2 },
-  [ET_SCALAR_FLOAT] = { "Float", 4 },
-  [ET_SCALAR_DOUBLE] = { "Double", 8 },
-  [ET_SCALAR_COMPLEX_HALF] = { "ComplexHalf", 4 },
-  [ET_SCALAR_COMPLEX_FLOAT] = { "ComplexFloat", 8 },
-  [ET_SCALAR_COMPLEX_DOUBLE] = { "ComplexDouble", 16 },
-  [ET_SCALAR_BOOL] = { "Bool", 1 },
-  [ET_SCALAR_QINT8] = { "QInt8", 1 },
-  [ET_SCALAR_QUINT8] = { "QUInt8", 1 },
-  [ET_SCALAR_QINT32] = { "QInt32", 4 },
-  [ET_SCALAR_BFLOAT16] = { "BFloat16", 2 },
-  [ET_SCALAR_QUINT4X2] = { "QUInt4x2", 1 },
-  [ET_SCALAR_QUINT2X4] = { "QUInt2x4", 1 },
-  [ET_SCALAR_BITS1X8] = { "Bits1x8", 1 },
-  [ET_SCALAR_BITS2X4] = { "Bits2x4", 1 },
-  [ET_SCALAR_BITS4X2] = { "Bits4x2", 1 },
-  [ET_SCALAR_BITS8] = { "Bits8", 1 },
-  [ET_SCALAR_BITS16] = { "Bits16", 2 },
-  [ET_SCALAR_FLOAT8_E5M2] = { "Float8_e5m2", 1 },
-  [ET_SCALAR_FLOAT8_E4M3FN] = { "Float8_e4m3fn", 1 },
-  [ET_SCALAR_FLOAT8_E5M2FNUZ] = { "Float8_e5m2fnuz", 1 },
-  [ET_SCALAR_FLOAT8_E4M3FNUZ] = { "Float8_e4m3fnuz", 1 },
-  [ET_SCALAR_UINT16] = { "UInt16", 2 },
-  [ET_SCALAR_UINT32] = { "UInt32", 4 },
-  [ET_SCALAR_UINT64] = { "UInt64", 8 },
-};
-
-const char *
-_executorch_type_name (int type)
-{
-  if (type < 0 || type >= ET_SCALAR_N_TYPES)
-    return "invalid";
-  return type_info[type].name;
-}
-
-size_t
-_executorch_type_size (int type)
-{
-  if (type < 0 || type >= ET_SCALAR_N_TYPES)
-    return 0;
-  return type_info[type].size;
-}
-
 bool
 _executorch_type_is_integral (int type, bool with_bool)
 {
@@ -180,77 +128,6 @@ _executorch_compute_kind_type (ExecutorchComputeKind kind)
   default:
     return ET_SCALAR_LONG;
   }
-}
-
-/* ---- Half and BFloat16 ---- */
-
-float
-_executorch_half_to_float (uint16_t h)
-{
-  uint32_t sign = (uint32_t) (h & 0x8000u) << 16;
-  uint32_t exponent = (h >> 10) & 0x1fu;
-  uint32_t mantissa = h & 0x3ffu;
-  uint32_t bits;
-  float f;
-
-  if (exponent == 0) {
-    /* Zero or subnormal: mantissa * 2^-24, exact in float. */
-    f = (float) mantissa * 0x1p-24f;
-    return sign ? -f : f;
-  }
-  if (exponent == 31)
-    bits = sign | 0x7f800000u | (mantissa << 13);
-  else
-    bits = sign | ((exponent + 112) << 23) | (mantissa << 13);
-  memcpy (&f, &bits, sizeof f);
-  return f;
-}
-
-uint16_t
-_executorch_float_to_half (float f)
-{
-  uint32_t x;
-  memcpy (&x, &f, sizeof x);
-  uint16_t sign = (uint16_t) ((x >> 16) & 0x8000u);
-  x &= 0x7fffffffu;
-
-  if (x >= 0x7f800000u)                     /* inf or NaN */
-    return sign | (x > 0x7f800000u ? 0x7e00u : 0x7c00u);
-  if (x >= 0x477ff000u)                     /* rounds to inf */
-    return sign | 0x7c00u;
-  if (x < 0x38800000u) {                    /* half subnormal (or zero) */
-    float a;
-    memcpy (&a, &x, sizeof a);
-    /* a * 2^24 is exact and below 1024; round half to even. */
-    return sign | (uint16_t) nearbyintf (a * 0x1p24f);
-  }
-
-  uint32_t mantissa = x & 0x7fffffu;
-  uint32_t h = (((x >> 23) - 112) << 10) | (mantissa >> 13);
-  uint32_t rest = mantissa & 0x1fffu;
-  if (rest > 0x1000u || (rest == 0x1000u && (h & 1u)))
-    h++;                                    /* a carry moves into the exponent correctly */
-  return sign | (uint16_t) h;
-}
-
-float
-_executorch_bf16_to_float (uint16_t b)
-{
-  uint32_t bits = (uint32_t) b << 16;
-  float f;
-  memcpy (&f, &bits, sizeof f);
-  return f;
-}
-
-uint16_t
-_executorch_float_to_bf16 (float f)
-{
-  uint32_t x;
-  memcpy (&x, &f, sizeof x);
-  if ((x & 0x7fffffffu) > 0x7f800000u)
-    return (uint16_t) ((x >> 16) | 0x40u);  /* quiet NaN */
-  x += 0x7fffu + ((x >> 16) & 1u);
-  return (uint16_t) (x >> 16);
 }
 
 /* ---- Scalars ---- */
@@ -379,8 +256,8 @@ _executorch_load_i64 (int type, const void *base, int64_t offset, int64_t stride
   case ET_SCALAR_INT: LOAD (int32_t, (int64_t) x); break;
   case ET_SCALAR_LONG: LOAD (int64_t, x); break;
   case ET_SCALAR_BOOL: LOAD (uint8_t, (int64_t) (x != 0)); break;
-  case ET_SCALAR_HALF: LOAD (uint16_t, f64_to_i64 (_executorch_half_to_float (x))); break;
-  case ET_SCALAR_BFLOAT16: LOAD (uint16_t, f64_to_i64 (_executorch_bf16_to_float (x))); break;
+  case ET_SCALAR_HALF: LOAD (uint16_t, f64_to_i64 (_executorch_support_half_to_float (x))); break;
+  case ET_SCALAR_BFLOAT16: LOAD (uint16_t, f64_to_i64 (_executorch_support_bf16_to_float (x))); break;
   case ET_SCALAR_FLOAT: LOAD (float, f64_to_i64 (x)); break;
   case ET_SCALAR_DOUBLE: LOAD (double, f64_to_i64 (x)); break;
   default: memset (dst, 0, (size_t) n * sizeof *dst); break;
@@ -398,8 +275,8 @@ _executorch_load_f32 (int type, const void *base, int64_t offset, int64_t stride
   case ET_SCALAR_INT: LOAD (int32_t, (float) x); break;
   case ET_SCALAR_LONG: LOAD (int64_t, (float) x); break;
   case ET_SCALAR_BOOL: LOAD (uint8_t, x != 0 ? 1.0f : 0.0f); break;
-  case ET_SCALAR_HALF: LOAD (uint16_t, _executorch_half_to_float (x)); break;
-  case ET_SCALAR_BFLOAT16: LOAD (uint16_t, _executorch_bf16_to_float (x)); break;
+  case ET_SCALAR_HALF: LOAD (uint16_t, _executorch_support_half_to_float (x)); break;
+  case ET_SCALAR_BFLOAT16: LOAD (uint16_t, _executorch_support_bf16_to_float (x)); break;
   case ET_SCALAR_FLOAT: LOAD (float, x); break;
   case ET_SCALAR_DOUBLE: LOAD (double, (float) x); break;
   default: memset (dst, 0, (size_t) n * sizeof *dst); break;
@@ -417,8 +294,8 @@ _executorch_load_f64 (int type, const void *base, int64_t offset, int64_t stride
   case ET_SCALAR_INT: LOAD (int32_t, (double) x); break;
   case ET_SCALAR_LONG: LOAD (int64_t, (double) x); break;
   case ET_SCALAR_BOOL: LOAD (uint8_t, x != 0 ? 1.0 : 0.0); break;
-  case ET_SCALAR_HALF: LOAD (uint16_t, (double) _executorch_half_to_float (x)); break;
-  case ET_SCALAR_BFLOAT16: LOAD (uint16_t, (double) _executorch_bf16_to_float (x)); break;
+  case ET_SCALAR_HALF: LOAD (uint16_t, (double) _executorch_support_half_to_float (x)); break;
+  case ET_SCALAR_BFLOAT16: LOAD (uint16_t, (double) _executorch_support_bf16_to_float (x)); break;
   case ET_SCALAR_FLOAT: LOAD (float, (double) x); break;
   case ET_SCALAR_DOUBLE: LOAD (double, x); break;
   default: memset (dst, 0, (size_t) n * sizeof *dst); break;
@@ -436,8 +313,8 @@ _executorch_store_i64 (int type, void *base, int64_t offset, int64_t stride, int
   case ET_SCALAR_INT: STORE (int32_t, (int32_t) x); break;
   case ET_SCALAR_LONG: STORE (int64_t, x); break;
   case ET_SCALAR_BOOL: STORE (uint8_t, (uint8_t) (x != 0)); break;
-  case ET_SCALAR_HALF: STORE (uint16_t, _executorch_float_to_half ((float) x)); break;
-  case ET_SCALAR_BFLOAT16: STORE (uint16_t, _executorch_float_to_bf16 ((float) x)); break;
+  case ET_SCALAR_HALF: STORE (uint16_t, _executorch_support_float_to_half ((float) x)); break;
+  case ET_SCALAR_BFLOAT16: STORE (uint16_t, _executorch_support_float_to_bf16 ((float) x)); break;
   case ET_SCALAR_FLOAT: STORE (float, (float) x); break;
   case ET_SCALAR_DOUBLE: STORE (double, (double) x); break;
   default: break;
@@ -455,8 +332,8 @@ _executorch_store_f32 (int type, void *base, int64_t offset, int64_t stride, int
   case ET_SCALAR_INT: STORE (int32_t, (int32_t) f64_to_i64 (x)); break;
   case ET_SCALAR_LONG: STORE (int64_t, f64_to_i64 (x)); break;
   case ET_SCALAR_BOOL: STORE (uint8_t, (uint8_t) (x != 0)); break;
-  case ET_SCALAR_HALF: STORE (uint16_t, _executorch_float_to_half (x)); break;
-  case ET_SCALAR_BFLOAT16: STORE (uint16_t, _executorch_float_to_bf16 (x)); break;
+  case ET_SCALAR_HALF: STORE (uint16_t, _executorch_support_float_to_half (x)); break;
+  case ET_SCALAR_BFLOAT16: STORE (uint16_t, _executorch_support_float_to_bf16 (x)); break;
   case ET_SCALAR_FLOAT: STORE (float, x); break;
   case ET_SCALAR_DOUBLE: STORE (double, (double) x); break;
   default: break;
@@ -474,8 +351,8 @@ _executorch_store_f64 (int type, void *base, int64_t offset, int64_t stride, int
   case ET_SCALAR_INT: STORE (int32_t, (int32_t) f64_to_i64 (x)); break;
   case ET_SCALAR_LONG: STORE (int64_t, f64_to_i64 (x)); break;
   case ET_SCALAR_BOOL: STORE (uint8_t, (uint8_t) (x != 0)); break;
-  case ET_SCALAR_HALF: STORE (uint16_t, _executorch_float_to_half ((float) x)); break;
-  case ET_SCALAR_BFLOAT16: STORE (uint16_t, _executorch_float_to_bf16 ((float) x)); break;
+  case ET_SCALAR_HALF: STORE (uint16_t, _executorch_support_float_to_half ((float) x)); break;
+  case ET_SCALAR_BFLOAT16: STORE (uint16_t, _executorch_support_float_to_bf16 ((float) x)); break;
   case ET_SCALAR_FLOAT: STORE (float, (float) x); break;
   case ET_SCALAR_DOUBLE: STORE (double, x); break;
   default: break;

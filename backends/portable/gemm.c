@@ -17,6 +17,7 @@
  */
 #include "gemm.h"
 #include "gemm-private.h"
+#include "support-private.h"
 
 _Static_assert (EXECUTORCH_GEMM_NR == EXECUTORCH_SGEMM_NR, "one strip width");
 
@@ -79,8 +80,7 @@ kernel_level (void)
   if (choice == 0) {
     choice = 1;
 #ifdef EXECUTORCH_GEMM_HAVE_AVX2
-    __builtin_cpu_init ();
-    if (__builtin_cpu_supports ("avx2") && __builtin_cpu_supports ("fma"))
+    if (_executorch_support_cpu_has_avx2_fma ())
       choice = 2;
 #endif
     __atomic_store_n (&kernel_choice, choice, __ATOMIC_RELEASE);

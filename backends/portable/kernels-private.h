@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "executorch-plugin.h"
+#include "support-private.h"
 
 /* Returns from the calling function when @expr is not ET_OK. */
 #define KERNEL_TRY(expr) \
@@ -110,14 +111,17 @@ bool _executorch_can_cast (int from, int to);
 ExecutorchComputeKind _executorch_compute_kind (int type);
 /* The dtype holding a compute kind's values: Long, Float or Double. */
 int _executorch_compute_kind_type (ExecutorchComputeKind kind);
-const char *_executorch_type_name (int type);
+static inline const char *
+_executorch_type_name (int type)
+{
+  return _executorch_support_type_name (type);
+}
 /* Element size in bytes, 0 for an invalid type. */
-size_t _executorch_type_size (int type);
-
-float _executorch_half_to_float (uint16_t h);
-uint16_t _executorch_float_to_half (float f);
-float _executorch_bf16_to_float (uint16_t b);
-uint16_t _executorch_float_to_bf16 (float f);
+static inline size_t
+_executorch_type_size (int type)
+{
+  return et_scalar_type_size (type);
+}
 
 /* ---- Scalars (Int, Double or Bool values) ---- */
 
@@ -149,21 +153,48 @@ EtError _executorch_scalar_to_element (EtKernelContext *ctx, const ExecutorchSca
 
 /* ---- Arguments ---- */
 
-EtError _executorch_check_n_args (EtKernelContext *ctx, uint32_t n_args, uint32_t expected);
+/* The readers shared with the other plug-ins are libexecutorch-support's
+ * (support-private.h); these pass no operator prefix and no argument count
+ * (every kernel checks the count first). */
+static inline EtError
+_executorch_check_n_args (EtKernelContext *ctx, uint32_t n_args, uint32_t expected)
+{
+  return _executorch_support_check_n_args (ctx, NULL, n_args, expected);
+}
 /* Argument @i, whatever its tag (missing is an error). */
-EtError _executorch_arg_value (EtKernelContext *ctx, EtValue **args, uint32_t i, const char *name,
-                               const EtValue **value);
+static inline EtError
+_executorch_arg_value (EtKernelContext *ctx, EtValue **args, uint32_t i, const char *name,
+                       const EtValue **value)
+{
+  return _executorch_support_arg_value (ctx, NULL, args, UINT32_MAX, i, name, value);
+}
 /* A CPU tensor with consistent metadata (see _executorch_check_tensor). */
-EtError _executorch_arg_tensor (EtKernelContext *ctx, EtValue **args, uint32_t i,
-                                const char *name, EtTensor **tensor);
+static inline EtError
+_executorch_arg_tensor (EtKernelContext *ctx, EtValue **args, uint32_t i, const char *name,
+                        EtTensor **tensor)
+{
+  return _executorch_support_arg_tensor (ctx, NULL, args, UINT32_MAX, i, name, false, tensor);
+}
 /* The same for kernels that only move bytes (et_copy): the tensor may be on any device. */
-EtError _executorch_arg_tensor_any_device (EtKernelContext *ctx, EtValue **args, uint32_t i,
-                                           const char *name, EtTensor **tensor);
-EtError _executorch_arg_int (EtKernelContext *ctx, EtValue **args, uint32_t i,
-                             const char *name, int64_t *value);
+static inline EtError
+_executorch_arg_tensor_any_device (EtKernelContext *ctx, EtValue **args, uint32_t i,
+                                   const char *name, EtTensor **tensor)
+{
+  return _executorch_support_arg_tensor (ctx, NULL, args, UINT32_MAX, i, name, true, tensor);
+}
+static inline EtError
+_executorch_arg_int (EtKernelContext *ctx, EtValue **args, uint32_t i, const char *name,
+                     int64_t *value)
+{
+  return _executorch_support_arg_int (ctx, NULL, args, UINT32_MAX, i, name, value);
+}
 /* Int or None. */
-EtError _executorch_arg_opt_int (EtKernelContext *ctx, EtValue **args, uint32_t i,
-                                 const char *name, bool *present, int64_t *value);
+static inline EtError
+_executorch_arg_opt_int (EtKernelContext *ctx, EtValue **args, uint32_t i, const char *name,
+                         bool *present, int64_t *value)
+{
+  return _executorch_support_arg_opt_int (ctx, NULL, args, UINT32_MAX, i, name, present, value);
+}
 EtError _executorch_arg_bool (EtKernelContext *ctx, EtValue **args, uint32_t i,
                               const char *name, bool *value);
 EtError _executorch_arg_scalar (EtKernelContext *ctx, EtValue **args, uint32_t i,
@@ -185,7 +216,11 @@ EtError _executorch_arg_reduce_dims (EtKernelContext *ctx, EtValue **args, uint3
 
 /* Validates sizes, strides, dim_order, numel, nbytes and data of @tensor so
  * that every offset computed from them stays inside its buffer. */
-EtError _executorch_check_tensor (EtKernelContext *ctx, const EtTensor *tensor, const char *name);
+static inline EtError
+_executorch_check_tensor (EtKernelContext *ctx, const EtTensor *tensor, const char *name)
+{
+  return _executorch_support_check_tensor (ctx, NULL, tensor, name, false);
+}
 /* Fails unless @tensor's dtype is one of the supported ones. */
 EtError _executorch_check_supported (EtKernelContext *ctx, const EtTensor *tensor, const char *name);
 /* Fails unless @t is Long ("@op: @name must be Long"). */
@@ -211,7 +246,11 @@ bool _executorch_dim_order_is_identity (const EtTensor *t);
 void _executorch_contiguous_strides (uint32_t ndim, const int64_t *sizes, int64_t *strides);
 int64_t _executorch_numel (uint32_t ndim, const int64_t *sizes);
 /* "[2, 3, 4]" into @buf. */
-const char *_executorch_format_sizes (char *buf, size_t buf_size, uint32_t ndim, const int64_t *sizes);
+static inline const char *
+_executorch_format_sizes (char *buf, size_t buf_size, uint32_t ndim, const int64_t *sizes)
+{
+  return _executorch_support_format_sizes (buf, buf_size, ndim, sizes);
+}
 
 /* Copies the view of @self at @offset with @strides (sizes: @out's) into
  * @out, in @out's memory order.  In shape.c. */

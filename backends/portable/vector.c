@@ -4,12 +4,11 @@
  *
  * See vector.h for the accuracy of each helper.  The AVX2 functions are
  * compiled with a target attribute, so the library itself still runs on
- * any x86-64; the choice is made once per process.
+ * any x86-64; libexecutorch-support decides once per process whether they
+ * run (_executorch_support_cpu_has_avx2_fma).
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE   /* secure_getenv */
-#endif
 #include "vector.h"
+#include "support-private.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -19,28 +18,6 @@
 #define HAVE_AVX2_PATH 1
 #include <immintrin.h>
 #endif
-
-/* ---- Dispatch ---- */
-
-static int simd_state;   /* 0 unknown, 1 AVX2, 2 portable */
-
-bool
-_executorch_vec_have_avx2 (void)
-{
-  int s = __atomic_load_n (&simd_state, __ATOMIC_RELAXED);
-  if (s == 0) {
-    s = 2;
-#ifdef HAVE_AVX2_PATH
-    const char *off = secure_getenv ("EXECUTORCH_KERNELS_NO_SIMD");
-    __builtin_cpu_init ();
-    if ((off == NULL || off[0] == '\0' || strcmp (off, "0") == 0) &&
-        __builtin_cpu_supports ("avx2") && __builtin_cpu_supports ("fma"))
-      s = 1;
-#endif
-    __atomic_store_n (&simd_state, s, __ATOMIC_RELAXED);
-  }
-  return s == 1;
-}
 
 /* ---- Portable scalar forms ---- */
 
@@ -462,7 +439,7 @@ normalize_avx2 (int64_t n, const float *x, float mean, float rstd, const float *
 #ifdef HAVE_AVX2_PATH
 #define DISPATCH(call) \
   do { \
-    if (_executorch_vec_have_avx2 ()) { \
+    if (_executorch_support_cpu_has_avx2_fma ()) { \
       call; \
       return; \
     } \
@@ -558,7 +535,7 @@ void
 _executorch_vec_softmax_row_f32 (int64_t n, const float *x, bool log_form, float *o)
 {
 #ifdef HAVE_AVX2_PATH
-  if (_executorch_vec_have_avx2 () && softmax_avx2 (n, x, log_form, o))
+  if (_executorch_support_cpu_has_avx2_fma () && softmax_avx2 (n, x, log_form, o))
     return;
 #endif
   softmax_portable (n, x, log_form, o);

@@ -4,7 +4,7 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * Each helper works on contiguous float arrays.  On x86-64 an AVX2+FMA
- * version is chosen at run time (__builtin_cpu_supports); elsewhere, or
+ * version is chosen at run time (_executorch_support_cpu_has_avx2_fma); elsewhere, or
  * when EXECUTORCH_KERNELS_NO_SIMD is set in the environment at first use,
  * a portable loop runs instead.
  *
@@ -29,9 +29,6 @@ typedef enum {
   EXECUTORCH_VEC_MUL = 2,
   EXECUTORCH_VEC_DIV = 3,
 } ExecutorchVecOp;
-
-/* True when the AVX2 versions are in use. */
-bool _executorch_vec_have_avx2 (void);
 
 /* o[i] = a[i] op b[i]. */
 void _executorch_vec_binary_f32 (ExecutorchVecOp op, int64_t n, const float *a, const float *b,
