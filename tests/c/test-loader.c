@@ -11,20 +11,8 @@
 #include <glib/gstdio.h>
 #include <string.h>
 
+#include "common-util.h"
 #include "executorch-error.h"
-
-static GBytes *
-read_file (const char *dir, const char *name)
-{
-  g_autofree char *path = g_build_filename (dir, name, NULL);
-  g_autoptr (GError) error = NULL;
-  char *contents;
-  gsize length;
-
-  if (!g_file_get_contents (path, &contents, &length, &error))
-    g_error ("cannot read test data: %s", error->message);
-  return g_bytes_new_take (contents, length);
-}
 
 static GBytes *
 model (const char *name)
