@@ -363,14 +363,11 @@ gboolean
 executorch_device_is_available (ExecutorchDevice *device)
 {
   const EtDeviceAllocator *allocator;
-  g_autoptr(GError) local = NULL;
 
   g_return_val_if_fail (EXECUTORCH_IS_DEVICE (device), FALSE);
 
   if (device->device_type == EXECUTORCH_DEVICE_TYPE_CPU)
     return TRUE;
-  if (!_et_discovery_ensure (&local))
-    g_debug ("plug-in discovery: %s", local->message);
   allocator = _et_registry_find_allocator (device->device_type);
   if (allocator == NULL)
     return FALSE;

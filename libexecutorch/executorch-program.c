@@ -320,7 +320,6 @@ static gboolean
 load (ExecutorchProgram *self, GError **error)
 {
   g_autoptr(GPtrArray) external = NULL;
-  g_autoptr(GError) local = NULL;
   g_autofree char *shown = NULL;
 
   if ((self->path == NULL) == (self->bytes == NULL))
@@ -342,14 +341,6 @@ load (ExecutorchProgram *self, GError **error)
       g_set_error_literal (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_ARGUMENT,
                            "“data-paths” goes with “path”; use “external-data” with “bytes”");
       return FALSE;
-    }
-
-  /* Plug-ins first, so PyGObject users need no set-up.  A plug-in that
-   * fails to load must not stop programs that do not need it. */
-  if (!_et_discovery_ensure (&local))
-    {
-      g_debug ("plug-in discovery: %s", local->message);
-      g_clear_error (&local);
     }
 
   external = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);

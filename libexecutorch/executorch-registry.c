@@ -30,15 +30,12 @@ executorch_load_plugins (GError **error)
   return _et_discovery_ensure (error);
 }
 
-static void
-ensure_discovery (void)
+/* In libexecutorch.so the registry finds the plug-ins itself, on its first
+ * lookup; the engine linked statically (engine-level tests) does not. */
+__attribute__ ((constructor)) static void
+use_discovery (void)
 {
-  /* Failures are reported by executorch_load_plugins(); the lists still
-   * show whatever did load. */
-  g_autoptr(GError) local = NULL;
-
-  if (!_et_discovery_ensure (&local))
-    g_debug ("plug-in discovery: %s", local->message);
+  _et_registry_use_discovery (TRUE);
 }
 
 /**
@@ -58,7 +55,6 @@ ensure_discovery (void)
 char **
 executorch_list_operators (void)
 {
-  ensure_discovery ();
   return _et_registry_list_kernels ();
 }
 
@@ -78,7 +74,6 @@ executorch_list_operators (void)
 char **
 executorch_list_backends (void)
 {
-  ensure_discovery ();
   return _et_registry_list_backends ();
 }
 
@@ -100,7 +95,6 @@ executorch_list_backends (void)
 char **
 executorch_list_plugins (void)
 {
-  ensure_discovery ();
   return _et_registry_list_plugins ();
 }
 
@@ -120,7 +114,6 @@ executorch_list_plugins (void)
 char **
 executorch_list_device_types (void)
 {
-  ensure_discovery ();
   return _et_registry_list_device_types ();
 }
 

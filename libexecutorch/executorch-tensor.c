@@ -903,11 +903,6 @@ executorch_tensor_to_device (ExecutorchTensor *tensor, ExecutorchDevice *device,
       bytes = executorch_tensor_get_bytes (tensor, error);
       return bytes != NULL ? host_tensor_from_bytes (tensor, bytes) : NULL;
     }
-  if (!_et_discovery_ensure (&local))
-    {
-      g_debug ("plug-in discovery: %s", local->message);
-      g_clear_error (&local);
-    }
   if (!check_has_data (tensor, error))
     return NULL;
   copy = device_tensor_new (tensor, dst_type, dst_index, error);

@@ -10,7 +10,8 @@
  * different file) is reported as a duplicate registration naming both
  * files.  EXECUTORCH_MODULES_DISABLE lists plug-in names to skip.  The
  * environment is ignored in setuid processes.  Libraries are opened with
- * local binding and never unloaded.
+ * local binding and never unloaded.  The registry runs discovery on its
+ * first lookup (registry.c); executorch_load_plugins() reports its errors.
  */
 #include "engine.h"
 
@@ -240,11 +241,17 @@ gboolean
 _et_discovery_ensure (GError **error)
 {
   static gsize done;
+  static GPrivate discovering;   /* this thread is running discover() */
 
+  /* A plug-in's init that looks something up in the registry. */
+  if (g_private_get (&discovering) != NULL)
+    return TRUE;
   if (g_once_init_enter (&done))
     {
       discovery_errors = g_ptr_array_new ();
+      g_private_set (&discovering, GINT_TO_POINTER (1));
       discover ();
+      g_private_set (&discovering, NULL);
       g_once_init_leave (&done, 1);
     }
   if (discovery_errors->len > 0)

@@ -200,6 +200,9 @@ void _et_bundled_free (EtBundled *bundled);
 
 /* --- registry.c --- */
 EtRegistry *_et_registry (void);
+/* Whether the lookups below (and et_registry_find_kernel) run plug-in
+ * discovery first, once; off until libexecutorch.so turns it on. */
+void _et_registry_use_discovery (gboolean use);
 /* Registry queries (snapshots, NULL-terminated, g_strfreev). */
 char **_et_registry_list_kernels (void);
 char **_et_registry_list_backends (void);

@@ -24,7 +24,6 @@ _et_profiling_new (const char *method_name, GError **error)
   EtProfiling *profiling;
   EtError code;
 
-  _et_discovery_ensure (NULL);
   profiler = _et_registry_find_profiler ();
   if (profiler == NULL)
     {

@@ -37,6 +37,28 @@ typedef struct {
   char *state;                  /* "loaded", "unusable on this machine", "failed: ..." */
 } PluginEntry;
 
+/* Whether lookups run plug-in discovery first (lazily, once): set by
+ * libexecutorch.so when it is loaded; engine-level tests that link the
+ * engine statically register by hand and leave it off. */
+static gint discovery_on;
+
+void
+_et_registry_use_discovery (gboolean use)
+{
+  g_atomic_int_set (&discovery_on, use);
+}
+
+static void
+discover (void)
+{
+  g_autoptr (GError) error = NULL;
+
+  /* Failures are reported by executorch_load_plugins(); lookups still see
+   * whatever did load. */
+  if (g_atomic_int_get (&discovery_on) && !_et_discovery_ensure (&error))
+    g_debug ("plug-in discovery: %s", error->message);
+}
+
 /* Name of the plug-in whose init is running on this thread, for messages. */
 static GPrivate current_owner;
 static GPrivate last_message = G_PRIVATE_INIT (g_free);
@@ -219,6 +241,7 @@ _et_registry_find_profiler (void)
   EtRegistry *registry = _et_registry ();
   const EtProfiler *profiler;
 
+  discover ();
   g_mutex_lock (&registry->lock);
   profiler = registry->profiler;
   g_mutex_unlock (&registry->lock);
@@ -232,6 +255,7 @@ et_registry_find_kernel (EtRegistry *registry, const char *name)
 
   if (registry == NULL || name == NULL)
     return NULL;
+  discover ();
   g_mutex_lock (&registry->lock);
   entry = g_hash_table_lookup (registry->kernels, name);
   g_mutex_unlock (&registry->lock);
@@ -244,6 +268,7 @@ _et_registry_kernel_owner (const char *name)
   EtRegistry *registry = _et_registry ();
   KernelEntry *entry;
 
+  discover ();
   g_mutex_lock (&registry->lock);
   entry = g_hash_table_lookup (registry->kernels, name);
   g_mutex_unlock (&registry->lock);
@@ -256,6 +281,7 @@ _et_registry_find_backend (const char *id)
   EtRegistry *registry = _et_registry ();
   BackendEntry *entry;
 
+  discover ();
   g_mutex_lock (&registry->lock);
   entry = g_hash_table_lookup (registry->backends, id);
   g_mutex_unlock (&registry->lock);
@@ -268,6 +294,7 @@ _et_registry_find_allocator (int device_type)
   EtRegistry *registry = _et_registry ();
   const EtDeviceAllocator *allocator = NULL;
 
+  discover ();
   if (device_type < 0 || device_type >= ET_DEVICE_N_TYPES)
     return NULL;
   g_mutex_lock (&registry->lock);
@@ -302,12 +329,14 @@ sorted_keys (GHashTable *table)
 char **
 _et_registry_list_kernels (void)
 {
+  discover ();
   return sorted_keys (_et_registry ()->kernels);
 }
 
 char **
 _et_registry_list_backends (void)
 {
+  discover ();
   return sorted_keys (_et_registry ()->backends);
 }
 
@@ -317,6 +346,7 @@ _et_registry_list_device_types (void)
   EtRegistry *registry = _et_registry ();
   GPtrArray *names = g_ptr_array_new ();
 
+  discover ();
   g_ptr_array_add (names, g_strdup (_et_device_type_name (ET_DEVICE_CPU)));
   g_mutex_lock (&registry->lock);
   for (int type = ET_DEVICE_CPU + 1; type < ET_DEVICE_N_TYPES; type++)
@@ -333,6 +363,7 @@ _et_registry_list_plugins (void)
   EtRegistry *registry = _et_registry ();
   GPtrArray *names = g_ptr_array_new ();
 
+  discover ();
   g_mutex_lock (&registry->lock);
   for (guint i = 0; i < registry->plugins->len; i++)
     {
@@ -352,6 +383,7 @@ _et_registry_plugin_state (const char *name)
   EtRegistry *registry = _et_registry ();
   char *state = NULL;
 
+  discover ();
   g_mutex_lock (&registry->lock);
   for (guint i = 0; i < registry->plugins->len && state == NULL; i++)
     {
