@@ -312,27 +312,6 @@ executorch_value_info_get_bool_value (ExecutorchValueInfo *info)
 }
 
 static const char *
-kind_name (EtValueTag tag)
-{
-  switch (tag)
-    {
-    case ET_VALUE_NONE: return "None";
-    case ET_VALUE_TENSOR: return "Tensor";
-    case ET_VALUE_STRING: return "String";
-    case ET_VALUE_DOUBLE: return "Double";
-    case ET_VALUE_INT: return "Int";
-    case ET_VALUE_BOOL: return "Bool";
-    case ET_VALUE_LIST_BOOL: return "BoolList";
-    case ET_VALUE_LIST_DOUBLE: return "DoubleList";
-    case ET_VALUE_LIST_INT: return "IntList";
-    case ET_VALUE_LIST_TENSOR: return "TensorList";
-    case ET_VALUE_LIST_SCALAR: return "ScalarList";
-    case ET_VALUE_LIST_OPTIONAL_TENSOR: return "OptionalTensorList";
-    default: return "Unknown";
-    }
-}
-
-static const char *
 dynamism_name (int dynamism)
 {
   switch (dynamism)
@@ -365,7 +344,7 @@ executorch_value_info_to_string (ExecutorchValueInfo *info)
   g_return_val_if_fail (EXECUTORCH_IS_VALUE_INFO (info), NULL);
 
   m = &info->meta;
-  out = g_string_new (kind_name (m->tag));
+  out = g_string_new (_et_value_tag_name (m->tag));
   switch (m->tag)
     {
     case ET_VALUE_TENSOR:

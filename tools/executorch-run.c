@@ -15,6 +15,7 @@
 
 #include "npy.h"
 #include "program-json.h"
+#include "support-private.h"
 
 #define PROGRAM_NAME "executorch-run"
 
@@ -204,49 +205,6 @@ usage_error (const char *format, ...)
 
 /* --- element conversions --- */
 
-static float
-half_to_float (guint16 h)
-{
-  guint32 sign = (guint32) (h >> 15) << 31, exp = (h >> 10) & 0x1f, mant = h & 0x3ff, bits;
-  float f;
-
-  if (exp == 0)
-    {
-      f = ldexpf ((float) mant, -24);
-      return sign ? -f : f;
-    }
-  if (exp == 31)
-    bits = sign | 0x7f800000u | (mant << 13);
-  else
-    bits = sign | ((exp + 112) << 23) | (mant << 13);
-  memcpy (&f, &bits, sizeof f);
-  return f;
-}
-
-static guint16
-float_to_half (float f)
-{
-  guint32 bits, sign, mant;
-  gint32 exp;
-
-  memcpy (&bits, &f, sizeof bits);
-  sign = (bits >> 16) & 0x8000;
-  exp = (gint32) ((bits >> 23) & 0xff) - 127 + 15;
-  mant = bits & 0x7fffff;
-  if (((bits >> 23) & 0xff) == 0xff)
-    return (guint16) (sign | 0x7c00 | (mant ? 0x200 : 0));
-  if (exp >= 31)
-    return (guint16) (sign | 0x7c00);
-  if (exp <= 0)
-    {
-      if (exp < -10)
-        return (guint16) sign;
-      mant |= 0x800000;
-      return (guint16) (sign | ((mant >> (14 - exp)) + ((mant >> (13 - exp)) & 1)));
-    }
-  return (guint16) (sign | ((guint32) exp << 10) | ((mant >> 13) + ((mant >> 12) & 1)));
-}
-
 static gboolean
 is_float_type (ExecutorchScalarType type)
 {
@@ -262,14 +220,17 @@ element_as_double (ExecutorchScalarType type, const guint8 *data, gsize i)
     {
     case EXECUTORCH_SCALAR_TYPE_FLOAT: { float v; memcpy (&v, data + i * 4, 4); return v; }
     case EXECUTORCH_SCALAR_TYPE_DOUBLE: { double v; memcpy (&v, data + i * 8, 8); return v; }
-    case EXECUTORCH_SCALAR_TYPE_HALF: { guint16 v; memcpy (&v, data + i * 2, 2); return half_to_float (v); }
+    case EXECUTORCH_SCALAR_TYPE_HALF:
+      {
+        guint16 v;
+        memcpy (&v, data + i * 2, 2);
+        return _executorch_support_half_to_float (v);
+      }
     case EXECUTORCH_SCALAR_TYPE_BFLOAT16:
       {
-        guint16 v; guint32 bits; float f;
+        guint16 v;
         memcpy (&v, data + i * 2, 2);
-        bits = (guint32) v << 16;
-        memcpy (&f, &bits, 4);
-        return f;
+        return _executorch_support_bf16_to_float (v);
       }
     case EXECUTORCH_SCALAR_TYPE_BYTE: return data[i];
     case EXECUTORCH_SCALAR_TYPE_CHAR: return (gint8) data[i];
@@ -291,12 +252,15 @@ set_element (ExecutorchScalarType type, guint8 *data, gsize i, double value)
     {
     case EXECUTORCH_SCALAR_TYPE_FLOAT: { float v = (float) value; memcpy (data + i * 4, &v, 4); break; }
     case EXECUTORCH_SCALAR_TYPE_DOUBLE: memcpy (data + i * 8, &value, 8); break;
-    case EXECUTORCH_SCALAR_TYPE_HALF: { guint16 v = float_to_half ((float) value); memcpy (data + i * 2, &v, 2); break; }
+    case EXECUTORCH_SCALAR_TYPE_HALF:
+      {
+        guint16 v = _executorch_support_float_to_half ((float) value);
+        memcpy (data + i * 2, &v, 2);
+        break;
+      }
     case EXECUTORCH_SCALAR_TYPE_BFLOAT16:
       {
-        float f = (float) value; guint32 bits; guint16 v;
-        memcpy (&bits, &f, 4);
-        v = (guint16) ((bits + 0x7fff + ((bits >> 16) & 1)) >> 16);
+        guint16 v = _executorch_support_float_to_bf16 ((float) value);
         memcpy (data + i * 2, &v, 2);
         break;
       }
