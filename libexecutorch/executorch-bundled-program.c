@@ -142,13 +142,13 @@ load_bundle (ExecutorchBundledProgram *self, GError **error)
   self->engine = _et_bundled_load (self->file, error);
   if (self->engine == NULL)
     {
-      g_prefix_error (error, "[bundled program][load] ");
+      _et_prefix_error (error, "[bundled program][load] ");
       return FALSE;
     }
   self->program = executorch_program_new_from_bytes (self->engine->program, error);
   if (self->program == NULL)
     {
-      g_prefix_error (error, "[bundled program] the embedded program: ");
+      _et_prefix_error (error, "[bundled program] the embedded program: ");
       return FALSE;
     }
   return TRUE;
@@ -159,10 +159,10 @@ load (ExecutorchBundledProgram *self, GError **error)
 {
   if ((self->path == NULL) == (self->file == NULL))
     {
-      g_set_error_literal (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_ARGUMENT,
-                           self->path == NULL
-                           ? "the bundled program has nothing to load: set its “path” or its “bytes”"
-                           : "the bundled program has both a “path” and “bytes”: set only one of them");
+      _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "%s",
+                     self->path == NULL
+                     ? "the bundled program has nothing to load: set its “path” or its “bytes”"
+                     : "the bundled program has both a “path” and “bytes”: set only one of them");
       return FALSE;
     }
   if (self->path == NULL)
@@ -175,7 +175,7 @@ load (ExecutorchBundledProgram *self, GError **error)
   if (!load_bundle (self, error))
     {
       g_autofree char *shown = g_filename_display_name (self->path);
-      g_prefix_error (error, "%s: ", shown);
+      _et_prefix_error (error, "%s: ", shown);
       return FALSE;
     }
   return TRUE;
@@ -473,14 +473,13 @@ compare_output (ExecutorchMethod *method, guint index, const EtBundledValue *wan
 
   if (want->tag != ET_VALUE_TENSOR)
     {
-      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_NOT_SUPPORTED,
-                   "expected output %u is not a tensor; only tensor outputs can be verified", index);
+      _et_set_error (error, ET_ERROR_NOT_SUPPORTED,
+                     "expected output %u is not a tensor; only tensor outputs can be verified", index);
       return FALSE;
     }
   if (executorch_method_get_output_kind (method, index) != EXECUTORCH_VALUE_KIND_TENSOR)
     {
-      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_NOT_FOUND,
-                   "output %u is not a tensor, but a tensor is expected", index);
+      _et_set_error (error, ET_ERROR_NOT_FOUND, "output %u is not a tensor, but a tensor is expected", index);
       return FALSE;
     }
   got = executorch_method_get_output (method, index, error);
@@ -491,21 +490,20 @@ compare_output (ExecutorchMethod *method, guint index, const EtBundledValue *wan
   order = executorch_tensor_get_dim_order (got, NULL);
   if ((int) type != want->scalar_type)
     {
-      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_NOT_FOUND, "output %u is %s, expected %s", index,
-                   et_scalar_type_name (type), et_scalar_type_name (want->scalar_type));
+      _et_set_error (error, ET_ERROR_NOT_FOUND, "output %u is %s, expected %s", index,
+                     et_scalar_type_name (type), et_scalar_type_name (want->scalar_type));
       return FALSE;
     }
   if (n_dims != want->ndim || (n_dims > 0 && memcmp (sizes, want->sizes, n_dims * sizeof (gint64)) != 0))
     {
-      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_NOT_FOUND,
-                   "output %u has other sizes than expected (%zu dimensions, expected %u)", index, n_dims,
-                   want->ndim);
+      _et_set_error (error, ET_ERROR_NOT_FOUND,
+                     "output %u has other sizes than expected (%zu dimensions, expected %u)", index, n_dims,
+                     want->ndim);
       return FALSE;
     }
   if (n_dims > 0 && memcmp (order, want->dim_order, n_dims) != 0)
     {
-      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_NOT_FOUND,
-                   "output %u has another memory layout (dim order) than expected", index);
+      _et_set_error (error, ET_ERROR_NOT_FOUND, "output %u has another memory layout (dim order) than expected", index);
       return FALSE;
     }
   bytes = executorch_tensor_get_bytes (got, error);
@@ -514,8 +512,7 @@ compare_output (ExecutorchMethod *method, guint index, const EtBundledValue *wan
   data = g_bytes_get_data (bytes, &nbytes);
   if (nbytes != want->nbytes)
     {
-      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_NOT_FOUND, "output %u has %zu bytes, expected %zu",
-                   index, nbytes, want->nbytes);
+      _et_set_error (error, ET_ERROR_NOT_FOUND, "output %u has %zu bytes, expected %zu", index, nbytes, want->nbytes);
       return FALSE;
     }
   if (nbytes == 0)
@@ -543,10 +540,10 @@ compare_output (ExecutorchMethod *method, guint index, const EtBundledValue *wan
         }
       if (n_bad > 0)
         {
-          g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_NOT_FOUND,
-                       "output %u: %zu of %zu elements differ; worst at element %zu: got %.9g, expected %.9g "
-                       "(allowed error %.3g)", index, n_bad, n, worst, element (type, data, worst),
-                       element (type, want->data, worst), atol + rtol * fabs (element (type, want->data, worst)));
+          _et_set_error (error, ET_ERROR_NOT_FOUND,
+                         "output %u: %zu of %zu elements differ; worst at element %zu: got %.9g, expected %.9g "
+                         "(allowed error %.3g)", index, n_bad, n, worst, element (type, data, worst),
+                         element (type, want->data, worst), atol + rtol * fabs (element (type, want->data, worst)));
           return FALSE;
         }
       return TRUE;
@@ -560,9 +557,9 @@ compare_output (ExecutorchMethod *method, guint index, const EtBundledValue *wan
             n_bad++;
             first = MIN (first, i);
           }
-      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_NOT_FOUND,
-                   "output %u: %zu of %zu elements differ (first at element %zu)", index, n_bad,
-                   nbytes / element_size, first);
+      _et_set_error (error, ET_ERROR_NOT_FOUND,
+                     "output %u: %zu of %zu elements differ (first at element %zu)", index, n_bad,
+                     nbytes / element_size, first);
       return FALSE;
     }
   return TRUE;
@@ -592,8 +589,7 @@ bind_input (ExecutorchBundledProgram *self, ExecutorchMethod *method, guint inde
     case ET_VALUE_DOUBLE:
       return executorch_method_set_input_double (method, index, value->double_value, error);
     default:
-      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_NOT_SUPPORTED, "input %u has an unsupported kind",
-                   index);
+      _et_set_error (error, ET_ERROR_NOT_SUPPORTED, "input %u has an unsupported kind", index);
       return FALSE;
     }
 }
@@ -642,15 +638,15 @@ executorch_bundled_program_verify (ExecutorchBundledProgram *bundled, const char
   suite = find_suite (bundled, method_name);
   if (suite == NULL || index >= suite->n_cases)
     {
-      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_ARGUMENT,
-                   "[bundled program][verify] method %s has no test case %u", method_name, index);
+      _et_set_error (error, ET_ERROR_INVALID_ARGUMENT,
+                     "[bundled program][verify] method %s has no test case %u", method_name, index);
       return FALSE;
     }
   test = &suite->cases[index];
   if (test->n_expected == 0)
     {
-      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_NOT_SUPPORTED,
-                   "[bundled program][verify] %s case %u expects no outputs", method_name, index);
+      _et_set_error (error, ET_ERROR_NOT_SUPPORTED,
+                     "[bundled program][verify] %s case %u expects no outputs", method_name, index);
       return FALSE;
     }
   method = g_hash_table_lookup (bundled->methods, method_name);
@@ -663,15 +659,15 @@ executorch_bundled_program_verify (ExecutorchBundledProgram *bundled, const char
     }
   if (test->n_inputs != executorch_method_get_n_inputs (method))
     {
-      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_ARGUMENT,
-                   "[bundled program][verify] %s case %u has %u inputs, the method takes %u", method_name, index,
-                   test->n_inputs, executorch_method_get_n_inputs (method));
+      _et_set_error (error, ET_ERROR_INVALID_ARGUMENT,
+                     "[bundled program][verify] %s case %u has %u inputs, the method takes %u", method_name, index,
+                     test->n_inputs, executorch_method_get_n_inputs (method));
       return FALSE;
     }
   for (guint i = 0; i < test->n_inputs; i++)
     if (!bind_input (bundled, method, i, &test->inputs[i], error))
       {
-        g_prefix_error (error, "[bundled program][verify] %s case %u: ", method_name, index);
+        _et_prefix_error (error, "[bundled program][verify] %s case %u: ", method_name, index);
         return FALSE;
       }
   if (!executorch_method_execute (method, NULL, error))
@@ -679,15 +675,15 @@ executorch_bundled_program_verify (ExecutorchBundledProgram *bundled, const char
   n_outputs = executorch_method_get_n_outputs (method);
   if (n_outputs != test->n_expected)
     {
-      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_NOT_FOUND,
-                   "[bundled program][verify] %s case %u expects %u outputs, the method has %u", method_name, index,
-                   test->n_expected, n_outputs);
+      _et_set_error (error, ET_ERROR_NOT_FOUND,
+                     "[bundled program][verify] %s case %u expects %u outputs, the method has %u", method_name, index,
+                     test->n_expected, n_outputs);
       return FALSE;
     }
   for (guint i = 0; i < n_outputs; i++)
     if (!compare_output (method, i, &test->expected[i], rtol, atol, error))
       {
-        g_prefix_error (error, "[bundled program][verify] %s case %u: ", method_name, index);
+        _et_prefix_error (error, "[bundled program][verify] %s case %u: ", method_name, index);
         return FALSE;
       }
   return TRUE;

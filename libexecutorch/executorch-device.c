@@ -230,11 +230,8 @@ executorch_device_new_from_name (const char *name, GError **error)
       }
 
 bad:
-  {
-    g_autofree char *shown = g_utf8_make_valid (name, -1);
-    g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_ARGUMENT,
-                 "“%s” is not a device name (expected “cpu” or “cuda:N”)", shown);
-  }
+  /* The helper makes the message (and so @name in it) valid UTF-8. */
+  _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "“%s” is not a device name (expected “cpu” or “cuda:N”)", name);
   return NULL;
 }
 

@@ -208,8 +208,8 @@ load (ExecutorchMethod *self, GError **error)
 
   if (self->program == NULL)
     {
-      g_set_error_literal (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_ARGUMENT,
-                           "the method has no program to load from: set its “program”");
+      _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "%s",
+                     "the method has no program to load from: set its “program”");
       return FALSE;
     }
   program = _executorch_program_check_loaded (self->program, error);
@@ -480,9 +480,9 @@ executorch_method_set_input (ExecutorchMethod *method, guint index, ExecutorchTe
   sizes = executorch_tensor_get_sizes (tensor, &n_dims);
   if (n_dims > ET_MAX_DIMS)
     {
-      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_ARGUMENT,
-                   "input %u of method %s: the tensor has %" G_GSIZE_FORMAT " dimensions, more than %d", index,
-                   method->name, n_dims, ET_MAX_DIMS);
+      _et_set_error (error, ET_ERROR_INVALID_ARGUMENT,
+                     "input %u of method %s: the tensor has %" G_GSIZE_FORMAT " dimensions, more than %d", index,
+                     method->name, n_dims, ET_MAX_DIMS);
       return FALSE;
     }
   input = (EtInput) {
@@ -595,8 +595,13 @@ executorch_method_set_input_bool (ExecutorchMethod *method, guint index, gboolea
 static gboolean
 execute_claimed (ExecutorchMethod *self, GCancellable *cancellable, GError **error)
 {
-  return !g_cancellable_set_error_if_cancelled (cancellable, error) &&
-         _et_method_execute_claimed (self->engine, cancellable, error);
+  if (cancellable != NULL && g_cancellable_is_cancelled (cancellable))
+    {
+      /* The engine's words when it stops between instructions. */
+      _et_set_error_domain (error, G_IO_ERROR, G_IO_ERROR_CANCELLED, "execution was cancelled");
+      return FALSE;
+    }
+  return _et_method_execute_claimed (self->engine, cancellable, error);
 }
 
 /**
@@ -775,15 +780,15 @@ get_output_value (ExecutorchMethod *self, guint index, EtValueTag want, GError *
     return NULL;
   if (index >= n)
     {
-      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_ARGUMENT,
-                   "output %u does not exist: method %s has %u outputs", index, self->name, n);
+      _et_set_error (error, ET_ERROR_INVALID_ARGUMENT,
+                     "output %u does not exist: method %s has %u outputs", index, self->name, n);
       return NULL;
     }
   value = _et_method_output (self->engine, index);
   if (value == NULL || value->tag != want)
     {
-      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_TYPE, "output %u of method %s is %s, not %s",
-                   index, self->name, kind_nick (value != NULL ? value->tag : ET_VALUE_NONE), kind_nick (want));
+      _et_set_error (error, ET_ERROR_INVALID_TYPE, "output %u of method %s is %s, not %s",
+                     index, self->name, kind_nick (value != NULL ? value->tag : ET_VALUE_NONE), kind_nick (want));
       return NULL;
     }
   return value;
@@ -961,9 +966,9 @@ executorch_method_run (ExecutorchMethod *method, ExecutorchTensor **inputs, guin
 
   if (n_inputs != _et_method_n_inputs (method->engine))
     {
-      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_ARGUMENT,
-                   "method %s takes %u inputs, not %u", method->name, _et_method_n_inputs (method->engine),
-                   n_inputs);
+      _et_set_error (error, ET_ERROR_INVALID_ARGUMENT,
+                     "method %s takes %u inputs, not %u", method->name, _et_method_n_inputs (method->engine),
+                     n_inputs);
       return NULL;
     }
   for (guint i = 0; i < n_inputs; i++)
@@ -1002,16 +1007,15 @@ executorch_method_run (ExecutorchMethod *method, ExecutorchTensor **inputs, guin
           tensor = scalar_tensor (EXECUTORCH_SCALAR_TYPE_BOOL, &b, sizeof b);
           break;
         default:
-          g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_NOT_SUPPORTED,
-                       "output %u of method %s is %s, which run() cannot return; use "
-                       "executorch_method_execute() and the output getters", i, method->name,
-                       kind_nick (value != NULL ? value->tag : ET_VALUE_NONE));
+          _et_set_error (error, ET_ERROR_NOT_SUPPORTED,
+                         "output %u of method %s is %s, which run() cannot return; use "
+                         "executorch_method_execute() and the output getters", i, method->name,
+                         kind_nick (value != NULL ? value->tag : ET_VALUE_NONE));
           return NULL;
         }
       if (tensor == NULL)
         {
-          g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_MEMORY_ALLOCATION_FAILED,
-                       "cannot allocate output %u", i);
+          _et_set_error (error, ET_ERROR_MEMORY_ALLOCATION_FAILED, "cannot allocate output %u", i);
           return NULL;
         }
       g_ptr_array_add (outputs, tensor);
@@ -1027,8 +1031,7 @@ check_profiled (ExecutorchMethod *self, const char *what, GError **error)
 {
   if (self->profiling != NULL)
     return TRUE;
-  g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_STATE, "[method %s][%s] the method is not profiled",
-               self->name, what);
+  _et_set_error (error, ET_ERROR_INVALID_STATE, "[method %s][%s] the method is not profiled", self->name, what);
   return FALSE;
 }
 

@@ -291,26 +291,26 @@ _executorch_map_file (const char *path, GError **error)
 
       if (fd >= 0)
         g_close (fd, NULL);
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (saved), "%s: %s", shown, g_strerror (saved));
+      _et_set_error_domain (error, G_IO_ERROR, g_io_error_from_errno (saved), "%s: %s", shown, g_strerror (saved));
       return NULL;
     }
   if (S_ISDIR (st.st_mode))
     {
       g_close (fd, NULL);
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_IS_DIRECTORY, "%s: is a folder, not a file", shown);
+      _et_set_error_domain (error, G_IO_ERROR, G_IO_ERROR_IS_DIRECTORY, "%s: is a folder, not a file", shown);
       return NULL;
     }
   mapped = g_mapped_file_new_from_fd (fd, FALSE, &local);
   g_close (fd, NULL);
   if (mapped == NULL)
     {
-      g_set_error (error, G_IO_ERROR, g_io_error_from_file_error (local->code), "%s: %s", shown,
-                   local->message);
+      _et_set_error_domain (error, G_IO_ERROR, g_io_error_from_file_error (local->code), "%s: %s", shown,
+                            local->message);
       return NULL;
     }
   if (g_mapped_file_get_length (mapped) == 0)
     {
-      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_PROGRAM, "%s: the file is empty", shown);
+      _et_set_error (error, ET_ERROR_INVALID_PROGRAM, "%s: the file is empty", shown);
       return NULL;
     }
   return g_mapped_file_get_bytes (mapped);
@@ -324,22 +324,22 @@ load (ExecutorchProgram *self, GError **error)
 
   if ((self->path == NULL) == (self->bytes == NULL))
     {
-      g_set_error_literal (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_ARGUMENT,
-                           self->path == NULL
-                           ? "the program has nothing to load: set its “path” or its “bytes”"
-                           : "the program has both a “path” and “bytes”: set only one of them");
+      _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "%s",
+                     self->path == NULL
+                     ? "the program has nothing to load: set its “path” or its “bytes”"
+                     : "the program has both a “path” and “bytes”: set only one of them");
       return FALSE;
     }
   if (self->path != NULL && self->external_data != NULL)
     {
-      g_set_error_literal (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_ARGUMENT,
-                           "“external-data” goes with “bytes”; use “data-paths” with “path”");
+      _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "%s",
+                     "“external-data” goes with “bytes”; use “data-paths” with “path”");
       return FALSE;
     }
   if (self->bytes != NULL && self->data_paths != NULL && self->data_paths[0] != NULL)
     {
-      g_set_error_literal (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_ARGUMENT,
-                           "“data-paths” goes with “path”; use “external-data” with “bytes”");
+      _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "%s",
+                     "“data-paths” goes with “path”; use “external-data” with “bytes”");
       return FALSE;
     }
 
@@ -365,8 +365,7 @@ load (ExecutorchProgram *self, GError **error)
           GBytes *data = g_ptr_array_index (self->external_data, i);
           if (data == NULL)
             {
-              g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_ARGUMENT,
-                           "external data %u is missing", i);
+              _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "external data %u is missing", i);
               return FALSE;
             }
           g_ptr_array_add (external, g_bytes_ref (data));
@@ -375,7 +374,7 @@ load (ExecutorchProgram *self, GError **error)
 
   if (g_bytes_get_size (self->bytes) == 0)
     {
-      g_set_error_literal (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_PROGRAM, "the program is empty");
+      _et_set_error (error, ET_ERROR_INVALID_PROGRAM, "%s", "the program is empty");
       return FALSE;
     }
   self->engine = _et_program_load (self->bytes, (GBytes *const *) external->pdata, external->len, error);
@@ -384,7 +383,7 @@ load (ExecutorchProgram *self, GError **error)
   if (self->engine == NULL)
     {
       if (shown != NULL && error != NULL && *error != NULL)
-        g_prefix_error (error, "%s: ", shown);
+        _et_prefix_error (error, "%s: ", shown);
       return FALSE;
     }
   return TRUE;

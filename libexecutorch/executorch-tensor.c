@@ -156,14 +156,13 @@ check_shape (ExecutorchScalarType scalar_type, const gint64 *sizes, gsize n_dims
 
   if (et_scalar_type_size (scalar_type) == 0)
     {
-      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_ARGUMENT, "%d is not a valid scalar type",
-                   (int) scalar_type);
+      _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "%d is not a valid scalar type", (int) scalar_type);
       return FALSE;
     }
   if (n_dims > ET_MAX_DIMS)
     {
-      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_ARGUMENT,
-                   "a tensor has at most %d dimensions, not %" G_GSIZE_FORMAT, ET_MAX_DIMS, n_dims);
+      _et_set_error (error, ET_ERROR_INVALID_ARGUMENT,
+                     "a tensor has at most %d dimensions, not %" G_GSIZE_FORMAT, ET_MAX_DIMS, n_dims);
       return FALSE;
     }
   for (gsize i = 0; i < n_dims; i++)
@@ -171,8 +170,8 @@ check_shape (ExecutorchScalarType scalar_type, const gint64 *sizes, gsize n_dims
       if (sizes[i] < 0)
         {
           g_autofree char *shown = format_sizes (sizes, n_dims);
-          g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_ARGUMENT,
-                       "tensor sizes %s: size %" G_GSIZE_FORMAT " is negative", shown, i);
+          _et_set_error (error, ET_ERROR_INVALID_ARGUMENT,
+                         "tensor sizes %s: size %" G_GSIZE_FORMAT " is negative", shown, i);
           return FALSE;
         }
       et_sizes[i] = sizes[i];
@@ -182,8 +181,8 @@ check_shape (ExecutorchScalarType scalar_type, const gint64 *sizes, gsize n_dims
       {
         if (dim_order[i] >= n_dims || (seen & (1u << dim_order[i])) != 0)
           {
-            g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_ARGUMENT,
-                         "the dim order is not a permutation of 0..%" G_GSIZE_FORMAT, n_dims - 1);
+            _et_set_error (error, ET_ERROR_INVALID_ARGUMENT,
+                           "the dim order is not a permutation of 0..%" G_GSIZE_FORMAT, n_dims - 1);
             return FALSE;
           }
         seen |= 1u << dim_order[i];
@@ -191,8 +190,8 @@ check_shape (ExecutorchScalarType scalar_type, const gint64 *sizes, gsize n_dims
   if (!_et_checked_nbytes (scalar_type, (uint32_t) n_dims, et_sizes, numel, nbytes))
     {
       g_autofree char *shown = format_sizes (sizes, n_dims);
-      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_ARGUMENT,
-                   "a %s tensor of sizes %s does not fit in memory", et_scalar_type_name (scalar_type), shown);
+      _et_set_error (error, ET_ERROR_INVALID_ARGUMENT,
+                     "a %s tensor of sizes %s does not fit in memory", et_scalar_type_name (scalar_type), shown);
       return FALSE;
     }
   return TRUE;
@@ -243,9 +242,9 @@ tensor_new_checked (ExecutorchScalarType scalar_type, const gint64 *sizes, gsize
   if (g_bytes_get_size (data) != nbytes)
     {
       g_autofree char *shown = format_sizes (sizes, n_dims);
-      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_ARGUMENT,
-                   "the data holds %" G_GSIZE_FORMAT " bytes but a %s tensor of sizes %s needs %" G_GSIZE_FORMAT
-                   " bytes", g_bytes_get_size (data), et_scalar_type_name (scalar_type), shown, nbytes);
+      _et_set_error (error, ET_ERROR_INVALID_ARGUMENT,
+                     "the data holds %" G_GSIZE_FORMAT " bytes but a %s tensor of sizes %s needs %" G_GSIZE_FORMAT
+                     " bytes", g_bytes_get_size (data), et_scalar_type_name (scalar_type), shown, nbytes);
       return NULL;
     }
   return tensor_new_bytes (scalar_type, sizes, n_dims, dim_order, numel, nbytes, data);
@@ -318,9 +317,9 @@ executorch_tensor_new_with_dim_order (ExecutorchScalarType scalar_type, const gi
 
   if (n_dim_order != n_dims)
     {
-      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_ARGUMENT,
-                   "the dim order has %" G_GSIZE_FORMAT " entries for %" G_GSIZE_FORMAT " dimensions",
-                   n_dim_order, n_dims);
+      _et_set_error (error, ET_ERROR_INVALID_ARGUMENT,
+                     "the dim order has %" G_GSIZE_FORMAT " entries for %" G_GSIZE_FORMAT " dimensions",
+                     n_dim_order, n_dims);
       return NULL;
     }
   return tensor_new_checked (scalar_type, sizes, n_dims, dim_order, data, error);
@@ -440,16 +439,15 @@ executorch_tensor_new_from_floats (const gint64 *sizes, gsize n_dims, const gflo
   if ((guint64) numel != n_values)
     {
       g_autofree char *shown = format_sizes (sizes, n_dims);
-      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_ARGUMENT,
-                   "%" G_GSIZE_FORMAT " values given for a tensor of sizes %s, which holds %" G_GINT64_FORMAT,
-                   n_values, shown, numel);
+      _et_set_error (error, ET_ERROR_INVALID_ARGUMENT,
+                     "%" G_GSIZE_FORMAT " values given for a tensor of sizes %s, which holds %" G_GINT64_FORMAT,
+                     n_values, shown, numel);
       return NULL;
     }
   bytes = _executorch_aligned_bytes_new (values, nbytes);
   if (bytes == NULL)
     {
-      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_MEMORY_ALLOCATION_FAILED,
-                   "cannot allocate %" G_GSIZE_FORMAT " bytes", nbytes);
+      _et_set_error (error, ET_ERROR_MEMORY_ALLOCATION_FAILED, "cannot allocate %" G_GSIZE_FORMAT " bytes", nbytes);
       return NULL;
     }
   return tensor_new_bytes (EXECUTORCH_SCALAR_TYPE_FLOAT, sizes, n_dims, NULL, numel, nbytes, bytes);
@@ -655,8 +653,7 @@ check_has_data (ExecutorchTensor *tensor, GError **error)
 {
   if (tensor->data == NULL && tensor->nbytes > 0)
     {
-      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_STATE,
-                   "the tensor has no memory (an output the method never wrote)");
+      _et_set_error (error, ET_ERROR_INVALID_STATE, "the tensor has no memory (an output the method never wrote)");
       return FALSE;
     }
   return TRUE;
@@ -747,8 +744,8 @@ executorch_tensor_get_floats (ExecutorchTensor *tensor, gsize *n_values, GError 
     *n_values = 0;
   if (tensor->scalar_type != EXECUTORCH_SCALAR_TYPE_FLOAT)
     {
-      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_TYPE, "the tensor holds %s, not Float",
-                   et_scalar_type_name (tensor->scalar_type));
+      _et_set_error (error, ET_ERROR_INVALID_TYPE, "the tensor holds %s, not Float",
+                     et_scalar_type_name (tensor->scalar_type));
       return NULL;
     }
   bytes = executorch_tensor_get_bytes (tensor, error);

@@ -56,7 +56,12 @@ typedef struct {
 
 /* --- error.c --- */
 GQuark _et_error_quark (void);
+/* Every GError the library builds comes from these (error.c, which makes
+ * the message valid UTF-8): _et_set_error for EXECUTORCH_ERROR, the
+ * domain-taking one for the other domains it uses on purpose (G_IO_ERROR
+ * for files and cancellation). */
 void _et_set_error (GError **error, EtError code, const char *format, ...) G_GNUC_PRINTF (3, 4);
+void _et_set_error_domain (GError **error, GQuark domain, gint code, const char *format, ...) G_GNUC_PRINTF (4, 5);
 /* Puts "[context] " in front of an existing error's message. */
 void _et_prefix_error (GError **error, const char *format, ...) G_GNUC_PRINTF (2, 3);
 const char *_et_error_name (EtError code);

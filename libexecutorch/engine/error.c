@@ -87,25 +87,43 @@ error_code_for (EtError code)
     }
 }
 
-void
-_et_set_error (GError **error, EtError code, const char *format, ...)
+/* The one place the library builds a GError: every message is checked (and
+ * made) valid UTF-8, since names and paths in it may come from hostile files. */
+static void
+set_error_valist (GError **error, GQuark domain, gint code, const char *format, va_list args)
 {
-  va_list args;
   g_autofree char *message = NULL;
 
   if (error == NULL)
     return;
-  va_start (args, format);
   message = g_strdup_vprintf (format, args);
-  va_end (args);
-  /* Names from hostile files must not make the message invalid UTF-8. */
   if (!g_utf8_validate (message, -1, NULL))
     {
       char *valid = g_utf8_make_valid (message, -1);
       g_free (message);
       message = valid;
     }
-  g_set_error_literal (error, EXECUTORCH_ERROR, error_code_for (code), message);
+  g_set_error_literal (error, domain, code, message);
+}
+
+void
+_et_set_error (GError **error, EtError code, const char *format, ...)
+{
+  va_list args;
+
+  va_start (args, format);
+  set_error_valist (error, EXECUTORCH_ERROR, error_code_for (code), format, args);
+  va_end (args);
+}
+
+void
+_et_set_error_domain (GError **error, GQuark domain, gint code, const char *format, ...)
+{
+  va_list args;
+
+  va_start (args, format);
+  set_error_valist (error, domain, code, format, args);
+  va_end (args);
 }
 
 void
@@ -119,5 +137,11 @@ _et_prefix_error (GError **error, const char *format, ...)
   va_start (args, format);
   prefix = g_strdup_vprintf (format, args);
   va_end (args);
+  if (!g_utf8_validate (prefix, -1, NULL))
+    {
+      char *valid = g_utf8_make_valid (prefix, -1);
+      g_free (prefix);
+      prefix = valid;
+    }
   g_prefix_error (error, "%s", prefix);
 }
