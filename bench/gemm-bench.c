@@ -47,7 +47,7 @@ fill (float *x, size_t n)
 
 /* Runs @fn until 0.3 s have passed (at least twice); returns seconds per call. */
 static double
-time_gemm (const ExecutorchSgemm *g, double min_seconds)
+time_gemm (const KernelSgemm *g, double min_seconds)
 {
   int iters = 0;
   double start;
@@ -69,7 +69,7 @@ bench_square (int64_t size, guint threads, double min_seconds)
   float *a = malloc (sizeof (float) * size * size);
   float *b = malloc (sizeof (float) * size * size);
   float *c = malloc (sizeof (float) * size * size);
-  ExecutorchSgemm g = {
+  KernelSgemm g = {
     .m = size, .n = size, .k = size,
     .a = a, .a_rs = size, .a_cs = 1,
     .b = b, .b_rs = size, .b_cs = 1,
@@ -96,7 +96,7 @@ bench_linear (int64_t m, int64_t k, int64_t n, guint threads, double min_seconds
   float *a = malloc (sizeof (float) * m * k);
   float *w = malloc (sizeof (float) * n * k);
   float *c = malloc (sizeof (float) * m * n);
-  ExecutorchSgemm g = {
+  KernelSgemm g = {
     .m = m, .n = n, .k = k,
     .a = a, .a_rs = k, .a_cs = 1,
     .b = w, .b_rs = 1, .b_cs = k,

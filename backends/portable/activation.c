@@ -29,7 +29,7 @@ typedef struct {
   ActOp op;
   int type;
   bool has_lo, has_hi;   /* clamp bounds (Scalar or Tensor) */
-  ExecutorchKindValue lo, hi;
+  KernelKindValue lo, hi;
   double alpha, scale, input_scale;   /* elu; alpha = slope for leaky_relu */
 } ActUser;
 
@@ -159,7 +159,7 @@ static EtError
 act_run (EtKernelContext *ctx, const ActUser *u, EtTensor *out, uint32_t n_in,
          const EtTensor *const *in)
 {
-  ExecutorchComputeKind kind = _executorch_compute_kind (u->type);
+  KernelComputeKind kind = _executorch_compute_kind (u->type);
 
   if (out->numel == 0)
     return ET_OK;
@@ -172,7 +172,7 @@ act_run (EtKernelContext *ctx, const ActUser *u, EtTensor *out, uint32_t n_in,
     _executorch_parallel_for (out->numel, EXECUTORCH_GRAIN / 4, fast_range, &job);
     return ET_OK;
   }
-  ExecutorchMapFn fn = kind == EXECUTORCH_COMPUTE_I64 ? act_i64
+  KernelMapFn fn = kind == EXECUTORCH_COMPUTE_I64 ? act_i64
                        : kind == EXECUTORCH_COMPUTE_F32 ? act_f32 : act_f64;
   return _executorch_map (ctx, out, kind, n_in, in, kind, fn, u);
 }
@@ -195,7 +195,7 @@ static EtError
 hardtanh_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
 {
   EtTensor *in, *out;
-  ExecutorchScalar lo, hi;
+  KernelScalar lo, hi;
   ActUser u = { .op = OP_CLAMP, .has_lo = true, .has_hi = true };
 
   KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 5));
@@ -217,7 +217,7 @@ static EtError
 clamp_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
 {
   EtTensor *in, *out;
-  ExecutorchScalar lo, hi;
+  KernelScalar lo, hi;
   ActUser u = { .op = OP_CLAMP };
 
   KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 5));
@@ -327,7 +327,7 @@ static EtError
 elu_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
 {
   EtTensor *in, *out;
-  ExecutorchScalar a, s, is;
+  KernelScalar a, s, is;
   ActUser u = { .op = OP_ELU };
 
   KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 6));
@@ -351,7 +351,7 @@ static EtError
 leaky_relu_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
 {
   EtTensor *in, *out;
-  ExecutorchScalar slope;
+  KernelScalar slope;
   ActUser u = { .op = OP_LEAKY_RELU };
 
   KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 4));

@@ -75,7 +75,7 @@ _executorch_arg_bool (EtKernelContext *ctx, EtValue **args, uint32_t i, const ch
 
 EtError
 _executorch_arg_scalar (EtKernelContext *ctx, EtValue **args, uint32_t i, const char *name,
-                        ExecutorchScalar *scalar)
+                        KernelScalar *scalar)
 {
   const EtValue *v = NULL;
   KERNEL_TRY (_executorch_arg_value (ctx, args, i, name, &v));

@@ -65,7 +65,7 @@ static const char *const op_names[] = {
 typedef struct {
   ExtraOp op;
   int type;            /* common dtype */
-  ExecutorchKindValue alpha;     /* rsub */
+  KernelKindValue alpha;     /* rsub */
   bool scalar_exponent;   /* pow.Tensor_Scalar: eager's special exponents */
   double exponent;
   bool *div_by_zero;   /* set by integer division by zero */
@@ -279,7 +279,7 @@ map_logical (const void *user, int64_t n, void *out, const void *const *in)
 
 /* A 0-d tensor holding @v in @kind's dtype. */
 static void
-scalar_tensor (EtTensor *t, ExecutorchKindValue *v, ExecutorchComputeKind kind)
+scalar_tensor (EtTensor *t, KernelKindValue *v, KernelComputeKind kind)
 {
   memset (t, 0, sizeof *t);
   t->data = v;
@@ -295,7 +295,7 @@ scalar_tensor (EtTensor *t, ExecutorchKindValue *v, ExecutorchComputeKind kind)
  * given) and maps @op in the common dtype @common. */
 static EtError
 run_full (EtKernelContext *ctx, ExtraOp op, int common, EtTensor *out, uint32_t n_in,
-          const EtTensor *const *in, const EtTensor *shape_of, const ExecutorchKindValue *alpha,
+          const EtTensor *const *in, const EtTensor *shape_of, const KernelKindValue *alpha,
           const double *exponent)
 {
   uint32_t ndim;
@@ -307,9 +307,9 @@ run_full (EtKernelContext *ctx, ExtraOp op, int common, EtTensor *out, uint32_t 
     u.scalar_exponent = true;
     u.exponent = *exponent;
   }
-  ExecutorchComputeKind kind = _executorch_compute_kind (common);
-  ExecutorchComputeKind in_kind = kind, out_kind = kind;
-  ExecutorchMapFn fn;
+  KernelComputeKind kind = _executorch_compute_kind (common);
+  KernelComputeKind in_kind = kind, out_kind = kind;
+  KernelMapFn fn;
 
   if (alpha != NULL)
     u.alpha = *alpha;
@@ -340,7 +340,7 @@ run_full (EtKernelContext *ctx, ExtraOp op, int common, EtTensor *out, uint32_t 
 
 static EtError
 run (EtKernelContext *ctx, ExtraOp op, int common, EtTensor *out, uint32_t n_in,
-     const EtTensor *const *in, const EtTensor *shape_of, const ExecutorchKindValue *alpha)
+     const EtTensor *const *in, const EtTensor *shape_of, const KernelKindValue *alpha)
 {
   return run_full (ctx, op, common, out, n_in, in, shape_of, alpha, NULL);
 }
@@ -428,12 +428,12 @@ tensor_tensor (EtKernelContext *ctx, EtValue **args, uint32_t n_args, ExtraOp op
 
 /* The tensor op with a Scalar @s, as (tensor, scalar) or (scalar, tensor). */
 static EtError
-tensor_scalar_run (EtKernelContext *ctx, ExtraOp op, EtTensor *t, const ExecutorchScalar *s,
-                   bool scalar_first, int common, EtTensor *out, const ExecutorchKindValue *alpha)
+tensor_scalar_run (EtKernelContext *ctx, ExtraOp op, EtTensor *t, const KernelScalar *s,
+                   bool scalar_first, int common, EtTensor *out, const KernelKindValue *alpha)
 {
-  ExecutorchKindValue v;
+  KernelKindValue v;
   EtTensor st;
-  ExecutorchComputeKind kind = _executorch_compute_kind (common);
+  KernelComputeKind kind = _executorch_compute_kind (common);
   KERNEL_TRY (_executorch_scalar_to_compute (ctx, s, common, scalar_first ? "self" : "other", &v));
   scalar_tensor (&st, &v, kind);
   const EtTensor *in[2] = { scalar_first ? &st : t, scalar_first ? t : &st };
@@ -448,7 +448,7 @@ tensor_scalar_run (EtKernelContext *ctx, ExtraOp op, EtTensor *t, const Executor
  * @s, the scalar on the left when @scalar_first, and runs it. */
 static EtError
 tensor_scalar_checked (EtKernelContext *ctx, ExtraOp op, EtTensor *t, const char *t_name,
-                       const ExecutorchScalar *s, bool scalar_first, EtTensor *out)
+                       const KernelScalar *s, bool scalar_first, EtTensor *out)
 {
   KERNEL_TRY (_executorch_check_supported (ctx, t, t_name));
   KERNEL_TRY (_executorch_check_supported (ctx, out, "out"));
@@ -466,7 +466,7 @@ static EtError
 tensor_scalar (EtKernelContext *ctx, EtValue **args, uint32_t n_args, ExtraOp op)
 {
   EtTensor *a, *out;
-  ExecutorchScalar s;
+  KernelScalar s;
   KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 4));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "self", &a));
   KERNEL_TRY (_executorch_arg_scalar (ctx, args, 1, "other", &s));
@@ -516,7 +516,7 @@ static EtError
 pow_scalar_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
 {
   EtTensor *e, *out;
-  ExecutorchScalar s;
+  KernelScalar s;
   KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 4));
   KERNEL_TRY (_executorch_arg_scalar (ctx, args, 0, "self", &s));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 1, "exponent", &e));
@@ -529,8 +529,8 @@ static EtError
 rsub_scalar_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
 {
   EtTensor *a, *out;
-  ExecutorchScalar s, alpha_s;
-  ExecutorchKindValue alpha;
+  KernelScalar s, alpha_s;
+  KernelKindValue alpha;
   KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 5));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "self", &a));
   KERNEL_TRY (_executorch_arg_scalar (ctx, args, 1, "other", &s));
@@ -614,7 +614,7 @@ static EtError
 div_scalar_mode_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
 {
   EtTensor *a, *out;
-  ExecutorchScalar s;
+  KernelScalar s;
   ExtraOp op;
   KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 5));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "self", &a));
@@ -666,8 +666,8 @@ static EtError
 masked_fill_scalar_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
 {
   EtTensor *a, *mask, *out, vt;
-  ExecutorchScalar s;
-  ExecutorchKindValue v;
+  KernelScalar s;
+  KernelKindValue v;
   char m_buf[160], s_buf[160];
   KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 5));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "self", &a));

@@ -131,7 +131,7 @@ FAST_LOOP (fast_f64, double)
  * or (all contiguous) one operand a trailing row of out, repeated. */
 
 typedef struct {
-  ExecutorchVecOp op;
+  KernelVecOp op;
   const float *a, *b;
   float *o;
   float alpha, scalar;
@@ -225,7 +225,7 @@ fast_vec_f32 (BinaryOp op, const EtTensor *a, const EtTensor *b, EtTensor *out, 
 
 /* A Scalar in @kind with no range check (comparisons). */
 static void
-scalar_raw (ExecutorchComputeKind kind, const ExecutorchScalar *s, ExecutorchKindValue *v)
+scalar_raw (KernelComputeKind kind, const KernelScalar *s, KernelKindValue *v)
 {
   switch (kind) {
   case EXECUTORCH_COMPUTE_I64:
@@ -241,7 +241,7 @@ scalar_raw (ExecutorchComputeKind kind, const ExecutorchScalar *s, ExecutorchKin
 }
 
 static void
-kind_one (ExecutorchComputeKind kind, ExecutorchKindValue *v)
+kind_one (KernelComputeKind kind, KernelKindValue *v)
 {
   switch (kind) {
   case EXECUTORCH_COMPUTE_I64: v->i = 1; break;
@@ -253,13 +253,13 @@ kind_one (ExecutorchComputeKind kind, ExecutorchKindValue *v)
 /* Computes out = a op b (or a op scalar) in @common and stores to out. */
 static EtError
 binary_run (EtKernelContext *ctx, BinaryOp op, EtTensor *out, int common, const EtTensor *a,
-            const EtTensor *b, const ExecutorchScalar *b_scalar, const ExecutorchScalar *alpha_s)
+            const EtTensor *b, const KernelScalar *b_scalar, const KernelScalar *alpha_s)
 {
-  ExecutorchComputeKind kind = _executorch_compute_kind (common);
+  KernelComputeKind kind = _executorch_compute_kind (common);
   int kind_type = _executorch_compute_kind_type (kind);
   uint32_t ndim;
   int64_t sizes[ET_MAX_DIMS];
-  ExecutorchKindValue alpha, bval;
+  KernelKindValue alpha, bval;
   bool scalar_b;
 
   if (b != NULL) {
@@ -321,7 +321,7 @@ binary_run (EtKernelContext *ctx, BinaryOp op, EtTensor *out, int common, const 
   const int64_t *strides[3] = { out->strides, a_strides, b_strides };
   const void *b_data = &bval;
   int b_type = kind_type;
-  ExecutorchIter it;
+  KernelIter it;
 
   _executorch_broadcast_strides (a, ndim, sizes, a_strides);
   if (!scalar_b) {
@@ -379,8 +379,8 @@ binary_run (EtKernelContext *ctx, BinaryOp op, EtTensor *out, int common, const 
 typedef struct {
   EtTensor *a;
   EtTensor *b;              /* NULL for the .Scalar forms */
-  ExecutorchScalar other;   /* the .Scalar forms */
-  ExecutorchScalar alpha;
+  KernelScalar other;   /* the .Scalar forms */
+  KernelScalar alpha;
   bool has_alpha;
   EtTensor *out;
 } BinaryArgs;

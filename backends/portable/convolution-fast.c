@@ -36,7 +36,7 @@
 #define COL_BUDGET (128 * 1024)
 
 typedef struct {
-  const ExecutorchConv *cv;
+  const KernelConv *cv;
   const float *x, *weight;
   float *y;
   int64_t tile;          /* pixels per task */
@@ -190,7 +190,7 @@ ROW_VARIANTS (window5,
 /* Adds the taps of output row @oh, columns [c0, c1), that fall inside the
  * input, one tap at a time. */
 static void
-depthwise_taps (const ExecutorchConv *cv, const float *xp, const float *wp, float *acc, int64_t oh,
+depthwise_taps (const KernelConv *cv, const float *xp, const float *wp, float *acc, int64_t oh,
                 int64_t c0, int64_t c1)
 {
   int64_t sw = cv->sw;
@@ -218,7 +218,7 @@ depthwise_taps (const ExecutorchConv *cv, const float *xp, const float *wp, floa
 
 /* The taps of output (oh, ow) that fall inside the input. */
 static float
-depthwise_point (const ExecutorchConv *cv, const float *xp, const float *wp, int64_t oh, int64_t ow)
+depthwise_point (const KernelConv *cv, const float *xp, const float *wp, int64_t oh, int64_t ow)
 {
   float s = 0.0f;
 
@@ -263,7 +263,7 @@ DEFINE_WINDOW_S1 (5)
  * column runs the whole window (on small planes, such as MobileNet's last
  * stages, border columns would otherwise be most of the work). */
 static void
-depthwise_row_padded (const ExecutorchConv *cv, const float *xp, const float *wp, float *acc, int64_t oh,
+depthwise_row_padded (const KernelConv *cv, const float *xp, const float *wp, float *acc, int64_t oh,
                       float (*rows)[PADDED_ROW_MAX])
 {
   int64_t k = cv->kh, pw = cv->pw, w = cv->w;
@@ -299,7 +299,7 @@ static void
 depthwise_plane (void *data, size_t plane)
 {
   ConvJob *job = data;
-  const ExecutorchConv *cv = job->cv;
+  const KernelConv *cv = job->cv;
   int64_t co = (int64_t) plane % cv->cout, b = (int64_t) plane / cv->cout;
   int64_t ci = co / cv->cout_g;
   const float *xp = job->x + (b * cv->cin + ci) * cv->h * cv->w;
@@ -348,7 +348,7 @@ depthwise_plane (void *data, size_t plane)
  * stored: the GEMM asks for KC x 16 strips of it and im2col_pack builds
  * them straight from the image into the GEMM's packing buffer. */
 typedef struct {
-  const ExecutorchConv *cv;
+  const KernelConv *cv;
   const float *xg;        /* the group's first input channel */
   int64_t p0;             /* output pixel of column 0 */
 } Im2col;
@@ -359,7 +359,7 @@ static void
 im2col_pack (const void *user, int64_t pc, int64_t kc, int64_t j0, int64_t cols, float *dst)
 {
   const Im2col *ic = user;
-  const ExecutorchConv *cv = ic->cv;
+  const KernelConv *cv = ic->cv;
   /* The strip's columns split into runs within one output row each: a row
    * of B over a run is a (strided) run of one input row. */
   int64_t seg_j[SNR + 1], seg_ih[SNR], seg_iw[SNR];
@@ -423,7 +423,7 @@ static void
 gemm_task (void *data, size_t task)
 {
   ConvJob *job = data;
-  const ExecutorchConv *cv = job->cv;
+  const KernelConv *cv = job->cv;
   int64_t tile_index = (int64_t) task % job->n_tiles;
   int64_t bg = (int64_t) task / job->n_tiles;
   int64_t g = bg % cv->groups, b = bg / cv->groups;
@@ -433,7 +433,7 @@ gemm_task (void *data, size_t task)
   int64_t k = cv->cin_g * cv->kh * cv->kw;
   bool direct = cv->kh == 1 && cv->kw == 1 && cv->sh == 1 && cv->sw == 1 && cv->ph == 0 && cv->pw == 0;
   Im2col ic = { cv, job->x + (b * cv->cin + g * cv->cin_g) * cv->h * cv->w, p0 };
-  ExecutorchSgemm gm = {
+  KernelSgemm gm = {
     .m = cv->cout_g, .n = t, .k = k,
     .a = job->weight + g * cv->cout_g * k, .a_rs = k, .a_cs = 1,
     .c = job->y + (b * cv->cout + g * cv->cout_g) * pixels + p0, .ldc = pixels,
@@ -461,7 +461,7 @@ static void
 transposed_task (void *data, size_t task)
 {
   ConvJob *job = data;
-  const ExecutorchConv *cv = job->cv;
+  const KernelConv *cv = job->cv;
   int64_t g = (int64_t) task % cv->groups, b = (int64_t) task / cv->groups;
   int64_t in_pixels = cv->h * cv->w, out_pixels = cv->oh * cv->ow;
   int64_t rows = cv->cout_g * cv->kh * cv->kw;
@@ -474,7 +474,7 @@ transposed_task (void *data, size_t task)
   }
   for (int64_t p0 = 0; p0 < in_pixels; p0 += tile) {
     int64_t t = in_pixels - p0 < tile ? in_pixels - p0 : tile;
-    ExecutorchSgemm gm = {
+    KernelSgemm gm = {
       .m = rows, .n = t, .k = cv->cin_g,
       /* A[(co, kh, kw), ci] = weight[g * cin_g + ci, co, kh, kw] */
       .a = job->weight + g * cv->cin_g * rows, .a_rs = 1, .a_cs = rows,
@@ -509,7 +509,7 @@ transposed_task (void *data, size_t task)
 }
 
 EtError
-_executorch_conv_f32 (EtKernelContext *ctx, const ExecutorchConv *cv, const float *x,
+_executorch_conv_f32 (EtKernelContext *ctx, const KernelConv *cv, const float *x,
                       const float *weight, const float *bias, float *y)
 {
   int64_t out_pixels = cv->oh * cv->ow;

@@ -15,10 +15,10 @@ typedef struct {
   int64_t sh, sw, ph, pw, dh, dw, oph, opw;
   int64_t groups, cin_g, cout_g;
   bool transposed;
-} ExecutorchConv;
+} KernelConv;
 
 /* Computes a float32 convolution of contiguous NCHW @x with contiguous
  * @weight into contiguous NCHW @y, adding @bias (cout floats) when it is
  * not NULL.  Fails only when temporary memory runs out. */
-EtError _executorch_conv_f32 (EtKernelContext *ctx, const ExecutorchConv *cv, const float *x,
+EtError _executorch_conv_f32 (EtKernelContext *ctx, const KernelConv *cv, const float *x,
                               const float *weight, const float *bias, float *y);

@@ -81,7 +81,7 @@ output_extent (EtKernelContext *ctx, const char *dim, bool transposed, int64_t i
 /* Reads and checks every argument, fills @cv and resizes out. */
 static EtError
 parse (EtKernelContext *ctx, EtValue **args, uint32_t n_args, EtTensor **input, EtTensor **weight,
-       EtTensor **bias, EtTensor **out, ExecutorchConv *cv)
+       EtTensor **bias, EtTensor **out, KernelConv *cv)
 {
   EtTensor *x, *w, *b = NULL, *y;
   int64_t stride[2], padding[2], dilation[2], out_pad[2], groups;
@@ -201,7 +201,7 @@ parse (EtKernelContext *ctx, EtValue **args, uint32_t n_args, EtTensor **input, 
 
 /* Contiguous data of @t in @type (t's own buffer when it already is). */
 static EtError
-dense_copy (EtKernelContext *ctx, const EtTensor *t, int type, ExecutorchTemp *temp, void **data)
+dense_copy (EtKernelContext *ctx, const EtTensor *t, int type, KernelTemp *temp, void **data)
 {
   int64_t strides[ET_MAX_DIMS];
 
@@ -223,7 +223,7 @@ dense_copy (EtKernelContext *ctx, const EtTensor *t, int type, ExecutorchTemp *t
  * compute dtype T; integer products wrap through uint64_t (U). */
 #define DIRECT_CONV(NAME, T, U) \
   static void \
-  NAME (const ExecutorchConv *cv, const T *x, const T *w, const T *bias, T *y) \
+  NAME (const KernelConv *cv, const T *x, const T *w, const T *bias, T *y) \
   { \
     int64_t opix = cv->oh * cv->ow; \
     for (int64_t b = 0; b < cv->n; b++) \
@@ -287,17 +287,17 @@ static EtError
 convolution_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
 {
   EtTensor *x, *w, *b, *y;
-  ExecutorchConv cv;
+  KernelConv cv;
 
   KERNEL_TRY (parse (ctx, args, n_args, &x, &w, &b, &y, &cv));
   if (y->numel == 0)
     return ET_OK;
 
   /* Work in the compute dtype: Float for Float/Half/BFloat16, Double, Long. */
-  ExecutorchComputeKind kind = _executorch_compute_kind (x->scalar_type);
+  KernelComputeKind kind = _executorch_compute_kind (x->scalar_type);
   int ctype = _executorch_compute_kind_type (kind);
   size_t es = _executorch_type_size (ctype);
-  ExecutorchTemp tx, tw, tb, ty;
+  KernelTemp tx, tw, tb, ty;
   void *dx = NULL, *dw = NULL, *db = NULL, *dy = NULL;
   bool in_place = y->scalar_type == ctype && _executorch_dim_order_is_identity (y) &&
                   y->data != x->data && y->data != w->data && (b == NULL || y->data != b->data);

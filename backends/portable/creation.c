@@ -39,7 +39,7 @@ float_max (int type)
 }
 
 EtError
-_executorch_scalar_to_element (EtKernelContext *ctx, const ExecutorchScalar *scalar, int type,
+_executorch_scalar_to_element (EtKernelContext *ctx, const KernelScalar *scalar, int type,
                                const char *name, void *element)
 {
   int64_t lo, hi;
@@ -124,7 +124,7 @@ check_sizes (EtKernelContext *ctx, const char *op, const int64_t *sizes, uint32_
 }
 
 static EtError
-fill_with_scalar (EtKernelContext *ctx, const char *op, EtTensor *out, const ExecutorchScalar *value)
+fill_with_scalar (EtKernelContext *ctx, const char *op, EtTensor *out, const KernelScalar *value)
 {
   uint8_t element[16];
   char name[64];
@@ -141,7 +141,7 @@ full_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   EtTensor *out;
   int64_t sizes[ET_MAX_DIMS];
   uint32_t n;
-  ExecutorchScalar value;
+  KernelScalar value;
 
   KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 4));
   KERNEL_TRY (_executorch_arg_int_list (ctx, args, 0, "size", NULL, sizes, &n));
@@ -170,7 +170,7 @@ static EtError
 full_like_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
 {
   EtTensor *self, *out;
-  ExecutorchScalar value;
+  KernelScalar value;
 
   KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 5));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "self", &self));
@@ -187,7 +187,7 @@ static EtError
 scalar_tensor_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
 {
   EtTensor *out;
-  ExecutorchScalar value;
+  KernelScalar value;
 
   KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 3));
   KERNEL_TRY (_executorch_arg_scalar (ctx, args, 0, "s", &value));
@@ -217,7 +217,7 @@ constant_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args, const char 
   if (what < 0)
     return ET_OK;
   KERNEL_TRY (_executorch_check_supported (ctx, out, "out"));
-  ExecutorchScalar v = { .kind = EXECUTORCH_SCALAR_KIND_INT, .i = what, .d = what };
+  KernelScalar v = { .kind = EXECUTORCH_SCALAR_KIND_INT, .i = what, .d = what };
   return fill_with_scalar (ctx, op, out, &v);
 }
 
@@ -244,7 +244,7 @@ static EtError
 fill_scalar_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
 {
   EtTensor *self, *out;
-  ExecutorchScalar value;
+  KernelScalar value;
 
   KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 4));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "self", &self));
@@ -281,7 +281,7 @@ fill_tensor_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   KERNEL_TRY (_executorch_check_supported (ctx, value, "value"));
   KERNEL_TRY (_executorch_resize (ctx, out, self->ndim, self->sizes));
   /* As eager: value.item() as a Scalar, then the checked fill conversion. */
-  ExecutorchScalar sv;
+  KernelScalar sv;
   if (_executorch_type_is_floating (value->scalar_type)) {
     sv.kind = EXECUTORCH_SCALAR_KIND_DOUBLE;
     _executorch_load_f64 (value->scalar_type, value->data, 0, 1, 1, &sv.d);
@@ -300,7 +300,7 @@ fill_tensor_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
 
 /* Scalar.to<int64_t>(): finite and in range, truncated toward zero. */
 static EtError
-scalar_to_i64 (EtKernelContext *ctx, const ExecutorchScalar *s, const char *name, int64_t *v)
+scalar_to_i64 (EtKernelContext *ctx, const KernelScalar *s, const char *name, int64_t *v)
 {
   if (s->kind != EXECUTORCH_SCALAR_KIND_DOUBLE) {
     *v = s->i;
@@ -318,8 +318,8 @@ scalar_to_i64 (EtKernelContext *ctx, const ExecutorchScalar *s, const char *name
  * arguments (the length of a Long out too; other integer outs take the
  * length from the untruncated doubles), floating outs in double. */
 static EtError
-arange_common (EtKernelContext *ctx, const ExecutorchScalar *start, const ExecutorchScalar *end,
-               const ExecutorchScalar *step, EtTensor *out)
+arange_common (EtKernelContext *ctx, const KernelScalar *start, const KernelScalar *end,
+               const KernelScalar *step, EtTensor *out)
 {
   const char *op = "arange";
   int type = out->scalar_type;
@@ -370,17 +370,17 @@ arange_common (EtKernelContext *ctx, const ExecutorchScalar *start, const Execut
   /* The values must fit the out dtype. */
   if (len > 0) {
     uint8_t scratch[16];
-    ExecutorchScalar first, last;
+    KernelScalar first, last;
     if (integral) {
       __int128 l = (__int128) xs + (__int128) xst * (len - 1);
       if (l > INT64_MAX || l < INT64_MIN)
         return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: values overflow %s", op,
                             _executorch_type_name (type));
-      first = (ExecutorchScalar) { .kind = EXECUTORCH_SCALAR_KIND_INT, .i = xs, .d = (double) xs };
-      last = (ExecutorchScalar) { .kind = EXECUTORCH_SCALAR_KIND_INT, .i = (int64_t) l, .d = (double) l };
+      first = (KernelScalar) { .kind = EXECUTORCH_SCALAR_KIND_INT, .i = xs, .d = (double) xs };
+      last = (KernelScalar) { .kind = EXECUTORCH_SCALAR_KIND_INT, .i = (int64_t) l, .d = (double) l };
     } else {
-      first = (ExecutorchScalar) { .kind = EXECUTORCH_SCALAR_KIND_DOUBLE, .i = 0, .d = start->d };
-      last = (ExecutorchScalar) { .kind = EXECUTORCH_SCALAR_KIND_DOUBLE, .i = 0,
+      first = (KernelScalar) { .kind = EXECUTORCH_SCALAR_KIND_DOUBLE, .i = 0, .d = start->d };
+      last = (KernelScalar) { .kind = EXECUTORCH_SCALAR_KIND_DOUBLE, .i = 0,
                                   .d = start->d + step->d * (double) (len - 1) };
     }
     KERNEL_TRY (_executorch_scalar_to_element (ctx, &first, type, "arange: start", scratch));
@@ -416,9 +416,9 @@ static EtError
 arange_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
 {
   EtTensor *out;
-  ExecutorchScalar start = { .kind = EXECUTORCH_SCALAR_KIND_INT, .i = 0, .d = 0.0 };
-  ExecutorchScalar step = { .kind = EXECUTORCH_SCALAR_KIND_INT, .i = 1, .d = 1.0 };
-  ExecutorchScalar end;
+  KernelScalar start = { .kind = EXECUTORCH_SCALAR_KIND_INT, .i = 0, .d = 0.0 };
+  KernelScalar step = { .kind = EXECUTORCH_SCALAR_KIND_INT, .i = 1, .d = 1.0 };
+  KernelScalar end;
 
   KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 3));
   KERNEL_TRY (_executorch_arg_scalar (ctx, args, 0, "end", &end));
@@ -431,7 +431,7 @@ static EtError
 arange_start_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
 {
   EtTensor *out;
-  ExecutorchScalar start, end, step;
+  KernelScalar start, end, step;
 
   KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 5));
   KERNEL_TRY (_executorch_arg_scalar (ctx, args, 0, "start", &start));
@@ -552,10 +552,10 @@ native_dropout_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   if (drop_all) {
     /* Eager computes input * mask * 0: zeros, but NaN and inf give NaN. */
     KERNEL_TRY (_executorch_check_supported (ctx, input, "input"));
-    ExecutorchComputeKind kind = _executorch_type_is_floating (input->scalar_type)
+    KernelComputeKind kind = _executorch_type_is_floating (input->scalar_type)
                                    ? EXECUTORCH_COMPUTE_F64 : EXECUTORCH_COMPUTE_I64;
     int64_t flat[ET_MAX_DIMS];
-    ExecutorchTemp temp;
+    KernelTemp temp;
     EtError err;
     KERNEL_TRY (_executorch_temp_alloc (ctx, (size_t) input->numel * 8, &temp));
     _executorch_contiguous_strides (input->ndim, input->sizes, flat);

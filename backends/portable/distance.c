@@ -123,7 +123,7 @@ cdist_forward_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
 
   int64_t nb = _executorch_numel (bn, bsizes);
   size_t n = (size_t) (x1->numel + x2->numel + out->numel);
-  ExecutorchTemp temp;
+  KernelTemp temp;
   KERNEL_TRY (_executorch_temp_alloc (ctx, n * sizeof (double), &temp));
   double *a = temp.data, *b = a + x1->numel, *o = b + x2->numel;
   EtError err = load_all (ctx, x1, a);
@@ -184,7 +184,7 @@ pdist_forward_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   KERNEL_TRY (_executorch_resize (ctx, out, 1, &n_out));
   if (n_out == 0)
     return ET_OK;
-  ExecutorchTemp temp;
+  KernelTemp temp;
   KERNEL_TRY (_executorch_temp_alloc (ctx, (size_t) (self->numel + n_out) * sizeof (double), &temp));
   double *a = temp.data, *o = a + self->numel;
   EtError err = load_all (ctx, self, a);

@@ -101,7 +101,7 @@ _executorch_can_cast (int from, int to)
   return true;
 }
 
-ExecutorchComputeKind
+KernelComputeKind
 _executorch_compute_kind (int type)
 {
   switch (type) {
@@ -117,7 +117,7 @@ _executorch_compute_kind (int type)
 }
 
 int
-_executorch_compute_kind_type (ExecutorchComputeKind kind)
+_executorch_compute_kind_type (KernelComputeKind kind)
 {
   switch (kind) {
   case EXECUTORCH_COMPUTE_F32:
@@ -133,7 +133,7 @@ _executorch_compute_kind_type (ExecutorchComputeKind kind)
 /* ---- Scalars ---- */
 
 int
-_executorch_promote_with_scalar (int type, const ExecutorchScalar *scalar)
+_executorch_promote_with_scalar (int type, const KernelScalar *scalar)
 {
   switch (scalar->kind) {
   case EXECUTORCH_SCALAR_KIND_BOOL:
@@ -164,7 +164,7 @@ int_fits (int type, int64_t v)
 }
 
 EtError
-_executorch_scalar_to_compute (EtKernelContext *ctx, const ExecutorchScalar *scalar, int type,
+_executorch_scalar_to_compute (EtKernelContext *ctx, const KernelScalar *scalar, int type,
                                const char *name, void *value)
 {
   switch (_executorch_compute_kind (type)) {
@@ -360,7 +360,7 @@ _executorch_store_f64 (int type, void *base, int64_t offset, int64_t stride, int
 }
 
 void
-_executorch_load_kind (ExecutorchComputeKind kind, int type, const void *base, int64_t offset,
+_executorch_load_kind (KernelComputeKind kind, int type, const void *base, int64_t offset,
                        int64_t stride, int64_t n, void *dst)
 {
   switch (kind) {
@@ -377,7 +377,7 @@ _executorch_load_kind (ExecutorchComputeKind kind, int type, const void *base, i
 }
 
 void
-_executorch_store_kind (ExecutorchComputeKind kind, int type, void *base, int64_t offset,
+_executorch_store_kind (KernelComputeKind kind, int type, void *base, int64_t offset,
                         int64_t stride, int64_t n, const void *src)
 {
   switch (kind) {

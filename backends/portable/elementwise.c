@@ -48,15 +48,15 @@ typedef union {
 } Chunk;
 
 EtError
-_executorch_map (EtKernelContext *ctx, EtTensor *out, ExecutorchComputeKind out_kind,
-                 uint32_t n_in, const EtTensor *const *in, ExecutorchComputeKind in_kind,
-                 ExecutorchMapFn fn, const void *user)
+_executorch_map (EtKernelContext *ctx, EtTensor *out, KernelComputeKind out_kind,
+                 uint32_t n_in, const EtTensor *const *in, KernelComputeKind in_kind,
+                 KernelMapFn fn, const void *user)
 {
   int64_t in_strides[EXECUTORCH_MAP_MAX_INPUTS][ET_MAX_DIMS];
   const int64_t *strides[EXECUTORCH_MAP_MAX_INPUTS + 1];
   Chunk bufs[EXECUTORCH_MAP_MAX_INPUTS], res;
   const void *ptrs[EXECUTORCH_MAP_MAX_INPUTS];
-  ExecutorchIter it;
+  KernelIter it;
   char a[160], b[160];
 
   if (n_in > EXECUTORCH_MAP_MAX_INPUTS)
@@ -93,7 +93,7 @@ _executorch_map (EtKernelContext *ctx, EtTensor *out, ExecutorchComputeKind out_
 /* ---- Parallel for ---- */
 
 typedef struct {
-  ExecutorchRangeFn fn;
+  KernelRangeFn fn;
   void *context;
   int64_t n;
   int64_t chunk;
@@ -111,7 +111,7 @@ parallel_task (void *context, size_t i)
 #endif
 
 void
-_executorch_parallel_for (int64_t n, int64_t grain, ExecutorchRangeFn fn, void *context)
+_executorch_parallel_for (int64_t n, int64_t grain, KernelRangeFn fn, void *context)
 {
   if (n <= 0)
     return;

@@ -12,11 +12,11 @@
 
 /* C[0..MR, 0..NR] (row stride @ldc) = or += the product of an MR x kc packed
  * A strip (a[p * MR + r]) and a kc x NR packed B strip (b[p * NR + j]). */
-typedef void (*ExecutorchGemmMicrokernel) (int64_t kc, const float *a, const float *b, float *c,
+typedef void (*KernelGemmMicrokernel) (int64_t kc, const float *a, const float *b, float *c,
                                            int64_t ldc, int accumulate);
 
 /* The dot product of @n floats of @x and @y (both contiguous). */
-typedef float (*ExecutorchGemmDot) (const float *x, const float *y, int64_t n);
+typedef float (*KernelGemmDot) (const float *x, const float *y, int64_t n);
 
 #if defined(__x86_64__) || defined(__i386__)
 #define EXECUTORCH_GEMM_HAVE_AVX2 1

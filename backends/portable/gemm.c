@@ -90,7 +90,7 @@ kernel_level (void)
   return choice;
 }
 
-static ExecutorchGemmMicrokernel
+static KernelGemmMicrokernel
 choose_kernel (void)
 {
 #ifdef EXECUTORCH_GEMM_HAVE_AVX2
@@ -100,7 +100,7 @@ choose_kernel (void)
   return kernel_generic;
 }
 
-static ExecutorchGemmDot
+static KernelGemmDot
 choose_dot (void)
 {
 #ifdef EXECUTORCH_GEMM_HAVE_AVX2
@@ -123,8 +123,8 @@ _executorch_sgemm_force_generic (bool generic)
 }
 
 typedef struct {
-  const ExecutorchSgemm *g;
-  ExecutorchGemmMicrokernel kernel;
+  const KernelSgemm *g;
+  KernelGemmMicrokernel kernel;
   float *apack;
   float *bpack;
   int64_t ic, mc;     /* row chunk */
@@ -137,7 +137,7 @@ static void
 pack_a_strip (void *data, size_t strip)
 {
   const Job *job = data;
-  const ExecutorchSgemm *g = job->g;
+  const KernelSgemm *g = job->g;
   float *dst = job->apack + (int64_t) strip * MR * job->kc;
   int64_t i0 = job->ic + (int64_t) strip * MR;
   int64_t rows = job->ic + job->mc - i0 < MR ? job->ic + job->mc - i0 : MR;
@@ -161,7 +161,7 @@ static void
 pack_b_strip (void *data, size_t strip)
 {
   const Job *job = data;
-  const ExecutorchSgemm *g = job->g;
+  const KernelSgemm *g = job->g;
   float *dst = job->bpack + (int64_t) strip * NR * job->kc;
   int64_t j0 = job->jc + (int64_t) strip * NR;
   int64_t cols = job->jc + job->nc - j0 < NR ? job->jc + job->nc - j0 : NR;
@@ -215,7 +215,7 @@ static void
 compute_tile (void *data, size_t si, size_t sj, size_t ti, size_t tj)
 {
   const Job *job = data;
-  const ExecutorchSgemm *g = job->g;
+  const KernelSgemm *g = job->g;
   float edge[MR * NR] __attribute__ ((aligned (64)));
 
   for (size_t jp = sj; jp < sj + tj; jp++) {
@@ -252,7 +252,7 @@ run_1d (bool parallel, void (*fn) (void *, size_t), Job *job, size_t range)
 }
 
 static void
-direct (const ExecutorchSgemm *g)
+direct (const KernelSgemm *g)
 {
   for (int64_t i = 0; i < g->m; i++)
     for (int64_t j = 0; j < g->n; j++) {
@@ -274,15 +274,15 @@ direct (const ExecutorchSgemm *g)
 #define SMALL_COLS 256
 
 typedef struct {
-  const ExecutorchSgemm *g;
-  ExecutorchGemmDot dot;
+  const KernelSgemm *g;
+  KernelGemmDot dot;
 } SmallJob;
 
 static void
 small_columns (void *data, size_t chunk)
 {
   const SmallJob *job = data;
-  const ExecutorchSgemm *g = job->g;
+  const KernelSgemm *g = job->g;
   int64_t j0 = (int64_t) chunk * SMALL_COLS;
   int64_t j1 = j0 + SMALL_COLS < g->n ? j0 + SMALL_COLS : g->n;
 
@@ -310,7 +310,7 @@ small_columns (void *data, size_t chunk)
 }
 
 static bool
-small_m (const ExecutorchSgemm *g, bool parallel)
+small_m (const KernelSgemm *g, bool parallel)
 {
   SmallJob job = { g, choose_dot () };
   size_t chunks = (size_t) ((g->n + SMALL_COLS - 1) / SMALL_COLS);
@@ -335,7 +335,7 @@ alloc_floats (int64_t n)
 }
 
 bool
-_executorch_sgemm (const ExecutorchSgemm *g)
+_executorch_sgemm (const KernelSgemm *g)
 {
   int64_t m = g->m, n = g->n, k = g->k;
 

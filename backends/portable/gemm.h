@@ -18,13 +18,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Width of the packed B strips handed to an ExecutorchSgemmPackB. */
+/* Width of the packed B strips handed to an KernelSgemmPackB. */
 #define EXECUTORCH_SGEMM_NR 16
 
 /* Writes B[pc + p, j0 + j] to dst[p * EXECUTORCH_SGEMM_NR + j] for p < kc
  * and j < cols, and zeros for cols <= j < EXECUTORCH_SGEMM_NR.  Called from
  * several threads at once for different strips. */
-typedef void (*ExecutorchSgemmPackB) (const void *user, int64_t pc, int64_t kc, int64_t j0,
+typedef void (*KernelSgemmPackB) (const void *user, int64_t pc, int64_t kc, int64_t j0,
                                       int64_t cols, float *dst);
 
 typedef struct {
@@ -39,12 +39,12 @@ typedef struct {
   bool single_thread;      /* never use the pool (caller already parallel) */
   /* When set, B is never read through b: strips are produced by pack_b
    * (an implicit matrix, such as im2col of an image). */
-  ExecutorchSgemmPackB pack_b;
+  KernelSgemmPackB pack_b;
   const void *pack_b_user;
-} ExecutorchSgemm;
+} KernelSgemm;
 
 /* Runs @g; false only when the packing buffers could not be allocated. */
-bool _executorch_sgemm (const ExecutorchSgemm *g);
+bool _executorch_sgemm (const KernelSgemm *g);
 
 /* Which microkernel runs: "avx2-fma" or "generic". */
 const char *_executorch_sgemm_kernel_name (void);

@@ -202,8 +202,8 @@ typedef struct {
   int64_t res_sizes[ET_MAX_DIMS];
   uint32_t n_pre, n_post;
   uint32_t pre[ET_MAX_DIMS], post[ET_MAX_DIMS];   /* indexed tensor's dims */
-  ExecutorchTemp coords;          /* mask coordinates (Long) */
-  ExecutorchTemp offsets;         /* nb element offsets */
+  KernelTemp coords;          /* mask coordinates (Long) */
+  KernelTemp offsets;         /* nb element offsets */
 } IndexPlan;
 
 static void
@@ -451,7 +451,7 @@ plan_walk (EtKernelContext *ctx, const IndexPlan *plan, WalkMode mode, int type,
   int64_t n_post = _executorch_numel (plan->n_post, post_sizes);
   bool compact = is_compact (plan->n_post, post_sizes, qs[0]) &&
                  is_compact (plan->n_post, post_sizes, qs[1]);
-  ExecutorchComputeKind kind = _executorch_compute_kind (type);
+  KernelComputeKind kind = _executorch_compute_kind (type);
 
   int64_t pidx[ET_MAX_DIMS] = { 0 }, poff[2] = { 0, 0 };
   for (int64_t p = 0; p < n_pre; p++) {
@@ -474,7 +474,7 @@ plan_walk (EtKernelContext *ctx, const IndexPlan *plan, WalkMode mode, int type,
                                               qs[0], res, type, r_off, qs[1]));
       } else {
         const int64_t *st[2] = { qs[0], qs[1] };
-        ExecutorchIter it;
+        KernelIter it;
         union {
           int64_t i[EXECUTORCH_CHUNK];
           float f[EXECUTORCH_CHUNK];
@@ -805,7 +805,7 @@ scatter_common (EtKernelContext *ctx, EtValue **args, uint32_t n_args, ScatterMo
 {
   const char *op = mode == SCATTER_ADD ? "scatter_add" : "scatter";
   EtTensor *self, *index, *src = NULL, *out;
-  ExecutorchScalar value;
+  KernelScalar value;
   uint8_t elem[16];
   int64_t dim;
   uint32_t d;
@@ -840,7 +840,7 @@ scatter_common (EtKernelContext *ctx, EtValue **args, uint32_t n_args, ScatterMo
     return ET_OK;
 
   size_t es = _executorch_type_size (self->scalar_type);
-  ExecutorchComputeKind kind = _executorch_compute_kind (self->scalar_type);
+  KernelComputeKind kind = _executorch_compute_kind (self->scalar_type);
   int64_t size = self->ndim ? self->sizes[d] : 1;
   int64_t dstride = out->ndim ? out->strides[d] : 0;
   int64_t st[3][ET_MAX_DIMS], idx[ET_MAX_DIMS] = { 0 }, off[3] = { 0, 0, 0 };
@@ -870,7 +870,7 @@ scatter_common (EtKernelContext *ctx, EtValue **args, uint32_t n_args, ScatterMo
     } else if (mode == SCATTER_SRC) {
       memcpy ((char *) out->data + (size_t) o * es, (const char *) src->data + (size_t) off[1] * es, es);
     } else {
-      ExecutorchKindValue a, b;
+      KernelKindValue a, b;
       _executorch_load_kind (kind, self->scalar_type, out->data, o, 1, 1, &a);
       _executorch_load_kind (kind, self->scalar_type, src->data, off[1], 1, 1, &b);
       if (kind == EXECUTORCH_COMPUTE_I64) {

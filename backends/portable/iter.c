@@ -67,7 +67,7 @@ _executorch_broadcast_strides (const EtTensor *t, uint32_t ndim, const int64_t *
 /* ---- Iteration ---- */
 
 void
-_executorch_iter_init (ExecutorchIter *it, uint32_t ndim, const int64_t *sizes,
+_executorch_iter_init (KernelIter *it, uint32_t ndim, const int64_t *sizes,
                        const uint8_t *order, uint32_t n_ops, const int64_t *const *strides)
 {
   int64_t list_sizes[ET_MAX_DIMS];
@@ -126,7 +126,7 @@ _executorch_iter_init (ExecutorchIter *it, uint32_t ndim, const int64_t *sizes,
 }
 
 void
-_executorch_iter_next (ExecutorchIter *it)
+_executorch_iter_next (KernelIter *it)
 {
   for (uint32_t d = it->ndim; d-- > 0;) {
     it->index[d]++;
@@ -174,7 +174,7 @@ _executorch_copy_strided (EtKernelContext *ctx, uint32_t ndim, const int64_t *si
                           int64_t src_offset, const int64_t *src_strides)
 {
   const int64_t *strides[2] = { dst_strides, src_strides };
-  ExecutorchIter it;
+  KernelIter it;
 
   if (dst_type != src_type &&
       (!_executorch_type_is_supported (dst_type) || !_executorch_type_is_supported (src_type)))
@@ -232,7 +232,7 @@ _executorch_copy_strided (EtKernelContext *ctx, uint32_t ndim, const int64_t *si
   }
 
   /* Converting copy through a chunk buffer in the destination's kind. */
-  ExecutorchComputeKind kind;
+  KernelComputeKind kind;
   if (_executorch_type_is_floating (dst_type))
     kind = _executorch_compute_kind (dst_type);
   else if (_executorch_type_is_floating (src_type))
@@ -314,7 +314,7 @@ _executorch_copy_reshape (EtKernelContext *ctx, EtTensor *dst, const EtTensor *s
   }
 
   /* Neither is contiguous: go through a row-major copy of src. */
-  ExecutorchTemp temp;
+  KernelTemp temp;
   EtError err;
   size_t es = _executorch_type_size (src->scalar_type);
   KERNEL_TRY (_executorch_temp_alloc (ctx, (size_t) src->numel * es, &temp));
@@ -335,7 +335,7 @@ _executorch_copy_reshape (EtKernelContext *ctx, EtTensor *dst, const EtTensor *s
 /* ---- Temporary memory ---- */
 
 EtError
-_executorch_temp_alloc (EtKernelContext *ctx, size_t nbytes, ExecutorchTemp *temp)
+_executorch_temp_alloc (EtKernelContext *ctx, size_t nbytes, KernelTemp *temp)
 {
   size_t rounded;
 
@@ -358,7 +358,7 @@ _executorch_temp_alloc (EtKernelContext *ctx, size_t nbytes, ExecutorchTemp *tem
 }
 
 void
-_executorch_temp_free (ExecutorchTemp *temp)
+_executorch_temp_free (KernelTemp *temp)
 {
   if (temp->heap)
     free (temp->data);

@@ -87,7 +87,7 @@ typedef enum {
   EXECUTORCH_COMPUTE_I64 = 0,   /* Bool and the integer types (wrapping) */
   EXECUTORCH_COMPUTE_F32 = 1,   /* Float, Half, BFloat16 */
   EXECUTORCH_COMPUTE_F64 = 2,   /* Double */
-} ExecutorchComputeKind;
+} KernelComputeKind;
 
 /* One value in its compute kind: what _executorch_scalar_to_compute() and
  * the one-element kind loads write. */
@@ -95,7 +95,7 @@ typedef union {
   int64_t i;
   float f;
   double d;
-} ExecutorchKindValue;
+} KernelKindValue;
 
 /* Byte, Char, Short, Int, Long (and Bool when @with_bool). */
 bool _executorch_type_is_integral (int type, bool with_bool);
@@ -108,9 +108,9 @@ bool _executorch_type_is_supported (int type);
 int _executorch_promote_types (int a, int b);
 /* canCast(): everything except floating -> integral and non-Bool -> Bool. */
 bool _executorch_can_cast (int from, int to);
-ExecutorchComputeKind _executorch_compute_kind (int type);
+KernelComputeKind _executorch_compute_kind (int type);
 /* The dtype holding a compute kind's values: Long, Float or Double. */
-int _executorch_compute_kind_type (ExecutorchComputeKind kind);
+int _executorch_compute_kind_type (KernelComputeKind kind);
 static inline const char *
 _executorch_type_name (int type)
 {
@@ -129,26 +129,26 @@ typedef enum {
   EXECUTORCH_SCALAR_KIND_INT = 0,
   EXECUTORCH_SCALAR_KIND_DOUBLE = 1,
   EXECUTORCH_SCALAR_KIND_BOOL = 2,
-} ExecutorchScalarKind;
+} KernelScalarKind;
 
 typedef struct {
-  ExecutorchScalarKind kind;
+  KernelScalarKind kind;
   int64_t i;   /* Int and Bool */
   double d;    /* always set */
-} ExecutorchScalar;
+} KernelScalar;
 
 /* promote_type_with_scalar(): the dtype of @type op @scalar. */
-int _executorch_promote_with_scalar (int type, const ExecutorchScalar *scalar);
+int _executorch_promote_with_scalar (int type, const KernelScalar *scalar);
 
 /* Checks that @scalar fits @type (the upstream extraction rule) and writes
  * it in @type's compute kind to @value (an int64_t, float or double). */
-EtError _executorch_scalar_to_compute (EtKernelContext *ctx, const ExecutorchScalar *scalar,
+EtError _executorch_scalar_to_compute (EtKernelContext *ctx, const KernelScalar *scalar,
                                        int type, const char *name, void *value);
 
 /* Eager PyTorch's checked conversion of a fill value: overflow of @type is
  * an error, a floating value into an integer type truncates, anything into
  * Bool is != 0.  Writes one element of @type (at most 8 bytes) to @element. */
-EtError _executorch_scalar_to_element (EtKernelContext *ctx, const ExecutorchScalar *scalar,
+EtError _executorch_scalar_to_element (EtKernelContext *ctx, const KernelScalar *scalar,
                                        int type, const char *name, void *element);
 
 /* ---- Arguments ---- */
@@ -198,7 +198,7 @@ _executorch_arg_opt_int (EtKernelContext *ctx, EtValue **args, uint32_t i, const
 EtError _executorch_arg_bool (EtKernelContext *ctx, EtValue **args, uint32_t i,
                               const char *name, bool *value);
 EtError _executorch_arg_scalar (EtKernelContext *ctx, EtValue **args, uint32_t i,
-                                const char *name, ExecutorchScalar *scalar);
+                                const char *name, KernelScalar *scalar);
 /* An IntList (or None when @present is non-NULL) of at most ET_MAX_DIMS
  * items, read through its value slots now. */
 EtError _executorch_arg_int_list (EtKernelContext *ctx, EtValue **args, uint32_t i,
@@ -303,11 +303,11 @@ typedef struct {
   int64_t inner_strides[EXECUTORCH_ITER_MAX_OPS];
   int64_t offsets[EXECUTORCH_ITER_MAX_OPS];
   int64_t n_rows;
-} ExecutorchIter;
+} KernelIter;
 
-void _executorch_iter_init (ExecutorchIter *it, uint32_t ndim, const int64_t *sizes,
+void _executorch_iter_init (KernelIter *it, uint32_t ndim, const int64_t *sizes,
                             const uint8_t *order, uint32_t n_ops, const int64_t *const *strides);
-void _executorch_iter_next (ExecutorchIter *it);
+void _executorch_iter_next (KernelIter *it);
 
 /* ---- Element conversion ----
  *
@@ -330,9 +330,9 @@ void _executorch_store_f32 (int type, void *base, int64_t offset, int64_t stride
 void _executorch_store_f64 (int type, void *base, int64_t offset, int64_t stride, int64_t n,
                             const double *src);
 /* Loads/stores in a compute kind (buffer of int64_t, float or double). */
-void _executorch_load_kind (ExecutorchComputeKind kind, int type, const void *base, int64_t offset,
+void _executorch_load_kind (KernelComputeKind kind, int type, const void *base, int64_t offset,
                             int64_t stride, int64_t n, void *dst);
-void _executorch_store_kind (ExecutorchComputeKind kind, int type, void *base, int64_t offset,
+void _executorch_store_kind (KernelComputeKind kind, int type, void *base, int64_t offset,
                              int64_t stride, int64_t n, const void *src);
 /* Wraps int64 results to the range of integer @type (Bool: 0/1). */
 void _executorch_wrap_i64 (int type, int64_t n, int64_t *values);
@@ -364,8 +364,8 @@ EtError _executorch_copy_reshape (EtKernelContext *ctx, EtTensor *dst, const EtT
 typedef struct {
   void *data;
   bool heap;
-} ExecutorchTemp;
+} KernelTemp;
 
 /* Context scratch when available, otherwise the heap; 64-byte aligned. */
-EtError _executorch_temp_alloc (EtKernelContext *ctx, size_t nbytes, ExecutorchTemp *temp);
-void _executorch_temp_free (ExecutorchTemp *temp);
+EtError _executorch_temp_alloc (EtKernelContext *ctx, size_t nbytes, KernelTemp *temp);
+void _executorch_temp_free (KernelTemp *temp);

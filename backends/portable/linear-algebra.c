@@ -93,7 +93,7 @@ pack_type (int type)
  * of @base (of @type): @base itself when it already is. */
 static EtError
 pack_view (EtKernelContext *ctx, const void *base, int type, uint32_t ndim, const int64_t *sizes,
-           const int64_t *strides, int ptype, ExecutorchTemp *temp, const void **data)
+           const int64_t *strides, int ptype, KernelTemp *temp, const void **data)
 {
   int64_t dense[ET_MAX_DIMS];
 
@@ -114,7 +114,7 @@ pack_view (EtKernelContext *ctx, const void *base, int type, uint32_t ndim, cons
 
 /* Row-major data of @t in @ptype: @t's own buffer when it already is. */
 static EtError
-pack (EtKernelContext *ctx, const EtTensor *t, int ptype, ExecutorchTemp *temp, const void **data)
+pack (EtKernelContext *ctx, const EtTensor *t, int ptype, KernelTemp *temp, const void **data)
 {
   if (t->scalar_type == ptype && _executorch_dim_order_is_identity (t)) {
     temp->data = NULL;
@@ -142,7 +142,7 @@ static void
 sgemm_batch (void *data, size_t bi)
 {
   const BatchJob *job = data;
-  ExecutorchSgemm g = {
+  KernelSgemm g = {
     .m = job->m, .n = job->n, .k = job->k,
     .a = job->a.data + (int64_t) bi * job->a.bs, .a_rs = job->a.rs, .a_cs = job->a.cs,
     .b = job->b.data + (int64_t) bi * job->b.bs, .b_rs = job->b.rs, .b_cs = job->b.cs,
@@ -171,7 +171,7 @@ sgemm_batched (EtKernelContext *ctx, int64_t batch, int64_t m, int64_t k, int64_
     return ET_OK;
   }
   for (int64_t bi = 0; bi < batch; bi++) {
-    ExecutorchSgemm g = {
+    KernelSgemm g = {
       .m = m, .n = n, .k = k,
       .a = a->data + bi * a->bs, .a_rs = a->rs, .a_cs = a->cs,
       .b = b->data + bi * b->bs, .b_rs = b->rs, .b_cs = b->cs,
@@ -186,7 +186,7 @@ sgemm_batched (EtKernelContext *ctx, int64_t batch, int64_t m, int64_t k, int64_
 /* A Float tensor as an operand (last two dimensions; batch from the first
  * of three), or a row-major float copy of any other dtype in @temp. */
 static EtError
-float_operand (EtKernelContext *ctx, const EtTensor *t, ExecutorchTemp *temp, FloatOperand *op)
+float_operand (EtKernelContext *ctx, const EtTensor *t, KernelTemp *temp, FloatOperand *op)
 {
   uint32_t nd = t->ndim;
 
@@ -226,10 +226,10 @@ gemm (int ptype, int64_t m, int64_t k, int64_t n, const void *A, const void *B, 
  * buffer (@in_place) or @temp, which the caller frees. */
 static EtError
 batched_product (EtKernelContext *ctx, const EtTensor *a, const EtTensor *c, EtTensor *out,
-                 int ptype, int64_t batch, int64_t m, int64_t k, int64_t n, ExecutorchTemp *temp,
+                 int ptype, int64_t batch, int64_t m, int64_t k, int64_t n, KernelTemp *temp,
                  void **product, bool *in_place)
 {
-  ExecutorchTemp ta, tc;
+  KernelTemp ta, tc;
   const void *da, *dc;
   size_t es = _executorch_type_size (ptype);
   EtError err;
@@ -324,7 +324,7 @@ matmul_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args, uint32_t rank
   if (out->numel == 0)
     return ET_OK;
 
-  ExecutorchTemp temp;
+  KernelTemp temp;
   void *product;
   bool in_place;
   KERNEL_TRY (batched_product (ctx, a, c, out, ptype, batch, m, k, n, &temp, &product, &in_place));
@@ -357,7 +357,7 @@ static EtError
 addmm_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
 {
   EtTensor *self, *a, *c, *out;
-  ExecutorchScalar beta_s, alpha_s;
+  KernelScalar beta_s, alpha_s;
   int ptype;
   char sa[160], sc[160];
 
@@ -385,7 +385,7 @@ addmm_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
                         ", %" PRId64 "]",
                         _executorch_format_sizes (sa, sizeof sa, self->ndim, self->sizes), m, n);
 
-  ExecutorchKindValue beta, alpha;
+  KernelKindValue beta, alpha;
   int out_type = out->scalar_type;
   KERNEL_TRY (_executorch_scalar_to_compute (ctx, &beta_s, out_type, "beta", &beta));
   KERNEL_TRY (_executorch_scalar_to_compute (ctx, &alpha_s, out_type, "alpha", &alpha));
@@ -408,7 +408,7 @@ addmm_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
         o[i * n + j] = use_self ? beta.f * sv[i * s_str[0] + j * s_str[1]] : 0.0f;
     FloatOperand fa = { a->data, a->strides[0], a->strides[1], 0 };
     FloatOperand fc = { c->data, c->strides[0], c->strides[1], 0 };
-    ExecutorchSgemm g = {
+    KernelSgemm g = {
       .m = m, .n = n, .k = k,
       .a = fa.data, .a_rs = fa.rs, .a_cs = fa.cs,
       .b = fc.data, .b_rs = fc.rs, .b_cs = fc.cs,
@@ -420,17 +420,17 @@ addmm_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
     return ET_OK;
   }
 
-  ExecutorchTemp temp;
+  KernelTemp temp;
   void *product;
   bool in_place;
   KERNEL_TRY (batched_product (ctx, a, c, out, ptype, 1, m, k, n, &temp, &product, &in_place));
 
   /* out = beta * self + alpha * product, in out's memory order. */
-  ExecutorchComputeKind kind = _executorch_compute_kind (out_type);
+  KernelComputeKind kind = _executorch_compute_kind (out_type);
   bool use_self = !(beta_s.d == 0.0);
   int64_t p_strides[2] = { n, 1 }, s_strides[2];
   const int64_t *strides[3] = { out->strides, p_strides, s_strides };
-  ExecutorchIter it;
+  KernelIter it;
   union {
     int64_t i[EXECUTORCH_CHUNK];
     float f[EXECUTORCH_CHUNK];
@@ -516,7 +516,7 @@ linear_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   size_t es = _executorch_type_size (ptype);
 
   /* A: the input as a row-major [m, k] matrix. */
-  ExecutorchTemp ta, tw, tc;
+  KernelTemp ta, tw, tc;
   const void *da, *dw = NULL;
   void *product;
   bool in_place = out->scalar_type == ptype && _executorch_dim_order_is_identity (out) &&
@@ -552,8 +552,8 @@ linear_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
 
   if (err == ET_OK && bias != NULL) {
     /* Add the bias row, in the compute kind of ptype. */
-    ExecutorchComputeKind kind = _executorch_compute_kind (ptype);
-    ExecutorchTemp tb;
+    KernelComputeKind kind = _executorch_compute_kind (ptype);
+    KernelTemp tb;
     err = _executorch_temp_alloc (ctx, (size_t) n * 8, &tb);
     if (err == ET_OK) {
       int64_t bstride = bias->numel == 1 ? 0 : (bias->ndim == 1 ? bias->strides[0] : 0);

@@ -233,7 +233,7 @@ sdpa (EtKernelContext *ctx, const char *op, const EtTensor *q, const EtTensor *k
   /* Scratch: K and V of one (batch, kv head) as [kv_len, D] doubles, a
    * query row, the scores and an output row. */
   size_t n = (size_t) (2 * kv_len * D + 2 * D + kv_len + (mask ? kv_len : 0));
-  ExecutorchTemp temp;
+  KernelTemp temp;
   KERNEL_TRY (_executorch_temp_alloc (ctx, n * sizeof (double), &temp));
   double *K = temp.data, *V = K + kv_len * D, *qr = V + kv_len * D, *acc = qr + D, *p = acc + D;
   double *mrow = p + kv_len;

@@ -47,7 +47,7 @@ _executorch_string_equals (const char *data, size_t length, const char *literal)
 
 EtError
 _executorch_arg_opt_scalar (EtKernelContext *ctx, EtValue **args, uint32_t i, const char *name,
-                            bool *present, ExecutorchScalar *scalar)
+                            bool *present, KernelScalar *scalar)
 {
   const EtValue *v;
   KERNEL_TRY (_executorch_arg_value (ctx, args, i, name, &v));
@@ -134,7 +134,7 @@ _executorch_dim_order_is_channels_last (const EtTensor *t)
 }
 
 EtError
-_executorch_scalar_to_fill (EtKernelContext *ctx, const ExecutorchScalar *scalar, int type,
+_executorch_scalar_to_fill (EtKernelContext *ctx, const KernelScalar *scalar, int type,
                             const char *name, void *value)
 {
   if (scalar->kind == EXECUTORCH_SCALAR_KIND_DOUBLE && _executorch_type_is_integral (type, true)) {
@@ -144,7 +144,7 @@ _executorch_scalar_to_fill (EtKernelContext *ctx, const ExecutorchScalar *scalar
       return ET_OK;
     }
     double t = trunc (d);
-    ExecutorchScalar as_int = { .kind = EXECUTORCH_SCALAR_KIND_INT };
+    KernelScalar as_int = { .kind = EXECUTORCH_SCALAR_KIND_INT };
     if (!isfinite (d) || t < -9.2233720368547758e18 || t >= 9.2233720368547758e18)
       return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: %g does not fit in %s", name, d,
                           _executorch_type_name (type));

@@ -21,7 +21,7 @@ EtError _executorch_arg_string (EtKernelContext *ctx, EtValue **args, uint32_t i
 bool _executorch_string_equals (const char *data, size_t length, const char *literal);
 /* Scalar or None. */
 EtError _executorch_arg_opt_scalar (EtKernelContext *ctx, EtValue **args, uint32_t i,
-                                    const char *name, bool *present, ExecutorchScalar *scalar);
+                                    const char *name, bool *present, KernelScalar *scalar);
 /* Tensor or None (*tensor = NULL). */
 EtError _executorch_arg_opt_tensor (EtKernelContext *ctx, EtValue **args, uint32_t i,
                                     const char *name, EtTensor **tensor);
@@ -39,7 +39,7 @@ EtError _executorch_arg_opt_double_list (EtKernelContext *ctx, EtValue **args, u
  * checked Scalar conversion: a floating value into an integer dtype is
  * truncated toward zero, one outside the dtype's range (or non-finite) is
  * an error, anything into Bool is != 0.  Writes @type's compute kind. */
-EtError _executorch_scalar_to_fill (EtKernelContext *ctx, const ExecutorchScalar *scalar, int type,
+EtError _executorch_scalar_to_fill (EtKernelContext *ctx, const KernelScalar *scalar, int type,
                                     const char *name, void *value);
 
 /* True for a 4-D [0,2,3,1] or 5-D [0,2,3,4,1] dim order. */
@@ -54,11 +54,11 @@ bool _executorch_dim_order_is_channels_last (const EtTensor *t);
  * inputs must broadcast to it.  Walks out in its memory order. */
 #define EXECUTORCH_MAP_MAX_INPUTS 3
 
-typedef void (*ExecutorchMapFn) (const void *user, int64_t n, void *out, const void *const *in);
+typedef void (*KernelMapFn) (const void *user, int64_t n, void *out, const void *const *in);
 
-EtError _executorch_map (EtKernelContext *ctx, EtTensor *out, ExecutorchComputeKind out_kind,
-                         uint32_t n_in, const EtTensor *const *in, ExecutorchComputeKind in_kind,
-                         ExecutorchMapFn fn, const void *user);
+EtError _executorch_map (EtKernelContext *ctx, EtTensor *out, KernelComputeKind out_kind,
+                         uint32_t n_in, const EtTensor *const *in, KernelComputeKind in_kind,
+                         KernelMapFn fn, const void *user);
 
 /* Broadcast shape of up to three tensors (NULL entries are skipped). */
 EtError _executorch_broadcast_shape_n (EtKernelContext *ctx, uint32_t n, const EtTensor *const *t,
@@ -68,9 +68,9 @@ EtError _executorch_broadcast_shape_n (EtKernelContext *ctx, uint32_t n, const E
  *
  * Runs @fn over [0, @n) split into ranges of at least @grain indices, on
  * the process thread pool when available, otherwise inline. */
-typedef void (*ExecutorchRangeFn) (void *context, int64_t begin, int64_t end);
+typedef void (*KernelRangeFn) (void *context, int64_t begin, int64_t end);
 
-void _executorch_parallel_for (int64_t n, int64_t grain, ExecutorchRangeFn fn, void *context);
+void _executorch_parallel_for (int64_t n, int64_t grain, KernelRangeFn fn, void *context);
 
 /* Elements per task for cheap elementwise work (upstream's GRAIN_SIZE). */
 #define EXECUTORCH_GRAIN 32768

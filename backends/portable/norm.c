@@ -112,7 +112,7 @@ apply_scale_shift (EtKernelContext *ctx, const EtTensor *in, EtTensor *out, cons
   int64_t c = in->sizes[1];
   int64_t inner = in->numel / (in->sizes[0] * c);
   bool f64 = in->scalar_type == ET_SCALAR_DOUBLE;
-  ExecutorchTemp temp;
+  KernelTemp temp;
 
   KERNEL_TRY (_executorch_temp_alloc (ctx, (size_t) c * 2 * sizeof (double), &temp));
   float *sf = temp.data, *bf = sf + c;
@@ -154,7 +154,7 @@ apply_scale_shift (EtKernelContext *ctx, const EtTensor *in, EtTensor *out, cons
   tb = ts;
   tb.data = f64 ? (void *) bd : (void *) bf;
   const EtTensor *inputs[3] = { in, &ts, &tb };
-  ExecutorchComputeKind kind = f64 ? EXECUTORCH_COMPUTE_F64 : EXECUTORCH_COMPUTE_F32;
+  KernelComputeKind kind = f64 ? EXECUTORCH_COMPUTE_F64 : EXECUTORCH_COMPUTE_F32;
   EtError err = _executorch_map (ctx, out, kind, 3, inputs, kind,
                                  f64 ? scale_shift_f64 : scale_shift_f32, NULL);
   _executorch_temp_free (&temp);
@@ -176,7 +176,7 @@ channel_moments (EtKernelContext *ctx, const EtTensor *in, double *mean, double 
       for (int64_t n = 0; n < in->sizes[0]; n++) {
         int64_t base = n * in->strides[0] + ch * in->strides[1];
         const int64_t *strides[1] = { in->strides + 2 };
-        ExecutorchIter it;
+        KernelIter it;
         _executorch_iter_init (&it, rest, in->sizes + 2, NULL, 1, strides);
         for (int64_t r = 0; r < it.n_rows; r++, _executorch_iter_next (&it)) {
           for (int64_t j = 0; j < it.inner; j += EXECUTORCH_CHUNK) {
@@ -240,7 +240,7 @@ static EtError
 bn_run (EtKernelContext *ctx, BnArgs *a, bool training, bool update_running)
 {
   int64_t c = a->in->sizes[1];
-  ExecutorchTemp temp;
+  KernelTemp temp;
   EtError err = ET_OK;
 
   KERNEL_TRY (_executorch_resize (ctx, a->out, a->in->ndim, a->in->sizes));
@@ -515,7 +515,7 @@ native_layer_norm_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
     return ET_OK;
 
   LnJob job = { in, out, mean_t, rstd_t, NULL, NULL, NULL, NULL, n, eps };
-  ExecutorchTemp temp;
+  KernelTemp temp;
   bool fast = in->scalar_type == ET_SCALAR_FLOAT && n > 0;
   size_t elem = fast ? sizeof (float) : sizeof (double);
   /* weight, bias, and (generic) one row buffer */
@@ -602,7 +602,7 @@ native_group_norm_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
     return ET_OK;
 
   int64_t cpg = C / G, block = cpg * HxW;
-  ExecutorchTemp temp;
+  KernelTemp temp;
   KERNEL_TRY (_executorch_temp_alloc (ctx, (size_t) (2 * C + (block > 0 ? block : 1)) * sizeof (double),
                                       &temp));
   double *w = temp.data, *b = w + C, *buf = b + C;

@@ -32,8 +32,8 @@ constant_pad_nd_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   EtTensor *in, *out;
   int64_t pad[ET_MAX_DIMS], sizes[ET_MAX_DIMS], lo[ET_MAX_DIMS] = { 0 }, hi[ET_MAX_DIMS] = { 0 };
   uint32_t n;
-  ExecutorchScalar value;
-  ExecutorchKindValue v;
+  KernelScalar value;
+  KernelKindValue v;
   uint8_t elem[8];
 
   KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 5));

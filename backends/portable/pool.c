@@ -468,7 +468,7 @@ max_pool2d_with_indices_backward_out (EtKernelContext *ctx, EtValue **args, uint
   strides4 (grad, gs);
   strides4 (idx, is);
   strides4 (gin, os);
-  ExecutorchTemp temp;
+  KernelTemp temp;
   KERNEL_TRY (_executorch_temp_alloc (ctx, (size_t) plane * sizeof (double), &temp));
   double *acc = temp.data;
   const int64_t *iv = idx->data;

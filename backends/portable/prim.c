@@ -33,7 +33,7 @@ typedef enum {
 /* A prim-op operand: Int, Bool or Double. */
 static EtError
 get_number (EtKernelContext *ctx, EtValue **args, uint32_t i, const char *name,
-            ExecutorchScalar *s)
+            KernelScalar *s)
 {
   if (args[i] == NULL)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_PROGRAM, "argument %u (%s) is missing", i, name);
@@ -78,7 +78,7 @@ set_bool (EtValue *v, bool x)
 }
 
 static void
-set_scalar (EtValue *v, const ExecutorchScalar *s)
+set_scalar (EtValue *v, const KernelScalar *s)
 {
   switch (s->kind) {
   case EXECUTORCH_SCALAR_KIND_INT: set_int (v, s->i); break;
@@ -136,7 +136,7 @@ divmod_f64 (double a, double b, double *div, double *mod)
 }
 
 static int
-compare_numbers (const ExecutorchScalar *a, const ExecutorchScalar *b)
+compare_numbers (const KernelScalar *a, const KernelScalar *b)
 {
   if (a->kind != EXECUTORCH_SCALAR_KIND_DOUBLE && b->kind != EXECUTORCH_SCALAR_KIND_DOUBLE)
     return (a->i > b->i) - (a->i < b->i);
@@ -146,7 +146,7 @@ compare_numbers (const ExecutorchScalar *a, const ExecutorchScalar *b)
 static EtError
 binary_prim (EtKernelContext *ctx, EtValue **args, uint32_t n_args, PrimOp op)
 {
-  ExecutorchScalar a, b;
+  KernelScalar a, b;
   EtValue *result;
 
   KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 3));
@@ -283,7 +283,7 @@ double_to_int (double v)
 static EtError
 unary_prim (EtKernelContext *ctx, EtValue **args, uint32_t n_args, UnaryPrim op)
 {
-  ExecutorchScalar a;
+  KernelScalar a;
   EtValue *result;
   bool is_double;
 
@@ -343,7 +343,7 @@ static EtError
 prim_sym_ite (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
 {
   bool cond;
-  ExecutorchScalar a, b;
+  KernelScalar a, b;
   EtValue *result;
 
   KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 4));

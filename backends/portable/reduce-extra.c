@@ -25,7 +25,7 @@ typedef struct {
   double *d;                      /* n_lines * len values (one of d/i) */
   int64_t *i;
   void *extra;                    /* extra_bytes after the lines */
-  ExecutorchTemp temp;
+  KernelTemp temp;
 } Lines;
 
 static EtError
@@ -564,7 +564,7 @@ var_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
 static EtError
 correction_arg (EtKernelContext *ctx, EtValue **args, uint32_t i, double *correction)
 {
-  ExecutorchScalar s;
+  KernelScalar s;
   if (args[i] != NULL && args[i]->tag == ET_VALUE_NONE) {
     *correction = 1.0;
     return ET_OK;

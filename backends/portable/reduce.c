@@ -75,8 +75,8 @@ reduce_sum (EtKernelContext *ctx, const EtTensor *self, const bool *reduce, bool
     return ET_OK;
 
   bool floating = _executorch_type_is_floating (out->scalar_type);
-  ExecutorchComputeKind kind = floating ? EXECUTORCH_COMPUTE_F64 : EXECUTORCH_COMPUTE_I64;
-  ExecutorchTemp temp;
+  KernelComputeKind kind = floating ? EXECUTORCH_COMPUTE_F64 : EXECUTORCH_COMPUTE_I64;
+  KernelTemp temp;
   KERNEL_TRY (_executorch_temp_alloc (ctx, (size_t) out->numel * 8, &temp));
   double *acc_d = temp.data;
   int64_t *acc_i = temp.data;
@@ -88,7 +88,7 @@ reduce_sum (EtKernelContext *ctx, const EtTensor *self, const bool *reduce, bool
 
   if (self->numel > 0) {
     const int64_t *strides[2] = { self->strides, acc_strides };
-    ExecutorchIter it;
+    KernelIter it;
     union {
       int64_t i[EXECUTORCH_CHUNK];
       double d[EXECUTORCH_CHUNK];
@@ -261,12 +261,12 @@ softmax (EtKernelContext *ctx, EtValue **args, uint32_t n_args, bool log_form)
   if (self->ndim)
     lines[d] = 1;
 
-  ExecutorchTemp temp;
+  KernelTemp temp;
   KERNEL_TRY (_executorch_temp_alloc (ctx, (size_t) len * sizeof (double), &temp));
   double *x = temp.data;
 
   const int64_t *strides[2] = { out->strides, self->strides };
-  ExecutorchIter it;
+  KernelIter it;
   _executorch_iter_init (&it, self->ndim, lines, out->dim_order, 2, strides);
   for (int64_t r = 0; r < it.n_rows; r++, _executorch_iter_next (&it)) {
     for (int64_t j = 0; j < it.inner; j++) {

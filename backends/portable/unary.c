@@ -228,9 +228,9 @@ fast_op (UnaryOp op)
 static EtError
 unary_run (EtKernelContext *ctx, const UnaryUser *u, EtTensor *out, const EtTensor *in)
 {
-  ExecutorchComputeKind kind = _executorch_compute_kind (u->type);
-  ExecutorchComputeKind in_kind = kind, out_kind = kind;
-  ExecutorchMapFn fn;
+  KernelComputeKind kind = _executorch_compute_kind (u->type);
+  KernelComputeKind in_kind = kind, out_kind = kind;
+  KernelMapFn fn;
   const EtTensor *inputs[1] = { in };
 
   KERNEL_TRY (_executorch_resize (ctx, out, in->ndim, in->sizes));

@@ -79,7 +79,7 @@ resize_vec_out (EtKernelContext *ctx, const char *op, const EtTensor *in, bool h
 
 static EtError
 nearest_index (EtKernelContext *ctx, int64_t in, int64_t out, double scale_factor, int64_t **idx,
-               ExecutorchTemp *temp, int64_t *buf)
+               KernelTemp *temp, int64_t *buf)
 {
   (void) ctx;
   (void) temp;
@@ -111,7 +111,7 @@ upsample_nearest2d_vec_out (EtKernelContext *ctx, EtValue **args, uint32_t n_arg
   double scales[ET_MAX_DIMS], scale_hw[2];
   uint32_t n_size, n_scales;
   bool has_size, has_scales;
-  ExecutorchTemp temp;
+  KernelTemp temp;
 
   KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 5));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "input", &in));
@@ -241,7 +241,7 @@ upsample_bilinear2d_vec_out (EtKernelContext *ctx, EtValue **args, uint32_t n_ar
   double scales[ET_MAX_DIMS], scale_hw[2];
   uint32_t n_size, n_scales;
   bool has_size, has_scales, align_corners;
-  ExecutorchTemp temp;
+  KernelTemp temp;
 
   KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 6));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "input", &in));
@@ -338,7 +338,7 @@ upsample_bilinear2d_aa_out (EtKernelContext *ctx, EtValue **args, uint32_t n_arg
   uint32_t n_size;
   bool align_corners, has_sh, has_sw;
   double sh, sw;
-  ExecutorchTemp temp;
+  KernelTemp temp;
 
   KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 7));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "self", &in));

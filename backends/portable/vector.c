@@ -37,7 +37,7 @@ gelu_scalar (float x, bool tanh_form)
 }
 
 static void
-binary_portable (ExecutorchVecOp op, int64_t n, const float *restrict a, const float *restrict b,
+binary_portable (KernelVecOp op, int64_t n, const float *restrict a, const float *restrict b,
                  float alpha, float *restrict o)
 {
   switch (op) {
@@ -63,7 +63,7 @@ binary_portable (ExecutorchVecOp op, int64_t n, const float *restrict a, const f
 }
 
 static void
-binary_scalar_portable (ExecutorchVecOp op, int64_t n, const float *restrict a, float s,
+binary_scalar_portable (KernelVecOp op, int64_t n, const float *restrict a, float s,
                         bool scalar_first, float alpha, float *restrict o)
 {
   if (!scalar_first) {
@@ -219,7 +219,7 @@ gelu256 (__m256 x, bool tanh_form)
   } while (0)
 
 AVX2 static void
-binary_avx2 (ExecutorchVecOp op, int64_t n, const float *a, const float *b, float alpha, float *o)
+binary_avx2 (KernelVecOp op, int64_t n, const float *a, const float *b, float alpha, float *o)
 {
   __m256 va = _mm256_set1_ps (alpha);
   int64_t i = 0;
@@ -237,7 +237,7 @@ binary_avx2 (ExecutorchVecOp op, int64_t n, const float *a, const float *b, floa
 }
 
 AVX2 static void
-binary_scalar_avx2 (ExecutorchVecOp op, int64_t n, const float *a, float s, bool scalar_first,
+binary_scalar_avx2 (KernelVecOp op, int64_t n, const float *a, float s, bool scalar_first,
                     float alpha, float *o)
 {
   __m256 vs = _mm256_set1_ps (s), va = _mm256_set1_ps (alpha);
@@ -451,7 +451,7 @@ normalize_avx2 (int64_t n, const float *x, float mean, float rstd, const float *
 /* ---- Public helpers ---- */
 
 void
-_executorch_vec_binary_f32 (ExecutorchVecOp op, int64_t n, const float *a, const float *b,
+_executorch_vec_binary_f32 (KernelVecOp op, int64_t n, const float *a, const float *b,
                             float alpha, float *o)
 {
   DISPATCH (binary_avx2 (op, n, a, b, alpha, o));
@@ -459,7 +459,7 @@ _executorch_vec_binary_f32 (ExecutorchVecOp op, int64_t n, const float *a, const
 }
 
 void
-_executorch_vec_binary_scalar_f32 (ExecutorchVecOp op, int64_t n, const float *a, float s,
+_executorch_vec_binary_scalar_f32 (KernelVecOp op, int64_t n, const float *a, float s,
                                    bool scalar_first, float alpha, float *o)
 {
   DISPATCH (binary_scalar_avx2 (op, n, a, s, scalar_first, alpha, o));

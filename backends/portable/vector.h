@@ -28,13 +28,13 @@ typedef enum {
   EXECUTORCH_VEC_SUB = 1,   /* a - alpha * b */
   EXECUTORCH_VEC_MUL = 2,
   EXECUTORCH_VEC_DIV = 3,
-} ExecutorchVecOp;
+} KernelVecOp;
 
 /* o[i] = a[i] op b[i]. */
-void _executorch_vec_binary_f32 (ExecutorchVecOp op, int64_t n, const float *a, const float *b,
+void _executorch_vec_binary_f32 (KernelVecOp op, int64_t n, const float *a, const float *b,
                                  float alpha, float *o);
 /* o[i] = a[i] op s, or s op a[i] when @scalar_first. */
-void _executorch_vec_binary_scalar_f32 (ExecutorchVecOp op, int64_t n, const float *a, float s,
+void _executorch_vec_binary_scalar_f32 (KernelVecOp op, int64_t n, const float *a, float s,
                                         bool scalar_first, float alpha, float *o);
 
 /* max(x, lo) then min(., hi), NaN kept; use -INFINITY / INFINITY for an

@@ -49,7 +49,7 @@ check_gemm (int64_t m, int64_t n, int64_t k, bool ta, bool tb, bool accumulate)
   for (int64_t i = 0; i < m * ldc; i++)
     c[i] = (float) rnd ();
 
-  ExecutorchSgemm g = {
+  KernelSgemm g = {
     .m = m, .n = n, .k = k,
     .a = a, .a_rs = ta ? 1 : k, .a_cs = ta ? m : 1,
     .b = b, .b_rs = tb ? 1 : n, .b_cs = tb ? k : 1,
