@@ -9,7 +9,7 @@
 
 #include "executorch-plugin.h"
 
-#include "payload-flatbuffer.h"
+#include "../../libexecutorch/engine/flatbuffer.h"
 #include "backend-private.h"
 
 static const char *const node_names[XB_NODE_N_TYPES] = {
@@ -96,12 +96,12 @@ xb_graph_free (XbGraph *graph)
 }
 
 typedef struct {
-  XbFb fb;
+  EtFb fb;
   const uint8_t *payload;
   size_t payload_size;
   gboolean has_header;
   uint64_t region_offset, region_size;
-  XbFbVector constant_data, constant_buffer;
+  EtFbVector constant_data, constant_buffer;
   XbNamedDataFunc named;
   gpointer named_data;
   XbGraph *graph;
@@ -128,8 +128,9 @@ fail (Parser *p, int code, const char *format, ...)
 static gboolean
 fb_ok (Parser *p, const char *where)
 {
-  if (p->fb.failed)
-    return fail (p, ET_ERROR_INVALID_PROGRAM, "XNNPACK payload: %s: %s", where, p->fb.error);
+  if (!_et_fb_ok (&p->fb))
+    return fail (p, ET_ERROR_INVALID_PROGRAM, "XNNPACK payload: %s: %s", where,
+                 p->fb.error->message);
   return TRUE;
 }
 
@@ -137,20 +138,19 @@ fb_ok (Parser *p, const char *where)
 static gboolean
 constant_bytes (Parser *p, uint32_t k, const char *what, const void **data, size_t *size)
 {
-  XbFb *fb = &p->fb;
-  if (p->has_header && p->constant_data.count > 0) {
-    if (k >= p->constant_data.count)
+  EtFb *fb = &p->fb;
+  if (p->has_header && p->constant_data.length > 0) {
+    if (k >= p->constant_data.length)
       return fail (p, ET_ERROR_INVALID_PROGRAM,
                    "XNNPACK payload: %s refers to constant %u of %u", what, k,
-                   p->constant_data.count);
-    XbFbTable c = xb_fb_vec_table (fb, p->constant_data, k, "constant_data");
-    uint64_t offset = xb_fb_u64 (fb, c, 0, 0), csize = xb_fb_u64 (fb, c, 1, 0);
-    const char *key = NULL;
-    uint32_t key_len = 0;
-    gboolean has_key = xb_fb_string (fb, c, 2, &key, &key_len, "constant_data.named_key");
+                   p->constant_data.length);
+    EtFbTable c = _et_fb_vector_table (fb, p->constant_data, k, "constant_data");
+    uint64_t offset = _et_fb_u64 (fb, c, 0, 0), csize = _et_fb_u64 (fb, c, 1, 0);
+    gsize key_len = 0;
+    const char *key = _et_fb_string (fb, c, 2, &key_len, "constant_data.named_key");
     if (!fb_ok (p, what))
       return FALSE;
-    if (has_key && key_len > 0) {
+    if (key != NULL && key_len > 0) {
       if (p->named == NULL || !p->named (p->named_data, key, data, size))
         return fail (p, ET_ERROR_NOT_FOUND,
                      "XNNPACK payload: %s: named data '%s' is neither in the program nor in "
@@ -174,44 +174,44 @@ constant_bytes (Parser *p, uint32_t k, const char *what, const void **data, size
     *size = csize;
     return TRUE;
   }
-  if (k >= p->constant_buffer.count)
+  if (k >= p->constant_buffer.length)
     return fail (p, ET_ERROR_INVALID_PROGRAM,
                  "XNNPACK payload: %s refers to constant buffer %u of %u", what, k,
-                 p->constant_buffer.count);
-  XbFbTable b = xb_fb_vec_table (fb, p->constant_buffer, k, "constant_buffer");
-  XbFbVector storage = xb_fb_vector (fb, b, 0, 1, "constant_buffer.storage");
+                 p->constant_buffer.length);
+  EtFbTable b = _et_fb_vector_table (fb, p->constant_buffer, k, "constant_buffer");
+  EtFbVector storage = _et_fb_vector (fb, b, 0, 1, "constant_buffer.storage");
   if (!fb_ok (p, what))
     return FALSE;
-  void *copy = g_aligned_alloc0 (1, storage.count + 16, 64);
-  if (storage.count)
-    memcpy (copy, p->fb.data + storage.pos, storage.count);
+  void *copy = g_aligned_alloc0 (1, storage.length + 16, 64);
+  if (storage.length)
+    memcpy (copy, p->fb.data + storage.pos, storage.length);
   g_ptr_array_add (p->graph->owned, copy);
   *data = copy;
-  *size = storage.count;
+  *size = storage.length;
   return TRUE;
 }
 
 static gboolean
-parse_tensor_value (Parser *p, XbFbTable t, XbValue *v, uint32_t index)
+parse_tensor_value (Parser *p, EtFbTable t, XbValue *v, uint32_t index)
 {
-  XbFb *fb = &p->fb;
-  v->datatype = xb_fb_i16 (fb, t, 0, 0);
-  uint32_t num_dims = xb_fb_u32 (fb, t, 1, 0);
-  XbFbVector dims = xb_fb_vector (fb, t, 2, 4, "XNNTensorValue.dims");
-  v->constant_index = xb_fb_u32 (fb, t, 3, 0);
-  v->external_id = xb_fb_u32 (fb, t, 4, 0);
-  v->flags = xb_fb_u32 (fb, t, 5, 0);
-  v->id = xb_fb_u32 (fb, t, 6, 0);
-  v->dq_datatype = xb_fb_i16 (fb, t, 7, 0);
+  EtFb *fb = &p->fb;
+  v->datatype = _et_fb_i16 (fb, t, 0, 0);
+  uint32_t num_dims = _et_fb_u32 (fb, t, 1, 0);
+  EtFbVector dims = _et_fb_vector (fb, t, 2, 4, "XNNTensorValue.dims");
+  v->constant_index = _et_fb_u32 (fb, t, 3, 0);
+  v->external_id = _et_fb_u32 (fb, t, 4, 0);
+  v->flags = _et_fb_u32 (fb, t, 5, 0);
+  v->id = _et_fb_u32 (fb, t, 6, 0);
+  v->dq_datatype = _et_fb_i16 (fb, t, 7, 0);
   if (!fb_ok (p, "xvalues"))
     return FALSE;
-  if (dims.count > XB_PAYLOAD_MAX_DIMS || num_dims != dims.count)
+  if (dims.length > XB_PAYLOAD_MAX_DIMS || num_dims != dims.length)
     return fail (p, ET_ERROR_NOT_SUPPORTED,
                  "XNNPACK payload: value %u has %u dims (num_dims %u); XNNPACK takes at most %d",
-                 index, dims.count, num_dims, XB_PAYLOAD_MAX_DIMS);
-  v->ndim = dims.count;
-  for (uint32_t d = 0; d < dims.count; d++)
-    v->dims[d] = xb_fb_vec_u32 (fb, dims, d);
+                 index, dims.length, num_dims, XB_PAYLOAD_MAX_DIMS);
+  v->ndim = dims.length;
+  for (uint32_t d = 0; d < dims.length; d++)
+    v->dims[d] = _et_fb_vector_u32 (fb, dims, d);
   if (v->datatype <= XB_DT_INVALID || v->datatype >= XB_DT_N)
     return fail (p, ET_ERROR_INVALID_PROGRAM, "XNNPACK payload: value %u has datatype %d",
                  index, v->datatype);
@@ -250,15 +250,15 @@ parse_tensor_value (Parser *p, XbFbTable t, XbValue *v, uint32_t index)
 }
 
 static gboolean
-parse_value (Parser *p, XbFbTable xv, uint32_t index)
+parse_value (Parser *p, EtFbTable xv, uint32_t index)
 {
-  XbFb *fb = &p->fb;
+  EtFb *fb = &p->fb;
   XbValue *v = &p->graph->values[index];
-  uint8_t kind = xb_fb_u8 (fb, xv, 0, 0);
-  XbFbTable body = xb_fb_table (fb, xv, 1, "XValue");
+  uint8_t kind = _et_fb_u8 (fb, xv, 0, 0);
+  EtFbTable body = _et_fb_table (fb, xv, 1, "XValue");
   if (!fb_ok (p, "xvalues"))
     return FALSE;
-  if (body == 0 || (kind != 1 && kind != 2))
+  if (!body.present || (kind != 1 && kind != 2))
     return fail (p, ET_ERROR_INVALID_PROGRAM, "XNNPACK payload: value %u has union tag %u",
                  index, kind);
   v->zero_point = 0;
@@ -266,12 +266,12 @@ parse_value (Parser *p, XbFbTable xv, uint32_t index)
   if (kind == 1)
     return parse_tensor_value (p, body, v, index);
 
-  XbFbTable tv = xb_fb_table (fb, body, 0, "XNNQuantizedTensorValue.tensor_value");
-  uint8_t qkind = xb_fb_u8 (fb, body, 1, 0);
-  XbFbTable q = xb_fb_table (fb, body, 2, "XNNQuantizedTensorValue.quant_params");
+  EtFbTable tv = _et_fb_table (fb, body, 0, "XNNQuantizedTensorValue.tensor_value");
+  uint8_t qkind = _et_fb_u8 (fb, body, 1, 0);
+  EtFbTable q = _et_fb_table (fb, body, 2, "XNNQuantizedTensorValue.quant_params");
   if (!fb_ok (p, "xvalues"))
     return FALSE;
-  if (tv == 0 || q == 0 || qkind < 1 || qkind > 4)
+  if (!tv.present || !q.present || qkind < 1 || qkind > 4)
     return fail (p, ET_ERROR_INVALID_PROGRAM,
                  "XNNPACK payload: quantized value %u lacks its tensor or parameters (tag %u)",
                  index, qkind);
@@ -280,8 +280,8 @@ parse_value (Parser *p, XbFbTable xv, uint32_t index)
   v->quant = qkind;
   switch (qkind) {
   case XB_QUANT_PER_TENSOR:
-    v->scale = xb_fb_f32 (fb, q, 0, 0.0f);
-    v->zero_point = xb_fb_i32 (fb, q, 1, 0);
+    v->scale = _et_fb_f32 (fb, q, 0, 0.0f);
+    v->zero_point = _et_fb_i32 (fb, q, 1, 0);
     if (!fb_ok (p, "PerTensorQuant"))
       return FALSE;
     if (!isfinite (v->scale) || v->scale <= 0.0f)
@@ -289,9 +289,9 @@ parse_value (Parser *p, XbFbTable xv, uint32_t index)
                    index, v->scale);
     return TRUE;
   case XB_QUANT_PER_CHANNEL: {
-    XbFbVector scales = xb_fb_vector (fb, q, 0, 4, "PerChannelQuant.scale");
-    v->channel_dim = xb_fb_i32 (fb, q, 1, 0);
-    uint32_t buf = xb_fb_u32 (fb, q, 2, 0), num = xb_fb_u32 (fb, q, 3, 0);
+    EtFbVector scales = _et_fb_vector (fb, q, 0, 4, "PerChannelQuant.scale");
+    v->channel_dim = _et_fb_i32 (fb, q, 1, 0);
+    uint32_t buf = _et_fb_u32 (fb, q, 2, 0), num = _et_fb_u32 (fb, q, 3, 0);
     if (!fb_ok (p, "PerChannelQuant"))
       return FALSE;
     if (v->channel_dim < 0 || (uint32_t) v->channel_dim >= v->ndim)
@@ -313,13 +313,13 @@ parse_value (Parser *p, XbFbTable xv, uint32_t index)
       v->scales = g_new (float, channels ? channels : 1);
       memcpy (v->scales, data, channels * 4);
     } else {
-      if (scales.count != channels)
+      if (scales.length != channels)
         return fail (p, ET_ERROR_INVALID_PROGRAM,
                      "XNNPACK payload: value %u has %u scales for %zu channels", index,
-                     scales.count, channels);
+                     scales.length, channels);
       v->scales = g_new (float, channels ? channels : 1);
       for (uint32_t c = 0; c < channels; c++)
-        v->scales[c] = xb_fb_vec_f32 (fb, scales, c);
+        v->scales[c] = _et_fb_vector_f32 (fb, scales, c);
     }
     v->n_scales = channels;
     for (uint32_t c = 0; c < channels; c++)
@@ -352,35 +352,35 @@ value_ref (Parser *p, XbNode *n, uint32_t node_index, uint32_t id, gboolean opti
 }
 
 static void
-read_list (Parser *p, XbFbTable t, unsigned slot, size_t *out, uint32_t *count, const char *what)
+read_list (Parser *p, EtFbTable t, unsigned slot, size_t *out, uint32_t *count, const char *what)
 {
-  XbFbVector v = xb_fb_vector (&p->fb, t, slot, 4, what);
-  if (p->fb.failed)
+  EtFbVector v = _et_fb_vector (&p->fb, t, slot, 4, what);
+  if (!_et_fb_ok (&p->fb))
     return;
-  if (v.count > XB_PAYLOAD_MAX_DIMS) {
+  if (v.length > XB_PAYLOAD_MAX_DIMS) {
     fail (p, ET_ERROR_NOT_SUPPORTED, "XNNPACK payload: %s has %u entries (at most %d)", what,
-          v.count, XB_PAYLOAD_MAX_DIMS);
+          v.length, XB_PAYLOAD_MAX_DIMS);
     return;
   }
-  for (uint32_t i = 0; i < v.count; i++)
-    out[i] = xb_fb_vec_u32 (&p->fb, v, i);
-  *count = v.count;
+  for (uint32_t i = 0; i < v.length; i++)
+    out[i] = _et_fb_vector_u32 (&p->fb, v, i);
+  *count = v.length;
 }
 
 static gboolean
-parse_node (Parser *p, XbFbTable xn, uint32_t index)
+parse_node (Parser *p, EtFbTable xn, uint32_t index)
 {
-  XbFb *fb = &p->fb;
+  EtFb *fb = &p->fb;
   XbNode *n = &p->graph->nodes[index];
-  n->type = xb_fb_u8 (fb, xn, 0, 0);
-  XbFbTable t = xb_fb_table (fb, xn, 1, "XNode");
-  n->debug_handle = xb_fb_u32 (fb, xn, 2, 0);
-  XbFbTable mm = xb_fb_table (fb, xn, 3, "XNode.output_min_max");
-  n->output_min = mm ? xb_fb_f32 (fb, mm, 0, 0.0f) : -INFINITY;
-  n->output_max = mm ? xb_fb_f32 (fb, mm, 1, 0.0f) : INFINITY;
+  n->type = _et_fb_u8 (fb, xn, 0, 0);
+  EtFbTable t = _et_fb_table (fb, xn, 1, "XNode");
+  n->debug_handle = _et_fb_u32 (fb, xn, 2, 0);
+  EtFbTable mm = _et_fb_table (fb, xn, 3, "XNode.output_min_max");
+  n->output_min = mm.present ? _et_fb_f32 (fb, mm, 0, 0.0f) : -INFINITY;
+  n->output_max = mm.present ? _et_fb_f32 (fb, mm, 1, 0.0f) : INFINITY;
   if (!fb_ok (p, "xnodes"))
     return FALSE;
-  if (n->type == 0 || n->type >= XB_NODE_N_TYPES || t == 0)
+  if (n->type == 0 || n->type >= XB_NODE_N_TYPES || !t.present)
     return fail (p, ET_ERROR_DELEGATE_INVALID_COMPATIBILITY,
                  "XNNPACK payload: node %u has type tag %u, not an XNNPACK node this runtime "
                  "knows", index, n->type);
@@ -395,56 +395,56 @@ parse_node (Parser *p, XbFbTable xn, uint32_t index)
   case XB_NODE_SUBTRACT: case XB_NODE_MAXIMUM: case XB_NODE_PRELU:
   case XB_NODE_BATCH_MATRIX_MULTIPLY:
     nin = 2;
-    ids_in[0] = xb_fb_u32 (fb, t, 0, 0);
-    ids_in[1] = xb_fb_u32 (fb, t, 1, 0);
-    ids_out[0] = xb_fb_u32 (fb, t, 2, 0);
-    n->flags = xb_fb_u32 (fb, t, 3, 0);
+    ids_in[0] = _et_fb_u32 (fb, t, 0, 0);
+    ids_in[1] = _et_fb_u32 (fb, t, 1, 0);
+    ids_out[0] = _et_fb_u32 (fb, t, 2, 0);
+    n->flags = _et_fb_u32 (fb, t, 3, 0);
     break;
   case XB_NODE_FULLY_CONNECTED:
     nin = 3;
     optional_mask = 4;
     for (unsigned i = 0; i < 3; i++)
-      ids_in[i] = xb_fb_u32 (fb, t, i, 0);
-    ids_out[0] = xb_fb_u32 (fb, t, 3, 0);
-    n->flags = xb_fb_u32 (fb, t, 4, 0);
+      ids_in[i] = _et_fb_u32 (fb, t, i, 0);
+    ids_out[0] = _et_fb_u32 (fb, t, 3, 0);
+    n->flags = _et_fb_u32 (fb, t, 4, 0);
     break;
   case XB_NODE_CONV2D: case XB_NODE_DEPTHWISE_CONV2D: case XB_NODE_CONV_TRANSPOSE_2D:
     nin = 3;
     optional_mask = 4;
     for (unsigned i = 0; i < 15; i++)
-      n->p[i] = xb_fb_u32 (fb, t, i, 0);
+      n->p[i] = _et_fb_u32 (fb, t, i, 0);
     for (unsigned i = 0; i < 3; i++)
-      ids_in[i] = xb_fb_u32 (fb, t, 15 + i, 0);
-    ids_out[0] = xb_fb_u32 (fb, t, 18, 0);
-    n->flags = xb_fb_u32 (fb, t, 19, 0);
+      ids_in[i] = _et_fb_u32 (fb, t, 15 + i, 0);
+    ids_out[0] = _et_fb_u32 (fb, t, 18, 0);
+    n->flags = _et_fb_u32 (fb, t, 19, 0);
     break;
   case XB_NODE_AVG_POOLING_2D: case XB_NODE_MAX_POOLING_2D:
     nin = 1;
     for (unsigned i = 0; i < 10; i++)
-      n->p[i] = xb_fb_u32 (fb, t, i, 0);
-    ids_in[0] = xb_fb_u32 (fb, t, 10, 0);
-    ids_out[0] = xb_fb_u32 (fb, t, 11, 0);
-    n->flags = xb_fb_u32 (fb, t, 12, 0);
+      n->p[i] = _et_fb_u32 (fb, t, i, 0);
+    ids_in[0] = _et_fb_u32 (fb, t, 10, 0);
+    ids_out[0] = _et_fb_u32 (fb, t, 11, 0);
+    n->flags = _et_fb_u32 (fb, t, 12, 0);
     break;
   case XB_NODE_ARGMAX_POOLING_2D:
     nin = 1;
     nout = 2;
     for (unsigned i = 0; i < 6; i++)
-      n->p[i] = xb_fb_u32 (fb, t, i, 0);
-    ids_in[0] = xb_fb_u32 (fb, t, 6, 0);
-    ids_out[0] = xb_fb_u32 (fb, t, 7, 0);
-    ids_out[1] = xb_fb_u32 (fb, t, 8, 0);
-    n->flags = xb_fb_u32 (fb, t, 9, 0);
+      n->p[i] = _et_fb_u32 (fb, t, i, 0);
+    ids_in[0] = _et_fb_u32 (fb, t, 6, 0);
+    ids_out[0] = _et_fb_u32 (fb, t, 7, 0);
+    ids_out[1] = _et_fb_u32 (fb, t, 8, 0);
+    n->flags = _et_fb_u32 (fb, t, 9, 0);
     break;
   case XB_NODE_STATIC_TRANSPOSE: case XB_NODE_STATIC_RESHAPE:
     nin = 1;
-    n->p[0] = xb_fb_u32 (fb, t, 0, 0);
+    n->p[0] = _et_fb_u32 (fb, t, 0, 0);
     read_list (p, t, 1, n->list_a, &list_count_a,
                n->type == XB_NODE_STATIC_TRANSPOSE ? "XNNStaticTranspose.perm"
                                                      : "XNNStaticReshape.new_shape");
-    ids_in[0] = xb_fb_u32 (fb, t, 2, 0);
-    ids_out[0] = xb_fb_u32 (fb, t, 3, 0);
-    n->flags = xb_fb_u32 (fb, t, 4, 0);
+    ids_in[0] = _et_fb_u32 (fb, t, 2, 0);
+    ids_out[0] = _et_fb_u32 (fb, t, 3, 0);
+    n->flags = _et_fb_u32 (fb, t, 4, 0);
     n->n_list = list_count_a;
     if (!p->error && n->p[0] != list_count_a)
       return fail (p, ET_ERROR_INVALID_PROGRAM, "XNNPACK payload: node %u (%s) has num_dims %u "
@@ -452,12 +452,12 @@ parse_node (Parser *p, XbFbTable xn, uint32_t index)
     break;
   case XB_NODE_STATIC_SLICE:
     nin = 1;
-    n->p[0] = xb_fb_u32 (fb, t, 0, 0);
+    n->p[0] = _et_fb_u32 (fb, t, 0, 0);
     read_list (p, t, 1, n->list_a, &list_count_a, "XNNStaticSlice.offsets");
     read_list (p, t, 2, n->list_b, &list_count_b, "XNNStaticSlice.sizes");
-    ids_in[0] = xb_fb_u32 (fb, t, 3, 0);
-    ids_out[0] = xb_fb_u32 (fb, t, 4, 0);
-    n->flags = xb_fb_u32 (fb, t, 5, 0);
+    ids_in[0] = _et_fb_u32 (fb, t, 3, 0);
+    ids_out[0] = _et_fb_u32 (fb, t, 4, 0);
+    n->flags = _et_fb_u32 (fb, t, 5, 0);
     n->n_list = list_count_a;
     if (!p->error && (list_count_a != list_count_b || n->p[0] != list_count_a))
       return fail (p, ET_ERROR_INVALID_PROGRAM, "XNNPACK payload: node %u (XNNStaticSlice) has "
@@ -465,20 +465,20 @@ parse_node (Parser *p, XbFbTable xn, uint32_t index)
     break;
   case XB_NODE_STATIC_RESIZE_BILINEAR_2D:
     nin = 1;
-    n->p[0] = xb_fb_u32 (fb, t, 0, 0);
-    n->p[1] = xb_fb_u32 (fb, t, 1, 0);
-    ids_in[0] = xb_fb_u32 (fb, t, 2, 0);
-    ids_out[0] = xb_fb_u32 (fb, t, 3, 0);
-    n->flags = xb_fb_u32 (fb, t, 4, 0);
+    n->p[0] = _et_fb_u32 (fb, t, 0, 0);
+    n->p[1] = _et_fb_u32 (fb, t, 1, 0);
+    ids_in[0] = _et_fb_u32 (fb, t, 2, 0);
+    ids_out[0] = _et_fb_u32 (fb, t, 3, 0);
+    n->flags = _et_fb_u32 (fb, t, 4, 0);
     break;
   case XB_NODE_STATIC_CONSTANT_PAD:
     nin = 1;
     read_list (p, t, 0, n->list_a, &list_count_a, "XNNStaticConstantPad.pre_paddings");
     read_list (p, t, 1, n->list_b, &list_count_b, "XNNStaticConstantPad.post_paddings");
-    n->fparam = xb_fb_f32 (fb, t, 2, 0.0f);
-    ids_in[0] = xb_fb_u32 (fb, t, 3, 0);
-    ids_out[0] = xb_fb_u32 (fb, t, 4, 0);
-    n->flags = xb_fb_u32 (fb, t, 5, 0);
+    n->fparam = _et_fb_f32 (fb, t, 2, 0.0f);
+    ids_in[0] = _et_fb_u32 (fb, t, 3, 0);
+    ids_out[0] = _et_fb_u32 (fb, t, 4, 0);
+    n->flags = _et_fb_u32 (fb, t, 5, 0);
     n->n_list = list_count_a;
     if (!p->error && list_count_a != list_count_b)
       return fail (p, ET_ERROR_INVALID_PROGRAM, "XNNPACK payload: node %u (XNNStaticConstantPad) "
@@ -486,34 +486,34 @@ parse_node (Parser *p, XbFbTable xn, uint32_t index)
     break;
   case XB_NODE_LEAKY_RELU: case XB_NODE_ELU:
     nin = 1;
-    n->fparam = xb_fb_f32 (fb, t, 0, 0.0f);
-    ids_in[0] = xb_fb_u32 (fb, t, 1, 0);
-    ids_out[0] = xb_fb_u32 (fb, t, 2, 0);
-    n->flags = xb_fb_u32 (fb, t, 3, 0);
+    n->fparam = _et_fb_f32 (fb, t, 0, 0.0f);
+    ids_in[0] = _et_fb_u32 (fb, t, 1, 0);
+    ids_out[0] = _et_fb_u32 (fb, t, 2, 0);
+    n->flags = _et_fb_u32 (fb, t, 3, 0);
     break;
   case XB_NODE_CONCATENATE2: case XB_NODE_CONCATENATE3: case XB_NODE_CONCATENATE4:
   case XB_NODE_CONCATENATE5:
     nin = n->type == XB_NODE_CONCATENATE5 ? 5 : n->type - XB_NODE_CONCATENATE2 + 2;
-    n->p[0] = xb_fb_u32 (fb, t, 0, 0);
+    n->p[0] = _et_fb_u32 (fb, t, 0, 0);
     for (unsigned i = 0; i < 4 && i < nin; i++)
-      ids_in[i] = xb_fb_u32 (fb, t, 1 + i, 0);
+      ids_in[i] = _et_fb_u32 (fb, t, 1 + i, 0);
     if (nin == 5)
-      ids_in[4] = xb_fb_u32 (fb, t, 7, 0);
-    ids_out[0] = xb_fb_u32 (fb, t, 5, 0);
-    n->flags = xb_fb_u32 (fb, t, 6, 0);
+      ids_in[4] = _et_fb_u32 (fb, t, 7, 0);
+    ids_out[0] = _et_fb_u32 (fb, t, 5, 0);
+    n->flags = _et_fb_u32 (fb, t, 6, 0);
     break;
   case XB_NODE_SDPA:
     nin = 5;
     for (unsigned i = 0; i < 5; i++)
-      ids_in[i] = xb_fb_u32 (fb, t, i, 0);
-    ids_out[0] = xb_fb_u32 (fb, t, 5, 0);
-    n->flags = xb_fb_u32 (fb, t, 6, 0);
+      ids_in[i] = _et_fb_u32 (fb, t, i, 0);
+    ids_out[0] = _et_fb_u32 (fb, t, 5, 0);
+    n->flags = _et_fb_u32 (fb, t, 6, 0);
     break;
   default: /* _XNNNode1x1 */
     nin = 1;
-    ids_in[0] = xb_fb_u32 (fb, t, 0, 0);
-    ids_out[0] = xb_fb_u32 (fb, t, 1, 0);
-    n->flags = xb_fb_u32 (fb, t, 2, 0);
+    ids_in[0] = _et_fb_u32 (fb, t, 0, 0);
+    ids_out[0] = _et_fb_u32 (fb, t, 1, 0);
+    n->flags = _et_fb_u32 (fb, t, 2, 0);
     break;
   }
   if (p->error || !fb_ok (p, "xnodes"))
@@ -579,27 +579,27 @@ xb_payload_parse (const void *payload, size_t size, XbNamedDataFunc named, gpoin
     return NULL;
   }
 
-  xb_fb_init (&p.fb, fb_data, fb_size);
+  _et_fb_init (&p.fb, fb_data, fb_size, "XNNPACK graph", ET_ERROR_INVALID_PROGRAM);
   p.graph = g_new0 (XbGraph, 1);
   p.graph->owned = g_ptr_array_new_with_free_func (g_aligned_free);
   p.ids = g_hash_table_new (NULL, NULL);
-  XbFb *fb = &p.fb;
-  XbFbTable root = xb_fb_root (fb, "XNNGraph");
-  XbFbVector xnodes = xb_fb_vector (fb, root, 1, 4, "XNNGraph.xnodes");
-  XbFbVector xvalues = xb_fb_vector (fb, root, 2, 4, "XNNGraph.xvalues");
-  p.graph->num_externs = xb_fb_u32 (fb, root, 3, 0);
-  p.constant_buffer = xb_fb_vector (fb, root, 6, 4, "XNNGraph.constant_buffer");
-  p.constant_data = xb_fb_vector (fb, root, 8, 4, "XNNGraph.constant_data");
+  EtFb *fb = &p.fb;
+  EtFbTable root = _et_fb_root (fb, 0, "XNNGraph");
+  EtFbVector xnodes = _et_fb_vector (fb, root, 1, 4, "XNNGraph.xnodes");
+  EtFbVector xvalues = _et_fb_vector (fb, root, 2, 4, "XNNGraph.xvalues");
+  p.graph->num_externs = _et_fb_u32 (fb, root, 3, 0);
+  p.constant_buffer = _et_fb_vector (fb, root, 6, 4, "XNNGraph.constant_buffer");
+  p.constant_data = _et_fb_vector (fb, root, 8, 4, "XNNGraph.constant_data");
   if (fb_ok (&p, "XNNGraph")) {
     if (p.graph->num_externs > XB_PAYLOAD_MAX_EXTERNS)
       fail (&p, ET_ERROR_INVALID_PROGRAM, "XNNPACK payload: num_externs %u exceeds %d",
             p.graph->num_externs, XB_PAYLOAD_MAX_EXTERNS);
   }
   if (!p.error) {
-    p.graph->n_values = xvalues.count;
-    p.graph->values = g_new0 (XbValue, xvalues.count ? xvalues.count : 1);
-    for (uint32_t i = 0; i < xvalues.count && !p.error; i++) {
-      XbFbTable xv = xb_fb_vec_table (fb, xvalues, i, "XNNGraph.xvalues");
+    p.graph->n_values = xvalues.length;
+    p.graph->values = g_new0 (XbValue, xvalues.length ? xvalues.length : 1);
+    for (uint32_t i = 0; i < xvalues.length && !p.error; i++) {
+      EtFbTable xv = _et_fb_vector_table (fb, xvalues, i, "XNNGraph.xvalues");
       if (!fb_ok (&p, "xvalues") || !parse_value (&p, xv, i))
         break;
       uint32_t id = p.graph->values[i].id;
@@ -609,15 +609,16 @@ xb_payload_parse (const void *payload, size_t size, XbNamedDataFunc named, gpoin
     }
   }
   if (!p.error) {
-    p.graph->n_nodes = xnodes.count;
-    p.graph->nodes = g_new0 (XbNode, xnodes.count ? xnodes.count : 1);
-    for (uint32_t i = 0; i < xnodes.count && !p.error; i++) {
-      XbFbTable xn = xb_fb_vec_table (fb, xnodes, i, "XNNGraph.xnodes");
+    p.graph->n_nodes = xnodes.length;
+    p.graph->nodes = g_new0 (XbNode, xnodes.length ? xnodes.length : 1);
+    for (uint32_t i = 0; i < xnodes.length && !p.error; i++) {
+      EtFbTable xn = _et_fb_vector_table (fb, xnodes, i, "XNNGraph.xnodes");
       if (!fb_ok (&p, "xnodes") || !parse_node (&p, xn, i))
         break;
     }
   }
   g_hash_table_unref (p.ids);
+  _et_fb_clear (&p.fb);
   if (p.error) {
     g_propagate_error (error, p.error);
     xb_graph_free (p.graph);

@@ -6,7 +6,7 @@
 
 #include <string.h>
 
-#include "engine.h"
+#include "../executorch-error.h"
 
 void
 _et_fb_init (EtFb *fb, const guint8 *data, gsize size, const char *file_kind, int error_code)
@@ -44,7 +44,15 @@ _et_fb_fail (EtFb *fb, int code, const char *format, ...)
   va_start (args, format);
   message = g_strdup_vprintf (format, args);
   va_end (args);
-  _et_set_error (&fb->error, code, "%s", message);
+  /* The codes are EtError values, which EXECUTORCH_ERROR's are; names in
+   * the message may come from a hostile file. */
+  if (!g_utf8_validate (message, -1, NULL))
+    {
+      char *valid = g_utf8_make_valid (message, -1);
+      g_free (message);
+      message = valid;
+    }
+  g_set_error_literal (&fb->error, EXECUTORCH_ERROR, code, message);
 }
 
 static const EtFbTable absent_table = { 0, 0, 0, 0, FALSE };
@@ -249,10 +257,25 @@ _et_fb_string (EtFb *fb, EtFbTable table, guint slot, gsize *length, const char 
 
 SCALAR_READER (_et_fb_u8, guint8, 1, fb->data[pos])
 SCALAR_READER (_et_fb_i8, gint8, 1, (gint8) fb->data[pos])
+SCALAR_READER (_et_fb_i16, gint16, 2, (gint16) _et_le16 (fb->data + pos))
 SCALAR_READER (_et_fb_i32, gint32, 4, (gint32) _et_le32 (fb->data + pos))
 SCALAR_READER (_et_fb_u32, guint32, 4, _et_le32 (fb->data + pos))
 SCALAR_READER (_et_fb_i64, gint64, 8, (gint64) _et_le64 (fb->data + pos))
 SCALAR_READER (_et_fb_u64, guint64, 8, _et_le64 (fb->data + pos))
+
+gfloat
+_et_fb_f32 (EtFb *fb, EtFbTable table, guint slot, gfloat default_value)
+{
+  gsize pos = field_pos (fb, table, slot, 4);
+  guint32 bits;
+  gfloat value;
+
+  if (pos == 0)
+    return default_value;
+  bits = _et_le32 (fb->data + pos);
+  memcpy (&value, &bits, sizeof value);
+  return value;
+}
 
 gdouble
 _et_fb_f64 (EtFb *fb, EtFbTable table, guint slot, gdouble default_value)
@@ -278,6 +301,22 @@ gint32
 _et_fb_vector_i32 (EtFb *fb, EtFbVector vector, guint32 index)
 {
   return index < vector.length ? (gint32) _et_le32 (fb->data + vector.pos + (gsize) index * 4) : 0;
+}
+
+guint32
+_et_fb_vector_u32 (EtFb *fb, EtFbVector vector, guint32 index)
+{
+  return index < vector.length ? _et_le32 (fb->data + vector.pos + (gsize) index * 4) : 0;
+}
+
+gfloat
+_et_fb_vector_f32 (EtFb *fb, EtFbVector vector, guint32 index)
+{
+  guint32 bits = _et_fb_vector_u32 (fb, vector, index);
+  gfloat value;
+
+  memcpy (&value, &bits, sizeof value);
+  return value;
 }
 
 gint64

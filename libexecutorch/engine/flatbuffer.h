@@ -6,6 +6,10 @@
  * The first problem found is kept in EtFb.error ("sticky"), and from then on
  * every accessor returns the schema default, an absent table or an empty
  * vector, so parsing code can read many fields and check once.
+ *
+ * The reader needs nothing else of the engine: it builds its own sticky
+ * GError (EXECUTORCH_ERROR, the message made valid UTF-8), so plug-ins that
+ * read FlatBuffers (libexecutorch-xnnpack) compile this same file, hidden.
  */
 #pragma once
 
@@ -50,15 +54,19 @@ gboolean _et_fb_has_field (EtFb *fb, EtFbTable table, guint slot);
 
 guint8 _et_fb_u8 (EtFb *fb, EtFbTable table, guint slot, guint8 default_value);
 gint8 _et_fb_i8 (EtFb *fb, EtFbTable table, guint slot, gint8 default_value);
+gint16 _et_fb_i16 (EtFb *fb, EtFbTable table, guint slot, gint16 default_value);
 gint32 _et_fb_i32 (EtFb *fb, EtFbTable table, guint slot, gint32 default_value);
 guint32 _et_fb_u32 (EtFb *fb, EtFbTable table, guint slot, guint32 default_value);
 gint64 _et_fb_i64 (EtFb *fb, EtFbTable table, guint slot, gint64 default_value);
 guint64 _et_fb_u64 (EtFb *fb, EtFbTable table, guint slot, guint64 default_value);
+gfloat _et_fb_f32 (EtFb *fb, EtFbTable table, guint slot, gfloat default_value);
 gdouble _et_fb_f64 (EtFb *fb, EtFbTable table, guint slot, gdouble default_value);
 
 /* Element readers; @index must be < vector.length (checked: out of range reads 0). */
 guint8 _et_fb_vector_u8 (EtFb *fb, EtFbVector vector, guint32 index);
 gint32 _et_fb_vector_i32 (EtFb *fb, EtFbVector vector, guint32 index);
+guint32 _et_fb_vector_u32 (EtFb *fb, EtFbVector vector, guint32 index);
+gfloat _et_fb_vector_f32 (EtFb *fb, EtFbVector vector, guint32 index);
 gint64 _et_fb_vector_i64 (EtFb *fb, EtFbVector vector, guint32 index);
 guint64 _et_fb_vector_u64 (EtFb *fb, EtFbVector vector, guint32 index);
 gdouble _et_fb_vector_f64 (EtFb *fb, EtFbVector vector, guint32 index);
