@@ -38,7 +38,8 @@ static const struct {
   { _executorch_split_kernels, &_executorch_split_n_kernels },
   { _executorch_shape_extra_kernels, &_executorch_shape_extra_n_kernels },
   { _executorch_reduce_extra_kernels, &_executorch_reduce_extra_n_kernels },
-  { _executorch_llama_kernels, &_executorch_llama_n_kernels },
+  { _executorch_kv_cache_kernels, &_executorch_kv_cache_n_kernels },
+  { _executorch_sdpa_kernels, &_executorch_sdpa_n_kernels },
   { _executorch_distance_kernels, &_executorch_distance_n_kernels },
 };
 

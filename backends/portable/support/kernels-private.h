@@ -75,8 +75,10 @@ extern const EtKernel _executorch_shape_extra_kernels[];
 extern const size_t _executorch_shape_extra_n_kernels;
 extern const EtKernel _executorch_reduce_extra_kernels[];
 extern const size_t _executorch_reduce_extra_n_kernels;
-extern const EtKernel _executorch_llama_kernels[];
-extern const size_t _executorch_llama_n_kernels;
+extern const EtKernel _executorch_kv_cache_kernels[];
+extern const size_t _executorch_kv_cache_n_kernels;
+extern const EtKernel _executorch_sdpa_kernels[];
+extern const size_t _executorch_sdpa_n_kernels;
 extern const EtKernel _executorch_distance_kernels[];
 extern const size_t _executorch_distance_n_kernels;
 
