@@ -340,6 +340,23 @@ class ErrorsByKind(unittest.TestCase):
         with self.assertRaises(GLib.Error):  # still caught as GLib.Error
             method.run([Executorch.Tensor.new_from_numpy(np.ones(3, np.int64))] * 2, None)
 
+    def test_other_errors_read_as_sentences(self):
+        """Every runtime error is typed; str() is the message, with no "(code)"."""
+        program = Executorch.Program.new_from_file(model("add/add.pte"))
+        with self.assertRaises(Executorch.RuntimeError) as caught:
+            program.load_method("no_such_method")
+        error = caught.exception
+        self.assertIsInstance(error, GLib.Error)
+        self.assertTrue(error.matches(Executorch.error_quark(), Executorch.Error.NOT_FOUND))
+        self.assertEqual(str(error), error.message)
+        self.assertIn("no_such_method", str(error))
+        self.assertFalse(str(error).rstrip().endswith(")"), str(error))
+        method = load("add/add.pte")
+        with self.assertRaises(Executorch.InvalidArgumentError) as caught:
+            method(np.ones((2, 3), np.float64), np.ones((2, 3), np.float32))
+        self.assertEqual(str(caught.exception), caught.exception.message)
+        self.assertNotIn("(18)", str(caught.exception))
+
     def test_async_errors_by_kind(self):
         method = load("add/add.pte")
         with self.assertRaises(Executorch.InvalidArgumentError):
@@ -396,7 +413,10 @@ class ErrorsByKind(unittest.TestCase):
                 self.assertEqual(typed.filename, missing)
         present = GLib.Error.new_literal(Executorch.error_quark(), "denied",
                                          int(Executorch.Error.ACCESS_FAILED))
-        self.assertIs(overrides._typed_error(present, (HERE,)), present)
+        typed = overrides._typed_error(present, (HERE,))
+        self.assertNotIsInstance(typed, FileNotFoundError)  # unreadable, not missing
+        self.assertIsInstance(typed, Executorch.RuntimeError)
+        self.assertTrue(typed.matches(Executorch.error_quark(), int(Executorch.Error.ACCESS_FAILED)))
 
     def test_operator_missing(self):
         # A fresh python with no kernel library: loading the method fails by kind.

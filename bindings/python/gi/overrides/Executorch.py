@@ -84,6 +84,17 @@ class _KindOfError:
     def __repr__(self):
         return f"Executorch.{type(self).__name__}({self.message!r}, {self.domain!r}, {self.code})"
 
+    def __str__(self):
+        # The sentence alone: the domain and code are attributes, not words.
+        return self.message
+
+
+class RuntimeError(_KindOfError, GLib.Error):
+    """Any other failure the runtime reports (``Executorch.Error`` domain).
+
+    A ``GLib.Error``: ``e.code`` is the ``Executorch.Error`` value and
+    ``str(e)`` the message alone."""
+
 
 class InvalidArgumentError(_KindOfError, GLib.Error, ValueError):
     """A value the caller gave is wrong: an input's dtype or shape, an index.
@@ -107,7 +118,7 @@ class FileNotFoundError(_KindOfError, GLib.Error, builtins.FileNotFoundError):
     known)."""
 
 
-__all__ += ["InvalidArgumentError", "OperatorMissingError", "FileNotFoundError"]
+__all__ += ["RuntimeError", "InvalidArgumentError", "OperatorMissingError", "FileNotFoundError"]
 
 _ERROR_DOMAIN = GLib.quark_to_string(Executorch.error_quark())
 _NOT_FOUND_ERRORS = {("g-io-error-quark", 1),   # G_IO_ERROR_NOT_FOUND
@@ -129,7 +140,7 @@ def _kind_of_error(error, paths):
     # unreadable file: only a path that does not exist says which.
     if error.code == int(Executorch.Error.ACCESS_FAILED) and missing is not None:
         return FileNotFoundError, missing
-    return None, None
+    return RuntimeError, None
 
 
 def _typed_error(error, paths=()):
