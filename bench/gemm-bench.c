@@ -123,10 +123,10 @@ const EtPluginDesc *executorch_kernels_get_plugin (void);
 static void
 bench_microkernel (double min_seconds)
 {
-#ifdef EXECUTORCH_GEMM_HAVE_AVX2
-  static float a[EXECUTORCH_GEMM_MR * 256] __attribute__ ((aligned (64)));
-  static float b[EXECUTORCH_GEMM_NR * 256] __attribute__ ((aligned (64)));
-  static float c[EXECUTORCH_GEMM_MR * EXECUTORCH_GEMM_NR] __attribute__ ((aligned (64)));
+#ifdef KERNEL_GEMM_HAVE_AVX2
+  static float a[KERNEL_GEMM_MR * 256] __attribute__ ((aligned (64)));
+  static float b[KERNEL_GEMM_NR * 256] __attribute__ ((aligned (64)));
+  static float c[KERNEL_GEMM_MR * KERNEL_GEMM_NR] __attribute__ ((aligned (64)));
   long calls = 0;
 
   if (strcmp (_executorch_sgemm_kernel_name (), "avx2-fma") != 0)
@@ -136,10 +136,10 @@ bench_microkernel (double min_seconds)
   double start = now (), cpu_start = cpu_now ();
   do {
     for (int i = 0; i < 1000; i++)
-      _executorch_gemm_kernel_avx2 (256, a, b, c, EXECUTORCH_GEMM_NR, 1);
+      _executorch_gemm_kernel_avx2 (256, a, b, c, KERNEL_GEMM_NR, 1);
     calls += 1000;
   } while (now () - start < min_seconds);
-  double flops = 2.0 * EXECUTORCH_GEMM_MR * EXECUTORCH_GEMM_NR * 256 * calls;
+  double flops = 2.0 * KERNEL_GEMM_MR * KERNEL_GEMM_NR * 256 * calls;
   printf ("microkernel 6x16x256 in L1    threads 1: %8.1f GFLOP/s  (%6.1f per CPU-second)\n",
           flops / (now () - start) / 1e9, flops / (cpu_now () - cpu_start) / 1e9);
 #endif

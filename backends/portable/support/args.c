@@ -81,17 +81,17 @@ _executorch_arg_scalar (EtKernelContext *ctx, EtValue **args, uint32_t i, const 
   KERNEL_TRY (_executorch_arg_value (ctx, args, i, name, &v));
   switch (v->tag) {
   case ET_VALUE_INT:
-    scalar->kind = EXECUTORCH_SCALAR_KIND_INT;
+    scalar->kind = KERNEL_SCALAR_KIND_INT;
     scalar->i = v->u.int_value;
     scalar->d = (double) v->u.int_value;
     return ET_OK;
   case ET_VALUE_DOUBLE:
-    scalar->kind = EXECUTORCH_SCALAR_KIND_DOUBLE;
+    scalar->kind = KERNEL_SCALAR_KIND_DOUBLE;
     scalar->i = 0;
     scalar->d = v->u.double_value;
     return ET_OK;
   case ET_VALUE_BOOL:
-    scalar->kind = EXECUTORCH_SCALAR_KIND_BOOL;
+    scalar->kind = KERNEL_SCALAR_KIND_BOOL;
     scalar->i = v->u.bool_value ? 1 : 0;
     scalar->d = (double) scalar->i;
     return ET_OK;

@@ -106,13 +106,13 @@ _executorch_compute_kind (int type)
 {
   switch (type) {
   case ET_SCALAR_DOUBLE:
-    return EXECUTORCH_COMPUTE_F64;
+    return KERNEL_COMPUTE_F64;
   case ET_SCALAR_FLOAT:
   case ET_SCALAR_HALF:
   case ET_SCALAR_BFLOAT16:
-    return EXECUTORCH_COMPUTE_F32;
+    return KERNEL_COMPUTE_F32;
   default:
-    return EXECUTORCH_COMPUTE_I64;
+    return KERNEL_COMPUTE_I64;
   }
 }
 
@@ -120,11 +120,11 @@ int
 _executorch_compute_kind_type (KernelComputeKind kind)
 {
   switch (kind) {
-  case EXECUTORCH_COMPUTE_F32:
+  case KERNEL_COMPUTE_F32:
     return ET_SCALAR_FLOAT;
-  case EXECUTORCH_COMPUTE_F64:
+  case KERNEL_COMPUTE_F64:
     return ET_SCALAR_DOUBLE;
-  case EXECUTORCH_COMPUTE_I64:
+  case KERNEL_COMPUTE_I64:
   default:
     return ET_SCALAR_LONG;
   }
@@ -136,11 +136,11 @@ int
 _executorch_promote_with_scalar (int type, const KernelScalar *scalar)
 {
   switch (scalar->kind) {
-  case EXECUTORCH_SCALAR_KIND_BOOL:
+  case KERNEL_SCALAR_KIND_BOOL:
     return type;
-  case EXECUTORCH_SCALAR_KIND_INT:
+  case KERNEL_SCALAR_KIND_INT:
     return type == ET_SCALAR_BOOL ? ET_SCALAR_LONG : type;
-  case EXECUTORCH_SCALAR_KIND_DOUBLE:
+  case KERNEL_SCALAR_KIND_DOUBLE:
   default:
     return _executorch_type_is_floating (type) ? type : ET_SCALAR_FLOAT;
   }
@@ -168,9 +168,9 @@ _executorch_scalar_to_compute (EtKernelContext *ctx, const KernelScalar *scalar,
                                const char *name, void *value)
 {
   switch (_executorch_compute_kind (type)) {
-  case EXECUTORCH_COMPUTE_I64: {
+  case KERNEL_COMPUTE_I64: {
     int64_t v;
-    if (scalar->kind == EXECUTORCH_SCALAR_KIND_DOUBLE)
+    if (scalar->kind == KERNEL_SCALAR_KIND_DOUBLE)
       return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
                           "%s: a floating-point scalar (%g) cannot be used with dtype %s", name,
                           scalar->d, _executorch_type_name (type));
@@ -183,17 +183,17 @@ _executorch_scalar_to_compute (EtKernelContext *ctx, const KernelScalar *scalar,
     *(int64_t *) value = v;
     return ET_OK;
   }
-  case EXECUTORCH_COMPUTE_F32: {
-    float v = (float) (scalar->kind == EXECUTORCH_SCALAR_KIND_DOUBLE ? scalar->d : (double) scalar->i);
-    if (scalar->kind == EXECUTORCH_SCALAR_KIND_DOUBLE && isfinite (scalar->d) && !isfinite (v))
+  case KERNEL_COMPUTE_F32: {
+    float v = (float) (scalar->kind == KERNEL_SCALAR_KIND_DOUBLE ? scalar->d : (double) scalar->i);
+    if (scalar->kind == KERNEL_SCALAR_KIND_DOUBLE && isfinite (scalar->d) && !isfinite (v))
       return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: %g does not fit in float", name,
                           scalar->d);
     *(float *) value = v;
     return ET_OK;
   }
-  case EXECUTORCH_COMPUTE_F64:
+  case KERNEL_COMPUTE_F64:
   default:
-    *(double *) value = scalar->kind == EXECUTORCH_SCALAR_KIND_DOUBLE ? scalar->d : (double) scalar->i;
+    *(double *) value = scalar->kind == KERNEL_SCALAR_KIND_DOUBLE ? scalar->d : (double) scalar->i;
     return ET_OK;
   }
 }
@@ -364,13 +364,13 @@ _executorch_load_kind (KernelComputeKind kind, int type, const void *base, int64
                        int64_t stride, int64_t n, void *dst)
 {
   switch (kind) {
-  case EXECUTORCH_COMPUTE_I64:
+  case KERNEL_COMPUTE_I64:
     _executorch_load_i64 (type, base, offset, stride, n, dst);
     break;
-  case EXECUTORCH_COMPUTE_F32:
+  case KERNEL_COMPUTE_F32:
     _executorch_load_f32 (type, base, offset, stride, n, dst);
     break;
-  case EXECUTORCH_COMPUTE_F64:
+  case KERNEL_COMPUTE_F64:
     _executorch_load_f64 (type, base, offset, stride, n, dst);
     break;
   }
@@ -381,13 +381,13 @@ _executorch_store_kind (KernelComputeKind kind, int type, void *base, int64_t of
                         int64_t stride, int64_t n, const void *src)
 {
   switch (kind) {
-  case EXECUTORCH_COMPUTE_I64:
+  case KERNEL_COMPUTE_I64:
     _executorch_store_i64 (type, base, offset, stride, n, src);
     break;
-  case EXECUTORCH_COMPUTE_F32:
+  case KERNEL_COMPUTE_F32:
     _executorch_store_f32 (type, base, offset, stride, n, src);
     break;
-  case EXECUTORCH_COMPUTE_F64:
+  case KERNEL_COMPUTE_F64:
     _executorch_store_f64 (type, base, offset, stride, n, src);
     break;
   }

@@ -42,9 +42,9 @@ _executorch_broadcast_shape_n (EtKernelContext *ctx, uint32_t n, const EtTensor 
 }
 
 typedef union {
-  int64_t i[EXECUTORCH_CHUNK];
-  float f[EXECUTORCH_CHUNK];
-  double d[EXECUTORCH_CHUNK];
+  int64_t i[KERNEL_CHUNK];
+  float f[KERNEL_CHUNK];
+  double d[KERNEL_CHUNK];
 } Chunk;
 
 EtError
@@ -52,14 +52,14 @@ _executorch_map (EtKernelContext *ctx, EtTensor *out, KernelComputeKind out_kind
                  uint32_t n_in, const EtTensor *const *in, KernelComputeKind in_kind,
                  KernelMapFn fn, const void *user)
 {
-  int64_t in_strides[EXECUTORCH_MAP_MAX_INPUTS][ET_MAX_DIMS];
-  const int64_t *strides[EXECUTORCH_MAP_MAX_INPUTS + 1];
-  Chunk bufs[EXECUTORCH_MAP_MAX_INPUTS], res;
-  const void *ptrs[EXECUTORCH_MAP_MAX_INPUTS];
+  int64_t in_strides[KERNEL_MAP_MAX_INPUTS][ET_MAX_DIMS];
+  const int64_t *strides[KERNEL_MAP_MAX_INPUTS + 1];
+  Chunk bufs[KERNEL_MAP_MAX_INPUTS], res;
+  const void *ptrs[KERNEL_MAP_MAX_INPUTS];
   KernelIter it;
   char a[160], b[160];
 
-  if (n_in > EXECUTORCH_MAP_MAX_INPUTS)
+  if (n_in > KERNEL_MAP_MAX_INPUTS)
     return KERNEL_FAIL (ctx, ET_ERROR_INTERNAL, "map: too many inputs");
   if (out->numel == 0)
     return ET_OK;
@@ -76,8 +76,8 @@ _executorch_map (EtKernelContext *ctx, EtTensor *out, KernelComputeKind out_kind
 
   _executorch_iter_init (&it, out->ndim, out->sizes, out->dim_order, n_in + 1, strides);
   for (int64_t r = 0; r < it.n_rows; r++, _executorch_iter_next (&it)) {
-    for (int64_t j = 0; j < it.inner; j += EXECUTORCH_CHUNK) {
-      int64_t m = it.inner - j < EXECUTORCH_CHUNK ? it.inner - j : EXECUTORCH_CHUNK;
+    for (int64_t j = 0; j < it.inner; j += KERNEL_CHUNK) {
+      int64_t m = it.inner - j < KERNEL_CHUNK ? it.inner - j : KERNEL_CHUNK;
       for (uint32_t k = 0; k < n_in; k++)
         _executorch_load_kind (in_kind, in[k]->scalar_type, in[k]->data,
                                it.offsets[k + 1] + j * it.inner_strides[k + 1],
@@ -167,7 +167,7 @@ _executorch_softmax_fast_f32 (const EtTensor *self, EtTensor *out, uint32_t dim,
     return true;
   SoftmaxJob j = { self->data, out->data, len, log_form };
   int64_t rows = self->numel / len;
-  int64_t grain = len >= EXECUTORCH_GRAIN / 8 ? 1 : (EXECUTORCH_GRAIN / 8) / len;
+  int64_t grain = len >= KERNEL_GRAIN / 8 ? 1 : (KERNEL_GRAIN / 8) / len;
   _executorch_parallel_for (rows, grain, softmax_range, &j);
   return true;
 }

@@ -10,12 +10,12 @@
  */
 #include "gemm-private.h"
 
-#ifdef EXECUTORCH_GEMM_HAVE_AVX2
+#ifdef KERNEL_GEMM_HAVE_AVX2
 
 #include <immintrin.h>
 
-#define MR EXECUTORCH_GEMM_MR
-#define NR EXECUTORCH_GEMM_NR
+#define MR KERNEL_GEMM_MR
+#define NR KERNEL_GEMM_NR
 
 __attribute__ ((target ("avx2,fma"))) void
 _executorch_gemm_kernel_avx2 (int64_t kc, const float *a, const float *b, float *c, int64_t ldc,

@@ -7,8 +7,8 @@
 #include <stdint.h>
 
 /* Register block: MR rows of A times NR columns of B. */
-#define EXECUTORCH_GEMM_MR 6
-#define EXECUTORCH_GEMM_NR 16   /* == EXECUTORCH_SGEMM_NR */
+#define KERNEL_GEMM_MR 6
+#define KERNEL_GEMM_NR 16   /* == KERNEL_SGEMM_NR */
 
 /* C[0..MR, 0..NR] (row stride @ldc) = or += the product of an MR x kc packed
  * A strip (a[p * MR + r]) and a kc x NR packed B strip (b[p * NR + j]). */
@@ -19,7 +19,7 @@ typedef void (*KernelGemmMicrokernel) (int64_t kc, const float *a, const float *
 typedef float (*KernelGemmDot) (const float *x, const float *y, int64_t n);
 
 #if defined(__x86_64__) || defined(__i386__)
-#define EXECUTORCH_GEMM_HAVE_AVX2 1
+#define KERNEL_GEMM_HAVE_AVX2 1
 void _executorch_gemm_kernel_avx2 (int64_t kc, const float *a, const float *b, float *c,
                                    int64_t ldc, int accumulate);
 float _executorch_gemm_dot_avx2 (const float *x, const float *y, int64_t n);

@@ -19,15 +19,15 @@
 #include "gemm-private.h"
 #include "support-private.h"
 
-_Static_assert (EXECUTORCH_GEMM_NR == EXECUTORCH_SGEMM_NR, "one strip width");
+_Static_assert (KERNEL_GEMM_NR == KERNEL_SGEMM_NR, "one strip width");
 
 #include "executorch-threadpool.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define MR EXECUTORCH_GEMM_MR
-#define NR EXECUTORCH_GEMM_NR
+#define MR KERNEL_GEMM_MR
+#define NR KERNEL_GEMM_NR
 #define KC 256
 #define MC (16 * MR)                /* rows of a tile: 96 */
 #define NC 2048                     /* columns of B packed at once: 2 MiB */
@@ -79,7 +79,7 @@ kernel_level (void)
 
   if (choice == 0) {
     choice = 1;
-#ifdef EXECUTORCH_GEMM_HAVE_AVX2
+#ifdef KERNEL_GEMM_HAVE_AVX2
     if (_executorch_support_cpu_has_avx2_fma ())
       choice = 2;
 #endif
@@ -93,7 +93,7 @@ kernel_level (void)
 static KernelGemmMicrokernel
 choose_kernel (void)
 {
-#ifdef EXECUTORCH_GEMM_HAVE_AVX2
+#ifdef KERNEL_GEMM_HAVE_AVX2
   if (kernel_level () == 2)
     return _executorch_gemm_kernel_avx2;
 #endif
@@ -103,7 +103,7 @@ choose_kernel (void)
 static KernelGemmDot
 choose_dot (void)
 {
-#ifdef EXECUTORCH_GEMM_HAVE_AVX2
+#ifdef KERNEL_GEMM_HAVE_AVX2
   if (kernel_level () == 2)
     return _executorch_gemm_dot_avx2;
 #endif
@@ -190,7 +190,7 @@ pack_b_strip (void *data, size_t strip)
     }
     return;
   }
-#ifdef EXECUTORCH_GEMM_HAVE_AVX2
+#ifdef KERNEL_GEMM_HAVE_AVX2
   if (g->b_rs == 1 && cols == NR && kernel_level () == 2) {
     _executorch_gemm_pack_bt_avx2 (src, g->b_cs, job->kc, dst);
     return;

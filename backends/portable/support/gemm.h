@@ -19,10 +19,10 @@
 #include <stdint.h>
 
 /* Width of the packed B strips handed to an KernelSgemmPackB. */
-#define EXECUTORCH_SGEMM_NR 16
+#define KERNEL_SGEMM_NR 16
 
-/* Writes B[pc + p, j0 + j] to dst[p * EXECUTORCH_SGEMM_NR + j] for p < kc
- * and j < cols, and zeros for cols <= j < EXECUTORCH_SGEMM_NR.  Called from
+/* Writes B[pc + p, j0 + j] to dst[p * KERNEL_SGEMM_NR + j] for p < kc
+ * and j < cols, and zeros for cols <= j < KERNEL_SGEMM_NR.  Called from
  * several threads at once for different strips. */
 typedef void (*KernelSgemmPackB) (const void *user, int64_t pc, int64_t kc, int64_t j0,
                                       int64_t cols, float *dst);

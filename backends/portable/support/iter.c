@@ -71,7 +71,7 @@ _executorch_iter_init (KernelIter *it, uint32_t ndim, const int64_t *sizes,
                        const uint8_t *order, uint32_t n_ops, const int64_t *const *strides)
 {
   int64_t list_sizes[ET_MAX_DIMS];
-  int64_t list_strides[EXECUTORCH_ITER_MAX_OPS][ET_MAX_DIMS];
+  int64_t list_strides[KERNEL_ITER_MAX_OPS][ET_MAX_DIMS];
   uint32_t n = 0;
   bool empty = false;
 
@@ -236,18 +236,18 @@ _executorch_copy_strided (EtKernelContext *ctx, uint32_t ndim, const int64_t *si
   if (_executorch_type_is_floating (dst_type))
     kind = _executorch_compute_kind (dst_type);
   else if (_executorch_type_is_floating (src_type))
-    kind = EXECUTORCH_COMPUTE_F64;
+    kind = KERNEL_COMPUTE_F64;
   else
-    kind = EXECUTORCH_COMPUTE_I64;
+    kind = KERNEL_COMPUTE_I64;
 
   union {
-    int64_t i[EXECUTORCH_CHUNK];
-    float f[EXECUTORCH_CHUNK];
-    double d[EXECUTORCH_CHUNK];
+    int64_t i[KERNEL_CHUNK];
+    float f[KERNEL_CHUNK];
+    double d[KERNEL_CHUNK];
   } buf;
   for (int64_t r = 0; r < it.n_rows; r++, _executorch_iter_next (&it)) {
-    for (int64_t j = 0; j < it.inner; j += EXECUTORCH_CHUNK) {
-      int64_t m = it.inner - j < EXECUTORCH_CHUNK ? it.inner - j : EXECUTORCH_CHUNK;
+    for (int64_t j = 0; j < it.inner; j += KERNEL_CHUNK) {
+      int64_t m = it.inner - j < KERNEL_CHUNK ? it.inner - j : KERNEL_CHUNK;
       _executorch_load_kind (kind, src_type, src, src_offset + it.offsets[1] + j * it.inner_strides[1],
                              it.inner_strides[1], m, &buf);
       _executorch_store_kind (kind, dst_type, dst, dst_offset + it.offsets[0] + j * it.inner_strides[0],

@@ -53,8 +53,14 @@ extern const EtKernel _executorch_device_copy_kernels[];
 extern const size_t _executorch_device_copy_n_kernels;
 extern const EtKernel _executorch_conv_kernels[];
 extern const size_t _executorch_conv_n_kernels;
-extern const EtKernel _executorch_binary_extra_kernels[];
-extern const size_t _executorch_binary_extra_n_kernels;
+extern const EtKernel _executorch_binary_math_kernels[];
+extern const size_t _executorch_binary_math_n_kernels;
+extern const EtKernel _executorch_logical_kernels[];
+extern const size_t _executorch_logical_n_kernels;
+extern const EtKernel _executorch_bitwise_kernels[];
+extern const size_t _executorch_bitwise_n_kernels;
+extern const EtKernel _executorch_where_kernels[];
+extern const size_t _executorch_where_n_kernels;
 extern const EtKernel _executorch_activation_kernels[];
 extern const size_t _executorch_activation_n_kernels;
 extern const EtKernel _executorch_norm_kernels[];
@@ -86,9 +92,9 @@ extern const size_t _executorch_distance_n_kernels;
 
 /* The kind of arithmetic a dtype is computed in. */
 typedef enum {
-  EXECUTORCH_COMPUTE_I64 = 0,   /* Bool and the integer types (wrapping) */
-  EXECUTORCH_COMPUTE_F32 = 1,   /* Float, Half, BFloat16 */
-  EXECUTORCH_COMPUTE_F64 = 2,   /* Double */
+  KERNEL_COMPUTE_I64 = 0,   /* Bool and the integer types (wrapping) */
+  KERNEL_COMPUTE_F32 = 1,   /* Float, Half, BFloat16 */
+  KERNEL_COMPUTE_F64 = 2,   /* Double */
 } KernelComputeKind;
 
 /* One value in its compute kind: what _executorch_scalar_to_compute() and
@@ -128,9 +134,9 @@ _executorch_type_size (int type)
 /* ---- Scalars (Int, Double or Bool values) ---- */
 
 typedef enum {
-  EXECUTORCH_SCALAR_KIND_INT = 0,
-  EXECUTORCH_SCALAR_KIND_DOUBLE = 1,
-  EXECUTORCH_SCALAR_KIND_BOOL = 2,
+  KERNEL_SCALAR_KIND_INT = 0,
+  KERNEL_SCALAR_KIND_DOUBLE = 1,
+  KERNEL_SCALAR_KIND_BOOL = 2,
 } KernelScalarKind;
 
 typedef struct {
@@ -293,17 +299,17 @@ void _executorch_broadcast_strides (const EtTensor *t, uint32_t ndim, const int6
  *   for (int64_t r = 0; r < it.n_rows; r++, _executorch_iter_next (&it))
  *     row of it.inner elements starting at it.offsets[k], step it.inner_strides[k]
  */
-#define EXECUTORCH_ITER_MAX_OPS 4
+#define KERNEL_ITER_MAX_OPS 4
 
 typedef struct {
   uint32_t n_ops;
   uint32_t ndim;
   int64_t sizes[ET_MAX_DIMS];
-  int64_t strides[EXECUTORCH_ITER_MAX_OPS][ET_MAX_DIMS];
+  int64_t strides[KERNEL_ITER_MAX_OPS][ET_MAX_DIMS];
   int64_t index[ET_MAX_DIMS];
   int64_t inner;
-  int64_t inner_strides[EXECUTORCH_ITER_MAX_OPS];
-  int64_t offsets[EXECUTORCH_ITER_MAX_OPS];
+  int64_t inner_strides[KERNEL_ITER_MAX_OPS];
+  int64_t offsets[KERNEL_ITER_MAX_OPS];
   int64_t n_rows;
 } KernelIter;
 
@@ -317,7 +323,7 @@ void _executorch_iter_next (KernelIter *it);
  * converting to the buffer's type; stores convert back (float -> integer
  * truncates toward zero, saturating, NaN -> 0; anything -> Bool is != 0).
  * @type must satisfy _executorch_type_is_supported(). */
-#define EXECUTORCH_CHUNK 256
+#define KERNEL_CHUNK 256
 
 void _executorch_load_i64 (int type, const void *base, int64_t offset, int64_t stride, int64_t n,
                            int64_t *dst);

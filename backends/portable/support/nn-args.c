@@ -137,14 +137,14 @@ EtError
 _executorch_scalar_to_fill (EtKernelContext *ctx, const KernelScalar *scalar, int type,
                             const char *name, void *value)
 {
-  if (scalar->kind == EXECUTORCH_SCALAR_KIND_DOUBLE && _executorch_type_is_integral (type, true)) {
+  if (scalar->kind == KERNEL_SCALAR_KIND_DOUBLE && _executorch_type_is_integral (type, true)) {
     double d = scalar->d;
     if (type == ET_SCALAR_BOOL) {
       *(int64_t *) value = d != 0.0;
       return ET_OK;
     }
     double t = trunc (d);
-    KernelScalar as_int = { .kind = EXECUTORCH_SCALAR_KIND_INT };
+    KernelScalar as_int = { .kind = KERNEL_SCALAR_KIND_INT };
     if (!isfinite (d) || t < -9.2233720368547758e18 || t >= 9.2233720368547758e18)
       return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: %g does not fit in %s", name, d,
                           _executorch_type_name (type));

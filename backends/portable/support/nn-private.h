@@ -47,12 +47,12 @@ bool _executorch_dim_order_is_channels_last (const EtTensor *t);
 
 /* ---- Elementwise map ----
  *
- * Calls @fn on chunks of up to EXECUTORCH_CHUNK elements: @in[k] holds
+ * Calls @fn on chunks of up to KERNEL_CHUNK elements: @in[k] holds
  * the k-th input's elements (broadcast to out's shape) converted to
  * @in_kind, and @fn writes @n results of @out_kind to @out, which are then
  * converted to out's dtype.  @out must already have its final shape; the
  * inputs must broadcast to it.  Walks out in its memory order. */
-#define EXECUTORCH_MAP_MAX_INPUTS 3
+#define KERNEL_MAP_MAX_INPUTS 3
 
 typedef void (*KernelMapFn) (const void *user, int64_t n, void *out, const void *const *in);
 
@@ -73,7 +73,7 @@ typedef void (*KernelRangeFn) (void *context, int64_t begin, int64_t end);
 void _executorch_parallel_for (int64_t n, int64_t grain, KernelRangeFn fn, void *context);
 
 /* Elements per task for cheap elementwise work (upstream's GRAIN_SIZE). */
-#define EXECUTORCH_GRAIN 32768
+#define KERNEL_GRAIN 32768
 
 /* ---- Softmax fast path ----
  *

@@ -41,22 +41,22 @@ binary_portable (KernelVecOp op, int64_t n, const float *restrict a, const float
                  float alpha, float *restrict o)
 {
   switch (op) {
-  case EXECUTORCH_VEC_ADD:
+  case KERNEL_VEC_ADD:
     if (alpha == 1.0f)
       for (int64_t i = 0; i < n; i++) o[i] = a[i] + b[i];
     else
       for (int64_t i = 0; i < n; i++) o[i] = a[i] + alpha * b[i];
     break;
-  case EXECUTORCH_VEC_SUB:
+  case KERNEL_VEC_SUB:
     if (alpha == 1.0f)
       for (int64_t i = 0; i < n; i++) o[i] = a[i] - b[i];
     else
       for (int64_t i = 0; i < n; i++) o[i] = a[i] - alpha * b[i];
     break;
-  case EXECUTORCH_VEC_MUL:
+  case KERNEL_VEC_MUL:
     for (int64_t i = 0; i < n; i++) o[i] = a[i] * b[i];
     break;
-  case EXECUTORCH_VEC_DIV:
+  case KERNEL_VEC_DIV:
     for (int64_t i = 0; i < n; i++) o[i] = a[i] / b[i];
     break;
   }
@@ -68,17 +68,17 @@ binary_scalar_portable (KernelVecOp op, int64_t n, const float *restrict a, floa
 {
   if (!scalar_first) {
     switch (op) {
-    case EXECUTORCH_VEC_ADD: { float v = alpha * s; for (int64_t i = 0; i < n; i++) o[i] = a[i] + v; break; }
-    case EXECUTORCH_VEC_SUB: { float v = alpha * s; for (int64_t i = 0; i < n; i++) o[i] = a[i] - v; break; }
-    case EXECUTORCH_VEC_MUL: for (int64_t i = 0; i < n; i++) o[i] = a[i] * s; break;
-    case EXECUTORCH_VEC_DIV: for (int64_t i = 0; i < n; i++) o[i] = a[i] / s; break;
+    case KERNEL_VEC_ADD: { float v = alpha * s; for (int64_t i = 0; i < n; i++) o[i] = a[i] + v; break; }
+    case KERNEL_VEC_SUB: { float v = alpha * s; for (int64_t i = 0; i < n; i++) o[i] = a[i] - v; break; }
+    case KERNEL_VEC_MUL: for (int64_t i = 0; i < n; i++) o[i] = a[i] * s; break;
+    case KERNEL_VEC_DIV: for (int64_t i = 0; i < n; i++) o[i] = a[i] / s; break;
     }
   } else {
     switch (op) {
-    case EXECUTORCH_VEC_ADD: for (int64_t i = 0; i < n; i++) o[i] = s + alpha * a[i]; break;
-    case EXECUTORCH_VEC_SUB: for (int64_t i = 0; i < n; i++) o[i] = s - alpha * a[i]; break;
-    case EXECUTORCH_VEC_MUL: for (int64_t i = 0; i < n; i++) o[i] = s * a[i]; break;
-    case EXECUTORCH_VEC_DIV: for (int64_t i = 0; i < n; i++) o[i] = s / a[i]; break;
+    case KERNEL_VEC_ADD: for (int64_t i = 0; i < n; i++) o[i] = s + alpha * a[i]; break;
+    case KERNEL_VEC_SUB: for (int64_t i = 0; i < n; i++) o[i] = s - alpha * a[i]; break;
+    case KERNEL_VEC_MUL: for (int64_t i = 0; i < n; i++) o[i] = s * a[i]; break;
+    case KERNEL_VEC_DIV: for (int64_t i = 0; i < n; i++) o[i] = s / a[i]; break;
     }
   }
 }
@@ -226,10 +226,10 @@ binary_avx2 (KernelVecOp op, int64_t n, const float *a, const float *b, float al
   for (; i + 8 <= n; i += 8) {
     __m256 x = _mm256_loadu_ps (a + i), y = _mm256_loadu_ps (b + i), r;
     switch (op) {
-    case EXECUTORCH_VEC_ADD: r = _mm256_add_ps (x, alpha == 1.0f ? y : _mm256_mul_ps (va, y)); break;
-    case EXECUTORCH_VEC_SUB: r = _mm256_sub_ps (x, alpha == 1.0f ? y : _mm256_mul_ps (va, y)); break;
-    case EXECUTORCH_VEC_MUL: r = _mm256_mul_ps (x, y); break;
-    case EXECUTORCH_VEC_DIV: default: r = _mm256_div_ps (x, y); break;
+    case KERNEL_VEC_ADD: r = _mm256_add_ps (x, alpha == 1.0f ? y : _mm256_mul_ps (va, y)); break;
+    case KERNEL_VEC_SUB: r = _mm256_sub_ps (x, alpha == 1.0f ? y : _mm256_mul_ps (va, y)); break;
+    case KERNEL_VEC_MUL: r = _mm256_mul_ps (x, y); break;
+    case KERNEL_VEC_DIV: default: r = _mm256_div_ps (x, y); break;
     }
     _mm256_storeu_ps (o + i, r);
   }
@@ -247,17 +247,17 @@ binary_scalar_avx2 (KernelVecOp op, int64_t n, const float *a, float s, bool sca
     __m256 x = _mm256_loadu_ps (a + i), r;
     if (!scalar_first) {
       switch (op) {
-      case EXECUTORCH_VEC_ADD: r = _mm256_add_ps (x, vas); break;
-      case EXECUTORCH_VEC_SUB: r = _mm256_sub_ps (x, vas); break;
-      case EXECUTORCH_VEC_MUL: r = _mm256_mul_ps (x, vs); break;
-      case EXECUTORCH_VEC_DIV: default: r = _mm256_div_ps (x, vs); break;
+      case KERNEL_VEC_ADD: r = _mm256_add_ps (x, vas); break;
+      case KERNEL_VEC_SUB: r = _mm256_sub_ps (x, vas); break;
+      case KERNEL_VEC_MUL: r = _mm256_mul_ps (x, vs); break;
+      case KERNEL_VEC_DIV: default: r = _mm256_div_ps (x, vs); break;
       }
     } else {
       switch (op) {
-      case EXECUTORCH_VEC_ADD: r = _mm256_add_ps (vs, _mm256_mul_ps (va, x)); break;
-      case EXECUTORCH_VEC_SUB: r = _mm256_sub_ps (vs, _mm256_mul_ps (va, x)); break;
-      case EXECUTORCH_VEC_MUL: r = _mm256_mul_ps (vs, x); break;
-      case EXECUTORCH_VEC_DIV: default: r = _mm256_div_ps (vs, x); break;
+      case KERNEL_VEC_ADD: r = _mm256_add_ps (vs, _mm256_mul_ps (va, x)); break;
+      case KERNEL_VEC_SUB: r = _mm256_sub_ps (vs, _mm256_mul_ps (va, x)); break;
+      case KERNEL_VEC_MUL: r = _mm256_mul_ps (vs, x); break;
+      case KERNEL_VEC_DIV: default: r = _mm256_div_ps (vs, x); break;
       }
     }
     _mm256_storeu_ps (o + i, r);

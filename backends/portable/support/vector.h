@@ -24,10 +24,10 @@
 #include <stdint.h>
 
 typedef enum {
-  EXECUTORCH_VEC_ADD = 0,   /* a + alpha * b */
-  EXECUTORCH_VEC_SUB = 1,   /* a - alpha * b */
-  EXECUTORCH_VEC_MUL = 2,
-  EXECUTORCH_VEC_DIV = 3,
+  KERNEL_VEC_ADD = 0,   /* a + alpha * b */
+  KERNEL_VEC_SUB = 1,   /* a - alpha * b */
+  KERNEL_VEC_MUL = 2,
+  KERNEL_VEC_DIV = 3,
 } KernelVecOp;
 
 /* o[i] = a[i] op b[i]. */

@@ -48,13 +48,13 @@ _executorch_scalar_to_element (EtKernelContext *ctx, const KernelScalar *scalar,
     return KERNEL_FAIL (ctx, ET_ERROR_NOT_SUPPORTED, "%s: dtype %s is not supported", name,
                         _executorch_type_name (type));
   if (type == ET_SCALAR_BOOL) {
-    *(uint8_t *) element = scalar->kind == EXECUTORCH_SCALAR_KIND_DOUBLE ? scalar->d != 0.0
+    *(uint8_t *) element = scalar->kind == KERNEL_SCALAR_KIND_DOUBLE ? scalar->d != 0.0
                                                                           : scalar->i != 0;
     return ET_OK;
   }
   if (int_range (type, &lo, &hi)) {
     int64_t v;
-    if (scalar->kind == EXECUTORCH_SCALAR_KIND_DOUBLE) {
+    if (scalar->kind == KERNEL_SCALAR_KIND_DOUBLE) {
       double t = trunc (scalar->d);
       if (!(t >= (double) lo && t <= (double) hi) || (type == ET_SCALAR_LONG && t >= 0x1p63))
         return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: %g cannot be converted to %s without overflow",
@@ -70,7 +70,7 @@ _executorch_scalar_to_element (EtKernelContext *ctx, const KernelScalar *scalar,
     _executorch_store_i64 (type, element, 0, 1, 1, &v);
     return ET_OK;
   }
-  double d = scalar->kind == EXECUTORCH_SCALAR_KIND_DOUBLE ? scalar->d : (double) scalar->i;
+  double d = scalar->kind == KERNEL_SCALAR_KIND_DOUBLE ? scalar->d : (double) scalar->i;
   if (isfinite (d) && fabs (d) > float_max (type)) {
     /* Values that round to the largest finite value are fine. */
     float f = (float) d;
@@ -217,7 +217,7 @@ constant_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args, const char 
   if (what < 0)
     return ET_OK;
   KERNEL_TRY (_executorch_check_supported (ctx, out, "out"));
-  KernelScalar v = { .kind = EXECUTORCH_SCALAR_KIND_INT, .i = what, .d = what };
+  KernelScalar v = { .kind = KERNEL_SCALAR_KIND_INT, .i = what, .d = what };
   return fill_with_scalar (ctx, op, out, &v);
 }
 
@@ -283,11 +283,11 @@ fill_tensor_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   /* As eager: value.item() as a Scalar, then the checked fill conversion. */
   KernelScalar sv;
   if (_executorch_type_is_floating (value->scalar_type)) {
-    sv.kind = EXECUTORCH_SCALAR_KIND_DOUBLE;
+    sv.kind = KERNEL_SCALAR_KIND_DOUBLE;
     _executorch_load_f64 (value->scalar_type, value->data, 0, 1, 1, &sv.d);
     sv.i = 0;
   } else {
-    sv.kind = value->scalar_type == ET_SCALAR_BOOL ? EXECUTORCH_SCALAR_KIND_BOOL : EXECUTORCH_SCALAR_KIND_INT;
+    sv.kind = value->scalar_type == ET_SCALAR_BOOL ? KERNEL_SCALAR_KIND_BOOL : KERNEL_SCALAR_KIND_INT;
     _executorch_load_i64 (value->scalar_type, value->data, 0, 1, 1, &sv.i);
     sv.d = (double) sv.i;
   }
@@ -302,7 +302,7 @@ fill_tensor_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
 static EtError
 scalar_to_i64 (EtKernelContext *ctx, const KernelScalar *s, const char *name, int64_t *v)
 {
-  if (s->kind != EXECUTORCH_SCALAR_KIND_DOUBLE) {
+  if (s->kind != KERNEL_SCALAR_KIND_DOUBLE) {
     *v = s->i;
     return ET_OK;
   }
@@ -376,11 +376,11 @@ arange_common (EtKernelContext *ctx, const KernelScalar *start, const KernelScal
       if (l > INT64_MAX || l < INT64_MIN)
         return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: values overflow %s", op,
                             _executorch_type_name (type));
-      first = (KernelScalar) { .kind = EXECUTORCH_SCALAR_KIND_INT, .i = xs, .d = (double) xs };
-      last = (KernelScalar) { .kind = EXECUTORCH_SCALAR_KIND_INT, .i = (int64_t) l, .d = (double) l };
+      first = (KernelScalar) { .kind = KERNEL_SCALAR_KIND_INT, .i = xs, .d = (double) xs };
+      last = (KernelScalar) { .kind = KERNEL_SCALAR_KIND_INT, .i = (int64_t) l, .d = (double) l };
     } else {
-      first = (KernelScalar) { .kind = EXECUTORCH_SCALAR_KIND_DOUBLE, .i = 0, .d = start->d };
-      last = (KernelScalar) { .kind = EXECUTORCH_SCALAR_KIND_DOUBLE, .i = 0,
+      first = (KernelScalar) { .kind = KERNEL_SCALAR_KIND_DOUBLE, .i = 0, .d = start->d };
+      last = (KernelScalar) { .kind = KERNEL_SCALAR_KIND_DOUBLE, .i = 0,
                                   .d = start->d + step->d * (double) (len - 1) };
     }
     KERNEL_TRY (_executorch_scalar_to_element (ctx, &first, type, "arange: start", scratch));
@@ -392,17 +392,17 @@ arange_common (EtKernelContext *ctx, const KernelScalar *start, const KernelScal
 
   int64_t stride = out->strides[0];
   if (integral) {
-    int64_t buf[EXECUTORCH_CHUNK];
-    for (int64_t j = 0; j < len; j += EXECUTORCH_CHUNK) {
-      int64_t m = len - j < EXECUTORCH_CHUNK ? len - j : EXECUTORCH_CHUNK;
+    int64_t buf[KERNEL_CHUNK];
+    for (int64_t j = 0; j < len; j += KERNEL_CHUNK) {
+      int64_t m = len - j < KERNEL_CHUNK ? len - j : KERNEL_CHUNK;
       for (int64_t k = 0; k < m; k++)
         buf[k] = xs + xst * (j + k);
       _executorch_store_i64 (type, out->data, j * stride, stride, m, buf);
     }
   } else {
-    double buf[EXECUTORCH_CHUNK];
-    for (int64_t j = 0; j < len; j += EXECUTORCH_CHUNK) {
-      int64_t m = len - j < EXECUTORCH_CHUNK ? len - j : EXECUTORCH_CHUNK;
+    double buf[KERNEL_CHUNK];
+    for (int64_t j = 0; j < len; j += KERNEL_CHUNK) {
+      int64_t m = len - j < KERNEL_CHUNK ? len - j : KERNEL_CHUNK;
       for (int64_t k = 0; k < m; k++)
         buf[k] = start->d + step->d * (double) (j + k);
       _executorch_store_f64 (type, out->data, j * stride, stride, m, buf);
@@ -416,8 +416,8 @@ static EtError
 arange_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
 {
   EtTensor *out;
-  KernelScalar start = { .kind = EXECUTORCH_SCALAR_KIND_INT, .i = 0, .d = 0.0 };
-  KernelScalar step = { .kind = EXECUTORCH_SCALAR_KIND_INT, .i = 1, .d = 1.0 };
+  KernelScalar start = { .kind = KERNEL_SCALAR_KIND_INT, .i = 0, .d = 0.0 };
+  KernelScalar step = { .kind = KERNEL_SCALAR_KIND_INT, .i = 1, .d = 1.0 };
   KernelScalar end;
 
   KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 3));
@@ -553,27 +553,27 @@ native_dropout_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
     /* Eager computes input * mask * 0: zeros, but NaN and inf give NaN. */
     KERNEL_TRY (_executorch_check_supported (ctx, input, "input"));
     KernelComputeKind kind = _executorch_type_is_floating (input->scalar_type)
-                                   ? EXECUTORCH_COMPUTE_F64 : EXECUTORCH_COMPUTE_I64;
+                                   ? KERNEL_COMPUTE_F64 : KERNEL_COMPUTE_I64;
     int64_t flat[ET_MAX_DIMS];
     KernelTemp temp;
     EtError err;
     KERNEL_TRY (_executorch_temp_alloc (ctx, (size_t) input->numel * 8, &temp));
     _executorch_contiguous_strides (input->ndim, input->sizes, flat);
     err = _executorch_copy_strided (ctx, input->ndim, input->sizes, NULL, temp.data,
-                                    kind == EXECUTORCH_COMPUTE_F64 ? ET_SCALAR_DOUBLE : ET_SCALAR_LONG,
+                                    kind == KERNEL_COMPUTE_F64 ? ET_SCALAR_DOUBLE : ET_SCALAR_LONG,
                                     0, flat, input->data, input->scalar_type, 0, input->strides);
     if (err == ET_OK) {
       double *d = temp.data;
       int64_t *i = temp.data;
       for (int64_t k = 0; k < input->numel; k++) {
-        if (kind == EXECUTORCH_COMPUTE_F64)
+        if (kind == KERNEL_COMPUTE_F64)
           d[k] = d[k] * 0.0 * 0.0;
         else
           i[k] = 0;
       }
       err = _executorch_copy_strided (ctx, out->ndim, out->sizes, out->dim_order, out->data,
                                       out->scalar_type, 0, out->strides, temp.data,
-                                      kind == EXECUTORCH_COMPUTE_F64 ? ET_SCALAR_DOUBLE : ET_SCALAR_LONG,
+                                      kind == KERNEL_COMPUTE_F64 ? ET_SCALAR_DOUBLE : ET_SCALAR_LONG,
                                       0, flat);
     }
     _executorch_temp_free (&temp);

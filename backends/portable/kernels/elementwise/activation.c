@@ -169,11 +169,11 @@ act_run (EtKernelContext *ctx, const ActUser *u, EtTensor *out, uint32_t n_in,
       out->scalar_type == ET_SCALAR_FLOAT && _executorch_same_sizes (in[0], out) &&
       _executorch_same_dim_order (in[0], out)) {
     FastJob job = { u, in[0]->data, out->data };
-    _executorch_parallel_for (out->numel, EXECUTORCH_GRAIN / 4, fast_range, &job);
+    _executorch_parallel_for (out->numel, KERNEL_GRAIN / 4, fast_range, &job);
     return ET_OK;
   }
-  KernelMapFn fn = kind == EXECUTORCH_COMPUTE_I64 ? act_i64
-                       : kind == EXECUTORCH_COMPUTE_F32 ? act_f32 : act_f64;
+  KernelMapFn fn = kind == KERNEL_COMPUTE_I64 ? act_i64
+                       : kind == KERNEL_COMPUTE_F32 ? act_f32 : act_f64;
   return _executorch_map (ctx, out, kind, n_in, in, kind, fn, u);
 }
 

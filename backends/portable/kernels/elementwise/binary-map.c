@@ -1,8 +1,9 @@
-/* binary-extra.c: the remaining elementwise binary and ternary kernels
+/* binary-map.c: the broadcasting map behind the elementwise ops of
+ * binary-math.c, logical.c, bitwise.c and where.c
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * rsub, pow (three forms), atan2, maximum, minimum, fmod, remainder,
+ * It serves rsub, pow (three forms), atan2, maximum, minimum, fmod, remainder,
  * floor_divide, div with a rounding mode, logical and bitwise ops, shifts,
  * where and masked_fill.  Inputs broadcast (numpy rules), are promoted to
  * a common dtype (PyTorch's promotion, dtype.c) and computed in its kind;
@@ -22,34 +23,10 @@
  *   - shifts by a negative amount or by at least the bit width give 0
  *     (left) or the sign fill (right).
  */
-#include "nn-private.h"
+#include "binary-map.h"
 
 #include <math.h>
 #include <string.h>
-
-typedef enum {
-  OP_RSUB,
-  OP_POW,
-  OP_ATAN2,
-  OP_MAXIMUM,
-  OP_MINIMUM,
-  OP_FMOD,
-  OP_REMAINDER,
-  OP_FLOOR_DIVIDE,
-  OP_DIV_TRUE,
-  OP_DIV_TRUNC,
-  OP_DIV_FLOOR,
-  OP_LOGICAL_AND,
-  OP_LOGICAL_OR,
-  OP_LOGICAL_XOR,
-  OP_BITWISE_AND,
-  OP_BITWISE_OR,
-  OP_BITWISE_XOR,
-  OP_SHIFT_LEFT,
-  OP_SHIFT_RIGHT,
-  OP_WHERE,          /* in: cond, self, other */
-  OP_MASKED_FILL,    /* in: self, mask, value */
-} ExtraOp;
 
 static const char *const op_names[] = {
   [OP_RSUB] = "rsub", [OP_POW] = "pow", [OP_ATAN2] = "atan2", [OP_MAXIMUM] = "maximum",
@@ -63,7 +40,7 @@ static const char *const op_names[] = {
 };
 
 typedef struct {
-  ExtraOp op;
+  BinaryMapOp op;
   int type;            /* common dtype */
   KernelKindValue alpha;     /* rsub */
   bool scalar_exponent;   /* pow.Tensor_Scalar: eager's special exponents */
@@ -278,8 +255,8 @@ map_logical (const void *user, int64_t n, void *out, const void *const *in)
 /* ---- Running ---- */
 
 /* A 0-d tensor holding @v in @kind's dtype. */
-static void
-scalar_tensor (EtTensor *t, KernelKindValue *v, KernelComputeKind kind)
+void
+_executorch_binary_map_scalar_tensor (EtTensor *t, KernelKindValue *v, KernelComputeKind kind)
 {
   memset (t, 0, sizeof *t);
   t->data = v;
@@ -294,7 +271,7 @@ scalar_tensor (EtTensor *t, KernelKindValue *v, KernelComputeKind kind)
 /* Resizes out to the broadcast shape of @in (or to @shape_of's shape when
  * given) and maps @op in the common dtype @common. */
 static EtError
-run_full (EtKernelContext *ctx, ExtraOp op, int common, EtTensor *out, uint32_t n_in,
+run_full (EtKernelContext *ctx, BinaryMapOp op, int common, EtTensor *out, uint32_t n_in,
           const EtTensor *const *in, const EtTensor *shape_of, const KernelKindValue *alpha,
           const double *exponent)
 {
@@ -324,12 +301,12 @@ run_full (EtKernelContext *ctx, ExtraOp op, int common, EtTensor *out, uint32_t 
     return ET_OK;
 
   if (op == OP_LOGICAL_AND || op == OP_LOGICAL_OR || op == OP_LOGICAL_XOR) {
-    in_kind = EXECUTORCH_COMPUTE_F64;
-    out_kind = EXECUTORCH_COMPUTE_I64;
+    in_kind = KERNEL_COMPUTE_F64;
+    out_kind = KERNEL_COMPUTE_I64;
     fn = map_logical;
   } else {
-    fn = kind == EXECUTORCH_COMPUTE_I64 ? map_i64
-         : kind == EXECUTORCH_COMPUTE_F32 ? map_f32_impl : map_f64_impl;
+    fn = kind == KERNEL_COMPUTE_I64 ? map_i64
+         : kind == KERNEL_COMPUTE_F32 ? map_f32_impl : map_f64_impl;
   }
   KERNEL_TRY (_executorch_map (ctx, out, out_kind, n_in, in, in_kind, fn, &u));
   if (div_by_zero)
@@ -338,15 +315,15 @@ run_full (EtKernelContext *ctx, ExtraOp op, int common, EtTensor *out, uint32_t 
   return ET_OK;
 }
 
-static EtError
-run (EtKernelContext *ctx, ExtraOp op, int common, EtTensor *out, uint32_t n_in,
+EtError
+_executorch_binary_map_run (EtKernelContext *ctx, BinaryMapOp op, int common, EtTensor *out, uint32_t n_in,
      const EtTensor *const *in, const EtTensor *shape_of, const KernelKindValue *alpha)
 {
   return run_full (ctx, op, common, out, n_in, in, shape_of, alpha, NULL);
 }
 
-static EtError
-check_cast (EtKernelContext *ctx, ExtraOp op, int common, int a, int b, const EtTensor *out)
+EtError
+_executorch_binary_map_check_cast (EtKernelContext *ctx, BinaryMapOp op, int common, int a, int b, const EtTensor *out)
 {
   if (common < 0)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: cannot promote %s and %s",
@@ -359,8 +336,8 @@ check_cast (EtKernelContext *ctx, ExtraOp op, int common, int a, int b, const Et
 }
 
 /* Per-op restrictions on the common dtype. */
-static EtError
-check_common (EtKernelContext *ctx, ExtraOp op, int common)
+EtError
+_executorch_binary_map_check_common (EtKernelContext *ctx, BinaryMapOp op, int common)
 {
   bool integral = _executorch_type_is_integral (common, false);
   switch (op) {
@@ -396,8 +373,8 @@ check_common (EtKernelContext *ctx, ExtraOp op, int common)
 }
 
 /* (self, other, [extra...,] out, ret) for tensor-tensor ops. */
-static EtError
-tensor_tensor (EtKernelContext *ctx, EtValue **args, uint32_t n_args, ExtraOp op)
+EtError
+_executorch_binary_map_tensor_tensor (EtKernelContext *ctx, EtValue **args, uint32_t n_args, BinaryMapOp op)
 {
   EtTensor *a, *b, *out;
   KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 4));
@@ -411,7 +388,7 @@ tensor_tensor (EtKernelContext *ctx, EtValue **args, uint32_t n_args, ExtraOp op
   int common = _executorch_promote_types (a->scalar_type, b->scalar_type);
   if (op == OP_LOGICAL_AND || op == OP_LOGICAL_OR || op == OP_LOGICAL_XOR) {
     const EtTensor *in[2] = { a, b };
-    return run (ctx, op, ET_SCALAR_LONG, out, 2, in, NULL, NULL);
+    return _executorch_binary_map_run (ctx, op, ET_SCALAR_LONG, out, 2, in, NULL, NULL);
   }
   if (op == OP_ATAN2) {
     if (!_executorch_type_is_floating (out->scalar_type))
@@ -420,50 +397,50 @@ tensor_tensor (EtKernelContext *ctx, EtValue **args, uint32_t n_args, ExtraOp op
     if (common >= 0 && !_executorch_type_is_floating (common))
       common = out->scalar_type;
   }
-  KERNEL_TRY (check_cast (ctx, op, common, a->scalar_type, b->scalar_type, out));
-  KERNEL_TRY (check_common (ctx, op, common));
+  KERNEL_TRY (_executorch_binary_map_check_cast (ctx, op, common, a->scalar_type, b->scalar_type, out));
+  KERNEL_TRY (_executorch_binary_map_check_common (ctx, op, common));
   const EtTensor *in[2] = { a, b };
-  return run (ctx, op, common, out, 2, in, NULL, NULL);
+  return _executorch_binary_map_run (ctx, op, common, out, 2, in, NULL, NULL);
 }
 
 /* The tensor op with a Scalar @s, as (tensor, scalar) or (scalar, tensor). */
-static EtError
-tensor_scalar_run (EtKernelContext *ctx, ExtraOp op, EtTensor *t, const KernelScalar *s,
+EtError
+_executorch_binary_map_tensor_scalar_run (EtKernelContext *ctx, BinaryMapOp op, EtTensor *t, const KernelScalar *s,
                    bool scalar_first, int common, EtTensor *out, const KernelKindValue *alpha)
 {
   KernelKindValue v;
   EtTensor st;
   KernelComputeKind kind = _executorch_compute_kind (common);
   KERNEL_TRY (_executorch_scalar_to_compute (ctx, s, common, scalar_first ? "self" : "other", &v));
-  scalar_tensor (&st, &v, kind);
+  _executorch_binary_map_scalar_tensor (&st, &v, kind);
   const EtTensor *in[2] = { scalar_first ? &st : t, scalar_first ? t : &st };
   /* x ** s: eager computes 2, 3, 0.5, -0.5, -1 and -2 as products, sqrt
    * and reciprocals (pow(-inf, 0.5) is NaN there, not inf). */
-  if (op == OP_POW && !scalar_first && kind != EXECUTORCH_COMPUTE_I64)
+  if (op == OP_POW && !scalar_first && kind != KERNEL_COMPUTE_I64)
     return run_full (ctx, op, common, out, 2, in, t, alpha, &s->d);
-  return run (ctx, op, common, out, 2, in, t, alpha);
+  return _executorch_binary_map_run (ctx, op, common, out, 2, in, t, alpha);
 }
 
 /* Checks the dtypes of @op between tensor @t (argument @t_name) and scalar
  * @s, the scalar on the left when @scalar_first, and runs it. */
-static EtError
-tensor_scalar_checked (EtKernelContext *ctx, ExtraOp op, EtTensor *t, const char *t_name,
+EtError
+_executorch_binary_map_tensor_scalar_checked (EtKernelContext *ctx, BinaryMapOp op, EtTensor *t, const char *t_name,
                        const KernelScalar *s, bool scalar_first, EtTensor *out)
 {
   KERNEL_TRY (_executorch_check_supported (ctx, t, t_name));
   KERNEL_TRY (_executorch_check_supported (ctx, out, "out"));
   int common = _executorch_promote_with_scalar (t->scalar_type, s);
-  KERNEL_TRY (check_cast (ctx, op, common, t->scalar_type, common, out));
-  KERNEL_TRY (check_common (ctx, op, common));
+  KERNEL_TRY (_executorch_binary_map_check_cast (ctx, op, common, t->scalar_type, common, out));
+  KERNEL_TRY (_executorch_binary_map_check_common (ctx, op, common));
   if (op == OP_POW && !scalar_first && _executorch_type_is_integral (common, true) && s->i < 0)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
                         "pow: integers to negative integer powers are not allowed");
-  return tensor_scalar_run (ctx, op, t, s, scalar_first, common, out, NULL);
+  return _executorch_binary_map_tensor_scalar_run (ctx, op, t, s, scalar_first, common, out, NULL);
 }
 
 /* (self, Scalar other, out, ret) */
-static EtError
-tensor_scalar (EtKernelContext *ctx, EtValue **args, uint32_t n_args, ExtraOp op)
+EtError
+_executorch_binary_map_tensor_scalar (EtKernelContext *ctx, EtValue **args, uint32_t n_args, BinaryMapOp op)
 {
   EtTensor *a, *out;
   KernelScalar s;
@@ -471,262 +448,6 @@ tensor_scalar (EtKernelContext *ctx, EtValue **args, uint32_t n_args, ExtraOp op
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "self", &a));
   KERNEL_TRY (_executorch_arg_scalar (ctx, args, 1, "other", &s));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 2, "out", &out));
-  return tensor_scalar_checked (ctx, op, a, "self", &s, false, out);
+  return _executorch_binary_map_tensor_scalar_checked (ctx, op, a, "self", &s, false, out);
 }
 
-/* ---- Kernels ---- */
-
-#define TT_KERNEL(name, OP) \
-  static EtError name (EtKernelContext *ctx, EtValue **args, uint32_t n_args) \
-  { \
-    return tensor_tensor (ctx, args, n_args, OP); \
-  }
-#define TS_KERNEL(name, OP) \
-  static EtError name (EtKernelContext *ctx, EtValue **args, uint32_t n_args) \
-  { \
-    return tensor_scalar (ctx, args, n_args, OP); \
-  }
-
-TT_KERNEL (pow_tensor_tensor_out, OP_POW)
-TT_KERNEL (atan2_out, OP_ATAN2)
-TT_KERNEL (maximum_out, OP_MAXIMUM)
-TT_KERNEL (minimum_out, OP_MINIMUM)
-TT_KERNEL (fmod_tensor_out, OP_FMOD)
-TT_KERNEL (remainder_tensor_out, OP_REMAINDER)
-TT_KERNEL (floor_divide_out, OP_FLOOR_DIVIDE)
-TT_KERNEL (logical_and_out, OP_LOGICAL_AND)
-TT_KERNEL (logical_or_out, OP_LOGICAL_OR)
-TT_KERNEL (logical_xor_out, OP_LOGICAL_XOR)
-TT_KERNEL (bitwise_and_tensor_out, OP_BITWISE_AND)
-TT_KERNEL (bitwise_or_tensor_out, OP_BITWISE_OR)
-TT_KERNEL (bitwise_xor_tensor_out, OP_BITWISE_XOR)
-TT_KERNEL (shift_left_tensor_out, OP_SHIFT_LEFT)
-TT_KERNEL (shift_right_tensor_out, OP_SHIFT_RIGHT)
-TS_KERNEL (pow_tensor_scalar_out, OP_POW)
-TS_KERNEL (fmod_scalar_out, OP_FMOD)
-TS_KERNEL (remainder_scalar_out, OP_REMAINDER)
-TS_KERNEL (bitwise_and_scalar_out, OP_BITWISE_AND)
-TS_KERNEL (bitwise_or_scalar_out, OP_BITWISE_OR)
-TS_KERNEL (bitwise_xor_scalar_out, OP_BITWISE_XOR)
-TS_KERNEL (shift_left_scalar_out, OP_SHIFT_LEFT)
-TS_KERNEL (shift_right_scalar_out, OP_SHIFT_RIGHT)
-
-/* pow.Scalar_out (Scalar self, Tensor exponent, out, ret) */
-static EtError
-pow_scalar_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
-{
-  EtTensor *e, *out;
-  KernelScalar s;
-  KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 4));
-  KERNEL_TRY (_executorch_arg_scalar (ctx, args, 0, "self", &s));
-  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 1, "exponent", &e));
-  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 2, "out", &out));
-  return tensor_scalar_checked (ctx, OP_POW, e, "exponent", &s, true, out);
-}
-
-/* rsub.Scalar_out (self, Scalar other, Scalar alpha, out, ret): other - alpha * self. */
-static EtError
-rsub_scalar_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
-{
-  EtTensor *a, *out;
-  KernelScalar s, alpha_s;
-  KernelKindValue alpha;
-  KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 5));
-  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "self", &a));
-  KERNEL_TRY (_executorch_arg_scalar (ctx, args, 1, "other", &s));
-  KERNEL_TRY (_executorch_arg_scalar (ctx, args, 2, "alpha", &alpha_s));
-  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 3, "out", &out));
-  KERNEL_TRY (_executorch_check_supported (ctx, a, "self"));
-  KERNEL_TRY (_executorch_check_supported (ctx, out, "out"));
-  int common = _executorch_promote_with_scalar (a->scalar_type, &s);
-  if (out->scalar_type != common)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "rsub: out dtype must be %s, not %s",
-                        _executorch_type_name (common), _executorch_type_name (out->scalar_type));
-  if (alpha_s.kind == EXECUTORCH_SCALAR_KIND_BOOL)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "rsub: alpha must not be a Bool");
-  KERNEL_TRY (check_common (ctx, OP_RSUB, common));
-  KERNEL_TRY (_executorch_scalar_to_compute (ctx, &alpha_s, common, "alpha", &alpha));
-  return tensor_scalar_run (ctx, OP_RSUB, a, &s, false, common, out, &alpha);
-}
-
-/* The common dtype of div without a rounding mode: always floating, the
- * default float for two integer inputs (PyTorch's true division). */
-static int
-true_div_common (int ta, int tb)
-{
-  bool fa = _executorch_type_is_floating (ta), fb = _executorch_type_is_floating (tb);
-  if (!fa && !fb)
-    return ET_SCALAR_FLOAT;
-  if (fa && !fb)
-    return ta;
-  if (fb && !fa)
-    return tb;
-  return _executorch_promote_types (ta, tb);
-}
-
-static EtError
-rounding_mode (EtKernelContext *ctx, EtValue **args, uint32_t i, ExtraOp *op)
-{
-  bool present;
-  const char *s;
-  size_t len;
-  KERNEL_TRY (_executorch_arg_string (ctx, args, i, "rounding_mode", &present, &s, &len));
-  if (!present)
-    *op = OP_DIV_TRUE;
-  else if (_executorch_string_equals (s, len, "trunc"))
-    *op = OP_DIV_TRUNC;
-  else if (_executorch_string_equals (s, len, "floor"))
-    *op = OP_DIV_FLOOR;
-  else
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                        "div: rounding_mode must be None, \"trunc\" or \"floor\", not \"%.*s\"",
-                        (int) (len > 32 ? 32 : len), s);
-  return ET_OK;
-}
-
-/* div.out_mode (self, other, rounding_mode?, out, ret) */
-static EtError
-div_out_mode (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
-{
-  EtTensor *a, *b, *out;
-  ExtraOp op;
-  KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 5));
-  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "self", &a));
-  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 1, "other", &b));
-  KERNEL_TRY (rounding_mode (ctx, args, 2, &op));
-  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 3, "out", &out));
-  KERNEL_TRY (_executorch_check_supported (ctx, a, "self"));
-  KERNEL_TRY (_executorch_check_supported (ctx, b, "other"));
-  KERNEL_TRY (_executorch_check_supported (ctx, out, "out"));
-  int common = op == OP_DIV_TRUE ? true_div_common (a->scalar_type, b->scalar_type)
-                                 : _executorch_promote_types (a->scalar_type, b->scalar_type);
-  if (op == OP_DIV_TRUE && !_executorch_type_is_floating (out->scalar_type))
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "div: out must be floating, not %s",
-                        _executorch_type_name (out->scalar_type));
-  KERNEL_TRY (check_cast (ctx, op, common, a->scalar_type, b->scalar_type, out));
-  KERNEL_TRY (check_common (ctx, op, common));
-  const EtTensor *in[2] = { a, b };
-  return run (ctx, op, common, out, 2, in, NULL, NULL);
-}
-
-/* div.Scalar_mode_out (self, Scalar other, rounding_mode?, out, ret) */
-static EtError
-div_scalar_mode_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
-{
-  EtTensor *a, *out;
-  KernelScalar s;
-  ExtraOp op;
-  KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 5));
-  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "self", &a));
-  KERNEL_TRY (_executorch_arg_scalar (ctx, args, 1, "other", &s));
-  KERNEL_TRY (rounding_mode (ctx, args, 2, &op));
-  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 3, "out", &out));
-  KERNEL_TRY (_executorch_check_supported (ctx, a, "self"));
-  KERNEL_TRY (_executorch_check_supported (ctx, out, "out"));
-  int common;
-  if (op == OP_DIV_TRUE)
-    common = _executorch_type_is_floating (a->scalar_type) ? a->scalar_type : ET_SCALAR_FLOAT;
-  else
-    common = _executorch_promote_with_scalar (a->scalar_type, &s);
-  if (out->scalar_type != common)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "div: out dtype must be %s, not %s",
-                        _executorch_type_name (common), _executorch_type_name (out->scalar_type));
-  KERNEL_TRY (check_common (ctx, op, common));
-  return tensor_scalar_run (ctx, op, a, &s, false, common, out, NULL);
-}
-
-/* where.self_out (condition, self, other, out, ret) */
-static EtError
-where_self_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
-{
-  EtTensor *c, *a, *b, *out;
-  KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 5));
-  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "condition", &c));
-  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 1, "self", &a));
-  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 2, "other", &b));
-  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 3, "out", &out));
-  if (c->scalar_type != ET_SCALAR_BOOL && c->scalar_type != ET_SCALAR_BYTE)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "where: condition must be Bool or Byte, not %s",
-                        _executorch_type_name (c->scalar_type));
-  KERNEL_TRY (_executorch_check_supported (ctx, a, "self"));
-  KERNEL_TRY (_executorch_check_supported (ctx, b, "other"));
-  KERNEL_TRY (_executorch_check_supported (ctx, out, "out"));
-  int common = _executorch_promote_types (a->scalar_type, b->scalar_type);
-  if (common < 0 || out->scalar_type != common)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                        "where: out dtype %s must be the promotion of %s and %s",
-                        _executorch_type_name (out->scalar_type),
-                        _executorch_type_name (a->scalar_type), _executorch_type_name (b->scalar_type));
-  const EtTensor *in[3] = { c, a, b };
-  return run (ctx, OP_WHERE, common, out, 3, in, NULL, NULL);
-}
-
-/* masked_fill.Scalar_out (self, mask, Scalar value, out, ret) */
-static EtError
-masked_fill_scalar_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
-{
-  EtTensor *a, *mask, *out, vt;
-  KernelScalar s;
-  KernelKindValue v;
-  char m_buf[160], s_buf[160];
-  KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 5));
-  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "self", &a));
-  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 1, "mask", &mask));
-  KERNEL_TRY (_executorch_arg_scalar (ctx, args, 2, "value", &s));
-  KERNEL_TRY (_executorch_arg_tensor (ctx, args, 3, "out", &out));
-  KERNEL_TRY (_executorch_check_supported (ctx, a, "self"));
-  if (mask->scalar_type != ET_SCALAR_BOOL)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "masked_fill: mask must be Bool, not %s",
-                        _executorch_type_name (mask->scalar_type));
-  if (out->scalar_type != a->scalar_type)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                        "masked_fill: out dtype %s differs from self dtype %s",
-                        _executorch_type_name (out->scalar_type),
-                        _executorch_type_name (a->scalar_type));
-  /* out has the broadcast shape of self and mask (eager expands both). */
-  uint32_t ndim;
-  int64_t sizes[ET_MAX_DIMS];
-  if (_executorch_broadcast_shape (ctx, a->ndim, a->sizes, mask->ndim, mask->sizes, &ndim, sizes) != ET_OK)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                        "masked_fill: mask shape %s does not broadcast with self shape %s",
-                        _executorch_format_sizes (m_buf, sizeof m_buf, mask->ndim, mask->sizes),
-                        _executorch_format_sizes (s_buf, sizeof s_buf, a->ndim, a->sizes));
-  KERNEL_TRY (_executorch_scalar_to_fill (ctx, &s, a->scalar_type, "masked_fill: value", &v));
-  scalar_tensor (&vt, &v, _executorch_compute_kind (a->scalar_type));
-  const EtTensor *in[3] = { a, mask, &vt };
-  return run (ctx, OP_MASKED_FILL, a->scalar_type, out, 3, in, NULL, NULL);
-}
-
-const EtKernel _executorch_binary_extra_kernels[] = {
-  { "aten::rsub.Scalar_out", rsub_scalar_out, NULL },
-  { "aten::pow.Tensor_Scalar_out", pow_tensor_scalar_out, NULL },
-  { "aten::pow.Tensor_Tensor_out", pow_tensor_tensor_out, NULL },
-  { "aten::pow.Scalar_out", pow_scalar_out, NULL },
-  { "aten::atan2.out", atan2_out, NULL },
-  { "aten::maximum.out", maximum_out, NULL },
-  { "aten::minimum.out", minimum_out, NULL },
-  { "aten::fmod.Tensor_out", fmod_tensor_out, NULL },
-  { "aten::fmod.Scalar_out", fmod_scalar_out, NULL },
-  { "aten::remainder.Tensor_out", remainder_tensor_out, NULL },
-  { "aten::remainder.Scalar_out", remainder_scalar_out, NULL },
-  { "aten::floor_divide.out", floor_divide_out, NULL },
-  { "aten::div.out_mode", div_out_mode, NULL },
-  { "aten::div.Scalar_mode_out", div_scalar_mode_out, NULL },
-  { "aten::logical_and.out", logical_and_out, NULL },
-  { "aten::logical_or.out", logical_or_out, NULL },
-  { "aten::logical_xor.out", logical_xor_out, NULL },
-  { "aten::bitwise_and.Tensor_out", bitwise_and_tensor_out, NULL },
-  { "aten::bitwise_or.Tensor_out", bitwise_or_tensor_out, NULL },
-  { "aten::bitwise_xor.Tensor_out", bitwise_xor_tensor_out, NULL },
-  { "aten::bitwise_and.Scalar_out", bitwise_and_scalar_out, NULL },
-  { "aten::bitwise_or.Scalar_out", bitwise_or_scalar_out, NULL },
-  { "aten::bitwise_xor.Scalar_out", bitwise_xor_scalar_out, NULL },
-  { "aten::bitwise_left_shift.Tensor_out", shift_left_tensor_out, NULL },
-  { "aten::bitwise_left_shift.Tensor_Scalar_out", shift_left_scalar_out, NULL },
-  { "aten::bitwise_right_shift.Tensor_out", shift_right_tensor_out, NULL },
-  { "aten::bitwise_right_shift.Tensor_Scalar_out", shift_right_scalar_out, NULL },
-  { "aten::where.self_out", where_self_out, NULL },
-  { "aten::masked_fill.Scalar_out", masked_fill_scalar_out, NULL },
-};
-
-const size_t _executorch_binary_extra_n_kernels = KERNEL_N_ELEMENTS (_executorch_binary_extra_kernels);

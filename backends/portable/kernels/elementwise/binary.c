@@ -186,10 +186,10 @@ fast_vec_f32 (BinaryOp op, const EtTensor *a, const EtTensor *b, EtTensor *out, 
   int64_t n = out->numel, tasks = n;
 
   switch (op) {
-  case OP_ADD: j.op = EXECUTORCH_VEC_ADD; break;
-  case OP_SUB: j.op = EXECUTORCH_VEC_SUB; break;
-  case OP_MUL: j.op = EXECUTORCH_VEC_MUL; break;
-  case OP_DIV: j.op = EXECUTORCH_VEC_DIV; break;
+  case OP_ADD: j.op = KERNEL_VEC_ADD; break;
+  case OP_SUB: j.op = KERNEL_VEC_SUB; break;
+  case OP_MUL: j.op = KERNEL_VEC_MUL; break;
+  case OP_DIV: j.op = KERNEL_VEC_DIV; break;
   default: return false;
   }
   if (a->scalar_type != ET_SCALAR_FLOAT || b->scalar_type != ET_SCALAR_FLOAT ||
@@ -217,8 +217,8 @@ fast_vec_f32 (BinaryOp op, const EtTensor *a, const EtTensor *b, EtTensor *out, 
   } else {
     return false;
   }
-  int64_t grain = j.row > 0 ? (j.row >= EXECUTORCH_GRAIN ? 1 : EXECUTORCH_GRAIN / j.row)
-                            : EXECUTORCH_GRAIN;
+  int64_t grain = j.row > 0 ? (j.row >= KERNEL_GRAIN ? 1 : KERNEL_GRAIN / j.row)
+                            : KERNEL_GRAIN;
   _executorch_parallel_for (tasks, grain, vec_range, &j);
   return true;
 }
@@ -228,13 +228,13 @@ static void
 scalar_raw (KernelComputeKind kind, const KernelScalar *s, KernelKindValue *v)
 {
   switch (kind) {
-  case EXECUTORCH_COMPUTE_I64:
-    v->i = s->kind == EXECUTORCH_SCALAR_KIND_DOUBLE ? (int64_t) s->d : s->i;
+  case KERNEL_COMPUTE_I64:
+    v->i = s->kind == KERNEL_SCALAR_KIND_DOUBLE ? (int64_t) s->d : s->i;
     break;
-  case EXECUTORCH_COMPUTE_F32:
+  case KERNEL_COMPUTE_F32:
     v->f = (float) s->d;
     break;
-  case EXECUTORCH_COMPUTE_F64:
+  case KERNEL_COMPUTE_F64:
     v->d = s->d;
     break;
   }
@@ -244,9 +244,9 @@ static void
 kind_one (KernelComputeKind kind, KernelKindValue *v)
 {
   switch (kind) {
-  case EXECUTORCH_COMPUTE_I64: v->i = 1; break;
-  case EXECUTORCH_COMPUTE_F32: v->f = 1.0f; break;
-  case EXECUTORCH_COMPUTE_F64: v->d = 1.0; break;
+  case KERNEL_COMPUTE_I64: v->i = 1; break;
+  case KERNEL_COMPUTE_F32: v->f = 1.0f; break;
+  case KERNEL_COMPUTE_F64: v->d = 1.0; break;
   }
 }
 
@@ -293,11 +293,11 @@ binary_run (EtKernelContext *ctx, BinaryOp op, EtTensor *out, int common, const 
       a->scalar_type == ET_SCALAR_FLOAT && out->scalar_type == ET_SCALAR_FLOAT &&
       _executorch_same_sizes (a, out) && _executorch_same_dim_order (a, out) &&
       (op == OP_ADD || op == OP_SUB || op == OP_MUL || op == OP_DIV)) {
-    VecJob j = { .op = op == OP_ADD ? EXECUTORCH_VEC_ADD : op == OP_SUB ? EXECUTORCH_VEC_SUB
-                       : op == OP_MUL ? EXECUTORCH_VEC_MUL : EXECUTORCH_VEC_DIV,
+    VecJob j = { .op = op == OP_ADD ? KERNEL_VEC_ADD : op == OP_SUB ? KERNEL_VEC_SUB
+                       : op == OP_MUL ? KERNEL_VEC_MUL : KERNEL_VEC_DIV,
                  .a = a->data, .o = out->data, .alpha = alpha.f, .scalar = bval.f,
                  .scalar_side = 1 };
-    _executorch_parallel_for (out->numel, EXECUTORCH_GRAIN, vec_range, &j);
+    _executorch_parallel_for (out->numel, KERNEL_GRAIN, vec_range, &j);
     return ET_OK;
   }
 
@@ -332,22 +332,22 @@ binary_run (EtKernelContext *ctx, BinaryOp op, EtTensor *out, int common, const 
   _executorch_iter_init (&it, ndim, sizes, out->dim_order, 3, strides);
 
   union {
-    int64_t i[EXECUTORCH_CHUNK];
-    float f[EXECUTORCH_CHUNK];
-    double d[EXECUTORCH_CHUNK];
+    int64_t i[KERNEL_CHUNK];
+    float f[KERNEL_CHUNK];
+    double d[KERNEL_CHUNK];
   } ba, bb, bo;
 
   for (int64_t r = 0; r < it.n_rows; r++, _executorch_iter_next (&it)) {
-    for (int64_t j = 0; j < it.inner; j += EXECUTORCH_CHUNK) {
-      int64_t m = it.inner - j < EXECUTORCH_CHUNK ? it.inner - j : EXECUTORCH_CHUNK;
+    for (int64_t j = 0; j < it.inner; j += KERNEL_CHUNK) {
+      int64_t m = it.inner - j < KERNEL_CHUNK ? it.inner - j : KERNEL_CHUNK;
       _executorch_load_kind (kind, a->scalar_type, a->data,
                              it.offsets[1] + j * it.inner_strides[1], it.inner_strides[1], m, &ba);
       if (scalar_b) {
         for (int64_t k = 0; k < m; k++) {
           switch (kind) {
-          case EXECUTORCH_COMPUTE_I64: bb.i[k] = bval.i; break;
-          case EXECUTORCH_COMPUTE_F32: bb.f[k] = bval.f; break;
-          case EXECUTORCH_COMPUTE_F64: bb.d[k] = bval.d; break;
+          case KERNEL_COMPUTE_I64: bb.i[k] = bval.i; break;
+          case KERNEL_COMPUTE_F32: bb.f[k] = bval.f; break;
+          case KERNEL_COMPUTE_F64: bb.d[k] = bval.d; break;
           }
         }
       } else {
@@ -355,15 +355,15 @@ binary_run (EtKernelContext *ctx, BinaryOp op, EtTensor *out, int common, const 
                                it.inner_strides[2], m, &bb);
       }
       switch (kind) {
-      case EXECUTORCH_COMPUTE_I64:
+      case KERNEL_COMPUTE_I64:
         row_i64 (op, m, ba.i, bb.i, bo.i, alpha.i);
         if (!op_is_comparison (op))
           _executorch_wrap_i64 (common, m, bo.i);
         break;
-      case EXECUTORCH_COMPUTE_F32:
+      case KERNEL_COMPUTE_F32:
         row_f32 (op, m, ba.f, bb.f, bo.f, alpha.f);
         break;
-      case EXECUTORCH_COMPUTE_F64:
+      case KERNEL_COMPUTE_F64:
         row_f64 (op, m, ba.d, bb.d, bo.d, alpha.d);
         break;
       }
@@ -442,7 +442,7 @@ arith_tensor (EtKernelContext *ctx, EtValue **args, uint32_t n_args, BinaryOp op
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "cannot cast result %s to out dtype %s",
                         _executorch_type_name (common), _executorch_type_name (to));
   if (op == OP_SUB && (common == ET_SCALAR_BOOL ||
-                       (has_alpha && ba.alpha.kind == EXECUTORCH_SCALAR_KIND_BOOL)))
+                       (has_alpha && ba.alpha.kind == KERNEL_SCALAR_KIND_BOOL)))
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "sub does not support Bool");
   return binary_run (ctx, op, ba.out, common, ba.a, ba.b, NULL, has_alpha ? &ba.alpha : NULL);
 }
@@ -464,7 +464,7 @@ arith_scalar (EtKernelContext *ctx, EtValue **args, uint32_t n_args, BinaryOp op
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "out dtype must be %s, not %s",
                         _executorch_type_name (common), _executorch_type_name (to));
   if (op == OP_SUB && (common == ET_SCALAR_BOOL ||
-                       (has_alpha && ba.alpha.kind == EXECUTORCH_SCALAR_KIND_BOOL)))
+                       (has_alpha && ba.alpha.kind == KERNEL_SCALAR_KIND_BOOL)))
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "sub does not support Bool");
   return binary_run (ctx, op, ba.out, common, ba.a, NULL, &ba.other, has_alpha ? &ba.alpha : NULL);
 }

@@ -240,17 +240,17 @@ unary_run (EtKernelContext *ctx, const UnaryUser *u, EtTensor *out, const EtTens
   if (fast_op (u->op) && in->scalar_type == ET_SCALAR_FLOAT &&
       out->scalar_type == ET_SCALAR_FLOAT && _executorch_same_dim_order (in, out)) {
     FastJob job = { u->op, in->data, out->data };
-    _executorch_parallel_for (out->numel, EXECUTORCH_GRAIN / 4, fast_range, &job);
+    _executorch_parallel_for (out->numel, KERNEL_GRAIN / 4, fast_range, &job);
     return ET_OK;
   }
 
   if (u->op >= OP_ISNAN) {
     in_kind = _executorch_compute_kind (in->scalar_type);
-    out_kind = EXECUTORCH_COMPUTE_I64;
-    fn = in_kind == EXECUTORCH_COMPUTE_I64 ? pred_i64
-         : in_kind == EXECUTORCH_COMPUTE_F32 ? pred_f32 : pred_f64;
+    out_kind = KERNEL_COMPUTE_I64;
+    fn = in_kind == KERNEL_COMPUTE_I64 ? pred_i64
+         : in_kind == KERNEL_COMPUTE_F32 ? pred_f32 : pred_f64;
   } else {
-    fn = kind == EXECUTORCH_COMPUTE_I64 ? map_i64 : kind == EXECUTORCH_COMPUTE_F32 ? map_f32 : map_f64;
+    fn = kind == KERNEL_COMPUTE_I64 ? map_i64 : kind == KERNEL_COMPUTE_F32 ? map_f32 : map_f64;
   }
   return _executorch_map (ctx, out, out_kind, 1, inputs, in_kind, fn, u);
 }

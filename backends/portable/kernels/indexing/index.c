@@ -476,27 +476,27 @@ plan_walk (EtKernelContext *ctx, const IndexPlan *plan, WalkMode mode, int type,
         const int64_t *st[2] = { qs[0], qs[1] };
         KernelIter it;
         union {
-          int64_t i[EXECUTORCH_CHUNK];
-          float f[EXECUTORCH_CHUNK];
-          double d[EXECUTORCH_CHUNK];
+          int64_t i[KERNEL_CHUNK];
+          float f[KERNEL_CHUNK];
+          double d[KERNEL_CHUNK];
         } a, v;
         _executorch_iter_init (&it, plan->n_post, post_sizes, NULL, 2, st);
         for (int64_t row = 0; row < it.n_rows; row++, _executorch_iter_next (&it)) {
-          for (int64_t j = 0; j < it.inner; j += EXECUTORCH_CHUNK) {
-            int64_t m = it.inner - j < EXECUTORCH_CHUNK ? it.inner - j : EXECUTORCH_CHUNK;
+          for (int64_t j = 0; j < it.inner; j += KERNEL_CHUNK) {
+            int64_t m = it.inner - j < KERNEL_CHUNK ? it.inner - j : KERNEL_CHUNK;
             int64_t da = d_off + it.offsets[0] + j * it.inner_strides[0];
             int64_t ra = r_off + it.offsets[1] + j * it.inner_strides[1];
             _executorch_load_kind (kind, type, data, da, it.inner_strides[0], m, &a);
             _executorch_load_kind (kind, type, res, ra, it.inner_strides[1], m, &v);
             for (int64_t k = 0; k < m; k++) {
-              if (kind == EXECUTORCH_COMPUTE_I64)
+              if (kind == KERNEL_COMPUTE_I64)
                 a.i[k] = (int64_t) ((uint64_t) a.i[k] + (uint64_t) v.i[k]);
-              else if (kind == EXECUTORCH_COMPUTE_F32)
+              else if (kind == KERNEL_COMPUTE_F32)
                 a.f[k] += v.f[k];
               else
                 a.d[k] += v.d[k];
             }
-            if (kind == EXECUTORCH_COMPUTE_I64)
+            if (kind == KERNEL_COMPUTE_I64)
               _executorch_wrap_i64 (type, m, a.i);
             _executorch_store_kind (kind, type, data, da, it.inner_strides[0], m, &a);
           }
@@ -873,10 +873,10 @@ scatter_common (EtKernelContext *ctx, EtValue **args, uint32_t n_args, ScatterMo
       KernelKindValue a, b;
       _executorch_load_kind (kind, self->scalar_type, out->data, o, 1, 1, &a);
       _executorch_load_kind (kind, self->scalar_type, src->data, off[1], 1, 1, &b);
-      if (kind == EXECUTORCH_COMPUTE_I64) {
+      if (kind == KERNEL_COMPUTE_I64) {
         a.i = (int64_t) ((uint64_t) a.i + (uint64_t) b.i);
         _executorch_wrap_i64 (self->scalar_type, 1, &a.i);
-      } else if (kind == EXECUTORCH_COMPUTE_F32) {
+      } else if (kind == KERNEL_COMPUTE_F32) {
         a.f += b.f;
       } else {
         a.d += b.d;

@@ -432,31 +432,31 @@ addmm_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   const int64_t *strides[3] = { out->strides, p_strides, s_strides };
   KernelIter it;
   union {
-    int64_t i[EXECUTORCH_CHUNK];
-    float f[EXECUTORCH_CHUNK];
-    double d[EXECUTORCH_CHUNK];
+    int64_t i[KERNEL_CHUNK];
+    float f[KERNEL_CHUNK];
+    double d[KERNEL_CHUNK];
   } bp, bs;
 
   _executorch_broadcast_strides (self, 2, sizes, s_strides);
   _executorch_iter_init (&it, 2, sizes, out->dim_order, 3, strides);
   for (int64_t r = 0; r < it.n_rows; r++, _executorch_iter_next (&it)) {
-    for (int64_t j = 0; j < it.inner; j += EXECUTORCH_CHUNK) {
-      int64_t cnt = it.inner - j < EXECUTORCH_CHUNK ? it.inner - j : EXECUTORCH_CHUNK;
+    for (int64_t j = 0; j < it.inner; j += KERNEL_CHUNK) {
+      int64_t cnt = it.inner - j < KERNEL_CHUNK ? it.inner - j : KERNEL_CHUNK;
       _executorch_load_kind (kind, ptype, product, it.offsets[1] + j * it.inner_strides[1],
                              it.inner_strides[1], cnt, &bp);
       if (use_self)
         _executorch_load_kind (kind, self->scalar_type, self->data,
                                it.offsets[2] + j * it.inner_strides[2], it.inner_strides[2], cnt, &bs);
       switch (kind) {
-      case EXECUTORCH_COMPUTE_F32:
+      case KERNEL_COMPUTE_F32:
         for (int64_t q = 0; q < cnt; q++)
           bp.f[q] = alpha.f * bp.f[q] + (use_self ? beta.f * bs.f[q] : 0.0f);
         break;
-      case EXECUTORCH_COMPUTE_F64:
+      case KERNEL_COMPUTE_F64:
         for (int64_t q = 0; q < cnt; q++)
           bp.d[q] = alpha.d * bp.d[q] + (use_self ? beta.d * bs.d[q] : 0.0);
         break;
-      case EXECUTORCH_COMPUTE_I64:
+      case KERNEL_COMPUTE_I64:
         for (int64_t q = 0; q < cnt; q++)
           bp.i[q] = (int64_t) ((uint64_t) alpha.i * (uint64_t) bp.i[q] +
                                (use_self ? (uint64_t) beta.i * (uint64_t) bs.i[q] : 0u));
@@ -560,21 +560,21 @@ linear_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
       _executorch_load_kind (kind, bias->scalar_type, bias->data, 0, bstride, n, tb.data);
       for (int64_t i = 0; i < m; i++) {
         switch (kind) {
-        case EXECUTORCH_COMPUTE_F32: {
+        case KERNEL_COMPUTE_F32: {
           float *row = (float *) product + i * n;
           const float *bv = tb.data;
           for (int64_t j = 0; j < n; j++)
             row[j] += bv[j];
           break;
         }
-        case EXECUTORCH_COMPUTE_F64: {
+        case KERNEL_COMPUTE_F64: {
           double *row = (double *) product + i * n;
           const double *bv = tb.data;
           for (int64_t j = 0; j < n; j++)
             row[j] += bv[j];
           break;
         }
-        case EXECUTORCH_COMPUTE_I64: {
+        case KERNEL_COMPUTE_I64: {
           int64_t *row = (int64_t *) product + i * n;
           const int64_t *bv = tb.data;
           for (int64_t j = 0; j < n; j++)

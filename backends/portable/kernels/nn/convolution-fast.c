@@ -353,7 +353,7 @@ typedef struct {
   int64_t p0;             /* output pixel of column 0 */
 } Im2col;
 
-#define SNR EXECUTORCH_SGEMM_NR
+#define SNR KERNEL_SGEMM_NR
 
 static void
 im2col_pack (const void *user, int64_t pc, int64_t kc, int64_t j0, int64_t cols, float *dst)

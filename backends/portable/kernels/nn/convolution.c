@@ -324,14 +324,14 @@ convolution_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   }
   if (err == ET_OK) {
     switch (kind) {
-    case EXECUTORCH_COMPUTE_F32:
+    case KERNEL_COMPUTE_F32:
       /* Half and BFloat16 were converted to float above. */
       err = _executorch_conv_f32 (ctx, &cv, dx, dw, db, dy);
       break;
-    case EXECUTORCH_COMPUTE_F64:
+    case KERNEL_COMPUTE_F64:
       direct_f64 (&cv, dx, dw, db, dy);
       break;
-    case EXECUTORCH_COMPUTE_I64:
+    case KERNEL_COMPUTE_I64:
       direct_i64 (&cv, dx, dw, db, dy);
       break;
     }

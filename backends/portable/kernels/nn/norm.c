@@ -131,7 +131,7 @@ apply_scale_shift (EtKernelContext *ctx, const EtTensor *in, EtTensor *out, cons
       _executorch_dim_order_is_identity (in) && _executorch_dim_order_is_identity (out)) {
     BnJob job = { in, out, sf, bf, c, inner };
     int64_t blocks = in->sizes[0] * c;
-    int64_t grain = inner >= EXECUTORCH_GRAIN ? 1 : EXECUTORCH_GRAIN / (inner > 0 ? inner : 1);
+    int64_t grain = inner >= KERNEL_GRAIN ? 1 : KERNEL_GRAIN / (inner > 0 ? inner : 1);
     _executorch_parallel_for (blocks, grain, bn_fast_range, &job);
     _executorch_temp_free (&temp);
     return ET_OK;
@@ -154,7 +154,7 @@ apply_scale_shift (EtKernelContext *ctx, const EtTensor *in, EtTensor *out, cons
   tb = ts;
   tb.data = f64 ? (void *) bd : (void *) bf;
   const EtTensor *inputs[3] = { in, &ts, &tb };
-  KernelComputeKind kind = f64 ? EXECUTORCH_COMPUTE_F64 : EXECUTORCH_COMPUTE_F32;
+  KernelComputeKind kind = f64 ? KERNEL_COMPUTE_F64 : KERNEL_COMPUTE_F32;
   EtError err = _executorch_map (ctx, out, kind, 3, inputs, kind,
                                  f64 ? scale_shift_f64 : scale_shift_f32, NULL);
   _executorch_temp_free (&temp);
@@ -168,7 +168,7 @@ channel_moments (EtKernelContext *ctx, const EtTensor *in, double *mean, double 
   int64_t c = in->sizes[1];
   uint32_t rest = in->ndim - 2;
   int64_t count = in->numel / c;
-  double buf[EXECUTORCH_CHUNK];
+  double buf[KERNEL_CHUNK];
 
   for (int pass = 0; pass < 2; pass++) {
     for (int64_t ch = 0; ch < c; ch++) {
@@ -179,8 +179,8 @@ channel_moments (EtKernelContext *ctx, const EtTensor *in, double *mean, double 
         KernelIter it;
         _executorch_iter_init (&it, rest, in->sizes + 2, NULL, 1, strides);
         for (int64_t r = 0; r < it.n_rows; r++, _executorch_iter_next (&it)) {
-          for (int64_t j = 0; j < it.inner; j += EXECUTORCH_CHUNK) {
-            int64_t m = it.inner - j < EXECUTORCH_CHUNK ? it.inner - j : EXECUTORCH_CHUNK;
+          for (int64_t j = 0; j < it.inner; j += KERNEL_CHUNK) {
+            int64_t m = it.inner - j < KERNEL_CHUNK ? it.inner - j : KERNEL_CHUNK;
             _executorch_load_f64 (in->scalar_type, in->data,
                                   base + it.offsets[0] + j * it.inner_strides[0],
                                   it.inner_strides[0], m, buf);
@@ -530,7 +530,7 @@ native_layer_norm_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
       _executorch_load_f32 (bias->scalar_type, bias->data, 0, 1, n, bf);
       job.b = bf;
     }
-    int64_t grain = n >= EXECUTORCH_GRAIN / 4 ? 1 : (EXECUTORCH_GRAIN / 4) / n;
+    int64_t grain = n >= KERNEL_GRAIN / 4 ? 1 : (KERNEL_GRAIN / 4) / n;
     _executorch_parallel_for (rows, grain, ln_fast_range, &job);
   } else {
     double *wd = temp.data, *bd = wd + n, *buf = bd + n;

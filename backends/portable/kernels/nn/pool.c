@@ -224,7 +224,7 @@ pool_run (EtKernelContext *ctx, PoolJob *j, const EtTensor *in, EtTensor *out, E
   if (idx != NULL)
     strides4 (idx, j->idx_s);
   int64_t per_plane = j->OH * j->OW * (j->kind == POOL_ADAPTIVE ? 4 : j->kH * j->kW);
-  int64_t grain = per_plane >= EXECUTORCH_GRAIN ? 1 : EXECUTORCH_GRAIN / (per_plane > 0 ? per_plane : 1);
+  int64_t grain = per_plane >= KERNEL_GRAIN ? 1 : KERNEL_GRAIN / (per_plane > 0 ? per_plane : 1);
   _executorch_parallel_for (batch * j->C, grain, pool_range, &task);
   return ET_OK;
 }

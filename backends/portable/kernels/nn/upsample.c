@@ -369,7 +369,7 @@ upsample_bilinear2d_aa_out (EtKernelContext *ctx, EtValue **args, uint32_t n_arg
   aa_weights (H, OH, align_corners, has_sh, sh, wh, fh, cap_h);
   aa_weights (W, OW, align_corners, has_sw, sw, ww, fw, cap_w);
 
-  double row[EXECUTORCH_CHUNK];
+  double row[KERNEL_CHUNK];
   for (int64_t n = 0; n < sizes[0]; n++)
     for (int64_t c = 0; c < sizes[1]; c++) {
       int64_t ib = n * in->strides[0] + c * in->strides[1];
@@ -380,8 +380,8 @@ upsample_bilinear2d_aa_out (EtKernelContext *ctx, EtValue **args, uint32_t n_arg
           for (int64_t i = 0; i < wh[oh].size; i++) {
             int64_t h = wh[oh].start + i;
             double wgt = fh[wh[oh].w_offset + i], racc = 0.0;
-            for (int64_t j0 = 0; j0 < ww[ow].size; j0 += EXECUTORCH_CHUNK) {
-              int64_t m = ww[ow].size - j0 < EXECUTORCH_CHUNK ? ww[ow].size - j0 : EXECUTORCH_CHUNK;
+            for (int64_t j0 = 0; j0 < ww[ow].size; j0 += KERNEL_CHUNK) {
+              int64_t m = ww[ow].size - j0 < KERNEL_CHUNK ? ww[ow].size - j0 : KERNEL_CHUNK;
               _executorch_load_f64 (in->scalar_type, in->data,
                                     ib + h * in->strides[2] + (ww[ow].start + j0) * in->strides[3],
                                     in->strides[3], m, row);

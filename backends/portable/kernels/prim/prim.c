@@ -81,9 +81,9 @@ static void
 set_scalar (EtValue *v, const KernelScalar *s)
 {
   switch (s->kind) {
-  case EXECUTORCH_SCALAR_KIND_INT: set_int (v, s->i); break;
-  case EXECUTORCH_SCALAR_KIND_BOOL: set_bool (v, s->i != 0); break;
-  case EXECUTORCH_SCALAR_KIND_DOUBLE: set_double (v, s->d); break;
+  case KERNEL_SCALAR_KIND_INT: set_int (v, s->i); break;
+  case KERNEL_SCALAR_KIND_BOOL: set_bool (v, s->i != 0); break;
+  case KERNEL_SCALAR_KIND_DOUBLE: set_double (v, s->d); break;
   }
 }
 
@@ -138,7 +138,7 @@ divmod_f64 (double a, double b, double *div, double *mod)
 static int
 compare_numbers (const KernelScalar *a, const KernelScalar *b)
 {
-  if (a->kind != EXECUTORCH_SCALAR_KIND_DOUBLE && b->kind != EXECUTORCH_SCALAR_KIND_DOUBLE)
+  if (a->kind != KERNEL_SCALAR_KIND_DOUBLE && b->kind != KERNEL_SCALAR_KIND_DOUBLE)
     return (a->i > b->i) - (a->i < b->i);
   return (a->d > b->d) - (a->d < b->d);
 }
@@ -154,7 +154,7 @@ binary_prim (EtKernelContext *ctx, EtValue **args, uint32_t n_args, PrimOp op)
   KERNEL_TRY (get_number (ctx, args, 1, "b", &b));
   KERNEL_TRY (get_result (ctx, args, 2, &result));
 
-  bool ints = a.kind != EXECUTORCH_SCALAR_KIND_DOUBLE && b.kind != EXECUTORCH_SCALAR_KIND_DOUBLE;
+  bool ints = a.kind != KERNEL_SCALAR_KIND_DOUBLE && b.kind != KERNEL_SCALAR_KIND_DOUBLE;
   switch (op) {
   case P_ADD:
     if (ints)
@@ -290,7 +290,7 @@ unary_prim (EtKernelContext *ctx, EtValue **args, uint32_t n_args, UnaryPrim op)
   KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 2));
   KERNEL_TRY (get_number (ctx, args, 0, "a", &a));
   KERNEL_TRY (get_result (ctx, args, 1, &result));
-  is_double = a.kind == EXECUTORCH_SCALAR_KIND_DOUBLE;
+  is_double = a.kind == KERNEL_SCALAR_KIND_DOUBLE;
 
   switch (op) {
   case U_NEG:
@@ -306,7 +306,7 @@ unary_prim (EtKernelContext *ctx, EtValue **args, uint32_t n_args, UnaryPrim op)
     set_int (result, is_double ? double_to_int (a.d) : a.i);
     break;
   case U_NOT:
-    if (a.kind != EXECUTORCH_SCALAR_KIND_BOOL)
+    if (a.kind != KERNEL_SCALAR_KIND_BOOL)
       return KERNEL_FAIL (ctx, ET_ERROR_INVALID_TYPE, "sym_not needs a Bool");
     set_bool (result, a.i == 0);
     break;

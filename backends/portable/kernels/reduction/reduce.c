@@ -75,7 +75,7 @@ reduce_sum (EtKernelContext *ctx, const EtTensor *self, const bool *reduce, bool
     return ET_OK;
 
   bool floating = _executorch_type_is_floating (out->scalar_type);
-  KernelComputeKind kind = floating ? EXECUTORCH_COMPUTE_F64 : EXECUTORCH_COMPUTE_I64;
+  KernelComputeKind kind = floating ? KERNEL_COMPUTE_F64 : KERNEL_COMPUTE_I64;
   KernelTemp temp;
   KERNEL_TRY (_executorch_temp_alloc (ctx, (size_t) out->numel * 8, &temp));
   double *acc_d = temp.data;
@@ -90,19 +90,19 @@ reduce_sum (EtKernelContext *ctx, const EtTensor *self, const bool *reduce, bool
     const int64_t *strides[2] = { self->strides, acc_strides };
     KernelIter it;
     union {
-      int64_t i[EXECUTORCH_CHUNK];
-      double d[EXECUTORCH_CHUNK];
+      int64_t i[KERNEL_CHUNK];
+      double d[KERNEL_CHUNK];
     } buf;
 
     _executorch_iter_init (&it, self->ndim, self->sizes, self->dim_order, 2, strides);
     for (int64_t r = 0; r < it.n_rows; r++, _executorch_iter_next (&it)) {
       int64_t as = it.inner_strides[1];
-      for (int64_t j = 0; j < it.inner; j += EXECUTORCH_CHUNK) {
-        int64_t m = it.inner - j < EXECUTORCH_CHUNK ? it.inner - j : EXECUTORCH_CHUNK;
+      for (int64_t j = 0; j < it.inner; j += KERNEL_CHUNK) {
+        int64_t m = it.inner - j < KERNEL_CHUNK ? it.inner - j : KERNEL_CHUNK;
         int64_t base = it.offsets[1] + j * as;
         _executorch_load_kind (kind, self->scalar_type, self->data,
                                it.offsets[0] + j * it.inner_strides[0], it.inner_strides[0], m, &buf);
-        if (kind == EXECUTORCH_COMPUTE_F64) {
+        if (kind == KERNEL_COMPUTE_F64) {
           if (as == 0) {
             double s = acc_d[base];
             for (int64_t k = 0; k < m; k++)
