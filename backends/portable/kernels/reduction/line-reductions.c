@@ -1,4 +1,4 @@
-/* reduce-extra.c: any, argmax/argmin, amax/amin, max/min, prod, var, cumsum, topk
+/* line-reductions.c: any, argmax/argmin, amax/amin, max/min, prod, var, cumsum, topk
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
@@ -771,7 +771,7 @@ topk_values (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   return err;
 }
 
-const EtKernel _executorch_reduce_extra_kernels[] = {
+const EtKernel _executorch_line_reductions_kernels[] = {
   { "aten::any.dims_out", any_dims_out, NULL },
   { "aten::any.out", any_out, NULL },
   { "aten::any.all_out", any_all_out, NULL },
@@ -792,4 +792,4 @@ const EtKernel _executorch_reduce_extra_kernels[] = {
   { "aten::topk.values", topk_values, NULL },
 };
 
-const size_t _executorch_reduce_extra_n_kernels = KERNEL_N_ELEMENTS (_executorch_reduce_extra_kernels);
+const size_t _executorch_line_reductions_n_kernels = KERNEL_N_ELEMENTS (_executorch_line_reductions_kernels);
