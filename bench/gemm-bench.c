@@ -215,17 +215,19 @@ bench_conv (const ConvShape *c, guint threads, double min_seconds)
   EtValue tr = { .tag = ET_VALUE_BOOL }, groups = int_value (c->groups);
   EtValue *args[11] = { &xv, &wv, &bv, &sl, &pl, &dl, &tr, &ol, &groups, &yv, &yv };
   const EtKernel *kernel = et_registry_find_kernel (et_registry_get_default (), "aten::convolution.out");
-  char message[256];
+  EtErrorContext *error = et_error_context_new ();
 
   executorch_threadpool_set_num_threads (threads);
   int iters = 0;
-  if (et_kernel_call (kernel, args, 11, message, sizeof message) != ET_OK) {
-    printf ("conv %s failed: %s\n", c->name, message);
+  if (et_kernel_call (kernel, args, 11, error) != ET_OK) {
+    printf ("conv %s failed: %s\n", c->name, et_error_context_message (error));
+    et_error_context_free (error);
     return;
   }
+  et_error_context_free (error);
   double start = now (), cpu_start = cpu_now ();
   do {
-    et_kernel_call (kernel, args, 11, message, sizeof message);
+    et_kernel_call (kernel, args, 11, NULL);
     iters++;
   } while (now () - start < min_seconds || iters < 2);
   double t = (now () - start) / iters;
@@ -250,7 +252,6 @@ main (int argc, char **argv)
     { "mobilenet dw 3x3 96 56x56", 1, 96, 56, 56, 96, 3, 1, 1, 96 },
     { "mobilenet dw 3x3/2 144 56x56", 1, 144, 56, 56, 144, 3, 2, 1, 144 },
   };
-  char message[256];
 
   static const int64_t sizes[] = { 256, 512, 1024, 2048 };
   bool quick = argc > 1 && strcmp (argv[1], "--quick") == 0;
@@ -270,10 +271,12 @@ main (int argc, char **argv)
     bench_linear (1, 4096, 4096, threads, min_seconds);   /* decode-style GEMV */
   }
 
-  if (et_registry_add_plugin (executorch_kernels_get_plugin (), message, sizeof message) != ET_OK) {
-    fprintf (stderr, "gemm-bench: %s\n", message);
+  EtErrorContext *error = et_error_context_new ();
+  if (et_registry_add_plugin (executorch_kernels_get_plugin (), error) != ET_OK) {
+    fprintf (stderr, "gemm-bench: %s\n", et_error_context_message (error));
     return 1;
   }
+  et_error_context_free (error);
   for (guint threads = 1; threads <= 2; threads++)
     for (size_t i = 0; i < G_N_ELEMENTS (convs); i++)
       if (filter == NULL || strstr (convs[i].name, filter) != NULL)

@@ -26,8 +26,10 @@
 extern "C" {
 #endif
 
-/* Bumped whenever a struct below changes layout or meaning. */
-#define ET_PLUGIN_ABI_VERSION 1u
+/* Bumped whenever a struct below changes layout or meaning.  2: failures
+ * are reported through an EtErrorContext (messages of any length) instead
+ * of fixed-size caller buffers and a per-thread last message. */
+#define ET_PLUGIN_ABI_VERSION 2u
 
 /* Upstream's kTensorDimensionLimit. */
 #define ET_MAX_DIMS 16
@@ -209,19 +211,43 @@ bool et_value_to_double (const EtValue *value, double *out);
 EXECUTORCH_AVAILABLE_IN_1_0
 bool et_value_to_int (const EtValue *value, int64_t *out);
 
+/* ---- Errors ---- */
+
+/* Where a plug-in says why something failed: a code and a message of any
+ * length, which the runtime turns into the caller's GError.  It is the one
+ * way failures travel through this ABI: kernels and backends reach theirs
+ * through their call context, registration and plug-in init are handed one. */
+typedef struct EtErrorContext EtErrorContext;
+
+/* Records @code and the printf-style message, replacing an earlier one,
+ * and returns @code (ET_ERROR_INTERNAL for ET_OK).  @error may be NULL. */
+EXECUTORCH_AVAILABLE_IN_1_0
+EtError et_error_context_fail (EtErrorContext *error, EtError code, const char *format, ...)
+  __attribute__ ((format (printf, 3, 4)));
+
+/* A context of one's own, for code that calls into this ABI outside a
+ * method (tests, other runtimes, applications registering plug-ins). */
+EXECUTORCH_AVAILABLE_IN_1_0
+EtErrorContext *et_error_context_new (void);
+EXECUTORCH_AVAILABLE_IN_1_0
+void et_error_context_free (EtErrorContext *error);
+/* ET_OK until a failure is recorded. */
+EXECUTORCH_AVAILABLE_IN_1_0
+EtError et_error_context_code (const EtErrorContext *error);
+/* "" until a failure is recorded; valid until the next failure or free. */
+EXECUTORCH_AVAILABLE_IN_1_0
+const char *et_error_context_message (const EtErrorContext *error);
+
 /* ---- Kernels ---- */
 
-/* Per-call context.  A failing kernel returns an error and may attach a
- * message; the runtime adds the operator name and instruction index. */
+/* Per-call context.  A failing kernel returns an error and may record a
+ * message in the context's error; the runtime adds the operator name and
+ * instruction index. */
 typedef struct EtKernelContext EtKernelContext;
 
+/* Where the kernel reports a failure (et_error_context_fail()). */
 EXECUTORCH_AVAILABLE_IN_1_0
-EtError et_kernel_context_fail (EtKernelContext *context, EtError code, const char *message);
-
-/* printf-style convenience around et_kernel_context_fail(). */
-EXECUTORCH_AVAILABLE_IN_1_0
-EtError et_kernel_context_failf (EtKernelContext *context, EtError code, const char *format, ...)
-  __attribute__ ((format (printf, 3, 4)));
+EtErrorContext *et_kernel_context_error (EtKernelContext *context);
 
 /* Scratch memory valid until the kernel returns (aligned to 64 bytes).
  * Returns NULL when out of memory. */
@@ -270,15 +296,16 @@ EtError et_backend_init_context_named_data (EtBackendInitContext *context, const
 EXECUTORCH_AVAILABLE_IN_1_0
 bool et_backend_init_context_allows_native_code (EtBackendInitContext *context);
 
+/* Where init reports a failure (et_error_context_fail()). */
 EXECUTORCH_AVAILABLE_IN_1_0
-EtError et_backend_init_context_fail (EtBackendInitContext *context, EtError code, const char *message);
+EtErrorContext *et_backend_init_context_error (EtBackendInitContext *context);
 
 EXECUTORCH_AVAILABLE_IN_1_0
 const char *et_backend_execute_context_method_name (EtBackendExecuteContext *context);
 
+/* Where execute reports a failure (et_error_context_fail()). */
 EXECUTORCH_AVAILABLE_IN_1_0
-EtError et_backend_execute_context_fail (EtBackendExecuteContext *context, EtError code,
-                                         const char *message);
+EtErrorContext *et_backend_execute_context_error (EtBackendExecuteContext *context);
 
 EXECUTORCH_AVAILABLE_IN_1_0
 void *et_backend_execute_context_scratch (EtBackendExecuteContext *context, size_t nbytes);
@@ -319,12 +346,11 @@ typedef struct {
 
 /* Copies @nbytes from @src to @dst whatever devices they are on, through
  * the registered allocators (host to host is a plain copy; device to device
- * only where the allocator has it).  On failure a message naming the
- * devices is copied into @message (may be NULL). */
+ * only where the allocator has it).  On failure @error (may be NULL) says
+ * which devices. */
 EXECUTORCH_AVAILABLE_IN_1_0
 EtError et_device_copy (int dst_device_type, int dst_device_index, void *dst, int src_device_type,
-                        int src_device_index, const void *src, size_t nbytes, char *message,
-                        size_t message_size);
+                        int src_device_index, const void *src, size_t nbytes, EtErrorContext *error);
 
 /* ---- Event tracing (profilers) ---- */
 
@@ -404,18 +430,16 @@ typedef struct EtRegistry EtRegistry;
  * The registry keeps the pointers: descriptors must live as long as the
  * process (plug-ins are never unloaded). */
 EXECUTORCH_AVAILABLE_IN_1_0
-EtError et_registry_add_kernels (EtRegistry *registry, const EtKernel *kernels, size_t n_kernels);
+EtError et_registry_add_kernels (EtRegistry *registry, const EtKernel *kernels, size_t n_kernels,
+                                 EtErrorContext *error);
 EXECUTORCH_AVAILABLE_IN_1_0
-EtError et_registry_add_backend (EtRegistry *registry, const EtBackend *backend);
+EtError et_registry_add_backend (EtRegistry *registry, const EtBackend *backend, EtErrorContext *error);
 EXECUTORCH_AVAILABLE_IN_1_0
-EtError et_registry_add_device_allocator (EtRegistry *registry, const EtDeviceAllocator *allocator);
+EtError et_registry_add_device_allocator (EtRegistry *registry, const EtDeviceAllocator *allocator,
+                                          EtErrorContext *error);
 /* One profiler per process. */
 EXECUTORCH_AVAILABLE_IN_1_0
-EtError et_registry_add_profiler (EtRegistry *registry, const EtProfiler *profiler);
-
-/* The message of the last failed registration made from this thread. */
-EXECUTORCH_AVAILABLE_IN_1_0
-const char *et_registry_last_message (EtRegistry *registry);
+EtError et_registry_add_profiler (EtRegistry *registry, const EtProfiler *profiler, EtErrorContext *error);
 
 /* The process registry.  This does not run plug-in discovery. */
 EXECUTORCH_AVAILABLE_IN_1_0
@@ -426,11 +450,10 @@ EXECUTORCH_AVAILABLE_IN_1_0
 const EtKernel *et_registry_find_kernel (EtRegistry *registry, const char *name);
 
 /* Runs one kernel outside any method, with a fresh context (for tests and
- * for other runtimes).  On failure the kernel's message, if any, is copied
- * into @message. */
+ * for other runtimes).  On failure the kernel's message, if any, is in
+ * @error (may be NULL). */
 EXECUTORCH_AVAILABLE_IN_1_0
-EtError et_kernel_call (const EtKernel *kernel, EtValue **args, uint32_t n_args,
-                        char *message, size_t message_size);
+EtError et_kernel_call (const EtKernel *kernel, EtValue **args, uint32_t n_args, EtErrorContext *error);
 
 /* ---- Plug-in descriptor ---- */
 
@@ -454,9 +477,9 @@ typedef struct {
   /* 0 = unusable on this machine (e.g. no GPU driver): init is not called.
    * NULL = always usable. */
   int (*probe) (void);
-  /* Registers everything; returns false with a message in @error_message
-   * (at most @error_message_size bytes, NUL-terminated) on failure. */
-  bool (*init) (EtRegistry *registry, char *error_message, size_t error_message_size);
+  /* Registers everything (handing @error to the registration calls);
+   * returns false with the reason in @error on failure. */
+  bool (*init) (EtRegistry *registry, EtErrorContext *error);
   void *reserved[6];
 } EtPluginDesc;
 
@@ -467,7 +490,7 @@ typedef const EtPluginDesc *(*EtPluginGetDescFunc) (void);
  * library.  Applications that link a plug-in directly may call this; it is
  * never required when the plug-in is installed (discovery finds it). */
 EXECUTORCH_AVAILABLE_IN_1_0
-EtError et_registry_add_plugin (const EtPluginDesc *desc, char *error_message, size_t error_message_size);
+EtError et_registry_add_plugin (const EtPluginDesc *desc, EtErrorContext *error);
 
 #ifdef __cplusplus
 }

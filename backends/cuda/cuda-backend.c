@@ -29,11 +29,10 @@ typedef struct {
 
 #define MAX_MODEL_VALUES (1u << 20)
 
-/* Both contexts take a finished message: format it first. */
-#define FAIL_FORMATTED(fail, context, code, ...) \
-  ({ g_autofree char *message_ = g_strdup_printf (__VA_ARGS__); fail ((context), (code), message_); })
-#define init_fail(context, code, ...) FAIL_FORMATTED (et_backend_init_context_fail, context, code, __VA_ARGS__)
-#define exec_fail(context, code, ...) FAIL_FORMATTED (et_backend_execute_context_fail, context, code, __VA_ARGS__)
+#define init_fail(context, code, ...) \
+  et_error_context_fail (et_backend_init_context_error (context), (code), __VA_ARGS__)
+#define exec_fail(context, code, ...) \
+  et_error_context_fail (et_backend_execute_context_error (context), (code), __VA_ARGS__)
 
 static const EtCompileSpec *
 find_spec (const EtCompileSpec *specs, size_t n_specs, const char *key)

@@ -212,17 +212,11 @@ probe (void)
 }
 
 static bool
-init (EtRegistry *registry, char *message, size_t message_size)
+init (EtRegistry *registry, EtErrorContext *error)
 {
   _executorch_cuda_set_ops (&runtime_ops);
-  if (et_registry_add_device_allocator (registry, &cuda_allocator) != ET_OK ||
-      et_registry_add_backend (registry, &_executorch_cuda_backend) != ET_OK)
-    {
-      snprintf (message, message_size, "registering the CUDA backend failed: %s",
-                et_registry_last_message (registry));
-      return false;
-    }
-  return true;
+  return et_registry_add_device_allocator (registry, &cuda_allocator, error) == ET_OK &&
+         et_registry_add_backend (registry, &_executorch_cuda_backend, error) == ET_OK;
 }
 
 static const EtPluginDesc plugin = {

@@ -48,19 +48,11 @@ static const struct {
 };
 
 static bool
-kernels_init (EtRegistry *registry, char *error_message, size_t error_message_size)
+kernels_init (EtRegistry *registry, EtErrorContext *error)
 {
-  for (size_t i = 0; i < KERNEL_N_ELEMENTS (tables); i++) {
-    EtError err = et_registry_add_kernels (registry, tables[i].kernels, *tables[i].n_kernels);
-    if (err != ET_OK) {
-      if (error_message != NULL && error_message_size > 0) {
-        const char *why = et_registry_last_message (registry);
-        snprintf (error_message, error_message_size, "registering portable kernels failed: %s",
-                  why != NULL ? why : "unknown error");
-      }
+  for (size_t i = 0; i < KERNEL_N_ELEMENTS (tables); i++)
+    if (et_registry_add_kernels (registry, tables[i].kernels, *tables[i].n_kernels, error) != ET_OK)
       return false;
-    }
-  }
   /* Start the CPU pool now, while programs load: left to the first
    * parallel kernel, starting its workers made a method's first execution
    * cost milliseconds more than the ones after it.  An application that

@@ -105,16 +105,9 @@ static const EtProfiler profiler = {
 };
 
 static bool
-profiler_init (EtRegistry *registry, char *error_message, size_t error_message_size)
+profiler_init (EtRegistry *registry, EtErrorContext *error)
 {
-  if (et_registry_add_profiler (registry, &profiler) != ET_OK)
-    {
-      if (error_message != NULL && error_message_size > 0)
-        snprintf (error_message, error_message_size, "registering the profiler failed: %s",
-                  et_registry_last_message (registry));
-      return false;
-    }
-  return true;
+  return et_registry_add_profiler (registry, &profiler, error) == ET_OK;
 }
 
 static const EtPluginDesc plugin_desc = {

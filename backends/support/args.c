@@ -26,8 +26,8 @@ _executorch_support_fail (EtKernelContext *ctx, const char *op, EtError code, co
   if (vasprintf (&text, format, ap) < 0)
     text = NULL;
   va_end (ap);
-  et_kernel_context_failf (ctx, code, "%s%s%s", op != NULL ? op : "", op != NULL ? ": " : "",
-                           text != NULL ? text : format);
+  code = et_error_context_fail (et_kernel_context_error (ctx), code, "%s%s%s", op != NULL ? op : "",
+                                op != NULL ? ": " : "", text != NULL ? text : format);
   free (text);
   return code;
 }

@@ -34,12 +34,10 @@ et_backend_init_context_allows_native_code (EtBackendInitContext *context)
   return context != NULL && _et_program_get_allow_native_code (context->program);
 }
 
-EtError
-et_backend_init_context_fail (EtBackendInitContext *context, EtError code, const char *message)
+EtErrorContext *
+et_backend_init_context_error (EtBackendInitContext *context)
 {
-  if (context != NULL && message != NULL)
-    g_strlcpy (context->message, message, sizeof context->message);
-  return code == ET_OK ? ET_ERROR_INTERNAL : code;
+  return context != NULL ? &context->error : NULL;
 }
 
 const char *
@@ -48,10 +46,10 @@ et_backend_execute_context_method_name (EtBackendExecuteContext *context)
   return context != NULL ? context->method_name : NULL;
 }
 
-EtError
-et_backend_execute_context_fail (EtBackendExecuteContext *context, EtError code, const char *message)
+EtErrorContext *
+et_backend_execute_context_error (EtBackendExecuteContext *context)
 {
-  return et_kernel_context_fail (context != NULL ? &context->scratch : NULL, code, message);
+  return context != NULL ? &context->scratch.error : NULL;
 }
 
 void *

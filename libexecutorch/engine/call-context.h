@@ -10,10 +10,10 @@
 struct EtBackendInitContext {
   EtProgram *program;
   const char *method_name;
-  char message[256];
+  EtErrorContext error;
 };
 
 struct EtBackendExecuteContext {
   const char *method_name;
-  EtKernelContext scratch;      /* scratch memory and the failure message */
+  EtKernelContext scratch;      /* scratch memory and the error */
 };

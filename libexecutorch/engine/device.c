@@ -145,15 +145,15 @@ _et_device_copy (int dst_type, int dst_index, void *dst, int src_type, int src_i
 
 EtError
 et_device_copy (int dst_device_type, int dst_device_index, void *dst, int src_device_type, int src_device_index,
-                const void *src, size_t nbytes, char *message, size_t message_size)
+                const void *src, size_t nbytes, EtErrorContext *error_context)
 {
   g_autoptr (GError) error = NULL;
 
   if (_et_device_copy (dst_device_type, dst_device_index, dst, src_device_type, src_device_index, src, nbytes,
                        &error))
     return ET_OK;
-  if (message != NULL && message_size > 0)
-    g_strlcpy (message, error->message, message_size);
   /* Engine errors carry EtError codes in the EXECUTORCH_ERROR domain. */
-  return error->domain == EXECUTORCH_ERROR ? (EtError) error->code : ET_ERROR_INTERNAL;
+  return et_error_context_fail (error_context, error->domain == EXECUTORCH_ERROR ? (EtError) error->code
+                                                                                 : ET_ERROR_INTERNAL,
+                                "%s", error->message);
 }

@@ -48,7 +48,8 @@ load_manifest (const char *manifest_path, char **disabled, GError **error)
   EtPluginGetDescFunc get_desc = NULL;
   const EtPluginDesc *desc;
   GModule *module;
-  char message[512] = "";
+  EtErrorContext *add_error;
+  gboolean added;
 
   if (!g_key_file_load_from_file (keys, manifest_path, G_KEY_FILE_NONE, &local_error) ||
       (name = g_key_file_get_string (keys, "Plugin", "Name", &local_error)) == NULL ||
@@ -92,12 +93,13 @@ load_manifest (const char *manifest_path, char **disabled, GError **error)
                    desc != NULL ? desc->abi_version : 0, ET_PLUGIN_ABI_VERSION);
       return FALSE;
     }
-  if (et_registry_add_plugin (desc, message, sizeof message) != ET_OK)
-    {
-      g_set_error (error, EXECUTORCH_PLUGIN_ERROR, EXECUTORCH_PLUGIN_ERROR_INIT, "%s", message);
-      return FALSE;
-    }
-  return TRUE;
+  add_error = et_error_context_new ();
+  added = et_registry_add_plugin (desc, add_error) == ET_OK;
+  if (!added)
+    g_set_error (error, EXECUTORCH_PLUGIN_ERROR, EXECUTORCH_PLUGIN_ERROR_INIT, "%s",
+                 et_error_context_message (add_error));
+  et_error_context_free (add_error);
+  return added;
 }
 
 /* The real path of the library a manifest names, or NULL. */

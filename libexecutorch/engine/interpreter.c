@@ -88,8 +88,8 @@ run_instruction (EtMethod *method, guint chain, guint pc, const Instruction *ins
         method->context.kernel = kernel;
         code = kernel->func (&method->context, ins->args, ins->n_args);
         if (code != ET_OK)
-          _et_set_error (error, code, "chain %u instruction %u (%s): %s", chain, pc, kernel->name,
-                         method->context.message[0] ? method->context.message : _et_error_name (code));
+          _et_error_context_take (&method->context.error, code, error, "chain %u instruction %u (%s): ", chain,
+                                  pc, kernel->name);
         _et_kernel_context_reset (&method->context);
         return code == ET_OK;
       }
@@ -101,9 +101,8 @@ run_instruction (EtMethod *method, guint chain, guint pc, const Instruction *ins
         code = delegate->backend->execute (delegate->backend->user_data, &context, delegate->handle, ins->args,
                                            ins->n_args);
         if (code != ET_OK)
-          _et_set_error (error, code, "chain %u instruction %u (delegate %u, %s): %s", chain, pc, ins->a,
-                         delegate->backend->id,
-                         context.scratch.message[0] ? context.scratch.message : _et_error_name (code));
+          _et_error_context_take (&context.scratch.error, code, error, "chain %u instruction %u (delegate %u, "
+                                  "%s): ", chain, pc, ins->a, delegate->backend->id);
         _et_kernel_context_reset (&context.scratch);
         return code == ET_OK;
       }

@@ -21,29 +21,13 @@ _et_kernel_context_reset (EtKernelContext *context)
   for (guint i = 0; i < context->n_scratch; i++)
     free (context->scratch[i]);
   context->n_scratch = 0;
-  context->message[0] = '\0';
+  _et_error_context_clear (&context->error);
 }
 
-EtError
-et_kernel_context_fail (EtKernelContext *context, EtError code, const char *message)
+EtErrorContext *
+et_kernel_context_error (EtKernelContext *context)
 {
-  if (context != NULL && message != NULL)
-    g_strlcpy (context->message, message, sizeof context->message);
-  return code == ET_OK ? ET_ERROR_INTERNAL : code;
-}
-
-EtError
-et_kernel_context_failf (EtKernelContext *context, EtError code, const char *format, ...)
-{
-  va_list args;
-
-  if (context != NULL && format != NULL)
-    {
-      va_start (args, format);
-      vsnprintf (context->message, sizeof context->message, format, args);
-      va_end (args);
-    }
-  return code == ET_OK ? ET_ERROR_INTERNAL : code;
+  return context != NULL ? &context->error : NULL;
 }
 
 void *
@@ -66,17 +50,17 @@ et_kernel_context_user_data (EtKernelContext *context)
 }
 
 EtError
-et_kernel_call (const EtKernel *kernel, EtValue **args, uint32_t n_args, char *message, size_t message_size)
+et_kernel_call (const EtKernel *kernel, EtValue **args, uint32_t n_args, EtErrorContext *error)
 {
   EtKernelContext context;
   EtError result;
 
   if (kernel == NULL || kernel->func == NULL)
-    return ET_ERROR_INVALID_ARGUMENT;
+    return et_error_context_fail (error, ET_ERROR_INVALID_ARGUMENT, "no kernel given");
   _et_kernel_context_init (&context, kernel);
   result = kernel->func (&context, args, n_args);
-  if (message != NULL && message_size > 0)
-    g_strlcpy (message, context.message, message_size);
+  if (result != ET_OK)
+    et_error_context_fail (error, result, "%s", et_error_context_message (&context.error));
   _et_kernel_context_reset (&context);
   return result;
 }

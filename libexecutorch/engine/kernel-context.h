@@ -4,15 +4,15 @@
  */
 #pragma once
 
-#include "engine.h"
+#include "error-context.h"
 
 struct EtKernelContext {
   const EtKernel *kernel;
   void *scratch[16];       /* freed after each call */
   guint n_scratch;
-  char message[256];
+  EtErrorContext error;    /* cleared after each call */
 };
 
 void _et_kernel_context_init (EtKernelContext *context, const EtKernel *kernel);
-/* Frees scratch memory and clears the message. */
+/* Frees scratch memory and clears the error. */
 void _et_kernel_context_reset (EtKernelContext *context);

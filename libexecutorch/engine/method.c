@@ -441,7 +441,7 @@ init_delegates (EtMethod *method, EtFb *fb, EtFbTable plan, GError **error)
       EtFbTable processed = _et_fb_table (fb, delegate, DELEGATE_PROCESSED, "BackendDelegate.processed");
       EtFbVector specs = _et_fb_vector (fb, delegate, DELEGATE_COMPILE_SPECS, 4, "BackendDelegate.compile_specs");
       g_autofree EtCompileSpec *compile_specs = NULL;
-      EtBackendInitContext context = { method->program, method->meta->name, "" };
+      EtBackendInitContext context = { method->program, method->meta->name };
       const EtBackend *backend;
       const void *payload;
       gsize payload_size;
@@ -485,10 +485,11 @@ init_delegates (EtMethod *method, EtFb *fb, EtFbTable plan, GError **error)
                             &method->delegates[i].handle);
       if (code != ET_OK)
         {
-          _et_set_error (error, code, "method %s: backend %s could not set up delegate %u: %s",
-                         method->meta->name, id, i, context.message[0] ? context.message : _et_error_name (code));
+          _et_error_context_take (&context.error, code, error, "method %s: backend %s could not set up delegate "
+                                  "%u: ", method->meta->name, id, i);
           return FALSE;
         }
+      _et_error_context_clear (&context.error);
       method->delegates[i].initialised = TRUE;
     }
   return TRUE;

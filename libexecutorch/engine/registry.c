@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE             /* dladdr() */
 #include "engine.h"
+#include "error-context.h"
 
 #include <dlfcn.h>
 #include <string.h>
@@ -61,7 +62,6 @@ discover (void)
 
 /* Name of the plug-in whose init is running on this thread, for messages. */
 static GPrivate current_owner;
-static GPrivate last_message = G_PRIVATE_INIT (g_free);
 
 EtRegistry *
 _et_registry (void)
@@ -94,33 +94,28 @@ owner_name (void)
 }
 
 static EtError
-fail (EtError code, const char *format, ...) G_GNUC_PRINTF (2, 3);
+fail (EtErrorContext *error, EtError code, const char *format, ...) G_GNUC_PRINTF (3, 4);
 
 static EtError
-fail (EtError code, const char *format, ...)
+fail (EtErrorContext *error, EtError code, const char *format, ...)
 {
+  g_autofree char *message = NULL;
   va_list args;
 
   va_start (args, format);
-  g_private_replace (&last_message, g_strdup_vprintf (format, args));
+  message = g_strdup_vprintf (format, args);
   va_end (args);
-  return code;
-}
-
-const char *
-et_registry_last_message (EtRegistry *registry)
-{
-  const char *message = g_private_get (&last_message);
-  return message != NULL ? message : "";
+  return et_error_context_fail (error, code, "%s", message);
 }
 
 EtError
-et_registry_add_kernels (EtRegistry *registry, const EtKernel *kernels, size_t n_kernels)
+et_registry_add_kernels (EtRegistry *registry, const EtKernel *kernels, size_t n_kernels,
+                         EtErrorContext *error)
 {
   EtError result = ET_OK;
 
   if (registry == NULL || (kernels == NULL && n_kernels > 0))
-    return fail (ET_ERROR_INVALID_ARGUMENT, "no registry or kernels given");
+    return fail (error, ET_ERROR_INVALID_ARGUMENT, "no registry or kernels given");
   g_mutex_lock (&registry->lock);
   /* Check every name first so a failed call registers nothing. */
   for (size_t i = 0; i < n_kernels && result == ET_OK; i++)
@@ -128,15 +123,15 @@ et_registry_add_kernels (EtRegistry *registry, const EtKernel *kernels, size_t n
       KernelEntry *existing;
 
       if (kernels[i].name == NULL || kernels[i].func == NULL)
-        result = fail (ET_ERROR_INVALID_ARGUMENT, "kernel %zu registered by %s has no name or function",
+        result = fail (error, ET_ERROR_INVALID_ARGUMENT, "kernel %zu registered by %s has no name or function",
                        i, owner_name ());
       else if ((existing = g_hash_table_lookup (registry->kernels, kernels[i].name)) != NULL)
-        result = fail (ET_ERROR_REGISTRATION_ALREADY_REGISTERED,
+        result = fail (error, ET_ERROR_REGISTRATION_ALREADY_REGISTERED,
                        "operator %s is registered twice: by %s and by %s", kernels[i].name,
                        existing->owner, owner_name ());
       for (size_t j = 0; j < i && result == ET_OK; j++)
         if (strcmp (kernels[i].name, kernels[j].name) == 0)
-          result = fail (ET_ERROR_REGISTRATION_ALREADY_REGISTERED,
+          result = fail (error, ET_ERROR_REGISTRATION_ALREADY_REGISTERED,
                          "operator %s is registered twice: by %s and by %s", kernels[i].name,
                          owner_name (), owner_name ());
     }
@@ -153,21 +148,21 @@ et_registry_add_kernels (EtRegistry *registry, const EtKernel *kernels, size_t n
 }
 
 EtError
-et_registry_add_backend (EtRegistry *registry, const EtBackend *backend)
+et_registry_add_backend (EtRegistry *registry, const EtBackend *backend, EtErrorContext *error)
 {
   EtError result = ET_OK;
   BackendEntry *existing;
 
   if (registry == NULL || backend == NULL || backend->id == NULL || backend->init == NULL ||
       backend->execute == NULL)
-    return fail (ET_ERROR_INVALID_ARGUMENT, "backend registered by %s lacks an id, init or execute",
+    return fail (error, ET_ERROR_INVALID_ARGUMENT, "backend registered by %s lacks an id, init or execute",
                  owner_name ());
   if (backend->abi_version != ET_PLUGIN_ABI_VERSION)
-    return fail (ET_ERROR_NOT_SUPPORTED, "backend %s from %s uses plug-in ABI %u, the runtime has %u",
+    return fail (error, ET_ERROR_NOT_SUPPORTED, "backend %s from %s uses plug-in ABI %u, the runtime has %u",
                  backend->id, owner_name (), backend->abi_version, ET_PLUGIN_ABI_VERSION);
   g_mutex_lock (&registry->lock);
   if ((existing = g_hash_table_lookup (registry->backends, backend->id)) != NULL)
-    result = fail (ET_ERROR_REGISTRATION_ALREADY_REGISTERED, "backend %s is registered twice: by %s and by %s",
+    result = fail (error, ET_ERROR_REGISTRATION_ALREADY_REGISTERED, "backend %s is registered twice: by %s and by %s",
                    backend->id, existing->owner, owner_name ());
   else
     {
@@ -181,23 +176,24 @@ et_registry_add_backend (EtRegistry *registry, const EtBackend *backend)
 }
 
 EtError
-et_registry_add_device_allocator (EtRegistry *registry, const EtDeviceAllocator *allocator)
+et_registry_add_device_allocator (EtRegistry *registry, const EtDeviceAllocator *allocator,
+                                  EtErrorContext *error)
 {
   EtError result = ET_OK;
 
   if (registry == NULL || allocator == NULL || allocator->allocate == NULL || allocator->deallocate == NULL ||
       allocator->copy_host_to_device == NULL || allocator->copy_device_to_host == NULL)
-    return fail (ET_ERROR_INVALID_ARGUMENT, "device allocator registered by %s lacks a required function",
+    return fail (error, ET_ERROR_INVALID_ARGUMENT, "device allocator registered by %s lacks a required function",
                  owner_name ());
   if (allocator->abi_version != ET_PLUGIN_ABI_VERSION)
-    return fail (ET_ERROR_NOT_SUPPORTED, "device allocator from %s uses plug-in ABI %u, the runtime has %u",
+    return fail (error, ET_ERROR_NOT_SUPPORTED, "device allocator from %s uses plug-in ABI %u, the runtime has %u",
                  owner_name (), allocator->abi_version, ET_PLUGIN_ABI_VERSION);
   if (allocator->device_type <= ET_DEVICE_CPU || allocator->device_type >= ET_DEVICE_N_TYPES)
-    return fail (ET_ERROR_INVALID_ARGUMENT, "device allocator from %s is for unknown device type %d",
+    return fail (error, ET_ERROR_INVALID_ARGUMENT, "device allocator from %s is for unknown device type %d",
                  owner_name (), allocator->device_type);
   g_mutex_lock (&registry->lock);
   if (registry->allocators[allocator->device_type] != NULL)
-    result = fail (ET_ERROR_REGISTRATION_ALREADY_REGISTERED,
+    result = fail (error, ET_ERROR_REGISTRATION_ALREADY_REGISTERED,
                    "a device allocator for %s is registered twice: by %s and by %s",
                    _et_device_type_name (allocator->device_type),
                    registry->allocator_owners[allocator->device_type], owner_name ());
@@ -211,20 +207,20 @@ et_registry_add_device_allocator (EtRegistry *registry, const EtDeviceAllocator 
 }
 
 EtError
-et_registry_add_profiler (EtRegistry *registry, const EtProfiler *profiler)
+et_registry_add_profiler (EtRegistry *registry, const EtProfiler *profiler, EtErrorContext *error)
 {
   EtError result = ET_OK;
 
   if (registry == NULL || profiler == NULL || profiler->name == NULL || profiler->session_new == NULL ||
       profiler->session_free == NULL || profiler->n_events == NULL || profiler->get_event == NULL)
-    return fail (ET_ERROR_INVALID_ARGUMENT, "profiler registered by %s lacks a required function",
+    return fail (error, ET_ERROR_INVALID_ARGUMENT, "profiler registered by %s lacks a required function",
                  owner_name ());
   if (profiler->abi_version != ET_PLUGIN_ABI_VERSION)
-    return fail (ET_ERROR_NOT_SUPPORTED, "profiler %s from %s uses plug-in ABI %u, the runtime has %u",
+    return fail (error, ET_ERROR_NOT_SUPPORTED, "profiler %s from %s uses plug-in ABI %u, the runtime has %u",
                  profiler->name, owner_name (), profiler->abi_version, ET_PLUGIN_ABI_VERSION);
   g_mutex_lock (&registry->lock);
   if (registry->profiler != NULL)
-    result = fail (ET_ERROR_REGISTRATION_ALREADY_REGISTERED, "a profiler is registered twice: by %s and by %s",
+    result = fail (error, ET_ERROR_REGISTRATION_ALREADY_REGISTERED, "a profiler is registered twice: by %s and by %s",
                    registry->profiler_owner, owner_name ());
   else
     {
@@ -396,11 +392,9 @@ _et_registry_plugin_state (const char *name)
 }
 
 static EtError
-plugin_fail (char *message, size_t size, EtError code, const char *text)
+plugin_fail (EtErrorContext *error, EtError code, const char *text)
 {
-  if (message != NULL && size > 0)
-    g_strlcpy (message, text, size);
-  return code;
+  return et_error_context_fail (error, code, "%s", text);
 }
 
 /* States are read by list_plugins from any thread: change them under the lock. */
@@ -429,22 +423,22 @@ descriptor_file (const EtPluginDesc *desc)
 static GRecMutex plugin_init_lock;
 
 EtError
-et_registry_add_plugin (const EtPluginDesc *desc, char *error_message, size_t error_message_size)
+et_registry_add_plugin (const EtPluginDesc *desc, EtErrorContext *error)
 {
   EtRegistry *registry = _et_registry ();
   g_autofree char *text = NULL;
   PluginEntry *entry;
-  char init_message[512] = "";
+  EtErrorContext init_error = { ET_OK, NULL };
   EtError result = ET_OK;
 
   if (desc == NULL || desc->name == NULL)
-    return plugin_fail (error_message, error_message_size, ET_ERROR_INVALID_ARGUMENT,
+    return plugin_fail (error, ET_ERROR_INVALID_ARGUMENT,
                         "plug-in descriptor has no name");
   if (desc->abi_version != ET_PLUGIN_ABI_VERSION)
     {
       text = g_strdup_printf ("plug-in %s uses plug-in ABI %u, the runtime has %u", desc->name,
                               desc->abi_version, ET_PLUGIN_ABI_VERSION);
-      return plugin_fail (error_message, error_message_size, ET_ERROR_NOT_SUPPORTED, text);
+      return plugin_fail (error, ET_ERROR_NOT_SUPPORTED, text);
     }
 
   g_rec_mutex_lock (&plugin_init_lock);
@@ -478,7 +472,7 @@ et_registry_add_plugin (const EtPluginDesc *desc, char *error_message, size_t er
   if (result != ET_OK)
     {
       g_rec_mutex_unlock (&plugin_init_lock);
-      return plugin_fail (error_message, error_message_size, result, text);
+      return plugin_fail (error, result, text);
     }
 
   if (desc->probe != NULL && desc->probe () <= 0)
@@ -489,21 +483,22 @@ et_registry_add_plugin (const EtPluginDesc *desc, char *error_message, size_t er
       gboolean ok;
 
       g_private_set (&current_owner, (gpointer) desc->name);
-      ok = desc->init != NULL && desc->init (registry, init_message, sizeof init_message);
+      ok = desc->init != NULL && desc->init (registry, &init_error);
       g_private_set (&current_owner, (gpointer) previous);
       if (ok)
         set_state (registry, entry, g_strdup ("loaded"));
       else
         {
-          if (init_message[0] == '\0')
-            g_strlcpy (init_message, et_registry_last_message (registry), sizeof init_message);
-          set_state (registry, entry, g_strdup_printf ("failed: %s", init_message));
-          text = g_strdup_printf ("plug-in %s failed to initialise: %s", desc->name, init_message);
+          const char *why = init_error.message != NULL ? init_error.message : "no reason given";
+
+          set_state (registry, entry, g_strdup_printf ("failed: %s", why));
+          text = g_strdup_printf ("plug-in %s failed to initialise: %s", desc->name, why);
           result = ET_ERROR_INTERNAL;
         }
+      _et_error_context_clear (&init_error);
     }
   g_rec_mutex_unlock (&plugin_init_lock);
   if (result != ET_OK)
-    return plugin_fail (error_message, error_message_size, result, text);
+    return plugin_fail (error, result, text);
   return ET_OK;
 }

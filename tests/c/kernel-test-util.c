@@ -10,10 +10,11 @@
 void
 register_kernels_plugin (void)
 {
-  char message[256];
+  EtErrorContext *error = et_error_context_new ();
 
-  if (et_registry_add_plugin (executorch_kernels_get_plugin (), message, sizeof message) != ET_OK)
-    g_error ("cannot register the kernels plug-in: %s", message);
+  if (et_registry_add_plugin (executorch_kernels_get_plugin (), error) != ET_OK)
+    g_error ("cannot register the kernels plug-in: %s", et_error_context_message (error));
+  et_error_context_free (error);
 }
 
 /* ---- Tensors ---- */
@@ -213,7 +214,8 @@ tensor_list_init (TensorList *l, uint32_t n, Tensor **items, bool optional)
 
 /* ---- Calling kernels ---- */
 
-char last_message[256];
+static EtErrorContext *call_error;
+const char *last_message = "";
 
 EtError
 call (const char *name, EtValue **args, uint32_t n_args)
@@ -221,8 +223,11 @@ call (const char *name, EtValue **args, uint32_t n_args)
   const EtKernel *k = et_registry_find_kernel (et_registry_get_default (), name);
   if (k == NULL)
     g_error ("kernel %s is not registered", name);
-  last_message[0] = '\0';
-  EtError err = et_kernel_call (k, args, n_args, last_message, sizeof last_message);
+  /* One context for the process: last_message stays readable until the next call. */
+  if (call_error == NULL)
+    call_error = et_error_context_new ();
+  EtError err = et_kernel_call (k, args, n_args, call_error);
+  last_message = err != ET_OK ? et_error_context_message (call_error) : "";
   if (err != ET_OK)
     g_test_message ("%s failed (0x%x): %s", name, err, last_message);
   return err;

@@ -76,7 +76,8 @@ void tensor_list_init (TensorList *l, uint32_t n, Tensor **items, bool optional)
 /* ---- Calling kernels ---- */
 
 /* The message of the last call(), empty when it gave none. */
-extern char last_message[256];
+/* The message of the last failed call() ("" after a success). */
+extern const char *last_message;
 
 /* Calls the registered kernel @name (a test error when there is none);
  * a failure's code and message go to the test log. */

@@ -74,7 +74,7 @@ test_planned_on_device (void)
 
   static const EtKernel add = { "aten::add.out", fake_device_add, NULL };
 
-  g_assert_cmpint (et_registry_add_kernels (et_registry_get_default (), &add, 1), ==, ET_OK);
+  g_assert_cmpint (et_registry_add_kernels (et_registry_get_default (), &add, 1, NULL), ==, ET_OK);
   memset (&fake_cuda_counts, 0, sizeof fake_cuda_counts);
   method = _et_method_load (program, "forward", &error);
   g_assert_no_error (error);
@@ -136,11 +136,16 @@ test_routing (void)
   char host[16] = "0123456789abcde", back[16] = { 0 };
   void *device;
 
-  g_assert_cmpint (et_registry_add_device_allocator (et_registry_get_default (), &fake_cuda_allocator), ==, ET_OK);
+  g_assert_cmpint (et_registry_add_device_allocator (et_registry_get_default (), &fake_cuda_allocator, NULL), ==, ET_OK);
   /* A second allocator for the same type names both owners. */
-  g_assert_cmpint (et_registry_add_device_allocator (et_registry_get_default (), &fake_cuda_allocator), ==,
-                   ET_ERROR_REGISTRATION_ALREADY_REGISTERED);
-  g_assert_nonnull (strstr (et_registry_last_message (et_registry_get_default ()), "cuda"));
+  {
+    EtErrorContext *twice = et_error_context_new ();
+    g_assert_cmpint (et_registry_add_device_allocator (et_registry_get_default (), &fake_cuda_allocator, twice), ==,
+                     ET_ERROR_REGISTRATION_ALREADY_REGISTERED);
+    g_assert_cmpint (et_error_context_code (twice), ==, ET_ERROR_REGISTRATION_ALREADY_REGISTERED);
+    g_assert_nonnull (strstr (et_error_context_message (twice), "cuda"));
+    et_error_context_free (twice);
+  }
 
   memset (&fake_cuda_counts, 0, sizeof fake_cuda_counts);
   device = _et_device_alloc (ET_DEVICE_CUDA, 1, 16, 64, &error);

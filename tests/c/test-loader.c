@@ -46,12 +46,12 @@ test_add_kernel (EtKernelContext *context, EtValue **args, uint32_t n_args)
 
   if (n_args != 5 || args[0]->tag != ET_VALUE_TENSOR || args[1]->tag != ET_VALUE_TENSOR ||
       args[3]->tag != ET_VALUE_TENSOR || !et_value_to_double (args[2], &alpha))
-    return et_kernel_context_fail (context, ET_ERROR_INVALID_ARGUMENT, "bad arguments");
+    return et_error_context_fail (et_kernel_context_error (context), ET_ERROR_INVALID_ARGUMENT, "bad arguments");
   a = args[0]->u.tensor;
   b = args[1]->u.tensor;
   out = args[3]->u.tensor;
   if (a->numel != b->numel || et_tensor_resize (out, a->ndim, a->sizes) != ET_OK)
-    return et_kernel_context_fail (context, ET_ERROR_INVALID_ARGUMENT, "shape mismatch");
+    return et_error_context_fail (et_kernel_context_error (context), ET_ERROR_INVALID_ARGUMENT, "shape mismatch");
   for (int64_t i = 0; i < a->numel; i++)
     ((float *) out->data)[i] = ((float *) a->data)[i] + (float) alpha * ((float *) b->data)[i];
   return ET_OK;
@@ -65,7 +65,7 @@ register_test_kernels (void)
 
   if (g_once_init_enter (&done))
     {
-      g_assert_cmpint (et_registry_add_kernels (et_registry_get_default (), kernels, 1), ==, ET_OK);
+      g_assert_cmpint (et_registry_add_kernels (et_registry_get_default (), kernels, 1, NULL), ==, ET_OK);
       g_once_init_leave (&done, 1);
     }
 }
@@ -259,7 +259,7 @@ count_folded (const char *name)
   guint folded = 0, seen = 0;
 
   if (et_registry_find_kernel (et_registry_get_default (), stubs[0].name) == NULL)
-    g_assert_cmpint (et_registry_add_kernels (et_registry_get_default (), stubs, G_N_ELEMENTS (stubs)), ==, ET_OK);
+    g_assert_cmpint (et_registry_add_kernels (et_registry_get_default (), stubs, G_N_ELEMENTS (stubs), NULL), ==, ET_OK);
   program = _et_program_load (bytes, NULL, 0, &error);
   g_assert_no_error (error);
   method = _et_method_load (program, "forward", &error);
@@ -348,7 +348,7 @@ test_missing_operator_plugin_loaded (void)
       g_autoptr (GBytes) bytes = model ("mlp/mlp.pte");
       g_autoptr (GError) error = NULL;
 
-      g_assert_cmpint (et_registry_add_plugin (&empty_kernels, NULL, 0), ==, ET_OK);
+      g_assert_cmpint (et_registry_add_plugin (&empty_kernels, NULL), ==, ET_OK);
       g_assert_false (load_everything (bytes, NULL, &error));
       g_assert_error (error, EXECUTORCH_ERROR, ET_ERROR_OPERATOR_MISSING);
       g_assert_true (g_str_has_suffix (error->message, "aten::relu.out (no installed library provides them)"));
@@ -539,7 +539,7 @@ test_delegate_payload (gconstpointer data)
 
   if (g_once_init_enter (&registered))
     {
-      g_assert_cmpint (et_registry_add_backend (et_registry_get_default (), &fake_backend), ==, ET_OK);
+      g_assert_cmpint (et_registry_add_backend (et_registry_get_default (), &fake_backend, NULL), ==, ET_OK);
       g_once_init_leave (&registered, 1);
     }
   memset (&fake_state, 0, sizeof fake_state);

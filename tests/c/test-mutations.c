@@ -1028,11 +1028,11 @@ register_fake_backend (void)
       backends = executorch_list_backends ();
       for (guint i = 0; i < G_N_ELEMENTS (fake_backends); i++)
         if (!g_strv_contains ((const char *const *) backends, fake_backends[i].id))
-          g_assert_cmpint (et_registry_add_backend (et_registry_get_default (), &fake_backends[i]), ==, ET_OK);
+          g_assert_cmpint (et_registry_add_backend (et_registry_get_default (), &fake_backends[i], NULL), ==, ET_OK);
       g_strfreev (backends);
       backends = executorch_list_device_types ();
       if (!g_strv_contains ((const char *const *) backends, "cuda"))
-        g_assert_cmpint (et_registry_add_device_allocator (et_registry_get_default (), &fake_allocator), ==, ET_OK);
+        g_assert_cmpint (et_registry_add_device_allocator (et_registry_get_default (), &fake_allocator, NULL), ==, ET_OK);
       g_once_init_leave (&done, 1);
     }
 }

@@ -28,7 +28,7 @@ test_add_kernel (EtKernelContext *context, EtValue **args, uint32_t n_args)
 
   if (n_args != 5 || args[0]->tag != ET_VALUE_TENSOR || args[1]->tag != ET_VALUE_TENSOR ||
       args[4]->tag != ET_VALUE_TENSOR)
-    return et_kernel_context_fail (context, ET_ERROR_INVALID_ARGUMENT, "bad arguments");
+    return et_error_context_fail (et_kernel_context_error (context), ET_ERROR_INVALID_ARGUMENT, "bad arguments");
   a = args[0]->u.tensor;
   b = args[1]->u.tensor;
   out = args[4]->u.tensor;
@@ -45,7 +45,7 @@ register_kernels (void)
 
   if (g_once_init_enter (&done))
     {
-      g_assert_cmpint (et_registry_add_kernels (et_registry_get_default (), kernels, 1), ==, ET_OK);
+      g_assert_cmpint (et_registry_add_kernels (et_registry_get_default (), kernels, 1, NULL), ==, ET_OK);
       g_once_init_leave (&done, 1);
     }
 }
@@ -372,7 +372,7 @@ test_delegate (void)
   Summary summary;
   gsize size;
 
-  g_assert_cmpint (et_registry_add_backend (et_registry_get_default (), &fake_backend), ==, ET_OK);
+  g_assert_cmpint (et_registry_add_backend (et_registry_get_default (), &fake_backend, NULL), ==, ET_OK);
   _etp_session_set_clock (session, fake_clock, &now);
   program = _et_program_load (bytes, NULL, 0, &error);
   g_assert_no_error (error);
@@ -478,7 +478,7 @@ test_abi (void)
   g_assert_cmpuint (sizeof (EtProfiler), ==, 120);
   g_assert_cmpuint (G_STRUCT_OFFSET (EtProfiler, write_debug_buffer), ==, 80);
   g_assert_cmpuint (sizeof (EtEventRecord), ==, 64);
-  g_assert_cmpuint (ET_PLUGIN_ABI_VERSION, ==, 1);
+  g_assert_cmpuint (ET_PLUGIN_ABI_VERSION, ==, 2);
 }
 
 int

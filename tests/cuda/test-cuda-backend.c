@@ -504,15 +504,16 @@ test_elf_hostile (void)
 int
 main (int argc, char **argv)
 {
-  char message[256];
+  EtErrorContext *error = et_error_context_new ();
 
   g_test_init (&argc, &argv, NULL);
   device_blocks = g_hash_table_new (NULL, NULL);
   _executorch_cuda_set_ops (&host_ops);
-  if (et_registry_add_plugin (executorch_kernels_get_plugin (), message, sizeof message) != ET_OK ||
-      et_registry_add_device_allocator (et_registry_get_default (), &fake_allocator) != ET_OK ||
-      et_registry_add_backend (et_registry_get_default (), &_executorch_cuda_backend) != ET_OK)
-    g_error ("registration failed: %s %s", message, et_registry_last_message (et_registry_get_default ()));
+  if (et_registry_add_plugin (executorch_kernels_get_plugin (), error) != ET_OK ||
+      et_registry_add_device_allocator (et_registry_get_default (), &fake_allocator, error) != ET_OK ||
+      et_registry_add_backend (et_registry_get_default (), &_executorch_cuda_backend, error) != ET_OK)
+    g_error ("registration failed: %s", et_error_context_message (error));
+  et_error_context_free (error);
   g_test_add_func ("/cuda/backend/run", test_run);
   g_test_add_func ("/cuda/backend/two-models", test_two_models);
   g_test_add_func ("/cuda/backend/caller-stream", test_caller_stream);

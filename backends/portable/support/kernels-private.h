@@ -32,7 +32,7 @@
 #define KERNEL_N_ELEMENTS(arr) (sizeof (arr) / sizeof ((arr)[0]))
 
 /* Attaches a message to @ctx and evaluates to @code. */
-#define KERNEL_FAIL(ctx, code, ...) (et_kernel_context_failf ((ctx), (code), __VA_ARGS__), (code))
+#define KERNEL_FAIL(ctx, code, ...) et_error_context_fail (et_kernel_context_error (ctx), (code), __VA_ARGS__)
 
 /* Kernel tables, one per source file; plugin.c registers them all. */
 extern const EtKernel _executorch_binary_kernels[];

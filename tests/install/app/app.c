@@ -87,9 +87,10 @@ main (int argc, char **argv)
   };
   for (gsize i = 0; i < G_N_ELEMENTS (linked); i++)
     {
-      char message[256] = "";
-      if (et_registry_add_plugin (linked[i], message, sizeof message) != ET_OK)
-        return fprintf (stderr, "app: plug-in %s: %s\n", linked[i]->name, message), 1;
+      EtErrorContext *plugin_error = et_error_context_new ();
+      if (et_registry_add_plugin (linked[i], plugin_error) != ET_OK)
+        return fprintf (stderr, "app: plug-in %s: %s\n", linked[i]->name, et_error_context_message (plugin_error)), 1;
+      et_error_context_free (plugin_error);
       printf ("linked plug-in %s %s (%s)\n", linked[i]->name, linked[i]->version, linked[i]->package);
     }
 

@@ -67,18 +67,19 @@ main (int argc, char **argv)
   g_autoptr (ExecutorchMethod) method = NULL;
   g_autoptr (GPtrArray) inputs = g_ptr_array_new_with_free_func (g_object_unref);
   g_autoptr (GPtrArray) outputs = NULL;
-  char message[512] = "";
+  EtErrorContext *registration_error = et_error_context_new ();
 
   if (argc < 3)
     {
       fprintf (stderr, "usage: %s PROGRAM.pte OUT_PREFIX TYPE:D0,D1,...:INPUT.bin ...\n", argv[0]);
       return 2;
     }
-  if (et_registry_add_plugin (executorch_kernels_quantized_get_plugin (), message, sizeof message) != ET_OK)
+  if (et_registry_add_plugin (executorch_kernels_quantized_get_plugin (), registration_error) != ET_OK)
     {
-      fprintf (stderr, "registering the quantized kernels: %s\n", message);
+      fprintf (stderr, "registering the quantized kernels: %s\n", et_error_context_message (registration_error));
       return 1;
     }
+  et_error_context_free (registration_error);
   for (int i = 3; i < argc; i++)
     {
       ExecutorchTensor *t = parse_input (argv[i], &error);

@@ -15,8 +15,6 @@ static EtError
 device_copy (EtKernelContext *ctx, EtValue **args, uint32_t n_args, bool to_device)
 {
   EtTensor *self, *out;
-  char message[256] = "";
-  EtError code;
 
   /* self, out, and the return slot (the same tensor as out). */
   if (n_args != 2 && n_args != 3)
@@ -34,11 +32,8 @@ device_copy (EtKernelContext *ctx, EtValue **args, uint32_t n_args, bool to_devi
   if (et_tensor_resize (out, self->ndim, self->sizes) != ET_OK)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "out cannot take the sizes of self (%zu bytes)",
                         self->nbytes);
-  code = et_device_copy (out->device_type, out->device_index, out->data, self->device_type, self->device_index,
-                         self->data, self->nbytes, message, sizeof message);
-  if (code != ET_OK)
-    return KERNEL_FAIL (ctx, code, "%s", message);
-  return ET_OK;
+  return et_device_copy (out->device_type, out->device_index, out->data, self->device_type, self->device_index,
+                         self->data, self->nbytes, et_kernel_context_error (ctx));
 }
 
 static EtError
