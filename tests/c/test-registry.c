@@ -75,6 +75,48 @@ test_program_without_setup (void)
   g_assert_nonnull (method);
 }
 
+/* A plug-in built for ABI 1 (fixed-size message buffers) is refused, by name. */
+static void
+test_old_abi_refused (void)
+{
+  static const EtPluginDesc old = { .abi_version = 1, .name = "old-kernels", .kind = ET_PLUGIN_KERNELS };
+  EtErrorContext *error = et_error_context_new ();
+
+  g_assert_cmpint (et_registry_add_plugin (&old, error), ==, ET_ERROR_NOT_SUPPORTED);
+  g_assert_cmpint (et_error_context_code (error), ==, ET_ERROR_NOT_SUPPORTED);
+  g_assert_nonnull (strstr (et_error_context_message (error), "plug-in old-kernels uses plug-in ABI 1"));
+  et_error_context_free (error);
+}
+
+#define LONG_MESSAGE_LENGTH 3000
+
+static EtError
+long_failure (EtKernelContext *context, EtValue **args, uint32_t n_args)
+{
+  char *text = g_strnfill (LONG_MESSAGE_LENGTH, 'x');
+  EtError code = et_error_context_fail (et_kernel_context_error (context), ET_ERROR_INVALID_ARGUMENT, "%s!", text);
+
+  g_free (text);
+  return code;
+}
+
+/* What a kernel says arrives whole, however long (ABI 1 cut it at 255 bytes). */
+static void
+test_message_not_cut (void)
+{
+  static const EtKernel kernel = { "test::long_failure", long_failure, NULL };
+  EtErrorContext *error = et_error_context_new ();
+  const char *message;
+
+  g_assert_cmpint (et_error_context_code (error), ==, ET_OK);
+  g_assert_cmpstr (et_error_context_message (error), ==, "");
+  g_assert_cmpint (et_kernel_call (&kernel, NULL, 0, error), ==, ET_ERROR_INVALID_ARGUMENT);
+  message = et_error_context_message (error);
+  g_assert_cmpuint (strlen (message), ==, LONG_MESSAGE_LENGTH + 1);
+  g_assert_true (g_str_has_suffix (message, "x!"));
+  et_error_context_free (error);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -82,5 +124,7 @@ main (int argc, char **argv)
   g_test_add_func ("/registry/plugin/linked-and-discovered-once", test_linked_and_discovered_once);
   g_test_add_func ("/registry/kernel/duplicate-names-both-owners", test_duplicate_operator_names_both_owners);
   g_test_add_func ("/registry/program/loads-after-discovery", test_program_without_setup);
+  g_test_add_func ("/registry/plugin/old-abi-refused", test_old_abi_refused);
+  g_test_add_func ("/registry/error/message-not-cut", test_message_not_cut);
   return g_test_run ();
 }
