@@ -325,7 +325,7 @@ test_missing_operator (void)
 }
 
 static bool
-register_nothing (EtRegistry *registry, char *error_message, size_t error_message_size)
+register_nothing (EtRegistry *registry, EtErrorContext *error)
 {
   return true;
 }

@@ -32,7 +32,9 @@
 #define KERNEL_N_ELEMENTS(arr) (sizeof (arr) / sizeof ((arr)[0]))
 
 /* Attaches a message to @ctx and evaluates to @code. */
-#define KERNEL_FAIL(ctx, code, ...) et_error_context_fail (et_kernel_context_error (ctx), (code), __VA_ARGS__)
+/* (code) again, not the call's result, so the compiler sees the failure. */
+#define KERNEL_FAIL(ctx, code, ...) \
+  (et_error_context_fail (et_kernel_context_error (ctx), (code), __VA_ARGS__), (code))
 
 /* Kernel tables, one per source file; plugin.c registers them all. */
 extern const EtKernel _executorch_binary_kernels[];
