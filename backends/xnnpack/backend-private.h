@@ -6,6 +6,11 @@
 
 #include <glib.h>
 
+#ifndef EXECUTORCH_USE_UNSTABLE_PLUGIN_API
+#define EXECUTORCH_USE_UNSTABLE_PLUGIN_API 1
+#endif
+#include "executorch-plugin.h"
+
 #include "payload-reader.h"
 
 /* Error codes of this domain are EtError values. */
@@ -34,10 +39,9 @@ void xb_host_run (const XbGraph *graph, const XbNode *node, const XbShape *shape
  * the tests and the fuzz target: parse, check, build. */
 void *xb_delegate_new (const void *processed, size_t size, XbNamedDataFunc named,
                        gpointer named_data, GError **error);
-/* Binds @args (EtValue **) and runs; @message gets the reason on failure.
+/* Binds @args (EtValue **) and runs; @report gets the reason on failure.
  * Returns an EtError. */
-int xb_delegate_execute (void *handle, void *args, uint32_t n_args, char *message,
-                         size_t message_size);
+int xb_delegate_execute (void *handle, void *args, uint32_t n_args, EtErrorContext *report);
 void xb_delegate_free (void *handle);
 const XbGraph *xb_delegate_get_graph (void *handle);
 const XbShape *xb_delegate_get_shapes (void *handle);

@@ -502,7 +502,7 @@ static EtError
 fail_init (EtBackendInitContext *context, GError *error)
 {
   EtError code = error->domain == XB_ERROR ? (EtError) error->code : ET_ERROR_INTERNAL;
-  et_backend_init_context_fail (context, code, error->message);
+  et_error_context_fail (et_backend_init_context_error (context), code, "%s", error->message);
   g_error_free (error);
   return code;
 }
@@ -572,12 +572,11 @@ scalar_for (int datatype)
   }
 }
 
-static int execute_locked (Delegate *d, EtValue **args, uint32_t n_args, char *message,
-                           size_t message_size, gboolean pool_changed);
+static int execute_locked (Delegate *d, EtValue **args, uint32_t n_args, EtErrorContext *report,
+                           gboolean pool_changed);
 
 int
-xb_delegate_execute (void *handle, void *args_ptr, uint32_t n_args, char *message,
-                     size_t message_size)
+xb_delegate_execute (void *handle, void *args_ptr, uint32_t n_args, EtErrorContext *report)
 {
   Delegate *d = handle;
   /* The pool cannot be resized while held; a resize since the last run
@@ -585,14 +584,13 @@ xb_delegate_execute (void *handle, void *args_ptr, uint32_t n_args, char *messag
   struct pthreadpool *pool = executorch_threadpool_acquire_pthreadpool ();
   gboolean changed = pool != d->pool;
   d->pool = pool;
-  int code = execute_locked (d, args_ptr, n_args, message, message_size, changed);
+  int code = execute_locked (d, args_ptr, n_args, report, changed);
   executorch_threadpool_release_pthreadpool ();
   return code;
 }
 
 static int
-execute_locked (Delegate *d, EtValue **args, uint32_t n_args, char *message, size_t message_size,
-                gboolean pool_changed)
+execute_locked (Delegate *d, EtValue **args, uint32_t n_args, EtErrorContext *report, gboolean pool_changed)
 {
   XbGraph *g = d->graph;
   gboolean reshaped = FALSE;
@@ -603,23 +601,20 @@ execute_locked (Delegate *d, EtValue **args, uint32_t n_args, char *message, siz
     if (!val->flags)
       continue;
     if (val->external_id >= n_args || args[val->external_id]->tag != ET_VALUE_TENSOR) {
-      g_snprintf (message, message_size, "XNNPACK: external value %u is argument %u, which is not "
+      return et_error_context_fail (report, ET_ERROR_INVALID_ARGUMENT, "XNNPACK: external value %u is argument %u, which is not "
                   "a tensor (%u arguments)", v, val->external_id, n_args);
-      return ET_ERROR_INVALID_ARGUMENT;
     }
     EtTensor *t = args[val->external_id]->u.tensor;
     if (t->scalar_type != scalar_for (val->datatype) || t->device_type != ET_DEVICE_CPU) {
-      g_snprintf (message, message_size, "XNNPACK: argument %u is %s, the graph expects %s",
+      return et_error_context_fail (report, ET_ERROR_INVALID_ARGUMENT, "XNNPACK: argument %u is %s, the graph expects %s",
                   val->external_id, et_scalar_type_name (t->scalar_type),
                   xb_datatype_name (val->datatype));
-      return ET_ERROR_INVALID_ARGUMENT;
     }
     if (!(val->flags & 1))
       continue;
     if (t->ndim != d->shapes[v].ndim) {
-      g_snprintf (message, message_size, "XNNPACK: input argument %u has %u dims, expected %u",
+      return et_error_context_fail (report, ET_ERROR_INVALID_ARGUMENT, "XNNPACK: input argument %u has %u dims, expected %u",
                   val->external_id, t->ndim, d->shapes[v].ndim);
-      return ET_ERROR_INVALID_ARGUMENT;
     }
     for (uint32_t e = 0; e < t->ndim; e++) {
       size_t phys = (size_t) t->sizes[t->dim_order[e] < t->ndim ? t->dim_order[e] : 0];
@@ -632,7 +627,7 @@ execute_locked (Delegate *d, EtValue **args, uint32_t n_args, char *message, siz
   if (reshaped || pool_changed) {
     GError *error = NULL;
     if (!infer_shapes (d, FALSE, &error) || !build (d, &error)) {
-      g_snprintf (message, message_size, "XNNPACK: new input shapes: %s", error->message);
+      et_error_context_fail (report, ET_ERROR_INVALID_ARGUMENT, "XNNPACK: new input shapes: %s", error->message);
       g_clear_error (&error);
       /* Back to the shapes that worked; unusable only if even that fails. */
       memcpy (d->shapes, d->good_shapes, sizeof (XbShape) * g->n_values);
@@ -645,8 +640,7 @@ execute_locked (Delegate *d, EtValue **args, uint32_t n_args, char *message, siz
     memcpy (d->good_shapes, d->shapes, sizeof (XbShape) * g->n_values);
   }
   if (d->n_steps == 0 && g->n_nodes > 0) {
-    g_snprintf (message, message_size, "XNNPACK: the delegate failed to rebuild");
-    return ET_ERROR_INVALID_STATE;
+    return et_error_context_fail (report, ET_ERROR_INVALID_STATE, "XNNPACK: the delegate failed to rebuild");
   }
   /* Outputs: resize to the inferred shapes (mapped back through dim order). */
   for (uint32_t v = 0; v < g->n_values; v++) {
@@ -656,17 +650,15 @@ execute_locked (Delegate *d, EtValue **args, uint32_t n_args, char *message, siz
     EtTensor *t = args[val->external_id]->u.tensor;
     const XbShape *s = &d->shapes[v];
     if (t->ndim != s->ndim) {
-      g_snprintf (message, message_size, "XNNPACK: output argument %u has %u dims, the graph %u",
+      return et_error_context_fail (report, ET_ERROR_INVALID_ARGUMENT, "XNNPACK: output argument %u has %u dims, the graph %u",
                   val->external_id, t->ndim, s->ndim);
-      return ET_ERROR_INVALID_ARGUMENT;
     }
     int64_t sizes[ET_MAX_DIMS];
     for (uint32_t e = 0; e < s->ndim; e++)
       sizes[t->dim_order[e] < t->ndim ? t->dim_order[e] : 0] = (int64_t) s->dims[e];
     EtError code = et_tensor_resize (t, t->ndim, sizes);
     if (code != ET_OK) {
-      g_snprintf (message, message_size, "XNNPACK: cannot resize output argument %u", val->external_id);
-      return code;
+      return et_error_context_fail (report, code, "XNNPACK: cannot resize output argument %u", val->external_id);
     }
   }
   for (uint32_t v = 0; v < g->n_values; v++) {
@@ -676,9 +668,8 @@ execute_locked (Delegate *d, EtValue **args, uint32_t n_args, char *message, siz
     else if (val->flags) {
       EtTensor *t = args[val->external_id]->u.tensor;
       if (t->data == NULL || t->nbytes < value_bytes (d, v)) {
-        g_snprintf (message, message_size, "XNNPACK: argument %u has %zu bytes, the graph needs %zu",
+        return et_error_context_fail (report, ET_ERROR_INVALID_ARGUMENT, "XNNPACK: argument %u has %zu bytes, the graph needs %zu",
                     val->external_id, t->nbytes, value_bytes (d, v));
-        return ET_ERROR_INVALID_ARGUMENT;
       }
       d->ptr[v] = t->data;
     } else
@@ -707,9 +698,8 @@ execute_locked (Delegate *d, EtValue **args, uint32_t n_args, char *message, siz
     }
     if (st != xnn_status_success) {
       s->bound = FALSE;
-      g_snprintf (message, message_size, "XNNPACK: running nodes %u..%u failed (%s)", s->first,
+      return et_error_context_fail (report, ET_ERROR_INTERNAL, "XNNPACK: running nodes %u..%u failed (%s)", s->first,
                   s->end - 1, status_name (st));
-      return ET_ERROR_INTERNAL;
     }
   }
   return ET_OK;
@@ -737,11 +727,7 @@ static EtError
 backend_execute (void *user_data, EtBackendExecuteContext *context, void *handle, EtValue **args,
                  uint32_t n_args)
 {
-  char message[512] = "";
-  EtError code = xb_delegate_execute (handle, args, n_args, message, sizeof message);
-  if (code != ET_OK)
-    et_backend_execute_context_fail (context, code, message);
-  return code;
+  return xb_delegate_execute (handle, args, n_args, et_backend_execute_context_error (context));
 }
 
 static void
@@ -760,13 +746,9 @@ static const EtBackend xnnpack_backend = {
 };
 
 static bool
-plugin_init (EtRegistry *registry, char *message, size_t size)
+plugin_init (EtRegistry *registry, EtErrorContext *error)
 {
-  if (et_registry_add_backend (registry, &xnnpack_backend) != ET_OK) {
-    g_strlcpy (message, et_registry_last_message (registry), size);
-    return false;
-  }
-  return true;
+  return et_registry_add_backend (registry, &xnnpack_backend, error) == ET_OK;
 }
 
 ET_PLUGIN_EXPORT const EtPluginDesc *

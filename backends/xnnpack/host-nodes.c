@@ -267,7 +267,7 @@ bmm_with_kernel (size_t batch, size_t m, size_t k, size_t nn, const float *a, co
   plain_tensor (&tb, &vb, (float *) b, (int64_t) batch, (int64_t) k, (int64_t) nn);
   plain_tensor (&to, &vo, out, (int64_t) batch, (int64_t) m, (int64_t) nn);
   EtValue *args[] = { &va, &vb, &vo, &vo };
-  return et_kernel_call (kernel, args, 4, NULL, 0) == ET_OK;
+  return et_kernel_call (kernel, args, 4, NULL) == ET_OK;
 }
 
 static void

@@ -59,10 +59,11 @@ xb_delegate_run_zeros (void *handle)
     values[val->external_id].tag = ET_VALUE_TENSOR;
     values[val->external_id].u.tensor = t;
   }
-  char message[512] = "";
-  int code = xb_delegate_execute (handle, args, n_args, message, sizeof message);
+  EtErrorContext *report = et_error_context_new ();
+  int code = xb_delegate_execute (handle, args, n_args, report);
   if (code != ET_OK)
-    g_assert (message[0] != '\0');
+    g_assert (et_error_context_message (report)[0] != '\0');
+  et_error_context_free (report);
   for (uint32_t a = 0; a < n_args; a++)
     g_free (blocks[a]);
   g_free (blocks);
