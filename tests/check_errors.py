@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Fails when the GObject layer builds a GError past the one helper.
+"""Fails when the library builds a GError past the one helper.
 
 Usage: check_errors.py SOURCE_ROOT
 
@@ -15,8 +15,8 @@ g_error_copy) is fine.
 A message must not end with a bare numeric code, "... (%d)": the code is in
 the GError already, and the words say what it means.
 
-The engine (libexecutorch/engine/) is reported, not checked, until its own
-direct calls are gone: add it to STRICT then.
+The engine (libexecutorch/engine/) is checked too; ALLOWED names the one
+file that may keep its own calls, and how many.
 """
 
 import os
@@ -24,8 +24,11 @@ import re
 import sys
 
 HELPER = os.path.join("libexecutorch", "engine", "error.c")
-STRICT = ["libexecutorch"]
-REPORTED = [os.path.join("libexecutorch", "engine")]
+STRICT = ["libexecutorch", os.path.join("libexecutorch", "engine")]
+REPORTED = []
+# The FlatBuffers reader is also compiled into the XNNPACK plug-in, which
+# cannot reach the engine's private helper: it keeps one call of its own.
+ALLOWED = {os.path.join("libexecutorch", "engine", "flatbuffer.c"): 1}
 
 BUILDERS = re.compile(
     r"\b(g_set_error(?:_literal)?|g_error_new(?:_literal|_valist)?|g_prefix_error(?:_literal)?"
@@ -72,8 +75,10 @@ def main():
             if name == HELPER:
                 continue
             checked += 1
-            failures += ["%s:%d: calls %s; use _et_set_error or _et_set_error_domain (engine/error.c)"
-                         % (name, line, what) for line, what in builder_calls(root, name)]
+            calls = builder_calls(root, name)
+            if len(calls) > ALLOWED.get(name, 0):
+                failures += ["%s:%d: calls %s; use _et_set_error or _et_set_error_domain (engine/error.c)"
+                             % (name, line, what) for line, what in calls]
             failures += ["%s:%d: a message ends with a bare code in brackets" % (name, line)
                          for line in bare_codes(root, name)]
     print("errors: %d files checked for direct GError builders" % checked)

@@ -56,7 +56,7 @@ load_manifest (const char *manifest_path, char **disabled, GError **error)
       (library = g_key_file_get_string (keys, "Plugin", "Library", &local_error)) == NULL ||
       (entry = g_key_file_get_string (keys, "Plugin", "Entry", &local_error)) == NULL)
     {
-      g_set_error (error, EXECUTORCH_PLUGIN_ERROR, EXECUTORCH_PLUGIN_ERROR_MANIFEST, "%s: %s", manifest_path,
+      _et_set_error_domain (error, EXECUTORCH_PLUGIN_ERROR, EXECUTORCH_PLUGIN_ERROR_MANIFEST, "%s: %s", manifest_path,
                    local_error->message);
       return FALSE;
     }
@@ -73,7 +73,7 @@ load_manifest (const char *manifest_path, char **disabled, GError **error)
   module = g_module_open (library_path, G_MODULE_BIND_LOCAL);
   if (module == NULL)
     {
-      g_set_error (error, EXECUTORCH_PLUGIN_ERROR, EXECUTORCH_PLUGIN_ERROR_OPEN, "plug-in %s: %s", name,
+      _et_set_error_domain (error, EXECUTORCH_PLUGIN_ERROR, EXECUTORCH_PLUGIN_ERROR_OPEN, "plug-in %s: %s", name,
                    g_module_error ());
       return FALSE;
     }
@@ -81,14 +81,14 @@ load_manifest (const char *manifest_path, char **disabled, GError **error)
   g_module_make_resident (module);
   if (!g_module_symbol (module, entry, (gpointer *) &get_desc) || get_desc == NULL)
     {
-      g_set_error (error, EXECUTORCH_PLUGIN_ERROR, EXECUTORCH_PLUGIN_ERROR_SYMBOL,
+      _et_set_error_domain (error, EXECUTORCH_PLUGIN_ERROR, EXECUTORCH_PLUGIN_ERROR_SYMBOL,
                    "plug-in %s: %s has no entry point %s", name, library_path, entry);
       return FALSE;
     }
   desc = get_desc ();
   if (desc == NULL || desc->abi_version != ET_PLUGIN_ABI_VERSION)
     {
-      g_set_error (error, EXECUTORCH_PLUGIN_ERROR, EXECUTORCH_PLUGIN_ERROR_ABI,
+      _et_set_error_domain (error, EXECUTORCH_PLUGIN_ERROR, EXECUTORCH_PLUGIN_ERROR_ABI,
                    "plug-in %s uses plug-in ABI %u, the runtime has %u", name,
                    desc != NULL ? desc->abi_version : 0, ET_PLUGIN_ABI_VERSION);
       return FALSE;
@@ -96,7 +96,7 @@ load_manifest (const char *manifest_path, char **disabled, GError **error)
   add_error = et_error_context_new ();
   added = et_registry_add_plugin (desc, add_error) == ET_OK;
   if (!added)
-    g_set_error (error, EXECUTORCH_PLUGIN_ERROR, EXECUTORCH_PLUGIN_ERROR_INIT, "%s",
+    _et_set_error_domain (error, EXECUTORCH_PLUGIN_ERROR, EXECUTORCH_PLUGIN_ERROR_INIT, "%s",
                  et_error_context_message (add_error));
   et_error_context_free (add_error);
   return added;
@@ -151,10 +151,10 @@ check_shadowed (const char *winner, const char *shadowed, char **disabled, gbool
                winner, second, shadowed);
       return;
     }
-  error = g_error_new (EXECUTORCH_PLUGIN_ERROR, EXECUTORCH_PLUGIN_ERROR_INIT,
-                       "plug-in %s is registered twice: by %s (%s) and by %s (%s) (duplicate registration; "
-                       "the second copy is not used)",
-                       name != NULL ? name : "?", first != NULL ? first : "?", winner, second, shadowed);
+  _et_set_error_domain (&error, EXECUTORCH_PLUGIN_ERROR, EXECUTORCH_PLUGIN_ERROR_INIT,
+                        "plug-in %s is registered twice: by %s (%s) and by %s (%s) (duplicate registration; "
+                        "the second copy is not used)",
+                        name != NULL ? name : "?", first != NULL ? first : "?", winner, second, shadowed);
   g_warning ("%s", error->message);
   g_ptr_array_add (discovery_errors, error);
 }

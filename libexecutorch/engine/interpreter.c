@@ -247,7 +247,7 @@ _et_method_execute_claimed (EtMethod *method, GCancellable *cancellable, GError 
             }
           if (cancellable != NULL && g_cancellable_is_cancelled (cancellable))
             {
-              g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_CANCELLED, "execution was cancelled");
+              _et_set_error_domain (error, G_IO_ERROR, G_IO_ERROR_CANCELLED, "execution was cancelled");
               ok = FALSE;
               break;
             }

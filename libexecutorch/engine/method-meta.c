@@ -248,7 +248,7 @@ _et_method_meta_build (EtProgram *program, EtFb *fb, EtFbTable plan, guint plan_
   if (!_et_fb_ok (fb))
     {
       if (meta->name[0] != '\0')
-        g_prefix_error (&fb->error, "method %s: ", meta->name);
+        _et_prefix_error (&fb->error, "method %s: ", meta->name);
       _et_method_meta_free (meta);
       return NULL;
     }

@@ -82,14 +82,14 @@ read_list (GKeyFile *keys, const char *key, GError **error)
     }
   if (n > MAX_LIST)
     {
-      g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE, "%s lists more than %d entries", key,
+      _et_set_error_domain (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE, "%s lists more than %d entries", key,
                    MAX_LIST);
       return NULL;
     }
   for (gsize i = 0; i < n; i++)
     if (!valid_word (list[i]))
       {
-        g_set_error (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE, "%s has an invalid entry", key);
+        _et_set_error_domain (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE, "%s has an invalid entry", key);
         return NULL;
       }
   return g_steal_pointer (&list);
@@ -106,7 +106,7 @@ read_part (const char *path, GError **error)
 
   if (g_stat (path, &st) != 0 || !S_ISREG (st.st_mode) || st.st_size > MAX_PART_BYTES)
     {
-      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "not a regular file of at most %d bytes",
+      _et_set_error_domain (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "not a regular file of at most %d bytes",
                    MAX_PART_BYTES);
       return NULL;
     }
@@ -114,7 +114,7 @@ read_part (const char *path, GError **error)
     return NULL;
   if (length > MAX_PART_BYTES || memchr (contents, '\0', length) != NULL)
     {
-      g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "not a text file of at most %d bytes", MAX_PART_BYTES);
+      _et_set_error_domain (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "not a text file of at most %d bytes", MAX_PART_BYTES);
       return NULL;
     }
   if (!g_key_file_load_from_data (keys, contents, length, G_KEY_FILE_NONE, error))
@@ -124,7 +124,7 @@ read_part (const char *path, GError **error)
   if (provider->plugin != NULL)
     provider->package = g_key_file_get_string (keys, "Part", "Package", error);
   if (provider->package != NULL && (!valid_word (provider->plugin) || !valid_word (provider->package)))
-    g_set_error_literal (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE, "invalid Name or Package");
+    _et_set_error_domain (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE, "invalid Name or Package");
   else if (provider->package != NULL && (provider->operators = read_list (keys, "Operators", error)) != NULL &&
            (provider->backends = read_list (keys, "Backends", error)) != NULL)
     {
