@@ -137,7 +137,7 @@ static void
 check_shadowed (const char *winner, const char *shadowed, char **disabled, gboolean overrides)
 {
   g_autofree char *name = NULL, *first = NULL, *second = NULL;
-  GError *error;
+  GError *error = NULL;
 
   second = manifest_library (shadowed, &name);
   if (second == NULL || (name != NULL && is_disabled (name, disabled)))
