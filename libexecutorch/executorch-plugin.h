@@ -421,6 +421,57 @@ typedef struct {
   void *reserved[4];
 } EtProfiler;
 
+/* ---- Load-time rewrites ---- */
+
+/* A method as it stands at the end of its load, before it first runs:
+ * valid only during the rewrite call it is handed to.  Instructions are
+ * numbered across the method's chains, in program order.  A rewrite may
+ * edit the EtTensor of any value it is not told is pinned (data,
+ * dim_order, strides, capacity and flags; the sizes are the program's) and
+ * replace an instruction's kernel; it must leave the method computing the
+ * same outputs.  Everything a rewrite changes is per method: the same
+ * rewrite may run for several methods at once, on several threads. */
+typedef struct EtMethodGraph EtMethodGraph;
+
+EXECUTORCH_AVAILABLE_IN_1_0
+uint32_t et_method_graph_n_instructions (const EtMethodGraph *graph);
+
+/* The kernel instruction @index calls, or NULL when it calls none (a
+ * delegate call, a move, a jump or a free) or @index is out of range. */
+EXECUTORCH_AVAILABLE_IN_1_0
+const EtKernel *et_method_graph_kernel (const EtMethodGraph *graph, uint32_t index);
+
+/* The arguments of kernel or delegate call @index, as the kernel will be
+ * handed them; NULL and *n_args = 0 for other instructions. */
+EXECUTORCH_AVAILABLE_IN_1_0
+EtValue **et_method_graph_args (const EtMethodGraph *graph, uint32_t index, uint32_t *n_args);
+
+/* Whether @value is used where a rewrite cannot follow it: a method input
+ * or output, moved to or from, freed, a jump condition, or an item of a
+ * list.  Its only other uses are as arguments of kernel and delegate calls.
+ * A value that is not one of the method's is pinned. */
+EXECUTORCH_AVAILABLE_IN_1_0
+bool et_method_graph_value_is_pinned (const EtMethodGraph *graph, const EtValue *value);
+
+/* Makes kernel instruction @index call @kernel, which must live as long
+ * as the process; error names and profiles use @kernel's name.  Fails with
+ * ET_ERROR_INVALID_ARGUMENT for another kind of instruction. */
+EXECUTORCH_AVAILABLE_IN_1_0
+EtError et_method_graph_set_kernel (EtMethodGraph *graph, uint32_t index, const EtKernel *kernel);
+
+/* A rewrite a plug-in offers: the runtime calls every registered rewrite,
+ * in registration order, once for each method it loads.  What a rewrite
+ * may assume (how its own kernels read their operands, say) is the
+ * plug-in's knowledge, so it checks that the kernels it reasons about are
+ * its own (et_method_graph_kernel()'s func) before changing anything. */
+typedef struct {
+  uint32_t abi_version;    /* ET_PLUGIN_ABI_VERSION */
+  const char *name;        /* unique: "kernels:constant-transposes" */
+  void *user_data;
+  void (*rewrite) (void *user_data, EtMethodGraph *graph);
+  void *reserved[4];
+} EtMethodRewrite;
+
 /* ---- Registration ---- */
 
 typedef struct EtRegistry EtRegistry;
@@ -440,6 +491,9 @@ EtError et_registry_add_device_allocator (EtRegistry *registry, const EtDeviceAl
 /* One profiler per process. */
 EXECUTORCH_AVAILABLE_IN_1_0
 EtError et_registry_add_profiler (EtRegistry *registry, const EtProfiler *profiler, EtErrorContext *error);
+/* Rewrites are refused when their abi_version is not this header's. */
+EXECUTORCH_AVAILABLE_IN_1_0
+EtError et_registry_add_rewrite (EtRegistry *registry, const EtMethodRewrite *rewrite, EtErrorContext *error);
 
 /* The process registry.  This does not run plug-in discovery. */
 EXECUTORCH_AVAILABLE_IN_1_0

@@ -3,9 +3,11 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * The library's only exported symbol is executorch_kernels_get_plugin();
- * the registry calls its init once, which registers every kernel table.
+ * the registry calls its init once, which registers every kernel table
+ * and the load-time rewrites that rely on how those kernels work.
  */
 #include "kernels-private.h"
+#include "rewrites/rewrites-private.h"
 #include "executorch-threadpool.h"
 
 #include <stdio.h>
@@ -53,6 +55,8 @@ kernels_init (EtRegistry *registry, EtErrorContext *error)
   for (size_t i = 0; i < KERNEL_N_ELEMENTS (tables); i++)
     if (et_registry_add_kernels (registry, tables[i].kernels, *tables[i].n_kernels, error) != ET_OK)
       return false;
+  if (et_registry_add_rewrite (registry, &_executorch_constant_transpose_rewrite, error) != ET_OK)
+    return false;
   /* Start the CPU pool now, while programs load: left to the first
    * parallel kernel, starting its workers made a method's first execution
    * cost milliseconds more than the ones after it.  An application that

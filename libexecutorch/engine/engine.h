@@ -217,6 +217,8 @@ const EtBackend *_et_registry_find_backend (const char *id);
 const EtDeviceAllocator *_et_registry_find_allocator (int device_type);
 /* The registered profiler, or NULL. */
 const EtProfiler *_et_registry_find_profiler (void);
+/* The registered rewrites, in registration order (g_free the array). */
+const EtMethodRewrite **_et_registry_rewrites (guint *n_rewrites);
 /* Name of the plug-in that registered @name, for messages; NULL if none. */
 const char *_et_registry_kernel_owner (const char *name);
 /* The state of plug-in @name ("loaded", "unusable on this machine",

@@ -78,7 +78,7 @@ struct _EtMethod {
   EtKernelContext context;
   gint busy;                    /* atomic: claimed for an execution (_et_method_claim) */
   const EtEventTracer *tracer;  /* NULL: not traced */
-  guint n_folded;               /* permutes turned into views at load (method-fold.c) */
+  guint n_rewritten;            /* kernels replaced by load-time rewrites (method-rewrite.c) */
   guint64 max_instructions;     /* per execution; never 0 */
 };
 
@@ -89,5 +89,5 @@ void *_et_method_take (EtMethod *method, gpointer block);
 gboolean _et_method_find_shared_inputs (EtMethod *method, GError **error);
 void _et_method_free_input_copies (EtMethod *method);
 gboolean _et_method_restore_inputs (EtMethod *method, GError **error);
-/* method-fold.c: constant weight transposes read only by mm/addmm become views. */
-void _et_method_fold_constant_transposes (EtMethod *method);
+/* method-rewrite.c: hands the loaded method to every registered rewrite. */
+void _et_method_run_rewrites (EtMethod *method);

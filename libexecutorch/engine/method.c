@@ -690,7 +690,7 @@ load_method (EtProgram *program, const char *name, guint64 max_memory, GError **
       _et_method_free (method);
       return NULL;
     }
-  _et_method_fold_constant_transposes (method);
+  _et_method_run_rewrites (method);
   return method;
 }
 

@@ -1,4 +1,4 @@
-/* registry.c: the process's one table of kernels, backends, device allocators and plug-ins
+/* registry.c: the process's one table of kernels, backends, device allocators, rewrites and plug-ins
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
@@ -21,6 +21,7 @@ struct EtRegistry {
   GPtrArray *plugins;           /* PluginEntry */
   const EtProfiler *profiler;
   char *profiler_owner;
+  GPtrArray *rewrites;          /* RewriteEntry, in registration order */
 };
 
 typedef struct {
@@ -32,6 +33,11 @@ typedef struct {
   const EtBackend *backend;
   char *owner;
 } BackendEntry;
+
+typedef struct {
+  const EtMethodRewrite *rewrite;
+  char *owner;
+} RewriteEntry;
 
 typedef struct {
   const EtPluginDesc *desc;
@@ -75,6 +81,7 @@ _et_registry (void)
       r->kernels = g_hash_table_new (g_str_hash, g_str_equal);
       r->backends = g_hash_table_new (g_str_hash, g_str_equal);
       r->plugins = g_ptr_array_new ();
+      r->rewrites = g_ptr_array_new ();
       g_once_init_leave (&registry, r);
     }
   return registry;
@@ -229,6 +236,53 @@ et_registry_add_profiler (EtRegistry *registry, const EtProfiler *profiler, EtEr
     }
   g_mutex_unlock (&registry->lock);
   return result;
+}
+
+EtError
+et_registry_add_rewrite (EtRegistry *registry, const EtMethodRewrite *rewrite, EtErrorContext *error)
+{
+  EtError result = ET_OK;
+
+  if (registry == NULL || rewrite == NULL || rewrite->name == NULL || rewrite->rewrite == NULL)
+    return fail (error, ET_ERROR_INVALID_ARGUMENT, "rewrite registered by %s lacks a name or function",
+                 owner_name ());
+  if (rewrite->abi_version != ET_PLUGIN_ABI_VERSION)
+    return fail (error, ET_ERROR_NOT_SUPPORTED, "rewrite %s from %s uses plug-in ABI %u, the runtime has %u",
+                 rewrite->name, owner_name (), rewrite->abi_version, ET_PLUGIN_ABI_VERSION);
+  g_mutex_lock (&registry->lock);
+  for (guint i = 0; i < registry->rewrites->len && result == ET_OK; i++)
+    {
+      RewriteEntry *existing = g_ptr_array_index (registry->rewrites, i);
+      if (strcmp (existing->rewrite->name, rewrite->name) == 0)
+        result = fail (error, ET_ERROR_REGISTRATION_ALREADY_REGISTERED,
+                       "rewrite %s is registered twice: by %s and by %s", rewrite->name, existing->owner,
+                       owner_name ());
+    }
+  if (result == ET_OK)
+    {
+      RewriteEntry *entry = g_new0 (RewriteEntry, 1);
+      entry->rewrite = rewrite;
+      entry->owner = g_strdup (owner_name ());
+      g_ptr_array_add (registry->rewrites, entry);
+    }
+  g_mutex_unlock (&registry->lock);
+  return result;
+}
+
+const EtMethodRewrite **
+_et_registry_rewrites (guint *n_rewrites)
+{
+  EtRegistry *registry = _et_registry ();
+  const EtMethodRewrite **rewrites;
+
+  discover ();
+  g_mutex_lock (&registry->lock);
+  *n_rewrites = registry->rewrites->len;
+  rewrites = g_new (const EtMethodRewrite *, MAX (registry->rewrites->len, 1));
+  for (guint i = 0; i < registry->rewrites->len; i++)
+    rewrites[i] = ((RewriteEntry *) g_ptr_array_index (registry->rewrites, i))->rewrite;
+  g_mutex_unlock (&registry->lock);
+  return rewrites;
 }
 
 const EtProfiler *

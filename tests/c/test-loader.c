@@ -239,76 +239,131 @@ test_nop_kernel (EtKernelContext *context, EtValue **args, uint32_t n_args)
   return ET_OK;
 }
 
-/* Loads @name with do-nothing kernels for the MLP-style operators and
- * returns how many permutes were folded into views of constants. */
-static guint
-count_folded (const char *name)
+static EtError
+test_replaced_kernel (EtKernelContext *context, EtValue **args, uint32_t n_args)
+{
+  (void) context;
+  (void) args;
+  (void) n_args;
+  return ET_OK;
+}
+
+static const EtKernel replaced_permute = { "aten::permute_copy.out", test_replaced_kernel, NULL };
+
+typedef struct {
+  guint calls;
+  guint replaced;
+  GPtrArray *pinned;            /* argument values the graph called pinned */
+  GPtrArray *permute_outs;
+} RewriteSeen;
+
+/* Replaces every permute's kernel and notes what the graph showed. */
+static void
+test_rewrite (void *user_data, EtMethodGraph *graph)
+{
+  RewriteSeen *seen = user_data;
+  uint32_t n = et_method_graph_n_instructions (graph), n_args;
+
+  seen->calls++;
+  g_assert_null (et_method_graph_kernel (graph, n));
+  g_assert_null (et_method_graph_args (graph, n, &n_args));
+  g_assert_cmpuint (n_args, ==, 0);
+  g_assert_cmpint (et_method_graph_set_kernel (graph, n, &replaced_permute), ==, ET_ERROR_INVALID_ARGUMENT);
+  for (uint32_t i = 0; i < n; i++)
+    {
+      const EtKernel *kernel = et_method_graph_kernel (graph, i);
+      EtValue **args = et_method_graph_args (graph, i, &n_args);
+
+      for (uint32_t a = 0; a < n_args; a++)
+        if (et_method_graph_value_is_pinned (graph, args[a]))
+          g_ptr_array_add (seen->pinned, args[a]);
+      if (kernel == NULL || strcmp (kernel->name, "aten::permute_copy.out") != 0)
+        continue;
+      g_assert_cmpuint (n_args, ==, 4);
+      g_ptr_array_add (seen->permute_outs, args[2]);
+      g_assert_cmpint (et_method_graph_set_kernel (graph, i, &replaced_permute), ==, ET_OK);
+      g_assert_true (et_method_graph_kernel (graph, i) == &replaced_permute);
+      seen->replaced++;
+    }
+}
+
+static RewriteSeen rewrite_seen;
+
+static const EtMethodRewrite test_rewrite_desc = {
+  .abi_version = ET_PLUGIN_ABI_VERSION,
+  .name = "test:replace-permutes",
+  .user_data = &rewrite_seen,
+  .rewrite = test_rewrite,
+};
+
+/* The engine hands every loaded method to the registered rewrites once,
+ * and their kernel replacements are what the method's instructions call;
+ * method inputs and outputs are pinned, a permute's output is not. */
+static void
+test_rewrite_applied (void)
 {
   static const EtKernel stubs[] = {
     { "aten::permute_copy.out", test_nop_kernel, NULL },
     { "aten::addmm.out", test_nop_kernel, NULL },
     { "aten::mm.out", test_nop_kernel, NULL },
     { "aten::relu.out", test_nop_kernel, NULL },
-    { "aten::mul.out", test_nop_kernel, NULL },
-    { "dim_order_ops::_clone_dim_order.out", test_nop_kernel, NULL },
   };
-  g_autoptr (GBytes) bytes = model (name);
+  g_autoptr (GBytes) bytes = NULL;
   g_autoptr (GError) error = NULL;
+  EtErrorContext *context;
   EtProgram *program;
   EtMethod *method;
-  guint folded = 0, seen = 0;
+  guint replaced = 0;
 
-  if (et_registry_find_kernel (et_registry_get_default (), stubs[0].name) == NULL)
-    g_assert_cmpint (et_registry_add_kernels (et_registry_get_default (), stubs, G_N_ELEMENTS (stubs), NULL), ==, ET_OK);
+  if (!g_test_subprocess ())
+    {
+      /* In a child: the stubs would hide the missing-operator cases here. */
+      g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+      g_test_trap_assert_passed ();
+      return;
+    }
+  rewrite_seen.pinned = g_ptr_array_new ();
+  rewrite_seen.permute_outs = g_ptr_array_new ();
+  context = et_error_context_new ();
+  g_assert_cmpint (et_registry_add_kernels (et_registry_get_default (), stubs, G_N_ELEMENTS (stubs), context), ==, ET_OK);
+  g_assert_cmpint (et_registry_add_rewrite (et_registry_get_default (), &test_rewrite_desc, context), ==, ET_OK);
+  et_error_context_free (context);
+
+  bytes = model ("mlp/mlp.pte");
   program = _et_program_load (bytes, NULL, 0, &error);
   g_assert_no_error (error);
   method = _et_method_load (program, "forward", &error);
   g_assert_no_error (error);
-  /* Every folded permute's output is a transposed view of its constant. */
+  g_assert_cmpuint (rewrite_seen.calls, ==, 1);
+  g_assert_cmpuint (rewrite_seen.replaced, ==, 2);
+  g_assert_cmpuint (method->n_rewritten, ==, 2);
   for (guint c = 0; c < method->n_chains; c++)
     for (guint pc = 0; pc < method->chains[c].n_instructions; pc++)
       {
         const Instruction *ins = &method->chains[c].instructions[pc];
-        const EtTensor *self, *out;
 
-        if (ins->kind != INSTRUCTION_KERNEL || strcmp (method->kernels[ins->a]->name, "aten::permute_copy.out") != 0)
-          continue;
-        seen++;
-        self = ins->args[0]->u.tensor;
-        out = ins->args[2]->u.tensor;
-        if (method->kernels[ins->a]->func == test_nop_kernel)
-          {
-            g_assert_true (out->data != self->data || (self->flags & ET_TENSOR_FLAG_CONSTANT) == 0);
-            continue;
-          }
-        folded++;
-        g_assert_true (self->flags & ET_TENSOR_FLAG_CONSTANT);
-        g_assert_true (out->data == self->data);
-        g_assert_cmpint (out->dim_order[0], ==, 1);
-        g_assert_cmpint (out->strides[0], ==, 1);
-        g_assert_cmpint (out->strides[1], ==, self->sizes[1]);
+        g_assert_true (method->kernels[ins->a]->func != test_nop_kernel ||
+                       strcmp (method->kernels[ins->a]->name, "aten::permute_copy.out") != 0);
+        replaced += method->kernels[ins->a] == &replaced_permute;
       }
-  g_assert_cmpuint (folded, ==, method->n_folded);
-  g_assert_cmpuint (seen, >, 0);
+  g_assert_cmpuint (replaced, ==, 2);
+  /* Both replacements share one kernel slot past the program's operators. */
+  g_assert_true (method->kernels[method->n_kernels - 1] == &replaced_permute);
+  g_assert_true (method->kernels[method->n_kernels - 2] != &replaced_permute);
+  g_assert_true (g_ptr_array_find (rewrite_seen.pinned, &method->values[method->input_indices[0]], NULL));
+  g_assert_true (g_ptr_array_find (rewrite_seen.pinned, &method->values[method->output_indices[0]], NULL));
+  for (guint i = 0; i < rewrite_seen.permute_outs->len; i++)
+    g_assert_false (g_ptr_array_find (rewrite_seen.pinned, rewrite_seen.permute_outs->pdata[i], NULL));
+  _et_method_free (method);
+
+  /* Once per load. */
+  method = _et_method_load (program, "forward", &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (rewrite_seen.calls, ==, 2);
   _et_method_free (method);
   _et_program_unref (program);
-  return folded;
-}
-
-/* Linear layers' weight transposes become views; a permute of an input
- * (permute_view's first op) stays an instruction. */
-static void
-test_fold_constant_transposes (void)
-{
-  if (g_test_subprocess ())
-    {
-      g_assert_cmpuint (count_folded ("mlp/mlp.pte"), ==, 2);
-      g_assert_cmpuint (count_folded ("permute_view/permute_view.pte"), <, 3);
-      return;
-    }
-  /* In a child: the stubs would hide the missing-operator cases here. */
-  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
-  g_test_trap_assert_passed ();
+  g_ptr_array_unref (rewrite_seen.pinned);
+  g_ptr_array_unref (rewrite_seen.permute_outs);
 }
 
 static void
@@ -714,7 +769,7 @@ main (int argc, char **argv)
   g_test_add_func ("/loader/upstream/add-runs", test_run_upstream_add);
   g_test_add_func ("/loader/upstream/legacy-constant-buffer", test_legacy_constant_buffer);
   g_test_add_func ("/loader/upstream/header-length-24", test_header_length_24);
-  g_test_add_func ("/loader/fold/constant-transposes", test_fold_constant_transposes);
+  g_test_add_func ("/loader/rewrite/called-and-applied", test_rewrite_applied);
   g_test_add_func ("/loader/error/missing-operator", test_missing_operator);
   g_test_add_func ("/loader/error/missing-operator-plugin-loaded", test_missing_operator_plugin_loaded);
   g_test_add_func ("/loader/error/missing-backend", test_missing_backend);

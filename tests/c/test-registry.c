@@ -88,6 +88,32 @@ test_old_abi_refused (void)
   et_error_context_free (error);
 }
 
+static void
+nothing_rewritten (void *user_data, EtMethodGraph *graph)
+{
+}
+
+/* A rewrite built for another ABI is refused by name; the kernel library's
+ * own rewrite is registered once, under its owner's name. */
+static void
+test_rewrite_registration (void)
+{
+  static const EtMethodRewrite old = { .abi_version = 1, .name = "old-rewrite", .rewrite = nothing_rewritten };
+  static const EtMethodRewrite twin = {
+    .abi_version = ET_PLUGIN_ABI_VERSION, .name = "kernels:constant-transposes", .rewrite = nothing_rewritten,
+  };
+  EtRegistry *registry = et_registry_get_default ();
+  EtErrorContext *error = et_error_context_new ();
+
+  g_assert_cmpint (et_registry_add_rewrite (registry, &old, error), ==, ET_ERROR_NOT_SUPPORTED);
+  g_assert_nonnull (strstr (et_error_context_message (error), "rewrite old-rewrite from the application uses plug-in ABI 1"));
+  g_assert_true (executorch_load_plugins (NULL));
+  g_assert_cmpint (et_registry_add_rewrite (registry, &twin, error), ==, ET_ERROR_REGISTRATION_ALREADY_REGISTERED);
+  g_assert_nonnull (strstr (et_error_context_message (error), "by kernels and by the application"));
+  g_assert_cmpint (et_registry_add_rewrite (registry, NULL, error), ==, ET_ERROR_INVALID_ARGUMENT);
+  et_error_context_free (error);
+}
+
 #define LONG_MESSAGE_LENGTH 3000
 
 static EtError
@@ -126,5 +152,6 @@ main (int argc, char **argv)
   g_test_add_func ("/registry/program/loads-after-discovery", test_program_without_setup);
   g_test_add_func ("/registry/plugin/old-abi-refused", test_old_abi_refused);
   g_test_add_func ("/registry/error/message-not-cut", test_message_not_cut);
+  g_test_add_func ("/registry/rewrite/registration", test_rewrite_registration);
   return g_test_run ();
 }

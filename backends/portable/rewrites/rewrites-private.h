@@ -1,0 +1,14 @@
+/* rewrites-private.h: the load-time rewrites libexecutorch-kernels offers
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Each knows something about this library's kernels that the engine does
+ * not; plugin.c registers them after the kernel tables.
+ */
+#pragma once
+
+#include "executorch-plugin.h"
+
+/* Constant 2-D permutes read only as mm/addmm's second matrix become
+ * transposed views (constant-transpose.c). */
+extern const EtMethodRewrite _executorch_constant_transpose_rewrite;

@@ -1,0 +1,169 @@
+/* method-rewrite.c: the loaded method as plug-ins' load-time rewrites see it
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The engine knows no rewrite itself: which operators can be replaced,
+ * and by what, depends on how a kernel library reads its operands, so the
+ * library that knows offers the rewrite (et_registry_add_rewrite()).  Here
+ * is only the EtMethodGraph it works through: instructions flattened
+ * across chains, the values it must not see through, and kernel
+ * replacement.
+ */
+#include "method-private.h"
+
+struct EtMethodGraph {
+  EtMethod *method;
+  guint n_instructions;
+  Instruction **instructions;   /* across chains, in program order */
+  gboolean *pinned;             /* by value index */
+  guint first_added;            /* kernels[] slots from here on were added by rewrites */
+};
+
+static void
+pin (EtMethodGraph *graph, guint32 index)
+{
+  if (index < graph->method->n_values)
+    graph->pinned[index] = TRUE;
+}
+
+static gboolean
+is_list (const EtValue *value)
+{
+  return value->tag == ET_VALUE_LIST_INT || value->tag == ET_VALUE_LIST_TENSOR ||
+         value->tag == ET_VALUE_LIST_SCALAR || value->tag == ET_VALUE_LIST_OPTIONAL_TENSOR;
+}
+
+/* Everything that reads or writes a value other than as a kernel or
+ * delegate argument pins it. */
+static void
+find_pinned (EtMethodGraph *graph)
+{
+  EtMethod *method = graph->method;
+
+  graph->pinned = g_new0 (gboolean, MAX (method->n_values, 1));
+  for (guint i = 0; i < method->meta->n_inputs; i++)
+    pin (graph, method->input_indices[i]);
+  for (guint i = 0; i < method->meta->n_outputs; i++)
+    pin (graph, method->output_indices[i]);
+  for (guint v = 0; v < method->n_values; v++)
+    if (is_list (&method->values[v]))
+      for (uint32_t i = 0; i < method->values[v].u.list.length; i++)
+        if (method->values[v].u.list.items[i] != NULL)
+          pin (graph, (guint32) (method->values[v].u.list.items[i] - method->values));
+  for (guint i = 0; i < graph->n_instructions; i++)
+    {
+      const Instruction *ins = graph->instructions[i];
+
+      if (ins->kind == INSTRUCTION_MOVE)
+        {
+          pin (graph, ins->a);
+          pin (graph, ins->b);
+        }
+      else if (ins->kind == INSTRUCTION_FREE || ins->kind == INSTRUCTION_JUMP_FALSE)
+        pin (graph, ins->a);
+    }
+}
+
+void
+_et_method_run_rewrites (EtMethod *method)
+{
+  EtMethodGraph graph = { .method = method, .first_added = method->n_kernels };
+  g_autofree const EtMethodRewrite **rewrites = NULL;
+  guint n_rewrites, next = 0;
+
+  rewrites = _et_registry_rewrites (&n_rewrites);
+  if (n_rewrites == 0)
+    return;
+  for (guint c = 0; c < method->n_chains; c++)
+    graph.n_instructions += method->chains[c].n_instructions;
+  graph.instructions = g_new (Instruction *, MAX (graph.n_instructions, 1));
+  for (guint c = 0; c < method->n_chains; c++)
+    for (guint pc = 0; pc < method->chains[c].n_instructions; pc++)
+      graph.instructions[next++] = &method->chains[c].instructions[pc];
+  find_pinned (&graph);
+  for (guint i = 0; i < n_rewrites; i++)
+    rewrites[i]->rewrite (rewrites[i]->user_data, &graph);
+  g_free (graph.pinned);
+  g_free (graph.instructions);
+}
+
+uint32_t
+et_method_graph_n_instructions (const EtMethodGraph *graph)
+{
+  return graph != NULL ? graph->n_instructions : 0;
+}
+
+static const Instruction *
+kernel_instruction (const EtMethodGraph *graph, uint32_t index)
+{
+  const Instruction *ins;
+
+  if (graph == NULL || index >= graph->n_instructions)
+    return NULL;
+  ins = graph->instructions[index];
+  return ins->kind == INSTRUCTION_KERNEL && ins->a < graph->method->n_kernels ? ins : NULL;
+}
+
+const EtKernel *
+et_method_graph_kernel (const EtMethodGraph *graph, uint32_t index)
+{
+  const Instruction *ins = kernel_instruction (graph, index);
+
+  return ins != NULL ? graph->method->kernels[ins->a] : NULL;
+}
+
+EtValue **
+et_method_graph_args (const EtMethodGraph *graph, uint32_t index, uint32_t *n_args)
+{
+  const Instruction *ins;
+
+  *n_args = 0;
+  if (graph == NULL || index >= graph->n_instructions)
+    return NULL;
+  ins = graph->instructions[index];
+  if (ins->kind != INSTRUCTION_KERNEL && ins->kind != INSTRUCTION_DELEGATE)
+    return NULL;
+  *n_args = ins->n_args;
+  return ins->args;
+}
+
+bool
+et_method_graph_value_is_pinned (const EtMethodGraph *graph, const EtValue *value)
+{
+  const EtMethod *method;
+
+  if (graph == NULL || value == NULL)
+    return true;
+  method = graph->method;
+  if (value < method->values || value >= method->values + method->n_values)
+    return true;
+  return graph->pinned[value - method->values];
+}
+
+EtError
+et_method_graph_set_kernel (EtMethodGraph *graph, uint32_t index, const EtKernel *kernel)
+{
+  EtMethod *method;
+  Instruction *ins;
+  guint slot;
+
+  if (kernel_instruction (graph, index) == NULL || kernel == NULL || kernel->name == NULL || kernel->func == NULL)
+    return ET_ERROR_INVALID_ARGUMENT;
+  method = graph->method;
+  ins = graph->instructions[index];
+  if (method->kernels[ins->a] == kernel)
+    return ET_OK;
+  /* A replacement gets a kernel slot past the program's operators, shared
+   * by every instruction replaced with it. */
+  for (slot = graph->first_added; slot < method->n_kernels; slot++)
+    if (method->kernels[slot] == kernel)
+      break;
+  if (slot == method->n_kernels)
+    {
+      method->kernels = g_renew (const EtKernel *, method->kernels, method->n_kernels + 1);
+      method->kernels[method->n_kernels++] = kernel;
+    }
+  ins->a = slot;
+  method->n_rewritten++;
+  return ET_OK;
+}

@@ -1,0 +1,168 @@
+/* test-rewrites.c: the kernel library's load-time rewrite on real exports
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The portable kernels come from discovery and offer their constant
+ * transpose fold; a second rewrite, registered after theirs, sees the
+ * method as the fold left it.  Each nn.Linear weight's permute must then
+ * call no copying kernel, its output must be a transposed view of the
+ * constant weight, and the outputs must still be the eager ones.
+ */
+#include "../../tools/npy.h"
+#include "executorch-plugin.h"
+
+#include <math.h>
+#include <string.h>
+
+typedef struct {
+  guint permutes;
+  guint folded;
+} Seen;
+
+static Seen seen;
+static const EtKernel *registered_permute;
+
+/* Runs after the kernel library's rewrite: counts what it folded. */
+static void
+observe (void *user_data, EtMethodGraph *graph)
+{
+  uint32_t n = et_method_graph_n_instructions (graph);
+
+  for (uint32_t i = 0; i < n; i++)
+    {
+      const EtKernel *kernel = et_method_graph_kernel (graph, i);
+      const EtTensor *self, *out;
+      EtValue **args;
+      uint32_t n_args;
+
+      if (kernel == NULL || strcmp (kernel->name, "aten::permute_copy.out") != 0)
+        continue;
+      seen.permutes++;
+      if (kernel->func == registered_permute->func)
+        continue;
+      args = et_method_graph_args (graph, i, &n_args);
+      g_assert_cmpuint (n_args, ==, 4);
+      self = args[0]->u.tensor;
+      out = args[2]->u.tensor;
+      g_assert_true (self->flags & ET_TENSOR_FLAG_CONSTANT);
+      g_assert_true (out->flags & ET_TENSOR_FLAG_CONSTANT);
+      g_assert_false (out->flags & ET_TENSOR_FLAG_PLANNED);
+      g_assert_true (out->data == self->data);
+      g_assert_cmpint (out->dim_order[0], ==, 1);
+      g_assert_cmpint (out->dim_order[1], ==, 0);
+      g_assert_cmpint (out->strides[0], ==, 1);
+      g_assert_cmpint (out->strides[1], ==, self->sizes[1]);
+      seen.folded++;
+    }
+}
+
+static const EtMethodRewrite observer = {
+  .abi_version = ET_PLUGIN_ABI_VERSION,
+  .name = "test:observe-folds",
+  .rewrite = observe,
+};
+
+static NpyArray
+read_npy (const char *dir, const char *name)
+{
+  g_autofree char *path = g_build_filename (TEST_MODELS_DIR, dir, name, NULL);
+  g_autoptr (GError) error = NULL;
+  NpyArray array = { 0 };
+
+  g_assert_true (npy_read_file (path, &array, &error));
+  g_assert_no_error (error);
+  return array;
+}
+
+/* Runs case @n of @dir's one-input, one-output float fixture. */
+static void
+check_case (ExecutorchMethod *method, const char *dir, guint n)
+{
+  g_autofree char *in_name = g_strdup_printf ("forward.case%u.in0.npy", n);
+  g_autofree char *out_name = g_strdup_printf ("forward.case%u.out0.npy", n);
+  NpyArray in = read_npy (dir, in_name), want = read_npy (dir, out_name);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ExecutorchTensor) input = NULL;
+  g_autoptr (ExecutorchTensor) output = NULL;
+  g_autoptr (GBytes) got = NULL;
+  const float *got_data, *want_data;
+
+  input = executorch_tensor_new (in.scalar_type, in.sizes, in.n_dims, in.data, &error);
+  g_assert_no_error (error);
+  g_assert_true (executorch_method_set_input (method, 0, input, &error));
+  g_assert_true (executorch_method_execute (method, NULL, &error));
+  g_assert_no_error (error);
+  output = executorch_method_get_output (method, 0, &error);
+  g_assert_no_error (error);
+  got = executorch_tensor_get_bytes (output, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (want.scalar_type, ==, EXECUTORCH_SCALAR_TYPE_FLOAT);
+  g_assert_cmpuint (g_bytes_get_size (got), ==, g_bytes_get_size (want.data));
+  got_data = g_bytes_get_data (got, NULL);
+  want_data = g_bytes_get_data (want.data, NULL);
+  for (gint64 i = 0; i < want.numel; i++)
+    if (!(fabs (got_data[i] - want_data[i]) <= 1e-4 + 1e-4 * fabs (want_data[i])))
+      g_error ("%s/%s element %" G_GINT64_FORMAT ": %g, eager %g", dir, out_name, i, got_data[i], want_data[i]);
+  npy_array_clear (&in);
+  npy_array_clear (&want);
+}
+
+static ExecutorchMethod *
+load (const char *dir)
+{
+  g_autofree char *base = g_path_get_basename (dir);
+  g_autofree char *file = g_strconcat (base, ".pte", NULL);
+  g_autofree char *path = g_build_filename (TEST_MODELS_DIR, dir, file, NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ExecutorchProgram) program = executorch_program_new_from_file (path, &error);
+  ExecutorchMethod *method;
+
+  g_assert_no_error (error);
+  memset (&seen, 0, sizeof seen);
+  method = executorch_program_load_method (program, "forward", &error);
+  g_assert_no_error (error);
+  return method;
+}
+
+/* Every Linear's weight transpose is folded; the eager outputs still come. */
+static void
+test_linear_weights_folded (gconstpointer data)
+{
+  const char *dir = data;
+  g_autoptr (ExecutorchMethod) method = load (dir);
+
+  g_assert_cmpuint (seen.permutes, >, 0);
+  g_assert_cmpuint (seen.folded, ==, seen.permutes);
+  check_case (method, dir, 0);
+  check_case (method, dir, 1);
+}
+
+/* A permute of a method input is not a constant's: it stays a copy. */
+static void
+test_input_permute_kept (void)
+{
+  g_autoptr (ExecutorchMethod) method = load ("permute_view");
+
+  g_assert_cmpuint (seen.permutes, >, 0);
+  g_assert_cmpuint (seen.folded, <, seen.permutes);
+}
+
+int
+main (int argc, char **argv)
+{
+  EtErrorContext *error;
+
+  g_test_init (&argc, &argv, NULL);
+  /* Discovery first, so the kernel library's rewrite runs before ours. */
+  g_assert_true (executorch_load_plugins (NULL));
+  registered_permute = et_registry_find_kernel (et_registry_get_default (), "aten::permute_copy.out");
+  g_assert_nonnull (registered_permute);
+  error = et_error_context_new ();
+  g_assert_cmpint (et_registry_add_rewrite (et_registry_get_default (), &observer, error), ==, ET_OK);
+  et_error_context_free (error);
+
+  g_test_add_data_func ("/rewrites/constant-transposes/mlp", "mlp", test_linear_weights_folded);
+  g_test_add_data_func ("/rewrites/constant-transposes/mlp-deep", "nets/mlp_deep", test_linear_weights_folded);
+  g_test_add_func ("/rewrites/constant-transposes/input-permute-kept", test_input_permute_kept);
+  return g_test_run ();
+}
