@@ -16,7 +16,7 @@
  * Everything is checked before anything changes; a pattern that does not
  * match exactly is left as the exporter wrote it.
  */
-#include "../kernels-private.h"
+#include "kernels-private.h"
 #include "rewrites-private.h"
 
 #include <string.h>
