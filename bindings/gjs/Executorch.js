@@ -8,7 +8,10 @@
 //   callback is given, so `await method.execute_async()` works on every GJS
 //   (GJS 1.74 does not turn GAsync pairs into Promises by itself);
 // - Executorch.Tensor.new_from_typed_array(sizes, array, scalarType) and
-//   tensor.to_typed_array(): JS typed arrays in and out, for every scalar type.
+//   tensor.to_typed_array(): JS typed arrays in and out, for every scalar type;
+// - new Executorch.Program({path}) (and BundledProgram, Method) throws the
+//   load's GLib.Error at once, as Python's constructors do, instead of
+//   returning an object whose every call then fails.
 /* exported _init */
 
 const {GLib} = imports.gi;
@@ -70,6 +73,16 @@ function _init() {
     const nick = scalarType => Executorch.scalar_type_to_string(scalarType);
 
     promisify(Executorch.Method, 'execute');
+
+    // Property constructors load in the C constructor and keep any failure
+    // for Gio.Initable.init(); asking for it here makes `new` throw it.
+    for (const klass of [Executorch.Program, Executorch.BundledProgram, Executorch.Method]) {
+        const construct = klass.prototype._init;
+        klass.prototype._init = function (...args) {
+            construct.apply(this, args);
+            this.init(null);
+        };
+    }
 
     // A host tensor holding a copy of @array's elements (row-major).  Without
     // @scalarType the array's type decides (Float32Array is FLOAT, ...);

@@ -39,19 +39,21 @@ check(byProperties.get_n_inputs() === 2, 'a method from properties has no inputs
 const bundled = new Executorch.BundledProgram({path: `${models}/bundled/add_bp.bpte`});
 check(bundled.verify('forward', 0, 1e-5, 1e-8), 'the bundled test case failed');
 
-// A missing file: init and load_method throw G_IO_ERROR_NOT_FOUND naming it.
-const missing = new Executorch.Program({path: `${models}/does-not-exist.pte`});
-for (const [what, call] of [['init', () => missing.init(null)],
-    ['load_method', () => missing.load_method('forward')]]) {
-    const e = expectError(call, Gio.IOErrorEnum, Gio.IOErrorEnum.NOT_FOUND, what);
-    check(e.message.endsWith('does-not-exist.pte: No such file or directory'), `${what}: ${e.message}`);
-}
+// A missing file: `new` throws G_IO_ERROR_NOT_FOUND naming it (the override
+// asks Gio.Initable.init for the constructor's failure).
+const e1 = expectError(() => new Executorch.Program({path: `${models}/does-not-exist.pte`}), Gio.IOErrorEnum,
+    Gio.IOErrorEnum.NOT_FOUND, 'new Program');
+check(e1.message.endsWith('does-not-exist.pte: No such file or directory'), e1.message);
 
 // Nothing to load: INVALID_ARGUMENT saying what to set.
-const nothing = new Executorch.Program();
-const e = expectError(() => nothing.init(null), Executorch.Error, Executorch.Error.INVALID_ARGUMENT, 'no path');
-check(e.message === 'the program has nothing to load: set its “path” or its “bytes”', e.message);
-expectError(() => nothing.load_method('forward'), Executorch.Error, Executorch.Error.INVALID_ARGUMENT,
-    'load_method without a path');
+const e2 = expectError(() => new Executorch.Program(), Executorch.Error, Executorch.Error.INVALID_ARGUMENT,
+    'no path');
+check(e2.message === 'the program has nothing to load: set its “path” or its “bytes”', e2.message);
+
+// A method that does not exist, and a bundled program that is missing.
+expectError(() => new Executorch.Method({program, name: 'nope'}), Executorch.Error, Executorch.Error.NOT_FOUND,
+    'new Method of a missing name');
+expectError(() => new Executorch.BundledProgram({path: `${models}/nope.bpte`}), Gio.IOErrorEnum,
+    Gio.IOErrorEnum.NOT_FOUND, 'new BundledProgram');
 
 print(`${passed} passed, 0 failed`);
