@@ -20,7 +20,10 @@
 
 #include "backend-private.h"
 
+/* The quark name is a string, not an expression. */
+/* clang-format off */
 G_DEFINE_QUARK (executorch-xnnpack-error-quark, xb_error)
+/* clang-format on */
 
 typedef struct {
   gboolean host;

@@ -16,7 +16,10 @@
  *
  * Since: 1.0
  */
+/* The quark name is a string, not an expression. */
+/* clang-format off */
 G_DEFINE_QUARK (executorch-error-quark, executorch_error)
+/* clang-format on */
 
 /**
  * executorch_plugin_error_quark:
@@ -29,7 +32,10 @@ G_DEFINE_QUARK (executorch-error-quark, executorch_error)
  *
  * Since: 1.0
  */
+/* The quark name is a string, not an expression. */
+/* clang-format off */
 G_DEFINE_QUARK (executorch-plugin-error-quark, executorch_plugin_error)
+/* clang-format on */
 
 GQuark
 _et_error_quark (void)
