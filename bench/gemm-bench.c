@@ -52,13 +52,15 @@ time_gemm (const KernelSgemm *g, double min_seconds)
   int iters = 0;
   double start;
 
-  _executorch_sgemm (g);   /* warm-up */
+  _executorch_sgemm (g); /* warm-up */
   start = now ();
   double cpu_start = cpu_now ();
-  do {
-    _executorch_sgemm (g);
-    iters++;
-  } while (now () - start < min_seconds || iters < 2);
+  do
+    {
+      _executorch_sgemm (g);
+      iters++;
+    }
+  while (now () - start < min_seconds || iters < 2);
   last_cpu_per_call = (cpu_now () - cpu_start) / iters;
   return (now () - start) / iters;
 }
@@ -70,19 +72,25 @@ bench_square (int64_t size, guint threads, double min_seconds)
   float *b = malloc (sizeof (float) * size * size);
   float *c = malloc (sizeof (float) * size * size);
   KernelSgemm g = {
-    .m = size, .n = size, .k = size,
-    .a = a, .a_rs = size, .a_cs = 1,
-    .b = b, .b_rs = size, .b_cs = 1,
-    .c = c, .ldc = size,
+    .m = size,
+    .n = size,
+    .k = size,
+    .a = a,
+    .a_rs = size,
+    .a_cs = 1,
+    .b = b,
+    .b_rs = size,
+    .b_cs = 1,
+    .c = c,
+    .ldc = size,
   };
 
   fill (a, size * size);
   fill (b, size * size);
   executorch_threadpool_set_num_threads (threads);
   double t = time_gemm (&g, min_seconds);
-  printf ("gemm %5" G_GINT64_FORMAT "^3          threads %u: %8.1f GFLOP/s  (%6.1f per CPU-second)\n",
-          size, threads, 2.0 * size * size * size / t / 1e9,
-          2.0 * size * size * size / last_cpu_per_call / 1e9);
+  printf ("gemm %5" G_GINT64_FORMAT "^3          threads %u: %8.1f GFLOP/s  (%6.1f per CPU-second)\n", size, threads,
+          2.0 * size * size * size / t / 1e9, 2.0 * size * size * size / last_cpu_per_call / 1e9);
   fflush (stdout);
   free (a);
   free (b);
@@ -97,24 +105,31 @@ bench_linear (int64_t m, int64_t k, int64_t n, guint threads, double min_seconds
   float *w = malloc (sizeof (float) * n * k);
   float *c = malloc (sizeof (float) * m * n);
   KernelSgemm g = {
-    .m = m, .n = n, .k = k,
-    .a = a, .a_rs = k, .a_cs = 1,
-    .b = w, .b_rs = 1, .b_cs = k,
-    .c = c, .ldc = n,
+    .m = m,
+    .n = n,
+    .k = k,
+    .a = a,
+    .a_rs = k,
+    .a_cs = 1,
+    .b = w,
+    .b_rs = 1,
+    .b_cs = k,
+    .c = c,
+    .ldc = n,
   };
 
   fill (a, m * k);
   fill (w, n * k);
   executorch_threadpool_set_num_threads (threads);
   double t = time_gemm (&g, min_seconds);
-  printf ("linear %4" G_GINT64_FORMAT "x%4" G_GINT64_FORMAT " W[%4" G_GINT64_FORMAT "]^T threads %u: %8.1f GFLOP/s  (%6.1f per CPU-second)\n",
+  printf ("linear %4" G_GINT64_FORMAT "x%4" G_GINT64_FORMAT " W[%4" G_GINT64_FORMAT
+          "]^T threads %u: %8.1f GFLOP/s  (%6.1f per CPU-second)\n",
           m, k, n, threads, 2.0 * m * n * k / t / 1e9, 2.0 * m * n * k / last_cpu_per_call / 1e9);
   fflush (stdout);
   free (a);
   free (w);
   free (c);
 }
-
 
 const EtPluginDesc *executorch_kernels_get_plugin (void);
 
@@ -134,18 +149,21 @@ bench_microkernel (double min_seconds)
   fill (a, G_N_ELEMENTS (a));
   fill (b, G_N_ELEMENTS (b));
   double start = now (), cpu_start = cpu_now ();
-  do {
-    for (int i = 0; i < 1000; i++)
-      _executorch_gemm_kernel_avx2 (256, a, b, c, KERNEL_GEMM_NR, 1);
-    calls += 1000;
-  } while (now () - start < min_seconds);
+  do
+    {
+      for (int i = 0; i < 1000; i++)
+        _executorch_gemm_kernel_avx2 (256, a, b, c, KERNEL_GEMM_NR, 1);
+      calls += 1000;
+    }
+  while (now () - start < min_seconds);
   double flops = 2.0 * KERNEL_GEMM_MR * KERNEL_GEMM_NR * 256 * calls;
   printf ("microkernel 6x16x256 in L1    threads 1: %8.1f GFLOP/s  (%6.1f per CPU-second)\n",
           flops / (now () - start) / 1e9, flops / (cpu_now () - cpu_start) / 1e9);
 #endif
 }
 
-typedef struct {
+typedef struct
+{
   const char *name;
   int64_t n, cin, h, w, cout, k, stride, pad, groups;
 } ConvShape;
@@ -165,11 +183,12 @@ tensor_init (EtTensor *t, EtValue *v, uint32_t ndim, const int64_t *sizes, float
   t->ndim = ndim;
   t->scalar_type = ET_SCALAR_FLOAT;
   t->numel = 1;
-  for (uint32_t d = 0; d < ndim; d++) {
-    t->sizes[d] = sizes[d];
-    t->dim_order[d] = (uint8_t) d;
-    t->numel *= sizes[d];
-  }
+  for (uint32_t d = 0; d < ndim; d++)
+    {
+      t->sizes[d] = sizes[d];
+      t->dim_order[d] = (uint8_t) d;
+      t->numel *= sizes[d];
+    }
   et_strides_from_dim_order (ndim, t->sizes, t->dim_order, t->strides);
   t->nbytes = t->capacity = (size_t) t->numel * sizeof (float);
   t->data = data;
@@ -219,22 +238,25 @@ bench_conv (const ConvShape *c, guint threads, double min_seconds)
 
   executorch_threadpool_set_num_threads (threads);
   int iters = 0;
-  if (et_kernel_call (kernel, args, 11, error) != ET_OK) {
-    printf ("conv %s failed: %s\n", c->name, et_error_context_message (error));
-    et_error_context_free (error);
-    return;
-  }
+  if (et_kernel_call (kernel, args, 11, error) != ET_OK)
+    {
+      printf ("conv %s failed: %s\n", c->name, et_error_context_message (error));
+      et_error_context_free (error);
+      return;
+    }
   et_error_context_free (error);
   double start = now (), cpu_start = cpu_now ();
-  do {
-    et_kernel_call (kernel, args, 11, NULL);
-    iters++;
-  } while (now () - start < min_seconds || iters < 2);
+  do
+    {
+      et_kernel_call (kernel, args, 11, NULL);
+      iters++;
+    }
+  while (now () - start < min_seconds || iters < 2);
   double t = (now () - start) / iters;
   last_cpu_per_call = (cpu_now () - cpu_start) / iters;
   double flops = 2.0 * c->n * c->cout * oh * ow * (c->cin / c->groups) * c->k * c->k;
-  printf ("conv %-28s threads %u: %8.1f GFLOP/s  (%6.1f per CPU-second, %.3f ms)\n", c->name, threads,
-          flops / t / 1e9, flops / last_cpu_per_call / 1e9, t * 1e3);
+  printf ("conv %-28s threads %u: %8.1f GFLOP/s  (%6.1f per CPU-second, %.3f ms)\n", c->name, threads, flops / t / 1e9,
+          flops / last_cpu_per_call / 1e9, t * 1e3);
   fflush (stdout);
   free (xd);
   free (wd);
@@ -266,16 +288,18 @@ main (int argc, char **argv)
     for (size_t i = 0; i < G_N_ELEMENTS (sizes); i++)
       if (!quick || sizes[i] <= 1024)
         bench_square (sizes[i], threads, min_seconds);
-  for (guint threads = 1; threads <= 2 && filter == NULL; threads++) {
-    bench_linear (128, 768, 3072, threads, min_seconds);
-    bench_linear (1, 4096, 4096, threads, min_seconds);   /* decode-style GEMV */
-  }
+  for (guint threads = 1; threads <= 2 && filter == NULL; threads++)
+    {
+      bench_linear (128, 768, 3072, threads, min_seconds);
+      bench_linear (1, 4096, 4096, threads, min_seconds); /* decode-style GEMV */
+    }
 
   EtErrorContext *error = et_error_context_new ();
-  if (et_registry_add_plugin (executorch_kernels_get_plugin (), error) != ET_OK) {
-    fprintf (stderr, "gemm-bench: %s\n", et_error_context_message (error));
-    return 1;
-  }
+  if (et_registry_add_plugin (executorch_kernels_get_plugin (), error) != ET_OK)
+    {
+      fprintf (stderr, "gemm-bench: %s\n", et_error_context_message (error));
+      return 1;
+    }
   et_error_context_free (error);
   for (guint threads = 1; threads <= 2; threads++)
     for (size_t i = 0; i < G_N_ELEMENTS (convs); i++)

@@ -50,14 +50,15 @@ struct _ExecutorchBundledProgram
 
   char *path;
   GBytes *file;
-  GError *init_error;   /* why the load in constructed failed */
+  GError *init_error; /* why the load in constructed failed */
 
   EtBundled *engine;
   ExecutorchProgram *program;
-  GHashTable *methods;   /* name -> ExecutorchMethod */
+  GHashTable *methods; /* name -> ExecutorchMethod */
 };
 
-enum {
+enum
+{
   PROP_0,
   PROP_PATH,
   PROP_BYTES,
@@ -69,8 +70,7 @@ static GParamSpec *properties[N_PROPS];
 static void executorch_bundled_program_initable_iface_init (GInitableIface *iface);
 
 G_DEFINE_FINAL_TYPE_WITH_CODE (ExecutorchBundledProgram, executorch_bundled_program, G_TYPE_OBJECT,
-                               G_IMPLEMENT_INTERFACE (G_TYPE_INITABLE,
-                                                      executorch_bundled_program_initable_iface_init))
+                               G_IMPLEMENT_INTERFACE (G_TYPE_INITABLE, executorch_bundled_program_initable_iface_init))
 
 static void
 executorch_bundled_program_dispose (GObject *object)
@@ -103,35 +103,28 @@ executorch_bundled_program_get_property (GObject *object, guint prop_id, GValue 
 
   switch (prop_id)
     {
-    case PROP_PATH:
-      g_value_set_string (value, self->path);
-      break;
-    case PROP_BYTES:
-      g_value_set_boxed (value, self->file);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      case PROP_PATH: g_value_set_string (value, self->path); break;
+      case PROP_BYTES: g_value_set_boxed (value, self->file); break;
+      default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
 }
 
 static void
-executorch_bundled_program_set_property (GObject *object, guint prop_id, const GValue *value,
-                                         GParamSpec *pspec)
+executorch_bundled_program_set_property (GObject *object, guint prop_id, const GValue *value, GParamSpec *pspec)
 {
   ExecutorchBundledProgram *self = EXECUTORCH_BUNDLED_PROGRAM (object);
 
   switch (prop_id)
     {
-    case PROP_PATH:
-      g_free (self->path);
-      self->path = g_value_dup_string (value);
-      break;
-    case PROP_BYTES:
-      g_clear_pointer (&self->file, g_bytes_unref);
-      self->file = g_value_dup_boxed (value);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      case PROP_PATH:
+        g_free (self->path);
+        self->path = g_value_dup_string (value);
+        break;
+      case PROP_BYTES:
+        g_clear_pointer (&self->file, g_bytes_unref);
+        self->file = g_value_dup_boxed (value);
+        break;
+      default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
 }
 
@@ -160,9 +153,8 @@ load (ExecutorchBundledProgram *self, GError **error)
   if ((self->path == NULL) == (self->file == NULL))
     {
       _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "%s",
-                     self->path == NULL
-                     ? "the bundled program has nothing to load: set its “path” or its “bytes”"
-                     : "the bundled program has both a “path” and “bytes”: set only one of them");
+                     self->path == NULL ? "the bundled program has nothing to load: set its “path” or its “bytes”"
+                                        : "the bundled program has both a “path” and “bytes”: set only one of them");
       return FALSE;
     }
   if (self->path == NULL)
@@ -233,9 +225,8 @@ executorch_bundled_program_class_init (ExecutorchBundledProgramClass *klass)
    *
    * Since: 1.0
    */
-  properties[PROP_PATH] =
-    g_param_spec_string ("path", NULL, NULL, NULL,
-                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_PATH] = g_param_spec_string ("path", NULL, NULL, NULL,
+                                               G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
 
   /**
    * ExecutorchBundledProgram:bytes:
@@ -244,9 +235,8 @@ executorch_bundled_program_class_init (ExecutorchBundledProgramClass *klass)
    *
    * Since: 1.0
    */
-  properties[PROP_BYTES] =
-    g_param_spec_boxed ("bytes", NULL, NULL, G_TYPE_BYTES,
-                        G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_BYTES] = g_param_spec_boxed ("bytes", NULL, NULL, G_TYPE_BYTES,
+                                               G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
@@ -427,24 +417,24 @@ element (int scalar_type, const guint8 *data, gsize i)
 {
   switch (scalar_type)
     {
-    case ET_SCALAR_FLOAT:
-      {
-        float f;
-        memcpy (&f, data + 4 * i, 4);
-        return f;
-      }
-    case ET_SCALAR_DOUBLE:
-      {
-        double d;
-        memcpy (&d, data + 8 * i, 8);
-        return d;
-      }
-    default:
-      {
-        guint16 h;
-        memcpy (&h, data + 2 * i, 2);
-        return half_to_float (GUINT16_FROM_LE (h));
-      }
+      case ET_SCALAR_FLOAT:
+        {
+          float f;
+          memcpy (&f, data + 4 * i, 4);
+          return f;
+        }
+      case ET_SCALAR_DOUBLE:
+        {
+          double d;
+          memcpy (&d, data + 8 * i, 8);
+          return d;
+        }
+      default:
+        {
+          guint16 h;
+          memcpy (&h, data + 2 * i, 2);
+          return half_to_float (GUINT16_FROM_LE (h));
+        }
     }
 }
 
@@ -464,8 +454,8 @@ static gboolean
 compare_output (ExecutorchMethod *method, guint index, const EtBundledValue *want, double rtol, double atol,
                 GError **error)
 {
-  g_autoptr(ExecutorchTensor) got = NULL;
-  g_autoptr(GBytes) bytes = NULL;
+  g_autoptr (ExecutorchTensor) got = NULL;
+  g_autoptr (GBytes) bytes = NULL;
   const gint64 *sizes;
   const guint8 *order, *data;
   gsize n_dims, nbytes, element_size;
@@ -490,15 +480,14 @@ compare_output (ExecutorchMethod *method, guint index, const EtBundledValue *wan
   order = executorch_tensor_get_dim_order (got, NULL);
   if ((int) type != want->scalar_type)
     {
-      _et_set_error (error, ET_ERROR_NOT_FOUND, "output %u is %s, expected %s", index,
-                     et_scalar_type_name (type), et_scalar_type_name (want->scalar_type));
+      _et_set_error (error, ET_ERROR_NOT_FOUND, "output %u is %s, expected %s", index, et_scalar_type_name (type),
+                     et_scalar_type_name (want->scalar_type));
       return FALSE;
     }
   if (n_dims != want->ndim || (n_dims > 0 && memcmp (sizes, want->sizes, n_dims * sizeof (gint64)) != 0))
     {
-      _et_set_error (error, ET_ERROR_NOT_FOUND,
-                     "output %u has other sizes than expected (%zu dimensions, expected %u)", index, n_dims,
-                     want->ndim);
+      _et_set_error (error, ET_ERROR_NOT_FOUND, "output %u has other sizes than expected (%zu dimensions, expected %u)",
+                     index, n_dims, want->ndim);
       return FALSE;
     }
   if (n_dims > 0 && memcmp (order, want->dim_order, n_dims) != 0)
@@ -542,8 +531,9 @@ compare_output (ExecutorchMethod *method, guint index, const EtBundledValue *wan
         {
           _et_set_error (error, ET_ERROR_NOT_FOUND,
                          "output %u: %zu of %zu elements differ; worst at element %zu: got %.9g, expected %.9g "
-                         "(allowed error %.3g)", index, n_bad, n, worst, element (type, data, worst),
-                         element (type, want->data, worst), atol + rtol * fabs (element (type, want->data, worst)));
+                         "(allowed error %.3g)",
+                         index, n_bad, n, worst, element (type, data, worst), element (type, want->data, worst),
+                         atol + rtol * fabs (element (type, want->data, worst)));
           return FALSE;
         }
       return TRUE;
@@ -557,9 +547,8 @@ compare_output (ExecutorchMethod *method, guint index, const EtBundledValue *wan
             n_bad++;
             first = MIN (first, i);
           }
-      _et_set_error (error, ET_ERROR_NOT_FOUND,
-                     "output %u: %zu of %zu elements differ (first at element %zu)", index, n_bad,
-                     nbytes / element_size, first);
+      _et_set_error (error, ET_ERROR_NOT_FOUND, "output %u: %zu of %zu elements differ (first at element %zu)", index,
+                     n_bad, nbytes / element_size, first);
       return FALSE;
     }
   return TRUE;
@@ -571,26 +560,22 @@ bind_input (ExecutorchBundledProgram *self, ExecutorchMethod *method, guint inde
 {
   switch (value->tag)
     {
-    case ET_VALUE_TENSOR:
-      {
-        const guint8 *base = g_bytes_get_data (self->engine->file, NULL);
-        g_autoptr(GBytes) data = value->nbytes > 0
-          ? g_bytes_new_from_bytes (self->engine->file, (gsize) (value->data - base), value->nbytes)
-          : g_bytes_new (NULL, 0);
-        g_autoptr(ExecutorchTensor) tensor =
-          executorch_tensor_new_with_dim_order ((ExecutorchScalarType) value->scalar_type, value->sizes,
-                                                value->ndim, value->dim_order, value->ndim, data, error);
-        return tensor != NULL && executorch_method_set_input (method, index, tensor, error);
-      }
-    case ET_VALUE_INT:
-      return executorch_method_set_input_int (method, index, value->int_value, error);
-    case ET_VALUE_BOOL:
-      return executorch_method_set_input_bool (method, index, value->bool_value, error);
-    case ET_VALUE_DOUBLE:
-      return executorch_method_set_input_double (method, index, value->double_value, error);
-    default:
-      _et_set_error (error, ET_ERROR_NOT_SUPPORTED, "input %u has an unsupported kind", index);
-      return FALSE;
+      case ET_VALUE_TENSOR:
+        {
+          const guint8 *base = g_bytes_get_data (self->engine->file, NULL);
+          g_autoptr (GBytes) data =
+              value->nbytes > 0
+                  ? g_bytes_new_from_bytes (self->engine->file, (gsize) (value->data - base), value->nbytes)
+                  : g_bytes_new (NULL, 0);
+          g_autoptr (ExecutorchTensor) tensor =
+              executorch_tensor_new_with_dim_order ((ExecutorchScalarType) value->scalar_type, value->sizes,
+                                                    value->ndim, value->dim_order, value->ndim, data, error);
+          return tensor != NULL && executorch_method_set_input (method, index, tensor, error);
+        }
+      case ET_VALUE_INT: return executorch_method_set_input_int (method, index, value->int_value, error);
+      case ET_VALUE_BOOL: return executorch_method_set_input_bool (method, index, value->bool_value, error);
+      case ET_VALUE_DOUBLE: return executorch_method_set_input_double (method, index, value->double_value, error);
+      default: _et_set_error (error, ET_ERROR_NOT_SUPPORTED, "input %u has an unsupported kind", index); return FALSE;
     }
 }
 
@@ -638,15 +623,15 @@ executorch_bundled_program_verify (ExecutorchBundledProgram *bundled, const char
   suite = find_suite (bundled, method_name);
   if (suite == NULL || index >= suite->n_cases)
     {
-      _et_set_error (error, ET_ERROR_INVALID_ARGUMENT,
-                     "[bundled program][verify] method %s has no test case %u", method_name, index);
+      _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "[bundled program][verify] method %s has no test case %u",
+                     method_name, index);
       return FALSE;
     }
   test = &suite->cases[index];
   if (test->n_expected == 0)
     {
-      _et_set_error (error, ET_ERROR_NOT_SUPPORTED,
-                     "[bundled program][verify] %s case %u expects no outputs", method_name, index);
+      _et_set_error (error, ET_ERROR_NOT_SUPPORTED, "[bundled program][verify] %s case %u expects no outputs",
+                     method_name, index);
       return FALSE;
     }
   method = g_hash_table_lookup (bundled->methods, method_name);

@@ -50,7 +50,7 @@ char **executorch_bundled_program_list_methods (ExecutorchBundledProgram *bundle
 EXECUTORCH_AVAILABLE_IN_1_0
 guint executorch_bundled_program_get_n_test_cases (ExecutorchBundledProgram *bundled, const char *method_name);
 EXECUTORCH_AVAILABLE_IN_1_0
-gboolean executorch_bundled_program_verify (ExecutorchBundledProgram *bundled, const char *method_name,
-                                            guint index, gdouble rtol, gdouble atol, GError **error);
+gboolean executorch_bundled_program_verify (ExecutorchBundledProgram *bundled, const char *method_name, guint index,
+                                            gdouble rtol, gdouble atol, GError **error);
 
 G_END_DECLS

@@ -39,7 +39,8 @@ struct _ExecutorchDevice
   char *name;
 };
 
-enum {
+enum
+{
   PROP_0,
   PROP_DEVICE_TYPE,
   PROP_INDEX,
@@ -87,17 +88,10 @@ executorch_device_get_property (GObject *object, guint prop_id, GValue *value, G
 
   switch (prop_id)
     {
-    case PROP_DEVICE_TYPE:
-      g_value_set_enum (value, self->device_type);
-      break;
-    case PROP_INDEX:
-      g_value_set_int (value, self->index);
-      break;
-    case PROP_NAME:
-      g_value_set_string (value, self->name);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      case PROP_DEVICE_TYPE: g_value_set_enum (value, self->device_type); break;
+      case PROP_INDEX: g_value_set_int (value, self->index); break;
+      case PROP_NAME: g_value_set_string (value, self->name); break;
+      default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
 }
 
@@ -108,14 +102,9 @@ executorch_device_set_property (GObject *object, guint prop_id, const GValue *va
 
   switch (prop_id)
     {
-    case PROP_DEVICE_TYPE:
-      self->device_type = g_value_get_enum (value);
-      break;
-    case PROP_INDEX:
-      self->index = g_value_get_int (value);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      case PROP_DEVICE_TYPE: self->device_type = g_value_get_enum (value); break;
+      case PROP_INDEX: self->index = g_value_get_int (value); break;
+      default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
 }
 
@@ -137,8 +126,8 @@ executorch_device_class_init (ExecutorchDeviceClass *klass)
    * Since: 1.0
    */
   properties[PROP_DEVICE_TYPE] =
-    g_param_spec_enum ("device-type", NULL, NULL, EXECUTORCH_TYPE_DEVICE_TYPE, EXECUTORCH_DEVICE_TYPE_CPU,
-                       G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+      g_param_spec_enum ("device-type", NULL, NULL, EXECUTORCH_TYPE_DEVICE_TYPE, EXECUTORCH_DEVICE_TYPE_CPU,
+                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
 
   /**
    * ExecutorchDevice:index:
@@ -148,9 +137,8 @@ executorch_device_class_init (ExecutorchDeviceClass *klass)
    *
    * Since: 1.0
    */
-  properties[PROP_INDEX] =
-    g_param_spec_int ("index", NULL, NULL, 0, G_MAXINT8, 0,
-                      G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_INDEX] = g_param_spec_int ("index", NULL, NULL, 0, G_MAXINT8, 0,
+                                             G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
 
   /**
    * ExecutorchDevice:name:
@@ -159,8 +147,7 @@ executorch_device_class_init (ExecutorchDeviceClass *klass)
    *
    * Since: 1.0
    */
-  properties[PROP_NAME] =
-    g_param_spec_string ("name", NULL, NULL, NULL, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  properties[PROP_NAME] = g_param_spec_string ("name", NULL, NULL, NULL, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
@@ -216,9 +203,8 @@ executorch_device_new_from_name (const char *name, GError **error)
 
   colon = strchr (name, ':');
   type_name = colon != NULL ? g_strndup (name, colon - name) : g_strdup (name);
-  if (colon != NULL &&
-      (colon[1] == '\0' || !g_ascii_isdigit (colon[1]) ||
-       !g_ascii_string_to_unsigned (colon + 1, 10, 0, G_MAXINT8, &index, NULL)))
+  if (colon != NULL && (colon[1] == '\0' || !g_ascii_isdigit (colon[1]) ||
+                        !g_ascii_string_to_unsigned (colon + 1, 10, 0, G_MAXINT8, &index, NULL)))
     goto bad;
 
   for (int type = 0; type < ET_DEVICE_N_TYPES; type++)

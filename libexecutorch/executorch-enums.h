@@ -51,7 +51,8 @@ G_BEGIN_DECLS
  *
  * Since: 1.0
  */
-typedef enum {
+typedef enum
+{
   EXECUTORCH_SCALAR_TYPE_BYTE = 0,
   EXECUTORCH_SCALAR_TYPE_CHAR = 1,
   EXECUTORCH_SCALAR_TYPE_SHORT = 2,
@@ -94,7 +95,8 @@ typedef enum {
  *
  * Since: 1.0
  */
-typedef enum {
+typedef enum
+{
   EXECUTORCH_DEVICE_TYPE_CPU = 0,
   EXECUTORCH_DEVICE_TYPE_CUDA = 1,
 } ExecutorchDeviceType;
@@ -118,7 +120,8 @@ typedef enum {
  *
  * Since: 1.0
  */
-typedef enum {
+typedef enum
+{
   EXECUTORCH_VALUE_KIND_NONE = 0,
   EXECUTORCH_VALUE_KIND_TENSOR = 1,
   EXECUTORCH_VALUE_KIND_STRING = 2,
@@ -143,7 +146,8 @@ typedef enum {
  *
  * Since: 1.0
  */
-typedef enum {
+typedef enum
+{
   EXECUTORCH_SHAPE_DYNAMISM_STATIC = 0,
   EXECUTORCH_SHAPE_DYNAMISM_DYNAMIC_BOUND = 1,
   EXECUTORCH_SHAPE_DYNAMISM_DYNAMIC_UNBOUND = 2,

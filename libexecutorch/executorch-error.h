@@ -65,7 +65,8 @@ G_BEGIN_DECLS
  *
  * Since: 1.0
  */
-typedef enum {
+typedef enum
+{
   EXECUTORCH_ERROR_FAILED = 0xff,
   EXECUTORCH_ERROR_INTERNAL = 0x01,
   EXECUTORCH_ERROR_INVALID_STATE = 0x02,
@@ -102,7 +103,8 @@ typedef enum {
  *
  * Since: 1.0
  */
-typedef enum {
+typedef enum
+{
   EXECUTORCH_PLUGIN_ERROR_FAILED,
   EXECUTORCH_PLUGIN_ERROR_MANIFEST,
   EXECUTORCH_PLUGIN_ERROR_OPEN,

@@ -35,11 +35,11 @@ struct _ExecutorchMethodInfo
   GObject parent_instance;
 
   char *name;
-  GPtrArray *inputs;    /* ExecutorchValueInfo */
-  GPtrArray *outputs;   /* ExecutorchValueInfo */
+  GPtrArray *inputs;  /* ExecutorchValueInfo */
+  GPtrArray *outputs; /* ExecutorchValueInfo */
   guint n_buffers;
   gint64 *buffer_sizes;
-  GPtrArray *buffer_devices;  /* ExecutorchDevice */
+  GPtrArray *buffer_devices; /* ExecutorchDevice */
   char **backends;
   char **operators;
   guint n_instructions;
@@ -132,7 +132,8 @@ _executorch_method_info_new (const EtMethodMeta *meta)
       self->buffer_sizes[i] = meta->buffer_sizes != NULL ? meta->buffer_sizes[i] : 0;
       g_ptr_array_add (self->buffer_devices,
                        _executorch_device_get (meta->buffer_device_types != NULL ? meta->buffer_device_types[i] : 0,
-                                               meta->buffer_device_indices != NULL ? meta->buffer_device_indices[i] : 0));
+                                               meta->buffer_device_indices != NULL ? meta->buffer_device_indices[i]
+                                                                                   : 0));
     }
   g_strfreev (self->backends);
   self->backends = strv_copy_or_empty (meta->backends);

@@ -53,16 +53,16 @@ struct _ExecutorchMethod
   ExecutorchProgram *program;
   char *name;
 
-  GError *init_error;   /* why the load in constructed failed */
+  GError *init_error; /* why the load in constructed failed */
   EtMethod *engine;
   ExecutorchMethodInfo *info;
 
-
   gboolean profiling_at_load;
-  EtProfiling *profiling;   /* NULL: not profiled */
+  EtProfiling *profiling; /* NULL: not profiled */
 };
 
-enum {
+enum
+{
   PROP_0,
   PROP_PROGRAM,
   PROP_NAME,
@@ -110,17 +110,10 @@ executorch_method_get_property (GObject *object, guint prop_id, GValue *value, G
 
   switch (prop_id)
     {
-    case PROP_PROGRAM:
-      g_value_set_object (value, self->program);
-      break;
-    case PROP_NAME:
-      g_value_set_string (value, self->name);
-      break;
-    case PROP_PROFILING:
-      g_value_set_boolean (value, self->profiling != NULL);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      case PROP_PROGRAM: g_value_set_object (value, self->program); break;
+      case PROP_NAME: g_value_set_string (value, self->name); break;
+      case PROP_PROFILING: g_value_set_boolean (value, self->profiling != NULL); break;
+      default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
 }
 
@@ -131,19 +124,16 @@ executorch_method_set_property (GObject *object, guint prop_id, const GValue *va
 
   switch (prop_id)
     {
-    case PROP_PROGRAM:
-      g_clear_object (&self->program);
-      self->program = g_value_dup_object (value);
-      break;
-    case PROP_NAME:
-      g_free (self->name);
-      self->name = g_value_dup_string (value);
-      break;
-    case PROP_PROFILING:
-      self->profiling_at_load = g_value_get_boolean (value);
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      case PROP_PROGRAM:
+        g_clear_object (&self->program);
+        self->program = g_value_dup_object (value);
+        break;
+      case PROP_NAME:
+        g_free (self->name);
+        self->name = g_value_dup_string (value);
+        break;
+      case PROP_PROFILING: self->profiling_at_load = g_value_get_boolean (value); break;
+      default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
 }
 
@@ -165,9 +155,8 @@ executorch_method_class_init (ExecutorchMethodClass *klass)
    *
    * Since: 1.0
    */
-  properties[PROP_PROGRAM] =
-    g_param_spec_object ("program", NULL, NULL, EXECUTORCH_TYPE_PROGRAM,
-                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_PROGRAM] = g_param_spec_object ("program", NULL, NULL, EXECUTORCH_TYPE_PROGRAM,
+                                                  G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
 
   /**
    * ExecutorchMethod:name:
@@ -176,9 +165,8 @@ executorch_method_class_init (ExecutorchMethodClass *klass)
    *
    * Since: 1.0
    */
-  properties[PROP_NAME] =
-    g_param_spec_string ("name", NULL, NULL, "forward",
-                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_NAME] = g_param_spec_string ("name", NULL, NULL, "forward",
+                                               G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
 
   /**
    * ExecutorchMethod:profiling:
@@ -190,8 +178,8 @@ executorch_method_class_init (ExecutorchMethodClass *klass)
    * Since: 1.0
    */
   properties[PROP_PROFILING] =
-    g_param_spec_boolean ("profiling", NULL, NULL, FALSE,
-                          G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+      g_param_spec_boolean ("profiling", NULL, NULL, FALSE,
+                            G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
@@ -283,20 +271,24 @@ warn_unless_loaded (ExecutorchMethod *self, const char *function)
   return FALSE;
 }
 
-#define CHECK_LOADED(self, val) \
-  G_STMT_START { \
+#define CHECK_LOADED(self, val)                              \
+  G_STMT_START                                               \
+  {                                                          \
     g_return_val_if_fail (EXECUTORCH_IS_METHOD (self), val); \
-    if (!warn_unless_loaded ((self), G_STRFUNC)) \
-      return val; \
-  } G_STMT_END
+    if (!warn_unless_loaded ((self), G_STRFUNC))             \
+      return val;                                            \
+  }                                                          \
+  G_STMT_END
 
-#define CHECK_LOADED_OR_ERROR(self, error, val) \
-  G_STMT_START { \
-    g_return_val_if_fail (EXECUTORCH_IS_METHOD (self), val); \
+#define CHECK_LOADED_OR_ERROR(self, error, val)                      \
+  G_STMT_START                                                       \
+  {                                                                  \
+    g_return_val_if_fail (EXECUTORCH_IS_METHOD (self), val);         \
     g_return_val_if_fail ((error) == NULL || *(error) == NULL, val); \
-    if (!check_loaded ((self), (error))) \
-      return val; \
-  } G_STMT_END
+    if (!check_loaded ((self), (error)))                             \
+      return val;                                                    \
+  }                                                                  \
+  G_STMT_END
 
 static gboolean set_scalar (ExecutorchMethod *method, guint index, const EtValue *value, GError **error);
 
@@ -463,7 +455,7 @@ gboolean
 executorch_method_set_input (ExecutorchMethod *method, guint index, ExecutorchTensor *tensor, GError **error)
 {
   ExecutorchDevice *device;
-  g_autoptr(GBytes) keep = NULL;
+  g_autoptr (GBytes) keep = NULL;
   const gint64 *sizes;
   gsize n_dims, n_dim_order;
   EtInput input;
@@ -485,7 +477,7 @@ executorch_method_set_input (ExecutorchMethod *method, guint index, ExecutorchTe
                      method->name, n_dims, ET_MAX_DIMS);
       return FALSE;
     }
-  input = (EtInput) {
+  input = (EtInput){
     .scalar_type = executorch_tensor_get_scalar_type (tensor),
     .ndim = (uint32_t) n_dims,
     .sizes = sizes,
@@ -640,7 +632,8 @@ executorch_method_execute (ExecutorchMethod *method, GCancellable *cancellable, 
   return ok;
 }
 
-typedef struct {
+typedef struct
+{
   GAsyncReadyCallback callback;
   gpointer user_data;
 } AsyncData;
@@ -684,10 +677,10 @@ execute_thread (GTask *task, gpointer source_object, gpointer task_data, GCancel
  * Since: 1.0
  */
 void
-executorch_method_execute_async (ExecutorchMethod *method, GCancellable *cancellable,
-                                 GAsyncReadyCallback callback, gpointer user_data)
+executorch_method_execute_async (ExecutorchMethod *method, GCancellable *cancellable, GAsyncReadyCallback callback,
+                                 gpointer user_data)
 {
-  g_autoptr(GTask) task = NULL;
+  g_autoptr (GTask) task = NULL;
   AsyncData *data;
   GError *error = NULL;
 
@@ -766,7 +759,7 @@ kind_nick (guint tag)
   GEnumValue *value = g_enum_get_value (klass, (gint) tag);
   const char *nick = value != NULL ? value->value_nick : "unknown";
 
-  g_type_class_unref (klass);   /* enum classes are never freed */
+  g_type_class_unref (klass); /* enum classes are never freed */
   return nick;
 }
 
@@ -780,15 +773,15 @@ get_output_value (ExecutorchMethod *self, guint index, EtValueTag want, GError *
     return NULL;
   if (index >= n)
     {
-      _et_set_error (error, ET_ERROR_INVALID_ARGUMENT,
-                     "output %u does not exist: method %s has %u outputs", index, self->name, n);
+      _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "output %u does not exist: method %s has %u outputs", index,
+                     self->name, n);
       return NULL;
     }
   value = _et_method_output (self->engine, index);
   if (value == NULL || value->tag != want)
     {
-      _et_set_error (error, ET_ERROR_INVALID_TYPE, "output %u of method %s is %s, not %s",
-                     index, self->name, kind_nick (value != NULL ? value->tag : ET_VALUE_NONE), kind_nick (want));
+      _et_set_error (error, ET_ERROR_INVALID_TYPE, "output %u of method %s is %s, not %s", index, self->name,
+                     kind_nick (value != NULL ? value->tag : ET_VALUE_NONE), kind_nick (want));
       return NULL;
     }
   return value;
@@ -916,7 +909,7 @@ executorch_method_get_output_bool (ExecutorchMethod *method, guint index, gboole
 static ExecutorchTensor *
 scalar_tensor (ExecutorchScalarType type, const void *value, gsize size)
 {
-  g_autoptr(GBytes) bytes = _executorch_aligned_bytes_new (value, size);
+  g_autoptr (GBytes) bytes = _executorch_aligned_bytes_new (value, size);
 
   return executorch_tensor_new (type, NULL, 0, bytes, NULL);
 }
@@ -954,10 +947,10 @@ scalar_tensor (ExecutorchScalarType type, const void *value, gsize size)
  * Since: 1.0
  */
 GPtrArray *
-executorch_method_run (ExecutorchMethod *method, ExecutorchTensor **inputs, guint n_inputs,
-                       GCancellable *cancellable, GError **error)
+executorch_method_run (ExecutorchMethod *method, ExecutorchTensor **inputs, guint n_inputs, GCancellable *cancellable,
+                       GError **error)
 {
-  g_autoptr(GPtrArray) outputs = NULL;
+  g_autoptr (GPtrArray) outputs = NULL;
   guint n_outputs;
 
   CHECK_LOADED_OR_ERROR (method, error, NULL);
@@ -966,9 +959,8 @@ executorch_method_run (ExecutorchMethod *method, ExecutorchTensor **inputs, guin
 
   if (n_inputs != _et_method_n_inputs (method->engine))
     {
-      _et_set_error (error, ET_ERROR_INVALID_ARGUMENT,
-                     "method %s takes %u inputs, not %u", method->name, _et_method_n_inputs (method->engine),
-                     n_inputs);
+      _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "method %s takes %u inputs, not %u", method->name,
+                     _et_method_n_inputs (method->engine), n_inputs);
       return NULL;
     }
   for (guint i = 0; i < n_inputs; i++)
@@ -991,27 +983,25 @@ executorch_method_run (ExecutorchMethod *method, ExecutorchTensor **inputs, guin
 
       switch (value != NULL ? value->tag : ET_VALUE_NONE)
         {
-        case ET_VALUE_TENSOR:
-          tensor = _executorch_tensor_new_view (G_OBJECT (method), value->u.tensor);
-          break;
-        case ET_VALUE_INT:
-          l = value->u.int_value;
-          tensor = scalar_tensor (EXECUTORCH_SCALAR_TYPE_LONG, &l, sizeof l);
-          break;
-        case ET_VALUE_DOUBLE:
-          d = value->u.double_value;
-          tensor = scalar_tensor (EXECUTORCH_SCALAR_TYPE_DOUBLE, &d, sizeof d);
-          break;
-        case ET_VALUE_BOOL:
-          b = value->u.bool_value ? 1 : 0;
-          tensor = scalar_tensor (EXECUTORCH_SCALAR_TYPE_BOOL, &b, sizeof b);
-          break;
-        default:
-          _et_set_error (error, ET_ERROR_NOT_SUPPORTED,
-                         "output %u of method %s is %s, which run() cannot return; use "
-                         "executorch_method_execute() and the output getters", i, method->name,
-                         kind_nick (value != NULL ? value->tag : ET_VALUE_NONE));
-          return NULL;
+          case ET_VALUE_TENSOR: tensor = _executorch_tensor_new_view (G_OBJECT (method), value->u.tensor); break;
+          case ET_VALUE_INT:
+            l = value->u.int_value;
+            tensor = scalar_tensor (EXECUTORCH_SCALAR_TYPE_LONG, &l, sizeof l);
+            break;
+          case ET_VALUE_DOUBLE:
+            d = value->u.double_value;
+            tensor = scalar_tensor (EXECUTORCH_SCALAR_TYPE_DOUBLE, &d, sizeof d);
+            break;
+          case ET_VALUE_BOOL:
+            b = value->u.bool_value ? 1 : 0;
+            tensor = scalar_tensor (EXECUTORCH_SCALAR_TYPE_BOOL, &b, sizeof b);
+            break;
+          default:
+            _et_set_error (error, ET_ERROR_NOT_SUPPORTED,
+                           "output %u of method %s is %s, which run() cannot return; use "
+                           "executorch_method_execute() and the output getters",
+                           i, method->name, kind_nick (value != NULL ? value->tag : ET_VALUE_NONE));
+            return NULL;
         }
       if (tensor == NULL)
         {
@@ -1193,7 +1183,7 @@ executorch_method_get_etdump (ExecutorchMethod *method, GError **error)
 gboolean
 executorch_method_write_etdump (ExecutorchMethod *method, const char *path, GError **error)
 {
-  g_autoptr(GBytes) bytes = NULL;
+  g_autoptr (GBytes) bytes = NULL;
   gsize size;
   const char *data;
 

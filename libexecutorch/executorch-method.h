@@ -36,21 +36,18 @@ guint executorch_method_get_n_inputs (ExecutorchMethod *method);
 EXECUTORCH_AVAILABLE_IN_1_0
 guint executorch_method_get_n_outputs (ExecutorchMethod *method);
 EXECUTORCH_AVAILABLE_IN_1_0
-gboolean executorch_method_set_input (ExecutorchMethod *method, guint index, ExecutorchTensor *tensor,
-                                      GError **error);
+gboolean executorch_method_set_input (ExecutorchMethod *method, guint index, ExecutorchTensor *tensor, GError **error);
 EXECUTORCH_AVAILABLE_IN_1_0
 gboolean executorch_method_set_input_int (ExecutorchMethod *method, guint index, gint64 value, GError **error);
 EXECUTORCH_AVAILABLE_IN_1_0
-gboolean executorch_method_set_input_double (ExecutorchMethod *method, guint index, gdouble value,
-                                             GError **error);
+gboolean executorch_method_set_input_double (ExecutorchMethod *method, guint index, gdouble value, GError **error);
 EXECUTORCH_AVAILABLE_IN_1_0
-gboolean executorch_method_set_input_bool (ExecutorchMethod *method, guint index, gboolean value,
-                                           GError **error);
+gboolean executorch_method_set_input_bool (ExecutorchMethod *method, guint index, gboolean value, GError **error);
 EXECUTORCH_AVAILABLE_IN_1_0
 gboolean executorch_method_execute (ExecutorchMethod *method, GCancellable *cancellable, GError **error);
 EXECUTORCH_AVAILABLE_IN_1_0
-void executorch_method_execute_async (ExecutorchMethod *method, GCancellable *cancellable,
-                                      GAsyncReadyCallback callback, gpointer user_data);
+void executorch_method_execute_async (ExecutorchMethod *method, GCancellable *cancellable, GAsyncReadyCallback callback,
+                                      gpointer user_data);
 EXECUTORCH_AVAILABLE_IN_1_0
 gboolean executorch_method_execute_finish (ExecutorchMethod *method, GAsyncResult *result, GError **error);
 EXECUTORCH_AVAILABLE_IN_1_0
@@ -58,14 +55,11 @@ ExecutorchValueKind executorch_method_get_output_kind (ExecutorchMethod *method,
 EXECUTORCH_AVAILABLE_IN_1_0
 ExecutorchTensor *executorch_method_get_output (ExecutorchMethod *method, guint index, GError **error);
 EXECUTORCH_AVAILABLE_IN_1_0
-gboolean executorch_method_get_output_int (ExecutorchMethod *method, guint index, gint64 *value,
-                                           GError **error);
+gboolean executorch_method_get_output_int (ExecutorchMethod *method, guint index, gint64 *value, GError **error);
 EXECUTORCH_AVAILABLE_IN_1_0
-gboolean executorch_method_get_output_double (ExecutorchMethod *method, guint index, gdouble *value,
-                                              GError **error);
+gboolean executorch_method_get_output_double (ExecutorchMethod *method, guint index, gdouble *value, GError **error);
 EXECUTORCH_AVAILABLE_IN_1_0
-gboolean executorch_method_get_output_bool (ExecutorchMethod *method, guint index, gboolean *value,
-                                            GError **error);
+gboolean executorch_method_get_output_bool (ExecutorchMethod *method, guint index, gboolean *value, GError **error);
 EXECUTORCH_AVAILABLE_IN_1_0
 GPtrArray *executorch_method_run (ExecutorchMethod *method, ExecutorchTensor **inputs, guint n_inputs,
                                   GCancellable *cancellable, GError **error);

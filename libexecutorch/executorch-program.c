@@ -54,15 +54,16 @@ struct _ExecutorchProgram
   char *path;
   GBytes *bytes;
   char **data_paths;
-  GPtrArray *external_data;   /* GBytes */
+  GPtrArray *external_data; /* GBytes */
 
-  GError *init_error;         /* why the load in constructed failed */
+  GError *init_error; /* why the load in constructed failed */
   EtProgram *engine;
-  guint64 max_memory;         /* atomic: read by method loads in any thread */
+  guint64 max_memory; /* atomic: read by method loads in any thread */
   gboolean allow_native_code;
 };
 
-enum {
+enum
+{
   PROP_0,
   PROP_PATH,
   PROP_BYTES,
@@ -112,26 +113,13 @@ executorch_program_get_property (GObject *object, guint prop_id, GValue *value, 
 
   switch (prop_id)
     {
-    case PROP_PATH:
-      g_value_set_string (value, self->path);
-      break;
-    case PROP_BYTES:
-      g_value_set_boxed (value, self->bytes);
-      break;
-    case PROP_DATA_PATHS:
-      g_value_set_boxed (value, self->data_paths);
-      break;
-    case PROP_EXTERNAL_DATA:
-      g_value_set_boxed (value, self->external_data);
-      break;
-    case PROP_MAX_MEMORY:
-      g_value_set_uint64 (value, executorch_program_get_max_memory (self));
-      break;
-    case PROP_ALLOW_NATIVE_CODE:
-      g_value_set_boolean (value, executorch_program_get_allow_native_code (self));
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      case PROP_PATH: g_value_set_string (value, self->path); break;
+      case PROP_BYTES: g_value_set_boxed (value, self->bytes); break;
+      case PROP_DATA_PATHS: g_value_set_boxed (value, self->data_paths); break;
+      case PROP_EXTERNAL_DATA: g_value_set_boxed (value, self->external_data); break;
+      case PROP_MAX_MEMORY: g_value_set_uint64 (value, executorch_program_get_max_memory (self)); break;
+      case PROP_ALLOW_NATIVE_CODE: g_value_set_boolean (value, executorch_program_get_allow_native_code (self)); break;
+      default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
 }
 
@@ -142,30 +130,25 @@ executorch_program_set_property (GObject *object, guint prop_id, const GValue *v
 
   switch (prop_id)
     {
-    case PROP_PATH:
-      g_free (self->path);
-      self->path = g_value_dup_string (value);
-      break;
-    case PROP_BYTES:
-      g_clear_pointer (&self->bytes, g_bytes_unref);
-      self->bytes = g_value_dup_boxed (value);
-      break;
-    case PROP_DATA_PATHS:
-      g_strfreev (self->data_paths);
-      self->data_paths = g_value_dup_boxed (value);
-      break;
-    case PROP_EXTERNAL_DATA:
-      g_clear_pointer (&self->external_data, g_ptr_array_unref);
-      self->external_data = g_value_dup_boxed (value);
-      break;
-    case PROP_MAX_MEMORY:
-      executorch_program_set_max_memory (self, g_value_get_uint64 (value));
-      break;
-    case PROP_ALLOW_NATIVE_CODE:
-      executorch_program_set_allow_native_code (self, g_value_get_boolean (value));
-      break;
-    default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      case PROP_PATH:
+        g_free (self->path);
+        self->path = g_value_dup_string (value);
+        break;
+      case PROP_BYTES:
+        g_clear_pointer (&self->bytes, g_bytes_unref);
+        self->bytes = g_value_dup_boxed (value);
+        break;
+      case PROP_DATA_PATHS:
+        g_strfreev (self->data_paths);
+        self->data_paths = g_value_dup_boxed (value);
+        break;
+      case PROP_EXTERNAL_DATA:
+        g_clear_pointer (&self->external_data, g_ptr_array_unref);
+        self->external_data = g_value_dup_boxed (value);
+        break;
+      case PROP_MAX_MEMORY: executorch_program_set_max_memory (self, g_value_get_uint64 (value)); break;
+      case PROP_ALLOW_NATIVE_CODE: executorch_program_set_allow_native_code (self, g_value_get_boolean (value)); break;
+      default: G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
 }
 
@@ -188,9 +171,8 @@ executorch_program_class_init (ExecutorchProgramClass *klass)
    *
    * Since: 1.0
    */
-  properties[PROP_PATH] =
-    g_param_spec_string ("path", NULL, NULL, NULL,
-                         G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_PATH] = g_param_spec_string ("path", NULL, NULL, NULL,
+                                               G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
 
   /**
    * ExecutorchProgram:bytes:
@@ -200,9 +182,8 @@ executorch_program_class_init (ExecutorchProgramClass *klass)
    *
    * Since: 1.0
    */
-  properties[PROP_BYTES] =
-    g_param_spec_boxed ("bytes", NULL, NULL, G_TYPE_BYTES,
-                        G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_BYTES] = g_param_spec_boxed ("bytes", NULL, NULL, G_TYPE_BYTES,
+                                               G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
 
   /**
    * ExecutorchProgram:data-paths:
@@ -213,8 +194,8 @@ executorch_program_class_init (ExecutorchProgramClass *klass)
    * Since: 1.0
    */
   properties[PROP_DATA_PATHS] =
-    g_param_spec_boxed ("data-paths", NULL, NULL, G_TYPE_STRV,
-                        G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+      g_param_spec_boxed ("data-paths", NULL, NULL, G_TYPE_STRV,
+                          G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
 
   /**
    * ExecutorchProgram:external-data:
@@ -225,8 +206,8 @@ executorch_program_class_init (ExecutorchProgramClass *klass)
    * Since: 1.0
    */
   properties[PROP_EXTERNAL_DATA] =
-    g_param_spec_boxed ("external-data", NULL, NULL, G_TYPE_PTR_ARRAY,
-                        G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
+      g_param_spec_boxed ("external-data", NULL, NULL, G_TYPE_PTR_ARRAY,
+                          G_PARAM_READWRITE | G_PARAM_CONSTRUCT_ONLY | G_PARAM_STATIC_STRINGS);
 
   /**
    * ExecutorchProgram:max-memory:
@@ -242,8 +223,8 @@ executorch_program_class_init (ExecutorchProgramClass *klass)
    * Since: 1.0
    */
   properties[PROP_MAX_MEMORY] =
-    g_param_spec_uint64 ("max-memory", NULL, NULL, 1, G_MAXUINT64, ET_DEFAULT_MAX_MEMORY,
-                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+      g_param_spec_uint64 ("max-memory", NULL, NULL, 1, G_MAXUINT64, ET_DEFAULT_MAX_MEMORY,
+                           G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
   /**
    * ExecutorchProgram:allow-native-code:
@@ -259,8 +240,8 @@ executorch_program_class_init (ExecutorchProgramClass *klass)
    * Since: 1.0
    */
   properties[PROP_ALLOW_NATIVE_CODE] =
-    g_param_spec_boolean ("allow-native-code", NULL, NULL, FALSE,
-                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+      g_param_spec_boolean ("allow-native-code", NULL, NULL, FALSE,
+                            G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
 
   g_object_class_install_properties (object_class, N_PROPS, properties);
 }
@@ -279,8 +260,8 @@ GBytes *
 _executorch_map_file (const char *path, GError **error)
 {
   g_autofree char *shown = g_filename_display_name (path);
-  g_autoptr(GMappedFile) mapped = NULL;
-  g_autoptr(GError) local = NULL;
+  g_autoptr (GMappedFile) mapped = NULL;
+  g_autoptr (GError) local = NULL;
   GStatBuf st;
   int fd;
 
@@ -319,15 +300,14 @@ _executorch_map_file (const char *path, GError **error)
 static gboolean
 load (ExecutorchProgram *self, GError **error)
 {
-  g_autoptr(GPtrArray) external = NULL;
+  g_autoptr (GPtrArray) external = NULL;
   g_autofree char *shown = NULL;
 
   if ((self->path == NULL) == (self->bytes == NULL))
     {
       _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "%s",
-                     self->path == NULL
-                     ? "the program has nothing to load: set its “path” or its “bytes”"
-                     : "the program has both a “path” and “bytes”: set only one of them");
+                     self->path == NULL ? "the program has nothing to load: set its “path” or its “bytes”"
+                                        : "the program has both a “path” and “bytes”: set only one of them");
       return FALSE;
     }
   if (self->path != NULL && self->external_data != NULL)
@@ -445,8 +425,7 @@ warn_unless_loaded (ExecutorchProgram *program, const char *function)
 {
   if (program->engine != NULL)
     return TRUE;
-  g_warning ("%s: the program did not load, so it has no methods: %s", function,
-             program->init_error->message);
+  g_warning ("%s: the program did not load, so it has no methods: %s", function, program->init_error->message);
   return FALSE;
 }
 
@@ -594,7 +573,7 @@ ExecutorchProgram *
 executorch_program_new_from_bytes_with_data (GBytes *data, GBytes *const *external_data, gsize n_external_data,
                                              GError **error)
 {
-  g_autoptr(GPtrArray) external = NULL;
+  g_autoptr (GPtrArray) external = NULL;
 
   g_return_val_if_fail (data != NULL, NULL);
   g_return_val_if_fail (external_data != NULL || n_external_data == 0, NULL);
@@ -778,8 +757,8 @@ executorch_program_load_method_profiled (ExecutorchProgram *program, const char 
 
   if (_executorch_program_check_loaded (program, error) == NULL)
     return NULL;
-  return g_initable_new (EXECUTORCH_TYPE_METHOD, NULL, error, "program", program, "name", name, "profiling",
-                         TRUE, NULL);
+  return g_initable_new (EXECUTORCH_TYPE_METHOD, NULL, error, "program", program, "name", name, "profiling", TRUE,
+                         NULL);
 }
 
 /**

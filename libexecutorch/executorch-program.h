@@ -40,8 +40,7 @@ char **executorch_program_list_methods (ExecutorchProgram *program);
 EXECUTORCH_AVAILABLE_IN_1_0
 gboolean executorch_program_has_method (ExecutorchProgram *program, const char *name);
 EXECUTORCH_AVAILABLE_IN_1_0
-ExecutorchMethodInfo *executorch_program_get_method_info (ExecutorchProgram *program, const char *name,
-                                                          GError **error);
+ExecutorchMethodInfo *executorch_program_get_method_info (ExecutorchProgram *program, const char *name, GError **error);
 EXECUTORCH_AVAILABLE_IN_1_0
 ExecutorchMethod *executorch_program_load_method (ExecutorchProgram *program, const char *name,
                                                   GError **error) G_GNUC_WARN_UNUSED_RESULT;
@@ -55,6 +54,6 @@ EXECUTORCH_AVAILABLE_IN_1_0
 gboolean executorch_program_get_allow_native_code (ExecutorchProgram *program);
 EXECUTORCH_AVAILABLE_IN_1_0
 ExecutorchMethod *executorch_program_load_method_profiled (ExecutorchProgram *program, const char *name,
-                                                          GError **error) G_GNUC_WARN_UNUSED_RESULT;
+                                                           GError **error) G_GNUC_WARN_UNUSED_RESULT;
 
 G_END_DECLS

@@ -42,10 +42,11 @@
  * Since: 1.0
  */
 
-typedef enum {
-  STORAGE_BYTES,    /* owns a GBytes (host) */
-  STORAGE_VIEW,     /* points into an owner's memory */
-  STORAGE_DEVICE,   /* owns device memory from _et_device_alloc */
+typedef enum
+{
+  STORAGE_BYTES,  /* owns a GBytes (host) */
+  STORAGE_VIEW,   /* points into an owner's memory */
+  STORAGE_DEVICE, /* owns device memory from _et_device_alloc */
 } Storage;
 
 struct _ExecutorchTensor
@@ -63,9 +64,9 @@ struct _ExecutorchTensor
   int device_index;
   ExecutorchDevice *device;
 
-  GBytes *bytes;      /* STORAGE_BYTES */
-  GObject *owner;     /* STORAGE_VIEW */
-  void *data;         /* data of any storage */
+  GBytes *bytes;  /* STORAGE_BYTES */
+  GObject *owner; /* STORAGE_VIEW */
+  void *data;     /* data of any storage */
 };
 
 G_DEFINE_FINAL_TYPE (ExecutorchTensor, executorch_tensor, G_TYPE_OBJECT)
@@ -161,8 +162,8 @@ check_shape (ExecutorchScalarType scalar_type, const gint64 *sizes, gsize n_dims
     }
   if (n_dims > ET_MAX_DIMS)
     {
-      _et_set_error (error, ET_ERROR_INVALID_ARGUMENT,
-                     "a tensor has at most %d dimensions, not %" G_GSIZE_FORMAT, ET_MAX_DIMS, n_dims);
+      _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "a tensor has at most %d dimensions, not %" G_GSIZE_FORMAT,
+                     ET_MAX_DIMS, n_dims);
       return FALSE;
     }
   for (gsize i = 0; i < n_dims; i++)
@@ -170,8 +171,8 @@ check_shape (ExecutorchScalarType scalar_type, const gint64 *sizes, gsize n_dims
       if (sizes[i] < 0)
         {
           g_autofree char *shown = format_sizes (sizes, n_dims);
-          _et_set_error (error, ET_ERROR_INVALID_ARGUMENT,
-                         "tensor sizes %s: size %" G_GSIZE_FORMAT " is negative", shown, i);
+          _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "tensor sizes %s: size %" G_GSIZE_FORMAT " is negative",
+                         shown, i);
           return FALSE;
         }
       et_sizes[i] = sizes[i];
@@ -190,8 +191,8 @@ check_shape (ExecutorchScalarType scalar_type, const gint64 *sizes, gsize n_dims
   if (!_et_checked_nbytes (scalar_type, (uint32_t) n_dims, et_sizes, numel, nbytes))
     {
       g_autofree char *shown = format_sizes (sizes, n_dims);
-      _et_set_error (error, ET_ERROR_INVALID_ARGUMENT,
-                     "a %s tensor of sizes %s does not fit in memory", et_scalar_type_name (scalar_type), shown);
+      _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "a %s tensor of sizes %s does not fit in memory",
+                     et_scalar_type_name (scalar_type), shown);
       return FALSE;
     }
   return TRUE;
@@ -244,7 +245,8 @@ tensor_new_checked (ExecutorchScalarType scalar_type, const gint64 *sizes, gsize
       g_autofree char *shown = format_sizes (sizes, n_dims);
       _et_set_error (error, ET_ERROR_INVALID_ARGUMENT,
                      "the data holds %" G_GSIZE_FORMAT " bytes but a %s tensor of sizes %s needs %" G_GSIZE_FORMAT
-                     " bytes", g_bytes_get_size (data), et_scalar_type_name (scalar_type), shown, nbytes);
+                     " bytes",
+                     g_bytes_get_size (data), et_scalar_type_name (scalar_type), shown, nbytes);
       return NULL;
     }
   return tensor_new_bytes (scalar_type, sizes, n_dims, dim_order, numel, nbytes, data);
@@ -318,8 +320,8 @@ executorch_tensor_new_with_dim_order (ExecutorchScalarType scalar_type, const gi
   if (n_dim_order != n_dims)
     {
       _et_set_error (error, ET_ERROR_INVALID_ARGUMENT,
-                     "the dim order has %" G_GSIZE_FORMAT " entries for %" G_GSIZE_FORMAT " dimensions",
-                     n_dim_order, n_dims);
+                     "the dim order has %" G_GSIZE_FORMAT " entries for %" G_GSIZE_FORMAT " dimensions", n_dim_order,
+                     n_dims);
       return NULL;
     }
   return tensor_new_checked (scalar_type, sizes, n_dims, dim_order, data, error);
@@ -350,8 +352,8 @@ executorch_tensor_new_with_dim_order (ExecutorchScalarType scalar_type, const gi
  * Since: 1.0
  */
 ExecutorchTensor *
-executorch_tensor_new_borrowed (ExecutorchScalarType scalar_type, const gint64 *sizes, gsize n_dims,
-                                gpointer data, gsize nbytes, GObject *owner, GError **error)
+executorch_tensor_new_borrowed (ExecutorchScalarType scalar_type, const gint64 *sizes, gsize n_dims, gpointer data,
+                                gsize nbytes, GObject *owner, GError **error)
 {
   g_autoptr (GBytes) bytes = NULL;
 
@@ -390,7 +392,7 @@ executorch_tensor_new_zeros (ExecutorchScalarType scalar_type, const gint64 *siz
   gint64 numel;
   gsize nbytes;
   void *memory;
-  g_autoptr(GBytes) bytes = NULL;
+  g_autoptr (GBytes) bytes = NULL;
 
   g_return_val_if_fail (sizes != NULL || n_dims == 0, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
@@ -428,7 +430,7 @@ executorch_tensor_new_from_floats (const gint64 *sizes, gsize n_dims, const gflo
 {
   gint64 numel;
   gsize nbytes;
-  g_autoptr(GBytes) bytes = NULL;
+  g_autoptr (GBytes) bytes = NULL;
 
   g_return_val_if_fail (sizes != NULL || n_dims == 0, NULL);
   g_return_val_if_fail (values != NULL || n_values == 0, NULL);
@@ -685,31 +687,31 @@ executorch_tensor_get_bytes (ExecutorchTensor *tensor, GError **error)
 
   switch (tensor->storage)
     {
-    case STORAGE_BYTES:
-      /* NULL only for an empty tensor made by g_object_new() alone. */
-      return tensor->bytes != NULL ? g_bytes_ref (tensor->bytes) : g_bytes_new (NULL, 0);
-    case STORAGE_VIEW:
-      if (tensor->device_type == ET_DEVICE_CPU)
-        {
-          if (!check_has_data (tensor, error))
-            return NULL;
-          return _executorch_aligned_bytes_new (tensor->data, tensor->nbytes);
-        }
-      G_GNUC_FALLTHROUGH;
-    case STORAGE_DEVICE:
-    default:
-      if (!check_has_data (tensor, error))
-        return NULL;
-      host = _et_device_alloc (ET_DEVICE_CPU, 0, tensor->nbytes, _EXECUTORCH_DATA_ALIGNMENT, error);
-      if (host == NULL)
-        return NULL;
-      if (!_et_device_copy (ET_DEVICE_CPU, 0, host, tensor->device_type, tensor->device_index, tensor->data,
-                            tensor->nbytes, error))
-        {
-          _et_device_free (ET_DEVICE_CPU, 0, host);
+      case STORAGE_BYTES:
+        /* NULL only for an empty tensor made by g_object_new() alone. */
+        return tensor->bytes != NULL ? g_bytes_ref (tensor->bytes) : g_bytes_new (NULL, 0);
+      case STORAGE_VIEW:
+        if (tensor->device_type == ET_DEVICE_CPU)
+          {
+            if (!check_has_data (tensor, error))
+              return NULL;
+            return _executorch_aligned_bytes_new (tensor->data, tensor->nbytes);
+          }
+        G_GNUC_FALLTHROUGH;
+      case STORAGE_DEVICE:
+      default:
+        if (!check_has_data (tensor, error))
           return NULL;
-        }
-      return g_bytes_new_with_free_func (host, tensor->nbytes, free, host);
+        host = _et_device_alloc (ET_DEVICE_CPU, 0, tensor->nbytes, _EXECUTORCH_DATA_ALIGNMENT, error);
+        if (host == NULL)
+          return NULL;
+        if (!_et_device_copy (ET_DEVICE_CPU, 0, host, tensor->device_type, tensor->device_index, tensor->data,
+                              tensor->nbytes, error))
+          {
+            _et_device_free (ET_DEVICE_CPU, 0, host);
+            return NULL;
+          }
+        return g_bytes_new_with_free_func (host, tensor->nbytes, free, host);
     }
 }
 
@@ -734,7 +736,7 @@ executorch_tensor_get_bytes (ExecutorchTensor *tensor, GError **error)
 gfloat *
 executorch_tensor_get_floats (ExecutorchTensor *tensor, gsize *n_values, GError **error)
 {
-  g_autoptr(GBytes) bytes = NULL;
+  g_autoptr (GBytes) bytes = NULL;
   gfloat *values;
 
   g_return_val_if_fail (EXECUTORCH_IS_TENSOR (tensor), NULL);
@@ -763,8 +765,8 @@ executorch_tensor_get_floats (ExecutorchTensor *tensor, gsize *n_values, GError 
 static ExecutorchTensor *
 tensor_like (ExecutorchTensor *self, int device_type, int device_index)
 {
-  ExecutorchTensor *t = tensor_alloc (self->scalar_type, self->sizes, self->n_dims, self->dim_order, self->numel,
-                                      self->nbytes);
+  ExecutorchTensor *t =
+      tensor_alloc (self->scalar_type, self->sizes, self->n_dims, self->dim_order, self->numel, self->nbytes);
 
   t->device_type = device_type;
   t->device_index = device_index;
@@ -825,8 +827,8 @@ _executorch_tensor_new_copy_of (const EtTensor *t)
 ExecutorchTensor *
 executorch_tensor_copy (ExecutorchTensor *tensor, GError **error)
 {
-  g_autoptr(GBytes) bytes = NULL;
-  g_autoptr(GError) local = NULL;
+  g_autoptr (GBytes) bytes = NULL;
+  g_autoptr (GError) local = NULL;
   ExecutorchTensor *copy;
 
   g_return_val_if_fail (EXECUTORCH_IS_TENSOR (tensor), NULL);
@@ -842,8 +844,8 @@ executorch_tensor_copy (ExecutorchTensor *tensor, GError **error)
   copy = device_tensor_new (tensor, tensor->device_type, tensor->device_index, error);
   if (copy == NULL)
     return NULL;
-  if (_et_device_copy (copy->device_type, copy->device_index, copy->data, tensor->device_type,
-                       tensor->device_index, tensor->data, tensor->nbytes, &local))
+  if (_et_device_copy (copy->device_type, copy->device_index, copy->data, tensor->device_type, tensor->device_index,
+                       tensor->data, tensor->nbytes, &local))
     return copy;
   if (!g_error_matches (local, EXECUTORCH_ERROR, EXECUTORCH_ERROR_NOT_SUPPORTED))
     {
@@ -853,9 +855,8 @@ executorch_tensor_copy (ExecutorchTensor *tensor, GError **error)
     }
   /* No device-to-device copy: go through the host. */
   bytes = executorch_tensor_get_bytes (tensor, error);
-  if (bytes == NULL ||
-      !_et_device_copy (copy->device_type, copy->device_index, copy->data, ET_DEVICE_CPU, 0,
-                        g_bytes_get_data (bytes, NULL), tensor->nbytes, error))
+  if (bytes == NULL || !_et_device_copy (copy->device_type, copy->device_index, copy->data, ET_DEVICE_CPU, 0,
+                                         g_bytes_get_data (bytes, NULL), tensor->nbytes, error))
     {
       g_object_unref (copy);
       return NULL;
@@ -883,8 +884,8 @@ ExecutorchTensor *
 executorch_tensor_to_device (ExecutorchTensor *tensor, ExecutorchDevice *device, GError **error)
 {
   int dst_type, dst_index;
-  g_autoptr(GBytes) bytes = NULL;
-  g_autoptr(GError) local = NULL;
+  g_autoptr (GBytes) bytes = NULL;
+  g_autoptr (GError) local = NULL;
   ExecutorchTensor *copy;
 
   g_return_val_if_fail (EXECUTORCH_IS_TENSOR (tensor), NULL);
@@ -916,13 +917,11 @@ executorch_tensor_to_device (ExecutorchTensor *tensor, ExecutorchDevice *device,
       return NULL;
     }
   bytes = executorch_tensor_get_bytes (tensor, error);
-  if (bytes == NULL ||
-      !_et_device_copy (dst_type, dst_index, copy->data, ET_DEVICE_CPU, 0, g_bytes_get_data (bytes, NULL),
-                        tensor->nbytes, error))
+  if (bytes == NULL || !_et_device_copy (dst_type, dst_index, copy->data, ET_DEVICE_CPU, 0,
+                                         g_bytes_get_data (bytes, NULL), tensor->nbytes, error))
     {
       g_object_unref (copy);
       return NULL;
     }
   return copy;
 }
-

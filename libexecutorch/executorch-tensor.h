@@ -29,12 +29,12 @@ ExecutorchTensor *executorch_tensor_new_with_dim_order (ExecutorchScalarType sca
                                                         gsize n_dims, const guint8 *dim_order, gsize n_dim_order,
                                                         GBytes *data, GError **error) G_GNUC_WARN_UNUSED_RESULT;
 EXECUTORCH_AVAILABLE_IN_1_0
-ExecutorchTensor *executorch_tensor_new_borrowed (ExecutorchScalarType scalar_type, const gint64 *sizes,
-                                                  gsize n_dims, gpointer data, gsize nbytes, GObject *owner,
+ExecutorchTensor *executorch_tensor_new_borrowed (ExecutorchScalarType scalar_type, const gint64 *sizes, gsize n_dims,
+                                                  gpointer data, gsize nbytes, GObject *owner,
                                                   GError **error) G_GNUC_WARN_UNUSED_RESULT;
 EXECUTORCH_AVAILABLE_IN_1_0
-ExecutorchTensor *executorch_tensor_new_zeros (ExecutorchScalarType scalar_type, const gint64 *sizes,
-                                               gsize n_dims, GError **error) G_GNUC_WARN_UNUSED_RESULT;
+ExecutorchTensor *executorch_tensor_new_zeros (ExecutorchScalarType scalar_type, const gint64 *sizes, gsize n_dims,
+                                               GError **error) G_GNUC_WARN_UNUSED_RESULT;
 EXECUTORCH_AVAILABLE_IN_1_0
 ExecutorchTensor *executorch_tensor_new_from_floats (const gint64 *sizes, gsize n_dims, const gfloat *values,
                                                      gsize n_values, GError **error) G_GNUC_WARN_UNUSED_RESULT;

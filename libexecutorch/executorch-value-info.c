@@ -316,10 +316,10 @@ dynamism_name (int dynamism)
 {
   switch (dynamism)
     {
-    case ET_SHAPE_STATIC: return "static";
-    case ET_SHAPE_DYNAMIC_BOUND: return "dynamic_bound";
-    case ET_SHAPE_DYNAMIC_UNBOUND: return "dynamic_unbound";
-    default: return "unknown";
+      case ET_SHAPE_STATIC: return "static";
+      case ET_SHAPE_DYNAMIC_BOUND: return "dynamic_bound";
+      case ET_SHAPE_DYNAMIC_UNBOUND: return "dynamic_unbound";
+      default: return "unknown";
     }
 }
 
@@ -347,39 +347,34 @@ executorch_value_info_to_string (ExecutorchValueInfo *info)
   out = g_string_new (_et_value_tag_name (m->tag));
   switch (m->tag)
     {
-    case ET_VALUE_TENSOR:
-      {
-        const char *type = et_scalar_type_name (m->scalar_type);
+      case ET_VALUE_TENSOR:
+        {
+          const char *type = et_scalar_type_name (m->scalar_type);
 
-        if (type != NULL)
-          g_string_append_printf (out, " %s [", type);
-        else
-          g_string_append_printf (out, " ScalarType(%d) [", m->scalar_type);
-        for (guint i = 0; i < m->ndim; i++)
-          g_string_append_printf (out, "%s%" G_GINT64_FORMAT, i > 0 ? ", " : "", (gint64) m->sizes[i]);
-        g_string_append (out, "] dim_order (");
-        for (guint i = 0; i < m->ndim; i++)
-          g_string_append_printf (out, "%s%u", i > 0 ? ", " : "", m->dim_order[i]);
-        g_string_append_printf (out, ") %s %s %s", dynamism_name (m->shape_dynamism),
-                                m->memory_planned ? "planned" : "unplanned",
-                                executorch_device_get_name (info->device));
-        break;
-      }
-    case ET_VALUE_INT:
-      g_string_append_printf (out, " %" G_GINT64_FORMAT, (gint64) m->int_value);
-      break;
-    case ET_VALUE_DOUBLE:
-      {
-        char buf[G_ASCII_DTOSTR_BUF_SIZE];
-        g_string_append_c (out, ' ');
-        g_string_append (out, g_ascii_dtostr (buf, sizeof buf, m->double_value));
-        break;
-      }
-    case ET_VALUE_BOOL:
-      g_string_append (out, m->bool_value ? " true" : " false");
-      break;
-    default:
-      break;
+          if (type != NULL)
+            g_string_append_printf (out, " %s [", type);
+          else
+            g_string_append_printf (out, " ScalarType(%d) [", m->scalar_type);
+          for (guint i = 0; i < m->ndim; i++)
+            g_string_append_printf (out, "%s%" G_GINT64_FORMAT, i > 0 ? ", " : "", (gint64) m->sizes[i]);
+          g_string_append (out, "] dim_order (");
+          for (guint i = 0; i < m->ndim; i++)
+            g_string_append_printf (out, "%s%u", i > 0 ? ", " : "", m->dim_order[i]);
+          g_string_append_printf (out, ") %s %s %s", dynamism_name (m->shape_dynamism),
+                                  m->memory_planned ? "planned" : "unplanned",
+                                  executorch_device_get_name (info->device));
+          break;
+        }
+      case ET_VALUE_INT: g_string_append_printf (out, " %" G_GINT64_FORMAT, (gint64) m->int_value); break;
+      case ET_VALUE_DOUBLE:
+        {
+          char buf[G_ASCII_DTOSTR_BUF_SIZE];
+          g_string_append_c (out, ' ');
+          g_string_append (out, g_ascii_dtostr (buf, sizeof buf, m->double_value));
+          break;
+        }
+      case ET_VALUE_BOOL: g_string_append (out, m->bool_value ? " true" : " false"); break;
+      default: break;
     }
   return g_string_free (out, FALSE);
 }

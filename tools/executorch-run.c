@@ -19,9 +19,19 @@
 
 #define PROGRAM_NAME "executorch-run"
 
-enum { EXIT_MISMATCH = 1, EXIT_USAGE = 2, EXIT_TIMEOUT = 124 };
+enum
+{
+  EXIT_MISMATCH = 1,
+  EXIT_USAGE = 2,
+  EXIT_TIMEOUT = 124
+};
 
-typedef enum { FILL_ZEROS, FILL_ONES, FILL_RANDOM } Fill;
+typedef enum
+{
+  FILL_ZEROS,
+  FILL_ONES,
+  FILL_RANDOM
+} Fill;
 
 static char *opt_method = NULL;
 static char **opt_inputs = NULL;
@@ -91,8 +101,7 @@ static const GOptionEntry entries[] = {
     NULL },
   { "list-backends", 0, 0, G_OPTION_ARG_NONE, &opt_list_backends, "List the installed delegate backends", NULL },
   { "version", 0, 0, G_OPTION_ARG_NONE, &opt_version, "Print the version and exit", NULL },
-  { "etdump", 0, 0, G_OPTION_ARG_FILENAME, &opt_etdump, "Profile the executions and write them as ETDump",
-    "OUT.etdp" },
+  { "etdump", 0, 0, G_OPTION_ARG_FILENAME, &opt_etdump, "Profile the executions and write them as ETDump", "OUT.etdp" },
   { "etdump-outputs", 0, 0, G_OPTION_ARG_FILENAME, &opt_etdump_outputs,
     "With --etdump: record every kernel's output, their data going to this debug buffer", "OUT.bin" },
   { "profile", 0, 0, G_OPTION_ARG_NONE, &opt_profile, "Profile the executions and print time per operator", NULL },
@@ -120,8 +129,7 @@ fail_with (GError *error)
   return EXIT_FAILURE;
 }
 
-static int
-usage_error (const char *format, ...) G_GNUC_PRINTF (1, 2);
+static int usage_error (const char *format, ...) G_GNUC_PRINTF (1, 2);
 
 /* Bytes with an optional K, M or G suffix (powers of 1024); FALSE when
  * @text is not such a number, is 0 or does not fit 64 bits. */
@@ -139,13 +147,22 @@ parse_size (const char *text, guint64 *bytes)
     return FALSE;
   switch (g_ascii_toupper (*end))
     {
-    case 'K': scale = G_GUINT64_CONSTANT (1) << 10; end++; break;
-    case 'M': scale = G_GUINT64_CONSTANT (1) << 20; end++; break;
-    case 'G': scale = G_GUINT64_CONSTANT (1) << 30; end++; break;
-    default: break;
+      case 'K':
+        scale = G_GUINT64_CONSTANT (1) << 10;
+        end++;
+        break;
+      case 'M':
+        scale = G_GUINT64_CONSTANT (1) << 20;
+        end++;
+        break;
+      case 'G':
+        scale = G_GUINT64_CONSTANT (1) << 30;
+        end++;
+        break;
+      default: break;
     }
   if (*end == 'i' && scale > 1)
-    end++;   /* KiB, MiB, GiB */
+    end++; /* KiB, MiB, GiB */
   if (g_ascii_toupper (*end) == 'B')
     end++;
   if (*end != '\0' || value == 0 || value > G_MAXUINT64 / scale)
@@ -173,8 +190,7 @@ start_timeout (void)
   if (opt_timeout <= 0.0 || timeout_cancellable != NULL)
     return;
   timeout_cancellable = g_cancellable_new ();
-  g_thread_unref (g_thread_new ("timeout", timeout_thread,
-                                GSIZE_TO_POINTER ((gsize) (opt_timeout * G_USEC_PER_SEC))));
+  g_thread_unref (g_thread_new ("timeout", timeout_thread, GSIZE_TO_POINTER ((gsize) (opt_timeout * G_USEC_PER_SEC))));
 }
 
 /* An execution failure: the timeout's, or @error's. */
@@ -218,30 +234,70 @@ element_as_double (ExecutorchScalarType type, const guint8 *data, gsize i)
 {
   switch (type)
     {
-    case EXECUTORCH_SCALAR_TYPE_FLOAT: { float v; memcpy (&v, data + i * 4, 4); return v; }
-    case EXECUTORCH_SCALAR_TYPE_DOUBLE: { double v; memcpy (&v, data + i * 8, 8); return v; }
-    case EXECUTORCH_SCALAR_TYPE_HALF:
-      {
-        guint16 v;
-        memcpy (&v, data + i * 2, 2);
-        return _executorch_support_half_to_float (v);
-      }
-    case EXECUTORCH_SCALAR_TYPE_BFLOAT16:
-      {
-        guint16 v;
-        memcpy (&v, data + i * 2, 2);
-        return _executorch_support_bf16_to_float (v);
-      }
-    case EXECUTORCH_SCALAR_TYPE_BYTE: return data[i];
-    case EXECUTORCH_SCALAR_TYPE_CHAR: return (gint8) data[i];
-    case EXECUTORCH_SCALAR_TYPE_BOOL: return data[i] != 0;
-    case EXECUTORCH_SCALAR_TYPE_SHORT: { gint16 v; memcpy (&v, data + i * 2, 2); return v; }
-    case EXECUTORCH_SCALAR_TYPE_UINT16: { guint16 v; memcpy (&v, data + i * 2, 2); return v; }
-    case EXECUTORCH_SCALAR_TYPE_INT: { gint32 v; memcpy (&v, data + i * 4, 4); return v; }
-    case EXECUTORCH_SCALAR_TYPE_UINT32: { guint32 v; memcpy (&v, data + i * 4, 4); return v; }
-    case EXECUTORCH_SCALAR_TYPE_LONG: { gint64 v; memcpy (&v, data + i * 8, 8); return (double) v; }
-    case EXECUTORCH_SCALAR_TYPE_UINT64: { guint64 v; memcpy (&v, data + i * 8, 8); return (double) v; }
-    default: return 0.0;
+      case EXECUTORCH_SCALAR_TYPE_FLOAT:
+        {
+          float v;
+          memcpy (&v, data + i * 4, 4);
+          return v;
+        }
+      case EXECUTORCH_SCALAR_TYPE_DOUBLE:
+        {
+          double v;
+          memcpy (&v, data + i * 8, 8);
+          return v;
+        }
+      case EXECUTORCH_SCALAR_TYPE_HALF:
+        {
+          guint16 v;
+          memcpy (&v, data + i * 2, 2);
+          return _executorch_support_half_to_float (v);
+        }
+      case EXECUTORCH_SCALAR_TYPE_BFLOAT16:
+        {
+          guint16 v;
+          memcpy (&v, data + i * 2, 2);
+          return _executorch_support_bf16_to_float (v);
+        }
+      case EXECUTORCH_SCALAR_TYPE_BYTE: return data[i];
+      case EXECUTORCH_SCALAR_TYPE_CHAR: return (gint8) data[i];
+      case EXECUTORCH_SCALAR_TYPE_BOOL: return data[i] != 0;
+      case EXECUTORCH_SCALAR_TYPE_SHORT:
+        {
+          gint16 v;
+          memcpy (&v, data + i * 2, 2);
+          return v;
+        }
+      case EXECUTORCH_SCALAR_TYPE_UINT16:
+        {
+          guint16 v;
+          memcpy (&v, data + i * 2, 2);
+          return v;
+        }
+      case EXECUTORCH_SCALAR_TYPE_INT:
+        {
+          gint32 v;
+          memcpy (&v, data + i * 4, 4);
+          return v;
+        }
+      case EXECUTORCH_SCALAR_TYPE_UINT32:
+        {
+          guint32 v;
+          memcpy (&v, data + i * 4, 4);
+          return v;
+        }
+      case EXECUTORCH_SCALAR_TYPE_LONG:
+        {
+          gint64 v;
+          memcpy (&v, data + i * 8, 8);
+          return (double) v;
+        }
+      case EXECUTORCH_SCALAR_TYPE_UINT64:
+        {
+          guint64 v;
+          memcpy (&v, data + i * 8, 8);
+          return (double) v;
+        }
+      default: return 0.0;
     }
 }
 
@@ -250,38 +306,74 @@ set_element (ExecutorchScalarType type, guint8 *data, gsize i, double value)
 {
   switch (type)
     {
-    case EXECUTORCH_SCALAR_TYPE_FLOAT: { float v = (float) value; memcpy (data + i * 4, &v, 4); break; }
-    case EXECUTORCH_SCALAR_TYPE_DOUBLE: memcpy (data + i * 8, &value, 8); break;
-    case EXECUTORCH_SCALAR_TYPE_HALF:
-      {
-        guint16 v = _executorch_support_float_to_half ((float) value);
-        memcpy (data + i * 2, &v, 2);
-        break;
-      }
-    case EXECUTORCH_SCALAR_TYPE_BFLOAT16:
-      {
-        guint16 v = _executorch_support_float_to_bf16 ((float) value);
-        memcpy (data + i * 2, &v, 2);
-        break;
-      }
-    case EXECUTORCH_SCALAR_TYPE_BOOL: data[i] = value != 0.0; break;
-    case EXECUTORCH_SCALAR_TYPE_BYTE: case EXECUTORCH_SCALAR_TYPE_QUINT8: data[i] = (guint8) value; break;
-    case EXECUTORCH_SCALAR_TYPE_CHAR: case EXECUTORCH_SCALAR_TYPE_QINT8: data[i] = (guint8) (gint8) value; break;
-    case EXECUTORCH_SCALAR_TYPE_SHORT: { gint16 v = (gint16) value; memcpy (data + i * 2, &v, 2); break; }
-    case EXECUTORCH_SCALAR_TYPE_UINT16: { guint16 v = (guint16) value; memcpy (data + i * 2, &v, 2); break; }
-    case EXECUTORCH_SCALAR_TYPE_INT: case EXECUTORCH_SCALAR_TYPE_QINT32:
-      { gint32 v = (gint32) value; memcpy (data + i * 4, &v, 4); break; }
-    case EXECUTORCH_SCALAR_TYPE_UINT32: { guint32 v = (guint32) value; memcpy (data + i * 4, &v, 4); break; }
-    case EXECUTORCH_SCALAR_TYPE_LONG: { gint64 v = (gint64) value; memcpy (data + i * 8, &v, 8); break; }
-    case EXECUTORCH_SCALAR_TYPE_UINT64: { guint64 v = (guint64) value; memcpy (data + i * 8, &v, 8); break; }
-    default: break;   /* left as zero bytes */
+      case EXECUTORCH_SCALAR_TYPE_FLOAT:
+        {
+          float v = (float) value;
+          memcpy (data + i * 4, &v, 4);
+          break;
+        }
+      case EXECUTORCH_SCALAR_TYPE_DOUBLE: memcpy (data + i * 8, &value, 8); break;
+      case EXECUTORCH_SCALAR_TYPE_HALF:
+        {
+          guint16 v = _executorch_support_float_to_half ((float) value);
+          memcpy (data + i * 2, &v, 2);
+          break;
+        }
+      case EXECUTORCH_SCALAR_TYPE_BFLOAT16:
+        {
+          guint16 v = _executorch_support_float_to_bf16 ((float) value);
+          memcpy (data + i * 2, &v, 2);
+          break;
+        }
+      case EXECUTORCH_SCALAR_TYPE_BOOL: data[i] = value != 0.0; break;
+      case EXECUTORCH_SCALAR_TYPE_BYTE:
+      case EXECUTORCH_SCALAR_TYPE_QUINT8: data[i] = (guint8) value; break;
+      case EXECUTORCH_SCALAR_TYPE_CHAR:
+      case EXECUTORCH_SCALAR_TYPE_QINT8: data[i] = (guint8) (gint8) value; break;
+      case EXECUTORCH_SCALAR_TYPE_SHORT:
+        {
+          gint16 v = (gint16) value;
+          memcpy (data + i * 2, &v, 2);
+          break;
+        }
+      case EXECUTORCH_SCALAR_TYPE_UINT16:
+        {
+          guint16 v = (guint16) value;
+          memcpy (data + i * 2, &v, 2);
+          break;
+        }
+      case EXECUTORCH_SCALAR_TYPE_INT:
+      case EXECUTORCH_SCALAR_TYPE_QINT32:
+        {
+          gint32 v = (gint32) value;
+          memcpy (data + i * 4, &v, 4);
+          break;
+        }
+      case EXECUTORCH_SCALAR_TYPE_UINT32:
+        {
+          guint32 v = (guint32) value;
+          memcpy (data + i * 4, &v, 4);
+          break;
+        }
+      case EXECUTORCH_SCALAR_TYPE_LONG:
+        {
+          gint64 v = (gint64) value;
+          memcpy (data + i * 8, &v, 8);
+          break;
+        }
+      case EXECUTORCH_SCALAR_TYPE_UINT64:
+        {
+          guint64 v = (guint64) value;
+          memcpy (data + i * 8, &v, 8);
+          break;
+        }
+      default: break; /* left as zero bytes */
     }
 }
 
 /* Copies elements between two layouts of the same logical tensor. */
 static GBytes *
-relayout (GBytes *src, gsize element_size, gsize n_dims, const gint64 *sizes, const guint8 *from,
-          const guint8 *to)
+relayout (GBytes *src, gsize element_size, gsize n_dims, const gint64 *sizes, const guint8 *from, const guint8 *to)
 {
   gint64 src_strides[NPY_MAX_DIMS], dst_strides[NPY_MAX_DIMS], index[NPY_MAX_DIMS] = { 0 };
   gint64 numel = 1;
@@ -345,52 +437,50 @@ scalar_from_npy (const NpyArray *array, const char *path, guint index, double *v
 }
 
 static gboolean
-bind_input_array (ExecutorchMethod *method, ExecutorchValueInfo *info, guint index, const char *path,
-                  NpyArray *loaded, GError **error)
+bind_input_array (ExecutorchMethod *method, ExecutorchValueInfo *info, guint index, const char *path, NpyArray *loaded,
+                  GError **error)
 {
   NpyArray array = *loaded;
-  g_autoptr(ExecutorchTensor) tensor = NULL;
+  g_autoptr (ExecutorchTensor) tensor = NULL;
   g_autofree char *shown = g_filename_display_name (path);
   gboolean ok = FALSE;
   double value;
 
   switch (executorch_value_info_get_kind (info))
     {
-    case EXECUTORCH_VALUE_KIND_TENSOR:
-      tensor = executorch_tensor_new (array.scalar_type, array.sizes, array.n_dims, array.data, error);
-      ok = tensor != NULL && executorch_method_set_input (method, index, tensor, error);
-      break;
-    case EXECUTORCH_VALUE_KIND_INT:
-      if (is_float_type (array.scalar_type))
-        {
-          g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_ARGUMENT,
-                       "%s: input %u is an Int, but the file holds floating-point data", shown, index);
-          break;
-        }
-      if (array.scalar_type == EXECUTORCH_SCALAR_TYPE_LONG && array.numel == 1 && array.n_dims <= 1)
-        {
-          gint64 v;
-          memcpy (&v, g_bytes_get_data (array.data, NULL), sizeof v);
-          ok = executorch_method_set_input_int (method, index, v, error);
-        }
-      else if (scalar_from_npy (&array, shown, index, &value, error))
-        ok = executorch_method_set_input_int (method, index, (gint64) value, error);
-      break;
-    case EXECUTORCH_VALUE_KIND_DOUBLE:
-      if (scalar_from_npy (&array, shown, index, &value, error))
-        ok = executorch_method_set_input_double (method, index, value, error);
-      break;
-    case EXECUTORCH_VALUE_KIND_BOOL:
-      if (scalar_from_npy (&array, shown, index, &value, error))
-        ok = executorch_method_set_input_bool (method, index, value != 0.0, error);
-      break;
-    case EXECUTORCH_VALUE_KIND_NONE:
-      ok = executorch_method_set_input (method, index, NULL, error);
-      break;
-    default:
-      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_NOT_SUPPORTED,
-                   "input %u is of a kind executorch-run cannot set", index);
-      break;
+      case EXECUTORCH_VALUE_KIND_TENSOR:
+        tensor = executorch_tensor_new (array.scalar_type, array.sizes, array.n_dims, array.data, error);
+        ok = tensor != NULL && executorch_method_set_input (method, index, tensor, error);
+        break;
+      case EXECUTORCH_VALUE_KIND_INT:
+        if (is_float_type (array.scalar_type))
+          {
+            g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_ARGUMENT,
+                         "%s: input %u is an Int, but the file holds floating-point data", shown, index);
+            break;
+          }
+        if (array.scalar_type == EXECUTORCH_SCALAR_TYPE_LONG && array.numel == 1 && array.n_dims <= 1)
+          {
+            gint64 v;
+            memcpy (&v, g_bytes_get_data (array.data, NULL), sizeof v);
+            ok = executorch_method_set_input_int (method, index, v, error);
+          }
+        else if (scalar_from_npy (&array, shown, index, &value, error))
+          ok = executorch_method_set_input_int (method, index, (gint64) value, error);
+        break;
+      case EXECUTORCH_VALUE_KIND_DOUBLE:
+        if (scalar_from_npy (&array, shown, index, &value, error))
+          ok = executorch_method_set_input_double (method, index, value, error);
+        break;
+      case EXECUTORCH_VALUE_KIND_BOOL:
+        if (scalar_from_npy (&array, shown, index, &value, error))
+          ok = executorch_method_set_input_bool (method, index, value != 0.0, error);
+        break;
+      case EXECUTORCH_VALUE_KIND_NONE: ok = executorch_method_set_input (method, index, NULL, error); break;
+      default:
+        g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_NOT_SUPPORTED,
+                     "input %u is of a kind executorch-run cannot set", index);
+        break;
     }
   return ok;
 }
@@ -401,59 +491,58 @@ bind_generated_input (ExecutorchMethod *method, ExecutorchValueInfo *info, guint
 {
   switch (executorch_value_info_get_kind (info))
     {
-    case EXECUTORCH_VALUE_KIND_TENSOR:
-      {
-        ExecutorchScalarType type = executorch_value_info_get_scalar_type (info);
-        gsize n_dims, element_size = executorch_scalar_type_get_element_size (type);
-        const gint64 *sizes = executorch_value_info_get_sizes (info, &n_dims);
-        const guint8 *order = executorch_value_info_get_dim_order (info, NULL);
-        gint64 numel = 1;
-        guint8 *data;
-        g_autoptr(GBytes) bytes = NULL;
-        g_autoptr(ExecutorchTensor) tensor = NULL;
+      case EXECUTORCH_VALUE_KIND_TENSOR:
+        {
+          ExecutorchScalarType type = executorch_value_info_get_scalar_type (info);
+          gsize n_dims, element_size = executorch_scalar_type_get_element_size (type);
+          const gint64 *sizes = executorch_value_info_get_sizes (info, &n_dims);
+          const guint8 *order = executorch_value_info_get_dim_order (info, NULL);
+          gint64 numel = 1;
+          guint8 *data;
+          g_autoptr (GBytes) bytes = NULL;
+          g_autoptr (ExecutorchTensor) tensor = NULL;
 
-        for (gsize i = 0; i < n_dims; i++)
-          numel *= sizes[i];
-        data = g_malloc0 (MAX ((gsize) numel * element_size, 1));
-        for (gint64 i = 0; fill != FILL_ZEROS && i < numel; i++)
-          {
-            double v;
-            if (fill == FILL_ONES)
-              v = 1.0;
-            else if (is_float_type (type))
-              v = g_rand_double_range (rand, -1.0, 1.0);
-            else
-              v = g_rand_int_range (rand, 0, 2);
-            set_element (type, data, (gsize) i, v);
-          }
-        bytes = g_bytes_new_take (data, (gsize) numel * element_size);
-        /* Generated in the input's own layout: no re-layout needed. */
-        tensor = executorch_tensor_new_with_dim_order (type, sizes, n_dims, order, n_dims, bytes, error);
-        return tensor != NULL && executorch_method_set_input (method, index, tensor, error);
-      }
-    case EXECUTORCH_VALUE_KIND_INT:
-      return executorch_method_set_input_int (method, index, executorch_value_info_get_int_value (info), error);
-    case EXECUTORCH_VALUE_KIND_DOUBLE:
-      return executorch_method_set_input_double (method, index, executorch_value_info_get_double_value (info),
-                                                 error);
-    case EXECUTORCH_VALUE_KIND_BOOL:
-      return executorch_method_set_input_bool (method, index, executorch_value_info_get_bool_value (info), error);
-    case EXECUTORCH_VALUE_KIND_NONE:
-      return executorch_method_set_input (method, index, NULL, error);
-    default:
-      {
-        g_autofree char *text = executorch_value_info_to_string (info);
-        g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_NOT_SUPPORTED,
-                     "input %u (%s) cannot be generated; executorch-run cannot set such inputs", index, text);
-        return FALSE;
-      }
+          for (gsize i = 0; i < n_dims; i++)
+            numel *= sizes[i];
+          data = g_malloc0 (MAX ((gsize) numel * element_size, 1));
+          for (gint64 i = 0; fill != FILL_ZEROS && i < numel; i++)
+            {
+              double v;
+              if (fill == FILL_ONES)
+                v = 1.0;
+              else if (is_float_type (type))
+                v = g_rand_double_range (rand, -1.0, 1.0);
+              else
+                v = g_rand_int_range (rand, 0, 2);
+              set_element (type, data, (gsize) i, v);
+            }
+          bytes = g_bytes_new_take (data, (gsize) numel * element_size);
+          /* Generated in the input's own layout: no re-layout needed. */
+          tensor = executorch_tensor_new_with_dim_order (type, sizes, n_dims, order, n_dims, bytes, error);
+          return tensor != NULL && executorch_method_set_input (method, index, tensor, error);
+        }
+      case EXECUTORCH_VALUE_KIND_INT:
+        return executorch_method_set_input_int (method, index, executorch_value_info_get_int_value (info), error);
+      case EXECUTORCH_VALUE_KIND_DOUBLE:
+        return executorch_method_set_input_double (method, index, executorch_value_info_get_double_value (info), error);
+      case EXECUTORCH_VALUE_KIND_BOOL:
+        return executorch_method_set_input_bool (method, index, executorch_value_info_get_bool_value (info), error);
+      case EXECUTORCH_VALUE_KIND_NONE: return executorch_method_set_input (method, index, NULL, error);
+      default:
+        {
+          g_autofree char *text = executorch_value_info_to_string (info);
+          g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_NOT_SUPPORTED,
+                       "input %u (%s) cannot be generated; executorch-run cannot set such inputs", index, text);
+          return FALSE;
+        }
     }
 }
 
 /* --- outputs --- */
 
 /* An output in C order, whatever its kind. */
-typedef struct {
+typedef struct
+{
   ExecutorchScalarType scalar_type;
   gsize n_dims;
   gint64 sizes[NPY_MAX_DIMS];
@@ -473,64 +562,64 @@ get_output (ExecutorchMethod *method, guint index, Output *out, GError **error)
   memset (out, 0, sizeof *out);
   switch (executorch_method_get_output_kind (method, index))
     {
-    case EXECUTORCH_VALUE_KIND_TENSOR:
-      {
-        g_autoptr(ExecutorchTensor) view = executorch_method_get_output (method, index, error);
-        g_autoptr(GBytes) bytes = NULL;
-        const gint64 *sizes;
-        const guint8 *order;
+      case EXECUTORCH_VALUE_KIND_TENSOR:
+        {
+          g_autoptr (ExecutorchTensor) view = executorch_method_get_output (method, index, error);
+          g_autoptr (GBytes) bytes = NULL;
+          const gint64 *sizes;
+          const guint8 *order;
 
-        if (view == NULL || (bytes = executorch_tensor_get_bytes (view, error)) == NULL)
+          if (view == NULL || (bytes = executorch_tensor_get_bytes (view, error)) == NULL)
+            return FALSE;
+          out->scalar_type = executorch_tensor_get_scalar_type (view);
+          sizes = executorch_tensor_get_sizes (view, &out->n_dims);
+          order = executorch_tensor_get_dim_order (view, NULL);
+          for (gsize i = 0; i < out->n_dims; i++)
+            out->sizes[i] = sizes[i];
+          out->numel = executorch_tensor_get_numel (view);
+          out->data = relayout (bytes, executorch_scalar_type_get_element_size (out->scalar_type), out->n_dims,
+                                out->sizes, order, identity_order);
+          return TRUE;
+        }
+      case EXECUTORCH_VALUE_KIND_INT:
+        {
+          gint64 v;
+          if (!executorch_method_get_output_int (method, index, &v, error))
+            return FALSE;
+          out->scalar_type = EXECUTORCH_SCALAR_TYPE_LONG;
+          out->data = g_bytes_new (&v, sizeof v);
+          break;
+        }
+      case EXECUTORCH_VALUE_KIND_DOUBLE:
+        {
+          double v;
+          if (!executorch_method_get_output_double (method, index, &v, error))
+            return FALSE;
+          out->scalar_type = EXECUTORCH_SCALAR_TYPE_DOUBLE;
+          out->data = g_bytes_new (&v, sizeof v);
+          break;
+        }
+      case EXECUTORCH_VALUE_KIND_BOOL:
+        {
+          gboolean v;
+          guint8 b;
+          if (!executorch_method_get_output_bool (method, index, &v, error))
+            return FALSE;
+          b = v ? 1 : 0;
+          out->scalar_type = EXECUTORCH_SCALAR_TYPE_BOOL;
+          out->data = g_bytes_new (&b, 1);
+          break;
+        }
+      default:
+        {
+          GEnumClass *klass = g_type_class_ref (EXECUTORCH_TYPE_VALUE_KIND);
+          GEnumValue *value = g_enum_get_value (klass, executorch_method_get_output_kind (method, index));
+          g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_NOT_SUPPORTED,
+                       "output %u is a %s, which cannot be saved as .npy", index,
+                       value != NULL ? value->value_nick : "value");
+          g_type_class_unref (klass);
           return FALSE;
-        out->scalar_type = executorch_tensor_get_scalar_type (view);
-        sizes = executorch_tensor_get_sizes (view, &out->n_dims);
-        order = executorch_tensor_get_dim_order (view, NULL);
-        for (gsize i = 0; i < out->n_dims; i++)
-          out->sizes[i] = sizes[i];
-        out->numel = executorch_tensor_get_numel (view);
-        out->data = relayout (bytes, executorch_scalar_type_get_element_size (out->scalar_type), out->n_dims,
-                              out->sizes, order, identity_order);
-        return TRUE;
-      }
-    case EXECUTORCH_VALUE_KIND_INT:
-      {
-        gint64 v;
-        if (!executorch_method_get_output_int (method, index, &v, error))
-          return FALSE;
-        out->scalar_type = EXECUTORCH_SCALAR_TYPE_LONG;
-        out->data = g_bytes_new (&v, sizeof v);
-        break;
-      }
-    case EXECUTORCH_VALUE_KIND_DOUBLE:
-      {
-        double v;
-        if (!executorch_method_get_output_double (method, index, &v, error))
-          return FALSE;
-        out->scalar_type = EXECUTORCH_SCALAR_TYPE_DOUBLE;
-        out->data = g_bytes_new (&v, sizeof v);
-        break;
-      }
-    case EXECUTORCH_VALUE_KIND_BOOL:
-      {
-        gboolean v;
-        guint8 b;
-        if (!executorch_method_get_output_bool (method, index, &v, error))
-          return FALSE;
-        b = v ? 1 : 0;
-        out->scalar_type = EXECUTORCH_SCALAR_TYPE_BOOL;
-        out->data = g_bytes_new (&b, 1);
-        break;
-      }
-    default:
-      {
-        GEnumClass *klass = g_type_class_ref (EXECUTORCH_TYPE_VALUE_KIND);
-        GEnumValue *value = g_enum_get_value (klass, executorch_method_get_output_kind (method, index));
-        g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_NOT_SUPPORTED,
-                     "output %u is a %s, which cannot be saved as .npy", index,
-                     value != NULL ? value->value_nick : "value");
-        g_type_class_unref (klass);
-        return FALSE;
-      }
+        }
     }
   out->n_dims = 0;
   out->numel = 1;
@@ -691,7 +780,9 @@ print_output (const Output *out, guint index)
 
   printf ("output %u: %s %s [", index,
           executorch_scalar_type_to_string (out->scalar_type) != NULL
-            ? executorch_scalar_type_to_string (out->scalar_type) : "?", shape);
+              ? executorch_scalar_type_to_string (out->scalar_type)
+              : "?",
+          shape);
   for (gint64 i = 0; i < shown; i++)
     printf ("%s%.6g", i > 0 ? ", " : "", element_as_double (out->scalar_type, data, (gsize) i));
   printf ("%s]\n", out->numel > shown ? ", ..." : "");
@@ -706,7 +797,8 @@ compare_doubles (const void *a, const void *b)
 
 /* --- profiling --- */
 
-typedef struct {
+typedef struct
+{
   const char *name;
   guint64 total;
   guint calls;
@@ -723,9 +815,9 @@ compare_operator_times (gconstpointer a, gconstpointer b)
 static void
 print_profile (ExecutorchMethod *method)
 {
-  g_autoptr(GPtrArray) events = executorch_method_get_profile_events (method);
-  g_autoptr(GHashTable) by_name = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, g_free);
-  g_autoptr(GArray) rows = g_array_new (FALSE, FALSE, sizeof (OperatorTime));
+  g_autoptr (GPtrArray) events = executorch_method_get_profile_events (method);
+  g_autoptr (GHashTable) by_name = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, g_free);
+  g_autoptr (GArray) rows = g_array_new (FALSE, FALSE, sizeof (OperatorTime));
   guint64 instructions = 0, executions = 0;
   guint n_runs = 0, shown;
   int width = 24;
@@ -748,12 +840,12 @@ print_profile (ExecutorchMethod *method)
           continue;
         }
       if (executorch_profile_event_get_delegate (event) != NULL)
-        continue;   /* inside its DELEGATE_CALL instruction */
+        continue; /* inside its DELEGATE_CALL instruction */
       row = g_hash_table_lookup (by_name, name);
       if (row == NULL)
         {
           row = g_new0 (OperatorTime, 1);
-          row->name = name;   /* the events outlive the table */
+          row->name = name; /* the events outlive the table */
           g_hash_table_insert (by_name, (gpointer) name, row);
         }
       row->total += executorch_profile_event_get_duration (event);
@@ -787,9 +879,9 @@ print_profile (ExecutorchMethod *method)
 static int
 run_verify (const char *path)
 {
-  g_autoptr(GError) error = NULL;
-  g_autoptr(ExecutorchBundledProgram) bundled = executorch_bundled_program_new_from_file (path, &error);
-  g_auto(GStrv) methods = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ExecutorchBundledProgram) bundled = executorch_bundled_program_new_from_file (path, &error);
+  g_auto (GStrv) methods = NULL;
   guint n_cases = 0, n_failed = 0;
 
   if (bundled == NULL)
@@ -826,15 +918,14 @@ run_verify (const char *path)
                opt_method != NULL ? opt_method : "");
       return EXIT_FAILURE;
     }
-  printf ("%u test case%s: %u passed, %u failed\n", n_cases, n_cases == 1 ? "" : "s", n_cases - n_failed,
-          n_failed);
+  printf ("%u test case%s: %u passed, %u failed\n", n_cases, n_cases == 1 ? "" : "s", n_cases - n_failed, n_failed);
   return n_failed > 0 ? EXIT_MISMATCH : EXIT_SUCCESS;
 }
 
 static int
 run_info (ExecutorchProgram *program, const char *path)
 {
-  g_auto(GStrv) methods = executorch_program_list_methods (program);
+  g_auto (GStrv) methods = executorch_program_list_methods (program);
   g_autofree char *shown = g_filename_display_name (path);
 
   if (opt_json)
@@ -852,10 +943,10 @@ run_info (ExecutorchProgram *program, const char *path)
   printf ("methods: %u\n", g_strv_length (methods));
   for (guint m = 0; methods[m] != NULL; m++)
     {
-      g_autoptr(GError) error = NULL;
-      g_autoptr(ExecutorchMethodInfo) info = executorch_program_get_method_info (program, methods[m], &error);
-      g_auto(GStrv) backends = NULL;
-      g_auto(GStrv) operators = NULL;
+      g_autoptr (GError) error = NULL;
+      g_autoptr (ExecutorchMethodInfo) info = executorch_program_get_method_info (program, methods[m], &error);
+      g_auto (GStrv) backends = NULL;
+      g_auto (GStrv) operators = NULL;
 
       if (info == NULL)
         return fail_with (g_steal_pointer (&error));
@@ -900,8 +991,8 @@ run_info (ExecutorchProgram *program, const char *path)
  * for the first and last execution of each phase), and ends with a newline
  * before anything else is printed. */
 static gboolean progress_on;
-static gsize progress_width;          /* length of the line last drawn */
-static gint64 progress_drawn_at;      /* when, in monotonic microseconds */
+static gsize progress_width;     /* length of the line last drawn */
+static gint64 progress_drawn_at; /* when, in monotonic microseconds */
 
 static void
 progress_setup (guint n_steps)
@@ -917,7 +1008,7 @@ progress_setup (guint n_steps)
 static void
 progress_draw (const char *method_name, gint it, guint step, guint n_steps, double ms, double min_ms)
 {
-  g_autoptr(GString) line = g_string_new (NULL);
+  g_autoptr (GString) line = g_string_new (NULL);
   gboolean last_of_phase = it == -1 || it == opt_iterations - 1;
   gint64 now = g_get_monotonic_time ();
   int width = 1;
@@ -963,11 +1054,13 @@ static double program_load_ms;
 static gboolean
 write_timing (const char *path, const char *method_name, double method_ms, const double *times, GError **error)
 {
-  g_autoptr(GString) json = g_string_new ("{\"method\": ");
+  g_autoptr (GString) json = g_string_new ("{\"method\": ");
 
   json_append_string (json, method_name);
-  g_string_append_printf (json, ", \"program_load_ms\": %.3f, \"method_load_ms\": %.3f, \"warmup\": %d, "
-                          "\"times_ms\": [", program_load_ms, method_ms, opt_warmup);
+  g_string_append_printf (json,
+                          ", \"program_load_ms\": %.3f, \"method_load_ms\": %.3f, \"warmup\": %d, "
+                          "\"times_ms\": [",
+                          program_load_ms, method_ms, opt_warmup);
   for (gint i = 0; i < opt_iterations; i++)
     g_string_append_printf (json, "%s%.3f", i > 0 ? ", " : "", times[i]);
   g_string_append (json, "]}\n");
@@ -982,9 +1075,9 @@ static gboolean profile_started;
  * the last execution.  Steps run one after another on the same method, so
  * state such as a KV cache carries over. */
 static int
-run_step (ExecutorchMethod *method, const char *name, guint step, guint n_steps, Fill fill, GRand *rand,
-          char **inputs, NpyArray *arrays, guint n_given, char **outputs, guint n_out_files, char **compare,
-          guint n_compare, double method_load_ms)
+run_step (ExecutorchMethod *method, const char *name, guint step, guint n_steps, Fill fill, GRand *rand, char **inputs,
+          NpyArray *arrays, guint n_given, char **outputs, guint n_out_files, char **compare, guint n_compare,
+          double method_load_ms)
 {
   GError *error = NULL;
   ExecutorchMethodInfo *info = executorch_method_get_info (method);
@@ -1066,9 +1159,8 @@ run_step (ExecutorchMethod *method, const char *name, guint step, guint n_steps,
         }
       if (!opt_quiet && n_out_files == 0 && n_compare == 0)
         print_output (&out, i);
-      if (i < n_out_files &&
-          !npy_write_file (outputs[i], out.scalar_type, out.sizes, out.n_dims, g_bytes_get_data (out.data, NULL),
-                           g_bytes_get_size (out.data), &error))
+      if (i < n_out_files && !npy_write_file (outputs[i], out.scalar_type, out.sizes, out.n_dims,
+                                              g_bytes_get_data (out.data, NULL), g_bytes_get_size (out.data), &error))
         {
           output_clear (&out);
           return fail_with (error);
@@ -1141,11 +1233,12 @@ warn_generated_inputs (const char *name, guint n_inputs, guint n_given, Fill fil
   if (fill == FILL_RANDOM)
     how = g_strdup_printf ("random values (--fill random, --seed %" G_GINT64_FORMAT ")", opt_seed);
   else
-    how = g_strdup_printf ("%s (--fill %s)", fill == FILL_ONES ? "ones" : "zeros",
-                           fill == FILL_ONES ? "ones" : "zeros");
-  fprintf (stderr, "%s: warning: %u input file%s given for the %u input%s of method %s; %s generated: tensors "
-           "filled with %s, other values as exported\n", PROGRAM_NAME, n_given, n_given == 1 ? "" : "s", n_inputs,
-           n_inputs == 1 ? "" : "s", name, which, how);
+    how =
+        g_strdup_printf ("%s (--fill %s)", fill == FILL_ONES ? "ones" : "zeros", fill == FILL_ONES ? "ones" : "zeros");
+  fprintf (stderr,
+           "%s: warning: %u input file%s given for the %u input%s of method %s; %s generated: tensors "
+           "filled with %s, other values as exported\n",
+           PROGRAM_NAME, n_given, n_given == 1 ? "" : "s", n_inputs, n_inputs == 1 ? "" : "s", name, which, how);
 }
 
 static int
@@ -1153,9 +1246,9 @@ run_method (ExecutorchProgram *program, Fill fill)
 {
   GError *error = NULL;
   const char *name = opt_method != NULL ? opt_method : "forward";
-  g_autoptr(ExecutorchMethod) method = NULL;
+  g_autoptr (ExecutorchMethod) method = NULL;
   guint n_inputs, n_outputs, n_given, n_out_files, n_compare;
-  g_autoptr(GRand) rand = g_rand_new_with_seed ((guint32) opt_seed);
+  g_autoptr (GRand) rand = g_rand_new_with_seed ((guint32) opt_seed);
   NpyArray *arrays = NULL;
   guint n_steps = 1, step_inputs, step_outputs, step_compare;
   int status = EXIT_SUCCESS;
@@ -1164,7 +1257,7 @@ run_method (ExecutorchProgram *program, Fill fill)
 
   if (!executorch_program_has_method (program, name))
     {
-      g_auto(GStrv) methods = executorch_program_list_methods (program);
+      g_auto (GStrv) methods = executorch_program_list_methods (program);
       g_autofree char *list = g_strjoinv (", ", methods);
       fprintf (stderr, "%s: the program has no method “%s” (it has: %s)\n", PROGRAM_NAME, name, list);
       return EXIT_FAILURE;
@@ -1199,8 +1292,10 @@ run_method (ExecutorchProgram *program, Fill fill)
       if ((n_out_files != 0 && n_out_files != n_steps * n_outputs) ||
           (n_compare != 0 && n_compare != n_steps * n_outputs))
         {
-          fprintf (stderr, "%s: --steps with %u steps needs %u output or comparison files (method %s has %u "
-                   "outputs)\n", PROGRAM_NAME, n_steps, n_steps * n_outputs, name, n_outputs);
+          fprintf (stderr,
+                   "%s: --steps with %u steps needs %u output or comparison files (method %s has %u "
+                   "outputs)\n",
+                   PROGRAM_NAME, n_steps, n_steps * n_outputs, name, n_outputs);
           return EXIT_FAILURE;
         }
     }
@@ -1249,10 +1344,9 @@ run_method (ExecutorchProgram *program, Fill fill)
     status = fail_with (error);
   if (opt_etdump_outputs != NULL && status == EXIT_SUCCESS)
     {
-      g_autoptr(GBytes) buffer = executorch_method_get_debug_buffer (method, &error);
-      if (buffer == NULL ||
-          !g_file_set_contents (opt_etdump_outputs, g_bytes_get_data (buffer, NULL),
-                                (gssize) g_bytes_get_size (buffer), &error))
+      g_autoptr (GBytes) buffer = executorch_method_get_debug_buffer (method, &error);
+      if (buffer == NULL || !g_file_set_contents (opt_etdump_outputs, g_bytes_get_data (buffer, NULL),
+                                                  (gssize) g_bytes_get_size (buffer), &error))
         status = fail_with (error);
     }
   for (guint i = 0; i < n_given; i++)
@@ -1264,22 +1358,21 @@ run_method (ExecutorchProgram *program, Fill fill)
 int
 main (int argc, char **argv)
 {
-  g_autoptr(GOptionContext) context = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(ExecutorchProgram) program = NULL;
-  g_auto(GStrv) args = NULL;
+  g_autoptr (GOptionContext) context = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ExecutorchProgram) program = NULL;
+  g_auto (GStrv) args = NULL;
   Fill fill = FILL_ZEROS;
   const char *model;
   gint64 load_start;
   guint64 max_memory = 0;
 
   setlocale (LC_ALL, "");
-  setlocale (LC_NUMERIC, "C");   /* numbers in messages and files stay in C form */
+  setlocale (LC_NUMERIC, "C"); /* numbers in messages and files stay in C form */
 
   context = g_option_context_new ("| --verify MODEL.bpte");
-  g_option_context_set_summary (context,
-                                "Runs a method of an ExecuTorch program, saves its outputs as .npy files and\n"
-                                "compares them with expected ones.");
+  g_option_context_set_summary (context, "Runs a method of an ExecuTorch program, saves its outputs as .npy files and\n"
+                                         "compares them with expected ones.");
   g_option_context_set_description (context,
                                     "Inputs not given with --input are generated from the method's metadata\n"
                                     "(with a warning). MODEL.ptd beside MODEL.pte is used when no --data is given.\n"
@@ -1299,7 +1392,7 @@ main (int argc, char **argv)
     }
   if (opt_list_operators || opt_list_backends)
     {
-      g_auto(GStrv) names = opt_list_operators ? executorch_list_operators () : executorch_list_backends ();
+      g_auto (GStrv) names = opt_list_operators ? executorch_list_operators () : executorch_list_backends ();
 
       if (opt_list_operators && opt_list_backends)
         return usage_error ("--list-operators and --list-backends cannot be combined");
@@ -1351,7 +1444,8 @@ main (int argc, char **argv)
     return usage_error ("--rtol and --atol must not be negative");
   if (opt_max_memory != NULL && !parse_size (opt_max_memory, &max_memory))
     return usage_error ("--max-memory must be a positive number of bytes, with an optional K, M or G suffix, "
-                        "not “%s”", opt_max_memory);
+                        "not “%s”",
+                        opt_max_memory);
   if (opt_max_instructions < 0)
     return usage_error ("--max-instructions must not be negative");
   if (!(opt_timeout >= 0.0) || opt_timeout > 1e9)

@@ -13,31 +13,26 @@
 #include <stdio.h>
 #include <string.h>
 
-static const struct {
-  const char *descr;   /* without the byte-order character */
+static const struct
+{
+  const char *descr; /* without the byte-order character */
   ExecutorchScalarType type;
   gsize size;
 } npy_types[] = {
-  { "f4", EXECUTORCH_SCALAR_TYPE_FLOAT, 4 },
-  { "f8", EXECUTORCH_SCALAR_TYPE_DOUBLE, 8 },
-  { "f2", EXECUTORCH_SCALAR_TYPE_HALF, 2 },
-  { "i8", EXECUTORCH_SCALAR_TYPE_LONG, 8 },
-  { "i4", EXECUTORCH_SCALAR_TYPE_INT, 4 },
-  { "i2", EXECUTORCH_SCALAR_TYPE_SHORT, 2 },
-  { "i1", EXECUTORCH_SCALAR_TYPE_CHAR, 1 },
-  { "u1", EXECUTORCH_SCALAR_TYPE_BYTE, 1 },
-  { "b1", EXECUTORCH_SCALAR_TYPE_BOOL, 1 },
-  { "u2", EXECUTORCH_SCALAR_TYPE_UINT16, 2 },
-  { "u4", EXECUTORCH_SCALAR_TYPE_UINT32, 4 },
-  { "u8", EXECUTORCH_SCALAR_TYPE_UINT64, 8 },
+  { "f4", EXECUTORCH_SCALAR_TYPE_FLOAT, 4 },  { "f8", EXECUTORCH_SCALAR_TYPE_DOUBLE, 8 },
+  { "f2", EXECUTORCH_SCALAR_TYPE_HALF, 2 },   { "i8", EXECUTORCH_SCALAR_TYPE_LONG, 8 },
+  { "i4", EXECUTORCH_SCALAR_TYPE_INT, 4 },    { "i2", EXECUTORCH_SCALAR_TYPE_SHORT, 2 },
+  { "i1", EXECUTORCH_SCALAR_TYPE_CHAR, 1 },   { "u1", EXECUTORCH_SCALAR_TYPE_BYTE, 1 },
+  { "b1", EXECUTORCH_SCALAR_TYPE_BOOL, 1 },   { "u2", EXECUTORCH_SCALAR_TYPE_UINT16, 2 },
+  { "u4", EXECUTORCH_SCALAR_TYPE_UINT32, 4 }, { "u8", EXECUTORCH_SCALAR_TYPE_UINT64, 8 },
 };
 
 static const char *const npy_descrs[] = {
-  [EXECUTORCH_SCALAR_TYPE_FLOAT] = "<f4", [EXECUTORCH_SCALAR_TYPE_DOUBLE] = "<f8",
-  [EXECUTORCH_SCALAR_TYPE_HALF] = "<f2", [EXECUTORCH_SCALAR_TYPE_LONG] = "<i8",
-  [EXECUTORCH_SCALAR_TYPE_INT] = "<i4", [EXECUTORCH_SCALAR_TYPE_SHORT] = "<i2",
-  [EXECUTORCH_SCALAR_TYPE_CHAR] = "|i1", [EXECUTORCH_SCALAR_TYPE_BYTE] = "|u1",
-  [EXECUTORCH_SCALAR_TYPE_BOOL] = "|b1", [EXECUTORCH_SCALAR_TYPE_UINT16] = "<u2",
+  [EXECUTORCH_SCALAR_TYPE_FLOAT] = "<f4",  [EXECUTORCH_SCALAR_TYPE_DOUBLE] = "<f8",
+  [EXECUTORCH_SCALAR_TYPE_HALF] = "<f2",   [EXECUTORCH_SCALAR_TYPE_LONG] = "<i8",
+  [EXECUTORCH_SCALAR_TYPE_INT] = "<i4",    [EXECUTORCH_SCALAR_TYPE_SHORT] = "<i2",
+  [EXECUTORCH_SCALAR_TYPE_CHAR] = "|i1",   [EXECUTORCH_SCALAR_TYPE_BYTE] = "|u1",
+  [EXECUTORCH_SCALAR_TYPE_BOOL] = "|b1",   [EXECUTORCH_SCALAR_TYPE_UINT16] = "<u2",
   [EXECUTORCH_SCALAR_TYPE_UINT32] = "<u4", [EXECUTORCH_SCALAR_TYPE_UINT64] = "<u8",
 };
 
@@ -58,7 +53,8 @@ npy_array_clear (NpyArray *array)
 
 /* --- header parser --- */
 
-typedef struct {
+typedef struct
+{
   const char *text;
   gsize len;
   gsize pos;
@@ -76,8 +72,8 @@ fail (Parser *p, const char *what)
 static void
 skip_ws (Parser *p)
 {
-  while (p->pos < p->len && (p->text[p->pos] == ' ' || p->text[p->pos] == '\t' || p->text[p->pos] == '\n' ||
-                             p->text[p->pos] == '\r'))
+  while (p->pos < p->len &&
+         (p->text[p->pos] == ' ' || p->text[p->pos] == '\t' || p->text[p->pos] == '\n' || p->text[p->pos] == '\r'))
     p->pos++;
 }
 
@@ -180,7 +176,7 @@ parse_shape (Parser *p, gint64 *sizes, gsize *n_dims)
         }
       if (!digits)
         return fail (p, "expected a non-negative dimension");
-      if (p->pos < p->len && p->text[p->pos] == 'L')   /* Python 2 longs */
+      if (p->pos < p->len && p->text[p->pos] == 'L') /* Python 2 longs */
         p->pos++;
       if (*n_dims >= NPY_MAX_DIMS)
         return fail (p, "more than 16 dimensions");
@@ -280,8 +276,8 @@ npy_parse (GBytes *file, NpyArray *array, GError **error)
     }
   else
     {
-      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_NOT_SUPPORTED, ".npy format version %u.%u is not supported",
-                   major, data[7]);
+      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_NOT_SUPPORTED,
+                   ".npy format version %u.%u is not supported", major, data[7]);
       return FALSE;
     }
   if (header_len > size - offset)
@@ -351,8 +347,8 @@ npy_parse (GBytes *file, NpyArray *array, GError **error)
   if (nbytes != size - offset)
     {
       g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_ARGUMENT,
-                   ".npy data holds %" G_GSIZE_FORMAT " bytes but the shape needs %" G_GUINT64_FORMAT,
-                   size - offset, nbytes);
+                   ".npy data holds %" G_GSIZE_FORMAT " bytes but the shape needs %" G_GUINT64_FORMAT, size - offset,
+                   nbytes);
       return FALSE;
     }
   array->scalar_type = (ExecutorchScalarType) type;
@@ -366,8 +362,8 @@ npy_read_file (const char *path, NpyArray *array, GError **error)
 {
   g_autofree char *contents = NULL;
   g_autofree char *shown = g_filename_display_name (path);
-  g_autoptr(GError) local = NULL;
-  g_autoptr(GBytes) bytes = NULL;
+  g_autoptr (GError) local = NULL;
+  g_autoptr (GBytes) bytes = NULL;
   gsize length;
 
   memset (array, 0, sizeof *array);
@@ -399,7 +395,8 @@ npy_encode (ExecutorchScalarType scalar_type, const gint64 *sizes, gsize n_dims,
     {
       g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_NOT_SUPPORTED, "%s tensors cannot be saved as .npy",
                    executorch_scalar_type_to_string (scalar_type) != NULL
-                     ? executorch_scalar_type_to_string (scalar_type) : "unknown");
+                       ? executorch_scalar_type_to_string (scalar_type)
+                       : "unknown");
       return NULL;
     }
   header = g_string_new (NULL);
@@ -434,10 +431,10 @@ npy_encode (ExecutorchScalarType scalar_type, const gint64 *sizes, gsize n_dims,
 }
 
 gboolean
-npy_write_file (const char *path, ExecutorchScalarType scalar_type, const gint64 *sizes, gsize n_dims,
-                const void *data, gsize nbytes, GError **error)
+npy_write_file (const char *path, ExecutorchScalarType scalar_type, const gint64 *sizes, gsize n_dims, const void *data,
+                gsize nbytes, GError **error)
 {
-  g_autoptr(GBytes) bytes = npy_encode (scalar_type, sizes, n_dims, data, nbytes, error);
+  g_autoptr (GBytes) bytes = npy_encode (scalar_type, sizes, n_dims, data, nbytes, error);
   gsize size;
   const char *contents;
   FILE *file;

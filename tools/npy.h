@@ -11,12 +11,13 @@ G_BEGIN_DECLS
 #define NPY_MAX_DIMS 16
 
 /* An array in C (row-major) order. */
-typedef struct {
+typedef struct
+{
   ExecutorchScalarType scalar_type;
   gsize n_dims;
   gint64 sizes[NPY_MAX_DIMS];
   gint64 numel;
-  GBytes *data;             /* numel * element size bytes */
+  GBytes *data; /* numel * element size bytes */
 } NpyArray;
 
 void npy_array_clear (NpyArray *array);
@@ -34,8 +35,8 @@ gboolean npy_read_file (const char *path, NpyArray *array, GError **error);
 const char *npy_descr_for (ExecutorchScalarType scalar_type);
 
 /* Encodes a v1.0 file. */
-GBytes *npy_encode (ExecutorchScalarType scalar_type, const gint64 *sizes, gsize n_dims, const void *data,
-                    gsize nbytes, GError **error);
+GBytes *npy_encode (ExecutorchScalarType scalar_type, const gint64 *sizes, gsize n_dims, const void *data, gsize nbytes,
+                    GError **error);
 
 gboolean npy_write_file (const char *path, ExecutorchScalarType scalar_type, const gint64 *sizes, gsize n_dims,
                          const void *data, gsize nbytes, GError **error);

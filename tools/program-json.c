@@ -52,7 +52,7 @@ enum_nick (GType type, int value)
   GEnumValue *found = g_enum_get_value (klass, value);
   const char *nick = found != NULL ? found->value_nick : "unknown";
 
-  g_type_class_unref (klass);   /* enum classes stay alive once created */
+  g_type_class_unref (klass); /* enum classes stay alive once created */
   return nick;
 }
 
@@ -78,43 +78,43 @@ append_value (GString *json, ExecutorchValueInfo *info, guint index)
   json_append_string (json, enum_nick (EXECUTORCH_TYPE_VALUE_KIND, kind));
   switch (kind)
     {
-    case EXECUTORCH_VALUE_KIND_TENSOR:
-      {
-        ExecutorchScalarType type = executorch_value_info_get_scalar_type (info);
-        const char *dtype = executorch_scalar_type_to_string (type);
-        gsize n_dims, n_order;
-        const gint64 *sizes = executorch_value_info_get_sizes (info, &n_dims);
-        const guint8 *order = executorch_value_info_get_dim_order (info, &n_order);
+      case EXECUTORCH_VALUE_KIND_TENSOR:
+        {
+          ExecutorchScalarType type = executorch_value_info_get_scalar_type (info);
+          const char *dtype = executorch_scalar_type_to_string (type);
+          gsize n_dims, n_order;
+          const gint64 *sizes = executorch_value_info_get_sizes (info, &n_dims);
+          const guint8 *order = executorch_value_info_get_dim_order (info, &n_order);
 
-        g_string_append (json, ", \"dtype\": ");
-        json_append_string (json, dtype != NULL ? dtype : "unknown");
-        g_string_append (json, ", \"sizes\": [");
-        for (gsize i = 0; i < n_dims; i++)
-          g_string_append_printf (json, "%s%" G_GINT64_FORMAT, i > 0 ? ", " : "", sizes[i]);
-        g_string_append (json, "], \"dim_order\": [");
-        for (gsize i = 0; i < n_order; i++)
-          g_string_append_printf (json, "%s%u", i > 0 ? ", " : "", order[i]);
-        g_string_append (json, "], \"dynamism\": ");
-        json_append_string (json, enum_nick (EXECUTORCH_TYPE_SHAPE_DYNAMISM,
-                                             executorch_value_info_get_shape_dynamism (info)));
-        g_string_append_printf (json, ", \"nbytes\": %" G_GSIZE_FORMAT ", \"planned\": %s, \"device\": ",
-                                executorch_value_info_get_nbytes (info),
-                                executorch_value_info_is_memory_planned (info) ? "true" : "false");
-        json_append_string (json, executorch_device_get_name (executorch_value_info_get_device (info)));
+          g_string_append (json, ", \"dtype\": ");
+          json_append_string (json, dtype != NULL ? dtype : "unknown");
+          g_string_append (json, ", \"sizes\": [");
+          for (gsize i = 0; i < n_dims; i++)
+            g_string_append_printf (json, "%s%" G_GINT64_FORMAT, i > 0 ? ", " : "", sizes[i]);
+          g_string_append (json, "], \"dim_order\": [");
+          for (gsize i = 0; i < n_order; i++)
+            g_string_append_printf (json, "%s%u", i > 0 ? ", " : "", order[i]);
+          g_string_append (json, "], \"dynamism\": ");
+          json_append_string (json, enum_nick (EXECUTORCH_TYPE_SHAPE_DYNAMISM,
+                                               executorch_value_info_get_shape_dynamism (info)));
+          g_string_append_printf (json, ", \"nbytes\": %" G_GSIZE_FORMAT ", \"planned\": %s, \"device\": ",
+                                  executorch_value_info_get_nbytes (info),
+                                  executorch_value_info_is_memory_planned (info) ? "true" : "false");
+          json_append_string (json, executorch_device_get_name (executorch_value_info_get_device (info)));
+          break;
+        }
+      case EXECUTORCH_VALUE_KIND_INT:
+        g_string_append_printf (json, ", \"value\": %" G_GINT64_FORMAT, executorch_value_info_get_int_value (info));
         break;
-      }
-    case EXECUTORCH_VALUE_KIND_INT:
-      g_string_append_printf (json, ", \"value\": %" G_GINT64_FORMAT, executorch_value_info_get_int_value (info));
-      break;
-    case EXECUTORCH_VALUE_KIND_DOUBLE:
-      g_string_append (json, ", \"value\": ");
-      json_append_double (json, executorch_value_info_get_double_value (info));
-      break;
-    case EXECUTORCH_VALUE_KIND_BOOL:
-      g_string_append_printf (json, ", \"value\": %s", executorch_value_info_get_bool_value (info) ? "true" : "false");
-      break;
-    default:
-      break;
+      case EXECUTORCH_VALUE_KIND_DOUBLE:
+        g_string_append (json, ", \"value\": ");
+        json_append_double (json, executorch_value_info_get_double_value (info));
+        break;
+      case EXECUTORCH_VALUE_KIND_BOOL:
+        g_string_append_printf (json, ", \"value\": %s",
+                                executorch_value_info_get_bool_value (info) ? "true" : "false");
+        break;
+      default: break;
     }
   g_string_append_c (json, '}');
 }
@@ -122,8 +122,8 @@ append_value (GString *json, ExecutorchValueInfo *info, guint index)
 static void
 append_method (GString *json, ExecutorchMethodInfo *info)
 {
-  g_auto(GStrv) backends = executorch_method_info_list_backends (info);
-  g_auto(GStrv) operators = executorch_method_info_list_operators (info);
+  g_auto (GStrv) backends = executorch_method_info_list_backends (info);
+  g_auto (GStrv) operators = executorch_method_info_list_operators (info);
   const char *input_spec = executorch_method_info_get_input_spec (info);
   const char *output_spec = executorch_method_info_get_output_spec (info);
 
@@ -146,8 +146,8 @@ append_method (GString *json, ExecutorchMethodInfo *info)
   g_string_append (json, "], \"planned_buffers\": [");
   for (guint i = 0; i < executorch_method_info_get_n_buffers (info); i++)
     {
-      g_string_append_printf (json, "%s{\"index\": %u, \"size\": %" G_GINT64_FORMAT ", \"device\": ",
-                              i > 0 ? ", " : "", i, executorch_method_info_get_buffer_size (info, i));
+      g_string_append_printf (json, "%s{\"index\": %u, \"size\": %" G_GINT64_FORMAT ", \"device\": ", i > 0 ? ", " : "",
+                              i, executorch_method_info_get_buffer_size (info, i));
       json_append_string (json, executorch_device_get_name (executorch_method_info_get_buffer_device (info, i)));
       g_string_append_c (json, '}');
     }
@@ -166,15 +166,15 @@ append_method (GString *json, ExecutorchMethodInfo *info)
 char *
 program_describe_json (ExecutorchProgram *program, const char *path, GError **error)
 {
-  g_auto(GStrv) methods = executorch_program_list_methods (program);
+  g_auto (GStrv) methods = executorch_program_list_methods (program);
   g_autofree char *shown = g_filename_display_name (path);
-  g_autoptr(GString) json = g_string_new ("{\"program\": ");
+  g_autoptr (GString) json = g_string_new ("{\"program\": ");
 
   json_append_string (json, shown);
   g_string_append (json, ", \"methods\": [");
   for (guint m = 0; methods[m] != NULL; m++)
     {
-      g_autoptr(ExecutorchMethodInfo) info = executorch_program_get_method_info (program, methods[m], error);
+      g_autoptr (ExecutorchMethodInfo) info = executorch_program_get_method_info (program, methods[m], error);
 
       if (info == NULL)
         return NULL;

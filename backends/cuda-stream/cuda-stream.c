@@ -9,7 +9,8 @@
 /* Marks a scope that was entered and not yet left. */
 #define SCOPE_ACTIVE 0x45435353u
 
-static _Thread_local struct {
+static _Thread_local struct
+{
   ExecutorchCudaStream stream;
   bool set;
   unsigned int depth;

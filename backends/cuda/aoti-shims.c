@@ -22,7 +22,8 @@ typedef AotiTensor *AtenTensorHandle;
 typedef int32_t AOTITorchError;
 
 /* The thread's current stream for generated code (one device: index 0). */
-static _Thread_local struct {
+static _Thread_local struct
+{
   void *stream;
   int32_t device_index;
 } current;
@@ -41,12 +42,21 @@ _aoti_swap_current_stream (void *stream)
   return previous;
 }
 
-#define CHECK_ARG(cond) \
-  do { if (!(cond)) return AOTI_FAILURE; } while (0)
+#define CHECK_ARG(cond)      \
+  do                         \
+    {                        \
+      if (!(cond))           \
+        return AOTI_FAILURE; \
+    }                        \
+  while (0)
 
 /* ---- dtype, device and layout constants (torch numbering) ---- */
 
-#define DTYPE(name, value) AOTI_EXPORT int32_t aoti_torch_dtype_##name (void) { return value; }
+#define DTYPE(name, value)                           \
+  AOTI_EXPORT int32_t aoti_torch_dtype_##name (void) \
+  {                                                  \
+    return value;                                    \
+  }
 DTYPE (uint8, 0)
 DTYPE (int8, 1)
 DTYPE (int16, 2)
@@ -69,13 +79,29 @@ DTYPE (uint32, 28)
 DTYPE (uint64, 29)
 #undef DTYPE
 
-AOTI_EXPORT int32_t aoti_torch_device_type_cpu (void) { return AOTI_DEVICE_CPU; }
-AOTI_EXPORT int32_t aoti_torch_device_type_cuda (void) { return AOTI_DEVICE_CUDA; }
-AOTI_EXPORT int32_t aoti_torch_layout_strided (void) { return 0; }
+AOTI_EXPORT int32_t
+aoti_torch_device_type_cpu (void)
+{
+  return AOTI_DEVICE_CPU;
+}
+AOTI_EXPORT int32_t
+aoti_torch_device_type_cuda (void)
+{
+  return AOTI_DEVICE_CUDA;
+}
+AOTI_EXPORT int32_t
+aoti_torch_layout_strided (void)
+{
+  return 0;
+}
 
 /* ---- grad mode: inference only ---- */
 
-AOTI_EXPORT bool aoti_torch_grad_mode_is_enabled (void) { return false; }
+AOTI_EXPORT bool
+aoti_torch_grad_mode_is_enabled (void)
+{
+  return false;
+}
 
 AOTI_EXPORT void
 aoti_torch_grad_mode_set_enabled (bool enabled)
@@ -93,8 +119,8 @@ aoti_torch_check (bool condition, const char *func, const char *file, uint32_t l
 {
   if (condition)
     return;
-  fprintf (stderr, "executorch-cuda: model check failed in %s (%s:%u): %s\n", func ? func : "?",
-           file ? file : "?", line, message ? message : "");
+  fprintf (stderr, "executorch-cuda: model check failed in %s (%s:%u): %s\n", func ? func : "?", file ? file : "?",
+           line, message ? message : "");
   abort ();
 }
 
@@ -250,8 +276,8 @@ aoti_torch_is_defined (AtenTensorHandle tensor, bool *ret)
 
 AOTI_EXPORT AOTITorchError
 aoti_torch_create_tensor_from_blob (void *data, int64_t ndim, const int64_t *sizes, const int64_t *strides,
-                                    int64_t storage_offset, int32_t dtype, int32_t device_type,
-                                    int32_t device_index, AtenTensorHandle *ret)
+                                    int64_t storage_offset, int32_t dtype, int32_t device_type, int32_t device_index,
+                                    AtenTensorHandle *ret)
 {
   CHECK_ARG (ret != NULL && (device_type == AOTI_DEVICE_CPU || device_type == AOTI_DEVICE_CUDA));
   *ret = _aoti_tensor_new_borrowed (data, ndim, sizes, strides, storage_offset, dtype, device_type, device_index);
@@ -260,9 +286,9 @@ aoti_torch_create_tensor_from_blob (void *data, int64_t ndim, const int64_t *siz
 
 AOTI_EXPORT AOTITorchError
 aoti_torch_create_tensor_from_blob_v2 (void *data, int64_t ndim, const int64_t *sizes, const int64_t *strides,
-                                       int64_t storage_offset, int32_t dtype, int32_t device_type,
-                                       int32_t device_index, AtenTensorHandle *ret, int32_t layout,
-                                       const uint8_t *opaque_metadata, int64_t opaque_metadata_size)
+                                       int64_t storage_offset, int32_t dtype, int32_t device_type, int32_t device_index,
+                                       AtenTensorHandle *ret, int32_t layout, const uint8_t *opaque_metadata,
+                                       int64_t opaque_metadata_size)
 {
   /* Only strided tensors; opaque (MKLDNN) metadata has no meaning here. */
   CHECK_ARG (layout == 0 && opaque_metadata_size == 0);
@@ -291,8 +317,7 @@ AOTI_EXPORT AOTITorchError
 aoti_torch_new_tensor_handle (AtenTensorHandle original, AtenTensorHandle *ret)
 {
   CHECK_ARG (original != NULL && ret != NULL);
-  *ret = _aoti_tensor_new_view (original, original->ndim, original->sizes, original->strides,
-                                original->storage_offset);
+  *ret = _aoti_tensor_new_view (original, original->ndim, original->sizes, original->strides, original->storage_offset);
   return *ret != NULL ? AOTI_OK : AOTI_FAILURE;
 }
 
@@ -334,8 +359,7 @@ clone (AtenTensorHandle self, bool preserve_strides, AtenTensorHandle *ret)
 
   CHECK_ARG (self != NULL && ret != NULL);
   copy = _aoti_tensor_new_empty (self->ndim, self->sizes, preserve_strides ? self->strides : NULL, self->dtype,
-                                 _aoti_tensor_device_type (self), _aoti_tensor_device_index (self),
-                                 current.stream);
+                                 _aoti_tensor_device_type (self), _aoti_tensor_device_index (self), current.stream);
   if (copy == NULL)
     return AOTI_FAILURE;
   if (_aoti_tensor_copy (copy, self, current.stream) != 0)
@@ -394,7 +418,7 @@ aoti_torch_zero_ (AtenTensorHandle tensor)
     }
   const CudaDeviceOps *ops = _executorch_cuda_ops ();
   return ops != NULL && ops->memset_async (_aoti_tensor_data (tensor), 0, nbytes, current.stream) == 0 ? AOTI_OK
-                                                                                                      : AOTI_FAILURE;
+                                                                                                       : AOTI_FAILURE;
 }
 
 /* One element back to the host. */
@@ -408,15 +432,18 @@ item (AtenTensorHandle tensor, int32_t dtype, void *ret, size_t size)
       return AOTI_OK;
     }
   const CudaDeviceOps *ops = _executorch_cuda_ops ();
-  if (ops == NULL || ops->memcpy_async (ret, _aoti_tensor_data (tensor), size, CUDA_COPY_DEVICE_TO_HOST,
-                                        current.stream) != 0 || ops->stream_synchronize (current.stream) != 0)
+  if (ops == NULL ||
+      ops->memcpy_async (ret, _aoti_tensor_data (tensor), size, CUDA_COPY_DEVICE_TO_HOST, current.stream) != 0 ||
+      ops->stream_synchronize (current.stream) != 0)
     return AOTI_FAILURE;
   return AOTI_OK;
 }
 
-#define ITEM(name, type, dtype) \
+#define ITEM(name, type, dtype)                                                          \
   AOTI_EXPORT AOTITorchError aoti_torch_item_##name (AtenTensorHandle tensor, type *ret) \
-  { return item (tensor, dtype, ret, sizeof (type)); }
+  {                                                                                      \
+    return item (tensor, dtype, ret, sizeof (type));                                     \
+  }
 ITEM (bool, bool, 11)
 ITEM (uint8, uint8_t, 0)
 ITEM (int8, int8_t, 1)
@@ -427,15 +454,15 @@ ITEM (float32, float, 6)
 ITEM (float64, double, 7)
 #undef ITEM
 
-#define SCALAR_TO_TENSOR(name, type, dtype) \
+#define SCALAR_TO_TENSOR(name, type, dtype)                                                         \
   AOTI_EXPORT AOTITorchError aoti_torch_scalar_to_tensor_##name (type value, AtenTensorHandle *ret) \
-  { \
-    CHECK_ARG (ret != NULL); \
-    *ret = _aoti_tensor_new_empty (0, NULL, NULL, dtype, AOTI_DEVICE_CPU, 0, NULL); \
-    if (*ret == NULL) \
-      return AOTI_FAILURE; \
-    memcpy (_aoti_tensor_data (*ret), &value, sizeof value); \
-    return AOTI_OK; \
+  {                                                                                                 \
+    CHECK_ARG (ret != NULL);                                                                        \
+    *ret = _aoti_tensor_new_empty (0, NULL, NULL, dtype, AOTI_DEVICE_CPU, 0, NULL);                 \
+    if (*ret == NULL)                                                                               \
+      return AOTI_FAILURE;                                                                          \
+    memcpy (_aoti_tensor_data (*ret), &value, sizeof value);                                        \
+    return AOTI_OK;                                                                                 \
   }
 SCALAR_TO_TENSOR (bool, bool, 11)
 SCALAR_TO_TENSOR (int32, int32_t, 3)
@@ -446,11 +473,13 @@ SCALAR_TO_TENSOR (float64, double, 7)
 
 /* ---- device guards and streams ---- */
 
-typedef struct {
+typedef struct
+{
   int32_t previous_device;
 } DeviceGuard;
 
-typedef struct {
+typedef struct
+{
   int32_t previous_device;
   void *previous_stream;
 } StreamGuard;

@@ -12,8 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct _AotiStorage {
-  gint ref_count;              /* atomic: generated code may share across threads */
+struct _AotiStorage
+{
+  gint ref_count; /* atomic: generated code may share across threads */
   int32_t device_type;
   int32_t device_index;
   void *data;
@@ -21,7 +22,7 @@ struct _AotiStorage {
   bool owned;
 };
 
-static gint64 live_tensors;     /* atomic */
+static gint64 live_tensors; /* atomic */
 
 static const CudaDeviceOps *device_ops;
 
@@ -68,8 +69,8 @@ storage_unref (AotiStorage *storage)
 
 /* Sizes must be >= 0 and strides given for every dim; numel must fit. */
 static AotiTensor *
-tensor_new (AotiStorage *storage, int64_t ndim, const int64_t *sizes, const int64_t *strides,
-            int64_t storage_offset, int32_t dtype)
+tensor_new (AotiStorage *storage, int64_t ndim, const int64_t *sizes, const int64_t *strides, int64_t storage_offset,
+            int32_t dtype)
 {
   AotiTensor *tensor;
   int64_t numel = 1;
@@ -121,8 +122,8 @@ _aoti_tensor_new_borrowed (void *data, int64_t ndim, const int64_t *sizes, const
 }
 
 AotiTensor *
-_aoti_tensor_new_empty (int64_t ndim, const int64_t *sizes, const int64_t *strides, int32_t dtype,
-                        int32_t device_type, int32_t device_index, void *stream)
+_aoti_tensor_new_empty (int64_t ndim, const int64_t *sizes, const int64_t *strides, int32_t dtype, int32_t device_type,
+                        int32_t device_index, void *stream)
 {
   AotiStorage *storage = storage_new (NULL, 0, device_type, device_index, true);
   AotiTensor *tensor = tensor_new (storage, ndim, sizes, strides, 0, dtype);

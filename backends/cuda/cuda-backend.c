@@ -17,11 +17,12 @@
 #include <executorch-cuda-stream.h>
 #include <string.h>
 
-typedef struct {
+typedef struct
+{
   ModelLibrary *library;
   void *container;
   size_t n_inputs, n_outputs;
-  void *stream;                /* ours, made on first use */
+  void *stream; /* ours, made on first use */
   /* One execute's input, output and planned-output handles, NULL-ended
    * each; made once at init, since a method runs in one thread at a time. */
   AotiTensor **slots;
@@ -59,7 +60,8 @@ blob_keys (EtBackendInitContext *context, const char *processed, size_t size, co
         {
           prefix = g_strndup (method->value, method->value_size);
           if (strlen (prefix) != method->value_size || !g_utf8_validate (prefix, -1, NULL))
-            return init_fail (context, ET_ERROR_INVALID_PROGRAM, "CudaBackend: the method_name compile spec is "
+            return init_fail (context, ET_ERROR_INVALID_PROGRAM,
+                              "CudaBackend: the method_name compile spec is "
                               "not text");
         }
       *so_key = g_strconcat (prefix ? prefix : "", prefix ? "_" : "", "so_blob", NULL);
@@ -69,8 +71,10 @@ blob_keys (EtBackendInitContext *context, const char *processed, size_t size, co
   newline = memchr (processed, '\n', size);
   if (newline == NULL || newline == processed || newline == processed + size - 1 ||
       memchr (processed, '\0', size) != NULL || !g_utf8_validate (processed, (gssize) size, NULL))
-    return init_fail (context, ET_ERROR_INVALID_PROGRAM, "CudaBackend: the delegate's %zu processed bytes are not "
-                      "\"<model key>\\n<weights key>\"", size);
+    return init_fail (context, ET_ERROR_INVALID_PROGRAM,
+                      "CudaBackend: the delegate's %zu processed bytes are not "
+                      "\"<model key>\\n<weights key>\"",
+                      size);
   *so_key = g_strndup (processed, (gsize) (newline - processed));
   *weights_key = g_strndup (newline + 1, (gsize) (processed + size - newline - 1));
   return ET_OK;
@@ -112,8 +116,10 @@ cuda_init (void *user_data, EtBackendInitContext *context, const void *processed
   if (code != ET_OK)
     return code;
   if (et_backend_init_context_named_data (context, so_key, &so, &so_size) != ET_OK)
-    return init_fail (context, ET_ERROR_NOT_FOUND, "CudaBackend: the model .so \"%s\" is in neither the program "
-                      "nor the .ptd files given with it", so_key);
+    return init_fail (context, ET_ERROR_NOT_FOUND,
+                      "CudaBackend: the model .so \"%s\" is in neither the program "
+                      "nor the .ptd files given with it",
+                      so_key);
 
   handle = g_new0 (CudaHandle, 1);
   handle->library = _executorch_model_library_load (so, so_size, &error);
@@ -126,7 +132,8 @@ cuda_init (void *user_data, EtBackendInitContext *context, const void *processed
     {
       handle->container = NULL;
       handle_free (handle);
-      return init_fail (context, ET_ERROR_DELEGATE_INVALID_HANDLE, "CudaBackend: the model could not create its "
+      return init_fail (context, ET_ERROR_DELEGATE_INVALID_HANDLE,
+                        "CudaBackend: the model could not create its "
                         "container (out of device memory, or no GPU it was compiled for)");
     }
   if (handle->library->update_constants_from_blob != NULL)
@@ -134,22 +141,27 @@ cuda_init (void *user_data, EtBackendInitContext *context, const void *processed
       if (et_backend_init_context_named_data (context, weights_key, &weights, &weights_size) != ET_OK)
         {
           handle_free (handle);
-          return init_fail (context, ET_ERROR_NOT_FOUND, "CudaBackend: the weights \"%s\" are in neither the "
+          return init_fail (context, ET_ERROR_NOT_FOUND,
+                            "CudaBackend: the weights \"%s\" are in neither the "
                             "program nor the .ptd files given with it (upstream writes them to "
-                            "aoti_cuda_blob.ptd)", weights_key);
+                            "aoti_cuda_blob.ptd)",
+                            weights_key);
         }
       if (handle->library->update_constants_from_blob (handle->container, weights) != 0)
         {
           handle_free (handle);
-          return init_fail (context, ET_ERROR_DELEGATE_MEMORY_ALLOCATION_FAILED, "CudaBackend: the model could "
-                            "not load its %zu bytes of weights", weights_size);
+          return init_fail (context, ET_ERROR_DELEGATE_MEMORY_ALLOCATION_FAILED,
+                            "CudaBackend: the model could "
+                            "not load its %zu bytes of weights",
+                            weights_size);
         }
     }
   if (handle->library->get_num_inputs (handle->container, &handle->n_inputs) != 0 ||
       handle->library->get_num_outputs (handle->container, &handle->n_outputs) != 0)
     {
       handle_free (handle);
-      return init_fail (context, ET_ERROR_DELEGATE_INVALID_HANDLE, "CudaBackend: the model does not report its "
+      return init_fail (context, ET_ERROR_DELEGATE_INVALID_HANDLE,
+                        "CudaBackend: the model does not report its "
                         "inputs and outputs");
     }
   /* A delegate call passes at most UINT32_MAX values; far fewer in practice. */
@@ -157,8 +169,10 @@ cuda_init (void *user_data, EtBackendInitContext *context, const void *processed
     {
       size_t n_inputs = handle->n_inputs, n_outputs = handle->n_outputs;
       handle_free (handle);
-      return init_fail (context, ET_ERROR_DELEGATE_INVALID_HANDLE, "CudaBackend: the model reports %zu inputs and "
-                        "%zu outputs (at most %u each)", n_inputs, n_outputs, MAX_MODEL_VALUES);
+      return init_fail (context, ET_ERROR_DELEGATE_INVALID_HANDLE,
+                        "CudaBackend: the model reports %zu inputs and "
+                        "%zu outputs (at most %u each)",
+                        n_inputs, n_outputs, MAX_MODEL_VALUES);
     }
   handle->slots = g_new0 (AotiTensor *, handle->n_inputs + 2 * handle->n_outputs + 3);
   *out = handle;
@@ -187,8 +201,8 @@ wrap (const CudaDeviceOps *ops, const EtTensor *tensor, bool is_input, void *str
       *problem = "lives on a device this backend does not drive";
       return NULL;
     }
-  device = _aoti_tensor_new_empty (tensor->ndim, tensor->sizes, tensor->strides, tensor->scalar_type,
-                                   AOTI_DEVICE_CUDA, 0, stream);
+  device = _aoti_tensor_new_empty (tensor->ndim, tensor->sizes, tensor->strides, tensor->scalar_type, AOTI_DEVICE_CUDA,
+                                   0, stream);
   if (device == NULL)
     {
       *problem = "could not get device memory";
@@ -219,13 +233,14 @@ collect (EtBackendExecuteContext *context, EtTensor *tensor, AotiTensor *produce
 
   if (produced->ndim != tensor->ndim || produced->dtype != tensor->scalar_type ||
       et_tensor_resize (tensor, tensor->ndim, produced->sizes) != ET_OK)
-    return exec_fail (context, ET_ERROR_INVALID_STATE, "CudaBackend: output %u came back as a %" G_GINT64_FORMAT
-                      "-dim %s tensor that does not fit the planned one", index, produced->ndim,
-                      et_scalar_type_name (produced->dtype));
-  target = _aoti_tensor_new_borrowed (tensor->data, tensor->ndim, tensor->sizes, tensor->strides, 0,
-                                      tensor->scalar_type,
-                                      tensor->device_type == ET_DEVICE_CUDA ? AOTI_DEVICE_CUDA : AOTI_DEVICE_CPU,
-                                      tensor->device_index);
+    return exec_fail (context, ET_ERROR_INVALID_STATE,
+                      "CudaBackend: output %u came back as a %" G_GINT64_FORMAT
+                      "-dim %s tensor that does not fit the planned one",
+                      index, produced->ndim, et_scalar_type_name (produced->dtype));
+  target =
+      _aoti_tensor_new_borrowed (tensor->data, tensor->ndim, tensor->sizes, tensor->strides, 0, tensor->scalar_type,
+                                 tensor->device_type == ET_DEVICE_CUDA ? AOTI_DEVICE_CUDA : AOTI_DEVICE_CPU,
+                                 tensor->device_index);
   if (target == NULL || _aoti_tensor_copy (target, produced, stream) != 0)
     code = exec_fail (context, ET_ERROR_INTERNAL, "CudaBackend: output %u could not be copied out", index);
   _aoti_tensor_free (target);
@@ -246,8 +261,10 @@ cuda_execute (void *user_data, EtBackendExecuteContext *context, void *opaque, E
   uint32_t failed_at = 0;
 
   if (n_args != handle->n_inputs + handle->n_outputs)
-    return exec_fail (context, ET_ERROR_INVALID_PROGRAM, "CudaBackend: the model takes %zu inputs and %zu outputs, "
-                      "the delegate call passes %u values", handle->n_inputs, handle->n_outputs, n_args);
+    return exec_fail (context, ET_ERROR_INVALID_PROGRAM,
+                      "CudaBackend: the model takes %zu inputs and %zu outputs, "
+                      "the delegate call passes %u values",
+                      handle->n_inputs, handle->n_outputs, n_args);
   for (uint32_t i = 0; i < n_args; i++)
     if (args[i] == NULL || args[i]->tag != ET_VALUE_TENSOR || args[i]->u.tensor == NULL)
       return exec_fail (context, ET_ERROR_INVALID_PROGRAM, "CudaBackend: argument %u is not a tensor", i);
@@ -300,8 +317,7 @@ cuda_execute (void *user_data, EtBackendExecuteContext *context, void *opaque, E
 
   /* Run takes the input handles (the model deletes them) and may replace
    * each output handle with one of its own. */
-  if (handle->library->run (handle->container, inputs, handle->n_inputs, outputs, handle->n_outputs, stream, NULL)
-      != 0)
+  if (handle->library->run (handle->container, inputs, handle->n_inputs, outputs, handle->n_outputs, stream, NULL) != 0)
     code = exec_fail (context, ET_ERROR_INTERNAL, "CudaBackend: the model failed while running");
   for (size_t j = 0; j < handle->n_outputs; j++)
     {

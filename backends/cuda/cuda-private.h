@@ -23,7 +23,8 @@ G_BEGIN_DECLS
 #define AOTI_DEVICE_CPU 0
 #define AOTI_DEVICE_CUDA 1
 
-typedef enum {
+typedef enum
+{
   CUDA_COPY_HOST_TO_DEVICE,
   CUDA_COPY_DEVICE_TO_HOST,
   CUDA_COPY_DEVICE_TO_DEVICE,
@@ -31,7 +32,8 @@ typedef enum {
 
 /* Every call returns 0 on success, else a nonzero code it can name with
  * error_string.  @stream may be NULL (CUDA's legacy default stream). */
-typedef struct {
+typedef struct
+{
   const char *name;
   int (*malloc_async) (void **ptr, size_t nbytes, void *stream);
   int (*free_async) (void *ptr, void *stream);
@@ -59,13 +61,14 @@ const CudaDeviceOps *_executorch_cuda_ops (void);
 typedef struct _AotiStorage AotiStorage;
 
 /* What an AtenTensorHandle points at.  Generated code never looks inside. */
-typedef struct {
+typedef struct
+{
   AotiStorage *storage;
-  int64_t storage_offset;      /* elements */
-  int32_t dtype;               /* torch ScalarType = EtScalarType */
+  int64_t storage_offset; /* elements */
+  int32_t dtype;          /* torch ScalarType = EtScalarType */
   int64_t ndim;
   int64_t numel;
-  int64_t *sizes;              /* point into inline_dims up to ET_MAX_DIMS dims */
+  int64_t *sizes; /* point into inline_dims up to ET_MAX_DIMS dims */
   int64_t *strides;
   int64_t inline_dims[2 * ET_MAX_DIMS];
 } AotiTensor;
@@ -78,8 +81,8 @@ AotiTensor *_aoti_tensor_new_borrowed (void *data, int64_t ndim, const int64_t *
 AotiTensor *_aoti_tensor_new_empty (int64_t ndim, const int64_t *sizes, const int64_t *strides, int32_t dtype,
                                     int32_t device_type, int32_t device_index, void *stream);
 /* Another handle on the same storage, with its own sizes/strides/offset. */
-AotiTensor *_aoti_tensor_new_view (const AotiTensor *base, int64_t ndim, const int64_t *sizes,
-                                   const int64_t *strides, int64_t storage_offset);
+AotiTensor *_aoti_tensor_new_view (const AotiTensor *base, int64_t ndim, const int64_t *sizes, const int64_t *strides,
+                                   int64_t storage_offset);
 void _aoti_tensor_free (AotiTensor *tensor);
 
 void *_aoti_tensor_data (const AotiTensor *tensor);
@@ -114,8 +117,8 @@ bool _aoti_shim_provided (const char *name);
  * Every offset and size is checked; a malformed file gives FALSE and a
  * GError naming the field.  @undefined and @defined receive symbol names
  * (g_free them). */
-gboolean _executorch_elf_dynamic_symbols (const guint8 *data, gsize size, GPtrArray *undefined,
-                                          GPtrArray *defined, GError **error);
+gboolean _executorch_elf_dynamic_symbols (const guint8 *data, gsize size, GPtrArray *undefined, GPtrArray *defined,
+                                          GError **error);
 
 /* The model .so's contract with us: the container functions it must export
  * and the host functions it may import.  FALSE with a GError listing every

@@ -81,7 +81,7 @@ rt_is_device_pointer (const void *ptr)
 
   if (cudaPointerGetAttributes (&attributes, ptr) != cudaSuccess)
     {
-      cudaGetLastError ();   /* clear the sticky error */
+      cudaGetLastError (); /* clear the sticky error */
       return 0;
     }
   return attributes.type == cudaMemoryTypeDevice || attributes.type == cudaMemoryTypeManaged;
@@ -93,9 +93,8 @@ rt_error_string (int code)
   return cudaGetErrorString ((cudaError_t) code);
 }
 
-int _executorch_cuda_strided_copy (void *dst, const int64_t *dst_strides, const void *src,
-                                   const int64_t *src_strides, const int64_t *sizes, int ndim, int64_t numel,
-                                   int element, void *stream);
+int _executorch_cuda_strided_copy (void *dst, const int64_t *dst_strides, const void *src, const int64_t *src_strides,
+                                   const int64_t *sizes, int ndim, int64_t numel, int element, void *stream);
 
 static const CudaDeviceOps runtime_ops = {
   .name = "cudart",

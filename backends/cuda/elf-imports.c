@@ -21,16 +21,28 @@
 #define SHT_DYNSYM 11
 #define ET_DYN_TYPE 3
 #if defined(__x86_64__)
-#define HOST_MACHINE 62        /* EM_X86_64 */
+#define HOST_MACHINE 62 /* EM_X86_64 */
 #elif defined(__aarch64__)
-#define HOST_MACHINE 183       /* EM_AARCH64 */
+#define HOST_MACHINE 183 /* EM_AARCH64 */
 #else
 #define HOST_MACHINE -1
 #endif
 
-static guint16 rd16 (const guint8 *p) { return (guint16) (p[0] | (p[1] << 8)); }
-static guint32 rd32 (const guint8 *p) { return (guint32) rd16 (p) | ((guint32) rd16 (p + 2) << 16); }
-static guint64 rd64 (const guint8 *p) { return (guint64) rd32 (p) | ((guint64) rd32 (p + 4) << 32); }
+static guint16
+rd16 (const guint8 *p)
+{
+  return (guint16) (p[0] | (p[1] << 8));
+}
+static guint32
+rd32 (const guint8 *p)
+{
+  return (guint32) rd16 (p) | ((guint32) rd16 (p + 2) << 16);
+}
+static guint64
+rd64 (const guint8 *p)
+{
+  return (guint64) rd32 (p) | ((guint64) rd32 (p + 4) << 32);
+}
 
 /* [offset, offset + length) lies inside the file. */
 static gboolean
@@ -39,8 +51,7 @@ in_file (gsize size, guint64 offset, guint64 length)
   return offset <= size && length <= size - offset;
 }
 
-static gboolean
-fail (GError **error, const char *format, ...) G_GNUC_PRINTF (2, 3);
+static gboolean fail (GError **error, const char *format, ...) G_GNUC_PRINTF (2, 3);
 
 static gboolean
 fail (GError **error, const char *format, ...)
@@ -79,8 +90,9 @@ _executorch_elf_dynamic_symbols (const guint8 *data, gsize size, GPtrArray *unde
   if (shentsize != SECTION_HEADER_SIZE)
     return fail (error, "section header size %u, expected %u", shentsize, SECTION_HEADER_SIZE);
   if (!in_file (size, shoff, (guint64) shnum * SECTION_HEADER_SIZE))
-    return fail (error, "%u section headers at offset %" G_GUINT64_FORMAT " run past the end (%" G_GSIZE_FORMAT
-                 " bytes)", shnum, shoff, size);
+    return fail (error,
+                 "%u section headers at offset %" G_GUINT64_FORMAT " run past the end (%" G_GSIZE_FORMAT " bytes)",
+                 shnum, shoff, size);
 
   for (guint i = 0; i < shnum; i++)
     {
@@ -109,8 +121,10 @@ _executorch_elf_dynamic_symbols (const guint8 *data, gsize size, GPtrArray *unde
   str_offset = rd64 (strtab + 24);
   str_size = rd64 (strtab + 32);
   if (!in_file (size, str_offset, str_size) || str_size == 0 || data[str_offset + str_size - 1] != '\0')
-    return fail (error, "the symbol string table (%" G_GUINT64_FORMAT " bytes at %" G_GUINT64_FORMAT
-                 ") does not fit the file or is not terminated", str_size, str_offset);
+    return fail (error,
+                 "the symbol string table (%" G_GUINT64_FORMAT " bytes at %" G_GUINT64_FORMAT
+                 ") does not fit the file or is not terminated",
+                 str_size, str_offset);
 
   /* Entry 0 is the reserved null symbol. */
   for (guint64 pos = SYMBOL_SIZE; pos < sym_size; pos += SYMBOL_SIZE)
@@ -122,14 +136,15 @@ _executorch_elf_dynamic_symbols (const guint8 *data, gsize size, GPtrArray *unde
       const char *text;
 
       if (name >= str_size)
-        return fail (error, "symbol %" G_GUINT64_FORMAT " names string offset %u past the table (%" G_GUINT64_FORMAT
-                     " bytes)", pos / SYMBOL_SIZE, name, str_size);
+        return fail (error,
+                     "symbol %" G_GUINT64_FORMAT " names string offset %u past the table (%" G_GUINT64_FORMAT " bytes)",
+                     pos / SYMBOL_SIZE, name, str_size);
       text = (const char *) data + str_offset + name;
       if (*text == '\0')
         continue;
       if (shndx == 0)
         g_ptr_array_add (undefined, g_strdup (text));
-      else if (binding == 1 || binding == 2)   /* GLOBAL, WEAK */
+      else if (binding == 1 || binding == 2) /* GLOBAL, WEAK */
         g_ptr_array_add (defined, g_strdup (text));
     }
   return TRUE;

@@ -65,7 +65,7 @@ open_from_memfd (ModelLibrary *library, const guint8 *data, gsize size)
   int fd = memfd_create ("executorch-cuda-model", MFD_CLOEXEC | MFD_EXEC);
 
   if (fd < 0 && errno == EINVAL)
-    fd = memfd_create ("executorch-cuda-model", MFD_CLOEXEC);   /* kernels before 6.3 */
+    fd = memfd_create ("executorch-cuda-model", MFD_CLOEXEC); /* kernels before 6.3 */
   if (fd < 0)
     return NULL;
   if (!write_all (fd, data, size))
@@ -105,16 +105,18 @@ open_from_file (ModelLibrary *library, const guint8 *data, gsize size, GError **
   return dlopen (library->path, RTLD_LAZY | RTLD_LOCAL);
 }
 
-#define RESOLVE(field, name, required) \
-  G_STMT_START { \
-    *(void **) &library->field = dlsym (library->handle, name); \
-    if (required && library->field == NULL) \
-      { \
+#define RESOLVE(field, name, required)                                                               \
+  G_STMT_START                                                                                       \
+  {                                                                                                  \
+    *(void **) &library->field = dlsym (library->handle, name);                                      \
+    if (required && library->field == NULL)                                                          \
+      {                                                                                              \
         g_set_error (error, model_error_quark (), 0, "model .so: %s not found after loading", name); \
-        _executorch_model_library_free (library); \
-        return NULL; \
-      } \
-  } G_STMT_END
+        _executorch_model_library_free (library);                                                    \
+        return NULL;                                                                                 \
+      }                                                                                              \
+  }                                                                                                  \
+  G_STMT_END
 
 ModelLibrary *
 _executorch_model_library_load (const guint8 *data, gsize size, GError **error)

@@ -15,16 +15,17 @@ typedef int32_t (*AotiRun) (void *container, AotiTensor **inputs, size_t n_input
                             size_t n_outputs, void *stream, void *proxy_executor);
 typedef int32_t (*AotiUpdateConstantsFromBlob) (void *container, const uint8_t *blob);
 
-typedef struct {
-  void *handle;                /* dlopen() */
-  int fd;                      /* the memfd, or -1 */
-  char *path;                  /* a file we wrote and must unlink, or NULL */
+typedef struct
+{
+  void *handle; /* dlopen() */
+  int fd;       /* the memfd, or -1 */
+  char *path;   /* a file we wrote and must unlink, or NULL */
   AotiCreateWithDevice create_with_device;
   AotiDelete delete_container;
   AotiGetCount get_num_inputs;
   AotiGetCount get_num_outputs;
   AotiRun run;
-  AotiUpdateConstantsFromBlob update_constants_from_blob;   /* optional (torch < 2.9 lacks it) */
+  AotiUpdateConstantsFromBlob update_constants_from_blob; /* optional (torch < 2.9 lacks it) */
 } ModelLibrary;
 
 /* Checks the .so's imports and exports, writes it to an anonymous file

@@ -16,7 +16,8 @@
 #define EXECUTORCH_KERNELS_VERSION "0.0.0"
 #endif
 
-static const struct {
+static const struct
+{
   const EtKernel *kernels;
   const size_t *n_kernels;
 } tables[] = {

@@ -20,7 +20,8 @@
 
 #include <string.h>
 
-typedef struct {
+typedef struct
+{
   GByteArray *buf;
 } Builder;
 
@@ -80,12 +81,13 @@ patch_offset (Builder *b, gsize field, gsize target)
 /* A table field: its slot, its size in bytes (1, 4 or 8), its value, and
  * whether it is an offset (patched later).  Fields are laid out in the
  * order given, each aligned to its size. */
-typedef struct {
+typedef struct
+{
   guint slot;
   guint size;
   guint64 value;
   gboolean offset;
-  gsize pos;        /* out: where the field landed */
+  gsize pos; /* out: where the field landed */
 } Field;
 
 /* Writes a vtable and then its table; returns the table's position.
@@ -111,9 +113,9 @@ write_table (Builder *b, guint n_slots, Field *fields, guint n_fields)
         {
           switch (fields[i].size)
             {
-            case 1: b->buf->data[pos] = (guint8) fields[i].value; break;
-            case 4: put_u32 (b, pos, (guint32) fields[i].value); break;
-            default: put_u64 (b, pos, fields[i].value); break;
+              case 1: b->buf->data[pos] = (guint8) fields[i].value; break;
+              case 4: put_u32 (b, pos, (guint32) fields[i].value); break;
+              default: put_u64 (b, pos, fields[i].value); break;
             }
         }
       put_u16 (b, vtable + 4 + 2 * fields[i].slot, (guint16) (pos - table));
@@ -163,16 +165,69 @@ write_i64_vector (Builder *b, gsize field, const gint64 *values, guint n)
   patch_offset (b, field, pos);
 }
 
-enum { ETDUMP_VERSION, ETDUMP_RUN_DATA, ETDUMP_N_SLOTS };
-enum { RUN_NAME, RUN_BUNDLED_INPUT_INDEX, RUN_ALLOCATORS, RUN_EVENTS, RUN_N_SLOTS };
-enum { EVENT_PROFILE, EVENT_ALLOCATION, EVENT_DEBUG, EVENT_N_SLOTS };
-enum { PE_NAME, PE_CHAIN_INDEX, PE_INSTRUCTION_ID, PE_DELEGATE_ID_INT, PE_DELEGATE_ID_STR, PE_DELEGATE_METADATA,
-       PE_START_TIME, PE_END_TIME, PE_N_SLOTS };
-enum { DE_CHAIN_INDEX, DE_INSTRUCTION_ID, DE_DEBUG_ENTRY, DE_DELEGATE_ID_INT, DE_DELEGATE_ID_STR, DE_NAME,
-       DE_N_SLOTS };
-enum { VALUE_VAL, VALUE_TENSOR, VALUE_TENSOR_LIST, VALUE_INT, VALUE_FLOAT, VALUE_DOUBLE, VALUE_BOOL, VALUE_OUTPUT,
-       VALUE_N_SLOTS };
-enum { TENSOR_SCALAR_TYPE, TENSOR_SIZES, TENSOR_STRIDES, TENSOR_OFFSET, TENSOR_N_SLOTS };
+enum
+{
+  ETDUMP_VERSION,
+  ETDUMP_RUN_DATA,
+  ETDUMP_N_SLOTS
+};
+enum
+{
+  RUN_NAME,
+  RUN_BUNDLED_INPUT_INDEX,
+  RUN_ALLOCATORS,
+  RUN_EVENTS,
+  RUN_N_SLOTS
+};
+enum
+{
+  EVENT_PROFILE,
+  EVENT_ALLOCATION,
+  EVENT_DEBUG,
+  EVENT_N_SLOTS
+};
+enum
+{
+  PE_NAME,
+  PE_CHAIN_INDEX,
+  PE_INSTRUCTION_ID,
+  PE_DELEGATE_ID_INT,
+  PE_DELEGATE_ID_STR,
+  PE_DELEGATE_METADATA,
+  PE_START_TIME,
+  PE_END_TIME,
+  PE_N_SLOTS
+};
+enum
+{
+  DE_CHAIN_INDEX,
+  DE_INSTRUCTION_ID,
+  DE_DEBUG_ENTRY,
+  DE_DELEGATE_ID_INT,
+  DE_DELEGATE_ID_STR,
+  DE_NAME,
+  DE_N_SLOTS
+};
+enum
+{
+  VALUE_VAL,
+  VALUE_TENSOR,
+  VALUE_TENSOR_LIST,
+  VALUE_INT,
+  VALUE_FLOAT,
+  VALUE_DOUBLE,
+  VALUE_BOOL,
+  VALUE_OUTPUT,
+  VALUE_N_SLOTS
+};
+enum
+{
+  TENSOR_SCALAR_TYPE,
+  TENSOR_SIZES,
+  TENSOR_STRIDES,
+  TENSOR_OFFSET,
+  TENSOR_N_SLOTS
+};
 #define VALUE_TYPE_TENSOR 5
 
 /* Event { debug_event: DebugEvent { chain_index, instruction_id,
@@ -204,8 +259,8 @@ write_debug_event (Builder *b, gsize field, const EtpDebugEvent *debug)
 
 /* Event { profile_event: ProfileEvent { ... } } at the offset field @field. */
 static void
-write_event (Builder *b, gsize field, const char *name, const char *delegate, guint64 start, guint64 end,
-             gint32 chain, gint32 instruction)
+write_event (Builder *b, gsize field, const char *name, const char *delegate, guint64 start, guint64 end, gint32 chain,
+             gint32 instruction)
 {
   Field event[] = { { EVENT_PROFILE, 4, 0, TRUE } };
   Field profile[] = {
@@ -283,7 +338,7 @@ _etp_write_etdump (EtpSession *session, gsize *size)
     }
   n_runs = last_run + (have_load ? 1 : 0);
 
-  grow (b, 8);                        /* size prefix, root offset */
+  grow (b, 8); /* size prefix, root offset */
   g_byte_array_append (b->buf, (const guint8 *) "ED00", 4);
   put_u32 (b, 4, (guint32) (write_table (b, ETDUMP_N_SLOTS, root, G_N_ELEMENTS (root)) - 4));
   runs = write_offset_vector (b, root[1].pos, n_runs);

@@ -30,7 +30,8 @@ gboolean _etp_session_get_event (EtpSession *session, gsize index, EtEventRecord
 void _etp_session_set_debug_outputs (EtpSession *session, gboolean enable);
 /* The debug events of run @run (in recording order) and the buffer their
  * tensor data is in (each blob 64-byte aligned). */
-typedef struct {
+typedef struct
+{
   guint32 run;
   guint32 chain;
   gint32 instruction;
@@ -38,7 +39,7 @@ typedef struct {
   guint32 ndim;
   gint64 sizes[ET_MAX_DIMS];
   gint64 strides[ET_MAX_DIMS];
-  gint64 offset;          /* into the debug buffer; -1 when the data was not copied */
+  gint64 offset; /* into the debug buffer; -1 when the data was not copied */
 } EtpDebugEvent;
 gsize _etp_session_n_debug_events (EtpSession *session);
 const EtpDebugEvent *_etp_session_debug_event (EtpSession *session, gsize index);
@@ -46,8 +47,8 @@ const guint8 *_etp_session_debug_buffer (EtpSession *session, gsize *size);
 
 /* Raw access in recording order (for the writer); chain and instruction
  * are as recorded (-1 and 0 for method-level events, as upstream writes). */
-gboolean _etp_session_peek (EtpSession *session, gsize index, const char **name, const char **delegate,
-                            guint64 *start, guint64 *end, gint32 *chain, gint32 *instruction, guint32 *run);
+gboolean _etp_session_peek (EtpSession *session, gsize index, const char **name, const char **delegate, guint64 *start,
+                            guint64 *end, gint32 *chain, gint32 *instruction, guint32 *run);
 
 /* The recorded events as a size-prefixed ETDump ("ED00") buffer; g_free() it. */
 guint8 *_etp_write_etdump (EtpSession *session, gsize *size);

@@ -11,8 +11,9 @@
 #include <string.h>
 #include <time.h>
 
-typedef struct {
-  const char *name;          /* interned in the session's string chunk */
+typedef struct
+{
+  const char *name; /* interned in the session's string chunk */
   const char *delegate;
   guint64 start;
   guint64 end;
@@ -22,9 +23,10 @@ typedef struct {
   guint32 run;
 } Event;
 
-struct _EtpSession {
+struct _EtpSession
+{
   EtEventTracer tracer;
-  GArray *events;            /* Event */
+  GArray *events; /* Event */
   GStringChunk *strings;
   guint n_load_events;
   guint32 run;
@@ -35,7 +37,7 @@ struct _EtpSession {
   guint64 delegate_start;
   EtpClock clock;
   gpointer clock_data;
-  GArray *debug_events;      /* EtpDebugEvent */
+  GArray *debug_events; /* EtpDebugEvent */
   GByteArray *debug_buffer;
 };
 
@@ -53,8 +55,8 @@ monotonic_ns (gpointer user_data)
 }
 
 static void
-add_event (EtpSession *self, const char *name, const char *delegate, guint64 start, gint32 chain,
-           gint32 instruction, guint32 kind)
+add_event (EtpSession *self, const char *name, const char *delegate, guint64 start, gint32 chain, gint32 instruction,
+           guint32 kind)
 {
   Event event = {
     .name = g_string_chunk_insert_const (self->strings, name != NULL ? name : ""),
@@ -115,21 +117,18 @@ static void
 instruction_end (void *user_data, uint32_t chain, uint32_t instruction, const char *name)
 {
   EtpSession *self = user_data;
-  add_event (self, name, NULL, self->instruction_start, (gint32) chain, (gint32) instruction,
-             ET_EVENT_INSTRUCTION);
+  add_event (self, name, NULL, self->instruction_start, (gint32) chain, (gint32) instruction, ET_EVENT_INSTRUCTION);
 }
 
 static void
-delegate_begin (void *user_data, uint32_t chain, uint32_t instruction, uint32_t delegate_index,
-                const char *backend_id)
+delegate_begin (void *user_data, uint32_t chain, uint32_t instruction, uint32_t delegate_index, const char *backend_id)
 {
   EtpSession *self = user_data;
   self->delegate_start = self->clock (self->clock_data);
 }
 
 static void
-delegate_end (void *user_data, uint32_t chain, uint32_t instruction, uint32_t delegate_index,
-              const char *backend_id)
+delegate_end (void *user_data, uint32_t chain, uint32_t instruction, uint32_t delegate_index, const char *backend_id)
 {
   EtpSession *self = user_data;
   add_event (self, backend_id, backend_id, self->delegate_start, (gint32) chain, (gint32) instruction,
@@ -265,14 +264,14 @@ _etp_session_get_event (EtpSession *self, gsize index, EtEventRecord *record)
   if (index >= self->events->len || record == NULL)
     return FALSE;
   event = &g_array_index (self->events, Event, index);
-  *record = (EtEventRecord) {
+  *record = (EtEventRecord){
     .name = event->name,
     .delegate = event->delegate,
     .start_ns = event->start,
     .duration_ns = event->end - event->start,
     .chain_index = event->kind == ET_EVENT_INSTRUCTION || event->kind == ET_EVENT_DELEGATE ? event->chain : -1,
-    .instruction_index = event->kind == ET_EVENT_INSTRUCTION || event->kind == ET_EVENT_DELEGATE
-                           ? event->instruction : -1,
+    .instruction_index =
+        event->kind == ET_EVENT_INSTRUCTION || event->kind == ET_EVENT_DELEGATE ? event->instruction : -1,
     .kind = event->kind,
     .run_index = event->run,
   };

@@ -16,8 +16,7 @@
 EtError
 _executorch_qk_tensor (const QkCall *call, uint32_t i, const char *name, EtTensor **tensor)
 {
-  return _executorch_support_arg_tensor (call->ctx, call->op, call->args, call->n_args, i, name,
-                                         false, tensor);
+  return _executorch_support_arg_tensor (call->ctx, call->op, call->args, call->n_args, i, name, false, tensor);
 }
 
 EtError
@@ -25,10 +24,11 @@ _executorch_qk_opt_tensor (const QkCall *call, uint32_t i, const char *name, EtT
 {
   const EtValue *v = NULL;
   QK_TRY (_executorch_support_arg_value (call->ctx, call->op, call->args, call->n_args, i, name, &v));
-  if (v->tag == ET_VALUE_NONE) {
-    *tensor = NULL;
-    return ET_OK;
-  }
+  if (v->tag == ET_VALUE_NONE)
+    {
+      *tensor = NULL;
+      return ET_OK;
+    }
   return _executorch_qk_tensor (call, i, name, tensor);
 }
 
@@ -50,8 +50,7 @@ EtError
 _executorch_qk_opt_dtype (const QkCall *call, uint32_t i, const char *name, bool *present, int *dtype)
 {
   int64_t v = 0;
-  QK_TRY (_executorch_support_arg_opt_int (call->ctx, call->op, call->args, call->n_args, i, name,
-                                           present, &v));
+  QK_TRY (_executorch_support_arg_opt_int (call->ctx, call->op, call->args, call->n_args, i, name, present, &v));
   *dtype = -1;
   if (!*present)
     return ET_OK;
@@ -62,15 +61,15 @@ _executorch_qk_opt_dtype (const QkCall *call, uint32_t i, const char *name, bool
 }
 
 EtError
-_executorch_qk_resize (const QkCall *call, EtTensor *out, const char *name, uint32_t ndim,
-                       const int64_t *sizes)
+_executorch_qk_resize (const QkCall *call, EtTensor *out, const char *name, uint32_t ndim, const int64_t *sizes)
 {
   EtError err = et_tensor_resize (out, ndim, sizes);
-  if (err != ET_OK) {
-    char shown[256];
-    return _executorch_qk_fail (call, err, "%s: cannot be resized to %s", name,
-                                _executorch_support_format_sizes (shown, sizeof shown, ndim, sizes));
-  }
+  if (err != ET_OK)
+    {
+      char shown[256];
+      return _executorch_qk_fail (call, err, "%s: cannot be resized to %s", name,
+                                  _executorch_support_format_sizes (shown, sizeof shown, ndim, sizes));
+    }
   return _executorch_support_check_tensor (call->ctx, call->op, out, name, false);
 }
 
@@ -81,12 +80,12 @@ _executorch_qk_resize_like (const QkCall *call, EtTensor *out, const char *name,
 }
 
 EtError
-_executorch_qk_same_dim_order (const QkCall *call, const EtTensor *a, const char *a_name,
-                               const EtTensor *b, const char *b_name)
+_executorch_qk_same_dim_order (const QkCall *call, const EtTensor *a, const char *a_name, const EtTensor *b,
+                               const char *b_name)
 {
   if (a->ndim != b->ndim || memcmp (a->dim_order, b->dim_order, a->ndim) != 0)
-    return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT,
-                                "%s and %s must have the same dim order", a_name, b_name);
+    return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT, "%s and %s must have the same dim order", a_name,
+                                b_name);
   return ET_OK;
 }
 
@@ -103,89 +102,59 @@ _executorch_qk_contiguous (const QkCall *call, const EtTensor *t, const char *na
 float
 _executorch_qk_load_float (int type, const void *data, int64_t i)
 {
-  switch (type) {
-  case ET_SCALAR_FLOAT:
-    return ((const float *) data)[i];
-  case ET_SCALAR_HALF:
-    return _executorch_support_half_to_float (((const uint16_t *) data)[i]);
-  case ET_SCALAR_BFLOAT16:
-    return _executorch_support_bf16_to_float (((const uint16_t *) data)[i]);
-  case ET_SCALAR_DOUBLE:
-    return (float) ((const double *) data)[i];
-  default:
-    return 0.0f;
-  }
+  switch (type)
+    {
+      case ET_SCALAR_FLOAT: return ((const float *) data)[i];
+      case ET_SCALAR_HALF: return _executorch_support_half_to_float (((const uint16_t *) data)[i]);
+      case ET_SCALAR_BFLOAT16: return _executorch_support_bf16_to_float (((const uint16_t *) data)[i]);
+      case ET_SCALAR_DOUBLE: return (float) ((const double *) data)[i];
+      default: return 0.0f;
+    }
 }
 
 void
 _executorch_qk_store_float (int type, void *data, int64_t i, float v)
 {
-  switch (type) {
-  case ET_SCALAR_FLOAT:
-    ((float *) data)[i] = v;
-    break;
-  case ET_SCALAR_HALF:
-    ((uint16_t *) data)[i] = _executorch_support_float_to_half (v);
-    break;
-  case ET_SCALAR_BFLOAT16:
-    ((uint16_t *) data)[i] = _executorch_support_float_to_bf16 (v);
-    break;
-  case ET_SCALAR_DOUBLE:
-    ((double *) data)[i] = v;
-    break;
-  default:
-    break;
-  }
+  switch (type)
+    {
+      case ET_SCALAR_FLOAT: ((float *) data)[i] = v; break;
+      case ET_SCALAR_HALF: ((uint16_t *) data)[i] = _executorch_support_float_to_half (v); break;
+      case ET_SCALAR_BFLOAT16: ((uint16_t *) data)[i] = _executorch_support_float_to_bf16 (v); break;
+      case ET_SCALAR_DOUBLE: ((double *) data)[i] = v; break;
+      default: break;
+    }
 }
 
 int64_t
 _executorch_qk_load_int (int type, const void *data, int64_t i)
 {
-  switch (type) {
-  case ET_SCALAR_BYTE:
-    return ((const uint8_t *) data)[i];
-  case ET_SCALAR_CHAR:
-    return ((const int8_t *) data)[i];
-  case ET_SCALAR_SHORT:
-    return ((const int16_t *) data)[i];
-  case ET_SCALAR_INT:
-    return ((const int32_t *) data)[i];
-  case ET_SCALAR_LONG:
-    return ((const int64_t *) data)[i];
-  case ET_SCALAR_UINT16:
-  case ET_SCALAR_BITS16:
-    return ((const uint16_t *) data)[i];
-  default:
-    return 0;
-  }
+  switch (type)
+    {
+      case ET_SCALAR_BYTE: return ((const uint8_t *) data)[i];
+      case ET_SCALAR_CHAR: return ((const int8_t *) data)[i];
+      case ET_SCALAR_SHORT: return ((const int16_t *) data)[i];
+      case ET_SCALAR_INT: return ((const int32_t *) data)[i];
+      case ET_SCALAR_LONG: return ((const int64_t *) data)[i];
+      case ET_SCALAR_UINT16:
+      case ET_SCALAR_BITS16: return ((const uint16_t *) data)[i];
+      default: return 0;
+    }
 }
 
 void
 _executorch_qk_store_int (int type, void *data, int64_t i, int64_t v)
 {
-  switch (type) {
-  case ET_SCALAR_BYTE:
-    ((uint8_t *) data)[i] = (uint8_t) v;
-    break;
-  case ET_SCALAR_CHAR:
-    ((int8_t *) data)[i] = (int8_t) v;
-    break;
-  case ET_SCALAR_SHORT:
-    ((int16_t *) data)[i] = (int16_t) v;
-    break;
-  case ET_SCALAR_INT:
-    ((int32_t *) data)[i] = (int32_t) v;
-    break;
-  case ET_SCALAR_LONG:
-    ((int64_t *) data)[i] = v;
-    break;
-  case ET_SCALAR_UINT16:
-  case ET_SCALAR_BITS16:
-    ((uint16_t *) data)[i] = (uint16_t) v;
-    break;
-  default:
-    break;
-  }
+  switch (type)
+    {
+      case ET_SCALAR_BYTE: ((uint8_t *) data)[i] = (uint8_t) v; break;
+      case ET_SCALAR_CHAR: ((int8_t *) data)[i] = (int8_t) v; break;
+      case ET_SCALAR_SHORT: ((int16_t *) data)[i] = (int16_t) v; break;
+      case ET_SCALAR_INT: ((int32_t *) data)[i] = (int32_t) v; break;
+      case ET_SCALAR_LONG: ((int64_t *) data)[i] = v; break;
+      case ET_SCALAR_UINT16:
+      case ET_SCALAR_BITS16: ((uint16_t *) data)[i] = (uint16_t) v; break;
+      default: break;
+    }
 }
 
 int64_t

@@ -29,10 +29,11 @@ weight_value (int w_type, const uint8_t *w, int64_t j, int nbit)
 {
   if (nbit == 8)
     return w_type == ET_SCALAR_CHAR ? (int32_t) (int8_t) w[j] : (int32_t) w[j];
-  if (nbit == 4) {
-    uint8_t b = w[j >> 1];
-    return (int32_t) ((j & 1) ? (b & 0x0f) : (b >> 4)) - 8;
-  }
+  if (nbit == 4)
+    {
+      uint8_t b = w[j >> 1];
+      return (int32_t) ((j & 1) ? (b & 0x0f) : (b >> 4)) - 8;
+    }
   return (int32_t) ((w[j >> 2] >> (2 * (j & 3))) & 3) - 2;
 }
 
@@ -59,11 +60,9 @@ embedding (const QkCall *call, int nbit, bool dtype_overload)
   QK_TRY (_executorch_qk_tensor (call, out_slot, "out", &out));
 
   if (weight->ndim != 2)
-    return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT, "weight: must be 2-D, not %u-D",
-                                weight->ndim);
+    return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT, "weight: must be 2-D, not %u-D", weight->ndim);
   if (indices->ndim + 1 > ET_MAX_DIMS)
-    return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT, "indices: rank %u is too large",
-                                indices->ndim);
+    return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT, "indices: rank %u is too large", indices->ndim);
   n_rows = weight->sizes[0];
   dim = weight->sizes[1] * (8 / nbit);
   memcpy (sizes, indices->sizes, indices->ndim * sizeof sizes[0]);
@@ -71,17 +70,16 @@ embedding (const QkCall *call, int nbit, bool dtype_overload)
   QK_TRY (_executorch_qk_resize (call, out, "out", indices->ndim + 1, sizes));
 
   if (scales->ndim != 1 && scales->ndim != 2)
-    return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT,
-                                "weight_scales: must be 1-D or 2-D, not %u-D", scales->ndim);
+    return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT, "weight_scales: must be 1-D or 2-D, not %u-D",
+                                scales->ndim);
   if (scales->sizes[0] != n_rows)
-    return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT,
-                                "weight_scales: %" PRId64 " rows, weight has %" PRId64,
+    return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT, "weight_scales: %" PRId64 " rows, weight has %" PRId64,
                                 scales->sizes[0], n_rows);
   n_groups = scales->ndim == 2 ? scales->sizes[1] : 1;
   if (n_groups <= 0 || dim % n_groups != 0)
     return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT,
-                                "weight_scales: %" PRId64 " groups do not divide the embedding dim %" PRId64,
-                                n_groups, dim);
+                                "weight_scales: %" PRId64 " groups do not divide the embedding dim %" PRId64, n_groups,
+                                dim);
   group_size = dim / n_groups;
   if (nbit == 8 ? (weight->scalar_type != ET_SCALAR_BYTE && weight->scalar_type != ET_SCALAR_CHAR)
                 : weight->scalar_type != ET_SCALAR_BYTE)
@@ -100,22 +98,23 @@ embedding (const QkCall *call, int nbit, bool dtype_overload)
                                 "weight_scales: dtype %s must be the out dtype %s in this overload",
                                 _executorch_support_type_name (scales->scalar_type),
                                 _executorch_support_type_name (out->scalar_type));
-  if (zps != NULL) {
-    if (zps->ndim != scales->ndim)
-      return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT,
-                                  "weight_zero_points: rank %u differs from weight_scales' %u", zps->ndim,
-                                  scales->ndim);
-    if (zps->scalar_type != out->scalar_type)
-      return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT,
-                                  "weight_zero_points: dtype %s does not match out's %s",
-                                  _executorch_support_type_name (zps->scalar_type),
-                                  _executorch_support_type_name (out->scalar_type));
-    for (uint32_t d = 0; d < scales->ndim; d++)
-      if (zps->sizes[d] != scales->sizes[d])
+  if (zps != NULL)
+    {
+      if (zps->ndim != scales->ndim)
         return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT,
-                                    "weight_zero_points: size %" PRId64 " at dim %u, weight_scales has %" PRId64,
-                                    zps->sizes[d], d, scales->sizes[d]);
-  }
+                                    "weight_zero_points: rank %u differs from weight_scales' %u", zps->ndim,
+                                    scales->ndim);
+      if (zps->scalar_type != out->scalar_type)
+        return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT,
+                                    "weight_zero_points: dtype %s does not match out's %s",
+                                    _executorch_support_type_name (zps->scalar_type),
+                                    _executorch_support_type_name (out->scalar_type));
+      for (uint32_t d = 0; d < scales->ndim; d++)
+        if (zps->sizes[d] != scales->sizes[d])
+          return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT,
+                                      "weight_zero_points: size %" PRId64 " at dim %u, weight_scales has %" PRId64,
+                                      zps->sizes[d], d, scales->sizes[d]);
+    }
   if (nbit == 8 ? indices->scalar_type != ET_SCALAR_LONG
                 : (indices->scalar_type != ET_SCALAR_LONG && indices->scalar_type != ET_SCALAR_INT))
     return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT, "indices: dtype %s is not %s",
@@ -123,8 +122,7 @@ embedding (const QkCall *call, int nbit, bool dtype_overload)
                                 nbit == 8 ? "Long" : "Long or Int");
   if (qmin > qmax)
     return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT,
-                                "weight_quant_min %" PRId64 " is greater than weight_quant_max %" PRId64,
-                                qmin, qmax);
+                                "weight_quant_min %" PRId64 " is greater than weight_quant_max %" PRId64, qmin, qmax);
   if (has_dtype && out->scalar_type != dtype)
     return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT, "out: dtype %s does not match dtype %s",
                                 _executorch_support_type_name (out->scalar_type),
@@ -136,31 +134,31 @@ embedding (const QkCall *call, int nbit, bool dtype_overload)
   QK_TRY (_executorch_qk_contiguous (call, indices, "indices"));
   QK_TRY (_executorch_qk_contiguous (call, out, "out"));
 
-  for (int64_t i = 0; i < indices->numel; i++) {
-    int64_t index = _executorch_qk_load_int (indices->scalar_type, indices->data, i);
-    const uint8_t *w;
-    if (index < 0 || index >= n_rows)
-      return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT,
-                                  "indices: index %" PRId64 " is out of range for %" PRId64 " rows", index,
-                                  n_rows);
-    w = (const uint8_t *) weight->data + index * weight->sizes[1];
-    for (int64_t j = 0; j < dim; j++) {
-      int64_t g = index * n_groups + j / group_size;
-      float scale = _executorch_qk_load_float (scales->scalar_type, scales->data, g);
-      float zp = zps != NULL ? _executorch_qk_load_float (zps->scalar_type, zps->data, g) : 0.0f;
-      float v = ((float) weight_value (weight->scalar_type, w, j, nbit) - zp) * scale;
-      _executorch_qk_store_float (out->scalar_type, out->data, i * dim + j, v);
+  for (int64_t i = 0; i < indices->numel; i++)
+    {
+      int64_t index = _executorch_qk_load_int (indices->scalar_type, indices->data, i);
+      const uint8_t *w;
+      if (index < 0 || index >= n_rows)
+        return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT,
+                                    "indices: index %" PRId64 " is out of range for %" PRId64 " rows", index, n_rows);
+      w = (const uint8_t *) weight->data + index * weight->sizes[1];
+      for (int64_t j = 0; j < dim; j++)
+        {
+          int64_t g = index * n_groups + j / group_size;
+          float scale = _executorch_qk_load_float (scales->scalar_type, scales->data, g);
+          float zp = zps != NULL ? _executorch_qk_load_float (zps->scalar_type, zps->data, g) : 0.0f;
+          float v = ((float) weight_value (weight->scalar_type, w, j, nbit) - zp) * scale;
+          _executorch_qk_store_float (out->scalar_type, out->data, i * dim + j, v);
+        }
     }
-  }
   return ET_OK;
 }
 
-#define EMBEDDING_KERNEL(fn, opname, nbit, dtype_overload) \
-  static EtError \
-  fn (EtKernelContext *ctx, EtValue **args, uint32_t n_args) \
-  { \
-    QkCall call = { ctx, opname, args, n_args }; \
-    return embedding (&call, nbit, dtype_overload); \
+#define EMBEDDING_KERNEL(fn, opname, nbit, dtype_overload)                  \
+  static EtError fn (EtKernelContext *ctx, EtValue **args, uint32_t n_args) \
+  {                                                                         \
+    QkCall call = { ctx, opname, args, n_args };                            \
+    return embedding (&call, nbit, dtype_overload);                         \
   }
 
 EMBEDDING_KERNEL (k_embedding_byte_out, "quantized_decomposed::embedding_byte.out", 8, false)

@@ -20,9 +20,15 @@
 
 #include <math.h>
 
-typedef enum { NUM_F32, NUM_F64, NUM_F16 } NumKind;
+typedef enum
+{
+  NUM_F32,
+  NUM_F64,
+  NUM_F16
+} NumKind;
 
-typedef struct {
+typedef struct
+{
   NumKind kind;
   double v;
 } Num;
@@ -102,8 +108,7 @@ static EtError
 check_rank (const QkCall *call, const EtTensor *t, const char *name, uint32_t rank)
 {
   if (t->ndim != rank)
-    return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT, "%s: must be %u-D, not %u-D", name, rank,
-                                t->ndim);
+    return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT, "%s: must be %u-D, not %u-D", name, rank, t->ndim);
   return ET_OK;
 }
 
@@ -112,8 +117,7 @@ check_matmul_common (const QkCall *call, const EtTensor *in, const EtTensor *wei
                      const EtTensor *zps, const EtTensor *out)
 {
   if (in->scalar_type != scales->scalar_type)
-    return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT,
-                                "weight_scales: dtype %s differs from input's %s",
+    return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT, "weight_scales: dtype %s differs from input's %s",
                                 _executorch_support_type_name (scales->scalar_type),
                                 _executorch_support_type_name (in->scalar_type));
   if (weight->scalar_type != ET_SCALAR_CHAR)
@@ -157,22 +161,21 @@ k_mixed_linear_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
                                 scales->ndim);
   QK_TRY (check_rank (&c, out, "out", 2));
   if (in->sizes[1] != weight->sizes[1])
-    return _executorch_qk_fail (&c, ET_ERROR_INVALID_ARGUMENT,
-                                "weight: %" PRId64 " columns, input has %" PRId64, weight->sizes[1],
-                                in->sizes[1]);
+    return _executorch_qk_fail (&c, ET_ERROR_INVALID_ARGUMENT, "weight: %" PRId64 " columns, input has %" PRId64,
+                                weight->sizes[1], in->sizes[1]);
   if (scales->sizes[0] != weight->sizes[0])
-    return _executorch_qk_fail (&c, ET_ERROR_INVALID_ARGUMENT,
-                                "weight_scales: %" PRId64 " rows, weight has %" PRId64, scales->sizes[0],
-                                weight->sizes[0]);
-  if (has_dtype) {
-    if (out->scalar_type != dtype)
-      return _executorch_qk_fail (&c, ET_ERROR_INVALID_ARGUMENT, "out: dtype %s does not match dtype %s",
-                                  _executorch_support_type_name (out->scalar_type),
-                                  _executorch_support_type_name (dtype));
-    if (dtype != ET_SCALAR_FLOAT && dtype != ET_SCALAR_HALF)
-      return _executorch_qk_fail (&c, ET_ERROR_INVALID_ARGUMENT, "dtype: %s is not Float or Half",
-                                  _executorch_support_type_name (dtype));
-  }
+    return _executorch_qk_fail (&c, ET_ERROR_INVALID_ARGUMENT, "weight_scales: %" PRId64 " rows, weight has %" PRId64,
+                                scales->sizes[0], weight->sizes[0]);
+  if (has_dtype)
+    {
+      if (out->scalar_type != dtype)
+        return _executorch_qk_fail (&c, ET_ERROR_INVALID_ARGUMENT, "out: dtype %s does not match dtype %s",
+                                    _executorch_support_type_name (out->scalar_type),
+                                    _executorch_support_type_name (dtype));
+      if (dtype != ET_SCALAR_FLOAT && dtype != ET_SCALAR_HALF)
+        return _executorch_qk_fail (&c, ET_ERROR_INVALID_ARGUMENT, "dtype: %s is not Float or Half",
+                                    _executorch_support_type_name (dtype));
+    }
   QK_TRY (check_matmul_common (&c, in, weight, scales, zps, out));
   out_type = out->scalar_type;
   if (out_type != ET_SCALAR_FLOAT && out_type != ET_SCALAR_HALF && out_type != ET_SCALAR_DOUBLE)
@@ -186,32 +189,36 @@ k_mixed_linear_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   QK_TRY (_executorch_qk_resize (&c, out, "out", 2, sizes));
   QK_TRY (_executorch_qk_contiguous (&c, out, "out"));
   g = n;
-  if (scales->ndim == 2) {
-    if (scales->sizes[1] <= 0)
-      return _executorch_qk_fail (&c, ET_ERROR_INVALID_ARGUMENT, "weight_scales: has no groups");
-    g = (n + scales->sizes[1] - 1) / scales->sizes[1];
-  }
+  if (scales->ndim == 2)
+    {
+      if (scales->sizes[1] <= 0)
+        return _executorch_qk_fail (&c, ET_ERROR_INVALID_ARGUMENT, "weight_scales: has no groups");
+      g = (n + scales->sizes[1] - 1) / scales->sizes[1];
+    }
   n_over_g = g > 0 ? (n + g - 1) / g : 0;
   if (scales->ndim == 1 && n > 0 && n_over_g != 1)
     return _executorch_qk_fail (&c, ET_ERROR_INTERNAL, "weight_scales: inconsistent group count");
   for (int64_t i = 0; i < m; i++)
-    for (int64_t j = 0; j < p; j++) {
-      Num sum = num_make (num_kind (out_type), 0.0);
-      for (int64_t k = 0; k < n; k += g) {
-        Num psum = num_make (num_kind (out_type), 0.0);
-        int64_t end = k + g < n ? k + g : n;
-        for (int64_t k2 = k; k2 < end; k2++) {
-          Num x = load_num (in->scalar_type, in->data, i * n + k2);
-          Num w = num_make (num_kind (in->scalar_type), ((const int8_t *) weight->data)[j * n + k2]);
-          psum = num_accumulate (psum, num_mul (x, w));
-        }
-        /* upstream's scale index: row stride ceil(n / g), in bounds since
+    for (int64_t j = 0; j < p; j++)
+      {
+        Num sum = num_make (num_kind (out_type), 0.0);
+        for (int64_t k = 0; k < n; k += g)
+          {
+            Num psum = num_make (num_kind (out_type), 0.0);
+            int64_t end = k + g < n ? k + g : n;
+            for (int64_t k2 = k; k2 < end; k2++)
+              {
+                Num x = load_num (in->scalar_type, in->data, i * n + k2);
+                Num w = num_make (num_kind (in->scalar_type), ((const int8_t *) weight->data)[j * n + k2]);
+                psum = num_accumulate (psum, num_mul (x, w));
+              }
+            /* upstream's scale index: row stride ceil(n / g), in bounds since
          * ceil(n / ceil(n / G)) <= G */
-        sum = num_accumulate (sum, num_mul (psum, load_num (scales->scalar_type, scales->data,
-                                                            j * n_over_g + k / g)));
+            sum = num_accumulate (sum,
+                                  num_mul (psum, load_num (scales->scalar_type, scales->data, j * n_over_g + k / g)));
+          }
+        store_num (out_type, out->data, i * p + j, sum);
       }
-      store_num (out_type, out->data, i * p + j, sum);
-    }
   return ET_OK;
 }
 
@@ -239,8 +246,8 @@ k_mixed_mm_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
                                 in->sizes[1]);
   if (scales->sizes[0] != weight->sizes[0])
     return _executorch_qk_fail (&c, ET_ERROR_INVALID_ARGUMENT,
-                                "weight_scales: %" PRId64 " elements, weight has %" PRId64 " rows",
-                                scales->sizes[0], weight->sizes[0]);
+                                "weight_scales: %" PRId64 " elements, weight has %" PRId64 " rows", scales->sizes[0],
+                                weight->sizes[0]);
   if (out->scalar_type != in->scalar_type)
     return _executorch_qk_fail (&c, ET_ERROR_INVALID_ARGUMENT, "out: dtype %s differs from input's %s",
                                 _executorch_support_type_name (out->scalar_type),
@@ -254,16 +261,18 @@ k_mixed_mm_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   QK_TRY (_executorch_qk_resize (&c, out, "out", 2, sizes));
   QK_TRY (_executorch_qk_contiguous (&c, out, "out"));
   for (int64_t i = 0; i < m; i++)
-    for (int64_t j = 0; j < p; j++) {
-      Num sum = num_make (num_kind (out->scalar_type), 0.0);
-      for (int64_t k = 0; k < n; k++) {
-        Num x = load_num (in->scalar_type, in->data, i * n + k);
-        Num w = num_make (num_kind (in->scalar_type), ((const int8_t *) weight->data)[k * p + j]);
-        Num s = load_num (scales->scalar_type, scales->data, k);
-        sum = num_accumulate (sum, num_mul (num_mul (x, w), s));
+    for (int64_t j = 0; j < p; j++)
+      {
+        Num sum = num_make (num_kind (out->scalar_type), 0.0);
+        for (int64_t k = 0; k < n; k++)
+          {
+            Num x = load_num (in->scalar_type, in->data, i * n + k);
+            Num w = num_make (num_kind (in->scalar_type), ((const int8_t *) weight->data)[k * p + j]);
+            Num s = load_num (scales->scalar_type, scales->data, k);
+            sum = num_accumulate (sum, num_mul (num_mul (x, w), s));
+          }
+        store_num (out->scalar_type, out->data, i * p + j, sum);
       }
-      store_num (out->scalar_type, out->data, i * p + j, sum);
-    }
   return ET_OK;
 }
 
@@ -272,8 +281,8 @@ check_add_range (const QkCall *call, const char *which, int64_t qmin, int64_t qm
 {
   if (qmin < 0 || qmax > 255 || qmin > qmax)
     return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT,
-                                "%s: quant_min %" PRId64 " / quant_max %" PRId64
-                                " must satisfy 0 <= min <= max <= 255", which, qmin, qmax);
+                                "%s: quant_min %" PRId64 " / quant_max %" PRId64 " must satisfy 0 <= min <= max <= 255",
+                                which, qmin, qmax);
   return ET_OK;
 }
 
@@ -307,15 +316,13 @@ k_add_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   type = a->scalar_type;
   if (b->scalar_type != type || out->scalar_type != type)
     return _executorch_qk_fail (&c, ET_ERROR_INVALID_ARGUMENT, "a, b and out must share a dtype (%s, %s, %s)",
-                                _executorch_support_type_name (type),
-                                _executorch_support_type_name (b->scalar_type),
+                                _executorch_support_type_name (type), _executorch_support_type_name (b->scalar_type),
                                 _executorch_support_type_name (out->scalar_type));
   if (a->ndim != b->ndim || a->ndim != out->ndim)
     return _executorch_qk_fail (&c, ET_ERROR_INVALID_ARGUMENT, "a, b and out must have the same shape");
   for (uint32_t d = 0; d < a->ndim; d++)
     if (a->sizes[d] != b->sizes[d] || a->sizes[d] != out->sizes[d])
-      return _executorch_qk_fail (&c, ET_ERROR_INVALID_ARGUMENT,
-                                  "a, b and out must have the same shape (dim %u)", d);
+      return _executorch_qk_fail (&c, ET_ERROR_INVALID_ARGUMENT, "a, b and out must have the same shape (dim %u)", d);
   if (type != ET_SCALAR_BYTE && type != ET_SCALAR_CHAR && type != ET_SCALAR_SHORT && type != ET_SCALAR_INT &&
       type != ET_SCALAR_LONG)
     return _executorch_qk_fail (&c, ET_ERROR_INVALID_ARGUMENT, "a: dtype %s is not an integer type",
@@ -329,12 +336,13 @@ k_add_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
     float as = (float) a_scale, bs = (float) b_scale, os = (float) out_scale;
     int32_t az = (int32_t) a_zp, bz = (int32_t) b_zp, oz = (int32_t) o_zp;
     float inv = 1.0f / os;
-    for (int64_t i = 0; i < a->numel; i++) {
-      float dqa = (float) ((double) (_executorch_qk_load_int (type, a->data, i) - az) * (double) as);
-      float dqb = (float) ((double) (_executorch_qk_load_int (type, b->data, i) - bz) * (double) bs);
-      float sum = dqa + dqb;
-      _executorch_qk_store_int (type, out->data, i, _executorch_qk_requantize (inv * sum, oz, o_min, o_max));
-    }
+    for (int64_t i = 0; i < a->numel; i++)
+      {
+        float dqa = (float) ((double) (_executorch_qk_load_int (type, a->data, i) - az) * (double) as);
+        float dqb = (float) ((double) (_executorch_qk_load_int (type, b->data, i) - bz) * (double) bs);
+        float sum = dqa + dqb;
+        _executorch_qk_store_int (type, out->data, i, _executorch_qk_requantize (inv * sum, oz, o_min, o_max));
+      }
   }
   return ET_OK;
 }

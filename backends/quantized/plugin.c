@@ -15,7 +15,8 @@
 #define EXECUTORCH_KERNELS_QUANTIZED_VERSION "0.0.0"
 #endif
 
-static const struct {
+static const struct
+{
   const EtKernel *kernels;
   const size_t *n_kernels;
 } tables[] = {

@@ -29,26 +29,16 @@
 static bool
 quant_dtype_bounds (int dtype, int64_t *lo, int64_t *hi)
 {
-  switch (dtype) {
-  case ET_SCALAR_BYTE:
-    *lo = 0, *hi = UINT8_MAX;
-    return true;
-  case ET_SCALAR_CHAR:
-    *lo = INT8_MIN, *hi = INT8_MAX;
-    return true;
-  case ET_SCALAR_SHORT:
-    *lo = INT16_MIN, *hi = INT16_MAX;
-    return true;
-  case ET_SCALAR_INT:
-    *lo = INT32_MIN, *hi = INT32_MAX;
-    return true;
-  case ET_SCALAR_UINT16:
-  case ET_SCALAR_BITS16:
-    *lo = 0, *hi = UINT16_MAX;
-    return true;
-  default:
-    return false;
-  }
+  switch (dtype)
+    {
+      case ET_SCALAR_BYTE: *lo = 0, *hi = UINT8_MAX; return true;
+      case ET_SCALAR_CHAR: *lo = INT8_MIN, *hi = INT8_MAX; return true;
+      case ET_SCALAR_SHORT: *lo = INT16_MIN, *hi = INT16_MAX; return true;
+      case ET_SCALAR_INT: *lo = INT32_MIN, *hi = INT32_MAX; return true;
+      case ET_SCALAR_UINT16:
+      case ET_SCALAR_BITS16: *lo = 0, *hi = UINT16_MAX; return true;
+      default: return false;
+    }
 }
 
 static bool
@@ -65,8 +55,7 @@ check_quantize_args (const QkCall *call, const EtTensor *input, int64_t qmin, in
   int64_t lo, hi;
 
   if (!is_quant_input_float (input->scalar_type))
-    return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT,
-                                "input: dtype %s is not Float, Double or Half",
+    return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT, "input: dtype %s is not Float, Double or Half",
                                 _executorch_support_type_name (input->scalar_type));
   if (out->scalar_type != dtype)
     return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT, "out: dtype %s does not match dtype %s",
@@ -89,23 +78,24 @@ check_quantize_args (const QkCall *call, const EtTensor *input, int64_t qmin, in
 
 /* Quantizes elements [begin, begin + n) with one scale and zero point. */
 static void
-quantize_run (const EtTensor *input, EtTensor *out, int64_t begin, int64_t n, double scale,
-              int64_t zero_point, int64_t qmin, int64_t qmax)
+quantize_run (const EtTensor *input, EtTensor *out, int64_t begin, int64_t n, double scale, int64_t zero_point,
+              int64_t qmin, int64_t qmax)
 {
   float inv = 1.0f / (float) scale;
   int32_t zp = (int32_t) zero_point;
   int in_type = input->scalar_type, out_type = out->scalar_type;
 
-  for (int64_t i = begin; i < begin + n; i++) {
-    float v;
-    if (in_type == ET_SCALAR_FLOAT)
-      v = inv * ((const float *) input->data)[i];
-    else if (in_type == ET_SCALAR_DOUBLE)
-      v = (float) ((double) inv * ((const double *) input->data)[i]);
-    else
-      v = inv * _executorch_support_half_to_float (((const uint16_t *) input->data)[i]);
-    _executorch_qk_store_int (out_type, out->data, i, _executorch_qk_requantize (v, zp, qmin, qmax));
-  }
+  for (int64_t i = begin; i < begin + n; i++)
+    {
+      float v;
+      if (in_type == ET_SCALAR_FLOAT)
+        v = inv * ((const float *) input->data)[i];
+      else if (in_type == ET_SCALAR_DOUBLE)
+        v = (float) ((double) inv * ((const double *) input->data)[i]);
+      else
+        v = inv * _executorch_support_half_to_float (((const uint16_t *) input->data)[i]);
+      _executorch_qk_store_int (out_type, out->data, i, _executorch_qk_requantize (v, zp, qmin, qmax));
+    }
 }
 
 /* The run length of elements sharing one index along @axis, in memory
@@ -122,9 +112,8 @@ check_axis (const QkCall *call, const EtTensor *input, int64_t axis, uint32_t *w
 {
   int64_t ndim = input->ndim > 0 ? input->ndim : 1;
   if (axis < -ndim || axis >= ndim)
-    return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT,
-                                "axis: %" PRId64 " is out of range for a %u-d input", axis,
-                                input->ndim);
+    return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT, "axis: %" PRId64 " is out of range for a %u-d input",
+                                axis, input->ndim);
   if (input->ndim == 0)
     return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT, "input: must have a dimension");
   *wrapped = (uint32_t) (axis < 0 ? axis + ndim : axis);
@@ -134,9 +123,8 @@ check_axis (const QkCall *call, const EtTensor *input, int64_t axis, uint32_t *w
 /* Per-channel quantization of @input along @axis into @out (already
  * resized); scales Double and zero points Long, one per channel. */
 static EtError
-quantize_channels (const QkCall *call, const EtTensor *input, const EtTensor *scales,
-                   const EtTensor *zps, uint32_t axis, int64_t n_channels_expected, int64_t qmin,
-                   int64_t qmax, int dtype, EtTensor *out)
+quantize_channels (const QkCall *call, const EtTensor *input, const EtTensor *scales, const EtTensor *zps,
+                   uint32_t axis, int64_t n_channels_expected, int64_t qmin, int64_t qmax, int dtype, EtTensor *out)
 {
   int64_t run, n_channels;
 
@@ -144,26 +132,25 @@ quantize_channels (const QkCall *call, const EtTensor *input, const EtTensor *sc
     return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT, "scales: dtype %s is not Double",
                                 _executorch_support_type_name (scales->scalar_type));
   if (scales->numel != n_channels_expected)
-    return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT,
-                                "scales: %" PRId64 " elements, expected %" PRId64, scales->numel,
-                                n_channels_expected);
+    return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT, "scales: %" PRId64 " elements, expected %" PRId64,
+                                scales->numel, n_channels_expected);
   if (zps->scalar_type != ET_SCALAR_LONG)
     return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT, "zero_points: dtype %s is not Long",
                                 _executorch_support_type_name (zps->scalar_type));
   if (zps->numel != n_channels_expected)
-    return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT,
-                                "zero_points: %" PRId64 " elements, expected %" PRId64, zps->numel,
-                                n_channels_expected);
+    return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT, "zero_points: %" PRId64 " elements, expected %" PRId64,
+                                zps->numel, n_channels_expected);
   QK_TRY (check_quantize_args (call, input, qmin, qmax, dtype, out));
   QK_TRY (_executorch_qk_same_dim_order (call, input, "input", out, "out"));
   if (input->numel == 0)
     return ET_OK;
   axis_runs (input, axis, &run, &n_channels);
-  for (int64_t i = 0; i < input->numel; i += run) {
-    int64_t c = n_channels > 1 ? (i / run) % n_channels : 0;
-    quantize_run (input, out, i, run, ((const double *) scales->data)[c],
-                  ((const int64_t *) zps->data)[c], qmin, qmax);
-  }
+  for (int64_t i = 0; i < input->numel; i += run)
+    {
+      int64_t c = n_channels > 1 ? (i / run) % n_channels : 0;
+      quantize_run (input, out, i, run, ((const double *) scales->data)[c], ((const int64_t *) zps->data)[c], qmin,
+                    qmax);
+    }
   return ET_OK;
 }
 
@@ -174,10 +161,11 @@ read_qparams (const QkCall *call, bool tensor_qparams, double *scale, int64_t *z
 {
   EtTensor *s, *z;
 
-  if (!tensor_qparams) {
-    QK_TRY (_executorch_qk_double (call, 1, "scale", scale));
-    return _executorch_qk_int (call, 2, "zero_point", zero_point);
-  }
+  if (!tensor_qparams)
+    {
+      QK_TRY (_executorch_qk_double (call, 1, "scale", scale));
+      return _executorch_qk_int (call, 2, "zero_point", zero_point);
+    }
   QK_TRY (_executorch_qk_tensor (call, 1, "scale", &s));
   QK_TRY (_executorch_qk_tensor (call, 2, "zero_point", &z));
   if (s->scalar_type != ET_SCALAR_DOUBLE)
@@ -188,8 +176,8 @@ read_qparams (const QkCall *call, bool tensor_qparams, double *scale, int64_t *z
                                 _executorch_support_type_name (z->scalar_type));
   if (s->numel != 1 || z->numel != 1)
     return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT,
-                                "scale and zero_point must have one element, not %" PRId64 " and %" PRId64,
-                                s->numel, z->numel);
+                                "scale and zero_point must have one element, not %" PRId64 " and %" PRId64, s->numel,
+                                z->numel);
   *scale = ((const double *) s->data)[0];
   *zero_point = ((const int64_t *) z->data)[0];
   return ET_OK;
@@ -235,17 +223,17 @@ quantize_per_tensor (const QkCall *call, bool tensor_qparams)
 }
 
 /* A kernel entry point calling @impl (call, @arg) under the name @opname. */
-#define QK_KERNEL(fn, opname, impl, arg) \
-  static EtError \
-  fn (EtKernelContext *ctx, EtValue **args, uint32_t n_args) \
-  { \
-    QkCall call = { ctx, opname, args, n_args }; \
-    return impl (&call, arg); \
+#define QK_KERNEL(fn, opname, impl, arg)                                    \
+  static EtError fn (EtKernelContext *ctx, EtValue **args, uint32_t n_args) \
+  {                                                                         \
+    QkCall call = { ctx, opname, args, n_args };                            \
+    return impl (&call, arg);                                               \
   }
 
 QK_KERNEL (k_quantize_per_tensor_out, "quantized_decomposed::quantize_per_tensor.out", quantize_per_tensor, false)
 
-QK_KERNEL (k_quantize_per_tensor_tensor_out, "quantized_decomposed::quantize_per_tensor.Tensor_out", quantize_per_tensor, true)
+QK_KERNEL (k_quantize_per_tensor_tensor_out, "quantized_decomposed::quantize_per_tensor.Tensor_out",
+           quantize_per_tensor, true)
 
 /* quantize_per_channel.out: input, scales, zero_points, axis, quant_min,
  * quant_max, dtype, *, out */
@@ -316,10 +304,11 @@ k_quantize_per_token_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
 
 /* ---- dequantize ---- */
 
-typedef enum {
-  DEQ_FLOAT,     /* (float) diff * scale, then the out dtype */
-  DEQ_ONE_D,     /* 1-D per channel: (out_t) diff * scale in out_t's arithmetic */
-  DEQ_WIDE,      /* upstream's int8 per-channel path: diff * (double) scale */
+typedef enum
+{
+  DEQ_FLOAT, /* (float) diff * scale, then the out dtype */
+  DEQ_ONE_D, /* 1-D per channel: (out_t) diff * scale in out_t's arithmetic */
+  DEQ_WIDE,  /* upstream's int8 per-channel path: diff * (double) scale */
 } DeqMode;
 
 static bool
@@ -349,43 +338,47 @@ check_dequantize_args (const QkCall *call, const EtTensor *input, int64_t qmin, 
   if (qmin > qmax)
     return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT,
                                 "quant_min %" PRId64 " is greater than quant_max %" PRId64, qmin, qmax);
-  if (out->scalar_type != ET_SCALAR_FLOAT && out->scalar_type != ET_SCALAR_DOUBLE &&
-      out->scalar_type != ET_SCALAR_HALF)
+  if (out->scalar_type != ET_SCALAR_FLOAT && out->scalar_type != ET_SCALAR_DOUBLE && out->scalar_type != ET_SCALAR_HALF)
     return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT, "out: dtype %s is not Float, Double or Half",
                                 _executorch_support_type_name (out->scalar_type));
   return ET_OK;
 }
 
 static void
-dequantize_run (const EtTensor *input, EtTensor *out, int64_t begin, int64_t n, float scale,
-                int64_t zero_point, DeqMode mode)
+dequantize_run (const EtTensor *input, EtTensor *out, int64_t begin, int64_t n, float scale, int64_t zero_point,
+                DeqMode mode)
 {
   int32_t zp = (int32_t) zero_point;
   int in_type = input->scalar_type, out_type = out->scalar_type;
 
-  for (int64_t i = begin; i < begin + n; i++) {
-    int64_t diff = _executorch_qk_load_int (in_type, input->data, i) - zp;
-    if (mode == DEQ_WIDE) {
-      ((float *) out->data)[i] = (float) ((double) (diff + zp - zero_point) * (double) scale);
-    } else if (mode == DEQ_ONE_D) {
-      if (out_type == ET_SCALAR_DOUBLE)
-        ((double *) out->data)[i] = (double) diff * (double) scale;
-      else if (out_type == ET_SCALAR_HALF)
-        ((uint16_t *) out->data)[i] = _executorch_support_float_to_half (
-          _executorch_support_half_to_float (_executorch_support_float_to_half ((float) diff)) *
-          scale);
+  for (int64_t i = begin; i < begin + n; i++)
+    {
+      int64_t diff = _executorch_qk_load_int (in_type, input->data, i) - zp;
+      if (mode == DEQ_WIDE)
+        {
+          ((float *) out->data)[i] = (float) ((double) (diff + zp - zero_point) * (double) scale);
+        }
+      else if (mode == DEQ_ONE_D)
+        {
+          if (out_type == ET_SCALAR_DOUBLE)
+            ((double *) out->data)[i] = (double) diff * (double) scale;
+          else if (out_type == ET_SCALAR_HALF)
+            ((uint16_t *) out->data)[i] = _executorch_support_float_to_half (
+                _executorch_support_half_to_float (_executorch_support_float_to_half ((float) diff)) * scale);
+          else
+            ((float *) out->data)[i] = (float) diff * scale;
+        }
       else
-        ((float *) out->data)[i] = (float) diff * scale;
-    } else {
-      float r = (float) diff * scale;
-      if (out_type == ET_SCALAR_DOUBLE)
-        ((double *) out->data)[i] = r;
-      else if (out_type == ET_SCALAR_HALF)
-        ((uint16_t *) out->data)[i] = _executorch_support_float_to_half (r);
-      else
-        ((float *) out->data)[i] = r;
+        {
+          float r = (float) diff * scale;
+          if (out_type == ET_SCALAR_DOUBLE)
+            ((double *) out->data)[i] = r;
+          else if (out_type == ET_SCALAR_HALF)
+            ((uint16_t *) out->data)[i] = _executorch_support_float_to_half (r);
+          else
+            ((float *) out->data)[i] = r;
+        }
     }
-  }
 }
 
 /* dequantize_per_tensor.out / .Tensor_out: input, scale, zero_point,
@@ -416,34 +409,35 @@ dequantize_per_tensor (const QkCall *call, bool tensor_qparams)
 
 QK_KERNEL (k_dequantize_per_tensor_out, "quantized_decomposed::dequantize_per_tensor.out", dequantize_per_tensor, false)
 
-QK_KERNEL (k_dequantize_per_tensor_tensor_out, "quantized_decomposed::dequantize_per_tensor.Tensor_out", dequantize_per_tensor, true)
+QK_KERNEL (k_dequantize_per_tensor_tensor_out, "quantized_decomposed::dequantize_per_tensor.Tensor_out",
+           dequantize_per_tensor, true)
 
 /* Per-channel dequantization along @axis; scales Double or Float, zero
  * points (optional) Int or Long, one per channel. */
 static EtError
-dequantize_channels (const QkCall *call, const EtTensor *input, const EtTensor *scales,
-                     const EtTensor *zps, uint32_t axis, int64_t qmin, int64_t qmax, int dtype,
-                     bool has_out_dtype, int out_dtype, bool one_d_rule, EtTensor *out)
+dequantize_channels (const QkCall *call, const EtTensor *input, const EtTensor *scales, const EtTensor *zps,
+                     uint32_t axis, int64_t qmin, int64_t qmax, int dtype, bool has_out_dtype, int out_dtype,
+                     bool one_d_rule, EtTensor *out)
 {
   int64_t run, n_channels;
   DeqMode mode;
 
   if (scales->numel != input->sizes[axis])
-    return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT,
-                                "scales: %" PRId64 " elements, expected %" PRId64, scales->numel,
-                                input->sizes[axis]);
+    return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT, "scales: %" PRId64 " elements, expected %" PRId64,
+                                scales->numel, input->sizes[axis]);
   if (scales->scalar_type != ET_SCALAR_DOUBLE && scales->scalar_type != ET_SCALAR_FLOAT)
     return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT, "scales: dtype %s is not Double or Float",
                                 _executorch_support_type_name (scales->scalar_type));
-  if (zps != NULL) {
-    if (zps->scalar_type != ET_SCALAR_INT && zps->scalar_type != ET_SCALAR_LONG)
-      return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT, "zero_points: dtype %s is not Int or Long",
-                                  _executorch_support_type_name (zps->scalar_type));
-    if (zps->numel != input->sizes[axis])
-      return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT,
-                                  "zero_points: %" PRId64 " elements, expected %" PRId64, zps->numel,
-                                  input->sizes[axis]);
-  }
+  if (zps != NULL)
+    {
+      if (zps->scalar_type != ET_SCALAR_INT && zps->scalar_type != ET_SCALAR_LONG)
+        return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT, "zero_points: dtype %s is not Int or Long",
+                                    _executorch_support_type_name (zps->scalar_type));
+      if (zps->numel != input->sizes[axis])
+        return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT,
+                                    "zero_points: %" PRId64 " elements, expected %" PRId64, zps->numel,
+                                    input->sizes[axis]);
+    }
   QK_TRY (check_dequantize_args (call, input, qmin, qmax, dtype, has_out_dtype, out_dtype, out));
   QK_TRY (_executorch_qk_same_dim_order (call, input, "input", out, "out"));
   /* upstream takes its int8 fast path for contiguous Char input with a
@@ -458,12 +452,13 @@ dequantize_channels (const QkCall *call, const EtTensor *input, const EtTensor *
   if (input->numel == 0)
     return ET_OK;
   axis_runs (input, axis, &run, &n_channels);
-  for (int64_t i = 0; i < input->numel; i += run) {
-    int64_t ch = n_channels > 1 ? (i / run) % n_channels : 0;
-    float s = _executorch_qk_load_float (scales->scalar_type, scales->data, ch);
-    int64_t zp = zps != NULL ? _executorch_qk_load_int (zps->scalar_type, zps->data, ch) : 0;
-    dequantize_run (input, out, i, run, s, zp, mode);
-  }
+  for (int64_t i = 0; i < input->numel; i += run)
+    {
+      int64_t ch = n_channels > 1 ? (i / run) % n_channels : 0;
+      float s = _executorch_qk_load_float (scales->scalar_type, scales->data, ch);
+      int64_t zp = zps != NULL ? _executorch_qk_load_int (zps->scalar_type, zps->data, ch) : 0;
+      dequantize_run (input, out, i, run, s, zp, mode);
+    }
   return ET_OK;
 }
 
@@ -491,8 +486,7 @@ k_dequantize_per_channel_out (EtKernelContext *ctx, EtValue **args, uint32_t n_a
   QK_TRY (_executorch_qk_tensor (&c, 8, "out", &out));
   QK_TRY (_executorch_qk_resize_like (&c, out, "out", input));
   QK_TRY (check_axis (&c, input, axis, &dim));
-  return dequantize_channels (&c, input, scales, zps, dim, qmin, qmax, dtype, has_out_dtype, out_dtype,
-                              true, out);
+  return dequantize_channels (&c, input, scales, zps, dim, qmin, qmax, dtype, has_out_dtype, out_dtype, true, out);
 }
 
 /* dequantize_per_token.out: input, scales, zero_points, quant_min,
@@ -519,8 +513,7 @@ k_dequantize_per_token_out (EtKernelContext *ctx, EtValue **args, uint32_t n_arg
   QK_TRY (_executorch_qk_contiguous (&c, out, "out"));
   flat = token_view (input, n_tokens, token_size);
   flat_out = token_view (out, n_tokens, token_size);
-  return dequantize_channels (&c, &flat, scales, zps, 0, qmin, qmax, dtype, true, out_dtype, false,
-                              &flat_out);
+  return dequantize_channels (&c, &flat, scales, zps, 0, qmin, qmax, dtype, true, out_dtype, false, &flat_out);
 }
 
 /* ---- choose_qparams ---- */
@@ -528,8 +521,7 @@ k_dequantize_per_token_out (EtKernelContext *ctx, EtValue **args, uint32_t n_arg
 #define SMALL_SCALE_THRESHOLD 6.1e-5f
 
 static void
-scale_and_zero_point (float min, float max, int32_t qmin, int32_t qmax, double *scale_out,
-                      int32_t *zp_out)
+scale_and_zero_point (float min, float max, int32_t qmin, int32_t qmax, double *scale_out, int32_t *zp_out)
 {
   double scale, zp_from_min, zp_from_max, err_min, err_max, initial;
   int32_t zp;
@@ -539,19 +531,21 @@ scale_and_zero_point (float min, float max, int32_t qmin, int32_t qmax, double *
   scale = ((double) max - min) / (qmax - qmin);
   if ((float) scale == 0.0f || isinf (1.0f / (float) scale))
     scale = 0.1;
-  if (scale < SMALL_SCALE_THRESHOLD) {
-    float org_scale = (float) scale;
-    scale = SMALL_SCALE_THRESHOLD;
-    if (min == 0.0f)
-      max = SMALL_SCALE_THRESHOLD * (float) (qmax - qmin);
-    else if (max == 0.0f)
-      min = -SMALL_SCALE_THRESHOLD * (float) (qmax - qmin);
-    else {
-      float amplifier = SMALL_SCALE_THRESHOLD / org_scale;
-      min *= amplifier;
-      max *= amplifier;
+  if (scale < SMALL_SCALE_THRESHOLD)
+    {
+      float org_scale = (float) scale;
+      scale = SMALL_SCALE_THRESHOLD;
+      if (min == 0.0f)
+        max = SMALL_SCALE_THRESHOLD * (float) (qmax - qmin);
+      else if (max == 0.0f)
+        min = -SMALL_SCALE_THRESHOLD * (float) (qmax - qmin);
+      else
+        {
+          float amplifier = SMALL_SCALE_THRESHOLD / org_scale;
+          min *= amplifier;
+          max *= amplifier;
+        }
     }
-  }
   zp_from_min = qmin - min / scale;
   zp_from_max = qmax - max / scale;
   err_min = fabs ((double) qmin) - fabs (min / scale);
@@ -573,19 +567,20 @@ static void
 row_min_max (const float *x, int64_t n, float *min, float *max)
 {
   float lo = x[0], hi = x[0];
-  for (int64_t i = 1; i < n; i++) {
-    if (x[i] < lo)
-      lo = x[i];
-    if (hi < x[i])
-      hi = x[i];
-  }
+  for (int64_t i = 1; i < n; i++)
+    {
+      if (x[i] < lo)
+        lo = x[i];
+      if (hi < x[i])
+        hi = x[i];
+    }
   *min = lo;
   *max = hi;
 }
 
 static EtError
-check_choose_args (const QkCall *call, const EtTensor *input, int64_t qmin, int64_t qmax,
-                   const EtTensor *scale_out, const EtTensor *zp_out)
+check_choose_args (const QkCall *call, const EtTensor *input, int64_t qmin, int64_t qmax, const EtTensor *scale_out,
+                   const EtTensor *zp_out)
 {
   if (qmin >= qmax)
     return _executorch_qk_fail (call, ET_ERROR_INVALID_ARGUMENT,
@@ -621,15 +616,15 @@ k_choose_qparams_tensor_out (EtKernelContext *ctx, EtValue **args, uint32_t n_ar
   QK_TRY (_executorch_qk_tensor (&c, 0, "input", &input));
   QK_TRY (_executorch_qk_int (&c, 1, "quant_min", &qmin));
   QK_TRY (_executorch_qk_int (&c, 2, "quant_max", &qmax));
-  QK_TRY (_executorch_qk_double (&c, 3, "eps", &eps));   /* ignored, as upstream */
+  QK_TRY (_executorch_qk_double (&c, 3, "eps", &eps)); /* ignored, as upstream */
   QK_TRY (_executorch_qk_dtype (&c, 4, "dtype", &dtype));
   QK_TRY (_executorch_qk_tensor (&c, 5, "scale_out", &scale_out));
   QK_TRY (_executorch_qk_tensor (&c, 6, "zero_point_out", &zp_out));
   QK_TRY (check_choose_args (&c, input, qmin, qmax, scale_out, zp_out));
   if (scale_out->numel != 1 || zp_out->numel != 1)
     return _executorch_qk_fail (&c, ET_ERROR_INVALID_ARGUMENT,
-                                "scale_out and zero_point_out must have one element, not %" PRId64
-                                " and %" PRId64, scale_out->numel, zp_out->numel);
+                                "scale_out and zero_point_out must have one element, not %" PRId64 " and %" PRId64,
+                                scale_out->numel, zp_out->numel);
   if (input->numel == 0)
     return _executorch_qk_fail (&c, ET_ERROR_INVALID_ARGUMENT, "input: is empty");
   row_min_max (input->data, input->numel, &min, &max);
@@ -662,15 +657,16 @@ k_choose_qparams_per_token_asymmetric_out (EtKernelContext *ctx, EtValue **args,
   QK_TRY (check_choose_args (&c, input, -128, 127, scale_out, zp_out));
   if (token_size == 0 && n_tokens > 0)
     return _executorch_qk_fail (&c, ET_ERROR_INVALID_ARGUMENT, "input: tokens are empty");
-  for (int64_t t = 0; t < n_tokens; t++) {
-    float min, max;
-    double scale;
-    int32_t zp;
-    row_min_max ((const float *) input->data + t * token_size, token_size, &min, &max);
-    scale_and_zero_point (min, max, -128, 127, &scale, &zp);
-    ((double *) scale_out->data)[t] = scale;
-    ((int64_t *) zp_out->data)[t] = zp;
-  }
+  for (int64_t t = 0; t < n_tokens; t++)
+    {
+      float min, max;
+      double scale;
+      int32_t zp;
+      row_min_max ((const float *) input->data + t * token_size, token_size, &min, &max);
+      scale_and_zero_point (min, max, -128, 127, &scale, &zp);
+      ((double *) scale_out->data)[t] = scale;
+      ((int64_t *) zp_out->data)[t] = zp;
+    }
   return ET_OK;
 }
 
@@ -684,7 +680,6 @@ const EtKernel _executorch_qk_quantize_kernels[] = {
   { "quantized_decomposed::quantize_per_token.out", k_quantize_per_token_out, NULL },
   { "quantized_decomposed::dequantize_per_token.out", k_dequantize_per_token_out, NULL },
   { "quantized_decomposed::choose_qparams.Tensor_out", k_choose_qparams_tensor_out, NULL },
-  { "quantized_decomposed::choose_qparams_per_token_asymmetric.out",
-    k_choose_qparams_per_token_asymmetric_out, NULL },
+  { "quantized_decomposed::choose_qparams_per_token_asymmetric.out", k_choose_qparams_per_token_asymmetric_out, NULL },
 };
 const size_t _executorch_qk_quantize_n_kernels = QK_N_ELEMENTS (_executorch_qk_quantize_kernels);

@@ -27,15 +27,18 @@
 #define QK_N_ELEMENTS(arr) (sizeof (arr) / sizeof ((arr)[0]))
 
 /* Returns from the calling function when @expr is not ET_OK. */
-#define QK_TRY(expr) \
-  do { \
-    EtError qk_try_err_ = (expr); \
-    if (qk_try_err_ != ET_OK) \
-      return qk_try_err_; \
-  } while (0)
+#define QK_TRY(expr)                \
+  do                                \
+    {                               \
+      EtError qk_try_err_ = (expr); \
+      if (qk_try_err_ != ET_OK)     \
+        return qk_try_err_;         \
+    }                               \
+  while (0)
 
 /* One kernel call: the context and the operator's name for messages. */
-typedef struct {
+typedef struct
+{
   EtKernelContext *ctx;
   const char *op;
   EtValue **args;
@@ -43,8 +46,7 @@ typedef struct {
 } QkCall;
 
 /* Attaches "OP: message" to the call's context and evaluates to @code. */
-#define _executorch_qk_fail(call, code, ...) \
-  _executorch_support_fail ((call)->ctx, (call)->op, (code), __VA_ARGS__)
+#define _executorch_qk_fail(call, code, ...) _executorch_support_fail ((call)->ctx, (call)->op, (code), __VA_ARGS__)
 
 /* Fails with InvalidProgram unless the call has @expected arguments. */
 static inline EtError
@@ -65,25 +67,22 @@ _executorch_qk_int (const QkCall *call, uint32_t i, const char *name, int64_t *v
 /* A float argument (Double, or Int). */
 EtError _executorch_qk_double (const QkCall *call, uint32_t i, const char *name, double *value);
 /* ScalarType? : *present = false for None. */
-EtError _executorch_qk_opt_dtype (const QkCall *call, uint32_t i, const char *name, bool *present,
-                                  int *dtype);
+EtError _executorch_qk_opt_dtype (const QkCall *call, uint32_t i, const char *name, bool *present, int *dtype);
 static inline EtError
 _executorch_qk_dtype (const QkCall *call, uint32_t i, const char *name, int *dtype)
 {
-  return _executorch_support_arg_dtype (call->ctx, call->op, call->args, call->n_args, i, name,
-                                        dtype);
+  return _executorch_support_arg_dtype (call->ctx, call->op, call->args, call->n_args, i, name, dtype);
 }
 
 /* Resizes @out to @sizes, with a message naming @name on failure. */
 EtError _executorch_qk_resize (const QkCall *call, EtTensor *out, const char *name, uint32_t ndim,
                                const int64_t *sizes);
 /* Resizes @out to @like's sizes. */
-EtError _executorch_qk_resize_like (const QkCall *call, EtTensor *out, const char *name,
-                                    const EtTensor *like);
+EtError _executorch_qk_resize_like (const QkCall *call, EtTensor *out, const char *name, const EtTensor *like);
 
 /* Fails unless @a and @b have the same dim order (flat elementwise maps). */
-EtError _executorch_qk_same_dim_order (const QkCall *call, const EtTensor *a, const char *a_name,
-                                       const EtTensor *b, const char *b_name);
+EtError _executorch_qk_same_dim_order (const QkCall *call, const EtTensor *a, const char *a_name, const EtTensor *b,
+                                       const char *b_name);
 /* Fails unless @t's dim order is 0, 1, ..., ndim-1. */
 EtError _executorch_qk_contiguous (const QkCall *call, const EtTensor *t, const char *name);
 

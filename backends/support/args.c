@@ -7,7 +7,7 @@
  * NotSupported.
  */
 #ifndef _GNU_SOURCE
-#define _GNU_SOURCE   /* vasprintf */
+#define _GNU_SOURCE /* vasprintf */
 #endif
 #include "support-private.h"
 
@@ -16,8 +16,7 @@
 #include <stdlib.h>
 
 EtError
-_executorch_support_fail (EtKernelContext *ctx, const char *op, EtError code, const char *format,
-                          ...)
+_executorch_support_fail (EtKernelContext *ctx, const char *op, EtError code, const char *format, ...)
 {
   char *text = NULL;
   va_list ap;
@@ -36,8 +35,8 @@ const char *
 _executorch_support_tag_name (uint32_t tag)
 {
   static const char *const names[] = {
-    "None", "Tensor", "String", "Double", "Int", "Bool", "BoolList", "DoubleList",
-    "IntList", "TensorList", "ScalarList", "OptionalTensorList",
+    "None",     "Tensor",     "String",  "Double",     "Int",        "Bool",
+    "BoolList", "DoubleList", "IntList", "TensorList", "ScalarList", "OptionalTensorList",
   };
   return tag < sizeof names / sizeof names[0] ? names[tag] : "invalid";
 }
@@ -65,38 +64,35 @@ _executorch_support_format_sizes (char *buf, size_t buf_size, uint32_t ndim, con
 }
 
 EtError
-_executorch_support_check_n_args (EtKernelContext *ctx, const char *op, uint32_t n_args,
-                                  uint32_t expected)
+_executorch_support_check_n_args (EtKernelContext *ctx, const char *op, uint32_t n_args, uint32_t expected)
 {
   if (n_args != expected)
-    return _executorch_support_fail (ctx, op, ET_ERROR_INVALID_PROGRAM,
-                                     "expected %u arguments, got %u", expected, n_args);
+    return _executorch_support_fail (ctx, op, ET_ERROR_INVALID_PROGRAM, "expected %u arguments, got %u", expected,
+                                     n_args);
   return ET_OK;
 }
 
 EtError
-_executorch_support_arg_value (EtKernelContext *ctx, const char *op, EtValue **args,
-                               uint32_t n_args, uint32_t i, const char *name, const EtValue **value)
+_executorch_support_arg_value (EtKernelContext *ctx, const char *op, EtValue **args, uint32_t n_args, uint32_t i,
+                               const char *name, const EtValue **value)
 {
   if (args == NULL || i >= n_args || args[i] == NULL)
-    return _executorch_support_fail (ctx, op, ET_ERROR_INVALID_PROGRAM,
-                                     "argument %u (%s) is missing", i, name);
+    return _executorch_support_fail (ctx, op, ET_ERROR_INVALID_PROGRAM, "argument %u (%s) is missing", i, name);
   *value = args[i];
   return ET_OK;
 }
 
 EtError
-_executorch_support_wrong_tag (EtKernelContext *ctx, const char *op, uint32_t i, const char *name,
-                               const char *expected, uint32_t tag)
+_executorch_support_wrong_tag (EtKernelContext *ctx, const char *op, uint32_t i, const char *name, const char *expected,
+                               uint32_t tag)
 {
-  return _executorch_support_fail (ctx, op, ET_ERROR_INVALID_PROGRAM,
-                                   "argument %u (%s) must be %s, not %s", i, name, expected,
-                                   _executorch_support_tag_name (tag));
+  return _executorch_support_fail (ctx, op, ET_ERROR_INVALID_PROGRAM, "argument %u (%s) must be %s, not %s", i, name,
+                                   expected, _executorch_support_tag_name (tag));
 }
 
 EtError
-_executorch_support_check_tensor (EtKernelContext *ctx, const char *op, const EtTensor *t,
-                                  const char *name, bool any_device)
+_executorch_support_check_tensor (EtKernelContext *ctx, const char *op, const EtTensor *t, const char *name,
+                                  bool any_device)
 {
   size_t elem = et_scalar_type_size (t->scalar_type);
   bool seen[ET_MAX_DIMS] = { false };
@@ -104,61 +100,58 @@ _executorch_support_check_tensor (EtKernelContext *ctx, const char *op, const Et
   bool overflow = false;
 
   if (t->ndim > ET_MAX_DIMS)
-    return _executorch_support_fail (ctx, op, ET_ERROR_INVALID_ARGUMENT, "%s: rank %u exceeds %d",
-                                     name, t->ndim, ET_MAX_DIMS);
+    return _executorch_support_fail (ctx, op, ET_ERROR_INVALID_ARGUMENT, "%s: rank %u exceeds %d", name, t->ndim,
+                                     ET_MAX_DIMS);
   if (elem == 0)
-    return _executorch_support_fail (ctx, op, ET_ERROR_INVALID_ARGUMENT,
-                                     "%s: invalid scalar type %d", name, t->scalar_type);
+    return _executorch_support_fail (ctx, op, ET_ERROR_INVALID_ARGUMENT, "%s: invalid scalar type %d", name,
+                                     t->scalar_type);
   if (!any_device && t->device_type != ET_DEVICE_CPU)
-    return _executorch_support_fail (ctx, op, ET_ERROR_NOT_SUPPORTED,
-                                     "%s: tensor is not on the CPU", name);
-  for (uint32_t d = 0; d < t->ndim; d++) {
-    if (t->sizes[d] < 0)
-      return _executorch_support_fail (ctx, op, ET_ERROR_INVALID_ARGUMENT,
-                                       "%s: negative size in dim %u", name, d);
-    if (t->dim_order[d] >= t->ndim || seen[t->dim_order[d]])
-      return _executorch_support_fail (ctx, op, ET_ERROR_INVALID_ARGUMENT,
-                                       "%s: dim_order is not a permutation", name);
-    seen[t->dim_order[d]] = true;
-    /* A zero size anywhere makes the count 0, whatever the other sizes. */
-    if (t->sizes[d] != 0 && numel > INT64_MAX / t->sizes[d])
-      overflow = true;
-    else
-      numel *= t->sizes[d];
-  }
+    return _executorch_support_fail (ctx, op, ET_ERROR_NOT_SUPPORTED, "%s: tensor is not on the CPU", name);
+  for (uint32_t d = 0; d < t->ndim; d++)
+    {
+      if (t->sizes[d] < 0)
+        return _executorch_support_fail (ctx, op, ET_ERROR_INVALID_ARGUMENT, "%s: negative size in dim %u", name, d);
+      if (t->dim_order[d] >= t->ndim || seen[t->dim_order[d]])
+        return _executorch_support_fail (ctx, op, ET_ERROR_INVALID_ARGUMENT, "%s: dim_order is not a permutation",
+                                         name);
+      seen[t->dim_order[d]] = true;
+      /* A zero size anywhere makes the count 0, whatever the other sizes. */
+      if (t->sizes[d] != 0 && numel > INT64_MAX / t->sizes[d])
+        overflow = true;
+      else
+        numel *= t->sizes[d];
+    }
   if (overflow && numel != 0)
-    return _executorch_support_fail (ctx, op, ET_ERROR_INVALID_ARGUMENT,
-                                     "%s: element count overflows", name);
+    return _executorch_support_fail (ctx, op, ET_ERROR_INVALID_ARGUMENT, "%s: element count overflows", name);
   if (t->numel != numel)
     return _executorch_support_fail (ctx, op, ET_ERROR_INVALID_ARGUMENT,
-                                     "%s: numel %" PRId64 " does not match its sizes (%" PRId64 ")",
-                                     name, t->numel, numel);
+                                     "%s: numel %" PRId64 " does not match its sizes (%" PRId64 ")", name, t->numel,
+                                     numel);
   if (numel == 0)
     return ET_OK;
   if ((uint64_t) numel > SIZE_MAX / elem || t->nbytes < (size_t) numel * elem)
-    return _executorch_support_fail (ctx, op, ET_ERROR_INVALID_ARGUMENT,
-                                     "%s: nbytes %zu is too small", name, t->nbytes);
+    return _executorch_support_fail (ctx, op, ET_ERROR_INVALID_ARGUMENT, "%s: nbytes %zu is too small", name,
+                                     t->nbytes);
   if (t->data == NULL)
-    return _executorch_support_fail (ctx, op, ET_ERROR_INVALID_STATE, "%s: tensor has no data",
-                                     name);
+    return _executorch_support_fail (ctx, op, ET_ERROR_INVALID_STATE, "%s: tensor has no data", name);
 
   /* Strides must be the dim_order rule so that offsets stay below numel. */
   int64_t expected = 1;
-  for (uint32_t j = t->ndim; j-- > 0;) {
-    uint32_t d = t->dim_order[j];
-    if (t->sizes[d] > 1 && t->strides[d] != expected)
-      return _executorch_support_fail (ctx, op, ET_ERROR_INVALID_ARGUMENT,
-                                       "%s: stride of dim %u is %" PRId64 ", expected %" PRId64,
-                                       name, d, t->strides[d], expected);
-    expected *= t->sizes[d];
-  }
+  for (uint32_t j = t->ndim; j-- > 0;)
+    {
+      uint32_t d = t->dim_order[j];
+      if (t->sizes[d] > 1 && t->strides[d] != expected)
+        return _executorch_support_fail (ctx, op, ET_ERROR_INVALID_ARGUMENT,
+                                         "%s: stride of dim %u is %" PRId64 ", expected %" PRId64, name, d,
+                                         t->strides[d], expected);
+      expected *= t->sizes[d];
+    }
   return ET_OK;
 }
 
 EtError
-_executorch_support_arg_tensor (EtKernelContext *ctx, const char *op, EtValue **args,
-                                uint32_t n_args, uint32_t i, const char *name, bool any_device,
-                                EtTensor **tensor)
+_executorch_support_arg_tensor (EtKernelContext *ctx, const char *op, EtValue **args, uint32_t n_args, uint32_t i,
+                                const char *name, bool any_device, EtTensor **tensor)
 {
   const EtValue *v = NULL;
   EtError err = _executorch_support_arg_value (ctx, op, args, n_args, i, name, &v);
@@ -168,8 +161,7 @@ _executorch_support_arg_tensor (EtKernelContext *ctx, const char *op, EtValue **
   if (v->tag != ET_VALUE_TENSOR)
     return _executorch_support_wrong_tag (ctx, op, i, name, "a Tensor", v->tag);
   if (v->u.tensor == NULL)
-    return _executorch_support_fail (ctx, op, ET_ERROR_INVALID_PROGRAM,
-                                     "argument %u (%s) has no tensor", i, name);
+    return _executorch_support_fail (ctx, op, ET_ERROR_INVALID_PROGRAM, "argument %u (%s) has no tensor", i, name);
   err = _executorch_support_check_tensor (ctx, op, v->u.tensor, name, any_device);
   if (err != ET_OK)
     return err;
@@ -178,8 +170,8 @@ _executorch_support_arg_tensor (EtKernelContext *ctx, const char *op, EtValue **
 }
 
 EtError
-_executorch_support_arg_int (EtKernelContext *ctx, const char *op, EtValue **args, uint32_t n_args,
-                             uint32_t i, const char *name, int64_t *value)
+_executorch_support_arg_int (EtKernelContext *ctx, const char *op, EtValue **args, uint32_t n_args, uint32_t i,
+                             const char *name, int64_t *value)
 {
   const EtValue *v = NULL;
   EtError err = _executorch_support_arg_value (ctx, op, args, n_args, i, name, &v);
@@ -193,9 +185,8 @@ _executorch_support_arg_int (EtKernelContext *ctx, const char *op, EtValue **arg
 }
 
 EtError
-_executorch_support_arg_opt_int (EtKernelContext *ctx, const char *op, EtValue **args,
-                                 uint32_t n_args, uint32_t i, const char *name, bool *present,
-                                 int64_t *value)
+_executorch_support_arg_opt_int (EtKernelContext *ctx, const char *op, EtValue **args, uint32_t n_args, uint32_t i,
+                                 const char *name, bool *present, int64_t *value)
 {
   const EtValue *v = NULL;
   EtError err = _executorch_support_arg_value (ctx, op, args, n_args, i, name, &v);
@@ -214,8 +205,8 @@ _executorch_support_arg_opt_int (EtKernelContext *ctx, const char *op, EtValue *
 }
 
 EtError
-_executorch_support_arg_dtype (EtKernelContext *ctx, const char *op, EtValue **args,
-                               uint32_t n_args, uint32_t i, const char *name, int *dtype)
+_executorch_support_arg_dtype (EtKernelContext *ctx, const char *op, EtValue **args, uint32_t n_args, uint32_t i,
+                               const char *name, int *dtype)
 {
   int64_t v = -1;
   EtError err = _executorch_support_arg_int (ctx, op, args, n_args, i, name, &v);
@@ -224,8 +215,7 @@ _executorch_support_arg_dtype (EtKernelContext *ctx, const char *op, EtValue **a
     return err;
   if (v < 0 || v >= ET_SCALAR_N_TYPES)
     return _executorch_support_fail (ctx, op, ET_ERROR_INVALID_ARGUMENT,
-                                     "argument %u (%s): %" PRId64 " is not a scalar type", i, name,
-                                     v);
+                                     "argument %u (%s): %" PRId64 " is not a scalar type", i, name, v);
   *dtype = (int) v;
   return ET_OK;
 }

@@ -7,7 +7,7 @@
  * this says yes, so the libraries themselves run on any x86-64.
  */
 #ifndef _GNU_SOURCE
-#define _GNU_SOURCE   /* secure_getenv */
+#define _GNU_SOURCE /* secure_getenv */
 #endif
 #include "support-private.h"
 
@@ -22,16 +22,17 @@ _executorch_support_cpu_has_avx2_fma (void)
 {
   int s = __atomic_load_n (&avx2_fma_state, __ATOMIC_ACQUIRE);
 
-  if (s == 0) {
-    s = 2;
+  if (s == 0)
+    {
+      s = 2;
 #if defined(__x86_64__) && defined(__GNUC__)
-    const char *off = secure_getenv ("EXECUTORCH_KERNELS_NO_SIMD");
-    __builtin_cpu_init ();
-    if ((off == NULL || off[0] == '\0' || strcmp (off, "0") == 0) &&
-        __builtin_cpu_supports ("avx2") && __builtin_cpu_supports ("fma"))
-      s = 1;
+      const char *off = secure_getenv ("EXECUTORCH_KERNELS_NO_SIMD");
+      __builtin_cpu_init ();
+      if ((off == NULL || off[0] == '\0' || strcmp (off, "0") == 0) && __builtin_cpu_supports ("avx2") &&
+          __builtin_cpu_supports ("fma"))
+        s = 1;
 #endif
-    __atomic_store_n (&avx2_fma_state, s, __ATOMIC_RELEASE);
-  }
+      __atomic_store_n (&avx2_fma_state, s, __ATOMIC_RELEASE);
+    }
   return s == 1;
 }

@@ -20,11 +20,12 @@ _executorch_support_half_to_float (uint16_t h)
   uint32_t bits;
   float f;
 
-  if (exponent == 0) {
-    /* Zero or subnormal: mantissa * 2^-24, exact in float. */
-    f = (float) mantissa * 0x1p-24f;
-    return sign ? -f : f;
-  }
+  if (exponent == 0)
+    {
+      /* Zero or subnormal: mantissa * 2^-24, exact in float. */
+      f = (float) mantissa * 0x1p-24f;
+      return sign ? -f : f;
+    }
   if (exponent == 31)
     bits = sign | 0x7f800000u | (mantissa << 13);
   else
@@ -41,22 +42,23 @@ _executorch_support_float_to_half (float f)
   uint16_t sign = (uint16_t) ((x >> 16) & 0x8000u);
   x &= 0x7fffffffu;
 
-  if (x >= 0x7f800000u)                     /* inf or NaN */
+  if (x >= 0x7f800000u) /* inf or NaN */
     return sign | (x > 0x7f800000u ? 0x7e00u : 0x7c00u);
-  if (x >= 0x477ff000u)                     /* rounds to inf */
+  if (x >= 0x477ff000u) /* rounds to inf */
     return sign | 0x7c00u;
-  if (x < 0x38800000u) {                    /* half subnormal (or zero) */
-    float a;
-    memcpy (&a, &x, sizeof a);
-    /* a * 2^24 is exact and below 1024; round half to even. */
-    return sign | (uint16_t) nearbyintf (a * 0x1p24f);
-  }
+  if (x < 0x38800000u)
+    { /* half subnormal (or zero) */
+      float a;
+      memcpy (&a, &x, sizeof a);
+      /* a * 2^24 is exact and below 1024; round half to even. */
+      return sign | (uint16_t) nearbyintf (a * 0x1p24f);
+    }
 
   uint32_t mantissa = x & 0x7fffffu;
   uint32_t h = (((x >> 23) - 112) << 10) | (mantissa >> 13);
   uint32_t rest = mantissa & 0x1fffu;
   if (rest > 0x1000u || (rest == 0x1000u && (h & 1u)))
-    h++;                                    /* a carry moves into the exponent correctly */
+    h++; /* a carry moves into the exponent correctly */
   return sign | (uint16_t) h;
 }
 
@@ -75,7 +77,7 @@ _executorch_support_float_to_bf16 (float f)
   uint32_t x;
   memcpy (&x, &f, sizeof x);
   if ((x & 0x7fffffffu) > 0x7f800000u)
-    return 0x7fc0u;                         /* c10: every NaN is the same quiet NaN */
+    return 0x7fc0u; /* c10: every NaN is the same quiet NaN */
   x += 0x7fffu + ((x >> 16) & 1u);
   return (uint16_t) (x >> 16);
 }

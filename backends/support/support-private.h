@@ -29,52 +29,45 @@
 
 /* Attaches "@op: message" (or the message alone when @op is NULL) to @ctx
  * and returns @code. */
-EtError _executorch_support_fail (EtKernelContext *ctx, const char *op, EtError code,
-                                  const char *format, ...)
-  __attribute__ ((format (printf, 4, 5)));
+EtError _executorch_support_fail (EtKernelContext *ctx, const char *op, EtError code, const char *format, ...)
+    __attribute__ ((format (printf, 4, 5)));
 
 /* "Tensor", "IntList", ... for an EtValue tag; "invalid" for anything else. */
 const char *_executorch_support_tag_name (uint32_t tag);
 /* et_scalar_type_name(), or "invalid". */
 const char *_executorch_support_type_name (int type);
 /* "[2, 3, 4]" into @buf (at most ET_MAX_DIMS sizes). */
-const char *_executorch_support_format_sizes (char *buf, size_t buf_size, uint32_t ndim,
-                                              const int64_t *sizes);
+const char *_executorch_support_format_sizes (char *buf, size_t buf_size, uint32_t ndim, const int64_t *sizes);
 
 /* ---- Arguments ----
  *
  * Argument @i of @args (@n_args of them; UINT32_MAX when the caller checked
  * the count already).  A missing argument or a wrong tag is InvalidProgram. */
 
-EtError _executorch_support_check_n_args (EtKernelContext *ctx, const char *op, uint32_t n_args,
-                                          uint32_t expected);
-EtError _executorch_support_arg_value (EtKernelContext *ctx, const char *op, EtValue **args,
-                                       uint32_t n_args, uint32_t i, const char *name,
-                                       const EtValue **value);
+EtError _executorch_support_check_n_args (EtKernelContext *ctx, const char *op, uint32_t n_args, uint32_t expected);
+EtError _executorch_support_arg_value (EtKernelContext *ctx, const char *op, EtValue **args, uint32_t n_args,
+                                       uint32_t i, const char *name, const EtValue **value);
 /* InvalidProgram "argument @i (@name) must be @expected, not <tag>". */
-EtError _executorch_support_wrong_tag (EtKernelContext *ctx, const char *op, uint32_t i,
-                                       const char *name, const char *expected, uint32_t tag);
+EtError _executorch_support_wrong_tag (EtKernelContext *ctx, const char *op, uint32_t i, const char *name,
+                                       const char *expected, uint32_t tag);
 /* A tensor with consistent metadata (see _executorch_support_check_tensor);
  * on the CPU unless @any_device. */
-EtError _executorch_support_arg_tensor (EtKernelContext *ctx, const char *op, EtValue **args,
-                                        uint32_t n_args, uint32_t i, const char *name,
-                                        bool any_device, EtTensor **tensor);
-EtError _executorch_support_arg_int (EtKernelContext *ctx, const char *op, EtValue **args,
-                                     uint32_t n_args, uint32_t i, const char *name,
-                                     int64_t *value);
+EtError _executorch_support_arg_tensor (EtKernelContext *ctx, const char *op, EtValue **args, uint32_t n_args,
+                                        uint32_t i, const char *name, bool any_device, EtTensor **tensor);
+EtError _executorch_support_arg_int (EtKernelContext *ctx, const char *op, EtValue **args, uint32_t n_args, uint32_t i,
+                                     const char *name, int64_t *value);
 /* Int or None: *present = false and *value = 0 for None. */
-EtError _executorch_support_arg_opt_int (EtKernelContext *ctx, const char *op, EtValue **args,
-                                         uint32_t n_args, uint32_t i, const char *name,
-                                         bool *present, int64_t *value);
+EtError _executorch_support_arg_opt_int (EtKernelContext *ctx, const char *op, EtValue **args, uint32_t n_args,
+                                         uint32_t i, const char *name, bool *present, int64_t *value);
 /* An Int naming a scalar type (0 <= value < ET_SCALAR_N_TYPES). */
-EtError _executorch_support_arg_dtype (EtKernelContext *ctx, const char *op, EtValue **args,
-                                       uint32_t n_args, uint32_t i, const char *name, int *dtype);
+EtError _executorch_support_arg_dtype (EtKernelContext *ctx, const char *op, EtValue **args, uint32_t n_args,
+                                       uint32_t i, const char *name, int *dtype);
 
 /* Validates sizes, strides, dim_order, numel, nbytes and data of @t so that
  * every offset computed from them stays inside its buffer; on the CPU
  * unless @any_device. */
-EtError _executorch_support_check_tensor (EtKernelContext *ctx, const char *op, const EtTensor *t,
-                                          const char *name, bool any_device);
+EtError _executorch_support_check_tensor (EtKernelContext *ctx, const char *op, const EtTensor *t, const char *name,
+                                          bool any_device);
 
 /* ---- Half and BFloat16 ----
  *

@@ -48,8 +48,7 @@ typedef void (*ExecutorchThreadpoolTask1d) (gpointer context, gsize i);
  *
  * Since: 1.0
  */
-typedef void (*ExecutorchThreadpoolTask2dTile) (gpointer context, gsize i, gsize j, gsize tile_i,
-                                                gsize tile_j);
+typedef void (*ExecutorchThreadpoolTask2dTile) (gpointer context, gsize i, gsize j, gsize tile_i, gsize tile_j);
 
 EXECUTORCH_THREADPOOL_AVAILABLE_IN_1_0
 guint executorch_threadpool_get_num_threads (void);
@@ -67,12 +66,10 @@ EXECUTORCH_THREADPOOL_AVAILABLE_IN_1_0
 void executorch_threadpool_release_pthreadpool (void);
 
 EXECUTORCH_THREADPOOL_AVAILABLE_IN_1_0
-void executorch_threadpool_parallelize_1d (ExecutorchThreadpoolTask1d func, gpointer context,
-                                           gsize range);
+void executorch_threadpool_parallelize_1d (ExecutorchThreadpoolTask1d func, gpointer context, gsize range);
 
 EXECUTORCH_THREADPOOL_AVAILABLE_IN_1_0
-void executorch_threadpool_parallelize_2d_tile_2d (ExecutorchThreadpoolTask2dTile func,
-                                                   gpointer context, gsize range_i, gsize range_j,
-                                                   gsize tile_i, gsize tile_j);
+void executorch_threadpool_parallelize_2d_tile_2d (ExecutorchThreadpoolTask2dTile func, gpointer context, gsize range_i,
+                                                   gsize range_j, gsize tile_i, gsize tile_j);
 
 G_END_DECLS

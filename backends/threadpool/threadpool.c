@@ -33,8 +33,8 @@
 #define ENV_MAX_THREADS 1024
 
 static GRWLock pool_lock;
-static pthreadpool_t pool;      /* NULL while the size is one thread */
-static guint pool_threads;      /* 0 until configured; read atomically */
+static pthreadpool_t pool; /* NULL while the size is one thread */
+static guint pool_threads; /* 0 until configured; read atomically */
 static gsize pool_configured;
 
 /* TRUE while this thread runs a task of the pool. */
@@ -58,16 +58,18 @@ default_threads (void)
 {
   static gsize cached;
 
-  if (g_once_init_enter (&cached)) {
-    guint n = threads_from_env ();
+  if (g_once_init_enter (&cached))
+    {
+      guint n = threads_from_env ();
 
-    if (n == 0) {
-      long cpus = sysconf (_SC_NPROCESSORS_ONLN);
+      if (n == 0)
+        {
+          long cpus = sysconf (_SC_NPROCESSORS_ONLN);
 
-      n = cpus < 1 ? 1 : cpus > DEFAULT_MAX_THREADS ? DEFAULT_MAX_THREADS : (guint) cpus;
+          n = cpus < 1 ? 1 : cpus > DEFAULT_MAX_THREADS ? DEFAULT_MAX_THREADS : (guint) cpus;
+        }
+      g_once_init_leave (&cached, n);
     }
-    g_once_init_leave (&cached, n);
-  }
   return (guint) cached;
 }
 
@@ -80,26 +82,29 @@ apply_locked (guint n)
   if (pool != NULL)
     pthreadpool_destroy (pool);
   pool = NULL;
-  if (n > 1) {
-    pool = pthreadpool_create (n);
-    if (pool == NULL) {
-      g_warning ("could not start a pool of %u threads; running on one thread", n);
-      n = 1;
+  if (n > 1)
+    {
+      pool = pthreadpool_create (n);
+      if (pool == NULL)
+        {
+          g_warning ("could not start a pool of %u threads; running on one thread", n);
+          n = 1;
+        }
     }
-  }
   g_atomic_int_set (&pool_threads, n);
 }
 
 static void
 ensure_pool (void)
 {
-  if (g_once_init_enter (&pool_configured)) {
-    g_rw_lock_writer_lock (&pool_lock);
-    if (pool_threads == 0)
-      apply_locked (default_threads ());
-    g_rw_lock_writer_unlock (&pool_lock);
-    g_once_init_leave (&pool_configured, 1);
-  }
+  if (g_once_init_enter (&pool_configured))
+    {
+      g_rw_lock_writer_lock (&pool_lock);
+      if (pool_threads == 0)
+        apply_locked (default_threads ());
+      g_rw_lock_writer_unlock (&pool_lock);
+      g_once_init_leave (&pool_configured, 1);
+    }
 }
 
 /**
@@ -216,7 +221,8 @@ executorch_threadpool_release_pthreadpool (void)
   g_rw_lock_reader_unlock (&pool_lock);
 }
 
-typedef struct {
+typedef struct
+{
   ExecutorchThreadpoolTask1d func;
   gpointer context;
 } Work1d;
@@ -255,22 +261,25 @@ executorch_threadpool_parallelize_1d (ExecutorchThreadpoolTask1d func, gpointer 
   if (range == 0)
     return;
   ensure_pool ();
-  if (range > 1 && !in_task) {
-    g_rw_lock_reader_lock (&pool_lock);
-    if (pool != NULL) {
-      Work1d work = { func, context };
+  if (range > 1 && !in_task)
+    {
+      g_rw_lock_reader_lock (&pool_lock);
+      if (pool != NULL)
+        {
+          Work1d work = { func, context };
 
-      pthreadpool_parallelize_1d (pool, run_1d, &work, range, POOL_FLAGS);
+          pthreadpool_parallelize_1d (pool, run_1d, &work, range, POOL_FLAGS);
+          g_rw_lock_reader_unlock (&pool_lock);
+          return;
+        }
       g_rw_lock_reader_unlock (&pool_lock);
-      return;
     }
-    g_rw_lock_reader_unlock (&pool_lock);
-  }
   for (gsize i = 0; i < range; i++)
     func (context, i);
 }
 
-typedef struct {
+typedef struct
+{
   ExecutorchThreadpoolTask2dTile func;
   gpointer context;
 } Work2d;
@@ -305,8 +314,8 @@ run_2d (void *data, size_t i, size_t j, size_t tile_i, size_t tile_j)
  * Since: 1.0
  */
 void
-executorch_threadpool_parallelize_2d_tile_2d (ExecutorchThreadpoolTask2dTile func, gpointer context,
-                                              gsize range_i, gsize range_j, gsize tile_i, gsize tile_j)
+executorch_threadpool_parallelize_2d_tile_2d (ExecutorchThreadpoolTask2dTile func, gpointer context, gsize range_i,
+                                              gsize range_j, gsize tile_i, gsize tile_j)
 {
   g_return_if_fail (func != NULL);
 
@@ -317,18 +326,19 @@ executorch_threadpool_parallelize_2d_tile_2d (ExecutorchThreadpoolTask2dTile fun
   if (tile_j == 0)
     tile_j = 1;
   ensure_pool ();
-  if ((range_i > tile_i || range_j > tile_j) && !in_task) {
-    g_rw_lock_reader_lock (&pool_lock);
-    if (pool != NULL) {
-      Work2d work = { func, context };
+  if ((range_i > tile_i || range_j > tile_j) && !in_task)
+    {
+      g_rw_lock_reader_lock (&pool_lock);
+      if (pool != NULL)
+        {
+          Work2d work = { func, context };
 
-      pthreadpool_parallelize_2d_tile_2d (pool, run_2d, &work, range_i, range_j, tile_i, tile_j,
-                                          POOL_FLAGS);
+          pthreadpool_parallelize_2d_tile_2d (pool, run_2d, &work, range_i, range_j, tile_i, tile_j, POOL_FLAGS);
+          g_rw_lock_reader_unlock (&pool_lock);
+          return;
+        }
       g_rw_lock_reader_unlock (&pool_lock);
-      return;
     }
-    g_rw_lock_reader_unlock (&pool_lock);
-  }
   for (gsize i = 0; i < range_i; i += tile_i)
     for (gsize j = 0; j < range_j; j += tile_j)
       func (context, i, j, MIN (tile_i, range_i - i), MIN (tile_j, range_j - j));

@@ -18,7 +18,8 @@
 GQuark xb_error_quark (void);
 
 /* Shapes: one current shape per graph value. */
-typedef struct {
+typedef struct
+{
   uint32_t ndim;
   size_t dims[XB_PAYLOAD_MAX_DIMS];
 } XbShape;
@@ -26,19 +27,16 @@ typedef struct {
 /* Computes the shapes of node @index's outputs from its inputs' current
  * shapes (in @shapes) and its parameters, checking that they are
  * consistent; writes them into @shapes. */
-gboolean xb_shape_infer_node (const XbGraph *graph, uint32_t index, XbShape *shapes,
-                              GError **error);
+gboolean xb_shape_infer_node (const XbGraph *graph, uint32_t index, XbShape *shapes, GError **error);
 
 /* Nodes Debian's XNNPACK lacks that this library runs itself. */
 gboolean xb_host_supports (const XbGraph *graph, const XbNode *node, const char **why);
 /* Runs a host node; @ptr holds every value's data. */
-void xb_host_run (const XbGraph *graph, const XbNode *node, const XbShape *shapes,
-                  void *const *ptr);
+void xb_host_run (const XbGraph *graph, const XbNode *node, const XbShape *shapes, void *const *ptr);
 
 /* The delegate without an init context (delegate.c), for backend_init,
  * the tests and the fuzz target: parse, check, build. */
-void *xb_delegate_new (const void *processed, size_t size, XbNamedDataFunc named,
-                       gpointer named_data, GError **error);
+void *xb_delegate_new (const void *processed, size_t size, XbNamedDataFunc named, gpointer named_data, GError **error);
 /* Binds @args (EtValue **) and runs; @report gets the reason on failure.
  * Returns an EtError. */
 int xb_delegate_execute (void *handle, void *args, uint32_t n_args, EtErrorContext *report);

@@ -28,37 +28,40 @@ xb_delegate_run_zeros (void *handle)
   EtTensor *tensors = g_new0 (EtTensor, n_args + 1);
   EtValue **args = g_new0 (EtValue *, n_args + 1);
   void **blocks = g_new0 (void *, n_args + 1);
-  for (uint32_t a = 0; a < n_args; a++) {
-    args[a] = &values[a];
-    values[a].tag = ET_VALUE_NONE;
-  }
-  for (uint32_t v = 0; v < g->n_values; v++) {
-    const XbValue *val = &g->values[v];
-    if (!val->flags || val->external_id >= n_args || values[val->external_id].tag != ET_VALUE_NONE)
-      continue;
-    EtTensor *t = &tensors[val->external_id];
-    t->ndim = shapes[v].ndim;
-    t->scalar_type = ET_SCALAR_FLOAT;
-    t->shape_dynamism = ET_SHAPE_DYNAMIC_BOUND;
-    size_t numel = 1;
-    gboolean small = t->ndim <= ET_MAX_DIMS;
-    for (uint32_t d = 0; small && d < t->ndim; d++) {
-      t->sizes[d] = (int64_t) shapes[v].dims[d];
-      t->dim_order[d] = (uint8_t) d;
-      if (shapes[v].dims[d] > (1u << 22) || (shapes[v].dims[d] && numel > (1u << 22) / shapes[v].dims[d]))
-        small = FALSE;
-      else
-        numel *= shapes[v].dims[d];
+  for (uint32_t a = 0; a < n_args; a++)
+    {
+      args[a] = &values[a];
+      values[a].tag = ET_VALUE_NONE;
     }
-    if (!small)
-      continue;
-    et_strides_from_dim_order (t->ndim, t->sizes, t->dim_order, t->strides);
-    t->numel = (int64_t) numel;
-    t->nbytes = t->capacity = numel * 4;
-    t->data = blocks[val->external_id] = g_malloc0 (numel * 4 + 16);
-    values[val->external_id].tag = ET_VALUE_TENSOR;
-    values[val->external_id].u.tensor = t;
-  }
+  for (uint32_t v = 0; v < g->n_values; v++)
+    {
+      const XbValue *val = &g->values[v];
+      if (!val->flags || val->external_id >= n_args || values[val->external_id].tag != ET_VALUE_NONE)
+        continue;
+      EtTensor *t = &tensors[val->external_id];
+      t->ndim = shapes[v].ndim;
+      t->scalar_type = ET_SCALAR_FLOAT;
+      t->shape_dynamism = ET_SHAPE_DYNAMIC_BOUND;
+      size_t numel = 1;
+      gboolean small = t->ndim <= ET_MAX_DIMS;
+      for (uint32_t d = 0; small && d < t->ndim; d++)
+        {
+          t->sizes[d] = (int64_t) shapes[v].dims[d];
+          t->dim_order[d] = (uint8_t) d;
+          if (shapes[v].dims[d] > (1u << 22) || (shapes[v].dims[d] && numel > (1u << 22) / shapes[v].dims[d]))
+            small = FALSE;
+          else
+            numel *= shapes[v].dims[d];
+        }
+      if (!small)
+        continue;
+      et_strides_from_dim_order (t->ndim, t->sizes, t->dim_order, t->strides);
+      t->numel = (int64_t) numel;
+      t->nbytes = t->capacity = numel * 4;
+      t->data = blocks[val->external_id] = g_malloc0 (numel * 4 + 16);
+      values[val->external_id].tag = ET_VALUE_TENSOR;
+      values[val->external_id].u.tensor = t;
+    }
   EtErrorContext *report = et_error_context_new ();
   int code = xb_delegate_execute (handle, args, n_args, report);
   if (code != ET_OK)
@@ -71,4 +74,3 @@ xb_delegate_run_zeros (void *handle)
   g_free (tensors);
   g_free (values);
 }
-

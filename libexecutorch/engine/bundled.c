@@ -16,12 +16,41 @@
 
 #include <string.h>
 
-enum { BP_VERSION, BP_SUITES, BP_PROGRAM };
-enum { SUITE_METHOD_NAME, SUITE_TEST_CASES };
-enum { CASE_INPUTS, CASE_EXPECTED_OUTPUTS };
-enum { VALUE_VAL_TYPE, VALUE_VAL };
-enum { TENSOR_SCALAR_TYPE, TENSOR_SIZES, TENSOR_DATA, TENSOR_DIM_ORDER };
-enum { UNION_TENSOR = 1, UNION_INT = 2, UNION_BOOL = 3, UNION_DOUBLE = 4 };
+enum
+{
+  BP_VERSION,
+  BP_SUITES,
+  BP_PROGRAM
+};
+enum
+{
+  SUITE_METHOD_NAME,
+  SUITE_TEST_CASES
+};
+enum
+{
+  CASE_INPUTS,
+  CASE_EXPECTED_OUTPUTS
+};
+enum
+{
+  VALUE_VAL_TYPE,
+  VALUE_VAL
+};
+enum
+{
+  TENSOR_SCALAR_TYPE,
+  TENSOR_SIZES,
+  TENSOR_DATA,
+  TENSOR_DIM_ORDER
+};
+enum
+{
+  UNION_TENSOR = 1,
+  UNION_INT = 2,
+  UNION_BOOL = 3,
+  UNION_DOUBLE = 4
+};
 
 #define MAX_VALUES_PER_CASE 65536u
 
@@ -41,84 +70,84 @@ read_value (EtFb *fb, EtFbTable table, EtBundledValue *out, const char *what)
     }
   switch (type)
     {
-    case UNION_INT:
-      out->tag = ET_VALUE_INT;
-      out->int_value = _et_fb_i64 (fb, payload, 0, 0);
-      break;
-    case UNION_BOOL:
-      out->tag = ET_VALUE_BOOL;
-      out->bool_value = _et_fb_u8 (fb, payload, 0, 0) != 0;
-      break;
-    case UNION_DOUBLE:
-      out->tag = ET_VALUE_DOUBLE;
-      out->double_value = _et_fb_f64 (fb, payload, 0, 0.0);
-      break;
-    case UNION_TENSOR:
-      {
-        EtFbVector sizes = _et_fb_vector (fb, payload, TENSOR_SIZES, 4, "Tensor.sizes");
-        EtFbVector data = _et_fb_vector (fb, payload, TENSOR_DATA, 1, "Tensor.data");
-        EtFbVector dim_order = _et_fb_vector (fb, payload, TENSOR_DIM_ORDER, 1, "Tensor.dim_order");
-        guint32 seen = 0;
-        int64_t numel;
-        size_t nbytes;
-
-        out->tag = ET_VALUE_TENSOR;
-        out->scalar_type = _et_fb_i8 (fb, payload, TENSOR_SCALAR_TYPE, 0);
-        if (!_et_fb_ok (fb))
-          return FALSE;
-        if (et_scalar_type_size (out->scalar_type) == 0)
-          {
-            _et_fb_fail (fb, ET_ERROR_INVALID_PROGRAM, "%s has invalid scalar type %d", what, out->scalar_type);
-            return FALSE;
-          }
-        if (sizes.length > ET_MAX_DIMS)
-          {
-            _et_fb_fail (fb, ET_ERROR_INVALID_PROGRAM, "%s has %u dimensions (at most %d)", what, sizes.length,
-                         ET_MAX_DIMS);
-            return FALSE;
-          }
-        out->ndim = sizes.length;
-        for (guint32 i = 0; i < sizes.length; i++)
-          {
-            out->sizes[i] = _et_fb_vector_i32 (fb, sizes, i);
-            if (out->sizes[i] < 0)
-              {
-                _et_fb_fail (fb, ET_ERROR_INVALID_PROGRAM, "%s has negative size %" G_GINT64_FORMAT, what,
-                             out->sizes[i]);
-                return FALSE;
-              }
-          }
-        /* No dim order means contiguous. */
-        if (dim_order.length != 0 && dim_order.length != sizes.length)
-          {
-            _et_fb_fail (fb, ET_ERROR_INVALID_PROGRAM, "%s has %u dimensions but a dim order of %u", what,
-                         sizes.length, dim_order.length);
-            return FALSE;
-          }
-        for (guint32 i = 0; i < out->ndim; i++)
-          {
-            guint8 d = dim_order.length != 0 ? _et_fb_vector_u8 (fb, dim_order, i) : (guint8) i;
-            if (d >= out->ndim || (seen & (1u << d)))
-              {
-                _et_fb_fail (fb, ET_ERROR_INVALID_PROGRAM, "%s has an invalid dim order", what);
-                return FALSE;
-              }
-            seen |= 1u << d;
-            out->dim_order[i] = d;
-          }
-        if (!_et_checked_nbytes (out->scalar_type, out->ndim, out->sizes, &numel, &nbytes) || nbytes != data.length)
-          {
-            _et_fb_fail (fb, ET_ERROR_INVALID_PROGRAM, "%s: %u data bytes for a %s tensor of %u dimensions that "
-                         "needs %zu", what, data.length, et_scalar_type_name (out->scalar_type), out->ndim, nbytes);
-            return FALSE;
-          }
-        out->data = _et_fb_vector_bytes (fb, data);
-        out->nbytes = nbytes;
+      case UNION_INT:
+        out->tag = ET_VALUE_INT;
+        out->int_value = _et_fb_i64 (fb, payload, 0, 0);
         break;
-      }
-    default:
-      _et_fb_fail (fb, ET_ERROR_INVALID_PROGRAM, "%s has unknown value type %u", what, type);
-      return FALSE;
+      case UNION_BOOL:
+        out->tag = ET_VALUE_BOOL;
+        out->bool_value = _et_fb_u8 (fb, payload, 0, 0) != 0;
+        break;
+      case UNION_DOUBLE:
+        out->tag = ET_VALUE_DOUBLE;
+        out->double_value = _et_fb_f64 (fb, payload, 0, 0.0);
+        break;
+      case UNION_TENSOR:
+        {
+          EtFbVector sizes = _et_fb_vector (fb, payload, TENSOR_SIZES, 4, "Tensor.sizes");
+          EtFbVector data = _et_fb_vector (fb, payload, TENSOR_DATA, 1, "Tensor.data");
+          EtFbVector dim_order = _et_fb_vector (fb, payload, TENSOR_DIM_ORDER, 1, "Tensor.dim_order");
+          guint32 seen = 0;
+          int64_t numel;
+          size_t nbytes;
+
+          out->tag = ET_VALUE_TENSOR;
+          out->scalar_type = _et_fb_i8 (fb, payload, TENSOR_SCALAR_TYPE, 0);
+          if (!_et_fb_ok (fb))
+            return FALSE;
+          if (et_scalar_type_size (out->scalar_type) == 0)
+            {
+              _et_fb_fail (fb, ET_ERROR_INVALID_PROGRAM, "%s has invalid scalar type %d", what, out->scalar_type);
+              return FALSE;
+            }
+          if (sizes.length > ET_MAX_DIMS)
+            {
+              _et_fb_fail (fb, ET_ERROR_INVALID_PROGRAM, "%s has %u dimensions (at most %d)", what, sizes.length,
+                           ET_MAX_DIMS);
+              return FALSE;
+            }
+          out->ndim = sizes.length;
+          for (guint32 i = 0; i < sizes.length; i++)
+            {
+              out->sizes[i] = _et_fb_vector_i32 (fb, sizes, i);
+              if (out->sizes[i] < 0)
+                {
+                  _et_fb_fail (fb, ET_ERROR_INVALID_PROGRAM, "%s has negative size %" G_GINT64_FORMAT, what,
+                               out->sizes[i]);
+                  return FALSE;
+                }
+            }
+          /* No dim order means contiguous. */
+          if (dim_order.length != 0 && dim_order.length != sizes.length)
+            {
+              _et_fb_fail (fb, ET_ERROR_INVALID_PROGRAM, "%s has %u dimensions but a dim order of %u", what,
+                           sizes.length, dim_order.length);
+              return FALSE;
+            }
+          for (guint32 i = 0; i < out->ndim; i++)
+            {
+              guint8 d = dim_order.length != 0 ? _et_fb_vector_u8 (fb, dim_order, i) : (guint8) i;
+              if (d >= out->ndim || (seen & (1u << d)))
+                {
+                  _et_fb_fail (fb, ET_ERROR_INVALID_PROGRAM, "%s has an invalid dim order", what);
+                  return FALSE;
+                }
+              seen |= 1u << d;
+              out->dim_order[i] = d;
+            }
+          if (!_et_checked_nbytes (out->scalar_type, out->ndim, out->sizes, &numel, &nbytes) || nbytes != data.length)
+            {
+              _et_fb_fail (fb, ET_ERROR_INVALID_PROGRAM,
+                           "%s: %u data bytes for a %s tensor of %u dimensions that "
+                           "needs %zu",
+                           what, data.length, et_scalar_type_name (out->scalar_type), out->ndim, nbytes);
+              return FALSE;
+            }
+          out->data = _et_fb_vector_bytes (fb, data);
+          out->nbytes = nbytes;
+          break;
+        }
+      default: _et_fb_fail (fb, ET_ERROR_INVALID_PROGRAM, "%s has unknown value type %u", what, type); return FALSE;
     }
   return _et_fb_ok (fb);
 }

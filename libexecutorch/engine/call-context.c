@@ -13,8 +13,7 @@ et_backend_init_context_method_name (EtBackendInitContext *context)
 }
 
 EtError
-et_backend_init_context_named_data (EtBackendInitContext *context, const char *key, const void **data,
-                                    size_t *size)
+et_backend_init_context_named_data (EtBackendInitContext *context, const char *key, const void **data, size_t *size)
 {
   const EtNamedBlob *blob;
 

@@ -7,13 +7,15 @@
 #include "kernel-context.h"
 #include "program-private.h"
 
-struct EtBackendInitContext {
+struct EtBackendInitContext
+{
   EtProgram *program;
   const char *method_name;
   EtErrorContext error;
 };
 
-struct EtBackendExecuteContext {
+struct EtBackendExecuteContext
+{
   const char *method_name;
-  EtKernelContext scratch;      /* scratch memory and the error */
+  EtKernelContext scratch; /* scratch memory and the error */
 };

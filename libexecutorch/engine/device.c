@@ -13,9 +13,9 @@ _et_device_type_name (int device_type)
 {
   switch (device_type)
     {
-    case ET_DEVICE_CPU: return "cpu";
-    case ET_DEVICE_CUDA: return "cuda";
-    default: return "unknown";
+      case ET_DEVICE_CPU: return "cpu";
+      case ET_DEVICE_CUDA: return "cuda";
+      default: return "unknown";
     }
 }
 
@@ -28,7 +28,8 @@ allocator_for (int device_type, GError **error)
     _et_set_error (error, ET_ERROR_NOT_FOUND, "no device allocator is registered for %s memory%s",
                    _et_device_type_name (device_type),
                    device_type == ET_DEVICE_CUDA ? " (libexecutorch-cuda0 provides it once a GPU and its driver "
-                                                   "are present)" : "");
+                                                   "are present)"
+                                                 : "");
   return allocator;
 }
 
@@ -47,8 +48,7 @@ _et_device_alloc (int device_type, int device_index, size_t nbytes, size_t align
       size_t rounded = nbytes == 0 ? alignment : nbytes;
       if (posix_memalign (&ptr, alignment, rounded) != 0)
         {
-          _et_set_error (error, ET_ERROR_MEMORY_ALLOCATION_FAILED, "cannot allocate %zu bytes of host memory",
-                         nbytes);
+          _et_set_error (error, ET_ERROR_MEMORY_ALLOCATION_FAILED, "cannot allocate %zu bytes of host memory", nbytes);
           return NULL;
         }
       return ptr;
@@ -58,8 +58,8 @@ _et_device_alloc (int device_type, int device_index, size_t nbytes, size_t align
   code = allocator->allocate (allocator->user_data, nbytes, device_index, alignment, &ptr);
   if (code != ET_OK || ptr == NULL)
     {
-      _et_set_error (error, ET_ERROR_MEMORY_ALLOCATION_FAILED, "cannot allocate %zu bytes on %s:%d (%s)",
-                     nbytes, _et_device_type_name (device_type), device_index, _et_error_name (code));
+      _et_set_error (error, ET_ERROR_MEMORY_ALLOCATION_FAILED, "cannot allocate %zu bytes on %s:%d (%s)", nbytes,
+                     _et_device_type_name (device_type), device_index, _et_error_name (code));
       return NULL;
     }
   return ptr;
@@ -83,8 +83,8 @@ _et_device_free (int device_type, int device_index, void *ptr)
 }
 
 gboolean
-_et_device_copy (int dst_type, int dst_index, void *dst, int src_type, int src_index, const void *src,
-                 size_t nbytes, GError **error)
+_et_device_copy (int dst_type, int dst_index, void *dst, int src_type, int src_index, const void *src, size_t nbytes,
+                 GError **error)
 {
   const EtDeviceAllocator *allocator;
   EtError code;
@@ -135,9 +135,8 @@ _et_device_copy (int dst_type, int dst_index, void *dst, int src_type, int src_i
   if (code != ET_OK)
     {
       _et_set_error (error, code == ET_ERROR_NOT_SUPPORTED ? code : ET_ERROR_INTERNAL,
-                     "copy of %zu bytes from %s:%d to %s:%d failed (%s)", nbytes,
-                     _et_device_type_name (src_type), src_index, _et_device_type_name (dst_type), dst_index,
-                     _et_error_name (code));
+                     "copy of %zu bytes from %s:%d to %s:%d failed (%s)", nbytes, _et_device_type_name (src_type),
+                     src_index, _et_device_type_name (dst_type), dst_index, _et_error_name (code));
       return FALSE;
     }
   return TRUE;
@@ -149,11 +148,10 @@ et_device_copy (int dst_device_type, int dst_device_index, void *dst, int src_de
 {
   g_autoptr (GError) error = NULL;
 
-  if (_et_device_copy (dst_device_type, dst_device_index, dst, src_device_type, src_device_index, src, nbytes,
-                       &error))
+  if (_et_device_copy (dst_device_type, dst_device_index, dst, src_device_type, src_device_index, src, nbytes, &error))
     return ET_OK;
   /* Engine errors carry EtError codes in the EXECUTORCH_ERROR domain. */
-  return et_error_context_fail (error_context, error->domain == EXECUTORCH_ERROR ? (EtError) error->code
-                                                                                 : ET_ERROR_INTERNAL,
-                                "%s", error->message);
+  return et_error_context_fail (error_context,
+                                error->domain == EXECUTORCH_ERROR ? (EtError) error->code : ET_ERROR_INTERNAL, "%s",
+                                error->message);
 }

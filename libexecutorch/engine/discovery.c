@@ -22,7 +22,7 @@
 
 #include "../executorch-error.h"
 
-static GPtrArray *discovery_errors;   /* GError*, kept for executorch_load_plugins */
+static GPtrArray *discovery_errors; /* GError*, kept for executorch_load_plugins */
 
 static gboolean
 environment_trusted (void)
@@ -57,7 +57,7 @@ load_manifest (const char *manifest_path, char **disabled, GError **error)
       (entry = g_key_file_get_string (keys, "Plugin", "Entry", &local_error)) == NULL)
     {
       _et_set_error_domain (error, EXECUTORCH_PLUGIN_ERROR, EXECUTORCH_PLUGIN_ERROR_MANIFEST, "%s: %s", manifest_path,
-                   local_error->message);
+                            local_error->message);
       return FALSE;
     }
   if (is_disabled (name, disabled))
@@ -74,7 +74,7 @@ load_manifest (const char *manifest_path, char **disabled, GError **error)
   if (module == NULL)
     {
       _et_set_error_domain (error, EXECUTORCH_PLUGIN_ERROR, EXECUTORCH_PLUGIN_ERROR_OPEN, "plug-in %s: %s", name,
-                   g_module_error ());
+                            g_module_error ());
       return FALSE;
     }
   /* Plug-ins may have threads or registered pointers: never unload. */
@@ -82,22 +82,22 @@ load_manifest (const char *manifest_path, char **disabled, GError **error)
   if (!g_module_symbol (module, entry, (gpointer *) &get_desc) || get_desc == NULL)
     {
       _et_set_error_domain (error, EXECUTORCH_PLUGIN_ERROR, EXECUTORCH_PLUGIN_ERROR_SYMBOL,
-                   "plug-in %s: %s has no entry point %s", name, library_path, entry);
+                            "plug-in %s: %s has no entry point %s", name, library_path, entry);
       return FALSE;
     }
   desc = get_desc ();
   if (desc == NULL || desc->abi_version != ET_PLUGIN_ABI_VERSION)
     {
       _et_set_error_domain (error, EXECUTORCH_PLUGIN_ERROR, EXECUTORCH_PLUGIN_ERROR_ABI,
-                   "plug-in %s uses plug-in ABI %u, the runtime has %u", name,
-                   desc != NULL ? desc->abi_version : 0, ET_PLUGIN_ABI_VERSION);
+                            "plug-in %s uses plug-in ABI %u, the runtime has %u", name,
+                            desc != NULL ? desc->abi_version : 0, ET_PLUGIN_ABI_VERSION);
       return FALSE;
     }
   add_error = et_error_context_new ();
   added = et_registry_add_plugin (desc, add_error) == ET_OK;
   if (!added)
     _et_set_error_domain (error, EXECUTORCH_PLUGIN_ERROR, EXECUTORCH_PLUGIN_ERROR_INIT, "%s",
-                 et_error_context_message (add_error));
+                          et_error_context_message (add_error));
   et_error_context_free (add_error);
   return added;
 }
@@ -147,8 +147,8 @@ check_shadowed (const char *winner, const char *shadowed, char **disabled, gbool
     return;
   if (overrides)
     {
-      g_debug ("plug-in %s: %s (%s) replaces %s (%s)", name != NULL ? name : "?", first != NULL ? first : "?",
-               winner, second, shadowed);
+      g_debug ("plug-in %s: %s (%s) replaces %s (%s)", name != NULL ? name : "?", first != NULL ? first : "?", winner,
+               second, shadowed);
       return;
     }
   _et_set_error_domain (&error, EXECUTORCH_PLUGIN_ERROR, EXECUTORCH_PLUGIN_ERROR_INIT,
@@ -243,7 +243,7 @@ gboolean
 _et_discovery_ensure (GError **error)
 {
   static gsize done;
-  static GPrivate discovering;   /* this thread is running discover() */
+  static GPrivate discovering; /* this thread is running discover() */
 
   /* A plug-in's init that looks something up in the registry. */
   if (g_private_get (&discovering) != NULL)

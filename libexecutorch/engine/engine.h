@@ -19,7 +19,8 @@ typedef struct _EtProgram EtProgram;
 typedef struct _EtMethod EtMethod;
 
 /* Description of one method input or output, read from the plan. */
-typedef struct {
+typedef struct
+{
   EtValueTag tag;
   /* Tensors. */
   int8_t scalar_type;
@@ -27,7 +28,7 @@ typedef struct {
   int8_t device_type;
   int8_t device_index;
   uint32_t ndim;
-  int64_t sizes[ET_MAX_DIMS];      /* serialized sizes (upper bound when dynamic) */
+  int64_t sizes[ET_MAX_DIMS]; /* serialized sizes (upper bound when dynamic) */
   uint8_t dim_order[ET_MAX_DIMS];
   size_t nbytes;
   gboolean memory_planned;
@@ -37,20 +38,21 @@ typedef struct {
   gboolean bool_value;
 } EtValueMeta;
 
-typedef struct {
+typedef struct
+{
   char *name;
   guint n_inputs;
   EtValueMeta *inputs;
   guint n_outputs;
   EtValueMeta *outputs;
-  guint n_buffers;                  /* user-visible planned buffers */
+  guint n_buffers; /* user-visible planned buffers */
   int64_t *buffer_sizes;
   int8_t *buffer_device_types;
   int8_t *buffer_device_indices;
-  char **backends;                  /* NULL-terminated, distinct delegate ids in order */
-  char **operators;                 /* NULL-terminated, "name.overload" */
+  char **backends;  /* NULL-terminated, distinct delegate ids in order */
+  char **operators; /* NULL-terminated, "name.overload" */
   guint n_instructions;
-  char *input_spec;                 /* container_meta_type strings, "" when absent */
+  char *input_spec; /* container_meta_type strings, "" when absent */
   char *output_spec;
 } EtMethodMeta;
 
@@ -90,15 +92,14 @@ EtMethod *_et_method_load (EtProgram *program, const char *name, GError **error)
 /* As _et_method_load_traced (@tracer may be NULL), failing with
  * MEMORY_ALLOCATION_FAILED before allocating anything when the planned
  * buffers add up to more than @max_memory bytes (0: ET_DEFAULT_MAX_MEMORY). */
-EtMethod *_et_method_load_full (EtProgram *program, const char *name, const EtEventTracer *tracer,
-                                guint64 max_memory, GError **error);
+EtMethod *_et_method_load_full (EtProgram *program, const char *name, const EtEventTracer *tracer, guint64 max_memory,
+                                GError **error);
 /* Instructions one execution may run (0: ET_DEFAULT_MAX_INSTRUCTIONS). */
 void _et_method_set_max_instructions (EtMethod *method, guint64 max_instructions);
 guint64 _et_method_get_max_instructions (EtMethod *method);
 /* As _et_method_load, reporting the load (and later executions) to @tracer,
  * which must outlive the method or be replaced first. */
-EtMethod *_et_method_load_traced (EtProgram *program, const char *name, const EtEventTracer *tracer,
-                                  GError **error);
+EtMethod *_et_method_load_traced (EtProgram *program, const char *name, const EtEventTracer *tracer, GError **error);
 /* Sets or (NULL) removes the method's tracer. */
 void _et_method_set_tracer (EtMethod *method, const EtEventTracer *tracer);
 void _et_method_free (EtMethod *method);
@@ -106,12 +107,13 @@ const EtMethodMeta *_et_method_meta (EtMethod *method);
 guint _et_method_n_inputs (EtMethod *method);
 guint _et_method_n_outputs (EtMethod *method);
 /* A tensor offered as a method input. */
-typedef struct {
+typedef struct
+{
   int scalar_type;
   uint32_t ndim;
   const int64_t *sizes;
-  const uint8_t *dim_order;       /* NULL: contiguous */
-  const void *data;               /* on device_type:device_index */
+  const uint8_t *dim_order; /* NULL: contiguous */
+  const void *data;         /* on device_type:device_index */
   size_t nbytes;
   int device_type;
   int device_index;
@@ -130,8 +132,7 @@ typedef struct {
 gboolean _et_method_bind_input (EtMethod *method, guint index, const EtInput *input, GError **error);
 /* _et_method_bind_input for contiguous host memory valid during the call. */
 gboolean _et_method_set_input_tensor (EtMethod *method, guint index, int scalar_type, uint32_t ndim,
-                                      const int64_t *sizes, const void *data, size_t nbytes,
-                                      GError **error);
+                                      const int64_t *sizes, const void *data, size_t nbytes, GError **error);
 gboolean _et_method_set_input_scalar (EtMethod *method, guint index, const EtValue *value, GError **error);
 /* The one busy guard: a method is claimed for an execution (refused with
  * INVALID_STATE while it already is), and inputs cannot be bound nor
@@ -165,35 +166,39 @@ gboolean _et_profiling_record_outputs (EtProfiling *profiling, gboolean record, 
 GBytes *_et_profiling_debug_buffer (EtProfiling *profiling, GError **error);
 
 /* --- bundled.c --- */
-typedef struct {
-  EtValueTag tag;                  /* TENSOR, INT, BOOL or DOUBLE */
+typedef struct
+{
+  EtValueTag tag; /* TENSOR, INT, BOOL or DOUBLE */
   int8_t scalar_type;
   uint32_t ndim;
   int64_t sizes[ET_MAX_DIMS];
-  uint8_t dim_order[ET_MAX_DIMS];  /* always filled (contiguous when absent) */
-  const guint8 *data;              /* inside the file; nbytes exactly */
+  uint8_t dim_order[ET_MAX_DIMS]; /* always filled (contiguous when absent) */
+  const guint8 *data;             /* inside the file; nbytes exactly */
   size_t nbytes;
   int64_t int_value;
   double double_value;
   gboolean bool_value;
 } EtBundledValue;
 
-typedef struct {
+typedef struct
+{
   guint n_inputs;
   EtBundledValue *inputs;
   guint n_expected;
   EtBundledValue *expected;
 } EtBundledCase;
 
-typedef struct {
+typedef struct
+{
   char *method;
   guint n_cases;
   EtBundledCase *cases;
 } EtBundledSuite;
 
-typedef struct {
+typedef struct
+{
   GBytes *file;
-  GBytes *program;                 /* the embedded .pte (a slice of file) */
+  GBytes *program; /* the embedded .pte (a slice of file) */
   guint32 version;
   guint n_suites;
   EtBundledSuite *suites;

@@ -6,9 +6,10 @@
 
 #include "engine.h"
 
-struct EtErrorContext {
-  EtError code;      /* ET_OK: nothing recorded */
-  char *message;     /* NULL or any length */
+struct EtErrorContext
+{
+  EtError code;  /* ET_OK: nothing recorded */
+  char *message; /* NULL or any length */
 };
 
 /* Forgets what was recorded. */
@@ -17,4 +18,4 @@ void _et_error_context_clear (EtErrorContext *error);
  * the printf-style prefix, then the recorded message (or the code's name),
  * and clears @error. */
 void _et_error_context_take (EtErrorContext *error, EtError code, GError **gerror, const char *format, ...)
-  G_GNUC_PRINTF (4, 5);
+    G_GNUC_PRINTF (4, 5);

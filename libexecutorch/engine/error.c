@@ -48,28 +48,28 @@ _et_error_name (EtError code)
 {
   switch (code)
     {
-    case ET_OK: return "ok";
-    case ET_ERROR_INTERNAL: return "internal error";
-    case ET_ERROR_INVALID_STATE: return "invalid state";
-    case ET_ERROR_END_OF_METHOD: return "end of method";
-    case ET_ERROR_ALREADY_LOADED: return "already loaded";
-    case ET_ERROR_NOT_SUPPORTED: return "not supported";
-    case ET_ERROR_NOT_IMPLEMENTED: return "not implemented";
-    case ET_ERROR_INVALID_ARGUMENT: return "invalid argument";
-    case ET_ERROR_INVALID_TYPE: return "invalid type";
-    case ET_ERROR_OPERATOR_MISSING: return "operator missing";
-    case ET_ERROR_REGISTRATION_EXCEEDING_MAX_KERNELS: return "too many kernels";
-    case ET_ERROR_REGISTRATION_ALREADY_REGISTERED: return "already registered";
-    case ET_ERROR_NOT_FOUND: return "not found";
-    case ET_ERROR_MEMORY_ALLOCATION_FAILED: return "memory allocation failed";
-    case ET_ERROR_ACCESS_FAILED: return "access failed";
-    case ET_ERROR_INVALID_PROGRAM: return "invalid program";
-    case ET_ERROR_INVALID_EXTERNAL_DATA: return "invalid external data";
-    case ET_ERROR_OUT_OF_RESOURCES: return "out of resources";
-    case ET_ERROR_DELEGATE_INVALID_COMPATIBILITY: return "delegate payload incompatible";
-    case ET_ERROR_DELEGATE_MEMORY_ALLOCATION_FAILED: return "delegate memory allocation failed";
-    case ET_ERROR_DELEGATE_INVALID_HANDLE: return "invalid delegate handle";
-    default: return "unknown error";
+      case ET_OK: return "ok";
+      case ET_ERROR_INTERNAL: return "internal error";
+      case ET_ERROR_INVALID_STATE: return "invalid state";
+      case ET_ERROR_END_OF_METHOD: return "end of method";
+      case ET_ERROR_ALREADY_LOADED: return "already loaded";
+      case ET_ERROR_NOT_SUPPORTED: return "not supported";
+      case ET_ERROR_NOT_IMPLEMENTED: return "not implemented";
+      case ET_ERROR_INVALID_ARGUMENT: return "invalid argument";
+      case ET_ERROR_INVALID_TYPE: return "invalid type";
+      case ET_ERROR_OPERATOR_MISSING: return "operator missing";
+      case ET_ERROR_REGISTRATION_EXCEEDING_MAX_KERNELS: return "too many kernels";
+      case ET_ERROR_REGISTRATION_ALREADY_REGISTERED: return "already registered";
+      case ET_ERROR_NOT_FOUND: return "not found";
+      case ET_ERROR_MEMORY_ALLOCATION_FAILED: return "memory allocation failed";
+      case ET_ERROR_ACCESS_FAILED: return "access failed";
+      case ET_ERROR_INVALID_PROGRAM: return "invalid program";
+      case ET_ERROR_INVALID_EXTERNAL_DATA: return "invalid external data";
+      case ET_ERROR_OUT_OF_RESOURCES: return "out of resources";
+      case ET_ERROR_DELEGATE_INVALID_COMPATIBILITY: return "delegate payload incompatible";
+      case ET_ERROR_DELEGATE_MEMORY_ALLOCATION_FAILED: return "delegate memory allocation failed";
+      case ET_ERROR_DELEGATE_INVALID_HANDLE: return "invalid delegate handle";
+      default: return "unknown error";
     }
 }
 
@@ -79,17 +79,27 @@ error_code_for (EtError code)
 {
   switch (code)
     {
-    case ET_ERROR_INTERNAL: case ET_ERROR_INVALID_STATE: case ET_ERROR_END_OF_METHOD:
-    case ET_ERROR_ALREADY_LOADED: case ET_ERROR_NOT_SUPPORTED: case ET_ERROR_NOT_IMPLEMENTED:
-    case ET_ERROR_INVALID_ARGUMENT: case ET_ERROR_INVALID_TYPE: case ET_ERROR_OPERATOR_MISSING:
-    case ET_ERROR_REGISTRATION_EXCEEDING_MAX_KERNELS: case ET_ERROR_REGISTRATION_ALREADY_REGISTERED:
-    case ET_ERROR_NOT_FOUND: case ET_ERROR_MEMORY_ALLOCATION_FAILED: case ET_ERROR_ACCESS_FAILED:
-    case ET_ERROR_INVALID_PROGRAM: case ET_ERROR_INVALID_EXTERNAL_DATA: case ET_ERROR_OUT_OF_RESOURCES:
-    case ET_ERROR_DELEGATE_INVALID_COMPATIBILITY: case ET_ERROR_DELEGATE_MEMORY_ALLOCATION_FAILED:
-    case ET_ERROR_DELEGATE_INVALID_HANDLE:
-      return (gint) code;
-    default:
-      return EXECUTORCH_ERROR_FAILED;
+      case ET_ERROR_INTERNAL:
+      case ET_ERROR_INVALID_STATE:
+      case ET_ERROR_END_OF_METHOD:
+      case ET_ERROR_ALREADY_LOADED:
+      case ET_ERROR_NOT_SUPPORTED:
+      case ET_ERROR_NOT_IMPLEMENTED:
+      case ET_ERROR_INVALID_ARGUMENT:
+      case ET_ERROR_INVALID_TYPE:
+      case ET_ERROR_OPERATOR_MISSING:
+      case ET_ERROR_REGISTRATION_EXCEEDING_MAX_KERNELS:
+      case ET_ERROR_REGISTRATION_ALREADY_REGISTERED:
+      case ET_ERROR_NOT_FOUND:
+      case ET_ERROR_MEMORY_ALLOCATION_FAILED:
+      case ET_ERROR_ACCESS_FAILED:
+      case ET_ERROR_INVALID_PROGRAM:
+      case ET_ERROR_INVALID_EXTERNAL_DATA:
+      case ET_ERROR_OUT_OF_RESOURCES:
+      case ET_ERROR_DELEGATE_INVALID_COMPATIBILITY:
+      case ET_ERROR_DELEGATE_MEMORY_ALLOCATION_FAILED:
+      case ET_ERROR_DELEGATE_INVALID_HANDLE: return (gint) code;
+      default: return EXECUTORCH_ERROR_FAILED;
     }
 }
 

@@ -72,15 +72,16 @@ table_at (EtFb *fb, gsize pos, const char *what)
 
   if (!range_ok (fb, pos, 4))
     {
-      _et_fb_fail (fb, fb->error_code, "%s: table at offset %" G_GSIZE_FORMAT
-                   " lies outside the %s (%" G_GSIZE_FORMAT " bytes)", what, pos, fb->file_kind, fb->size);
+      _et_fb_fail (fb, fb->error_code,
+                   "%s: table at offset %" G_GSIZE_FORMAT " lies outside the %s (%" G_GSIZE_FORMAT " bytes)", what, pos,
+                   fb->file_kind, fb->size);
       return absent_table;
     }
   vtable = (gint64) pos - (gint32) _et_le32 (fb->data + pos);
   if (vtable < 0 || !range_ok (fb, (gsize) vtable, 4))
     {
-      _et_fb_fail (fb, fb->error_code, "%s: vtable of the table at offset %" G_GSIZE_FORMAT
-                   " lies outside the %s", what, pos, fb->file_kind);
+      _et_fb_fail (fb, fb->error_code, "%s: vtable of the table at offset %" G_GSIZE_FORMAT " lies outside the %s",
+                   what, pos, fb->file_kind);
       return absent_table;
     }
   table.pos = pos;
@@ -90,8 +91,8 @@ table_at (EtFb *fb, gsize pos, const char *what)
   if (table.vtable_size < 4 || (table.vtable_size & 1) || !range_ok (fb, table.vtable, table.vtable_size) ||
       table.inline_size < 4 || !range_ok (fb, pos, table.inline_size))
     {
-      _et_fb_fail (fb, fb->error_code, "%s: table at offset %" G_GSIZE_FORMAT
-                   " has a corrupt vtable (size %u, table size %u)", what, pos,
+      _et_fb_fail (fb, fb->error_code,
+                   "%s: table at offset %" G_GSIZE_FORMAT " has a corrupt vtable (size %u, table size %u)", what, pos,
                    table.vtable_size, table.inline_size);
       return absent_table;
     }
@@ -113,8 +114,8 @@ field_pos (EtFb *fb, EtFbTable table, guint slot, gsize field_size)
     return 0;
   if ((gsize) offset + field_size > table.inline_size)
     {
-      _et_fb_fail (fb, fb->error_code, "field %u of the table at offset %" G_GSIZE_FORMAT
-                   " lies outside the table", slot, table.pos);
+      _et_fb_fail (fb, fb->error_code, "field %u of the table at offset %" G_GSIZE_FORMAT " lies outside the table",
+                   slot, table.pos);
       return 0;
     }
   return table.pos + offset;
@@ -134,9 +135,9 @@ follow (EtFb *fb, gsize pos, gsize *target, const char *what)
 
   if (t >= fb->size)
     {
-      _et_fb_fail (fb, fb->error_code, "%s: offset at %" G_GSIZE_FORMAT
-                   " points past the end of the %s (%" G_GSIZE_FORMAT " bytes)", what, pos, fb->file_kind,
-                   fb->size);
+      _et_fb_fail (fb, fb->error_code,
+                   "%s: offset at %" G_GSIZE_FORMAT " points past the end of the %s (%" G_GSIZE_FORMAT " bytes)", what,
+                   pos, fb->file_kind, fb->size);
       return FALSE;
     }
   *target = (gsize) t;
@@ -150,8 +151,8 @@ _et_fb_root (EtFb *fb, gsize offset_pos, const char *what)
 
   if (!range_ok (fb, offset_pos, 4))
     {
-      _et_fb_fail (fb, fb->error_code, "%s: the %s is too short (%" G_GSIZE_FORMAT " bytes)",
-                   what, fb->file_kind, fb->size);
+      _et_fb_fail (fb, fb->error_code, "%s: the %s is too short (%" G_GSIZE_FORMAT " bytes)", what, fb->file_kind,
+                   fb->size);
       return absent_table;
     }
   if (!follow (fb, offset_pos, &target, what))
@@ -177,15 +178,16 @@ vector_at (EtFb *fb, gsize pos, gsize element_size, const char *what)
 
   if (!range_ok (fb, pos, 4))
     {
-      _et_fb_fail (fb, fb->error_code, "%s: vector at offset %" G_GSIZE_FORMAT
-                   " lies outside the %s", what, pos, fb->file_kind);
+      _et_fb_fail (fb, fb->error_code, "%s: vector at offset %" G_GSIZE_FORMAT " lies outside the %s", what, pos,
+                   fb->file_kind);
       return empty_vector;
     }
   length = _et_le32 (fb->data + pos);
   if ((guint64) length * element_size > fb->size - pos - 4)
     {
-      _et_fb_fail (fb, fb->error_code, "%s: vector at offset %" G_GSIZE_FORMAT
-                   " claims %u elements, more than the %s holds", what, pos, length, fb->file_kind);
+      _et_fb_fail (fb, fb->error_code,
+                   "%s: vector at offset %" G_GSIZE_FORMAT " claims %u elements, more than the %s holds", what, pos,
+                   length, fb->file_kind);
       return empty_vector;
     }
   vector.pos = pos + 4;
@@ -231,14 +233,12 @@ _et_fb_string (EtFb *fb, EtFbTable table, guint slot, gsize *length, const char 
     return NULL;
   if (bytes.pos + bytes.length >= fb->size || fb->data[bytes.pos + bytes.length] != '\0')
     {
-      _et_fb_fail (fb, fb->error_code, "%s: string at offset %" G_GSIZE_FORMAT
-                   " is not NUL-terminated", what, target);
+      _et_fb_fail (fb, fb->error_code, "%s: string at offset %" G_GSIZE_FORMAT " is not NUL-terminated", what, target);
       return NULL;
     }
   if (memchr (fb->data + bytes.pos, '\0', bytes.length) != NULL)
     {
-      _et_fb_fail (fb, fb->error_code, "%s: string at offset %" G_GSIZE_FORMAT
-                   " contains a NUL byte", what, target);
+      _et_fb_fail (fb, fb->error_code, "%s: string at offset %" G_GSIZE_FORMAT " contains a NUL byte", what, target);
       return NULL;
     }
   if (length != NULL)
@@ -246,13 +246,13 @@ _et_fb_string (EtFb *fb, EtFbTable table, guint slot, gsize *length, const char 
   return (const char *) fb->data + bytes.pos;
 }
 
-#define SCALAR_READER(name, type, size, load)                                   \
-  type name (EtFb *fb, EtFbTable table, guint slot, type default_value)         \
-  {                                                                             \
-    gsize pos = field_pos (fb, table, slot, size);                              \
-    if (pos == 0)                                                               \
-      return default_value;                                                     \
-    return (type) load;                                                         \
+#define SCALAR_READER(name, type, size, load)                           \
+  type name (EtFb *fb, EtFbTable table, guint slot, type default_value) \
+  {                                                                     \
+    gsize pos = field_pos (fb, table, slot, size);                      \
+    if (pos == 0)                                                       \
+      return default_value;                                             \
+    return (type) load;                                                 \
   }
 
 SCALAR_READER (_et_fb_u8, guint8, 1, fb->data[pos])

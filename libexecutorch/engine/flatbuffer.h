@@ -15,24 +15,27 @@
 
 #include <glib.h>
 
-typedef struct {
+typedef struct
+{
   const guint8 *data;
   gsize size;
-  const char *file_kind;   /* "program", "external data", ... for messages */
-  int error_code;          /* EtError used for structural problems */
+  const char *file_kind; /* "program", "external data", ... for messages */
+  int error_code;        /* EtError used for structural problems */
   GError *error;
 } EtFb;
 
-typedef struct {
-  gsize pos;               /* table start */
+typedef struct
+{
+  gsize pos; /* table start */
   gsize vtable;
   guint16 vtable_size;
   guint16 inline_size;
   gboolean present;
 } EtFbTable;
 
-typedef struct {
-  gsize pos;               /* first element */
+typedef struct
+{
+  gsize pos; /* first element */
   guint32 length;
 } EtFbVector;
 
@@ -41,7 +44,11 @@ void _et_fb_clear (EtFb *fb);
 /* Moves the sticky error (if any) to @error; returns FALSE if there was one. */
 gboolean _et_fb_take_error (EtFb *fb, GError **error);
 void _et_fb_fail (EtFb *fb, int code, const char *format, ...) G_GNUC_PRINTF (3, 4);
-static inline gboolean _et_fb_ok (const EtFb *fb) { return fb->error == NULL; }
+static inline gboolean
+_et_fb_ok (const EtFb *fb)
+{
+  return fb->error == NULL;
+}
 
 /* Reads the root table whose u32 offset sits at @offset_pos. */
 EtFbTable _et_fb_root (EtFb *fb, gsize offset_pos, const char *what);
@@ -70,10 +77,25 @@ gfloat _et_fb_vector_f32 (EtFb *fb, EtFbVector vector, guint32 index);
 gint64 _et_fb_vector_i64 (EtFb *fb, EtFbVector vector, guint32 index);
 guint64 _et_fb_vector_u64 (EtFb *fb, EtFbVector vector, guint32 index);
 gdouble _et_fb_vector_f64 (EtFb *fb, EtFbVector vector, guint32 index);
-static inline const guint8 *_et_fb_vector_bytes (const EtFb *fb, EtFbVector vector) { return fb->data + vector.pos; }
+static inline const guint8 *
+_et_fb_vector_bytes (const EtFb *fb, EtFbVector vector)
+{
+  return fb->data + vector.pos;
+}
 
 /* Little-endian loads from unaligned memory. */
-static inline guint16 _et_le16 (const guint8 *p) { return (guint16) (p[0] | (p[1] << 8)); }
-static inline guint32 _et_le32 (const guint8 *p)
-{ return (guint32) p[0] | ((guint32) p[1] << 8) | ((guint32) p[2] << 16) | ((guint32) p[3] << 24); }
-static inline guint64 _et_le64 (const guint8 *p) { return (guint64) _et_le32 (p) | ((guint64) _et_le32 (p + 4) << 32); }
+static inline guint16
+_et_le16 (const guint8 *p)
+{
+  return (guint16) (p[0] | (p[1] << 8));
+}
+static inline guint32
+_et_le32 (const guint8 *p)
+{
+  return (guint32) p[0] | ((guint32) p[1] << 8) | ((guint32) p[2] << 16) | ((guint32) p[3] << 24);
+}
+static inline guint64
+_et_le64 (const guint8 *p)
+{
+  return (guint64) _et_le32 (p) | ((guint64) _et_le32 (p + 4) << 32);
+}

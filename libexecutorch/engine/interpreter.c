@@ -82,56 +82,57 @@ run_instruction (EtMethod *method, guint chain, guint pc, const Instruction *ins
   *next = pc + 1;
   switch (ins->kind)
     {
-    case INSTRUCTION_KERNEL:
-      {
-        const EtKernel *kernel = method->kernels[ins->a];
-        method->context.kernel = kernel;
-        code = kernel->func (&method->context, ins->args, ins->n_args);
-        if (code != ET_OK)
-          _et_error_context_take (&method->context.error, code, error, "chain %u instruction %u (%s): ", chain,
-                                  pc, kernel->name);
-        _et_kernel_context_reset (&method->context);
-        return code == ET_OK;
-      }
-    case INSTRUCTION_DELEGATE:
-      {
-        Delegate *delegate = &method->delegates[ins->a];
-        EtBackendExecuteContext context = { method->meta->name };
-        _et_kernel_context_init (&context.scratch, NULL);
-        code = delegate->backend->execute (delegate->backend->user_data, &context, delegate->handle, ins->args,
-                                           ins->n_args);
-        if (code != ET_OK)
-          _et_error_context_take (&context.scratch.error, code, error, "chain %u instruction %u (delegate %u, "
-                                  "%s): ", chain, pc, ins->a, delegate->backend->id);
-        _et_kernel_context_reset (&context.scratch);
-        return code == ET_OK;
-      }
-    case INSTRUCTION_MOVE:
-      method->values[ins->b] = method->values[ins->a];
-      return TRUE;
-    case INSTRUCTION_JUMP_FALSE:
-      {
-        gboolean condition;
-        if (!condition_value (&method->values[ins->a], &condition, error))
+      case INSTRUCTION_KERNEL:
+        {
+          const EtKernel *kernel = method->kernels[ins->a];
+          method->context.kernel = kernel;
+          code = kernel->func (&method->context, ins->args, ins->n_args);
+          if (code != ET_OK)
+            _et_error_context_take (&method->context.error, code, error, "chain %u instruction %u (%s): ", chain, pc,
+                                    kernel->name);
+          _et_kernel_context_reset (&method->context);
+          return code == ET_OK;
+        }
+      case INSTRUCTION_DELEGATE:
+        {
+          Delegate *delegate = &method->delegates[ins->a];
+          EtBackendExecuteContext context = { method->meta->name };
+          _et_kernel_context_init (&context.scratch, NULL);
+          code = delegate->backend->execute (delegate->backend->user_data, &context, delegate->handle, ins->args,
+                                             ins->n_args);
+          if (code != ET_OK)
+            _et_error_context_take (&context.scratch.error, code, error,
+                                    "chain %u instruction %u (delegate %u, "
+                                    "%s): ",
+                                    chain, pc, ins->a, delegate->backend->id);
+          _et_kernel_context_reset (&context.scratch);
+          return code == ET_OK;
+        }
+      case INSTRUCTION_MOVE: method->values[ins->b] = method->values[ins->a]; return TRUE;
+      case INSTRUCTION_JUMP_FALSE:
+        {
+          gboolean condition;
+          if (!condition_value (&method->values[ins->a], &condition, error))
+            {
+              _et_prefix_error (error, "chain %u instruction %u (jump): ", chain, pc);
+              return FALSE;
+            }
+          if (!condition)
+            *next = ins->b;
+          return TRUE;
+        }
+      case INSTRUCTION_FREE:
+        if (method->values[ins->a].tag != ET_VALUE_TENSOR)
           {
-            _et_prefix_error (error, "chain %u instruction %u (jump): ", chain, pc);
+            _et_set_error (error, ET_ERROR_INVALID_PROGRAM,
+                           "chain %u instruction %u frees value %u, which is not "
+                           "a tensor",
+                           chain, pc, ins->a);
             return FALSE;
           }
-        if (!condition)
-          *next = ins->b;
+        method->values[ins->a].u.tensor->data = NULL;
         return TRUE;
-      }
-    case INSTRUCTION_FREE:
-      if (method->values[ins->a].tag != ET_VALUE_TENSOR)
-        {
-          _et_set_error (error, ET_ERROR_INVALID_PROGRAM, "chain %u instruction %u frees value %u, which is not "
-                         "a tensor", chain, pc, ins->a);
-          return FALSE;
-        }
-      method->values[ins->a].u.tensor->data = NULL;
-      return TRUE;
-    default:
-      g_assert_not_reached ();
+      default: g_assert_not_reached ();
     }
 }
 
@@ -140,12 +141,12 @@ instruction_name (EtMethod *method, const Instruction *ins)
 {
   switch (ins->kind)
     {
-    case INSTRUCTION_KERNEL: return method->kernels[ins->a]->name;
-    case INSTRUCTION_DELEGATE: return "DELEGATE_CALL";
-    case INSTRUCTION_MOVE: return "MOVE_CALL";
-    case INSTRUCTION_JUMP_FALSE: return "JF_CALL";
-    case INSTRUCTION_FREE: return "FREE_CALL";
-    default: return "UNKNOWN";
+      case INSTRUCTION_KERNEL: return method->kernels[ins->a]->name;
+      case INSTRUCTION_DELEGATE: return "DELEGATE_CALL";
+      case INSTRUCTION_MOVE: return "MOVE_CALL";
+      case INSTRUCTION_JUMP_FALSE: return "JF_CALL";
+      case INSTRUCTION_FREE: return "FREE_CALL";
+      default: return "UNKNOWN";
     }
 }
 
@@ -216,8 +217,8 @@ _et_method_execute_claimed (EtMethod *method, GCancellable *cancellable, GError 
   for (guint i = 0; i < method->meta->n_inputs; i++)
     if (!method->input_set[i])
       {
-        _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "[method %s][execute] input %u is not set",
-                       method->meta->name, i);
+        _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "[method %s][execute] input %u is not set", method->meta->name,
+                       i);
         return FALSE;
       }
   if (!_et_method_restore_inputs (method, error))
@@ -239,7 +240,8 @@ _et_method_execute_claimed (EtMethod *method, GCancellable *cancellable, GError 
 
           if (++executed > method->max_instructions)
             {
-              _et_set_error (error, ET_ERROR_INVALID_PROGRAM, "more than %" G_GUINT64_FORMAT " instructions "
+              _et_set_error (error, ET_ERROR_INVALID_PROGRAM,
+                             "more than %" G_GUINT64_FORMAT " instructions "
                              "executed (the instruction budget); the program seems to loop forever",
                              method->max_instructions);
               ok = FALSE;
@@ -260,8 +262,10 @@ _et_method_execute_claimed (EtMethod *method, GCancellable *cancellable, GError 
     }
   if (method->tracer != NULL && method->tracer->execute_end != NULL)
     method->tracer->execute_end (method->tracer->user_data, method->meta->name,
-                                 ok ? ET_OK : error != NULL && *error != NULL && (*error)->domain == _et_error_quark ()
-                                        ? (EtError) (*error)->code : ET_ERROR_INTERNAL);
+                                 ok ? ET_OK
+                                 : error != NULL && *error != NULL && (*error)->domain == _et_error_quark ()
+                                     ? (EtError) (*error)->code
+                                     : ET_ERROR_INTERNAL);
   if (!ok)
     _et_prefix_error (error, "[method %s][execute] ", method->meta->name);
   return ok;

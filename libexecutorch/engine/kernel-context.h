@@ -6,11 +6,12 @@
 
 #include "error-context.h"
 
-struct EtKernelContext {
+struct EtKernelContext
+{
   const EtKernel *kernel;
-  void *scratch[16];       /* freed after each call */
+  void *scratch[16]; /* freed after each call */
   guint n_scratch;
-  EtErrorContext error;    /* cleared after each call */
+  EtErrorContext error; /* cleared after each call */
 };
 
 void _et_kernel_context_init (EtKernelContext *context, const EtKernel *kernel);

@@ -85,8 +85,8 @@ keep_input_copy (EtMethod *method, guint index, const EtTensor *tensor, GError *
 
   if (copy->data == NULL)
     return TRUE;
-  return _et_device_copy (copy->device_type, copy->device_index, copy->data, tensor->device_type,
-                          tensor->device_index, tensor->data, tensor->nbytes, error);
+  return _et_device_copy (copy->device_type, copy->device_index, copy->data, tensor->device_type, tensor->device_index,
+                          tensor->data, tensor->nbytes, error);
 }
 
 gboolean
@@ -177,8 +177,8 @@ needs_relayout (const EtInput *input, const EtTensor *tensor)
 /* Copies the elements of @src (strides @src_strides) to @dst (strides
  * @dst_strides), walking the indices in row-major order. */
 static void
-copy_strided (guint8 *dst, const int64_t *dst_strides, const guint8 *src, const int64_t *src_strides,
-              uint32_t ndim, const int64_t *sizes, size_t element)
+copy_strided (guint8 *dst, const int64_t *dst_strides, const guint8 *src, const int64_t *src_strides, uint32_t ndim,
+              const int64_t *sizes, size_t element)
 {
   int64_t index[ET_MAX_DIMS] = { 0 };
   int64_t numel = 1;
@@ -238,7 +238,7 @@ host_bytes_for (const EtInput *input, const uint8_t *dim_order, GError **error)
 gboolean
 _et_method_bind_input (EtMethod *method, guint index, const EtInput *input, GError **error)
 {
-  g_autoptr(GBytes) host = NULL;
+  g_autoptr (GBytes) host = NULL;
   EtTensor *tensor;
   const void *data = input->data;
   GBytes *borrowed = input->keep;
@@ -250,8 +250,7 @@ _et_method_bind_input (EtMethod *method, guint index, const EtInput *input, GErr
     return FALSE;
   if (input->data == NULL && input->nbytes > 0)
     {
-      _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "input %u of method %s has no data", index,
-                     method->meta->name);
+      _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "input %u of method %s has no data", index, method->meta->name);
       return FALSE;
     }
   code = et_tensor_resize (tensor, input->ndim, input->sizes);
@@ -259,9 +258,11 @@ _et_method_bind_input (EtMethod *method, guint index, const EtInput *input, GErr
     {
       g_autofree char *given = format_sizes (input->ndim, input->sizes);
       g_autofree char *expected = format_sizes (tensor->ndim, tensor->sizes);
-      _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "input %u of method %s has sizes %s, which do not fit the "
-                     "method's %s%s", index, method->meta->name, given,
-                     tensor->shape_dynamism == ET_SHAPE_STATIC ? "" : "bound ", expected);
+      _et_set_error (error, ET_ERROR_INVALID_ARGUMENT,
+                     "input %u of method %s has sizes %s, which do not fit the "
+                     "method's %s%s",
+                     index, method->meta->name, given, tensor->shape_dynamism == ET_SHAPE_STATIC ? "" : "bound ",
+                     expected);
       return FALSE;
     }
   if (input->nbytes != tensor->nbytes)
@@ -281,9 +282,10 @@ _et_method_bind_input (EtMethod *method, guint index, const EtInput *input, GErr
       /* Device memory is used as it is: only host elements are moved. */
       if (!on_host)
         {
-          _et_set_error (error, ET_ERROR_NOT_SUPPORTED, "input %u of method %s: the tensor in %s memory has "
-                         "another dim order than the program's, and device memory is not rearranged", index,
-                         method->meta->name, _et_device_type_name (input->device_type));
+          _et_set_error (error, ET_ERROR_NOT_SUPPORTED,
+                         "input %u of method %s: the tensor in %s memory has "
+                         "another dim order than the program's, and device memory is not rearranged",
+                         index, method->meta->name, _et_device_type_name (input->device_type));
           return FALSE;
         }
       if ((host = host_bytes_for (input, tensor->dim_order, error)) == NULL)
@@ -305,11 +307,10 @@ _et_method_bind_input (EtMethod *method, guint index, const EtInput *input, GErr
     {
       /* Copied in; never a host memcpy into device memory: the allocators
        * move it. */
-      if (input->nbytes > 0 &&
-          (!_et_device_copy (tensor->device_type, tensor->device_index, tensor->data,
-                             on_host ? ET_DEVICE_CPU : input->device_type, input->device_index, data,
-                             input->nbytes, error) ||
-           !keep_input_copy (method, index, tensor, error)))
+      if (input->nbytes > 0 && (!_et_device_copy (tensor->device_type, tensor->device_index, tensor->data,
+                                                  on_host ? ET_DEVICE_CPU : input->device_type, input->device_index,
+                                                  data, input->nbytes, error) ||
+                                !keep_input_copy (method, index, tensor, error)))
         {
           _et_prefix_error (error, "input %u of method %s: ", index, method->meta->name);
           return FALSE;
@@ -320,19 +321,21 @@ _et_method_bind_input (EtMethod *method, guint index, const EtInput *input, GErr
   else
     {
       /* Borrowed memory must already be where the program reads it. */
-      if (input->device_type != tensor->device_type ||
-          (!on_host && input->device_index != tensor->device_index))
+      if (input->device_type != tensor->device_type || (!on_host && input->device_index != tensor->device_index))
         {
-          _et_set_error (error, ET_ERROR_NOT_SUPPORTED, "input %u of method %s is read from %s:%d memory, but "
-                         "the tensor given is in %s:%d memory; copy it there first", index, method->meta->name,
-                         _et_device_type_name (tensor->device_type), tensor->device_index,
+          _et_set_error (error, ET_ERROR_NOT_SUPPORTED,
+                         "input %u of method %s is read from %s:%d memory, but "
+                         "the tensor given is in %s:%d memory; copy it there first",
+                         index, method->meta->name, _et_device_type_name (tensor->device_type), tensor->device_index,
                          _et_device_type_name (input->device_type), input->device_index);
           return FALSE;
         }
       if (borrowed == NULL && input->nbytes > 0)
         {
-          _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "input %u of method %s: memory that may change cannot "
-                         "be read in place", index, method->meta->name);
+          _et_set_error (error, ET_ERROR_INVALID_ARGUMENT,
+                         "input %u of method %s: memory that may change cannot "
+                         "be read in place",
+                         index, method->meta->name);
           return FALSE;
         }
       tensor->data = (void *) data;
@@ -352,7 +355,11 @@ _et_method_set_input_tensor (EtMethod *method, guint index, int scalar_type, uin
                              const void *data, size_t nbytes, GError **error)
 {
   EtInput input = {
-    .scalar_type = scalar_type, .ndim = ndim, .sizes = sizes, .data = data, .nbytes = nbytes,
+    .scalar_type = scalar_type,
+    .ndim = ndim,
+    .sizes = sizes,
+    .data = data,
+    .nbytes = nbytes,
     .device_type = ET_DEVICE_CPU,
   };
 
@@ -383,21 +390,23 @@ _et_method_set_input_scalar (EtMethod *method, guint index, const EtValue *given
   /* Scalars are baked into the program at export: only the traced value is accepted. */
   switch (value->tag)
     {
-    case ET_VALUE_INT: equal = value->u.int_value == given->u.int_value; break;
-    case ET_VALUE_BOOL: equal = value->u.bool_value == given->u.bool_value; break;
-    case ET_VALUE_DOUBLE:
-      {
-        double a = value->u.double_value, b = given->u.double_value;
-        equal = (isnan (a) && isnan (b)) || a == b || fabs (a - b) <= 1e-4 + 1e-5 * fabs (b);
-        break;
-      }
-    case ET_VALUE_NONE: equal = TRUE; break;
-    default: equal = FALSE; break;
+      case ET_VALUE_INT: equal = value->u.int_value == given->u.int_value; break;
+      case ET_VALUE_BOOL: equal = value->u.bool_value == given->u.bool_value; break;
+      case ET_VALUE_DOUBLE:
+        {
+          double a = value->u.double_value, b = given->u.double_value;
+          equal = (isnan (a) && isnan (b)) || a == b || fabs (a - b) <= 1e-4 + 1e-5 * fabs (b);
+          break;
+        }
+      case ET_VALUE_NONE: equal = TRUE; break;
+      default: equal = FALSE; break;
     }
   if (!equal)
     {
-      _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "input %u of method %s was fixed when the program was "
-                     "exported; only the traced value is accepted", index, method->meta->name);
+      _et_set_error (error, ET_ERROR_INVALID_ARGUMENT,
+                     "input %u of method %s was fixed when the program was "
+                     "exported; only the traced value is accepted",
+                     index, method->meta->name);
       return FALSE;
     }
   g_clear_pointer (&method->input_borrowed[index], g_bytes_unref);

@@ -6,12 +6,39 @@
 
 #include <string.h>
 
-enum { EVALUE_VAL_TYPE, EVALUE_VAL };
-enum { OPERATOR_NAME, OPERATOR_OVERLOAD };
-enum { DELEGATE_ID, DELEGATE_PROCESSED, DELEGATE_COMPILE_SPECS };
-enum { CHAIN_INPUTS, CHAIN_OUTPUTS, CHAIN_INSTRUCTIONS };
-enum { DEVICE_BUFFER_IDX, DEVICE_TYPE, DEVICE_INDEX };
-enum { CONTAINER_INPUT_SPEC, CONTAINER_OUTPUT_SPEC };
+enum
+{
+  EVALUE_VAL_TYPE,
+  EVALUE_VAL
+};
+enum
+{
+  OPERATOR_NAME,
+  OPERATOR_OVERLOAD
+};
+enum
+{
+  DELEGATE_ID,
+  DELEGATE_PROCESSED,
+  DELEGATE_COMPILE_SPECS
+};
+enum
+{
+  CHAIN_INPUTS,
+  CHAIN_OUTPUTS,
+  CHAIN_INSTRUCTIONS
+};
+enum
+{
+  DEVICE_BUFFER_IDX,
+  DEVICE_TYPE,
+  DEVICE_INDEX
+};
+enum
+{
+  CONTAINER_INPUT_SPEC,
+  CONTAINER_OUTPUT_SPEC
+};
 
 EtMethodMeta *_et_method_meta_build (EtProgram *program, EtFb *fb, EtFbTable plan, guint plan_index);
 void _et_method_meta_free (EtMethodMeta *meta);
@@ -35,16 +62,15 @@ _et_method_meta_free (EtMethodMeta *meta)
 }
 
 static gboolean
-read_value_meta (EtFb *fb, EtFbVector values, gint32 index, const char *role, guint position,
-                 EtValueMeta *meta)
+read_value_meta (EtFb *fb, EtFbVector values, gint32 index, const char *role, guint position, EtValueMeta *meta)
 {
   EtFbTable value, payload;
   int tag;
 
   if (index < 0 || (guint32) index >= values.length)
     {
-      _et_fb_fail (fb, ET_ERROR_INVALID_PROGRAM, "%s %u refers to value %d, but the method has %u values",
-                   role, position, index, values.length);
+      _et_fb_fail (fb, ET_ERROR_INVALID_PROGRAM, "%s %u refers to value %d, but the method has %u values", role,
+                   position, index, values.length);
       return FALSE;
     }
   value = _et_fb_vector_table (fb, values, (guint32) index, "ExecutionPlan.values");
@@ -61,38 +87,33 @@ read_value_meta (EtFb *fb, EtFbVector values, gint32 index, const char *role, gu
   meta->tag = tag;
   switch (tag)
     {
-    case ET_VALUE_TENSOR:
-      {
-        EtTensorDesc desc;
-        if (!_et_tensor_desc_read (fb, payload, (guint) index, &desc))
-          return FALSE;
-        meta->scalar_type = desc.scalar_type;
-        meta->shape_dynamism = desc.shape_dynamism;
-        meta->device_type = desc.device_type;
-        meta->device_index = desc.device_index;
-        meta->ndim = desc.ndim;
-        memcpy (meta->sizes, desc.sizes, sizeof desc.sizes);
-        memcpy (meta->dim_order, desc.dim_order, sizeof desc.dim_order);
-        meta->nbytes = desc.nbytes;
-        meta->memory_planned = desc.has_allocation || (desc.data_buffer_idx != 0 && !desc.external);
-        break;
-      }
-    case ET_VALUE_INT:
-      meta->int_value = _et_fb_i64 (fb, payload, 0, 0);
-      break;
-    case ET_VALUE_DOUBLE:
-      meta->double_value = _et_fb_f64 (fb, payload, 0, 0.0);
-      break;
-    case ET_VALUE_BOOL:
-      meta->bool_value = _et_fb_u8 (fb, payload, 0, 0) != 0;
-      break;
-    case ET_VALUE_NONE:
-    case ET_VALUE_STRING:
-      break;
-    default:
-      _et_fb_fail (fb, ET_ERROR_INVALID_PROGRAM, "%s %u is a list (value %d), which methods cannot take or "
-                   "return", role, position, index);
-      return FALSE;
+      case ET_VALUE_TENSOR:
+        {
+          EtTensorDesc desc;
+          if (!_et_tensor_desc_read (fb, payload, (guint) index, &desc))
+            return FALSE;
+          meta->scalar_type = desc.scalar_type;
+          meta->shape_dynamism = desc.shape_dynamism;
+          meta->device_type = desc.device_type;
+          meta->device_index = desc.device_index;
+          meta->ndim = desc.ndim;
+          memcpy (meta->sizes, desc.sizes, sizeof desc.sizes);
+          memcpy (meta->dim_order, desc.dim_order, sizeof desc.dim_order);
+          meta->nbytes = desc.nbytes;
+          meta->memory_planned = desc.has_allocation || (desc.data_buffer_idx != 0 && !desc.external);
+          break;
+        }
+      case ET_VALUE_INT: meta->int_value = _et_fb_i64 (fb, payload, 0, 0); break;
+      case ET_VALUE_DOUBLE: meta->double_value = _et_fb_f64 (fb, payload, 0, 0.0); break;
+      case ET_VALUE_BOOL: meta->bool_value = _et_fb_u8 (fb, payload, 0, 0) != 0; break;
+      case ET_VALUE_NONE:
+      case ET_VALUE_STRING: break;
+      default:
+        _et_fb_fail (fb, ET_ERROR_INVALID_PROGRAM,
+                     "%s %u is a list (value %d), which methods cannot take or "
+                     "return",
+                     role, position, index);
+        return FALSE;
     }
   return _et_fb_ok (fb);
 }
@@ -165,10 +186,9 @@ read_backends (EtFb *fb, EtFbTable plan)
 static void
 read_buffers (EtFb *fb, EtFbTable plan, EtMethodMeta *meta)
 {
-  EtFbVector sizes = _et_fb_vector (fb, plan, PLAN_NON_CONST_BUFFER_SIZES, 8,
-                                    "ExecutionPlan.non_const_buffer_sizes");
-  EtFbVector devices = _et_fb_vector (fb, plan, PLAN_NON_CONST_BUFFER_DEVICE, 4,
-                                      "ExecutionPlan.non_const_buffer_device");
+  EtFbVector sizes = _et_fb_vector (fb, plan, PLAN_NON_CONST_BUFFER_SIZES, 8, "ExecutionPlan.non_const_buffer_sizes");
+  EtFbVector devices =
+      _et_fb_vector (fb, plan, PLAN_NON_CONST_BUFFER_DEVICE, 4, "ExecutionPlan.non_const_buffer_device");
 
   /* Entry 0 is a reserved placeholder. */
   meta->n_buffers = sizes.length > 0 ? sizes.length - 1 : 0;
@@ -196,8 +216,10 @@ read_buffers (EtFb *fb, EtFbTable plan, EtMethodMeta *meta)
         return;
       if (buffer < 1 || (guint) buffer > meta->n_buffers || type < 0 || type >= ET_DEVICE_N_TYPES || index < 0)
         {
-          _et_fb_fail (fb, ET_ERROR_INVALID_PROGRAM, "buffer device entry %u (buffer %d, device %d:%d) is "
-                       "out of range", i, buffer, type, index);
+          _et_fb_fail (fb, ET_ERROR_INVALID_PROGRAM,
+                       "buffer device entry %u (buffer %d, device %d:%d) is "
+                       "out of range",
+                       i, buffer, type, index);
           return;
         }
       meta->buffer_device_types[buffer - 1] = type;
@@ -211,10 +233,12 @@ _et_method_meta_build (EtProgram *program, EtFb *fb, EtFbTable plan, guint plan_
   EtMethodMeta *meta = g_new0 (EtMethodMeta, 1);
   EtFbVector values, chains;
   EtFbTable container;
-  static const guint required[] = { PLAN_NAME, PLAN_VALUES, PLAN_INPUTS, PLAN_OUTPUTS, PLAN_CHAINS,
-                                    PLAN_DELEGATES, PLAN_NON_CONST_BUFFER_SIZES };
-  static const char *const required_names[] = { "name", "values", "inputs", "outputs", "chains", "delegates",
-                                                "non_const_buffer_sizes" };
+  static const guint required[] = {
+    PLAN_NAME, PLAN_VALUES, PLAN_INPUTS, PLAN_OUTPUTS, PLAN_CHAINS, PLAN_DELEGATES, PLAN_NON_CONST_BUFFER_SIZES
+  };
+  static const char *const required_names[] = {
+    "name", "values", "inputs", "outputs", "chains", "delegates", "non_const_buffer_sizes"
+  };
 
   for (guint i = 0; i < G_N_ELEMENTS (required) && _et_fb_ok (fb); i++)
     if (!_et_fb_has_field (fb, plan, required[i]))

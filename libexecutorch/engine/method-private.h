@@ -7,7 +7,8 @@
 #include "kernel-context.h"
 #include "program-private.h"
 
-typedef enum {
+typedef enum
+{
   INSTRUCTION_KERNEL = 1,
   INSTRUCTION_DELEGATE = 2,
   INSTRUCTION_MOVE = 3,
@@ -15,20 +16,23 @@ typedef enum {
   INSTRUCTION_FREE = 5,
 } InstructionKind;
 
-typedef struct {
+typedef struct
+{
   guint8 kind;
-  guint32 a;          /* kernel/delegate index, move source, condition, freed value */
-  guint32 b;          /* move destination, jump destination */
+  guint32 a; /* kernel/delegate index, move source, condition, freed value */
+  guint32 b; /* move destination, jump destination */
   EtValue **args;
   guint32 n_args;
 } Instruction;
 
-typedef struct {
+typedef struct
+{
   guint n_instructions;
   Instruction *instructions;
 } Chain;
 
-typedef struct {
+typedef struct
+{
   const EtBackend *backend;
   void *handle;
   gboolean initialised;
@@ -40,20 +44,22 @@ typedef struct {
  * elements of up to 16 bytes there). */
 #define ET_INPUT_ALIGNMENT 16
 
-typedef struct {
+typedef struct
+{
   void *data;
   int8_t device_type;
   int8_t device_index;
   gsize size;
 } PlannedBuffer;
 
-struct _EtMethod {
+struct _EtMethod
+{
   EtProgram *program;
   const EtMethodMeta *meta;
 
   guint n_values;
   EtValue *values;
-  EtTensor *tensors;            /* one per Tensor value at load (values point into this) */
+  EtTensor *tensors; /* one per Tensor value at load (values point into this) */
   guint n_tensors;
 
   guint n_buffers;
@@ -63,23 +69,23 @@ struct _EtMethod {
   Chain *chains;
 
   guint n_kernels;
-  const EtKernel **kernels;     /* by operator index; NULL when unused */
+  const EtKernel **kernels; /* by operator index; NULL when unused */
   guint n_delegates;
   Delegate *delegates;
 
-  PlannedBuffer *input_copies;  /* by input: what was bound, where planning shares its bytes (else NULL data) */
-  gboolean *input_fresh;        /* bound since the last execution */
-  GBytes **input_borrowed;      /* by input: the memory read in place (unplanned inputs), or NULL */
+  PlannedBuffer *input_copies; /* by input: what was bound, where planning shares its bytes (else NULL data) */
+  gboolean *input_fresh;       /* bound since the last execution */
+  GBytes **input_borrowed;     /* by input: the memory read in place (unplanned inputs), or NULL */
   guint32 *input_indices;
   guint32 *output_indices;
   gboolean *input_set;
 
-  GPtrArray *owned;             /* g_free'd blocks: arg arrays, lists */
+  GPtrArray *owned; /* g_free'd blocks: arg arrays, lists */
   EtKernelContext context;
-  gint busy;                    /* atomic: claimed for an execution (_et_method_claim) */
-  const EtEventTracer *tracer;  /* NULL: not traced */
-  guint n_rewritten;            /* kernels replaced by load-time rewrites (method-rewrite.c) */
-  guint64 max_instructions;     /* per execution; never 0 */
+  gint busy;                   /* atomic: claimed for an execution (_et_method_claim) */
+  const EtEventTracer *tracer; /* NULL: not traced */
+  guint n_rewritten;           /* kernels replaced by load-time rewrites (method-rewrite.c) */
+  guint64 max_instructions;    /* per execution; never 0 */
 };
 
 void *_et_method_take (EtMethod *method, gpointer block);

@@ -11,12 +11,13 @@
  */
 #include "method-private.h"
 
-struct EtMethodGraph {
+struct EtMethodGraph
+{
   EtMethod *method;
   guint n_instructions;
-  Instruction **instructions;   /* across chains, in program order */
-  gboolean *pinned;             /* by value index */
-  guint first_added;            /* kernels[] slots from here on were added by rewrites */
+  Instruction **instructions; /* across chains, in program order */
+  gboolean *pinned;           /* by value index */
+  guint first_added;          /* kernels[] slots from here on were added by rewrites */
 };
 
 static void
@@ -29,8 +30,8 @@ pin (EtMethodGraph *graph, guint32 index)
 static gboolean
 is_list (const EtValue *value)
 {
-  return value->tag == ET_VALUE_LIST_INT || value->tag == ET_VALUE_LIST_TENSOR ||
-         value->tag == ET_VALUE_LIST_SCALAR || value->tag == ET_VALUE_LIST_OPTIONAL_TENSOR;
+  return value->tag == ET_VALUE_LIST_INT || value->tag == ET_VALUE_LIST_TENSOR || value->tag == ET_VALUE_LIST_SCALAR ||
+         value->tag == ET_VALUE_LIST_OPTIONAL_TENSOR;
 }
 
 /* Everything that reads or writes a value other than as a kernel or

@@ -14,12 +14,37 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { EVALUE_VAL_TYPE, EVALUE_VAL };
-enum { LIST_ITEMS };
-enum { CHAIN_INPUTS, CHAIN_OUTPUTS, CHAIN_INSTRUCTIONS };
-enum { INSTRUCTION_ARGS_TYPE, INSTRUCTION_ARGS };
-enum { DELEGATE_ID, DELEGATE_PROCESSED, DELEGATE_COMPILE_SPECS };
-enum { SPEC_KEY, SPEC_VALUE };
+enum
+{
+  EVALUE_VAL_TYPE,
+  EVALUE_VAL
+};
+enum
+{
+  LIST_ITEMS
+};
+enum
+{
+  CHAIN_INPUTS,
+  CHAIN_OUTPUTS,
+  CHAIN_INSTRUCTIONS
+};
+enum
+{
+  INSTRUCTION_ARGS_TYPE,
+  INSTRUCTION_ARGS
+};
+enum
+{
+  DELEGATE_ID,
+  DELEGATE_PROCESSED,
+  DELEGATE_COMPILE_SPECS
+};
+enum
+{
+  SPEC_KEY,
+  SPEC_VALUE
+};
 
 void *
 _et_method_take (EtMethod *method, gpointer block)
@@ -41,10 +66,10 @@ check_memory_limit (const EtMethodMeta *meta, guint64 max_memory, GError **error
 
       if (size > max_memory || total > max_memory - size)
         {
-          _et_set_error (error, ET_ERROR_MEMORY_ALLOCATION_FAILED, "planned buffer %u (%" G_GUINT64_FORMAT
-                         " bytes, %" G_GUINT64_FORMAT " with the buffers before it) is over the memory limit of %"
-                         G_GUINT64_FORMAT " bytes", i, size, size > G_MAXUINT64 - total ? G_MAXUINT64 : total + size,
-                         max_memory);
+          _et_set_error (error, ET_ERROR_MEMORY_ALLOCATION_FAILED,
+                         "planned buffer %u (%" G_GUINT64_FORMAT " bytes, %" G_GUINT64_FORMAT
+                         " with the buffers before it) is over the memory limit of %" G_GUINT64_FORMAT " bytes",
+                         i, size, size > G_MAXUINT64 - total ? G_MAXUINT64 : total + size, max_memory);
           return FALSE;
         }
       total += size;
@@ -78,12 +103,12 @@ allocate_buffers (EtMethod *method, GError **error)
         {
           buffer->data = calloc (1, buffer->size > 0 ? buffer->size : 1);
           if (buffer->data == NULL)
-            _et_set_error (error, ET_ERROR_MEMORY_ALLOCATION_FAILED, "cannot allocate %" G_GSIZE_FORMAT
-                           " bytes of host memory", buffer->size);
+            _et_set_error (error, ET_ERROR_MEMORY_ALLOCATION_FAILED,
+                           "cannot allocate %" G_GSIZE_FORMAT " bytes of host memory", buffer->size);
         }
       else
-        buffer->data = _et_device_alloc (buffer->device_type, buffer->device_index, buffer->size,
-                                         ET_PLANNED_ALIGNMENT, error);
+        buffer->data =
+            _et_device_alloc (buffer->device_type, buffer->device_index, buffer->size, ET_PLANNED_ALIGNMENT, error);
       if (buffer->data == NULL)
         {
           _et_prefix_error (error, "planned buffer %u: ", i);
@@ -115,8 +140,10 @@ check_data_alignment (guint index, const EtTensorDesc *desc, const void *data, E
 
   if (element > 1 && desc->nbytes > 0 && (guintptr) data % MIN (element, 8) != 0)
     {
-      _et_set_error (error, code, "value %u (%s%s): data at an address not aligned for %s elements "
-                     "(address %% %zu = %zu)", index, desc->external ? "external tensor " : "constant",
+      _et_set_error (error, code,
+                     "value %u (%s%s): data at an address not aligned for %s elements "
+                     "(address %% %zu = %zu)",
+                     index, desc->external ? "external tensor " : "constant",
                      desc->external ? desc->fully_qualified_name : "", et_scalar_type_name (desc->scalar_type),
                      MIN (element, 8), (size_t) ((guintptr) data % MIN (element, 8)));
       return FALSE;
@@ -132,8 +159,10 @@ bind_tensor (EtMethod *method, guint index, const EtTensorDesc *desc, EtTensor *
 
   if (desc->shape_dynamism == ET_SHAPE_DYNAMIC_UNBOUND)
     {
-      _et_set_error (error, ET_ERROR_NOT_SUPPORTED, "value %u: tensors of unbounded dynamic shape are not "
-                     "supported", index);
+      _et_set_error (error, ET_ERROR_NOT_SUPPORTED,
+                     "value %u: tensors of unbounded dynamic shape are not "
+                     "supported",
+                     index);
       return FALSE;
     }
 
@@ -144,9 +173,10 @@ bind_tensor (EtMethod *method, guint index, const EtTensorDesc *desc, EtTensor *
         return FALSE;
       if (!layout_matches (blob, desc) || blob->size < desc->nbytes)
         {
-          _et_set_error (error, ET_ERROR_INVALID_EXTERNAL_DATA, "external tensor %s does not match the layout "
-                         "the program expects (%s, %u dims, %zu bytes)", desc->fully_qualified_name,
-                         et_scalar_type_name (desc->scalar_type), desc->ndim, desc->nbytes);
+          _et_set_error (error, ET_ERROR_INVALID_EXTERNAL_DATA,
+                         "external tensor %s does not match the layout "
+                         "the program expects (%s, %u dims, %zu bytes)",
+                         desc->fully_qualified_name, et_scalar_type_name (desc->scalar_type), desc->ndim, desc->nbytes);
           return FALSE;
         }
       if (!check_data_alignment (index, desc, blob->data, ET_ERROR_INVALID_EXTERNAL_DATA, error))
@@ -159,7 +189,7 @@ bind_tensor (EtMethod *method, guint index, const EtTensorDesc *desc, EtTensor *
   if (!desc->has_allocation)
     {
       if (desc->data_buffer_idx == 0)
-        return TRUE;   /* supplied at run time */
+        return TRUE; /* supplied at run time */
       if (!_et_program_constant (method->program, desc->data_buffer_idx, desc->nbytes, &initial, error))
         {
           _et_prefix_error (error, "value %u: ", index);
@@ -176,8 +206,8 @@ bind_tensor (EtMethod *method, guint index, const EtTensorDesc *desc, EtTensor *
   /* Planned memory. */
   if (desc->memory_id == 0 || desc->memory_id > method->n_buffers)
     {
-      _et_set_error (error, ET_ERROR_INVALID_PROGRAM, "value %u: planned in buffer %u, but the method has %u",
-                     index, desc->memory_id, method->n_buffers);
+      _et_set_error (error, ET_ERROR_INVALID_PROGRAM, "value %u: planned in buffer %u, but the method has %u", index,
+                     desc->memory_id, method->n_buffers);
       return FALSE;
     }
   {
@@ -186,16 +216,17 @@ bind_tensor (EtMethod *method, guint index, const EtTensorDesc *desc, EtTensor *
     /* Kernels read elements in place: a misaligned one is undefined behaviour. */
     if (element > 1 && desc->memory_offset % MIN (element, 8) != 0)
       {
-        _et_set_error (error, ET_ERROR_INVALID_PROGRAM, "value %u: planned at offset %" G_GUINT64_FORMAT
-                       ", which is not aligned for %s elements", index, desc->memory_offset,
-                       et_scalar_type_name (desc->scalar_type));
+        _et_set_error (error, ET_ERROR_INVALID_PROGRAM,
+                       "value %u: planned at offset %" G_GUINT64_FORMAT ", which is not aligned for %s elements", index,
+                       desc->memory_offset, et_scalar_type_name (desc->scalar_type));
         return FALSE;
       }
     if (desc->memory_offset > buffer->size || desc->nbytes > buffer->size - desc->memory_offset)
       {
-        _et_set_error (error, ET_ERROR_MEMORY_ALLOCATION_FAILED, "value %u: %zu bytes at offset %" G_GUINT64_FORMAT
-                       " do not fit planned buffer %u (%" G_GSIZE_FORMAT " bytes)", index, desc->nbytes,
-                       desc->memory_offset, desc->memory_id - 1, buffer->size);
+        _et_set_error (error, ET_ERROR_MEMORY_ALLOCATION_FAILED,
+                       "value %u: %zu bytes at offset %" G_GUINT64_FORMAT
+                       " do not fit planned buffer %u (%" G_GSIZE_FORMAT " bytes)",
+                       index, desc->nbytes, desc->memory_offset, desc->memory_id - 1, buffer->size);
         return FALSE;
       }
     tensor->data = (guint8 *) buffer->data + desc->memory_offset;
@@ -214,8 +245,9 @@ bind_tensor (EtMethod *method, guint index, const EtTensorDesc *desc, EtTensor *
           return FALSE;
         if (blob->size < desc->nbytes)
           {
-            _et_set_error (error, ET_ERROR_INVALID_EXTERNAL_DATA, "external tensor %s has %" G_GSIZE_FORMAT
-                           " bytes, the program needs %zu", desc->fully_qualified_name, blob->size, desc->nbytes);
+            _et_set_error (error, ET_ERROR_INVALID_EXTERNAL_DATA,
+                           "external tensor %s has %" G_GSIZE_FORMAT " bytes, the program needs %zu",
+                           desc->fully_qualified_name, blob->size, desc->nbytes);
             return FALSE;
           }
         initial = blob->data;
@@ -228,9 +260,8 @@ bind_tensor (EtMethod *method, guint index, const EtTensorDesc *desc, EtTensor *
             return FALSE;
           }
       }
-    if (initial != NULL &&
-        !_et_device_copy (tensor->device_type, tensor->device_index, tensor->data, ET_DEVICE_CPU, 0, initial,
-                          desc->nbytes, error))
+    if (initial != NULL && !_et_device_copy (tensor->device_type, tensor->device_index, tensor->data, ET_DEVICE_CPU, 0,
+                                             initial, desc->nbytes, error))
       return FALSE;
   }
   return TRUE;
@@ -267,19 +298,20 @@ resolve_list (EtMethod *method, EtFb *fb, EtFbTable payload, guint index, EtValu
       EtValue *target;
 
       if (optional && item == -1)
-        continue;   /* None */
+        continue; /* None */
       if (item < 0 || (guint64) item >= method->n_values)
         {
-          _et_fb_fail (fb, ET_ERROR_INVALID_PROGRAM, "value %u: list item %u refers to value %" G_GINT64_FORMAT
-                       ", but the method has %u values", index, i, item, method->n_values);
+          _et_fb_fail (fb, ET_ERROR_INVALID_PROGRAM,
+                       "value %u: list item %u refers to value %" G_GINT64_FORMAT ", but the method has %u values",
+                       index, i, item, method->n_values);
           return FALSE;
         }
       target = &method->values[item];
       if ((ints && target->tag != ET_VALUE_INT) ||
           (!ints && target->tag != ET_VALUE_TENSOR && !(optional && target->tag == ET_VALUE_NONE)))
         {
-          _et_fb_fail (fb, ET_ERROR_INVALID_PROGRAM, "value %u: list item %u (value %" G_GINT64_FORMAT
-                       ") has the wrong type", index, i, item);
+          _et_fb_fail (fb, ET_ERROR_INVALID_PROGRAM,
+                       "value %u: list item %u (value %" G_GINT64_FORMAT ") has the wrong type", index, i, item);
           return FALSE;
         }
       slots[i] = target;
@@ -325,57 +357,50 @@ load_values (EtMethod *method, EtFb *fb, EtFbTable plan, GError **error)
       slot->tag = (guint32) tag;
       switch (tag)
         {
-        case ET_VALUE_INT:
-          slot->u.int_value = _et_fb_i64 (fb, payload, 0, 0);
-          break;
-        case ET_VALUE_BOOL:
-          slot->u.bool_value = _et_fb_u8 (fb, payload, 0, 0) != 0;
-          break;
-        case ET_VALUE_DOUBLE:
-          slot->u.double_value = _et_fb_f64 (fb, payload, 0, 0.0);
-          break;
-        case ET_VALUE_STRING:
-          {
-            gsize length;
-            const char *text = _et_fb_string (fb, payload, 0, &length, "String.string_val");
-            slot->u.string.data = text != NULL ? text : "";
-            slot->u.string.length = length;
-            break;
-          }
-        case ET_VALUE_LIST_DOUBLE:
-          {
-            EtFbVector items = _et_fb_vector (fb, payload, LIST_ITEMS, 8, "DoubleList.items");
-            double *copy = _et_method_take (method, g_new0 (double, MAX (items.length, 1)));
-            for (guint32 j = 0; j < items.length; j++)
-              copy[j] = _et_fb_vector_f64 (fb, items, j);
-            slot->u.double_list.items = copy;
-            slot->u.double_list.length = items.length;
-            break;
-          }
-        case ET_VALUE_LIST_BOOL:
-          {
-            EtFbVector items = _et_fb_vector (fb, payload, LIST_ITEMS, 1, "BoolList.items");
-            bool *copy = _et_method_take (method, g_new0 (bool, MAX (items.length, 1)));
-            for (guint32 j = 0; j < items.length; j++)
-              copy[j] = _et_fb_vector_u8 (fb, items, j) != 0;
-            slot->u.bool_list.items = copy;
-            slot->u.bool_list.length = items.length;
-            break;
-          }
-        case ET_VALUE_TENSOR:
-          {
-            EtTensorDesc desc;
-            EtTensor *tensor = &method->tensors[method->n_tensors++];
-            if (!_et_tensor_desc_read (fb, payload, i, &desc))
-              return _et_fb_take_error (fb, error);
-            init_tensor (tensor, &desc);
-            slot->u.tensor = tensor;
-            if (!bind_tensor (method, i, &desc, tensor, error))
-              return FALSE;
-            break;
-          }
-        default:
-          break;   /* none, and lists resolved below */
+          case ET_VALUE_INT: slot->u.int_value = _et_fb_i64 (fb, payload, 0, 0); break;
+          case ET_VALUE_BOOL: slot->u.bool_value = _et_fb_u8 (fb, payload, 0, 0) != 0; break;
+          case ET_VALUE_DOUBLE: slot->u.double_value = _et_fb_f64 (fb, payload, 0, 0.0); break;
+          case ET_VALUE_STRING:
+            {
+              gsize length;
+              const char *text = _et_fb_string (fb, payload, 0, &length, "String.string_val");
+              slot->u.string.data = text != NULL ? text : "";
+              slot->u.string.length = length;
+              break;
+            }
+          case ET_VALUE_LIST_DOUBLE:
+            {
+              EtFbVector items = _et_fb_vector (fb, payload, LIST_ITEMS, 8, "DoubleList.items");
+              double *copy = _et_method_take (method, g_new0 (double, MAX (items.length, 1)));
+              for (guint32 j = 0; j < items.length; j++)
+                copy[j] = _et_fb_vector_f64 (fb, items, j);
+              slot->u.double_list.items = copy;
+              slot->u.double_list.length = items.length;
+              break;
+            }
+          case ET_VALUE_LIST_BOOL:
+            {
+              EtFbVector items = _et_fb_vector (fb, payload, LIST_ITEMS, 1, "BoolList.items");
+              bool *copy = _et_method_take (method, g_new0 (bool, MAX (items.length, 1)));
+              for (guint32 j = 0; j < items.length; j++)
+                copy[j] = _et_fb_vector_u8 (fb, items, j) != 0;
+              slot->u.bool_list.items = copy;
+              slot->u.bool_list.length = items.length;
+              break;
+            }
+          case ET_VALUE_TENSOR:
+            {
+              EtTensorDesc desc;
+              EtTensor *tensor = &method->tensors[method->n_tensors++];
+              if (!_et_tensor_desc_read (fb, payload, i, &desc))
+                return _et_fb_take_error (fb, error);
+              init_tensor (tensor, &desc);
+              slot->u.tensor = tensor;
+              if (!bind_tensor (method, i, &desc, tensor, error))
+                return FALSE;
+              break;
+            }
+          default: break; /* none, and lists resolved below */
         }
       if (!_et_fb_take_error (fb, error))
         return FALSE;
@@ -420,8 +445,8 @@ resolve_kernels (EtMethod *method, GError **error)
   if (n_missing == 0)
     return TRUE;
   hint = _et_operator_hint ((const char *const *) names->pdata, names->len);
-  _et_set_error (error, ET_ERROR_OPERATOR_MISSING, "method %s needs %s no kernel is registered for: %s%s",
-                 meta->name, n_missing == 1 ? "an operator" : "operators", missing->str, hint);
+  _et_set_error (error, ET_ERROR_OPERATOR_MISSING, "method %s needs %s no kernel is registered for: %s%s", meta->name,
+                 n_missing == 1 ? "an operator" : "operators", missing->str, hint);
   return FALSE;
 }
 
@@ -485,8 +510,10 @@ init_delegates (EtMethod *method, EtFb *fb, EtFbTable plan, GError **error)
                             &method->delegates[i].handle);
       if (code != ET_OK)
         {
-          _et_error_context_take (&context.error, code, error, "method %s: backend %s could not set up delegate "
-                                  "%u: ", method->meta->name, id, i);
+          _et_error_context_take (&context.error, code, error,
+                                  "method %s: backend %s could not set up delegate "
+                                  "%u: ",
+                                  method->meta->name, id, i);
           return FALSE;
         }
       _et_error_context_clear (&context.error);
@@ -507,8 +534,10 @@ read_args (EtMethod *method, EtFb *fb, EtFbTable call, guint slot, guint32 *n_ar
       gint32 index = _et_fb_vector_i32 (fb, args, i);
       if (index < 0 || (guint32) index >= method->n_values)
         {
-          _et_fb_fail (fb, ET_ERROR_INVALID_PROGRAM, "chain %u instruction %u: argument %u refers to value %d, "
-                       "but the method has %u values", chain, pc, i, index, method->n_values);
+          _et_fb_fail (fb, ET_ERROR_INVALID_PROGRAM,
+                       "chain %u instruction %u: argument %u refers to value %d, "
+                       "but the method has %u values",
+                       chain, pc, i, index, method->n_values);
           return NULL;
         }
       pointers[i] = &method->values[index];
@@ -521,8 +550,9 @@ check_index (EtFb *fb, gint64 index, guint64 limit, const char *what, guint chai
 {
   if (index < 0 || (guint64) index >= limit)
     {
-      _et_fb_fail (fb, ET_ERROR_INVALID_PROGRAM, "chain %u instruction %u: %s %" G_GINT64_FORMAT
-                   " is out of range (limit %" G_GUINT64_FORMAT ")", chain, pc, what, index, limit);
+      _et_fb_fail (fb, ET_ERROR_INVALID_PROGRAM,
+                   "chain %u instruction %u: %s %" G_GINT64_FORMAT " is out of range (limit %" G_GUINT64_FORMAT ")",
+                   chain, pc, what, index, limit);
       return FALSE;
     }
   return TRUE;
@@ -561,26 +591,24 @@ load_chains (EtMethod *method, EtFb *fb, EtFbTable plan, GError **error)
           ins->kind = kind;
           switch (kind)
             {
-            case INSTRUCTION_KERNEL:
-              if (check_index (fb, a, method->n_kernels, "operator index", c, pc))
-                ins->args = read_args (method, fb, call, 1, &ins->n_args, c, pc);
-              break;
-            case INSTRUCTION_DELEGATE:
-              if (check_index (fb, a, method->n_delegates, "delegate index", c, pc))
-                ins->args = read_args (method, fb, call, 1, &ins->n_args, c, pc);
-              break;
-            case INSTRUCTION_MOVE:
-              check_index (fb, a, method->n_values, "move source", c, pc);
-              check_index (fb, b, method->n_values, "move destination", c, pc);
-              break;
-            case INSTRUCTION_JUMP_FALSE:
-              check_index (fb, a, method->n_values, "condition value", c, pc);
-              /* Jumping to one past the end finishes the chain. */
-              check_index (fb, b, (guint64) instructions.length + 1, "jump destination", c, pc);
-              break;
-            case INSTRUCTION_FREE:
-              check_index (fb, a, method->n_values, "freed value", c, pc);
-              break;
+              case INSTRUCTION_KERNEL:
+                if (check_index (fb, a, method->n_kernels, "operator index", c, pc))
+                  ins->args = read_args (method, fb, call, 1, &ins->n_args, c, pc);
+                break;
+              case INSTRUCTION_DELEGATE:
+                if (check_index (fb, a, method->n_delegates, "delegate index", c, pc))
+                  ins->args = read_args (method, fb, call, 1, &ins->n_args, c, pc);
+                break;
+              case INSTRUCTION_MOVE:
+                check_index (fb, a, method->n_values, "move source", c, pc);
+                check_index (fb, b, method->n_values, "move destination", c, pc);
+                break;
+              case INSTRUCTION_JUMP_FALSE:
+                check_index (fb, a, method->n_values, "condition value", c, pc);
+                /* Jumping to one past the end finishes the chain. */
+                check_index (fb, b, (guint64) instructions.length + 1, "jump destination", c, pc);
+                break;
+              case INSTRUCTION_FREE: check_index (fb, a, method->n_values, "freed value", c, pc); break;
             }
           ins->a = (guint32) a;
           ins->b = (guint32) b;
@@ -676,14 +704,10 @@ load_method (EtProgram *program, const char *name, guint64 max_memory, GError **
   _et_kernel_context_init (&method->context, NULL);
   _et_program_reader (program, &fb);
 
-  if (!_et_program_plan (program, &fb, name, &plan, error) ||
-      !allocate_buffers (method, error) ||
-      !load_values (method, &fb, plan, error) ||
-      !resolve_kernels (method, error) ||
-      !init_delegates (method, &fb, plan, error) ||
-      !load_chains (method, &fb, plan, error) ||
-      !load_io (method, &fb, plan, error) ||
-      !_et_method_find_shared_inputs (method, error))
+  if (!_et_program_plan (program, &fb, name, &plan, error) || !allocate_buffers (method, error) ||
+      !load_values (method, &fb, plan, error) || !resolve_kernels (method, error) ||
+      !init_delegates (method, &fb, plan, error) || !load_chains (method, &fb, plan, error) ||
+      !load_io (method, &fb, plan, error) || !_et_method_find_shared_inputs (method, error))
     {
       _et_fb_clear (&fb);
       _et_prefix_error (error, "[method %s][load] ", name);

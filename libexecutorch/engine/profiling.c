@@ -10,11 +10,12 @@
 
 #include <stdlib.h>
 
-struct _EtProfiling {
+struct _EtProfiling
+{
   const EtProfiler *profiler;
   void *session;
   const EtEventTracer *tracer;
-  char *method_name;   /* for messages */
+  char *method_name; /* for messages */
 };
 
 EtProfiling *

@@ -10,18 +10,35 @@
 
 #include <string.h>
 
-enum { SEGMENT_OFFSET, SEGMENT_SIZE };
-enum { SUBSEGMENT_SEGMENT_INDEX, SUBSEGMENT_OFFSETS };
-enum { NAMED_KEY, NAMED_SEGMENT_INDEX };
-enum { BUFFER_STORAGE };
+enum
+{
+  SEGMENT_OFFSET,
+  SEGMENT_SIZE
+};
+enum
+{
+  SUBSEGMENT_SEGMENT_INDEX,
+  SUBSEGMENT_OFFSETS
+};
+enum
+{
+  NAMED_KEY,
+  NAMED_SEGMENT_INDEX
+};
+enum
+{
+  BUFFER_STORAGE
+};
 
-typedef struct {
-  const guint8 *data;   /* NULL when the file has no segment data for it */
+typedef struct
+{
+  const guint8 *data; /* NULL when the file has no segment data for it */
   guint64 size;
 } Segment;
 
 /* A table of sub-buffers inside one segment (constants or initial values). */
-typedef struct {
+typedef struct
+{
   gboolean present;
   const guint8 *data;
   guint64 size;
@@ -29,30 +46,31 @@ typedef struct {
   guint64 *offsets;
 } Subsegments;
 
-struct _EtProgram {
+struct _EtProgram
+{
   gatomicrefcount ref_count;
   GBytes *bytes;
   const guint8 *data;
   gsize size;
   EtPteHeader header;
-  EtFb fb;                      /* over [0, program_size); error always NULL */
+  EtFb fb; /* over [0, program_size); error always NULL */
   EtFbTable root;
   EtFbVector plans;
 
   guint n_segments;
   Segment *segments;
-  Subsegments constants;        /* the constant segment */
-  EtFbVector legacy_constants;  /* Program.constant_buffer */
+  Subsegments constants;       /* the constant segment */
+  EtFbVector legacy_constants; /* Program.constant_buffer */
   Subsegments mutable_data;
 
   guint n_named;
-  EtNamedBlob *named;           /* the program's own named data */
-  GPtrArray *external;          /* EtPtd* */
+  EtNamedBlob *named;  /* the program's own named data */
+  GPtrArray *external; /* EtPtd* */
 
   guint n_methods;
   EtMethodMeta **metas;
 
-  gint allow_native_code;       /* atomic: backends ask while methods load */
+  gint allow_native_code; /* atomic: backends ask while methods load */
 };
 
 EtMethodMeta *_et_method_meta_build (EtProgram *program, EtFb *fb, EtFbTable plan, guint plan_index);
@@ -81,11 +99,12 @@ load_segments (EtProgram *program, EtFb *fb)
 
       program->segments[i].size = size;
       if (base == 0)
-        continue;   /* no segment data in this file: reads fail with NOT_FOUND */
+        continue; /* no segment data in this file: reads fail with NOT_FOUND */
       if (offset > program->size - base || size > program->size - base - offset)
         {
-          _et_fb_fail (fb, ET_ERROR_INVALID_PROGRAM, "segment %u (offset %" G_GUINT64_FORMAT ", %"
-                       G_GUINT64_FORMAT " bytes) lies past the end of the file (%" G_GSIZE_FORMAT " bytes)",
+          _et_fb_fail (fb, ET_ERROR_INVALID_PROGRAM,
+                       "segment %u (offset %" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT
+                       " bytes) lies past the end of the file (%" G_GSIZE_FORMAT " bytes)",
                        i, offset, size, program->size);
           return FALSE;
         }
@@ -99,8 +118,8 @@ _et_program_segment (EtProgram *program, guint32 index, const void **data, gsize
 {
   if (index >= program->n_segments)
     {
-      _et_set_error (error, ET_ERROR_INVALID_PROGRAM, "segment index %u is out of range (the program has %u)",
-                     index, program->n_segments);
+      _et_set_error (error, ET_ERROR_INVALID_PROGRAM, "segment index %u is out of range (the program has %u)", index,
+                     program->n_segments);
       return FALSE;
     }
   if (program->segments[index].data == NULL && program->segments[index].size > 0)
@@ -123,7 +142,7 @@ load_subsegments (EtProgram *program, EtFb *fb, EtFbTable table, const char *wha
   gsize size;
 
   if (!_et_fb_ok (fb) || offsets.length <= 1)
-    return _et_fb_ok (fb);   /* entry 0 is a placeholder: one entry = nothing stored */
+    return _et_fb_ok (fb); /* entry 0 is a placeholder: one entry = nothing stored */
   if (!_et_program_segment (program, segment, &data, &size, &error))
     {
       _et_fb_fail (fb, error->code, "%s: %s", what, error->message);
@@ -139,9 +158,10 @@ load_subsegments (EtProgram *program, EtFb *fb, EtFbTable table, const char *wha
       out->offsets[i] = _et_fb_vector_u64 (fb, offsets, i);
       if (out->offsets[i] > size)
         {
-          _et_fb_fail (fb, ET_ERROR_INVALID_PROGRAM, "%s: offset %u (%" G_GUINT64_FORMAT
-                       ") lies past the end of segment %u (%" G_GSIZE_FORMAT " bytes)", what, i,
-                       out->offsets[i], segment, size);
+          _et_fb_fail (fb, ET_ERROR_INVALID_PROGRAM,
+                       "%s: offset %u (%" G_GUINT64_FORMAT ") lies past the end of segment %u (%" G_GSIZE_FORMAT
+                       " bytes)",
+                       what, i, out->offsets[i], segment, size);
           return FALSE;
         }
     }
@@ -152,16 +172,16 @@ static gboolean
 load_constants (EtProgram *program, EtFb *fb)
 {
   EtFbTable segment = _et_fb_table (fb, program->root, PROGRAM_CONSTANT_SEGMENT, "Program.constant_segment");
-  EtFbVector mutable = _et_fb_vector (fb, program->root, PROGRAM_MUTABLE_DATA_SEGMENTS, 4,
-                                      "Program.mutable_data_segments");
+  EtFbVector mutable =
+      _et_fb_vector (fb, program->root, PROGRAM_MUTABLE_DATA_SEGMENTS, 4, "Program.mutable_data_segments");
 
-  program->legacy_constants = _et_fb_vector (fb, program->root, PROGRAM_CONSTANT_BUFFER, 4,
-                                             "Program.constant_buffer");
+  program->legacy_constants = _et_fb_vector (fb, program->root, PROGRAM_CONSTANT_BUFFER, 4, "Program.constant_buffer");
   if (!load_subsegments (program, fb, segment, "Program.constant_segment", &program->constants))
     return FALSE;
   if (program->constants.present && program->legacy_constants.length > 0)
     {
-      _et_fb_fail (fb, ET_ERROR_INVALID_PROGRAM, "program has both a constant segment and an inline "
+      _et_fb_fail (fb, ET_ERROR_INVALID_PROGRAM,
+                   "program has both a constant segment and an inline "
                    "constant buffer");
       return FALSE;
     }
@@ -176,20 +196,21 @@ load_constants (EtProgram *program, EtFb *fb)
 }
 
 static gboolean
-lookup_subsegment (const Subsegments *table, guint32 index, size_t nbytes, const char *what,
-                   const void **data, GError **error)
+lookup_subsegment (const Subsegments *table, guint32 index, size_t nbytes, const char *what, const void **data,
+                   GError **error)
 {
   if (index == 0 || index >= table->n_offsets)
     {
-      _et_set_error (error, ET_ERROR_INVALID_PROGRAM, "%s index %u is out of range (the program has %u)",
-                     what, index, table->n_offsets > 0 ? table->n_offsets - 1 : 0);
+      _et_set_error (error, ET_ERROR_INVALID_PROGRAM, "%s index %u is out of range (the program has %u)", what, index,
+                     table->n_offsets > 0 ? table->n_offsets - 1 : 0);
       return FALSE;
     }
   if (nbytes > table->size - table->offsets[index])
     {
-      _et_set_error (error, ET_ERROR_INVALID_PROGRAM, "%s %u (%zu bytes at offset %" G_GUINT64_FORMAT
-                     ") runs past the end of its segment (%" G_GUINT64_FORMAT " bytes)", what, index, nbytes,
-                     table->offsets[index], table->size);
+      _et_set_error (error, ET_ERROR_INVALID_PROGRAM,
+                     "%s %u (%zu bytes at offset %" G_GUINT64_FORMAT
+                     ") runs past the end of its segment (%" G_GUINT64_FORMAT " bytes)",
+                     what, index, nbytes, table->offsets[index], table->size);
       return FALSE;
     }
   *data = table->data + table->offsets[index];
@@ -210,15 +231,15 @@ _et_program_constant (EtProgram *program, guint32 index, size_t nbytes, const vo
   _et_program_reader (program, &fb);
   if (index == 0 || index >= program->legacy_constants.length)
     {
-      _et_set_error (error, ET_ERROR_INVALID_PROGRAM, "constant index %u is out of range (the program has %u)",
-                     index, program->legacy_constants.length > 0 ? program->legacy_constants.length - 1 : 0);
+      _et_set_error (error, ET_ERROR_INVALID_PROGRAM, "constant index %u is out of range (the program has %u)", index,
+                     program->legacy_constants.length > 0 ? program->legacy_constants.length - 1 : 0);
       return FALSE;
     }
   buffer = _et_fb_vector_table (&fb, program->legacy_constants, index, "Program.constant_buffer");
   storage = _et_fb_vector (&fb, buffer, BUFFER_STORAGE, 1, "Buffer.storage");
   if (_et_fb_ok (&fb) && storage.length < nbytes)
-    _et_fb_fail (&fb, ET_ERROR_INVALID_PROGRAM, "constant %u has %u bytes, the tensor needs %zu", index,
-                 storage.length, nbytes);
+    _et_fb_fail (&fb, ET_ERROR_INVALID_PROGRAM, "constant %u has %u bytes, the tensor needs %zu", index, storage.length,
+                 nbytes);
   if (!_et_fb_take_error (&fb, error))
     return FALSE;
   *data = _et_fb_vector_bytes (&fb, storage);
@@ -303,8 +324,10 @@ _et_program_external_tensor (EtProgram *program, const char *key, GError **error
 
   if (blob != NULL)
     return blob;
-  _et_set_error (error, ET_ERROR_NOT_FOUND, "external tensor %s is in none of the %u external data files "
-                 "given", key, program->external->len);
+  _et_set_error (error, ET_ERROR_NOT_FOUND,
+                 "external tensor %s is in none of the %u external data files "
+                 "given",
+                 key, program->external->len);
   return NULL;
 }
 
@@ -324,8 +347,10 @@ load_external (EtProgram *program, GBytes *const *external, guint n_external, GE
       for (guint j = 0; j < ptd->n_blobs; j++)
         if (find_external_blob (program, ptd->blobs[j].key) != NULL)
           {
-            _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "external data file %u holds %s, which an earlier "
-                           "file also holds", i, ptd->blobs[j].key);
+            _et_set_error (error, ET_ERROR_INVALID_ARGUMENT,
+                           "external data file %u holds %s, which an earlier "
+                           "file also holds",
+                           i, ptd->blobs[j].key);
             _et_ptd_free (ptd);
             return FALSE;
           }
@@ -487,8 +512,15 @@ _et_program_plan (EtProgram *program, EtFb *fb, const char *name, EtFbTable *pla
   return _et_fb_take_error (fb, error);
 }
 
-enum { DELEGATE_REF_LOCATION, DELEGATE_REF_INDEX };
-enum { INLINE_DATA };
+enum
+{
+  DELEGATE_REF_LOCATION,
+  DELEGATE_REF_INDEX
+};
+enum
+{
+  INLINE_DATA
+};
 
 gboolean
 _et_program_delegate_data (EtProgram *program, EtFb *fb, EtFbTable reference, const void **data, gsize *size,
@@ -508,14 +540,16 @@ _et_program_delegate_data (EtProgram *program, EtFb *fb, EtFbTable reference, co
     return _et_program_segment (program, index, data, size, error);
   if (location == 0)
     {
-      EtFbVector inline_data = _et_fb_vector (fb, program->root, PROGRAM_BACKEND_DELEGATE_DATA, 4,
-                                              "Program.backend_delegate_data");
+      EtFbVector inline_data =
+          _et_fb_vector (fb, program->root, PROGRAM_BACKEND_DELEGATE_DATA, 4, "Program.backend_delegate_data");
       EtFbTable entry;
       EtFbVector bytes;
 
       if (_et_fb_ok (fb) && index >= inline_data.length)
-        _et_fb_fail (fb, ET_ERROR_INVALID_PROGRAM, "inline delegate data index %u is out of range (the program "
-                     "has %u)", index, inline_data.length);
+        _et_fb_fail (fb, ET_ERROR_INVALID_PROGRAM,
+                     "inline delegate data index %u is out of range (the program "
+                     "has %u)",
+                     index, inline_data.length);
       entry = _et_fb_vector_table (fb, inline_data, index, "Program.backend_delegate_data");
       bytes = _et_fb_vector (fb, entry, INLINE_DATA, 1, "BackendDelegateInlineData.data");
       if (!_et_fb_take_error (fb, error))

@@ -23,16 +23,17 @@
 #include <string.h>
 #include <sys/auxv.h>
 
-#define MAX_PART_FILES 256      /* per folder */
+#define MAX_PART_FILES 256 /* per folder */
 #define MAX_PART_BYTES 16384
-#define MAX_WORD 128            /* a name, package, namespace or backend id */
+#define MAX_WORD 128 /* a name, package, namespace or backend id */
 #define MAX_LIST 64
 
-typedef struct {
-  char *plugin;      /* EtPluginDesc.name of the part */
+typedef struct
+{
+  char *plugin; /* EtPluginDesc.name of the part */
   char *package;
-  char **operators;  /* namespace prefixes ("aten::") */
-  char **backends;   /* backend ids */
+  char **operators; /* namespace prefixes ("aten::") */
+  char **backends;  /* backend ids */
   gboolean profiler;
 } Provider;
 
@@ -82,8 +83,8 @@ read_list (GKeyFile *keys, const char *key, GError **error)
     }
   if (n > MAX_LIST)
     {
-      _et_set_error_domain (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE, "%s lists more than %d entries", key,
-                   MAX_LIST);
+      _et_set_error_domain (error, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE, "%s lists more than %d entries",
+                            key, MAX_LIST);
       return NULL;
     }
   for (gsize i = 0; i < n; i++)
@@ -107,14 +108,15 @@ read_part (const char *path, GError **error)
   if (g_stat (path, &st) != 0 || !S_ISREG (st.st_mode) || st.st_size > MAX_PART_BYTES)
     {
       _et_set_error_domain (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "not a regular file of at most %d bytes",
-                   MAX_PART_BYTES);
+                            MAX_PART_BYTES);
       return NULL;
     }
   if (!g_file_get_contents (path, &contents, &length, error))
     return NULL;
   if (length > MAX_PART_BYTES || memchr (contents, '\0', length) != NULL)
     {
-      _et_set_error_domain (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "not a text file of at most %d bytes", MAX_PART_BYTES);
+      _et_set_error_domain (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "not a text file of at most %d bytes",
+                            MAX_PART_BYTES);
       return NULL;
     }
   if (!g_key_file_load_from_data (keys, contents, length, G_KEY_FILE_NONE, error))
@@ -168,7 +170,7 @@ read_folder (const char *folder, GPtrArray *catalogue, GHashTable *seen)
       if (provider == NULL)
         g_warning ("part catalogue: %s: %s (ignored)", path, error->message);
       else if (g_hash_table_contains (seen, provider->plugin))
-        provider_free (provider);   /* the first folder's wins */
+        provider_free (provider); /* the first folder's wins */
       else
         {
           g_hash_table_add (seen, provider->plugin);

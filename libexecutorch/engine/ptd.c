@@ -6,10 +6,29 @@
 
 #include <string.h>
 
-enum { FLAT_TENSOR_VERSION, FLAT_TENSOR_SEGMENTS, FLAT_TENSOR_NAMED_DATA };
-enum { SEGMENT_OFFSET, SEGMENT_SIZE };
-enum { NAMED_KEY, NAMED_SEGMENT_INDEX, NAMED_TENSOR_LAYOUT };
-enum { LAYOUT_SCALAR_TYPE, LAYOUT_SIZES, LAYOUT_DIM_ORDER };
+enum
+{
+  FLAT_TENSOR_VERSION,
+  FLAT_TENSOR_SEGMENTS,
+  FLAT_TENSOR_NAMED_DATA
+};
+enum
+{
+  SEGMENT_OFFSET,
+  SEGMENT_SIZE
+};
+enum
+{
+  NAMED_KEY,
+  NAMED_SEGMENT_INDEX,
+  NAMED_TENSOR_LAYOUT
+};
+enum
+{
+  LAYOUT_SCALAR_TYPE,
+  LAYOUT_SIZES,
+  LAYOUT_DIM_ORDER
+};
 
 #define PTD_HEADER_LENGTH 40
 
@@ -37,8 +56,10 @@ read_layout (EtFb *fb, EtFbTable layout, EtNamedBlob *blob)
     return FALSE;
   if (sizes.length > ET_MAX_DIMS || sizes.length != dim_order.length)
     {
-      _et_fb_fail (fb, ET_ERROR_INVALID_EXTERNAL_DATA, "tensor %s: layout has %u sizes and %u dim_order "
-                   "entries", blob->key, sizes.length, dim_order.length);
+      _et_fb_fail (fb, ET_ERROR_INVALID_EXTERNAL_DATA,
+                   "tensor %s: layout has %u sizes and %u dim_order "
+                   "entries",
+                   blob->key, sizes.length, dim_order.length);
       return FALSE;
     }
   blob->ndim = sizes.length;
@@ -77,11 +98,12 @@ _et_ptd_load (GBytes *bytes, GError **error)
   flatbuffer_size = _et_le64 (data + 24);
   base = _et_le64 (data + 32);
   data_size = _et_le64 (data + 40);
-  if (flatbuffer_offset > size || flatbuffer_size > size - flatbuffer_offset || base > size ||
-      data_size > size - base)
+  if (flatbuffer_offset > size || flatbuffer_size > size - flatbuffer_offset || base > size || data_size > size - base)
     {
-      _et_set_error (error, ET_ERROR_INVALID_EXTERNAL_DATA, "external data header describes regions past the "
-                     "end of the file (%" G_GSIZE_FORMAT " bytes)", size);
+      _et_set_error (error, ET_ERROR_INVALID_EXTERNAL_DATA,
+                     "external data header describes regions past the "
+                     "end of the file (%" G_GSIZE_FORMAT " bytes)",
+                     size);
       return NULL;
     }
   region = flatbuffer_offset + flatbuffer_size;
@@ -119,8 +141,10 @@ _et_ptd_load (GBytes *bytes, GError **error)
       length = _et_fb_u64 (&fb, segment, SEGMENT_SIZE, 0);
       if (offset > data_size || length > data_size - offset)
         {
-          _et_fb_fail (&fb, ET_ERROR_INVALID_EXTERNAL_DATA, "tensor %s: segment %u (offset %" G_GUINT64_FORMAT
-                       ", %" G_GUINT64_FORMAT " bytes) lies outside the segment data", key, index, offset, length);
+          _et_fb_fail (&fb, ET_ERROR_INVALID_EXTERNAL_DATA,
+                       "tensor %s: segment %u (offset %" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT
+                       " bytes) lies outside the segment data",
+                       key, index, offset, length);
           break;
         }
       for (guint j = 0; j < ptd->n_blobs; j++)

@@ -16,8 +16,8 @@ _et_pte_header_parse (const guint8 *data, gsize size, EtPteHeader *header, GErro
   memset (header, 0, sizeof *header);
   if (size < 8)
     {
-      _et_set_error (error, ET_ERROR_INVALID_PROGRAM, "file is too short for a program (%" G_GSIZE_FORMAT
-                     " bytes, at least 8 needed)", size);
+      _et_set_error (error, ET_ERROR_INVALID_PROGRAM,
+                     "file is too short for a program (%" G_GSIZE_FORMAT " bytes, at least 8 needed)", size);
       return FALSE;
     }
   if (memcmp (data + 4, PTE_IDENTIFIER, 4) != 0)
@@ -34,20 +34,20 @@ _et_pte_header_parse (const guint8 *data, gsize size, EtPteHeader *header, GErro
 
   header->program_size = size;
   if (size < 12 || memcmp (data + 8, HEADER_MAGIC, 4) != 0)
-    return TRUE;   /* no extended header: the whole file is the FlatBuffer */
+    return TRUE; /* no extended header: the whole file is the FlatBuffer */
 
   if (size < 8 + HEADER_MIN_LENGTH)
     {
-      _et_set_error (error, ET_ERROR_INVALID_PROGRAM, "extended header at offset 8 is cut off (file has %"
-                     G_GSIZE_FORMAT " bytes)", size);
+      _et_set_error (error, ET_ERROR_INVALID_PROGRAM,
+                     "extended header at offset 8 is cut off (file has %" G_GSIZE_FORMAT " bytes)", size);
       return FALSE;
     }
   header->present = TRUE;
   header->length = _et_le32 (data + 12);
   if (header->length < HEADER_MIN_LENGTH)
     {
-      _et_set_error (error, ET_ERROR_INVALID_PROGRAM, "extended header length %u is less than %d",
-                     header->length, HEADER_MIN_LENGTH);
+      _et_set_error (error, ET_ERROR_INVALID_PROGRAM, "extended header length %u is less than %d", header->length,
+                     HEADER_MIN_LENGTH);
       return FALSE;
     }
   header->program_size = _et_le64 (data + 16);
@@ -56,25 +56,27 @@ _et_pte_header_parse (const guint8 *data, gsize size, EtPteHeader *header, GErro
     {
       if (size < 8 + 32)
         {
-          _et_set_error (error, ET_ERROR_INVALID_PROGRAM, "extended header of length %u is cut off",
-                         header->length);
+          _et_set_error (error, ET_ERROR_INVALID_PROGRAM, "extended header of length %u is cut off", header->length);
           return FALSE;
         }
       header->segment_data_size = _et_le64 (data + 32);
     }
   if (header->program_size < 8 + (guint64) HEADER_MIN_LENGTH || header->program_size > size)
     {
-      _et_set_error (error, ET_ERROR_INVALID_PROGRAM, "extended header: program size %" G_GUINT64_FORMAT
-                     " does not fit the file (%" G_GSIZE_FORMAT " bytes)", header->program_size, size);
+      _et_set_error (error, ET_ERROR_INVALID_PROGRAM,
+                     "extended header: program size %" G_GUINT64_FORMAT " does not fit the file (%" G_GSIZE_FORMAT
+                     " bytes)",
+                     header->program_size, size);
       return FALSE;
     }
   if (header->segment_base_offset != 0 &&
       (header->segment_base_offset < header->program_size || header->segment_base_offset > size ||
        header->segment_data_size > size - header->segment_base_offset))
     {
-      _et_set_error (error, ET_ERROR_INVALID_PROGRAM, "extended header: segment data at offset %"
-                     G_GUINT64_FORMAT " (%" G_GUINT64_FORMAT " bytes) does not fit the file (%" G_GSIZE_FORMAT
-                     " bytes)", header->segment_base_offset, header->segment_data_size, size);
+      _et_set_error (error, ET_ERROR_INVALID_PROGRAM,
+                     "extended header: segment data at offset %" G_GUINT64_FORMAT " (%" G_GUINT64_FORMAT
+                     " bytes) does not fit the file (%" G_GSIZE_FORMAT " bytes)",
+                     header->segment_base_offset, header->segment_data_size, size);
       return FALSE;
     }
   return TRUE;

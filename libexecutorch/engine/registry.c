@@ -5,43 +5,48 @@
  * Entries are never removed (plug-ins are never unloaded), so pointers
  * handed out stay valid for the life of the process.  MT safe.
  */
-#define _GNU_SOURCE             /* dladdr() */
+#define _GNU_SOURCE /* dladdr() */
 #include "engine.h"
 #include "error-context.h"
 
 #include <dlfcn.h>
 #include <string.h>
 
-struct EtRegistry {
+struct EtRegistry
+{
   GMutex lock;
-  GHashTable *kernels;          /* name -> KernelEntry */
-  GHashTable *backends;         /* id -> BackendEntry */
+  GHashTable *kernels;  /* name -> KernelEntry */
+  GHashTable *backends; /* id -> BackendEntry */
   const EtDeviceAllocator *allocators[ET_DEVICE_N_TYPES];
   char *allocator_owners[ET_DEVICE_N_TYPES];
-  GPtrArray *plugins;           /* PluginEntry */
+  GPtrArray *plugins; /* PluginEntry */
   const EtProfiler *profiler;
   char *profiler_owner;
-  GPtrArray *rewrites;          /* RewriteEntry, in registration order */
+  GPtrArray *rewrites; /* RewriteEntry, in registration order */
 };
 
-typedef struct {
+typedef struct
+{
   EtKernel kernel;
   char *owner;
 } KernelEntry;
 
-typedef struct {
+typedef struct
+{
   const EtBackend *backend;
   char *owner;
 } BackendEntry;
 
-typedef struct {
+typedef struct
+{
   const EtMethodRewrite *rewrite;
   char *owner;
 } RewriteEntry;
 
-typedef struct {
+typedef struct
+{
   const EtPluginDesc *desc;
-  char *state;                  /* "loaded", "unusable on this machine", "failed: ..." */
+  char *state; /* "loaded", "unusable on this machine", "failed: ..." */
 } PluginEntry;
 
 /* Whether lookups run plug-in discovery first (lazily, once): set by
@@ -100,8 +105,7 @@ owner_name (void)
   return owner != NULL ? owner : "the application";
 }
 
-static EtError
-fail (EtErrorContext *error, EtError code, const char *format, ...) G_GNUC_PRINTF (3, 4);
+static EtError fail (EtErrorContext *error, EtError code, const char *format, ...) G_GNUC_PRINTF (3, 4);
 
 static EtError
 fail (EtErrorContext *error, EtError code, const char *format, ...)
@@ -116,8 +120,7 @@ fail (EtErrorContext *error, EtError code, const char *format, ...)
 }
 
 EtError
-et_registry_add_kernels (EtRegistry *registry, const EtKernel *kernels, size_t n_kernels,
-                         EtErrorContext *error)
+et_registry_add_kernels (EtRegistry *registry, const EtKernel *kernels, size_t n_kernels, EtErrorContext *error)
 {
   EtError result = ET_OK;
 
@@ -130,17 +133,17 @@ et_registry_add_kernels (EtRegistry *registry, const EtKernel *kernels, size_t n
       KernelEntry *existing;
 
       if (kernels[i].name == NULL || kernels[i].func == NULL)
-        result = fail (error, ET_ERROR_INVALID_ARGUMENT, "kernel %zu registered by %s has no name or function",
-                       i, owner_name ());
+        result = fail (error, ET_ERROR_INVALID_ARGUMENT, "kernel %zu registered by %s has no name or function", i,
+                       owner_name ());
       else if ((existing = g_hash_table_lookup (registry->kernels, kernels[i].name)) != NULL)
-        result = fail (error, ET_ERROR_REGISTRATION_ALREADY_REGISTERED,
-                       "operator %s is registered twice: by %s and by %s", kernels[i].name,
-                       existing->owner, owner_name ());
+        result =
+            fail (error, ET_ERROR_REGISTRATION_ALREADY_REGISTERED, "operator %s is registered twice: by %s and by %s",
+                  kernels[i].name, existing->owner, owner_name ());
       for (size_t j = 0; j < i && result == ET_OK; j++)
         if (strcmp (kernels[i].name, kernels[j].name) == 0)
-          result = fail (error, ET_ERROR_REGISTRATION_ALREADY_REGISTERED,
-                         "operator %s is registered twice: by %s and by %s", kernels[i].name,
-                         owner_name (), owner_name ());
+          result =
+              fail (error, ET_ERROR_REGISTRATION_ALREADY_REGISTERED, "operator %s is registered twice: by %s and by %s",
+                    kernels[i].name, owner_name (), owner_name ());
     }
   for (size_t i = 0; i < n_kernels && result == ET_OK; i++)
     {
@@ -160,8 +163,7 @@ et_registry_add_backend (EtRegistry *registry, const EtBackend *backend, EtError
   EtError result = ET_OK;
   BackendEntry *existing;
 
-  if (registry == NULL || backend == NULL || backend->id == NULL || backend->init == NULL ||
-      backend->execute == NULL)
+  if (registry == NULL || backend == NULL || backend->id == NULL || backend->init == NULL || backend->execute == NULL)
     return fail (error, ET_ERROR_INVALID_ARGUMENT, "backend registered by %s lacks an id, init or execute",
                  owner_name ());
   if (backend->abi_version != ET_PLUGIN_ABI_VERSION)
@@ -183,8 +185,7 @@ et_registry_add_backend (EtRegistry *registry, const EtBackend *backend, EtError
 }
 
 EtError
-et_registry_add_device_allocator (EtRegistry *registry, const EtDeviceAllocator *allocator,
-                                  EtErrorContext *error)
+et_registry_add_device_allocator (EtRegistry *registry, const EtDeviceAllocator *allocator, EtErrorContext *error)
 {
   EtError result = ET_OK;
 
@@ -202,8 +203,8 @@ et_registry_add_device_allocator (EtRegistry *registry, const EtDeviceAllocator 
   if (registry->allocators[allocator->device_type] != NULL)
     result = fail (error, ET_ERROR_REGISTRATION_ALREADY_REGISTERED,
                    "a device allocator for %s is registered twice: by %s and by %s",
-                   _et_device_type_name (allocator->device_type),
-                   registry->allocator_owners[allocator->device_type], owner_name ());
+                   _et_device_type_name (allocator->device_type), registry->allocator_owners[allocator->device_type],
+                   owner_name ());
   else
     {
       registry->allocators[allocator->device_type] = allocator;
@@ -244,8 +245,7 @@ et_registry_add_rewrite (EtRegistry *registry, const EtMethodRewrite *rewrite, E
   EtError result = ET_OK;
 
   if (registry == NULL || rewrite == NULL || rewrite->name == NULL || rewrite->rewrite == NULL)
-    return fail (error, ET_ERROR_INVALID_ARGUMENT, "rewrite registered by %s lacks a name or function",
-                 owner_name ());
+    return fail (error, ET_ERROR_INVALID_ARGUMENT, "rewrite registered by %s lacks a name or function", owner_name ());
   if (rewrite->abi_version != ET_PLUGIN_ABI_VERSION)
     return fail (error, ET_ERROR_NOT_SUPPORTED, "rewrite %s from %s uses plug-in ABI %u, the runtime has %u",
                  rewrite->name, owner_name (), rewrite->abi_version, ET_PLUGIN_ABI_VERSION);
@@ -254,9 +254,9 @@ et_registry_add_rewrite (EtRegistry *registry, const EtMethodRewrite *rewrite, E
     {
       RewriteEntry *existing = g_ptr_array_index (registry->rewrites, i);
       if (strcmp (existing->rewrite->name, rewrite->name) == 0)
-        result = fail (error, ET_ERROR_REGISTRATION_ALREADY_REGISTERED,
-                       "rewrite %s is registered twice: by %s and by %s", rewrite->name, existing->owner,
-                       owner_name ());
+        result =
+            fail (error, ET_ERROR_REGISTRATION_ALREADY_REGISTERED, "rewrite %s is registered twice: by %s and by %s",
+                  rewrite->name, existing->owner, owner_name ());
     }
   if (result == ET_OK)
     {
@@ -419,8 +419,7 @@ _et_registry_list_plugins (void)
     {
       PluginEntry *entry = g_ptr_array_index (registry->plugins, i);
       g_ptr_array_add (names, g_strdup_printf ("%s %s (%s)", entry->desc->name,
-                                               entry->desc->version != NULL ? entry->desc->version : "",
-                                               entry->state));
+                                               entry->desc->version != NULL ? entry->desc->version : "", entry->state));
     }
   g_mutex_unlock (&registry->lock);
   g_ptr_array_add (names, NULL);
@@ -486,12 +485,11 @@ et_registry_add_plugin (const EtPluginDesc *desc, EtErrorContext *error)
   EtError result = ET_OK;
 
   if (desc == NULL || desc->name == NULL)
-    return plugin_fail (error, ET_ERROR_INVALID_ARGUMENT,
-                        "plug-in descriptor has no name");
+    return plugin_fail (error, ET_ERROR_INVALID_ARGUMENT, "plug-in descriptor has no name");
   if (desc->abi_version != ET_PLUGIN_ABI_VERSION)
     {
-      text = g_strdup_printf ("plug-in %s uses plug-in ABI %u, the runtime has %u", desc->name,
-                              desc->abi_version, ET_PLUGIN_ABI_VERSION);
+      text = g_strdup_printf ("plug-in %s uses plug-in ABI %u, the runtime has %u", desc->name, desc->abi_version,
+                              ET_PLUGIN_ABI_VERSION);
       return plugin_fail (error, ET_ERROR_NOT_SUPPORTED, text);
     }
 
@@ -504,14 +502,15 @@ et_registry_add_plugin (const EtPluginDesc *desc, EtErrorContext *error)
         {
           g_mutex_unlock (&registry->lock);
           g_rec_mutex_unlock (&plugin_init_lock);
-          return ET_OK;           /* the same library, arriving a second way */
+          return ET_OK; /* the same library, arriving a second way */
         }
       if (strcmp (other->desc->name, desc->name) == 0 && result == ET_OK)
         {
           g_autofree char *first = descriptor_file (other->desc);
           g_autofree char *second = descriptor_file (desc);
           text = g_strdup_printf ("plug-in %s is registered twice: by %s and by %s (duplicate registration; "
-                                  "the second copy is not used)", desc->name, first, second);
+                                  "the second copy is not used)",
+                                  desc->name, first, second);
           result = ET_ERROR_REGISTRATION_ALREADY_REGISTERED;
         }
     }

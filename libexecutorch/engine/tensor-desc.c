@@ -6,19 +6,49 @@
 
 #include <string.h>
 
-enum { TENSOR_SCALAR_TYPE, TENSOR_STORAGE_OFFSET, TENSOR_SIZES, TENSOR_DIM_ORDER, TENSOR_REQUIRES_GRAD,
-       TENSOR_DATA_BUFFER_IDX, TENSOR_ALLOCATION_INFO, TENSOR_LAYOUT, TENSOR_SHAPE_DYNAMISM,
-       TENSOR_EXTRA_TENSOR_INFO };
-enum { ALLOCATION_MEMORY_ID, ALLOCATION_OFFSET_LOW, ALLOCATION_OFFSET_HIGH };
-enum { EXTRA_MUTABLE_DATA_SEGMENTS_IDX, EXTRA_FULLY_QUALIFIED_NAME, EXTRA_LOCATION, EXTRA_DEVICE_TYPE,
-       EXTRA_DEVICE_INDEX };
+enum
+{
+  TENSOR_SCALAR_TYPE,
+  TENSOR_STORAGE_OFFSET,
+  TENSOR_SIZES,
+  TENSOR_DIM_ORDER,
+  TENSOR_REQUIRES_GRAD,
+  TENSOR_DATA_BUFFER_IDX,
+  TENSOR_ALLOCATION_INFO,
+  TENSOR_LAYOUT,
+  TENSOR_SHAPE_DYNAMISM,
+  TENSOR_EXTRA_TENSOR_INFO
+};
+enum
+{
+  ALLOCATION_MEMORY_ID,
+  ALLOCATION_OFFSET_LOW,
+  ALLOCATION_OFFSET_HIGH
+};
+enum
+{
+  EXTRA_MUTABLE_DATA_SEGMENTS_IDX,
+  EXTRA_FULLY_QUALIFIED_NAME,
+  EXTRA_LOCATION,
+  EXTRA_DEVICE_TYPE,
+  EXTRA_DEVICE_INDEX
+};
 
 int
 _et_value_tag_from_union (guint8 union_type)
 {
   static const int tags[] = {
-    -1, ET_VALUE_NONE, ET_VALUE_INT, ET_VALUE_BOOL, ET_VALUE_DOUBLE, ET_VALUE_TENSOR, ET_VALUE_STRING,
-    ET_VALUE_LIST_INT, ET_VALUE_LIST_DOUBLE, ET_VALUE_LIST_BOOL, ET_VALUE_LIST_TENSOR,
+    -1,
+    ET_VALUE_NONE,
+    ET_VALUE_INT,
+    ET_VALUE_BOOL,
+    ET_VALUE_DOUBLE,
+    ET_VALUE_TENSOR,
+    ET_VALUE_STRING,
+    ET_VALUE_LIST_INT,
+    ET_VALUE_LIST_DOUBLE,
+    ET_VALUE_LIST_BOOL,
+    ET_VALUE_LIST_TENSOR,
     ET_VALUE_LIST_OPTIONAL_TENSOR,
   };
   return union_type < G_N_ELEMENTS (tags) ? tags[union_type] : -1;
@@ -71,8 +101,10 @@ _et_tensor_desc_read (EtFb *fb, EtFbTable tensor, guint index, EtTensorDesc *des
     }
   if (sizes.length > ET_MAX_DIMS || sizes.length != dim_order.length)
     {
-      _et_fb_fail (fb, ET_ERROR_INVALID_PROGRAM, "value %u: tensor has %u sizes and %u dim_order entries "
-                   "(at most %d, and equal)", index, sizes.length, dim_order.length, ET_MAX_DIMS);
+      _et_fb_fail (fb, ET_ERROR_INVALID_PROGRAM,
+                   "value %u: tensor has %u sizes and %u dim_order entries "
+                   "(at most %d, and equal)",
+                   index, sizes.length, dim_order.length, ET_MAX_DIMS);
       return FALSE;
     }
   desc->ndim = sizes.length;
@@ -82,15 +114,17 @@ _et_tensor_desc_read (EtFb *fb, EtFbTable tensor, guint index, EtTensorDesc *des
       desc->dim_order[i] = _et_fb_vector_u8 (fb, dim_order, i);
       if (desc->sizes[i] < 0)
         {
-          _et_fb_fail (fb, ET_ERROR_INVALID_PROGRAM, "value %u: tensor size %u is negative (%" G_GINT64_FORMAT
-                       ")", index, i, desc->sizes[i]);
+          _et_fb_fail (fb, ET_ERROR_INVALID_PROGRAM, "value %u: tensor size %u is negative (%" G_GINT64_FORMAT ")",
+                       index, i, desc->sizes[i]);
           return FALSE;
         }
     }
   if (!is_permutation (desc->dim_order, desc->ndim))
     {
-      _et_fb_fail (fb, ET_ERROR_INVALID_PROGRAM, "value %u: tensor dim_order is not a permutation of its "
-                   "%u dimensions", index, desc->ndim);
+      _et_fb_fail (fb, ET_ERROR_INVALID_PROGRAM,
+                   "value %u: tensor dim_order is not a permutation of its "
+                   "%u dimensions",
+                   index, desc->ndim);
       return FALSE;
     }
   if (!_et_checked_nbytes (desc->scalar_type, desc->ndim, desc->sizes, &desc->numel, &desc->nbytes))
@@ -111,8 +145,7 @@ _et_tensor_desc_read (EtFb *fb, EtFbTable tensor, guint index, EtTensorDesc *des
     }
   if (desc->shape_dynamism > ET_SHAPE_DYNAMIC_UNBOUND)
     {
-      _et_fb_fail (fb, ET_ERROR_INVALID_PROGRAM, "value %u: invalid shape dynamism %u", index,
-                   desc->shape_dynamism);
+      _et_fb_fail (fb, ET_ERROR_INVALID_PROGRAM, "value %u: invalid shape dynamism %u", index, desc->shape_dynamism);
       return FALSE;
     }
 
@@ -125,8 +158,8 @@ _et_tensor_desc_read (EtFb *fb, EtFbTable tensor, guint index, EtTensorDesc *des
     }
   if (extra.present)
     {
-      desc->fully_qualified_name = _et_fb_string (fb, extra, EXTRA_FULLY_QUALIFIED_NAME, NULL,
-                                                  "ExtraTensorInfo.fully_qualified_name");
+      desc->fully_qualified_name =
+          _et_fb_string (fb, extra, EXTRA_FULLY_QUALIFIED_NAME, NULL, "ExtraTensorInfo.fully_qualified_name");
       desc->external = _et_fb_i8 (fb, extra, EXTRA_LOCATION, 0) == 1;
       desc->device_type = _et_fb_i8 (fb, extra, EXTRA_DEVICE_TYPE, ET_DEVICE_CPU);
       desc->device_index = _et_fb_i8 (fb, extra, EXTRA_DEVICE_INDEX, 0);

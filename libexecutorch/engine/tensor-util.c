@@ -4,23 +4,49 @@
  */
 #include "engine.h"
 
-static const struct {
+static const struct
+{
   const char *name;
   guint8 size;
 } scalar_types[ET_SCALAR_N_TYPES] = {
-  { "Byte", 1 }, { "Char", 1 }, { "Short", 2 }, { "Int", 4 }, { "Long", 8 }, { "Half", 2 },
-  { "Float", 4 }, { "Double", 8 }, { "ComplexHalf", 4 }, { "ComplexFloat", 8 }, { "ComplexDouble", 16 },
-  { "Bool", 1 }, { "QInt8", 1 }, { "QUInt8", 1 }, { "QInt32", 4 }, { "BFloat16", 2 }, { "QUInt4x2", 1 },
-  { "QUInt2x4", 1 }, { "Bits1x8", 1 }, { "Bits2x4", 1 }, { "Bits4x2", 1 }, { "Bits8", 1 }, { "Bits16", 2 },
-  { "Float8_e5m2", 1 }, { "Float8_e4m3fn", 1 }, { "Float8_e5m2fnuz", 1 }, { "Float8_e4m3fnuz", 1 },
-  { "UInt16", 2 }, { "UInt32", 4 }, { "UInt64", 8 },
+  { "Byte", 1 },
+  { "Char", 1 },
+  { "Short", 2 },
+  { "Int", 4 },
+  { "Long", 8 },
+  { "Half", 2 },
+  { "Float", 4 },
+  { "Double", 8 },
+  { "ComplexHalf", 4 },
+  { "ComplexFloat", 8 },
+  { "ComplexDouble", 16 },
+  { "Bool", 1 },
+  { "QInt8", 1 },
+  { "QUInt8", 1 },
+  { "QInt32", 4 },
+  { "BFloat16", 2 },
+  { "QUInt4x2", 1 },
+  { "QUInt2x4", 1 },
+  { "Bits1x8", 1 },
+  { "Bits2x4", 1 },
+  { "Bits4x2", 1 },
+  { "Bits8", 1 },
+  { "Bits16", 2 },
+  { "Float8_e5m2", 1 },
+  { "Float8_e4m3fn", 1 },
+  { "Float8_e5m2fnuz", 1 },
+  { "Float8_e4m3fnuz", 1 },
+  { "UInt16", 2 },
+  { "UInt32", 4 },
+  { "UInt64", 8 },
 };
 
 const char *
 _et_value_tag_name (guint32 tag)
 {
-  static const char *const names[] = { "None", "Tensor", "String", "Double", "Int", "Bool", "BoolList",
-                                       "DoubleList", "IntList", "TensorList", "ScalarList", "OptionalTensorList" };
+  static const char *const names[] = { "None",    "Tensor",     "String",     "Double",
+                                       "Int",     "Bool",       "BoolList",   "DoubleList",
+                                       "IntList", "TensorList", "ScalarList", "OptionalTensorList" };
   return tag < G_N_ELEMENTS (names) ? names[tag] : "unknown";
 }
 
@@ -101,15 +127,15 @@ et_tensor_resize (EtTensor *tensor, uint32_t ndim, const int64_t *sizes)
   if (same)
     return ET_OK;
   if (ndim != tensor->ndim)
-    return ET_ERROR_NOT_SUPPORTED;   /* rank never changes */
+    return ET_ERROR_NOT_SUPPORTED; /* rank never changes */
   if (tensor->shape_dynamism == ET_SHAPE_STATIC)
     return ET_ERROR_NOT_SUPPORTED;
   if (!_et_checked_nbytes (tensor->scalar_type, ndim, sizes, &numel, &nbytes))
     return ET_ERROR_INVALID_ARGUMENT;
   /* A tensor with memory behind it may not outgrow it; planned and constant
    * memory is fixed even when the plan gave it no bytes at all. */
-  if ((tensor->capacity > 0 || (tensor->flags & (ET_TENSOR_FLAG_PLANNED | ET_TENSOR_FLAG_CONSTANT)))
-      && nbytes > tensor->capacity)
+  if ((tensor->capacity > 0 || (tensor->flags & (ET_TENSOR_FLAG_PLANNED | ET_TENSOR_FLAG_CONSTANT))) &&
+      nbytes > tensor->capacity)
     return ET_ERROR_NOT_SUPPORTED;
   if (tensor->capacity == 0 && tensor->data != NULL && nbytes > tensor->nbytes)
     return ET_ERROR_NOT_SUPPORTED;
@@ -128,10 +154,10 @@ et_value_to_double (const EtValue *value, double *out)
     return false;
   switch (value->tag)
     {
-    case ET_VALUE_INT: *out = (double) value->u.int_value; return true;
-    case ET_VALUE_DOUBLE: *out = value->u.double_value; return true;
-    case ET_VALUE_BOOL: *out = value->u.bool_value ? 1.0 : 0.0; return true;
-    default: return false;
+      case ET_VALUE_INT: *out = (double) value->u.int_value; return true;
+      case ET_VALUE_DOUBLE: *out = value->u.double_value; return true;
+      case ET_VALUE_BOOL: *out = value->u.bool_value ? 1.0 : 0.0; return true;
+      default: return false;
     }
 }
 
@@ -142,13 +168,13 @@ et_value_to_int (const EtValue *value, int64_t *out)
     return false;
   switch (value->tag)
     {
-    case ET_VALUE_INT: *out = value->u.int_value; return true;
-    case ET_VALUE_BOOL: *out = value->u.bool_value ? 1 : 0; return true;
-    case ET_VALUE_DOUBLE:
-      if (!(value->u.double_value >= (double) G_MININT64 && value->u.double_value < (double) G_MAXINT64))
-        return false;
-      *out = (int64_t) value->u.double_value;
-      return true;
-    default: return false;
+      case ET_VALUE_INT: *out = value->u.int_value; return true;
+      case ET_VALUE_BOOL: *out = value->u.bool_value ? 1 : 0; return true;
+      case ET_VALUE_DOUBLE:
+        if (!(value->u.double_value >= (double) G_MININT64 && value->u.double_value < (double) G_MAXINT64))
+          return false;
+        *out = (int64_t) value->u.double_value;
+        return true;
+      default: return false;
     }
 }

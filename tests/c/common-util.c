@@ -8,7 +8,7 @@ GBytes *
 read_file (const char *dir, const char *name)
 {
   g_autofree char *path = g_build_filename (dir, name, NULL);
-  g_autoptr(GError) error = NULL;
+  g_autoptr (GError) error = NULL;
   char *contents;
   gsize length;
 
@@ -20,7 +20,7 @@ read_file (const char *dir, const char *name)
 guint
 count_threads (void)
 {
-  g_autoptr(GDir) dir = g_dir_open ("/proc/self/task", 0, NULL);
+  g_autoptr (GDir) dir = g_dir_open ("/proc/self/task", 0, NULL);
   guint n = 0;
 
   g_assert_nonnull (dir);

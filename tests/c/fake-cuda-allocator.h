@@ -10,9 +10,10 @@
 
 #include "executorch-plugin.h"
 
-typedef struct {
+typedef struct
+{
   guint allocate, deallocate, h2d, d2h;
-  int last_index;    /* the device index of the last allocate or copy */
+  int last_index; /* the device index of the last allocate or copy */
 } FakeCudaCounts;
 
 /* Zero it before the calls a test counts. */

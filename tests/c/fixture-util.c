@@ -14,7 +14,7 @@ static GBytes *
 read_npy (const char *name, gint64 *sizes, gsize *n_dims)
 {
   g_autofree char *path = g_build_filename (TEST_MODELS_DIR, name, NULL);
-  g_autoptr(GError) error = NULL;
+  g_autoptr (GError) error = NULL;
   g_autofree char *contents = NULL;
   g_autofree char *header = NULL;
   const char *shape;
@@ -52,8 +52,8 @@ fixture_npy_tensor (const char *name)
 {
   gint64 sizes[16];
   gsize n_dims;
-  g_autoptr(GBytes) data = read_npy (name, sizes, &n_dims);
-  g_autoptr(GError) error = NULL;
+  g_autoptr (GBytes) data = read_npy (name, sizes, &n_dims);
+  g_autoptr (GError) error = NULL;
   ExecutorchTensor *tensor = executorch_tensor_new (EXECUTORCH_SCALAR_TYPE_FLOAT, sizes, n_dims, data, &error);
 
   g_assert_no_error (error);
@@ -65,8 +65,8 @@ fixture_tensor_matches (ExecutorchTensor *tensor, const char *name, double rtol,
 {
   gint64 sizes[16];
   gsize n_dims, n_got, got_dims, n_want;
-  g_autoptr(GBytes) data = read_npy (name, sizes, &n_dims);
-  g_autoptr(GError) error = NULL;
+  g_autoptr (GBytes) data = read_npy (name, sizes, &n_dims);
+  g_autoptr (GError) error = NULL;
   g_autofree float *got = executorch_tensor_get_floats (tensor, &n_got, &error);
   const gint64 *got_sizes = executorch_tensor_get_sizes (tensor, &got_dims);
   const float *want = g_bytes_get_data (data, &n_want);

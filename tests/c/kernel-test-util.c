@@ -20,8 +20,8 @@ register_kernels_plugin (void)
 /* ---- Tensors ---- */
 
 void
-tensor_init_full (Tensor *x, int type, uint32_t ndim, const int64_t *sizes, const uint8_t *dim_order,
-                  void *data, int dynamism, size_t capacity)
+tensor_init_full (Tensor *x, int type, uint32_t ndim, const int64_t *sizes, const uint8_t *dim_order, void *data,
+                  int dynamism, size_t capacity)
 {
   memset (x, 0, sizeof *x);
   x->t.ndim = ndim;
@@ -29,11 +29,12 @@ tensor_init_full (Tensor *x, int type, uint32_t ndim, const int64_t *sizes, cons
   x->t.shape_dynamism = (uint8_t) dynamism;
   x->t.device_type = ET_DEVICE_CPU;
   x->t.numel = 1;
-  for (uint32_t d = 0; d < ndim; d++) {
-    x->t.sizes[d] = sizes[d];
-    x->t.dim_order[d] = dim_order ? dim_order[d] : (uint8_t) d;
-    x->t.numel *= sizes[d];
-  }
+  for (uint32_t d = 0; d < ndim; d++)
+    {
+      x->t.sizes[d] = sizes[d];
+      x->t.dim_order[d] = dim_order ? dim_order[d] : (uint8_t) d;
+      x->t.numel *= sizes[d];
+    }
   et_strides_from_dim_order (ndim, x->t.sizes, x->t.dim_order, x->t.strides);
   x->t.nbytes = (size_t) x->t.numel * et_scalar_type_size (type);
   x->t.capacity = capacity ? capacity : x->t.nbytes;
@@ -49,8 +50,7 @@ tensor_init (Tensor *x, int type, uint32_t ndim, const int64_t *sizes, void *dat
 }
 
 void
-tensor_init_dynamic (Tensor *x, int type, uint32_t ndim, const int64_t *sizes, void *data,
-                     size_t capacity_elems)
+tensor_init_dynamic (Tensor *x, int type, uint32_t ndim, const int64_t *sizes, void *data, size_t capacity_elems)
 {
   tensor_init_full (x, type, ndim, sizes, NULL, data, ET_SHAPE_DYNAMIC_BOUND,
                     capacity_elems * et_scalar_type_size (type));
@@ -61,10 +61,11 @@ tensor_offset (const Tensor *x, int64_t flat)
 {
   int64_t off = 0;
 
-  for (uint32_t d = x->t.ndim; d-- > 0;) {
-    off += (flat % x->t.sizes[d]) * x->t.strides[d];
-    flat /= x->t.sizes[d];
-  }
+  for (uint32_t d = x->t.ndim; d-- > 0;)
+    {
+      off += (flat % x->t.sizes[d]) * x->t.strides[d];
+      flat /= x->t.sizes[d];
+    }
   return off;
 }
 
@@ -92,22 +93,32 @@ float_to_bf16 (float f)
 double
 tensor_get (const Tensor *x, int64_t flat)
 {
-  const char *p = (const char *) x->t.data
-                  + tensor_offset (x, flat) * (int64_t) et_scalar_type_size (x->t.scalar_type);
+  const char *p = (const char *) x->t.data + tensor_offset (x, flat) * (int64_t) et_scalar_type_size (x->t.scalar_type);
 
-  switch (x->t.scalar_type) {
-  case ET_SCALAR_FLOAT: return *(const float *) p;
-  case ET_SCALAR_DOUBLE: return *(const double *) p;
-  case ET_SCALAR_HALF: { _Float16 h; memcpy (&h, p, 2); return (double) h; }
-  case ET_SCALAR_BFLOAT16: { uint16_t b; memcpy (&b, p, 2); return bf16_to_float (b); }
-  case ET_SCALAR_LONG: return (double) *(const int64_t *) p;
-  case ET_SCALAR_INT: return *(const int32_t *) p;
-  case ET_SCALAR_SHORT: return *(const int16_t *) p;
-  case ET_SCALAR_CHAR: return *(const int8_t *) p;
-  case ET_SCALAR_BYTE: return *(const uint8_t *) p;
-  case ET_SCALAR_BOOL: return *(const uint8_t *) p;
-  default: g_assert_not_reached ();
-  }
+  switch (x->t.scalar_type)
+    {
+      case ET_SCALAR_FLOAT: return *(const float *) p;
+      case ET_SCALAR_DOUBLE: return *(const double *) p;
+      case ET_SCALAR_HALF:
+        {
+          _Float16 h;
+          memcpy (&h, p, 2);
+          return (double) h;
+        }
+      case ET_SCALAR_BFLOAT16:
+        {
+          uint16_t b;
+          memcpy (&b, p, 2);
+          return bf16_to_float (b);
+        }
+      case ET_SCALAR_LONG: return (double) *(const int64_t *) p;
+      case ET_SCALAR_INT: return *(const int32_t *) p;
+      case ET_SCALAR_SHORT: return *(const int16_t *) p;
+      case ET_SCALAR_CHAR: return *(const int8_t *) p;
+      case ET_SCALAR_BYTE: return *(const uint8_t *) p;
+      case ET_SCALAR_BOOL: return *(const uint8_t *) p;
+      default: g_assert_not_reached ();
+    }
   return 0;
 }
 
@@ -116,19 +127,30 @@ tensor_set (Tensor *x, int64_t flat, double v)
 {
   char *p = (char *) x->t.data + tensor_offset (x, flat) * (int64_t) et_scalar_type_size (x->t.scalar_type);
 
-  switch (x->t.scalar_type) {
-  case ET_SCALAR_FLOAT: *(float *) p = (float) v; break;
-  case ET_SCALAR_DOUBLE: *(double *) p = v; break;
-  case ET_SCALAR_HALF: { _Float16 h = (_Float16) v; memcpy (p, &h, 2); break; }
-  case ET_SCALAR_BFLOAT16: { uint16_t b = float_to_bf16 ((float) v); memcpy (p, &b, 2); break; }
-  case ET_SCALAR_LONG: *(int64_t *) p = (int64_t) v; break;
-  case ET_SCALAR_INT: *(int32_t *) p = (int32_t) v; break;
-  case ET_SCALAR_SHORT: *(int16_t *) p = (int16_t) v; break;
-  case ET_SCALAR_CHAR: *(int8_t *) p = (int8_t) v; break;
-  case ET_SCALAR_BYTE: *(uint8_t *) p = (uint8_t) v; break;
-  case ET_SCALAR_BOOL: *(uint8_t *) p = v != 0; break;
-  default: g_assert_not_reached ();
-  }
+  switch (x->t.scalar_type)
+    {
+      case ET_SCALAR_FLOAT: *(float *) p = (float) v; break;
+      case ET_SCALAR_DOUBLE: *(double *) p = v; break;
+      case ET_SCALAR_HALF:
+        {
+          _Float16 h = (_Float16) v;
+          memcpy (p, &h, 2);
+          break;
+        }
+      case ET_SCALAR_BFLOAT16:
+        {
+          uint16_t b = float_to_bf16 ((float) v);
+          memcpy (p, &b, 2);
+          break;
+        }
+      case ET_SCALAR_LONG: *(int64_t *) p = (int64_t) v; break;
+      case ET_SCALAR_INT: *(int32_t *) p = (int32_t) v; break;
+      case ET_SCALAR_SHORT: *(int16_t *) p = (int16_t) v; break;
+      case ET_SCALAR_CHAR: *(int8_t *) p = (int8_t) v; break;
+      case ET_SCALAR_BYTE: *(uint8_t *) p = (uint8_t) v; break;
+      case ET_SCALAR_BOOL: *(uint8_t *) p = v != 0; break;
+      default: g_assert_not_reached ();
+    }
 }
 
 void
@@ -136,12 +158,13 @@ random_dim_order (uint32_t ndim, uint8_t *order)
 {
   for (uint32_t d = 0; d < ndim; d++)
     order[d] = (uint8_t) d;
-  for (uint32_t d = ndim; d > 1; d--) {
-    uint32_t j = (uint32_t) g_test_rand_int_range (0, (gint32) d);
-    uint8_t t = order[d - 1];
-    order[d - 1] = order[j];
-    order[j] = t;
-  }
+  for (uint32_t d = ndim; d > 1; d--)
+    {
+      uint32_t j = (uint32_t) g_test_rand_int_range (0, (gint32) d);
+      uint8_t t = order[d - 1];
+      order[d - 1] = order[j];
+      order[j] = t;
+    }
 }
 
 /* ---- Values ---- */
@@ -191,10 +214,11 @@ int_list_init (IntList *l, uint32_t n, const int64_t *items)
 {
   g_assert_cmpuint (n, <=, G_N_ELEMENTS (l->slots));
   memset (l, 0, sizeof *l);
-  for (uint32_t i = 0; i < n; i++) {
-    l->slots[i] = int_value (items[i]);
-    l->ptrs[i] = &l->slots[i];
-  }
+  for (uint32_t i = 0; i < n; i++)
+    {
+      l->slots[i] = int_value (items[i]);
+      l->ptrs[i] = &l->slots[i];
+    }
   l->v.tag = ET_VALUE_LIST_INT;
   l->v.u.list.items = l->ptrs;
   l->v.u.list.length = n;

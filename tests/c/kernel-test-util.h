@@ -24,19 +24,19 @@ void register_kernels_plugin (void);
 
 /* ---- Tensors ---- */
 
-typedef struct {
+typedef struct
+{
   EtTensor t;
   EtValue v;
 } Tensor;
 
 /* @dim_order NULL is contiguous; @capacity 0 is exactly the tensor's bytes.
  * @data is not copied. */
-void tensor_init_full (Tensor *x, int type, uint32_t ndim, const int64_t *sizes,
-                       const uint8_t *dim_order, void *data, int dynamism, size_t capacity);
+void tensor_init_full (Tensor *x, int type, uint32_t ndim, const int64_t *sizes, const uint8_t *dim_order, void *data,
+                       int dynamism, size_t capacity);
 void tensor_init (Tensor *x, int type, uint32_t ndim, const int64_t *sizes, void *data);
 /* A dynamic out tensor with room for @capacity_elems elements. */
-void tensor_init_dynamic (Tensor *x, int type, uint32_t ndim, const int64_t *sizes, void *data,
-                          size_t capacity_elems);
+void tensor_init_dynamic (Tensor *x, int type, uint32_t ndim, const int64_t *sizes, void *data, size_t capacity_elems);
 
 /* Element offset of the logical row-major index @flat in @x. */
 int64_t tensor_offset (const Tensor *x, int64_t flat);
@@ -57,7 +57,8 @@ EtValue none_value (void);
 EtValue string_value (const char *s);
 
 /* An IntList whose items point at Int value slots, as in a loaded program. */
-typedef struct {
+typedef struct
+{
   EtValue slots[32];
   EtValue *ptrs[32];
   EtValue v;
@@ -65,7 +66,8 @@ typedef struct {
 
 void int_list_init (IntList *l, uint32_t n, const int64_t *items);
 
-typedef struct {
+typedef struct
+{
   EtValue *ptrs[8];
   EtValue v;
 } TensorList;
@@ -83,8 +85,11 @@ extern const char *last_message;
  * a failure's code and message go to the test log. */
 EtError call (const char *name, EtValue **args, uint32_t n_args);
 
-#define CALL(name, ...) \
-  ({ EtValue *args_[] = { __VA_ARGS__ }; call ((name), args_, G_N_ELEMENTS (args_)); })
+#define CALL(name, ...)                         \
+  ({                                            \
+    EtValue *args_[] = { __VA_ARGS__ };         \
+    call ((name), args_, G_N_ELEMENTS (args_)); \
+  })
 
 /* Relative tolerance @tol around @want (absolute near 0); two NaNs match. */
 void assert_close (double got, double want, double tol);

@@ -10,13 +10,13 @@
 static guint
 verify_all (ExecutorchBundledProgram *bundled)
 {
-  g_auto(GStrv) methods = executorch_bundled_program_list_methods (bundled);
+  g_auto (GStrv) methods = executorch_bundled_program_list_methods (bundled);
   guint n = 0;
 
   for (guint m = 0; methods[m] != NULL; m++)
     for (guint i = 0; i < executorch_bundled_program_get_n_test_cases (bundled, methods[m]); i++)
       {
-        g_autoptr(GError) error = NULL;
+        g_autoptr (GError) error = NULL;
         g_assert_true (executorch_bundled_program_verify (bundled, methods[m], i, EXECUTORCH_BUNDLED_DEFAULT_RTOL,
                                                           EXECUTORCH_BUNDLED_DEFAULT_ATOL, &error));
         g_assert_no_error (error);
@@ -29,9 +29,9 @@ static void
 test_upstream (void)
 {
   g_autofree char *path = g_build_filename (TEST_UPSTREAM_DIR, "bundled_program.bpte", NULL);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(ExecutorchBundledProgram) bundled = executorch_bundled_program_new_from_file (path, &error);
-  g_auto(GStrv) methods = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ExecutorchBundledProgram) bundled = executorch_bundled_program_new_from_file (path, &error);
+  g_auto (GStrv) methods = NULL;
 
   g_assert_no_error (error);
   methods = executorch_bundled_program_list_methods (bundled);
@@ -43,15 +43,21 @@ test_upstream (void)
 static void
 test_fixtures (void)
 {
-  static const struct { const char *file; guint n_cases; } fixtures[] = {
-    { "add_bp.bpte", 3 }, { "mlp_bp.bpte", 2 }, { "int_bp.bpte", 2 },
+  static const struct
+  {
+    const char *file;
+    guint n_cases;
+  } fixtures[] = {
+    { "add_bp.bpte", 3 },
+    { "mlp_bp.bpte", 2 },
+    { "int_bp.bpte", 2 },
   };
 
   for (guint f = 0; f < G_N_ELEMENTS (fixtures); f++)
     {
       g_autofree char *path = g_build_filename (TEST_MODELS_DIR, "bundled", fixtures[f].file, NULL);
-      g_autoptr(GError) error = NULL;
-      g_autoptr(ExecutorchBundledProgram) bundled = executorch_bundled_program_new_from_file (path, &error);
+      g_autoptr (GError) error = NULL;
+      g_autoptr (ExecutorchBundledProgram) bundled = executorch_bundled_program_new_from_file (path, &error);
 
       g_assert_no_error (error);
       g_assert_cmpuint (verify_all (bundled), ==, fixtures[f].n_cases);
@@ -61,10 +67,10 @@ test_fixtures (void)
 static void
 test_errors (void)
 {
-  g_autoptr(GBytes) bytes = read_file (TEST_MODELS_DIR, "bundled/add_bp.bpte");
-  g_autoptr(GError) error = NULL;
-  g_autoptr(ExecutorchBundledProgram) bundled = executorch_bundled_program_new_from_bytes (bytes, &error);
-  g_autoptr(GBytes) pte = read_file (TEST_UPSTREAM_DIR, "add.pte");
+  g_autoptr (GBytes) bytes = read_file (TEST_MODELS_DIR, "bundled/add_bp.bpte");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ExecutorchBundledProgram) bundled = executorch_bundled_program_new_from_bytes (bytes, &error);
+  g_autoptr (GBytes) pte = read_file (TEST_UPSTREAM_DIR, "add.pte");
   ExecutorchBundledProgram *not_bundled;
 
   g_assert_no_error (error);
@@ -83,7 +89,11 @@ test_errors (void)
 /* Reading our own trusted fixture: the position of case 0's expected
  * output 0 data (root -> suites[0] -> test_cases[0] -> expected_outputs[0]
  * -> Tensor.data). */
-static guint32 u32 (const guint8 *d, gsize p) { return GUINT32_FROM_LE (*(const guint32 *) (d + p)); }
+static guint32
+u32 (const guint8 *d, gsize p)
+{
+  return GUINT32_FROM_LE (*(const guint32 *) (d + p));
+}
 static gsize
 field (const guint8 *d, gsize table, guint slot)
 {
@@ -92,7 +102,11 @@ field (const guint8 *d, gsize table, guint slot)
   g_assert_cmpuint (offset, !=, 0);
   return table + offset;
 }
-static gsize ref (const guint8 *d, gsize pos) { return pos + u32 (d, pos); }
+static gsize
+ref (const guint8 *d, gsize pos)
+{
+  return pos + u32 (d, pos);
+}
 
 static gsize
 expected_data (const guint8 *d, gsize *length)
@@ -114,18 +128,18 @@ expected_data (const guint8 *d, gsize *length)
 static void
 test_corrupted_expectation (void)
 {
-  g_autoptr(GBytes) bytes = read_file (TEST_MODELS_DIR, "bundled/add_bp.bpte");
+  g_autoptr (GBytes) bytes = read_file (TEST_MODELS_DIR, "bundled/add_bp.bpte");
   gsize size, length, pos;
   const guint8 *data = g_bytes_get_data (bytes, &size);
   guint8 *copy = g_memdup2 (data, size);
-  g_autoptr(GBytes) corrupted = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(ExecutorchBundledProgram) bundled = NULL;
+  g_autoptr (GBytes) corrupted = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ExecutorchBundledProgram) bundled = NULL;
 
   pos = expected_data (copy, &length);
   g_assert_cmpuint (length, ==, 6 * sizeof (float));
-  copy[pos + 1] ^= 0x5a;   /* a mantissa byte of element 0 */
-  copy[pos + 7] ^= 0x40;   /* an exponent byte of element 1 */
+  copy[pos + 1] ^= 0x5a; /* a mantissa byte of element 0 */
+  copy[pos + 7] ^= 0x40; /* an exponent byte of element 1 */
   corrupted = g_bytes_new_take (copy, size);
   bundled = executorch_bundled_program_new_from_bytes (corrupted, &error);
   g_assert_no_error (error);
@@ -145,24 +159,24 @@ test_corrupted_expectation (void)
 static void
 test_hostile (void)
 {
-  g_autoptr(GBytes) bytes = read_file (TEST_MODELS_DIR, "bundled/add_bp.bpte");
+  g_autoptr (GBytes) bytes = read_file (TEST_MODELS_DIR, "bundled/add_bp.bpte");
   gsize size;
   const guint8 *data = g_bytes_get_data (bytes, &size);
   guint loaded = 0;
 
   for (gsize cut = 0; cut < size; cut += 5)
     {
-      g_autoptr(GBytes) part = g_bytes_new (data, cut);
-      g_autoptr(GError) error = NULL;
-      g_autoptr(ExecutorchBundledProgram) bundled = executorch_bundled_program_new_from_bytes (part, &error);
+      g_autoptr (GBytes) part = g_bytes_new (data, cut);
+      g_autoptr (GError) error = NULL;
+      g_autoptr (ExecutorchBundledProgram) bundled = executorch_bundled_program_new_from_bytes (part, &error);
       g_assert_true ((bundled == NULL) == (error != NULL));
     }
   for (gsize i = 0; i < size; i++)
     {
       guint8 *copy = g_memdup2 (data, size);
-      g_autoptr(GBytes) damaged = NULL;
-      g_autoptr(GError) error = NULL;
-      g_autoptr(ExecutorchBundledProgram) bundled = NULL;
+      g_autoptr (GBytes) damaged = NULL;
+      g_autoptr (GError) error = NULL;
+      g_autoptr (ExecutorchBundledProgram) bundled = NULL;
 
       copy[i] ^= (guint8) (0x11 + i % 0x80);
       damaged = g_bytes_new_take (copy, size);
@@ -184,14 +198,14 @@ test_hostile (void)
 static void
 test_bundled_construct_properties (void)
 {
-  g_autoptr(ExecutorchBundledProgram) bundled =
-    g_object_new (EXECUTORCH_TYPE_BUNDLED_PROGRAM, "path", TEST_MODELS_DIR "/bundled/add_bp.bpte", NULL);
-  g_autoptr(ExecutorchBundledProgram) nothing = g_object_new (EXECUTORCH_TYPE_BUNDLED_PROGRAM, NULL);
-  g_autoptr(GError) error = NULL;
-  g_auto(GStrv) names = executorch_bundled_program_list_methods (bundled);
-  g_auto(GStrv) none = NULL;
+  g_autoptr (ExecutorchBundledProgram) bundled =
+      g_object_new (EXECUTORCH_TYPE_BUNDLED_PROGRAM, "path", TEST_MODELS_DIR "/bundled/add_bp.bpte", NULL);
+  g_autoptr (ExecutorchBundledProgram) nothing = g_object_new (EXECUTORCH_TYPE_BUNDLED_PROGRAM, NULL);
+  g_autoptr (GError) error = NULL;
+  g_auto (GStrv) names = executorch_bundled_program_list_methods (bundled);
+  g_auto (GStrv) none = NULL;
 
-  g_assert_cmpstrv (names, ((const char *const[]) { "forward", NULL }));
+  g_assert_cmpstrv (names, ((const char *const[]){ "forward", NULL }));
   g_assert_true (EXECUTORCH_IS_PROGRAM (executorch_bundled_program_get_program (bundled)));
   g_assert_true (executorch_bundled_program_verify (bundled, "forward", 0, EXECUTORCH_BUNDLED_DEFAULT_RTOL,
                                                     EXECUTORCH_BUNDLED_DEFAULT_ATOL, &error));

@@ -29,10 +29,10 @@
 static void
 one_cycle (const char *path, ExecutorchTensor *input, gboolean check)
 {
-  g_autoptr(GError) error = NULL;
-  g_autoptr(ExecutorchProgram) program = executorch_program_new_from_file (path, &error);
-  g_autoptr(ExecutorchMethod) method = NULL;
-  g_autoptr(GPtrArray) outputs = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ExecutorchProgram) program = executorch_program_new_from_file (path, &error);
+  g_autoptr (ExecutorchMethod) method = NULL;
+  g_autoptr (GPtrArray) outputs = NULL;
 
   g_assert_no_error (error);
   method = executorch_program_load_method (program, "forward", &error);
@@ -41,15 +41,14 @@ one_cycle (const char *path, ExecutorchTensor *input, gboolean check)
   g_assert_no_error (error);
   g_assert_cmpuint (outputs->len, ==, 1);
   if (check)
-    g_assert_true (fixture_tensor_matches (g_ptr_array_index (outputs, 0), "mlp/forward.case0.out0.npy",
-                                           1e-5, 1e-6));
+    g_assert_true (fixture_tensor_matches (g_ptr_array_index (outputs, 0), "mlp/forward.case0.out0.npy", 1e-5, 1e-6));
 }
 
 static void
 test_load_execute_unload (void)
 {
   g_autofree char *path = g_build_filename (TEST_MODELS_DIR, "mlp", "mlp.pte", NULL);
-  g_autoptr(ExecutorchTensor) input = fixture_npy_tensor ("mlp/forward.case0.in0.npy");
+  g_autoptr (ExecutorchTensor) input = fixture_npy_tensor ("mlp/forward.case0.in0.npy");
   const char *env = g_getenv ("EXECUTORCH_TEST_CYCLES");
   guint n_cycles = env != NULL ? (guint) g_ascii_strtoull (env, NULL, 10) : 10000;
   gsize rss_first = 0, rss_settled = 0, rss_last;
@@ -67,9 +66,9 @@ test_load_execute_unload (void)
     }
   rss_last = fixture_rss_bytes ();
   g_test_message ("%u cycles in %.1f s; RSS after cycle 1: %zu KiB, after cycle 1000: %zu KiB, after cycle %u: "
-                  "%zu KiB (%+ld KiB since cycle 1000)", n_cycles, (g_get_monotonic_time () - start) / 1e6,
-                  rss_first / 1024, rss_settled / 1024, n_cycles, rss_last / 1024,
-                  ((long) rss_last - (long) rss_settled) / 1024);
+                  "%zu KiB (%+ld KiB since cycle 1000)",
+                  n_cycles, (g_get_monotonic_time () - start) / 1e6, rss_first / 1024, rss_settled / 1024, n_cycles,
+                  rss_last / 1024, ((long) rss_last - (long) rss_settled) / 1024);
 #ifdef UNDER_ASAN
   g_test_message ("AddressSanitizer build: the RSS bound is not checked (LeakSanitizer checks leaks)");
 #else

@@ -10,7 +10,7 @@ static void
 test_device_cpu (void)
 {
   ExecutorchDevice *cpu = executorch_device_get_cpu ();
-  g_autoptr(ExecutorchDevice) other = executorch_device_new (EXECUTORCH_DEVICE_TYPE_CPU, 0);
+  g_autoptr (ExecutorchDevice) other = executorch_device_new (EXECUTORCH_DEVICE_TYPE_CPU, 0);
   g_autofree char *name = NULL;
 
   g_assert_true (EXECUTORCH_IS_DEVICE (cpu));
@@ -28,27 +28,26 @@ test_device_cpu (void)
 static void
 test_device_parse (void)
 {
-  static const struct {
+  static const struct
+  {
     const char *name;
     ExecutorchDeviceType type;
     gint index;
     const char *canonical;
   } good[] = {
-    { "cpu", EXECUTORCH_DEVICE_TYPE_CPU, 0, "cpu" },
-    { "cpu:0", EXECUTORCH_DEVICE_TYPE_CPU, 0, "cpu" },
-    { "cuda", EXECUTORCH_DEVICE_TYPE_CUDA, 0, "cuda:0" },
-    { "cuda:0", EXECUTORCH_DEVICE_TYPE_CUDA, 0, "cuda:0" },
+    { "cpu", EXECUTORCH_DEVICE_TYPE_CPU, 0, "cpu" },        { "cpu:0", EXECUTORCH_DEVICE_TYPE_CPU, 0, "cpu" },
+    { "cuda", EXECUTORCH_DEVICE_TYPE_CUDA, 0, "cuda:0" },   { "cuda:0", EXECUTORCH_DEVICE_TYPE_CUDA, 0, "cuda:0" },
     { "cuda:3", EXECUTORCH_DEVICE_TYPE_CUDA, 3, "cuda:3" },
   };
   static const char *const bad[] = {
-    "", "gpu", "CPU", "cuda:", "cuda:-1", "cuda:+1", "cuda:x", "cuda:1x", "cuda:999", "cpu:1", ":0", "cuda:0:0",
-    "cuda: 1", "\xff\xfe",
+    "",        "gpu",      "CPU",   "cuda:", "cuda:-1",  "cuda:+1", "cuda:x",
+    "cuda:1x", "cuda:999", "cpu:1", ":0",    "cuda:0:0", "cuda: 1", "\xff\xfe",
   };
 
   for (gsize i = 0; i < G_N_ELEMENTS (good); i++)
     {
-      g_autoptr(GError) error = NULL;
-      g_autoptr(ExecutorchDevice) device = executorch_device_new_from_name (good[i].name, &error);
+      g_autoptr (GError) error = NULL;
+      g_autoptr (ExecutorchDevice) device = executorch_device_new_from_name (good[i].name, &error);
 
       g_assert_no_error (error);
       g_assert_cmpint (executorch_device_get_device_type (device), ==, good[i].type);
@@ -57,8 +56,8 @@ test_device_parse (void)
     }
   for (gsize i = 0; i < G_N_ELEMENTS (bad); i++)
     {
-      g_autoptr(GError) error = NULL;
-      g_autoptr(ExecutorchDevice) device = executorch_device_new_from_name (bad[i], &error);
+      g_autoptr (GError) error = NULL;
+      g_autoptr (ExecutorchDevice) device = executorch_device_new_from_name (bad[i], &error);
 
       g_assert_null (device);
       g_assert_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_ARGUMENT);
@@ -69,10 +68,10 @@ test_device_parse (void)
 static void
 test_device_cuda (void)
 {
-  g_autoptr(ExecutorchDevice) a = executorch_device_new (EXECUTORCH_DEVICE_TYPE_CUDA, 1);
-  g_autoptr(ExecutorchDevice) b = g_object_new (EXECUTORCH_TYPE_DEVICE, "device-type", EXECUTORCH_DEVICE_TYPE_CUDA,
-                                                "index", 1, NULL);
-  g_autoptr(ExecutorchDevice) c = executorch_device_new (EXECUTORCH_DEVICE_TYPE_CUDA, 0);
+  g_autoptr (ExecutorchDevice) a = executorch_device_new (EXECUTORCH_DEVICE_TYPE_CUDA, 1);
+  g_autoptr (ExecutorchDevice) b =
+      g_object_new (EXECUTORCH_TYPE_DEVICE, "device-type", EXECUTORCH_DEVICE_TYPE_CUDA, "index", 1, NULL);
+  g_autoptr (ExecutorchDevice) c = executorch_device_new (EXECUTORCH_DEVICE_TYPE_CUDA, 0);
 
   g_assert_cmpstr (executorch_device_get_name (a), ==, "cuda:1");
   g_assert_true (executorch_device_equal (a, b));

@@ -12,7 +12,6 @@
 
 #include <string.h>
 
-
 static void
 on_device (Tensor *x)
 {

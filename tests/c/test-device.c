@@ -14,7 +14,6 @@
 #include "executorch-error.h"
 #include "fake-cuda-allocator.h"
 
-
 /* aten::add.out(self, other, *, alpha, out): the fake device is host
  * memory, so a CPU loop can stand in for a device kernel. */
 static EtError
@@ -102,8 +101,12 @@ test_planned_on_device (void)
    * device the program expects (here the inputs are planned, so a device
    * source is copied device to device, which this allocator lacks). */
   {
-    EtInput from_device = { .scalar_type = ET_SCALAR_FLOAT, .ndim = 2, .sizes = sizes, .data = a,
-                            .nbytes = sizeof a, .device_type = ET_DEVICE_CUDA };
+    EtInput from_device = { .scalar_type = ET_SCALAR_FLOAT,
+                            .ndim = 2,
+                            .sizes = sizes,
+                            .data = a,
+                            .nbytes = sizeof a,
+                            .device_type = ET_DEVICE_CUDA };
     g_assert_false (_et_method_bind_input (method, 0, &from_device, &error));
   }
   g_assert_error (error, EXECUTORCH_ERROR, ET_ERROR_NOT_SUPPORTED);
@@ -136,7 +139,8 @@ test_routing (void)
   char host[16] = "0123456789abcde", back[16] = { 0 };
   void *device;
 
-  g_assert_cmpint (et_registry_add_device_allocator (et_registry_get_default (), &fake_cuda_allocator, NULL), ==, ET_OK);
+  g_assert_cmpint (et_registry_add_device_allocator (et_registry_get_default (), &fake_cuda_allocator, NULL), ==,
+                   ET_OK);
   /* A second allocator for the same type names both owners. */
   {
     EtErrorContext *twice = et_error_context_new ();
@@ -175,7 +179,7 @@ test_routing (void)
   _et_device_free (ET_DEVICE_CUDA, 1, device);
   g_assert_cmpuint (fake_cuda_counts.deallocate, ==, 1);
   {
-    g_auto(GStrv) types = _et_registry_list_device_types ();
+    g_auto (GStrv) types = _et_registry_list_device_types ();
     g_assert_true (g_strv_contains ((const char *const *) types, "cuda"));
   }
 }

@@ -57,10 +57,10 @@ test_error_domain (void)
 static void
 test_registry (void)
 {
-  g_auto(GStrv) operators = executorch_list_operators ();
-  g_auto(GStrv) backends = executorch_list_backends ();
-  g_auto(GStrv) plugins = executorch_list_plugins ();
-  g_auto(GStrv) device_types = executorch_list_device_types ();
+  g_auto (GStrv) operators = executorch_list_operators ();
+  g_auto (GStrv) backends = executorch_list_backends ();
+  g_auto (GStrv) plugins = executorch_list_plugins ();
+  g_auto (GStrv) device_types = executorch_list_device_types ();
 
   g_assert_cmpstr (executorch_get_version (), ==, EXECUTORCH_VERSION_STRING);
   g_assert_nonnull (operators);
@@ -70,8 +70,8 @@ test_registry (void)
   g_assert_true (g_strv_contains ((const char *const *) device_types, "cpu"));
   /* Discovery is once per process: a second call reports the same. */
   {
-    g_autoptr(GError) first = NULL;
-    g_autoptr(GError) second = NULL;
+    g_autoptr (GError) first = NULL;
+    g_autoptr (GError) second = NULL;
     gboolean a = executorch_load_plugins (&first);
     gboolean b = executorch_load_plugins (&second);
     g_assert_cmpint (a, ==, b);

@@ -37,10 +37,10 @@ rnd_int (int lo, int hi_inclusive)
 static void
 check_gemm (int64_t m, int64_t n, int64_t k, bool ta, bool tb, bool accumulate)
 {
-  float *a = g_new (float, m * k + 1), *b = g_new (float, k * n + 1);
+  float *a = g_new (float, m *k + 1), *b = g_new (float, k *n + 1);
   int64_t ldc = n + 3;
-  float *c = g_new (float, m * ldc + 1);
-  double *ref = g_new (double, m * n);
+  float *c = g_new (float, m *ldc + 1);
+  double *ref = g_new (double, m *n);
 
   for (int64_t i = 0; i < m * k; i++)
     a[i] = (float) rnd ();
@@ -50,29 +50,38 @@ check_gemm (int64_t m, int64_t n, int64_t k, bool ta, bool tb, bool accumulate)
     c[i] = (float) rnd ();
 
   KernelSgemm g = {
-    .m = m, .n = n, .k = k,
-    .a = a, .a_rs = ta ? 1 : k, .a_cs = ta ? m : 1,
-    .b = b, .b_rs = tb ? 1 : n, .b_cs = tb ? k : 1,
-    .c = c, .ldc = ldc,
+    .m = m,
+    .n = n,
+    .k = k,
+    .a = a,
+    .a_rs = ta ? 1 : k,
+    .a_cs = ta ? m : 1,
+    .b = b,
+    .b_rs = tb ? 1 : n,
+    .b_cs = tb ? k : 1,
+    .c = c,
+    .ldc = ldc,
     .accumulate = accumulate,
   };
   for (int64_t i = 0; i < m; i++)
-    for (int64_t j = 0; j < n; j++) {
-      double acc = accumulate ? c[i * ldc + j] : 0.0;
-      for (int64_t p = 0; p < k; p++)
-        acc += (double) a[i * g.a_rs + p * g.a_cs] * b[p * g.b_rs + j * g.b_cs];
-      ref[i * n + j] = acc;
-    }
-  float pad = m > 0 ? c[n] : 0.0f;   /* columns past n are never written */
+    for (int64_t j = 0; j < n; j++)
+      {
+        double acc = accumulate ? c[i * ldc + j] : 0.0;
+        for (int64_t p = 0; p < k; p++)
+          acc += (double) a[i * g.a_rs + p * g.a_cs] * b[p * g.b_rs + j * g.b_cs];
+        ref[i * n + j] = acc;
+      }
+  float pad = m > 0 ? c[n] : 0.0f; /* columns past n are never written */
   g_assert_true (_executorch_sgemm (&g));
   for (int64_t i = 0; i < m; i++)
-    for (int64_t j = 0; j < n; j++) {
-      double got = c[i * ldc + j], want = ref[i * n + j];
-      if (!(fabs (got - want) <= 1e-5 * (double) (k + 1) * (1.0 + fabs (want))))
-        g_error ("gemm %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT
-                 " ta=%d tb=%d acc=%d: C[%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT "] = %.7g, expected %.7g",
-                 m, n, k, ta, tb, accumulate, i, j, got, want);
-    }
+    for (int64_t j = 0; j < n; j++)
+      {
+        double got = c[i * ldc + j], want = ref[i * n + j];
+        if (!(fabs (got - want) <= 1e-5 * (double) (k + 1) * (1.0 + fabs (want))))
+          g_error ("gemm %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT
+                   " ta=%d tb=%d acc=%d: C[%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT "] = %.7g, expected %.7g",
+                   m, n, k, ta, tb, accumulate, i, j, got, want);
+      }
   if (m > 0)
     g_assert_cmpfloat (c[n], ==, pad);
   g_free (a);
@@ -86,18 +95,21 @@ test_gemm_odd_sizes (void)
 {
   static const int64_t sizes[] = { 1, 7, 17, 63, 129 };
 
-  for (int kernel = 0; kernel < 2; kernel++) {
-    _executorch_sgemm_force_generic (kernel == 1);
-    for (guint threads = 1; threads <= 2; threads++) {
-      executorch_threadpool_set_num_threads (threads);
-      for (size_t i = 0; i < G_N_ELEMENTS (sizes); i++)
-        for (size_t j = 0; j < G_N_ELEMENTS (sizes); j++)
-          for (size_t l = 0; l < G_N_ELEMENTS (sizes); l++) {
-            int variant = (int) ((i + j + l + threads) % 4);
-            check_gemm (sizes[i], sizes[j], sizes[l], variant & 1, variant & 2, (i + l) % 2);
-          }
+  for (int kernel = 0; kernel < 2; kernel++)
+    {
+      _executorch_sgemm_force_generic (kernel == 1);
+      for (guint threads = 1; threads <= 2; threads++)
+        {
+          executorch_threadpool_set_num_threads (threads);
+          for (size_t i = 0; i < G_N_ELEMENTS (sizes); i++)
+            for (size_t j = 0; j < G_N_ELEMENTS (sizes); j++)
+              for (size_t l = 0; l < G_N_ELEMENTS (sizes); l++)
+                {
+                  int variant = (int) ((i + j + l + threads) % 4);
+                  check_gemm (sizes[i], sizes[j], sizes[l], variant & 1, variant & 2, (i + l) % 2);
+                }
+        }
     }
-  }
   /* Larger than one block in every direction (k > 256, n > 2048 is too
    * slow here; m > 96 rows per tile and several column tiles). */
   executorch_threadpool_set_num_threads (2);
@@ -125,8 +137,7 @@ test_gemm_odd_sizes (void)
 /* Storage for @sizes in @dim_order (NULL = contiguous), filled from the
  * logical row-major @values (NULL = zeros). */
 static void
-tensor_new (Tensor *x, int type, uint32_t ndim, const int64_t *sizes, const uint8_t *dim_order,
-            const double *values)
+tensor_new (Tensor *x, int type, uint32_t ndim, const int64_t *sizes, const uint8_t *dim_order, const double *values)
 {
   tensor_init_full (x, type, ndim, sizes, dim_order, NULL, ET_SHAPE_DYNAMIC_BOUND, 0);
   x->t.data = g_malloc0 (x->t.nbytes + 8);
@@ -144,8 +155,9 @@ tensor_free (Tensor *x)
 
 /* ---- Convolution ---- */
 
-typedef struct {
-  int spatial;             /* 1 or 2 */
+typedef struct
+{
+  int spatial; /* 1 or 2 */
   int64_t n, cin, h, w, cout, kh, kw;
   int64_t sh, sw, ph, pw, dh, dw, oph, opw, groups;
   bool transposed, bias, channels_last_in, channels_last_out, channels_last_w;
@@ -155,20 +167,23 @@ typedef struct {
 static void
 conv_out_size (const ConvCase *c, int64_t *oh, int64_t *ow)
 {
-  if (c->transposed) {
-    *oh = (c->h - 1) * c->sh - 2 * c->ph + c->dh * (c->kh - 1) + c->oph + 1;
-    *ow = (c->w - 1) * c->sw - 2 * c->pw + c->dw * (c->kw - 1) + c->opw + 1;
-  } else {
-    int64_t a = c->h + 2 * c->ph - c->dh * (c->kh - 1) - 1, b = c->w + 2 * c->pw - c->dw * (c->kw - 1) - 1;
-    *oh = a < 0 || c->sh < 1 ? 0 : a / c->sh + 1;
-    *ow = b < 0 || c->sw < 1 ? 0 : b / c->sw + 1;
-  }
+  if (c->transposed)
+    {
+      *oh = (c->h - 1) * c->sh - 2 * c->ph + c->dh * (c->kh - 1) + c->oph + 1;
+      *ow = (c->w - 1) * c->sw - 2 * c->pw + c->dw * (c->kw - 1) + c->opw + 1;
+    }
+  else
+    {
+      int64_t a = c->h + 2 * c->ph - c->dh * (c->kh - 1) - 1, b = c->w + 2 * c->pw - c->dw * (c->kw - 1) - 1;
+      *oh = a < 0 || c->sh < 1 ? 0 : a / c->sh + 1;
+      *ow = b < 0 || c->sw < 1 ? 0 : b / c->sw + 1;
+    }
 }
 
 /* Reference on logical NCHW arrays (H = 1 for 1-D). */
 static void
-conv_reference (const ConvCase *c, const double *x, const double *w, const double *bias, int64_t oh_n,
-                int64_t ow_n, double *y)
+conv_reference (const ConvCase *c, const double *x, const double *w, const double *bias, int64_t oh_n, int64_t ow_n,
+                double *y)
 {
   int64_t cin_g = c->cin / c->groups, cout_g = c->cout / c->groups;
 
@@ -181,55 +196,60 @@ conv_reference (const ConvCase *c, const double *x, const double *w, const doubl
       for (int64_t cig = 0; cig < cin_g; cig++)
         for (int64_t cog = 0; cog < cout_g; cog++)
           for (int64_t kh = 0; kh < c->kh; kh++)
-            for (int64_t kw = 0; kw < c->kw; kw++) {
-              int64_t ci = g * cin_g + cig, co = g * cout_g + cog;
-              double wv = c->transposed ? w[((ci * cout_g + cog) * c->kh + kh) * c->kw + kw]
-                                        : w[((co * cin_g + cig) * c->kh + kh) * c->kw + kw];
-              if (!c->transposed) {
-                for (int64_t oh = 0; oh < oh_n; oh++)
-                  for (int64_t ow = 0; ow < ow_n; ow++) {
-                    int64_t ih = oh * c->sh - c->ph + kh * c->dh, iw = ow * c->sw - c->pw + kw * c->dw;
-                    if (ih >= 0 && ih < c->h && iw >= 0 && iw < c->w)
-                      y[((b * c->cout + co) * oh_n + oh) * ow_n + ow] +=
-                        x[((b * c->cin + ci) * c->h + ih) * c->w + iw] * wv;
+            for (int64_t kw = 0; kw < c->kw; kw++)
+              {
+                int64_t ci = g * cin_g + cig, co = g * cout_g + cog;
+                double wv = c->transposed ? w[((ci * cout_g + cog) * c->kh + kh) * c->kw + kw]
+                                          : w[((co * cin_g + cig) * c->kh + kh) * c->kw + kw];
+                if (!c->transposed)
+                  {
+                    for (int64_t oh = 0; oh < oh_n; oh++)
+                      for (int64_t ow = 0; ow < ow_n; ow++)
+                        {
+                          int64_t ih = oh * c->sh - c->ph + kh * c->dh, iw = ow * c->sw - c->pw + kw * c->dw;
+                          if (ih >= 0 && ih < c->h && iw >= 0 && iw < c->w)
+                            y[((b * c->cout + co) * oh_n + oh) * ow_n + ow] +=
+                                x[((b * c->cin + ci) * c->h + ih) * c->w + iw] * wv;
+                        }
                   }
-              } else {
-                for (int64_t ih = 0; ih < c->h; ih++)
-                  for (int64_t iw = 0; iw < c->w; iw++) {
-                    int64_t oh = ih * c->sh - c->ph + kh * c->dh, ow = iw * c->sw - c->pw + kw * c->dw;
-                    if (oh >= 0 && oh < oh_n && ow >= 0 && ow < ow_n)
-                      y[((b * c->cout + co) * oh_n + oh) * ow_n + ow] +=
-                        x[((b * c->cin + ci) * c->h + ih) * c->w + iw] * wv;
+                else
+                  {
+                    for (int64_t ih = 0; ih < c->h; ih++)
+                      for (int64_t iw = 0; iw < c->w; iw++)
+                        {
+                          int64_t oh = ih * c->sh - c->ph + kh * c->dh, ow = iw * c->sw - c->pw + kw * c->dw;
+                          if (oh >= 0 && oh < oh_n && ow >= 0 && ow < ow_n)
+                            y[((b * c->cout + co) * oh_n + oh) * ow_n + ow] +=
+                                x[((b * c->cin + ci) * c->h + ih) * c->w + iw] * wv;
+                        }
                   }
               }
-            }
 }
 
 static double
 rounded_value (int type)
 {
-  switch (type) {
-  case ET_SCALAR_FLOAT:
-  case ET_SCALAR_DOUBLE:
-    return rnd ();
-  case ET_SCALAR_HALF:
-  case ET_SCALAR_BFLOAT16:
-    return (double) rnd_int (-8, 8) / 8.0;   /* exact in both */
-  default:
-    return rnd_int (-5, 5);
-  }
+  switch (type)
+    {
+      case ET_SCALAR_FLOAT:
+      case ET_SCALAR_DOUBLE: return rnd ();
+      case ET_SCALAR_HALF:
+      case ET_SCALAR_BFLOAT16: return (double) rnd_int (-8, 8) / 8.0; /* exact in both */
+      default: return rnd_int (-5, 5);
+    }
 }
 
 static double
 tolerance (int type)
 {
-  switch (type) {
-  case ET_SCALAR_FLOAT: return 1e-4;
-  case ET_SCALAR_DOUBLE: return 1e-10;
-  case ET_SCALAR_HALF: return 2e-2;
-  case ET_SCALAR_BFLOAT16: return 1e-1;
-  default: return 0;
-  }
+  switch (type)
+    {
+      case ET_SCALAR_FLOAT: return 1e-4;
+      case ET_SCALAR_DOUBLE: return 1e-10;
+      case ET_SCALAR_HALF: return 2e-2;
+      case ET_SCALAR_BFLOAT16: return 1e-1;
+      default: return 0;
+    }
 }
 
 static const uint8_t channels_last[4] = { 0, 2, 3, 1 };
@@ -245,16 +265,25 @@ run_conv (const ConvCase *c, bool check)
   int64_t ws[4];
   int64_t oh, ow;
   conv_out_size (c, &oh, &ow);
-  if (c->transposed) {
-    ws[0] = c->cin; ws[1] = c->cout / (c->groups > 0 ? c->groups : 1);
-  } else {
-    ws[0] = c->cout; ws[1] = cin_g;
-  }
-  ws[2] = c->kh; ws[3] = c->kw;
+  if (c->transposed)
+    {
+      ws[0] = c->cin;
+      ws[1] = c->cout / (c->groups > 0 ? c->groups : 1);
+    }
+  else
+    {
+      ws[0] = c->cout;
+      ws[1] = cin_g;
+    }
+  ws[2] = c->kh;
+  ws[3] = c->kw;
   int64_t ys[4] = { c->n, c->cout, oh > 0 ? oh : 1, ow > 0 ? ow : 1 };
-  if (c->spatial == 1) {
-    xs[2] = c->w; ws[2] = c->kw; ys[2] = ys[3];
-  }
+  if (c->spatial == 1)
+    {
+      xs[2] = c->w;
+      ws[2] = c->kw;
+      ys[2] = ys[3];
+    }
   int64_t xn = c->n * c->cin * c->h * c->w, wn = ws[0] * ws[1] * c->kh * c->kw;
   int64_t yn = ys[0] * ys[1] * (c->spatial == 2 ? ys[2] * ys[3] : ys[2]);
   double *xv = g_new (double, xn + 1), *wv = g_new (double, wn + 1), *bv = g_new (double, c->cout + 1);
@@ -284,30 +313,31 @@ run_conv (const ConvCase *c, bool check)
   EtValue none = { .tag = ET_VALUE_NONE }, tr = { .tag = ET_VALUE_BOOL }, groups = { .tag = ET_VALUE_INT };
   tr.u.bool_value = c->transposed;
   groups.u.int_value = c->groups;
-  EtValue *args[11] = { &x.v, &w.v, c->bias ? &b.v : &none, &ls.v, &lp.v, &ld.v, &tr, &lo.v, &groups,
-                        &y.v, &y.v };
+  EtValue *args[11] = { &x.v, &w.v, c->bias ? &b.v : &none, &ls.v, &lp.v, &ld.v, &tr, &lo.v, &groups, &y.v, &y.v };
   EtError err = call ("aten::convolution.out", args, 11);
 
-  if (err == ET_OK && check) {
-    g_assert_cmpint (y.t.sizes[0], ==, c->n);
-    g_assert_cmpint (y.t.sizes[1], ==, c->cout);
-    g_assert_cmpint (y.t.sizes[nd - 1], ==, ow);
-    if (c->spatial == 2)
-      g_assert_cmpint (y.t.sizes[2], ==, oh);
-    conv_reference (c, xv, wv, bv, c->spatial == 2 ? oh : 1, ow, ref);
-    double tol = tolerance (c->type);
-    int64_t k = cin_g * c->kh * c->kw;
-    for (int64_t i = 0; i < y.t.numel; i++) {
-      double got = tensor_get (&y, i), want = ref[i];
-      if (!(fabs (got - want) <= tol * (1.0 + sqrt ((double) k)) * (1.0 + fabs (want))))
-        g_error ("conv %dd %s n=%" G_GINT64_FORMAT " cin=%" G_GINT64_FORMAT " cout=%" G_GINT64_FORMAT
-                 " k=%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT " s=%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT
-                 " p=%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT " d=%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT
-                 " g=%" G_GINT64_FORMAT " type=%d: element %" G_GINT64_FORMAT " = %.7g, expected %.7g",
-                 c->spatial, c->transposed ? "transposed" : "", c->n, c->cin, c->cout, c->kh, c->kw, c->sh,
-                 c->sw, c->ph, c->pw, c->dh, c->dw, c->groups, c->type, i, got, want);
+  if (err == ET_OK && check)
+    {
+      g_assert_cmpint (y.t.sizes[0], ==, c->n);
+      g_assert_cmpint (y.t.sizes[1], ==, c->cout);
+      g_assert_cmpint (y.t.sizes[nd - 1], ==, ow);
+      if (c->spatial == 2)
+        g_assert_cmpint (y.t.sizes[2], ==, oh);
+      conv_reference (c, xv, wv, bv, c->spatial == 2 ? oh : 1, ow, ref);
+      double tol = tolerance (c->type);
+      int64_t k = cin_g * c->kh * c->kw;
+      for (int64_t i = 0; i < y.t.numel; i++)
+        {
+          double got = tensor_get (&y, i), want = ref[i];
+          if (!(fabs (got - want) <= tol * (1.0 + sqrt ((double) k)) * (1.0 + fabs (want))))
+            g_error ("conv %dd %s n=%" G_GINT64_FORMAT " cin=%" G_GINT64_FORMAT " cout=%" G_GINT64_FORMAT
+                     " k=%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT " s=%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT
+                     " p=%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT " d=%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT
+                     " g=%" G_GINT64_FORMAT " type=%d: element %" G_GINT64_FORMAT " = %.7g, expected %.7g",
+                     c->spatial, c->transposed ? "transposed" : "", c->n, c->cin, c->cout, c->kh, c->kw, c->sh, c->sw,
+                     c->ph, c->pw, c->dh, c->dw, c->groups, c->type, i, got, want);
+        }
     }
-  }
   tensor_free (&x);
   tensor_free (&w);
   tensor_free (&b);
@@ -331,11 +361,12 @@ random_case (ConvCase *c, int type)
   int shape = rnd_int (0, 5);
   c->groups = shape == 0 ? rnd_int (2, 3) : 1;
   int64_t cin_g = rnd_int (1, 5), cout_g = rnd_int (1, 5);
-  if (shape == 1) {            /* depthwise */
-    c->groups = rnd_int (1, 8);
-    cin_g = 1;
-    cout_g = rnd_int (1, 2);
-  }
+  if (shape == 1)
+    { /* depthwise */
+      c->groups = rnd_int (1, 8);
+      cin_g = 1;
+      cout_g = rnd_int (1, 2);
+    }
   c->cin = cin_g * c->groups;
   c->cout = cout_g * c->groups;
   c->transposed = rnd_int (0, 4) == 0;
@@ -347,21 +378,23 @@ random_case (ConvCase *c, int type)
   c->sw = rnd_int (1, 3);
   c->dh = c->spatial == 2 ? rnd_int (1, 2) : 1;
   c->dw = rnd_int (1, 2);
-  if (shape == 2 && rnd_int (0, 1)) {
-    c->sh = c->sw = 1;
-    c->dh = c->dw = 1;
-  }
+  if (shape == 2 && rnd_int (0, 1))
+    {
+      c->sh = c->sw = 1;
+      c->dh = c->dw = 1;
+    }
   c->ph = c->spatial == 2 ? rnd_int (0, 2) : 0;
   c->pw = rnd_int (0, 2);
   if (shape == 2 && !c->transposed && rnd_int (0, 1))
     c->ph = c->pw = 0;
   c->h = c->spatial == 2 ? rnd_int (1, 12) : 1;
   c->w = rnd_int (1, 40);
-  if (c->transposed) {
-    int64_t mh = c->sh > c->dh ? c->sh : c->dh, mw = c->sw > c->dw ? c->sw : c->dw;
-    c->oph = c->spatial == 2 ? rnd_int (0, (int) mh - 1) : 0;
-    c->opw = rnd_int (0, (int) mw - 1);
-  }
+  if (c->transposed)
+    {
+      int64_t mh = c->sh > c->dh ? c->sh : c->dh, mw = c->sw > c->dw ? c->sw : c->dw;
+      c->oph = c->spatial == 2 ? rnd_int (0, (int) mh - 1) : 0;
+      c->opw = rnd_int (0, (int) mw - 1);
+    }
   c->bias = rnd_int (0, 1);
   c->channels_last_in = rnd_int (0, 3) == 0;
   c->channels_last_out = rnd_int (0, 3) == 0;
@@ -373,24 +406,27 @@ test_conv_random_float (void)
 {
   int done = 0;
 
-  for (guint threads = 1; threads <= 2; threads++) {
-    executorch_threadpool_set_num_threads (threads);
-    for (int i = 0; i < 300; i++) {
-      ConvCase c;
-      int64_t oh, ow;
-      random_case (&c, ET_SCALAR_FLOAT);
-      conv_out_size (&c, &oh, &ow);
-      EtError err = run_conv (&c, true);
-      if ((c.spatial == 2 && oh < 1) || ow < 1) {
-        g_assert_cmpint (err, ==, ET_ERROR_INVALID_ARGUMENT);
-        g_assert_nonnull (strstr (last_message, "output"));
-        continue;
-      }
-      if (err != ET_OK)
-        g_error ("case %d failed: %s", i, last_message);
-      done++;
+  for (guint threads = 1; threads <= 2; threads++)
+    {
+      executorch_threadpool_set_num_threads (threads);
+      for (int i = 0; i < 300; i++)
+        {
+          ConvCase c;
+          int64_t oh, ow;
+          random_case (&c, ET_SCALAR_FLOAT);
+          conv_out_size (&c, &oh, &ow);
+          EtError err = run_conv (&c, true);
+          if ((c.spatial == 2 && oh < 1) || ow < 1)
+            {
+              g_assert_cmpint (err, ==, ET_ERROR_INVALID_ARGUMENT);
+              g_assert_nonnull (strstr (last_message, "output"));
+              continue;
+            }
+          if (err != ET_OK)
+            g_error ("case %d failed: %s", i, last_message);
+          done++;
+        }
     }
-  }
   g_assert_cmpint (done, >, 300);
   executorch_threadpool_set_num_threads (0);
 }
@@ -401,63 +437,228 @@ test_conv_large (void)
 {
   static const ConvCase cases[] = {
     /* 3x3 pad 1 (ResNet), im2col with several tiles */
-    { 2, 2, 16, 20, 20, 32, 3, 3, 1, 1, 1, 1, 1, 1, 0, 0, 1, false, true, false, false, false, ET_SCALAR_FLOAT, ET_SCALAR_FLOAT },
+    { 2,
+      2,
+      16,
+      20,
+      20,
+      32,
+      3,
+      3,
+      1,
+      1,
+      1,
+      1,
+      1,
+      1,
+      0,
+      0,
+      1,
+      false,
+      true,
+      false,
+      false,
+      false,
+      ET_SCALAR_FLOAT,
+      ET_SCALAR_FLOAT },
     /* 1x1 direct GEMM, channels-last input and output */
-    { 2, 1, 64, 14, 14, 40, 1, 1, 1, 1, 0, 0, 1, 1, 0, 0, 1, false, true, true, true, false, ET_SCALAR_FLOAT, ET_SCALAR_FLOAT },
+    { 2,
+      1,
+      64,
+      14,
+      14,
+      40,
+      1,
+      1,
+      1,
+      1,
+      0,
+      0,
+      1,
+      1,
+      0,
+      0,
+      1,
+      false,
+      true,
+      true,
+      true,
+      false,
+      ET_SCALAR_FLOAT,
+      ET_SCALAR_FLOAT },
     /* depthwise 3x3 stride 2 (MobileNet) */
-    { 2, 1, 32, 17, 17, 32, 3, 3, 2, 2, 1, 1, 1, 1, 0, 0, 32, false, true, false, false, false, ET_SCALAR_FLOAT, ET_SCALAR_FLOAT },
+    { 2,
+      1,
+      32,
+      17,
+      17,
+      32,
+      3,
+      3,
+      2,
+      2,
+      1,
+      1,
+      1,
+      1,
+      0,
+      0,
+      32,
+      false,
+      true,
+      false,
+      false,
+      false,
+      ET_SCALAR_FLOAT,
+      ET_SCALAR_FLOAT },
     /* depthwise 5x5 dilation 2 */
-    { 2, 2, 8, 19, 23, 8, 5, 5, 1, 1, 4, 4, 2, 2, 0, 0, 8, false, false, false, false, false, ET_SCALAR_FLOAT, ET_SCALAR_FLOAT },
+    { 2,
+      2,
+      8,
+      19,
+      23,
+      8,
+      5,
+      5,
+      1,
+      1,
+      4,
+      4,
+      2,
+      2,
+      0,
+      0,
+      8,
+      false,
+      false,
+      false,
+      false,
+      false,
+      ET_SCALAR_FLOAT,
+      ET_SCALAR_FLOAT },
     /* 7x7 stride 2 stem */
-    { 2, 1, 3, 40, 40, 16, 7, 7, 2, 2, 3, 3, 1, 1, 0, 0, 1, false, true, true, false, false, ET_SCALAR_FLOAT, ET_SCALAR_FLOAT },
+    { 2,
+      1,
+      3,
+      40,
+      40,
+      16,
+      7,
+      7,
+      2,
+      2,
+      3,
+      3,
+      1,
+      1,
+      0,
+      0,
+      1,
+      false,
+      true,
+      true,
+      false,
+      false,
+      ET_SCALAR_FLOAT,
+      ET_SCALAR_FLOAT },
     /* transposed 4x4 stride 2 */
-    { 2, 2, 16, 9, 9, 8, 4, 4, 2, 2, 1, 1, 1, 1, 1, 0, 2, true, true, false, false, true, ET_SCALAR_FLOAT, ET_SCALAR_FLOAT },
+    { 2,
+      2,
+      16,
+      9,
+      9,
+      8,
+      4,
+      4,
+      2,
+      2,
+      1,
+      1,
+      1,
+      1,
+      1,
+      0,
+      2,
+      true,
+      true,
+      false,
+      false,
+      true,
+      ET_SCALAR_FLOAT,
+      ET_SCALAR_FLOAT },
     /* 1-D, wide */
-    { 1, 3, 12, 1, 300, 24, 1, 5, 1, 2, 0, 2, 1, 1, 0, 0, 3, false, true, false, false, false, ET_SCALAR_FLOAT, ET_SCALAR_FLOAT },
+    { 1,
+      3,
+      12,
+      1,
+      300,
+      24,
+      1,
+      5,
+      1,
+      2,
+      0,
+      2,
+      1,
+      1,
+      0,
+      0,
+      3,
+      false,
+      true,
+      false,
+      false,
+      false,
+      ET_SCALAR_FLOAT,
+      ET_SCALAR_FLOAT },
   };
 
-  for (guint threads = 1; threads <= 2; threads++) {
-    executorch_threadpool_set_num_threads (threads);
-    for (size_t i = 0; i < G_N_ELEMENTS (cases); i++)
-      if (run_conv (&cases[i], true) != ET_OK)
-        g_error ("large case %zu failed: %s", i, last_message);
-  }
+  for (guint threads = 1; threads <= 2; threads++)
+    {
+      executorch_threadpool_set_num_threads (threads);
+      for (size_t i = 0; i < G_N_ELEMENTS (cases); i++)
+        if (run_conv (&cases[i], true) != ET_OK)
+          g_error ("large case %zu failed: %s", i, last_message);
+    }
   executorch_threadpool_set_num_threads (0);
 }
 
 static void
 test_conv_dtypes (void)
 {
-  static const int types[] = { ET_SCALAR_DOUBLE, ET_SCALAR_HALF, ET_SCALAR_BFLOAT16, ET_SCALAR_INT,
-                               ET_SCALAR_LONG, ET_SCALAR_CHAR };
+  static const int types[] = { ET_SCALAR_DOUBLE, ET_SCALAR_HALF, ET_SCALAR_BFLOAT16,
+                               ET_SCALAR_INT,    ET_SCALAR_LONG, ET_SCALAR_CHAR };
 
   for (size_t t = 0; t < G_N_ELEMENTS (types); t++)
-    for (int i = 0; i < 40; i++) {
-      ConvCase c;
-      int64_t oh, ow;
-      random_case (&c, types[t]);
-      c.bias_type = types[t];
-      if (types[t] == ET_SCALAR_CHAR)
-        c.bias_type = ET_SCALAR_LONG;   /* bias may differ in dtype */
-      if (types[t] == ET_SCALAR_HALF || types[t] == ET_SCALAR_BFLOAT16) {
-        /* Keep sums small enough to be exact. */
-        c.kh = c.kh > 2 ? 2 : c.kh;
-        c.kw = c.kw > 2 ? 2 : c.kw;
-      }
-      conv_out_size (&c, &oh, &ow);
-      if ((c.spatial == 2 && oh < 1) || ow < 1)
-        continue;
-      if (types[t] == ET_SCALAR_CHAR) {
-        /* int8 wraps; keep the reference exact by using tiny kernels. */
-        c.cin = c.groups;
-        c.kh = c.kw = 1;
+    for (int i = 0; i < 40; i++)
+      {
+        ConvCase c;
+        int64_t oh, ow;
+        random_case (&c, types[t]);
+        c.bias_type = types[t];
+        if (types[t] == ET_SCALAR_CHAR)
+          c.bias_type = ET_SCALAR_LONG; /* bias may differ in dtype */
+        if (types[t] == ET_SCALAR_HALF || types[t] == ET_SCALAR_BFLOAT16)
+          {
+            /* Keep sums small enough to be exact. */
+            c.kh = c.kh > 2 ? 2 : c.kh;
+            c.kw = c.kw > 2 ? 2 : c.kw;
+          }
         conv_out_size (&c, &oh, &ow);
         if ((c.spatial == 2 && oh < 1) || ow < 1)
           continue;
+        if (types[t] == ET_SCALAR_CHAR)
+          {
+            /* int8 wraps; keep the reference exact by using tiny kernels. */
+            c.cin = c.groups;
+            c.kh = c.kw = 1;
+            conv_out_size (&c, &oh, &ow);
+            if ((c.spatial == 2 && oh < 1) || ow < 1)
+              continue;
+          }
+        if (run_conv (&c, true) != ET_OK)
+          g_error ("dtype %d case %d failed: %s", types[t], i, last_message);
       }
-      if (run_conv (&c, true) != ET_OK)
-        g_error ("dtype %d case %d failed: %s", types[t], i, last_message);
-    }
 }
 
 static void
@@ -473,29 +674,63 @@ expect_conv_error (const ConvCase *c, const char *what)
 static void
 test_conv_errors (void)
 {
-  const ConvCase good = { 2, 1, 4, 6, 6, 6, 3, 3, 1, 1, 1, 1, 1, 1, 0, 0, 2, false, true, false, false, false,
-                          ET_SCALAR_FLOAT, ET_SCALAR_FLOAT };
+  const ConvCase good = { 2,
+                          1,
+                          4,
+                          6,
+                          6,
+                          6,
+                          3,
+                          3,
+                          1,
+                          1,
+                          1,
+                          1,
+                          1,
+                          1,
+                          0,
+                          0,
+                          2,
+                          false,
+                          true,
+                          false,
+                          false,
+                          false,
+                          ET_SCALAR_FLOAT,
+                          ET_SCALAR_FLOAT };
   ConvCase c;
 
   g_assert_cmpint (run_conv (&good, true), ==, ET_OK);
 
-  c = good; c.groups = 3;   /* does not divide cin */
+  c = good;
+  c.groups = 3; /* does not divide cin */
   expect_conv_error (&c, "groups not dividing channels");
-  c = good; c.groups = 0;
+  c = good;
+  c.groups = 0;
   expect_conv_error (&c, "groups 0");
-  c = good; c.sh = 0;
+  c = good;
+  c.sh = 0;
   expect_conv_error (&c, "stride 0");
-  c = good; c.ph = -1;
+  c = good;
+  c.ph = -1;
   expect_conv_error (&c, "negative padding");
-  c = good; c.dw = 0;
+  c = good;
+  c.dw = 0;
   expect_conv_error (&c, "dilation 0");
-  c = good; c.kh = 9; c.ph = 0;
+  c = good;
+  c.kh = 9;
+  c.ph = 0;
   expect_conv_error (&c, "output size <= 0");
-  c = good; c.type = ET_SCALAR_BOOL; c.bias = false;
+  c = good;
+  c.type = ET_SCALAR_BOOL;
+  c.bias = false;
   expect_conv_error (&c, "Bool");
-  c = good; c.transposed = true; c.oph = 1;   /* stride 1, dilation 1 */
+  c = good;
+  c.transposed = true;
+  c.oph = 1; /* stride 1, dilation 1 */
   expect_conv_error (&c, "output_padding >= stride and dilation");
-  c = good; c.h = 0;
+  c = good;
+  c.h = 0;
   expect_conv_error (&c, "empty spatial input");
 
   /* Hand-made stacks: wrong bias length, wrong weight shape, dtype
@@ -523,7 +758,7 @@ test_conv_errors (void)
   g_assert_nonnull (strstr (last_message, "bias"));
   args[2] = &none;
   g_assert_cmpint (call ("aten::convolution.out", args, 11), ==, ET_OK);
-  groups.u.int_value = 1;   /* weight [6, 2, ...] needs cin/groups == 2 */
+  groups.u.int_value = 1; /* weight [6, 2, ...] needs cin/groups == 2 */
   g_assert_cmpint (call ("aten::convolution.out", args, 11), ==, ET_ERROR_INVALID_ARGUMENT);
   g_assert_nonnull (strstr (last_message, "weight"));
   groups.u.int_value = 2;
@@ -534,11 +769,11 @@ test_conv_errors (void)
   g_assert_cmpint (call ("aten::convolution.out", args, 11), ==, ET_ERROR_INVALID_ARGUMENT);
   g_assert_nonnull (strstr (last_message, "stride"));
   args[3] = &ls.v;
-  args[6] = &groups;   /* transposed must be a Bool */
+  args[6] = &groups; /* transposed must be a Bool */
   g_assert_cmpint (call ("aten::convolution.out", args, 11), !=, ET_OK);
   args[6] = &tr;
   g_assert_cmpint (call ("aten::convolution.out", args, 10), !=, ET_OK);
-  args[0] = &w.v;      /* input [6, 2, 3, 3] vs weight: cin mismatch */
+  args[0] = &w.v; /* input [6, 2, 3, 3] vs weight: cin mismatch */
   g_assert_cmpint (call ("aten::convolution.out", args, 11), ==, ET_ERROR_INVALID_ARGUMENT);
   tensor_free (&x);
   tensor_free (&w);
@@ -556,7 +791,7 @@ run_linear_typed (int type, uint32_t nd, const int64_t *in_sizes, int64_t out_f,
   int64_t in_f = in_sizes[nd - 1], m = 1;
   for (uint32_t d = 0; d + 1 < nd; d++)
     m *= in_sizes[d];
-  double *xv = g_new (double, m * in_f + 1), *wv = g_new (double, out_f * in_f + 1);
+  double *xv = g_new (double, m *in_f + 1), *wv = g_new (double, out_f *in_f + 1);
   double bv[4096];
   for (int64_t i = 0; i < m * in_f; i++)
     xv[i] = rounded_value (type);
@@ -579,17 +814,18 @@ run_linear_typed (int type, uint32_t nd, const int64_t *in_sizes, int64_t out_f,
   if (call ("aten::linear.out", args, 5) != ET_OK)
     g_error ("linear failed: %s", last_message);
   for (int64_t i = 0; i < m; i++)
-    for (int64_t j = 0; j < out_f; j++) {
-      double want = bias_kind == 1 ? bv[j] : bias_kind == 2 ? bv[0] : 0.0;
-      for (int64_t p = 0; p < in_f; p++)
-        want += tensor_get (&x, i * in_f + p) * tensor_get (&w, j * in_f + p);
-      double got = tensor_get (&y, i * out_f + j);
-      if (type == ET_SCALAR_HALF)
-        want = (double) (_Float16) want;
-      if (!(fabs (got - want) <= tolerance (type) * (1.0 + sqrt ((double) in_f)) * (1.0 + fabs (want))))
-        g_error ("linear [%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT "] -> %" G_GINT64_FORMAT
-                 ": %.7g, expected %.7g", m, in_f, out_f, got, want);
-    }
+    for (int64_t j = 0; j < out_f; j++)
+      {
+        double want = bias_kind == 1 ? bv[j] : bias_kind == 2 ? bv[0] : 0.0;
+        for (int64_t p = 0; p < in_f; p++)
+          want += tensor_get (&x, i * in_f + p) * tensor_get (&w, j * in_f + p);
+        double got = tensor_get (&y, i * out_f + j);
+        if (type == ET_SCALAR_HALF)
+          want = (double) (_Float16) want;
+        if (!(fabs (got - want) <= tolerance (type) * (1.0 + sqrt ((double) in_f)) * (1.0 + fabs (want))))
+          g_error ("linear [%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT "] -> %" G_GINT64_FORMAT ": %.7g, expected %.7g",
+                   m, in_f, out_f, got, want);
+      }
   tensor_free (&x);
   tensor_free (&w);
   tensor_free (&b);
@@ -609,27 +845,29 @@ test_linear (void)
 {
   static const int64_t odd[] = { 1, 7, 17, 63, 129 };
 
-  for (guint threads = 1; threads <= 2; threads++) {
-    executorch_threadpool_set_num_threads (threads);
-    for (size_t i = 0; i < G_N_ELEMENTS (odd); i++)
-      for (size_t j = 0; j < G_N_ELEMENTS (odd); j++) {
-        int64_t s2[2] = { odd[i], odd[j] };
-        run_linear (2, s2, odd[(i + j) % 5], (int) ((i + j) % 3), (i * j) % 2);
-      }
-    int64_t s3[3] = { 2, 5, 33 }, s1[1] = { 20 }, s4[4] = { 2, 1, 3, 70 };
-    run_linear (3, s3, 130, 1, false);
-    run_linear (1, s1, 9, 1, false);
-    run_linear (4, s4, 300, 2, true);
-  }
+  for (guint threads = 1; threads <= 2; threads++)
+    {
+      executorch_threadpool_set_num_threads (threads);
+      for (size_t i = 0; i < G_N_ELEMENTS (odd); i++)
+        for (size_t j = 0; j < G_N_ELEMENTS (odd); j++)
+          {
+            int64_t s2[2] = { odd[i], odd[j] };
+            run_linear (2, s2, odd[(i + j) % 5], (int) ((i + j) % 3), (i * j) % 2);
+          }
+      int64_t s3[3] = { 2, 5, 33 }, s1[1] = { 20 }, s4[4] = { 2, 1, 3, 70 };
+      run_linear (3, s3, 130, 1, false);
+      run_linear (1, s1, 9, 1, false);
+      run_linear (4, s4, 300, 2, true);
+    }
   /* The other dtypes: Double and the integers exactly, Half/BFloat16 in float. */
-  static const int types[] = { ET_SCALAR_DOUBLE, ET_SCALAR_HALF, ET_SCALAR_BFLOAT16, ET_SCALAR_INT,
-                               ET_SCALAR_LONG };
-  for (size_t t = 0; t < G_N_ELEMENTS (types); t++) {
-    int64_t s2[2] = { 5, 6 }, s3[3] = { 2, 3, 7 };
-    run_linear_typed (types[t], 2, s2, 4, 1, false);
-    run_linear_typed (types[t], 3, s3, 9, 0, true);
-    run_linear_typed (types[t], 2, s2, 3, 2, false);
-  }
+  static const int types[] = { ET_SCALAR_DOUBLE, ET_SCALAR_HALF, ET_SCALAR_BFLOAT16, ET_SCALAR_INT, ET_SCALAR_LONG };
+  for (size_t t = 0; t < G_N_ELEMENTS (types); t++)
+    {
+      int64_t s2[2] = { 5, 6 }, s3[3] = { 2, 3, 7 };
+      run_linear_typed (types[t], 2, s2, 4, 1, false);
+      run_linear_typed (types[t], 3, s3, 9, 0, true);
+      run_linear_typed (types[t], 2, s2, 3, 2, false);
+    }
   executorch_threadpool_set_num_threads (0);
 
   /* Errors: in-feature mismatch, bias length, dtype. */
@@ -670,7 +908,7 @@ test_addmm (void)
   static const double betas[] = { 1.0, 0.0, 2.0 }, alphas[] = { 1.0, 0.5 };
   int64_t m = 17, k = 63, n = 129;
   int64_t as[2] = { m, k }, bs[2] = { k, n }, cs[2] = { m, n };
-  double *av = g_new (double, m * k), *bv = g_new (double, k * n), *sv = g_new (double, m * n);
+  double *av = g_new (double, m *k), *bv = g_new (double, k *n), *sv = g_new (double, m *n);
   for (int64_t i = 0; i < m * k; i++)
     av[i] = rnd ();
   for (int64_t i = 0; i < k * n; i++)
@@ -680,43 +918,47 @@ test_addmm (void)
 
   for (int shape = 0; shape < 3; shape++)
     for (size_t bi = 0; bi < G_N_ELEMENTS (betas); bi++)
-      for (size_t ai = 0; ai < G_N_ELEMENTS (alphas); ai++) {
-        int64_t ss[2] = { shape == 1 ? m : 1, shape == 0 ? n : 1 };
-        uint32_t snd = shape == 0 ? 1 : 2;
-        if (shape == 2) {
-          ss[0] = m;
-          ss[1] = n;
+      for (size_t ai = 0; ai < G_N_ELEMENTS (alphas); ai++)
+        {
+          int64_t ss[2] = { shape == 1 ? m : 1, shape == 0 ? n : 1 };
+          uint32_t snd = shape == 0 ? 1 : 2;
+          if (shape == 2)
+            {
+              ss[0] = m;
+              ss[1] = n;
+            }
+          Tensor a, b, self, c;
+          tensor_new (&a, ET_SCALAR_FLOAT, 2, as, NULL, av);
+          tensor_new (&b, ET_SCALAR_FLOAT, 2, bs, NULL, bv);
+          tensor_new (&self, ET_SCALAR_FLOAT, snd, shape == 0 ? ss + 1 : ss, NULL, sv);
+          if (betas[bi] == 0.0)
+            ((float *) self.t.data)[0] = NAN;
+          tensor_new (&c, ET_SCALAR_FLOAT, 2, cs, NULL, NULL);
+          EtValue beta = { .tag = ET_VALUE_DOUBLE }, alpha = { .tag = ET_VALUE_DOUBLE };
+          beta.u.double_value = betas[bi];
+          alpha.u.double_value = alphas[ai];
+          EtValue *args[7] = { &self.v, &a.v, &b.v, &beta, &alpha, &c.v, &c.v };
+          if (call ("aten::addmm.out", args, 7) != ET_OK)
+            g_error ("addmm failed: %s", last_message);
+          for (int64_t i = 0; i < m; i++)
+            for (int64_t j = 0; j < n; j++)
+              {
+                double prod = 0;
+                for (int64_t p = 0; p < k; p++)
+                  prod += tensor_get (&a, i * k + p) * tensor_get (&b, p * n + j);
+                int64_t si = shape == 0 ? j : shape == 1 ? i : i * n + j;
+                double want = alphas[ai] * prod + (betas[bi] != 0.0 ? betas[bi] * tensor_get (&self, si) : 0.0);
+                double got = tensor_get (&c, i * n + j);
+                if (!(fabs (got - want) <= 1e-4 * (1.0 + fabs (want))))
+                  g_error ("addmm shape %d beta %g alpha %g: [%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT
+                           "] = %.7g, expected %.7g",
+                           shape, betas[bi], alphas[ai], i, j, got, want);
+              }
+          tensor_free (&a);
+          tensor_free (&b);
+          tensor_free (&self);
+          tensor_free (&c);
         }
-        Tensor a, b, self, c;
-        tensor_new (&a, ET_SCALAR_FLOAT, 2, as, NULL, av);
-        tensor_new (&b, ET_SCALAR_FLOAT, 2, bs, NULL, bv);
-        tensor_new (&self, ET_SCALAR_FLOAT, snd, shape == 0 ? ss + 1 : ss, NULL, sv);
-        if (betas[bi] == 0.0)
-          ((float *) self.t.data)[0] = NAN;
-        tensor_new (&c, ET_SCALAR_FLOAT, 2, cs, NULL, NULL);
-        EtValue beta = { .tag = ET_VALUE_DOUBLE }, alpha = { .tag = ET_VALUE_DOUBLE };
-        beta.u.double_value = betas[bi];
-        alpha.u.double_value = alphas[ai];
-        EtValue *args[7] = { &self.v, &a.v, &b.v, &beta, &alpha, &c.v, &c.v };
-        if (call ("aten::addmm.out", args, 7) != ET_OK)
-          g_error ("addmm failed: %s", last_message);
-        for (int64_t i = 0; i < m; i++)
-          for (int64_t j = 0; j < n; j++) {
-            double prod = 0;
-            for (int64_t p = 0; p < k; p++)
-              prod += tensor_get (&a, i * k + p) * tensor_get (&b, p * n + j);
-            int64_t si = shape == 0 ? j : shape == 1 ? i : i * n + j;
-            double want = alphas[ai] * prod + (betas[bi] != 0.0 ? betas[bi] * tensor_get (&self, si) : 0.0);
-            double got = tensor_get (&c, i * n + j);
-            if (!(fabs (got - want) <= 1e-4 * (1.0 + fabs (want))))
-              g_error ("addmm shape %d beta %g alpha %g: [%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT
-                       "] = %.7g, expected %.7g", shape, betas[bi], alphas[ai], i, j, got, want);
-          }
-        tensor_free (&a);
-        tensor_free (&b);
-        tensor_free (&self);
-        tensor_free (&c);
-      }
   g_free (av);
   g_free (bv);
   g_free (sv);
@@ -728,31 +970,33 @@ test_bmm_batches (void)
 {
   int64_t bsz = 37, m = 7, k = 17, n = 9;
   int64_t as[3] = { bsz, m, k }, bs[3] = { bsz, k, n }, cs[3] = { bsz, m, n };
-  double *av = g_new (double, bsz * m * k), *bv = g_new (double, bsz * k * n);
+  double *av = g_new (double, bsz *m *k), *bv = g_new (double, bsz *k *n);
   for (int64_t i = 0; i < bsz * m * k; i++)
     av[i] = rnd ();
   for (int64_t i = 0; i < bsz * k * n; i++)
     bv[i] = rnd ();
-  for (guint threads = 1; threads <= 2; threads++) {
-    executorch_threadpool_set_num_threads (threads);
-    Tensor a, b, c;
-    tensor_new (&a, ET_SCALAR_FLOAT, 3, as, NULL, av);
-    tensor_new (&b, ET_SCALAR_FLOAT, 3, bs, NULL, bv);
-    tensor_new (&c, ET_SCALAR_FLOAT, 3, cs, NULL, NULL);
-    EtValue *args[4] = { &a.v, &b.v, &c.v, &c.v };
-    g_assert_cmpint (call ("aten::bmm.out", args, 4), ==, ET_OK);
-    for (int64_t z = 0; z < bsz; z++)
-      for (int64_t i = 0; i < m; i++)
-        for (int64_t j = 0; j < n; j++) {
-          double want = 0;
-          for (int64_t p = 0; p < k; p++)
-            want += (double) (float) av[(z * m + i) * k + p] * (double) (float) bv[(z * k + p) * n + j];
-          g_assert_cmpfloat_with_epsilon (tensor_get (&c, (z * m + i) * n + j), want, 1e-4);
-        }
-    tensor_free (&a);
-    tensor_free (&b);
-    tensor_free (&c);
-  }
+  for (guint threads = 1; threads <= 2; threads++)
+    {
+      executorch_threadpool_set_num_threads (threads);
+      Tensor a, b, c;
+      tensor_new (&a, ET_SCALAR_FLOAT, 3, as, NULL, av);
+      tensor_new (&b, ET_SCALAR_FLOAT, 3, bs, NULL, bv);
+      tensor_new (&c, ET_SCALAR_FLOAT, 3, cs, NULL, NULL);
+      EtValue *args[4] = { &a.v, &b.v, &c.v, &c.v };
+      g_assert_cmpint (call ("aten::bmm.out", args, 4), ==, ET_OK);
+      for (int64_t z = 0; z < bsz; z++)
+        for (int64_t i = 0; i < m; i++)
+          for (int64_t j = 0; j < n; j++)
+            {
+              double want = 0;
+              for (int64_t p = 0; p < k; p++)
+                want += (double) (float) av[(z * m + i) * k + p] * (double) (float) bv[(z * k + p) * n + j];
+              g_assert_cmpfloat_with_epsilon (tensor_get (&c, (z * m + i) * n + j), want, 1e-4);
+            }
+      tensor_free (&a);
+      tensor_free (&b);
+      tensor_free (&c);
+    }
   executorch_threadpool_set_num_threads (0);
   g_free (av);
   g_free (bv);

@@ -36,11 +36,12 @@ test_index_tensor (void)
   Tensor to;
   tensor_init (&to, ET_SCALAR_FLOAT, 2, so, o);
   g_assert_cmpint (CALL ("aten::index.Tensor_out", &tx.v, &l1.v, &to.v, &to.v), ==, ET_OK);
-  for (int r = 0; r < 3; r++) {
-    g_assert_cmpfloat (o[r * 3 + 0], ==, x[r * 4 + 3]);
-    g_assert_cmpfloat (o[r * 3 + 1], ==, x[r * 4 + 3]);
-    g_assert_cmpfloat (o[r * 3 + 2], ==, x[r * 4 + 0]);
-  }
+  for (int r = 0; r < 3; r++)
+    {
+      g_assert_cmpfloat (o[r * 3 + 0], ==, x[r * 4 + 3]);
+      g_assert_cmpfloat (o[r * 3 + 1], ==, x[r * 4 + 3]);
+      g_assert_cmpfloat (o[r * 3 + 2], ==, x[r * 4 + 0]);
+    }
 
   /* Two broadcasting Int indices: rows [2,1] with cols [3] -> [2, 3]. */
   int32_t ri[2] = { 0, 2 }, ci[3] = { 1, 2, -4 };
@@ -87,28 +88,23 @@ test_index_tensor (void)
   Tensor *items4[2] = { NULL, &tb };
   TensorList l4;
   tensor_list_init (&l4, 2, items4, true);
-  g_assert_cmpint (CALL ("aten::index.Tensor_out", &tx.v, &l4.v, &to3.v, &to3.v), ==,
-                   ET_ERROR_INVALID_ARGUMENT);
+  g_assert_cmpint (CALL ("aten::index.Tensor_out", &tx.v, &l4.v, &to3.v, &to3.v), ==, ET_ERROR_INVALID_ARGUMENT);
   bad[0] = -5;
-  g_assert_cmpint (CALL ("aten::index.Tensor_out", &tx.v, &l4.v, &to3.v, &to3.v), ==,
-                   ET_ERROR_INVALID_ARGUMENT);
+  g_assert_cmpint (CALL ("aten::index.Tensor_out", &tx.v, &l4.v, &to3.v, &to3.v), ==, ET_ERROR_INVALID_ARGUMENT);
   float fidx[1] = { 0 };
   Tensor tf;
   tensor_init (&tf, ET_SCALAR_FLOAT, 1, sb, fidx);
   Tensor *items5[1] = { &tf };
   TensorList l5;
   tensor_list_init (&l5, 1, items5, true);
-  g_assert_cmpint (CALL ("aten::index.Tensor_out", &tx.v, &l5.v, &to3.v, &to3.v), ==,
-                   ET_ERROR_INVALID_ARGUMENT);
+  g_assert_cmpint (CALL ("aten::index.Tensor_out", &tx.v, &l5.v, &to3.v, &to3.v), ==, ET_ERROR_INVALID_ARGUMENT);
   /* Too many indices. */
   Tensor *items6[3] = { &ti1, &ti1, &ti1 };
   TensorList l6;
   tensor_list_init (&l6, 3, items6, true);
-  g_assert_cmpint (CALL ("aten::index.Tensor_out", &tx.v, &l6.v, &to3.v, &to3.v), ==,
-                   ET_ERROR_INVALID_ARGUMENT);
+  g_assert_cmpint (CALL ("aten::index.Tensor_out", &tx.v, &l6.v, &to3.v, &to3.v), ==, ET_ERROR_INVALID_ARGUMENT);
   /* Wrong argument count. */
-  g_assert_cmpint (CALL ("aten::index.Tensor_out", &tx.v, &l1.v, &to.v), ==,
-                   ET_ERROR_INVALID_PROGRAM);
+  g_assert_cmpint (CALL ("aten::index.Tensor_out", &tx.v, &l1.v, &to.v), ==, ET_ERROR_INVALID_PROGRAM);
   /* A mismatched static out is refused. */
   g_assert_cmpint (CALL ("aten::index.Tensor_out", &tx.v, &l2.v, &to.v, &to.v), !=, ET_OK);
 }
@@ -214,7 +210,7 @@ test_index_put_kv_cache (void)
   int64_t s3[1] = { 3 };
   Tensor tv3;
   tensor_init (&tv3, ET_SCALAR_FLOAT, 1, s3, v3);
-  pos[0] = -1;   /* wraps to 4 */
+  pos[0] = -1; /* wraps to 4 */
   g_assert_cmpint (CALL ("aten::index_put.out", &tc.v, &l.v, &tv3.v, &acc, &to.v, &to.v), ==, ET_OK);
   for (int h = 0; h < 2; h++)
     for (int d = 0; d < 3; d++)
@@ -232,8 +228,7 @@ test_index_put_kv_cache (void)
 
   /* Out of range position. */
   pos[0] = 5;
-  g_assert_cmpint (CALL ("aten::index_put.out", &tc.v, &l.v, &tv.v, &acc, &to.v, &to.v), ==,
-                   ET_ERROR_INVALID_ARGUMENT);
+  g_assert_cmpint (CALL ("aten::index_put.out", &tc.v, &l.v, &tv.v, &acc, &to.v, &to.v), ==, ET_ERROR_INVALID_ARGUMENT);
   /* Values that don't broadcast, and values of another dtype. */
   pos[0] = 0;
   int64_t sbad[1] = { 2 };
@@ -316,11 +311,10 @@ test_embedding (void)
   idx[2] = 4;
   g_assert_cmpint (CALL ("aten::embedding.out", &tw.v, &ti.v, &pad, &f, &f, &to.v, &to.v), ==,
                    ET_ERROR_INVALID_ARGUMENT);
-  idx[2] = -1;   /* embedding does not wrap */
+  idx[2] = -1; /* embedding does not wrap */
   g_assert_cmpint (CALL ("aten::embedding.out", &tw.v, &ti.v, &pad, &f, &f, &to.v, &to.v), ==,
                    ET_ERROR_INVALID_ARGUMENT);
-  g_assert_cmpint (CALL ("aten::embedding.out", &tw.v, &ti.v, &pad, &f, &to.v, &to.v), ==,
-                   ET_ERROR_INVALID_PROGRAM);
+  g_assert_cmpint (CALL ("aten::embedding.out", &tw.v, &ti.v, &pad, &f, &to.v, &to.v), ==, ET_ERROR_INVALID_PROGRAM);
 }
 
 static void
@@ -341,11 +335,9 @@ test_index_select (void)
     for (int c = 0; c < 3; c++)
       g_assert_cmpint (o[r * 3 + c], ==, x[r * 3 + idx[c]]);
   idx[1] = 3;
-  g_assert_cmpint (CALL ("aten::index_select.out", &tx.v, &dim, &ti.v, &to.v, &to.v), ==,
-                   ET_ERROR_INVALID_ARGUMENT);
+  g_assert_cmpint (CALL ("aten::index_select.out", &tx.v, &dim, &ti.v, &to.v, &to.v), ==, ET_ERROR_INVALID_ARGUMENT);
   EtValue dim5 = int_value (5);
-  g_assert_cmpint (CALL ("aten::index_select.out", &tx.v, &dim5, &ti.v, &to.v, &to.v), ==,
-                   ET_ERROR_INVALID_ARGUMENT);
+  g_assert_cmpint (CALL ("aten::index_select.out", &tx.v, &dim5, &ti.v, &to.v, &to.v), ==, ET_ERROR_INVALID_ARGUMENT);
 }
 
 /* ---- gather and scatter ---- */
@@ -367,11 +359,9 @@ test_gather_scatter (void)
   g_assert_cmpfloat (o[2], ==, 5);
   g_assert_cmpfloat (o[3], ==, 5);
   idx[3] = 3;
-  g_assert_cmpint (CALL ("aten::gather.out", &tx.v, &dim1, &ti.v, &f, &to.v, &to.v), ==,
-                   ET_ERROR_INVALID_ARGUMENT);
+  g_assert_cmpint (CALL ("aten::gather.out", &tx.v, &dim1, &ti.v, &f, &to.v, &to.v), ==, ET_ERROR_INVALID_ARGUMENT);
   idx[3] = -1;
-  g_assert_cmpint (CALL ("aten::gather.out", &tx.v, &dim1, &ti.v, &f, &to.v, &to.v), ==,
-                   ET_ERROR_INVALID_ARGUMENT);
+  g_assert_cmpint (CALL ("aten::gather.out", &tx.v, &dim1, &ti.v, &f, &to.v, &to.v), ==, ET_ERROR_INVALID_ARGUMENT);
   idx[3] = 1;
 
   /* scatter.src: out = x; out[i][idx[i][j]] = src[i][j]. */
@@ -444,8 +434,7 @@ test_masks_nonzero (void)
   /* A Byte mask is refused. */
   Tensor tbm;
   tensor_init (&tbm, ET_SCALAR_BYTE, 1, sm, m);
-  g_assert_cmpint (CALL ("aten::masked_select.out", &tx.v, &tbm.v, &to.v, &to.v), ==,
-                   ET_ERROR_INVALID_ARGUMENT);
+  g_assert_cmpint (CALL ("aten::masked_select.out", &tx.v, &tbm.v, &to.v, &to.v), ==, ET_ERROR_INVALID_ARGUMENT);
 
   /* masked_scatter: fill the selected positions from source in order. */
   int32_t src[5] = { -1, -2, -3, -4, -5 }, o2[6];
@@ -557,14 +546,12 @@ test_full_and_friends (void)
   g_assert_cmpint (lo[4], ==, 7);
   g_assert_cmpint (CALL ("aten::fill.Tensor_out", &to.v, &td.v, &to.v, &to.v), ==, ET_OK);
   g_assert_cmpfloat (o[2], ==, 3.25f);
-  g_assert_cmpint (CALL ("aten::fill.Tensor_out", &to.v, &to.v, &to.v, &to.v), ==,
-                   ET_ERROR_INVALID_ARGUMENT);
+  g_assert_cmpint (CALL ("aten::fill.Tensor_out", &to.v, &to.v, &to.v, &to.v), ==, ET_ERROR_INVALID_ARGUMENT);
   /* A 0-d value that overflows self's dtype is refused, like a Scalar. */
   int64_t v300 = 300;
   Tensor t300;
   tensor_init (&t300, ET_SCALAR_LONG, 0, NULL, &v300);
-  g_assert_cmpint (CALL ("aten::fill.Tensor_out", &tb.v, &t300.v, &tb.v, &tb.v), ==,
-                   ET_ERROR_INVALID_ARGUMENT);
+  g_assert_cmpint (CALL ("aten::fill.Tensor_out", &tb.v, &t300.v, &tb.v, &tb.v), ==, ET_ERROR_INVALID_ARGUMENT);
 
   /* Negative sizes. */
   int64_t bad[1] = { -1 };
@@ -594,10 +581,8 @@ test_arange (void)
 
   /* Step sign inconsistent with the bounds; zero step. */
   EtValue pst = int_value (3), zero = int_value (0);
-  g_assert_cmpint (CALL ("aten::arange.start_out", &a, &b, &pst, &to.v, &to.v), ==,
-                   ET_ERROR_INVALID_ARGUMENT);
-  g_assert_cmpint (CALL ("aten::arange.start_out", &b, &a, &zero, &to.v, &to.v), ==,
-                   ET_ERROR_INVALID_ARGUMENT);
+  g_assert_cmpint (CALL ("aten::arange.start_out", &a, &b, &pst, &to.v, &to.v), ==, ET_ERROR_INVALID_ARGUMENT);
+  g_assert_cmpint (CALL ("aten::arange.start_out", &b, &a, &zero, &to.v, &to.v), ==, ET_ERROR_INVALID_ARGUMENT);
   /* Empty range. */
   g_assert_cmpint (CALL ("aten::arange.start_out", &b, &b, &pst, &to.v, &to.v), ==, ET_OK);
   g_assert_cmpint (to.t.sizes[0], ==, 0);
@@ -625,15 +610,13 @@ test_arange (void)
   g_assert_cmpint (CALL ("aten::arange.start_out", &fa, &i5, &f15, &tio.v, &tio.v), ==, ET_OK);
   g_assert_cmpint (tio.t.sizes[0], ==, 4);
   g_assert_cmpint (io[3], ==, 3);
-  g_assert_cmpint (CALL ("aten::arange.start_out", &fa, &i5, &f05, &tio.v, &tio.v), ==,
-                   ET_ERROR_INVALID_ARGUMENT);
+  g_assert_cmpint (CALL ("aten::arange.start_out", &fa, &i5, &f05, &tio.v, &tio.v), ==, ET_ERROR_INVALID_ARGUMENT);
   /* Values that overflow the out dtype. */
   int8_t c[8];
   Tensor tc;
   tensor_init_dynamic (&tc, ET_SCALAR_CHAR, 1, sf, c, 8);
   EtValue cb = int_value (120), ce = int_value (130), cs = int_value (2);
-  g_assert_cmpint (CALL ("aten::arange.start_out", &cb, &ce, &cs, &tc.v, &tc.v), ==,
-                   ET_ERROR_INVALID_ARGUMENT);
+  g_assert_cmpint (CALL ("aten::arange.start_out", &cb, &ce, &cs, &tc.v, &tc.v), ==, ET_ERROR_INVALID_ARGUMENT);
 }
 
 static void
@@ -648,28 +631,32 @@ test_tril_dropout (void)
   tensor_init (&to, ET_SCALAR_INT, 3, sx, o);
   /* -3..4, and the extremes (no overflow in i + diagonal: test-mutations). */
   static const int64_t diags[] = { -3, -2, -1, 0, 1, 2, 3, 4, G_MININT64, G_MAXINT64 };
-  for (guint n = 0; n < G_N_ELEMENTS (diags); n++) {
-    int64_t diag = diags[n];
-    EtValue dv = int_value (diag);
-    g_assert_cmpint (CALL ("aten::tril.out", &tx.v, &dv, &to.v, &to.v), ==, ET_OK);
-    for (int b = 0; b < 2; b++)
-      for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 4; j++) {
-          int k = (b * 3 + i) * 4 + j;
-          g_assert_cmpint (o[k], ==, j - i <= diag ? x[k] : 0);
-        }
-  }
-  for (guint n = 0; n < G_N_ELEMENTS (diags); n++) {
-    int64_t diag = diags[n];
-    EtValue dv = int_value (diag);
-    g_assert_cmpint (CALL ("aten::triu.out", &tx.v, &dv, &to.v, &to.v), ==, ET_OK);
-    for (int b = 0; b < 2; b++)
-      for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 4; j++) {
-          int k = (b * 3 + i) * 4 + j;
-          g_assert_cmpint (o[k], ==, j - i >= diag ? x[k] : 0);
-        }
-  }
+  for (guint n = 0; n < G_N_ELEMENTS (diags); n++)
+    {
+      int64_t diag = diags[n];
+      EtValue dv = int_value (diag);
+      g_assert_cmpint (CALL ("aten::tril.out", &tx.v, &dv, &to.v, &to.v), ==, ET_OK);
+      for (int b = 0; b < 2; b++)
+        for (int i = 0; i < 3; i++)
+          for (int j = 0; j < 4; j++)
+            {
+              int k = (b * 3 + i) * 4 + j;
+              g_assert_cmpint (o[k], ==, j - i <= diag ? x[k] : 0);
+            }
+    }
+  for (guint n = 0; n < G_N_ELEMENTS (diags); n++)
+    {
+      int64_t diag = diags[n];
+      EtValue dv = int_value (diag);
+      g_assert_cmpint (CALL ("aten::triu.out", &tx.v, &dv, &to.v, &to.v), ==, ET_OK);
+      for (int b = 0; b < 2; b++)
+        for (int i = 0; i < 3; i++)
+          for (int j = 0; j < 4; j++)
+            {
+              int k = (b * 3 + i) * 4 + j;
+              g_assert_cmpint (o[k], ==, j - i >= diag ? x[k] : 0);
+            }
+    }
   EtValue dv = int_value (0);
   int64_t s1[1] = { 4 };
   Tensor t1;
@@ -686,8 +673,7 @@ test_tril_dropout (void)
   for (int i = 0; i < 24; i++)
     g_assert_true (mask[i]);
   EtValue yes = bool_value (true);
-  g_assert_cmpint (CALL ("aten::native_dropout.out", &tx.v, &p, &yes, &to.v, &tm.v, &ret), ==,
-                   ET_ERROR_NOT_SUPPORTED);
+  g_assert_cmpint (CALL ("aten::native_dropout.out", &tx.v, &p, &yes, &to.v, &tm.v, &ret), ==, ET_ERROR_NOT_SUPPORTED);
   /* train=None means training; p=1 drops everything (NaN * 0 stays NaN). */
   float fx[3] = { 1.5f, NAN, -2.0f }, fo[3];
   bool fm[3];
@@ -772,10 +758,11 @@ test_split_unbind_stack (void)
   tensor_list_init (&lo3, 2, outs3, false);
   EtValue dm1 = int_value (-1);
   g_assert_cmpint (CALL ("aten::unbind_copy.int_out", &tx.v, &dm1, &lo3.v, &lo3.v), ==, ET_OK);
-  for (int i = 0; i < 5; i++) {
-    g_assert_cmpfloat (u0[i], ==, x[i * 2]);
-    g_assert_cmpfloat (u1[i], ==, x[i * 2 + 1]);
-  }
+  for (int i = 0; i < 5; i++)
+    {
+      g_assert_cmpfloat (u0[i], ==, x[i * 2]);
+      g_assert_cmpfloat (u1[i], ==, x[i * 2 + 1]);
+    }
 
   /* stack the two back along dim -1 (Int converted into Float out). */
   int32_t iu[5] = { 10, 11, 12, 13, 14 };
@@ -788,10 +775,11 @@ test_split_unbind_stack (void)
   Tensor tst;
   tensor_init (&tst, ET_SCALAR_FLOAT, 2, sx, st);
   g_assert_cmpint (CALL ("aten::stack.out", &li.v, &dm1, &tst.v, &tst.v), ==, ET_OK);
-  for (int i = 0; i < 5; i++) {
-    g_assert_cmpfloat (st[i * 2], ==, x[i * 2]);
-    g_assert_cmpfloat (st[i * 2 + 1], ==, (float) iu[i]);
-  }
+  for (int i = 0; i < 5; i++)
+    {
+      g_assert_cmpfloat (st[i * 2], ==, x[i * 2]);
+      g_assert_cmpfloat (st[i * 2 + 1], ==, (float) iu[i]);
+    }
   /* Shapes that differ. */
   Tensor *ins2[2] = { &tu0, &tx };
   TensorList li2;
@@ -812,13 +800,13 @@ test_slice_select_scatter (void)
   tensor_init (&to, ET_SCALAR_LONG, 2, sx, o);
   tensor_init (&tsrc, ET_SCALAR_LONG, 2, ss, src);
   EtValue d0 = int_value (0), start = int_value (-4), none = none_value (), step = int_value (2);
-  g_assert_cmpint (CALL ("aten::slice_scatter.out", &tx.v, &tsrc.v, &d0, &start, &none, &step, &to.v, &to.v),
-                   ==, ET_OK);
+  g_assert_cmpint (CALL ("aten::slice_scatter.out", &tx.v, &tsrc.v, &d0, &start, &none, &step, &to.v, &to.v), ==,
+                   ET_OK);
   int64_t want[12] = { -1, -2, -3, 3, 4, 5, -4, -5, -6, 9, 10, 11 };
   g_assert_cmpint (memcmp (o, want, sizeof want), ==, 0);
   EtValue step1 = int_value (1);
-  g_assert_cmpint (CALL ("aten::slice_scatter.out", &tx.v, &tsrc.v, &d0, &start, &none, &step1, &to.v, &to.v),
-                   ==, ET_ERROR_INVALID_ARGUMENT);
+  g_assert_cmpint (CALL ("aten::slice_scatter.out", &tx.v, &tsrc.v, &d0, &start, &none, &step1, &to.v, &to.v), ==,
+                   ET_ERROR_INVALID_ARGUMENT);
 
   int64_t row[4] = { 7, 8, 9, 10 };
   int64_t s4[1] = { 4 };
@@ -986,8 +974,7 @@ test_roll_repeat (void)
   g_assert_cmpint (CALL ("aten::roll.out", &tx.v, &ls2.v, &lnone.v, &to.v, &to.v), ==, ET_OK);
   for (int i = 0; i < 6; i++)
     g_assert_cmpint (o[i], ==, x[(i + 4) % 6]);
-  g_assert_cmpint (CALL ("aten::roll.out", &tx.v, &lsh.v, &lnone.v, &to.v, &to.v), ==,
-                   ET_ERROR_INVALID_ARGUMENT);
+  g_assert_cmpint (CALL ("aten::roll.out", &tx.v, &lsh.v, &lnone.v, &to.v, &to.v), ==, ET_ERROR_INVALID_ARGUMENT);
 
   /* repeat [2, 1, 2] -> [2, 2, 6] */
   int64_t rp[3] = { 2, 1, 2 }, sr[3] = { 2, 2, 6 };
@@ -1091,8 +1078,7 @@ test_any_argmax (void)
   int64_t s0[1] = { 0 };
   Tensor te;
   tensor_init (&te, ET_SCALAR_FLOAT, 1, s0, NULL);
-  g_assert_cmpint (CALL ("aten::argmax.out", &te.v, &none, &f, &tflat.v, &tflat.v), ==,
-                   ET_ERROR_INVALID_ARGUMENT);
+  g_assert_cmpint (CALL ("aten::argmax.out", &te.v, &none, &f, &tflat.v, &tflat.v), ==, ET_ERROR_INVALID_ARGUMENT);
 }
 
 static void
@@ -1114,21 +1100,23 @@ test_extremes (void)
   tensor_init (&to, ET_SCALAR_INT, 1, s3, o);
   EtValue f = bool_value (false);
   g_assert_cmpint (CALL ("aten::amax.out", &tx.v, &ld.v, &f, &to.v, &to.v), ==, ET_OK);
-  for (int j = 0; j < 3; j++) {
-    int32_t m = INT32_MIN;
-    for (int a = 0; a < 2; a++)
-      for (int c = 0; c < 2; c++)
-        m = MAX (m, x[(a * 3 + j) * 2 + c]);
-    g_assert_cmpint (o[j], ==, m);
-  }
+  for (int j = 0; j < 3; j++)
+    {
+      int32_t m = INT32_MIN;
+      for (int a = 0; a < 2; a++)
+        for (int c = 0; c < 2; c++)
+          m = MAX (m, x[(a * 3 + j) * 2 + c]);
+      g_assert_cmpint (o[j], ==, m);
+    }
   g_assert_cmpint (CALL ("aten::amin.out", &tx.v, &ld.v, &f, &to.v, &to.v), ==, ET_OK);
-  for (int j = 0; j < 3; j++) {
-    int32_t m = INT32_MAX;
-    for (int a = 0; a < 2; a++)
-      for (int c = 0; c < 2; c++)
-        m = MIN (m, x[(a * 3 + j) * 2 + c]);
-    g_assert_cmpint (o[j], ==, m);
-  }
+  for (int j = 0; j < 3; j++)
+    {
+      int32_t m = INT32_MAX;
+      for (int a = 0; a < 2; a++)
+        for (int c = 0; c < 2; c++)
+          m = MIN (m, x[(a * 3 + j) * 2 + c]);
+      g_assert_cmpint (o[j], ==, m);
+    }
   /* A wrongly typed out. */
   int64_t lo[3];
   Tensor tlo;
@@ -1208,12 +1196,13 @@ test_prod_var_cumsum (void)
   int_list_init (&ld, 1, dims);
   EtValue c0 = int_value (0);
   g_assert_cmpint (CALL ("aten::var.correction_out", &ty.v, &ld.v, &c0, &f, &tv.v, &tv.v), ==, ET_OK);
-  for (int r = 0; r < 2; r++) {
-    double mu = (y[r * 3] + y[r * 3 + 1] + y[r * 3 + 2]) / 3, ss = 0;
-    for (int k = 0; k < 3; k++)
-      ss += (y[r * 3 + k] - mu) * (y[r * 3 + k] - mu);
-    assert_close (v[r], ss / 3, 1e-12);
-  }
+  for (int r = 0; r < 2; r++)
+    {
+      double mu = (y[r * 3] + y[r * 3 + 1] + y[r * 3 + 2]) / 3, ss = 0;
+      for (int k = 0; k < 3; k++)
+        ss += (y[r * 3 + k] - mu) * (y[r * 3 + k] - mu);
+      assert_close (v[r], ss / 3, 1e-12);
+    }
   EtValue t = bool_value (true), ret = none_value ();
   g_assert_cmpint (CALL ("aten::var.out", &ty.v, &ld.v, &t, &f, &tv.v, &tv.v), ==, ET_OK);
   assert_close (v[0], 7 / 3.0, 1e-12);
@@ -1241,8 +1230,7 @@ test_prod_var_cumsum (void)
   int8_t bcs[6];
   Tensor tbcs;
   tensor_init (&tbcs, ET_SCALAR_BOOL, 2, sx, bcs);
-  g_assert_cmpint (CALL ("aten::cumsum.out", &tx.v, &dm1, &none, &tbcs.v, &tbcs.v), ==,
-                   ET_ERROR_INVALID_ARGUMENT);
+  g_assert_cmpint (CALL ("aten::cumsum.out", &tx.v, &dm1, &none, &tbcs.v, &tbcs.v), ==, ET_ERROR_INVALID_ARGUMENT);
 }
 
 static void
@@ -1276,10 +1264,11 @@ test_topk (void)
   tensor_init (&ti1, ET_SCALAR_LONG, 2, s1, idx);
   EtValue one = int_value (1), d0 = int_value (0);
   g_assert_cmpint (CALL ("aten::topk.values", &tx.v, &one, &d0, &t, &t, &tv1.v, &ti1.v, &ret), ==, ET_OK);
-  for (int j = 0; j < 5; j++) {
-    g_assert_cmpfloat (v[j], ==, MAX (x[j], x[5 + j]));
-    g_assert_cmpint (idx[j], ==, x[5 + j] > x[j] ? 1 : 0);
-  }
+  for (int j = 0; j < 5; j++)
+    {
+      g_assert_cmpfloat (v[j], ==, MAX (x[j], x[5 + j]));
+      g_assert_cmpint (idx[j], ==, x[5 + j] > x[j] ? 1 : 0);
+    }
   EtValue k6 = int_value (6);
   g_assert_cmpint (CALL ("aten::topk.values", &tx.v, &k6, &dm1, &t, &t, &tv.v, &ti.v, &ret), ==,
                    ET_ERROR_INVALID_ARGUMENT);
@@ -1312,41 +1301,51 @@ test_cat_converts_and_skips_empty (void)
 
 /* Reference attention over the first kv_len cache rows, in double. */
 static void
-ref_sdpa (const float *q, const float *k, const float *v, int B, int S, int Hq, int Hkv, int D,
-          int Smax, int start_pos, bool causal, const float *mask, float *out)
+ref_sdpa (const float *q, const float *k, const float *v, int B, int S, int Hq, int Hkv, int D, int Smax, int start_pos,
+          bool causal, const float *mask, float *out)
 {
   int kv_len = start_pos + S;
   for (int b = 0; b < B; b++)
     for (int i = 0; i < S; i++)
-      for (int h = 0; h < Hq; h++) {
-        int hk = h / (Hq / Hkv);
-        double sc[64], mx = -INFINITY, sum = 0;
-        int n = causal ? start_pos + i + 1 : kv_len;
-        for (int j = 0; j < n; j++) {
-          double s = 0;
-          for (int d = 0; d < D; d++)
-            s += (double) q[((b * S + i) * Hq + h) * D + d] * k[((b * Smax + j) * Hkv + hk) * D + d];
-          s /= sqrt ((double) D);
-          if (mask)
-            s += mask[i * kv_len + j];
-          sc[j] = s;
-          mx = MAX (mx, s);
-        }
-        for (int j = 0; j < n; j++)
-          sum += exp (sc[j] - mx);
-        for (int d = 0; d < D; d++) {
-          double acc = 0;
+      for (int h = 0; h < Hq; h++)
+        {
+          int hk = h / (Hq / Hkv);
+          double sc[64], mx = -INFINITY, sum = 0;
+          int n = causal ? start_pos + i + 1 : kv_len;
           for (int j = 0; j < n; j++)
-            acc += exp (sc[j] - mx) / sum * v[((b * Smax + j) * Hkv + hk) * D + d];
-          out[((b * S + i) * Hq + h) * D + d] = (float) acc;
+            {
+              double s = 0;
+              for (int d = 0; d < D; d++)
+                s += (double) q[((b * S + i) * Hq + h) * D + d] * k[((b * Smax + j) * Hkv + hk) * D + d];
+              s /= sqrt ((double) D);
+              if (mask)
+                s += mask[i * kv_len + j];
+              sc[j] = s;
+              mx = MAX (mx, s);
+            }
+          for (int j = 0; j < n; j++)
+            sum += exp (sc[j] - mx);
+          for (int d = 0; d < D; d++)
+            {
+              double acc = 0;
+              for (int j = 0; j < n; j++)
+                acc += exp (sc[j] - mx) / sum * v[((b * Smax + j) * Hkv + hk) * D + d];
+              out[((b * S + i) * Hq + h) * D + d] = (float) acc;
+            }
         }
-      }
 }
 
 static void
 test_llama_update_cache (void)
 {
-  enum { B = 2, SMAX = 6, H = 2, D = 3, S = 2 };
+  enum
+  {
+    B = 2,
+    SMAX = 6,
+    H = 2,
+    D = 3,
+    S = 2
+  };
   float cache[B * SMAX * H * D] = { 0 }, val[B * S * H * D], dummy;
   for (int i = 0; i < B * S * H * D; i++)
     val[i] = (float) (i + 1);
@@ -1359,45 +1358,53 @@ test_llama_update_cache (void)
   g_assert_cmpint (CALL ("llama::update_cache.out", &tv.v, &tc.v, &pos, &td.v, &td.v), ==, ET_OK);
   for (int b = 0; b < B; b++)
     for (int s = 0; s < SMAX; s++)
-      for (int e = 0; e < H * D; e++) {
-        float want = (s >= 3 && s < 3 + S) ? val[(b * S + s - 3) * H * D + e] : 0.0f;
-        g_assert_cmpfloat (cache[(b * SMAX + s) * H * D + e], ==, want);
-      }
+      for (int e = 0; e < H * D; e++)
+        {
+          float want = (s >= 3 && s < 3 + S) ? val[(b * S + s - 3) * H * D + e] : 0.0f;
+          g_assert_cmpfloat (cache[(b * SMAX + s) * H * D + e], ==, want);
+        }
   EtValue bad = int_value (5);
-  g_assert_cmpint (CALL ("llama::update_cache.out", &tv.v, &tc.v, &bad, &td.v, &td.v), ==,
-                   ET_ERROR_INVALID_ARGUMENT);
+  g_assert_cmpint (CALL ("llama::update_cache.out", &tv.v, &tc.v, &bad, &td.v, &td.v), ==, ET_ERROR_INVALID_ARGUMENT);
   EtValue neg = int_value (-1);
-  g_assert_cmpint (CALL ("llama::update_cache.out", &tv.v, &tc.v, &neg, &td.v, &td.v), ==,
-                   ET_ERROR_INVALID_ARGUMENT);
+  g_assert_cmpint (CALL ("llama::update_cache.out", &tv.v, &tc.v, &neg, &td.v, &td.v), ==, ET_ERROR_INVALID_ARGUMENT);
 
   /* With indices: token (b, s) goes to row idx[b][s]. */
   int64_t idx[B * S] = { 5, 0, 1, 5 }, si[2] = { B, S };
   Tensor ti;
   tensor_init (&ti, ET_SCALAR_LONG, 2, si, idx);
   EtValue zero = int_value (0);
-  g_assert_cmpint (CALL ("llama::update_cache_with_indices.out", &tv.v, &tc.v, &zero, &ti.v, &td.v, &td.v),
-                   ==, ET_OK);
+  g_assert_cmpint (CALL ("llama::update_cache_with_indices.out", &tv.v, &tc.v, &zero, &ti.v, &td.v, &td.v), ==, ET_OK);
   for (int b = 0; b < B; b++)
     for (int s = 0; s < S; s++)
       g_assert_cmpint (memcmp (cache + (b * SMAX + idx[b * S + s]) * H * D, val + (b * S + s) * H * D,
-                               H * D * sizeof (float)), ==, 0);
+                               H * D * sizeof (float)),
+                       ==, 0);
   idx[3] = 6;
-  g_assert_cmpint (CALL ("llama::update_cache_with_indices.out", &tv.v, &tc.v, &zero, &ti.v, &td.v, &td.v),
-                   ==, ET_ERROR_INVALID_ARGUMENT);
+  g_assert_cmpint (CALL ("llama::update_cache_with_indices.out", &tv.v, &tc.v, &zero, &ti.v, &td.v, &td.v), ==,
+                   ET_ERROR_INVALID_ARGUMENT);
 }
 
 static void
 test_llama_sdpa (void)
 {
-  enum { B = 1, SMAX = 8, HQ = 4, HKV = 2, D = 5, S = 3 };
+  enum
+  {
+    B = 1,
+    SMAX = 8,
+    HQ = 4,
+    HKV = 2,
+    D = 5,
+    S = 3
+  };
   static float q[B * S * HQ * D], kc[B * SMAX * HKV * D], vc[B * SMAX * HKV * D];
   static float o[B * S * HQ * D], want[B * S * HQ * D];
   for (size_t i = 0; i < G_N_ELEMENTS (q); i++)
     q[i] = (float) g_test_rand_double_range (-1, 1);
-  for (size_t i = 0; i < G_N_ELEMENTS (kc); i++) {
-    kc[i] = (float) g_test_rand_double_range (-1, 1);
-    vc[i] = (float) g_test_rand_double_range (-1, 1);
-  }
+  for (size_t i = 0; i < G_N_ELEMENTS (kc); i++)
+    {
+      kc[i] = (float) g_test_rand_double_range (-1, 1);
+      vc[i] = (float) g_test_rand_double_range (-1, 1);
+    }
   int64_t sq[4] = { B, S, HQ, D }, sc[4] = { B, SMAX, HKV, D };
   Tensor tq, tk, tv, to;
   tensor_init (&tq, ET_SCALAR_FLOAT, 4, sq, q);
@@ -1407,13 +1414,15 @@ test_llama_sdpa (void)
   EtValue pos = int_value (2), none = none_value (), drop = double_value (0.0);
   EtValue causal = bool_value (true), nocausal = bool_value (false);
 
-  for (int c = 0; c < 2; c++) {
-    g_assert_cmpint (CALL ("llama::custom_sdpa.out", &tq.v, &tk.v, &tv.v, &pos, &none, &drop,
-                           c ? &causal : &nocausal, &none, &to.v, &to.v), ==, ET_OK);
-    ref_sdpa (q, kc, vc, B, S, HQ, HKV, D, SMAX, 2, c, NULL, want);
-    for (size_t i = 0; i < G_N_ELEMENTS (o); i++)
-      assert_close (o[i], want[i], 1e-5);
-  }
+  for (int c = 0; c < 2; c++)
+    {
+      g_assert_cmpint (CALL ("llama::custom_sdpa.out", &tq.v, &tk.v, &tv.v, &pos, &none, &drop, c ? &causal : &nocausal,
+                             &none, &to.v, &to.v),
+                       ==, ET_OK);
+      ref_sdpa (q, kc, vc, B, S, HQ, HKV, D, SMAX, 2, c, NULL, want);
+      for (size_t i = 0; i < G_N_ELEMENTS (o); i++)
+        assert_close (o[i], want[i], 1e-5);
+    }
 
   /* An additive float mask [S, start_pos + S]. */
   float mask[S * 5];
@@ -1422,8 +1431,9 @@ test_llama_sdpa (void)
   int64_t sm[2] = { S, 5 };
   Tensor tm;
   tensor_init (&tm, ET_SCALAR_FLOAT, 2, sm, mask);
-  g_assert_cmpint (CALL ("llama::custom_sdpa.out", &tq.v, &tk.v, &tv.v, &pos, &tm.v, &drop, &nocausal,
-                         &none, &to.v, &to.v), ==, ET_OK);
+  g_assert_cmpint (CALL ("llama::custom_sdpa.out", &tq.v, &tk.v, &tv.v, &pos, &tm.v, &drop, &nocausal, &none, &to.v,
+                         &to.v),
+                   ==, ET_OK);
   ref_sdpa (q, kc, vc, B, S, HQ, HKV, D, SMAX, 2, false, mask, want);
   for (size_t i = 0; i < G_N_ELEMENTS (o); i++)
     assert_close (o[i], want[i], 1e-5);
@@ -1436,8 +1446,9 @@ test_llama_sdpa (void)
   int64_t sw[2] = { S, SMAX };
   Tensor tw;
   tensor_init (&tw, ET_SCALAR_FLOAT, 2, sw, wide);
-  g_assert_cmpint (CALL ("llama::custom_sdpa.out", &tq.v, &tk.v, &tv.v, &pos, &tw.v, &drop, &nocausal,
-                         &none, &to.v, &to.v), ==, ET_OK);
+  g_assert_cmpint (CALL ("llama::custom_sdpa.out", &tq.v, &tk.v, &tv.v, &pos, &tw.v, &drop, &nocausal, &none, &to.v,
+                         &to.v),
+                   ==, ET_OK);
   for (size_t i = 0; i < G_N_ELEMENTS (o); i++)
     assert_close (o[i], want[i], 1e-5);
 
@@ -1447,10 +1458,11 @@ test_llama_sdpa (void)
     for (int h = 0; h < HQ; h++)
       memcpy (qt + (h * S + i) * D, q + (i * HQ + h) * D, D * sizeof (float));
   for (int j = 0; j < SMAX; j++)
-    for (int h = 0; h < HKV; h++) {
-      memcpy (kt + (h * SMAX + j) * D, kc + (j * HKV + h) * D, D * sizeof (float));
-      memcpy (vt + (h * SMAX + j) * D, vc + (j * HKV + h) * D, D * sizeof (float));
-    }
+    for (int h = 0; h < HKV; h++)
+      {
+        memcpy (kt + (h * SMAX + j) * D, kc + (j * HKV + h) * D, D * sizeof (float));
+        memcpy (vt + (h * SMAX + j) * D, vc + (j * HKV + h) * D, D * sizeof (float));
+      }
   int64_t sqt[4] = { B, HQ, S, D }, skt[4] = { B, HKV, SMAX, D };
   Tensor tqt, tkt, tvt, tot;
   tensor_init (&tqt, ET_SCALAR_FLOAT, 4, sqt, qt);
@@ -1458,8 +1470,9 @@ test_llama_sdpa (void)
   tensor_init (&tvt, ET_SCALAR_FLOAT, 4, skt, vt);
   tensor_init (&tot, ET_SCALAR_FLOAT, 4, sqt, ot);
   EtValue t2 = bool_value (true);
-  g_assert_cmpint (CALL ("llama::custom_sdpa.out", &tqt.v, &tkt.v, &tvt.v, &pos, &none, &drop, &causal,
-                         &none, &t2, &tot.v, &tot.v), ==, ET_OK);
+  g_assert_cmpint (CALL ("llama::custom_sdpa.out", &tqt.v, &tkt.v, &tvt.v, &pos, &none, &drop, &causal, &none, &t2,
+                         &tot.v, &tot.v),
+                   ==, ET_OK);
   ref_sdpa (q, kc, vc, B, S, HQ, HKV, D, SMAX, 2, true, NULL, want);
   for (int i = 0; i < S; i++)
     for (int h = 0; h < HQ; h++)
@@ -1467,38 +1480,44 @@ test_llama_sdpa (void)
         assert_close (ot[(h * S + i) * D + d], want[(i * HQ + h) * D + d], 1e-5);
 
   /* Mask plus is_causal, a wrong mask shape, start_pos past the cache. */
-  g_assert_cmpint (CALL ("llama::custom_sdpa.out", &tq.v, &tk.v, &tv.v, &pos, &tm.v, &drop, &causal,
-                         &none, &to.v, &to.v), ==, ET_ERROR_INVALID_ARGUMENT);
+  g_assert_cmpint (CALL ("llama::custom_sdpa.out", &tq.v, &tk.v, &tv.v, &pos, &tm.v, &drop, &causal, &none, &to.v,
+                         &to.v),
+                   ==, ET_ERROR_INVALID_ARGUMENT);
   EtValue pos3 = int_value (3);
-  g_assert_cmpint (CALL ("llama::custom_sdpa.out", &tq.v, &tk.v, &tv.v, &pos3, &tm.v, &drop, &nocausal,
-                         &none, &to.v, &to.v), ==, ET_ERROR_INVALID_ARGUMENT);
+  g_assert_cmpint (CALL ("llama::custom_sdpa.out", &tq.v, &tk.v, &tv.v, &pos3, &tm.v, &drop, &nocausal, &none, &to.v,
+                         &to.v),
+                   ==, ET_ERROR_INVALID_ARGUMENT);
   EtValue pos6 = int_value (6);
-  g_assert_cmpint (CALL ("llama::custom_sdpa.out", &tq.v, &tk.v, &tv.v, &pos6, &none, &drop, &causal,
-                         &none, &to.v, &to.v), ==, ET_ERROR_INVALID_ARGUMENT);
-  g_assert_cmpint (CALL ("llama::custom_sdpa.out", &tq.v, &tk.v, &tv.v, &pos6, &none, &drop, &causal,
-                         &none, &to.v), ==, ET_ERROR_INVALID_PROGRAM);
+  g_assert_cmpint (CALL ("llama::custom_sdpa.out", &tq.v, &tk.v, &tv.v, &pos6, &none, &drop, &causal, &none, &to.v,
+                         &to.v),
+                   ==, ET_ERROR_INVALID_ARGUMENT);
+  g_assert_cmpint (CALL ("llama::custom_sdpa.out", &tq.v, &tk.v, &tv.v, &pos6, &none, &drop, &causal, &none, &to.v), ==,
+                   ET_ERROR_INVALID_PROGRAM);
 
   /* sdpa_with_kv_cache writes k, v at start_pos and attends causally. */
   static float kn[B * S * HKV * D], vn[B * S * HKV * D];
-  for (size_t i = 0; i < G_N_ELEMENTS (kn); i++) {
-    kn[i] = (float) g_test_rand_double_range (-1, 1);
-    vn[i] = (float) g_test_rand_double_range (-1, 1);
-  }
+  for (size_t i = 0; i < G_N_ELEMENTS (kn); i++)
+    {
+      kn[i] = (float) g_test_rand_double_range (-1, 1);
+      vn[i] = (float) g_test_rand_double_range (-1, 1);
+    }
   int64_t skv[4] = { B, S, HKV, D };
   Tensor tkn, tvn;
   tensor_init (&tkn, ET_SCALAR_FLOAT, 4, skv, kn);
   tensor_init (&tvn, ET_SCALAR_FLOAT, 4, skv, vn);
   EtValue seq = int_value (S), scale = none_value ();
-  g_assert_cmpint (CALL ("llama::sdpa_with_kv_cache.out", &tq.v, &tkn.v, &tvn.v, &tk.v, &tv.v, &pos, &seq,
-                         &none, &drop, &causal, &scale, &to.v, &to.v), ==, ET_OK);
+  g_assert_cmpint (CALL ("llama::sdpa_with_kv_cache.out", &tq.v, &tkn.v, &tvn.v, &tk.v, &tv.v, &pos, &seq, &none, &drop,
+                         &causal, &scale, &to.v, &to.v),
+                   ==, ET_OK);
   g_assert_cmpint (memcmp (kc + 2 * HKV * D, kn, sizeof kn), ==, 0);
   g_assert_cmpint (memcmp (vc + 2 * HKV * D, vn, sizeof vn), ==, 0);
   ref_sdpa (q, kc, vc, B, S, HQ, HKV, D, SMAX, 2, true, NULL, want);
   for (size_t i = 0; i < G_N_ELEMENTS (o); i++)
     assert_close (o[i], want[i], 1e-5);
   EtValue seq2 = int_value (2);
-  g_assert_cmpint (CALL ("llama::sdpa_with_kv_cache.out", &tq.v, &tkn.v, &tvn.v, &tk.v, &tv.v, &pos, &seq2,
-                         &none, &drop, &causal, &scale, &to.v, &to.v), ==, ET_ERROR_INVALID_ARGUMENT);
+  g_assert_cmpint (CALL ("llama::sdpa_with_kv_cache.out", &tq.v, &tkn.v, &tvn.v, &tk.v, &tv.v, &pos, &seq2, &none,
+                         &drop, &causal, &scale, &to.v, &to.v),
+                   ==, ET_ERROR_INVALID_ARGUMENT);
 }
 
 /* ---- Randomised index / index_put against an element-wise reference ---- */
@@ -1515,124 +1534,135 @@ offset_of (const EtTensor *t, const int64_t *idx)
 static void
 test_index_random (void)
 {
-  for (int iter = 0; iter < 200; iter++) {
-    uint32_t ndim = (uint32_t) g_test_rand_int_range (1, 5);
-    int64_t sizes[4];
-    for (uint32_t d = 0; d < ndim; d++)
-      sizes[d] = g_test_rand_int_range (1, 5);
-    uint8_t order[4], oorder[5];
-    random_dim_order (ndim, order);
-    int64_t numel = 1;
-    for (uint32_t d = 0; d < ndim; d++)
-      numel *= sizes[d];
-    int32_t *x = g_new (int32_t, numel);
-    for (int64_t i = 0; i < numel; i++)
-      x[i] = g_test_rand_int_range (-1000, 1000);
-    Tensor tx;
-    tensor_init_full (&tx, ET_SCALAR_INT, ndim, sizes, order, x, ET_SHAPE_STATIC, 0);
+  for (int iter = 0; iter < 200; iter++)
+    {
+      uint32_t ndim = (uint32_t) g_test_rand_int_range (1, 5);
+      int64_t sizes[4];
+      for (uint32_t d = 0; d < ndim; d++)
+        sizes[d] = g_test_rand_int_range (1, 5);
+      uint8_t order[4], oorder[5];
+      random_dim_order (ndim, order);
+      int64_t numel = 1;
+      for (uint32_t d = 0; d < ndim; d++)
+        numel *= sizes[d];
+      int32_t *x = g_new (int32_t, numel);
+      for (int64_t i = 0; i < numel; i++)
+        x[i] = g_test_rand_int_range (-1000, 1000);
+      Tensor tx;
+      tensor_init_full (&tx, ET_SCALAR_INT, ndim, sizes, order, x, ET_SHAPE_STATIC, 0);
 
-    /* Entries: None or a 1-D Long index of length n (or 1, broadcasting). */
-    uint32_t n_entries = (uint32_t) g_test_rand_int_range (1, (gint32) ndim + 1);
-    int64_t n = g_test_rand_int_range (1, 4);
-    int64_t idx[4][3], ilen[4];
-    bool indexed[4] = { false };
-    Tensor ti[4], *items[4];
-    uint32_t n_src = 0;
-    for (uint32_t e = 0; e < n_entries; e++) {
-      if (g_test_rand_bit () && !(e == n_entries - 1 && n_src == 0)) {
-        items[e] = NULL;
-        continue;
-      }
-      indexed[e] = true;
-      ilen[e] = g_test_rand_bit () ? n : 1;
-      for (int64_t k = 0; k < ilen[e]; k++)
-        idx[e][k] = g_test_rand_int_range ((gint32) -sizes[e], (gint32) sizes[e]);
-      tensor_init (&ti[e], ET_SCALAR_LONG, 1, &ilen[e], idx[e]);
-      items[e] = &ti[e];
-      n_src++;
-    }
-    int64_t bn = 1;
-    for (uint32_t e = 0; e < n_entries; e++)
-      if (indexed[e] && ilen[e] > bn)
-        bn = ilen[e];
-    int first = -1, last = -1;
-    for (uint32_t e = 0; e < n_entries; e++)
-      if (indexed[e]) {
-        if (first < 0)
-          first = (int) e;
-        last = (int) e;
-      }
-    bool adjacent = true;
-    for (int e = first; e <= last; e++)
-      if (!indexed[e])
-        adjacent = false;
-    /* Result dims: -1 marks the B dim, otherwise the self dim. */
-    int rdims[5], nr = 0;
-    if (adjacent) {
-      for (int d = 0; d < first; d++)
-        rdims[nr++] = d;
-      rdims[nr++] = -1;
-      for (int d = last + 1; d < (int) ndim; d++)
-        rdims[nr++] = d;
-    } else {
-      rdims[nr++] = -1;
-      for (int d = 0; d < (int) ndim; d++)
-        if (!(d < (int) n_entries && indexed[d]))
-          rdims[nr++] = d;
-    }
-    int64_t rsizes[5], rnumel = 1;
-    for (int r = 0; r < nr; r++) {
-      rsizes[r] = rdims[r] < 0 ? bn : sizes[rdims[r]];
-      rnumel *= rsizes[r];
-    }
-    random_dim_order ((uint32_t) nr, oorder);
-    int32_t *o = g_new (int32_t, rnumel);
-    Tensor to;
-    tensor_init_full (&to, ET_SCALAR_INT, (uint32_t) nr, rsizes, oorder, o, ET_SHAPE_STATIC, 0);
-    TensorList l;
-    tensor_list_init (&l, n_entries, items, true);
-    g_assert_cmpint (CALL ("aten::index.Tensor_out", &tx.v, &l.v, &to.v, &to.v), ==, ET_OK);
-
-    /* index_put: out = x with the same positions set to v (accumulated). */
-    int32_t *v = g_new (int32_t, rnumel), *po = g_new (int32_t, numel), *want = g_new (int32_t, numel);
-    for (int64_t i = 0; i < rnumel; i++)
-      v[i] = g_test_rand_int_range (-50, 50);
-    Tensor tv, tpo;
-    tensor_init (&tv, ET_SCALAR_INT, (uint32_t) nr, rsizes, v);
-    tensor_init_full (&tpo, ET_SCALAR_INT, ndim, sizes, order, po, ET_SHAPE_STATIC, 0);
-    EtValue acc = bool_value (true);
-    g_assert_cmpint (CALL ("aten::index_put.out", &tx.v, &l.v, &tv.v, &acc, &tpo.v, &tpo.v), ==, ET_OK);
-    memcpy (want, x, (size_t) numel * sizeof (int32_t));
-
-    int64_t r_idx[5] = { 0 };
-    for (int64_t e = 0; e < rnumel; e++) {
-      int64_t s_idx[4] = { 0 }, b = 0;
-      for (int r = 0; r < nr; r++)
-        if (rdims[r] < 0)
-          b = r_idx[r];
-        else
-          s_idx[rdims[r]] = r_idx[r];
-      for (uint32_t d = 0; d < n_entries; d++)
-        if (indexed[d]) {
-          int64_t k = idx[d][ilen[d] == 1 ? 0 : b];
-          s_idx[d] = k < 0 ? k + sizes[d] : k;
+      /* Entries: None or a 1-D Long index of length n (or 1, broadcasting). */
+      uint32_t n_entries = (uint32_t) g_test_rand_int_range (1, (gint32) ndim + 1);
+      int64_t n = g_test_rand_int_range (1, 4);
+      int64_t idx[4][3], ilen[4];
+      bool indexed[4] = { false };
+      Tensor ti[4], *items[4];
+      uint32_t n_src = 0;
+      for (uint32_t e = 0; e < n_entries; e++)
+        {
+          if (g_test_rand_bit () && !(e == n_entries - 1 && n_src == 0))
+            {
+              items[e] = NULL;
+              continue;
+            }
+          indexed[e] = true;
+          ilen[e] = g_test_rand_bit () ? n : 1;
+          for (int64_t k = 0; k < ilen[e]; k++)
+            idx[e][k] = g_test_rand_int_range ((gint32) -sizes[e], (gint32) sizes[e]);
+          tensor_init (&ti[e], ET_SCALAR_LONG, 1, &ilen[e], idx[e]);
+          items[e] = &ti[e];
+          n_src++;
         }
-      int32_t got = o[offset_of (&to.t, r_idx)];
-      g_assert_cmpint (got, ==, x[offset_of (&tx.t, s_idx)]);
-      want[offset_of (&tx.t, s_idx)] += v[e];
-      for (int r = nr; r-- > 0;) {
-        if (++r_idx[r] < rsizes[r])
-          break;
-        r_idx[r] = 0;
-      }
+      int64_t bn = 1;
+      for (uint32_t e = 0; e < n_entries; e++)
+        if (indexed[e] && ilen[e] > bn)
+          bn = ilen[e];
+      int first = -1, last = -1;
+      for (uint32_t e = 0; e < n_entries; e++)
+        if (indexed[e])
+          {
+            if (first < 0)
+              first = (int) e;
+            last = (int) e;
+          }
+      bool adjacent = true;
+      for (int e = first; e <= last; e++)
+        if (!indexed[e])
+          adjacent = false;
+      /* Result dims: -1 marks the B dim, otherwise the self dim. */
+      int rdims[5], nr = 0;
+      if (adjacent)
+        {
+          for (int d = 0; d < first; d++)
+            rdims[nr++] = d;
+          rdims[nr++] = -1;
+          for (int d = last + 1; d < (int) ndim; d++)
+            rdims[nr++] = d;
+        }
+      else
+        {
+          rdims[nr++] = -1;
+          for (int d = 0; d < (int) ndim; d++)
+            if (!(d < (int) n_entries && indexed[d]))
+              rdims[nr++] = d;
+        }
+      int64_t rsizes[5], rnumel = 1;
+      for (int r = 0; r < nr; r++)
+        {
+          rsizes[r] = rdims[r] < 0 ? bn : sizes[rdims[r]];
+          rnumel *= rsizes[r];
+        }
+      random_dim_order ((uint32_t) nr, oorder);
+      int32_t *o = g_new (int32_t, rnumel);
+      Tensor to;
+      tensor_init_full (&to, ET_SCALAR_INT, (uint32_t) nr, rsizes, oorder, o, ET_SHAPE_STATIC, 0);
+      TensorList l;
+      tensor_list_init (&l, n_entries, items, true);
+      g_assert_cmpint (CALL ("aten::index.Tensor_out", &tx.v, &l.v, &to.v, &to.v), ==, ET_OK);
+
+      /* index_put: out = x with the same positions set to v (accumulated). */
+      int32_t *v = g_new (int32_t, rnumel), *po = g_new (int32_t, numel), *want = g_new (int32_t, numel);
+      for (int64_t i = 0; i < rnumel; i++)
+        v[i] = g_test_rand_int_range (-50, 50);
+      Tensor tv, tpo;
+      tensor_init (&tv, ET_SCALAR_INT, (uint32_t) nr, rsizes, v);
+      tensor_init_full (&tpo, ET_SCALAR_INT, ndim, sizes, order, po, ET_SHAPE_STATIC, 0);
+      EtValue acc = bool_value (true);
+      g_assert_cmpint (CALL ("aten::index_put.out", &tx.v, &l.v, &tv.v, &acc, &tpo.v, &tpo.v), ==, ET_OK);
+      memcpy (want, x, (size_t) numel * sizeof (int32_t));
+
+      int64_t r_idx[5] = { 0 };
+      for (int64_t e = 0; e < rnumel; e++)
+        {
+          int64_t s_idx[4] = { 0 }, b = 0;
+          for (int r = 0; r < nr; r++)
+            if (rdims[r] < 0)
+              b = r_idx[r];
+            else
+              s_idx[rdims[r]] = r_idx[r];
+          for (uint32_t d = 0; d < n_entries; d++)
+            if (indexed[d])
+              {
+                int64_t k = idx[d][ilen[d] == 1 ? 0 : b];
+                s_idx[d] = k < 0 ? k + sizes[d] : k;
+              }
+          int32_t got = o[offset_of (&to.t, r_idx)];
+          g_assert_cmpint (got, ==, x[offset_of (&tx.t, s_idx)]);
+          want[offset_of (&tx.t, s_idx)] += v[e];
+          for (int r = nr; r-- > 0;)
+            {
+              if (++r_idx[r] < rsizes[r])
+                break;
+              r_idx[r] = 0;
+            }
+        }
+      g_assert_cmpint (memcmp (po, want, (size_t) numel * sizeof (int32_t)), ==, 0);
+      g_free (x);
+      g_free (o);
+      g_free (v);
+      g_free (po);
+      g_free (want);
     }
-    g_assert_cmpint (memcmp (po, want, (size_t) numel * sizeof (int32_t)), ==, 0);
-    g_free (x);
-    g_free (o);
-    g_free (v);
-    g_free (po);
-    g_free (want);
-  }
 }
 
 /* ---- Randomised reductions over dim orders against a reference ---- */
@@ -1640,123 +1670,132 @@ test_index_random (void)
 static void
 test_reduce_random (void)
 {
-  for (int iter = 0; iter < 100; iter++) {
-    uint32_t ndim = (uint32_t) g_test_rand_int_range (1, 5);
-    int64_t sizes[4], numel = 1;
-    for (uint32_t d = 0; d < ndim; d++) {
-      sizes[d] = g_test_rand_int_range (1, 5);
-      numel *= sizes[d];
-    }
-    uint8_t order[4], oorder[4];
-    random_dim_order (ndim, order);
-    random_dim_order (ndim, oorder);
-    uint32_t dim = (uint32_t) g_test_rand_int_range (0, (gint32) ndim);
-    double *x = g_new (double, numel);
-    for (int64_t i = 0; i < numel; i++)
-      x[i] = (double) g_test_rand_int_range (-4, 5);   /* ties on purpose */
-    Tensor tx;
-    tensor_init_full (&tx, ET_SCALAR_DOUBLE, ndim, sizes, order, x, ET_SHAPE_STATIC, 0);
-
-    /* keepdim outputs share self's rank, so they can take a random dim order. */
-    int64_t ksizes[4];
-    memcpy (ksizes, sizes, sizeof ksizes);
-    ksizes[dim] = 1;
-    int64_t kn = numel / sizes[dim];
-    double *mx = g_new (double, kn), *cs = g_new (double, numel), *var = g_new (double, kn);
-    int64_t *am = g_new (int64_t, kn);
-    Tensor tmx, tam, tcs, tvar;
-    tensor_init_full (&tmx, ET_SCALAR_DOUBLE, ndim, ksizes, oorder, mx, ET_SHAPE_STATIC, 0);
-    tensor_init_full (&tam, ET_SCALAR_LONG, ndim, ksizes, oorder, am, ET_SHAPE_STATIC, 0);
-    tensor_init_full (&tcs, ET_SCALAR_DOUBLE, ndim, sizes, oorder, cs, ET_SHAPE_STATIC, 0);
-    tensor_init_full (&tvar, ET_SCALAR_DOUBLE, ndim, ksizes, oorder, var, ET_SHAPE_STATIC, 0);
-    EtValue dv = int_value (dim), t = bool_value (true), none = none_value (), ret = none_value ();
-    IntList ld;
-    int64_t dl[1] = { dim };
-    int_list_init (&ld, 1, dl);
-    g_assert_cmpint (CALL ("aten::max.dim_max", &tx.v, &dv, &t, &tmx.v, &tam.v, &ret), ==, ET_OK);
-    g_assert_cmpint (CALL ("aten::cumsum.out", &tx.v, &dv, &none, &tcs.v, &tcs.v), ==, ET_OK);
-    g_assert_cmpint (CALL ("aten::var.correction_out", &tx.v, &ld.v, &none, &t, &tvar.v, &tvar.v), ==, ET_OK);
-    /* topk with k = 2 (or 1) along dim, largest first. */
-    int64_t k = MIN (2, sizes[dim]), tsizes[4];
-    memcpy (tsizes, sizes, sizeof tsizes);
-    tsizes[dim] = k;
-    int64_t tn = kn * k;
-    double *tv = g_new (double, tn);
-    int64_t *ti = g_new (int64_t, tn);
-    Tensor ttv, tti;
-    tensor_init_full (&ttv, ET_SCALAR_DOUBLE, ndim, tsizes, oorder, tv, ET_SHAPE_STATIC, 0);
-    tensor_init_full (&tti, ET_SCALAR_LONG, ndim, tsizes, oorder, ti, ET_SHAPE_STATIC, 0);
-    EtValue kv = int_value (k);
-    g_assert_cmpint (CALL ("aten::topk.values", &tx.v, &kv, &dv, &t, &t, &ttv.v, &tti.v, &ret), ==, ET_OK);
-
-    /* Walk every line along dim. */
-    int64_t idx[4] = { 0 };
-    for (int64_t line = 0; line < kn; line++) {
-      int64_t best = 0, o_idx[4];
-      double sum = 0, sq = 0, run = 0;
-      memcpy (o_idx, idx, sizeof o_idx);
-      for (int64_t j = 0; j < sizes[dim]; j++) {
-        idx[dim] = j;
-        double v = x[offset_of (&tx.t, idx)];
-        idx[dim] = best;
-        if (v > x[offset_of (&tx.t, idx)])
-          best = j;
-        run += v;
-        idx[dim] = j;
-        g_assert_cmpfloat (cs[offset_of (&tcs.t, idx)], ==, run);
-        sum += v;
-      }
-      double mean = sum / (double) sizes[dim];
-      for (int64_t j = 0; j < sizes[dim]; j++) {
-        idx[dim] = j;
-        sq += (x[offset_of (&tx.t, idx)] - mean) * (x[offset_of (&tx.t, idx)] - mean);
-      }
-      o_idx[dim] = 0;
-      g_assert_cmpint (am[offset_of (&tam.t, o_idx)], ==, best);
-      idx[dim] = best;
-      g_assert_cmpfloat (mx[offset_of (&tmx.t, o_idx)], ==, x[offset_of (&tx.t, idx)]);
-      double want_var = sizes[dim] > 1 ? sq / (double) (sizes[dim] - 1) : (sq > 0 ? INFINITY : NAN);
-      assert_close (var[offset_of (&tvar.t, o_idx)], want_var, 1e-12);
-      /* topk[0] is the max (first index on ties); topk[1] is the next one. */
-      g_assert_cmpint (ti[offset_of (&tti.t, o_idx)], ==, best);
-      if (k == 2) {
-        o_idx[dim] = 1;
-        int64_t second = -1;
-        for (int64_t j = 0; j < sizes[dim]; j++) {
-          if (j == best)
-            continue;
-          idx[dim] = j;
-          double v = x[offset_of (&tx.t, idx)];
-          if (second < 0) {
-            second = j;
-            continue;
-          }
-          idx[dim] = second;
-          if (v > x[offset_of (&tx.t, idx)])
-            second = j;
+  for (int iter = 0; iter < 100; iter++)
+    {
+      uint32_t ndim = (uint32_t) g_test_rand_int_range (1, 5);
+      int64_t sizes[4], numel = 1;
+      for (uint32_t d = 0; d < ndim; d++)
+        {
+          sizes[d] = g_test_rand_int_range (1, 5);
+          numel *= sizes[d];
         }
-        g_assert_cmpint (ti[offset_of (&tti.t, o_idx)], ==, second);
-        idx[dim] = second;
-        g_assert_cmpfloat (tv[offset_of (&ttv.t, o_idx)], ==, x[offset_of (&tx.t, idx)]);
-      }
-      /* Next line: advance every dim but dim. */
-      idx[dim] = 0;
-      for (uint32_t d = ndim; d-- > 0;) {
-        if (d == dim)
-          continue;
-        if (++idx[d] < sizes[d])
-          break;
-        idx[d] = 0;
-      }
+      uint8_t order[4], oorder[4];
+      random_dim_order (ndim, order);
+      random_dim_order (ndim, oorder);
+      uint32_t dim = (uint32_t) g_test_rand_int_range (0, (gint32) ndim);
+      double *x = g_new (double, numel);
+      for (int64_t i = 0; i < numel; i++)
+        x[i] = (double) g_test_rand_int_range (-4, 5); /* ties on purpose */
+      Tensor tx;
+      tensor_init_full (&tx, ET_SCALAR_DOUBLE, ndim, sizes, order, x, ET_SHAPE_STATIC, 0);
+
+      /* keepdim outputs share self's rank, so they can take a random dim order. */
+      int64_t ksizes[4];
+      memcpy (ksizes, sizes, sizeof ksizes);
+      ksizes[dim] = 1;
+      int64_t kn = numel / sizes[dim];
+      double *mx = g_new (double, kn), *cs = g_new (double, numel), *var = g_new (double, kn);
+      int64_t *am = g_new (int64_t, kn);
+      Tensor tmx, tam, tcs, tvar;
+      tensor_init_full (&tmx, ET_SCALAR_DOUBLE, ndim, ksizes, oorder, mx, ET_SHAPE_STATIC, 0);
+      tensor_init_full (&tam, ET_SCALAR_LONG, ndim, ksizes, oorder, am, ET_SHAPE_STATIC, 0);
+      tensor_init_full (&tcs, ET_SCALAR_DOUBLE, ndim, sizes, oorder, cs, ET_SHAPE_STATIC, 0);
+      tensor_init_full (&tvar, ET_SCALAR_DOUBLE, ndim, ksizes, oorder, var, ET_SHAPE_STATIC, 0);
+      EtValue dv = int_value (dim), t = bool_value (true), none = none_value (), ret = none_value ();
+      IntList ld;
+      int64_t dl[1] = { dim };
+      int_list_init (&ld, 1, dl);
+      g_assert_cmpint (CALL ("aten::max.dim_max", &tx.v, &dv, &t, &tmx.v, &tam.v, &ret), ==, ET_OK);
+      g_assert_cmpint (CALL ("aten::cumsum.out", &tx.v, &dv, &none, &tcs.v, &tcs.v), ==, ET_OK);
+      g_assert_cmpint (CALL ("aten::var.correction_out", &tx.v, &ld.v, &none, &t, &tvar.v, &tvar.v), ==, ET_OK);
+      /* topk with k = 2 (or 1) along dim, largest first. */
+      int64_t k = MIN (2, sizes[dim]), tsizes[4];
+      memcpy (tsizes, sizes, sizeof tsizes);
+      tsizes[dim] = k;
+      int64_t tn = kn * k;
+      double *tv = g_new (double, tn);
+      int64_t *ti = g_new (int64_t, tn);
+      Tensor ttv, tti;
+      tensor_init_full (&ttv, ET_SCALAR_DOUBLE, ndim, tsizes, oorder, tv, ET_SHAPE_STATIC, 0);
+      tensor_init_full (&tti, ET_SCALAR_LONG, ndim, tsizes, oorder, ti, ET_SHAPE_STATIC, 0);
+      EtValue kv = int_value (k);
+      g_assert_cmpint (CALL ("aten::topk.values", &tx.v, &kv, &dv, &t, &t, &ttv.v, &tti.v, &ret), ==, ET_OK);
+
+      /* Walk every line along dim. */
+      int64_t idx[4] = { 0 };
+      for (int64_t line = 0; line < kn; line++)
+        {
+          int64_t best = 0, o_idx[4];
+          double sum = 0, sq = 0, run = 0;
+          memcpy (o_idx, idx, sizeof o_idx);
+          for (int64_t j = 0; j < sizes[dim]; j++)
+            {
+              idx[dim] = j;
+              double v = x[offset_of (&tx.t, idx)];
+              idx[dim] = best;
+              if (v > x[offset_of (&tx.t, idx)])
+                best = j;
+              run += v;
+              idx[dim] = j;
+              g_assert_cmpfloat (cs[offset_of (&tcs.t, idx)], ==, run);
+              sum += v;
+            }
+          double mean = sum / (double) sizes[dim];
+          for (int64_t j = 0; j < sizes[dim]; j++)
+            {
+              idx[dim] = j;
+              sq += (x[offset_of (&tx.t, idx)] - mean) * (x[offset_of (&tx.t, idx)] - mean);
+            }
+          o_idx[dim] = 0;
+          g_assert_cmpint (am[offset_of (&tam.t, o_idx)], ==, best);
+          idx[dim] = best;
+          g_assert_cmpfloat (mx[offset_of (&tmx.t, o_idx)], ==, x[offset_of (&tx.t, idx)]);
+          double want_var = sizes[dim] > 1 ? sq / (double) (sizes[dim] - 1) : (sq > 0 ? INFINITY : NAN);
+          assert_close (var[offset_of (&tvar.t, o_idx)], want_var, 1e-12);
+          /* topk[0] is the max (first index on ties); topk[1] is the next one. */
+          g_assert_cmpint (ti[offset_of (&tti.t, o_idx)], ==, best);
+          if (k == 2)
+            {
+              o_idx[dim] = 1;
+              int64_t second = -1;
+              for (int64_t j = 0; j < sizes[dim]; j++)
+                {
+                  if (j == best)
+                    continue;
+                  idx[dim] = j;
+                  double v = x[offset_of (&tx.t, idx)];
+                  if (second < 0)
+                    {
+                      second = j;
+                      continue;
+                    }
+                  idx[dim] = second;
+                  if (v > x[offset_of (&tx.t, idx)])
+                    second = j;
+                }
+              g_assert_cmpint (ti[offset_of (&tti.t, o_idx)], ==, second);
+              idx[dim] = second;
+              g_assert_cmpfloat (tv[offset_of (&ttv.t, o_idx)], ==, x[offset_of (&tx.t, idx)]);
+            }
+          /* Next line: advance every dim but dim. */
+          idx[dim] = 0;
+          for (uint32_t d = ndim; d-- > 0;)
+            {
+              if (d == dim)
+                continue;
+              if (++idx[d] < sizes[d])
+                break;
+              idx[d] = 0;
+            }
+        }
+      g_free (x);
+      g_free (mx);
+      g_free (cs);
+      g_free (var);
+      g_free (am);
+      g_free (tv);
+      g_free (ti);
     }
-    g_free (x);
-    g_free (mx);
-    g_free (cs);
-    g_free (var);
-    g_free (am);
-    g_free (tv);
-    g_free (ti);
-  }
 }
 
 /* ---- Distances ---- */
@@ -1765,15 +1804,16 @@ static double
 ref_dist (const float *a, const float *b, int m, double p)
 {
   double acc = 0;
-  for (int k = 0; k < m; k++) {
-    double d = fabs ((double) a[k] - b[k]);
-    if (p == 0)
-      acc += d != 0;
-    else if (isinf (p))
-      acc = MAX (acc, d);
-    else
-      acc += pow (d, p);
-  }
+  for (int k = 0; k < m; k++)
+    {
+      double d = fabs ((double) a[k] - b[k]);
+      if (p == 0)
+        acc += d != 0;
+      else if (isinf (p))
+        acc = MAX (acc, d);
+      else
+        acc += pow (d, p);
+    }
   return (p == 0 || isinf (p)) ? acc : pow (acc, 1 / p);
 }
 
@@ -1793,14 +1833,15 @@ test_distances (void)
   tensor_init (&to, ET_SCALAR_FLOAT, 3, so, o);
   double ps[5] = { 0, 1, 2, 3.5, INFINITY };
   EtValue none = none_value ();
-  for (int k = 0; k < 5; k++) {
-    EtValue pv = double_value (ps[k]);
-    g_assert_cmpint (CALL ("aten::_cdist_forward.out", &t1.v, &t2.v, &pv, &none, &to.v, &to.v), ==, ET_OK);
-    for (int b = 0; b < 2; b++)
-      for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 5; j++)
-          assert_close (o[(b * 3 + i) * 5 + j], ref_dist (x1 + (b * 3 + i) * 4, x2 + j * 4, 4, ps[k]), 1e-6);
-  }
+  for (int k = 0; k < 5; k++)
+    {
+      EtValue pv = double_value (ps[k]);
+      g_assert_cmpint (CALL ("aten::_cdist_forward.out", &t1.v, &t2.v, &pv, &none, &to.v, &to.v), ==, ET_OK);
+      for (int b = 0; b < 2; b++)
+        for (int i = 0; i < 3; i++)
+          for (int j = 0; j < 5; j++)
+            assert_close (o[(b * 3 + i) * 5 + j], ref_dist (x1 + (b * 3 + i) * 4, x2 + j * 4, 4, ps[k]), 1e-6);
+    }
   EtValue neg = double_value (-1);
   g_assert_cmpint (CALL ("aten::_cdist_forward.out", &t1.v, &t2.v, &neg, &none, &to.v, &to.v), ==,
                    ET_ERROR_INVALID_ARGUMENT);
@@ -1821,8 +1862,7 @@ test_distances (void)
   for (int i = 0; i < 4; i++)
     for (int j = i + 1; j < 4; j++, w++)
       assert_close (o[w], ref_dist (x1 + i * 4, x1 + j * 4, 4, 2), 1e-6);
-  g_assert_cmpint (CALL ("aten::_pdist_forward.out", &t1.v, &two, &tpo.v, &tpo.v), ==,
-                   ET_ERROR_INVALID_ARGUMENT);
+  g_assert_cmpint (CALL ("aten::_pdist_forward.out", &t1.v, &two, &tpo.v, &tpo.v), ==, ET_ERROR_INVALID_ARGUMENT);
 }
 
 int

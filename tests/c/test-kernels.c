@@ -22,22 +22,56 @@ fill_random (float *x, size_t n)
 /* ---- Plug-in ---- */
 
 static const char *const required_kernels[] = {
-  "aten::add.out", "aten::sub.out", "aten::mul.out", "aten::div.out", "aten::add.Scalar_out",
-  "aten::mul.Scalar_out", "aten::mm.out", "aten::addmm.out", "aten::bmm.out", "aten::relu.out",
-  "aten::permute_copy.out", "aten::view_copy.out", "aten::clone.out",
-  "aten::squeeze_copy.dims_out", "aten::unsqueeze_copy.out", "aten::expand_copy.out",
-  "aten::cat.out", "aten::slice_copy.Tensor_out", "aten::select_copy.int_out",
-  "aten::sum.IntList_out", "aten::mean.out", "aten::gt.Scalar_out", "aten::lt.Scalar_out",
-  "aten::eq.Scalar_out", "aten::ge.Scalar_out", "aten::le.Scalar_out", "aten::copy_",
-  "aten::copy.out", "aten::_softmax.out", "dim_order_ops::_to_dim_order_copy.out",
-  "dim_order_ops::_clone_dim_order.out", "dim_order_ops::_empty_dim_order.out",
-  "aten::sym_size.int", "aten::sym_numel", "aten::_local_scalar_dense",
-  "executorch_prim::add.Scalar", "executorch_prim::sub.Scalar", "executorch_prim::mul.Scalar",
-  "executorch_prim::floordiv.Scalar", "executorch_prim::truediv.Scalar",
-  "executorch_prim::mod.Scalar", "executorch_prim::eq.Scalar", "executorch_prim::gt.Scalar",
-  "executorch_prim::lt.Scalar", "executorch_prim::ge.Scalar", "executorch_prim::le.Scalar",
-  "executorch_prim::neg.Scalar", "executorch_prim::sym_max.Scalar",
-  "executorch_prim::sym_min.Scalar", "executorch_prim::et_copy_index.tensor",
+  "aten::add.out",
+  "aten::sub.out",
+  "aten::mul.out",
+  "aten::div.out",
+  "aten::add.Scalar_out",
+  "aten::mul.Scalar_out",
+  "aten::mm.out",
+  "aten::addmm.out",
+  "aten::bmm.out",
+  "aten::relu.out",
+  "aten::permute_copy.out",
+  "aten::view_copy.out",
+  "aten::clone.out",
+  "aten::squeeze_copy.dims_out",
+  "aten::unsqueeze_copy.out",
+  "aten::expand_copy.out",
+  "aten::cat.out",
+  "aten::slice_copy.Tensor_out",
+  "aten::select_copy.int_out",
+  "aten::sum.IntList_out",
+  "aten::mean.out",
+  "aten::gt.Scalar_out",
+  "aten::lt.Scalar_out",
+  "aten::eq.Scalar_out",
+  "aten::ge.Scalar_out",
+  "aten::le.Scalar_out",
+  "aten::copy_",
+  "aten::copy.out",
+  "aten::_softmax.out",
+  "dim_order_ops::_to_dim_order_copy.out",
+  "dim_order_ops::_clone_dim_order.out",
+  "dim_order_ops::_empty_dim_order.out",
+  "aten::sym_size.int",
+  "aten::sym_numel",
+  "aten::_local_scalar_dense",
+  "executorch_prim::add.Scalar",
+  "executorch_prim::sub.Scalar",
+  "executorch_prim::mul.Scalar",
+  "executorch_prim::floordiv.Scalar",
+  "executorch_prim::truediv.Scalar",
+  "executorch_prim::mod.Scalar",
+  "executorch_prim::eq.Scalar",
+  "executorch_prim::gt.Scalar",
+  "executorch_prim::lt.Scalar",
+  "executorch_prim::ge.Scalar",
+  "executorch_prim::le.Scalar",
+  "executorch_prim::neg.Scalar",
+  "executorch_prim::sym_max.Scalar",
+  "executorch_prim::sym_min.Scalar",
+  "executorch_prim::et_copy_index.tensor",
   "executorch_prim::et_view.default",
 };
 
@@ -62,7 +96,10 @@ test_plugin_descriptor (void)
 static void
 test_add_same_shape (void)
 {
-  enum { N = 1000 };
+  enum
+  {
+    N = 1000
+  };
   static float a[N], b[N], o[N];
   int64_t sizes[1] = { N };
   Tensor ta, tb, to;
@@ -278,11 +315,12 @@ test_binary_channels_last (void)
   g_assert_cmpint (call ("aten::add.out", args, 5), ==, ET_OK);
   for (int c = 0; c < 3; c++)
     for (int h = 0; h < 2; h++)
-      for (int w = 0; w < 2; w++) {
-        float av = a[(h * 2 + w) * 3 + c];   /* NHWC storage */
-        float bv = b[(c * 2 + h) * 2 + w];
-        assert_close (o[(c * 2 + h) * 2 + w], (double) av + bv, 1e-6);
-      }
+      for (int w = 0; w < 2; w++)
+        {
+          float av = a[(h * 2 + w) * 3 + c]; /* NHWC storage */
+          float bv = b[(c * 2 + h) * 2 + w];
+          assert_close (o[(c * 2 + h) * 2 + w], (double) av + bv, 1e-6);
+        }
 }
 
 static void
@@ -324,7 +362,8 @@ test_scalar_ops (void)
     assert_close (o[i], ia[i] * 0.5, 0);
 
   /* Comparisons with a scalar into Bool. */
-  static const struct {
+  static const struct
+  {
     const char *name;
     int which;
   } cmps[] = {
@@ -333,15 +372,19 @@ test_scalar_ops (void)
   };
   EtValue thr = double_value (0.5);
   EtValue *cmp_args[] = { &ta.v, &thr, &tbo.v, &tbo.v };
-  for (size_t c = 0; c < G_N_ELEMENTS (cmps); c++) {
-    g_assert_cmpint (call (cmps[c].name, cmp_args, 4), ==, ET_OK);
-    for (int i = 0; i < 5; i++) {
-      bool want = cmps[c].which == 0 ? a[i] > 0.5f : cmps[c].which == 1 ? a[i] < 0.5f
-                : cmps[c].which == 2 ? a[i] == 0.5f : cmps[c].which == 3 ? a[i] >= 0.5f
-                : a[i] <= 0.5f;
-      g_assert_cmpint (bo[i], ==, want);
+  for (size_t c = 0; c < G_N_ELEMENTS (cmps); c++)
+    {
+      g_assert_cmpint (call (cmps[c].name, cmp_args, 4), ==, ET_OK);
+      for (int i = 0; i < 5; i++)
+        {
+          bool want = cmps[c].which == 0   ? a[i] > 0.5f
+                      : cmps[c].which == 1 ? a[i] < 0.5f
+                      : cmps[c].which == 2 ? a[i] == 0.5f
+                      : cmps[c].which == 3 ? a[i] >= 0.5f
+                                           : a[i] <= 0.5f;
+          g_assert_cmpint (bo[i], ==, want);
+        }
     }
-  }
 
   /* An int tensor against an int scalar out of its range still compares. */
   int8_t small[3] = { -5, 0, 127 };
@@ -363,12 +406,13 @@ static void
 naive_mm (int m, int k, int n, const float *a, const float *b, double *c)
 {
   for (int i = 0; i < m; i++)
-    for (int j = 0; j < n; j++) {
-      double s = 0;
-      for (int p = 0; p < k; p++)
-        s += (double) a[i * k + p] * b[p * n + j];
-      c[i * n + j] = s;
-    }
+    for (int j = 0; j < n; j++)
+      {
+        double s = 0;
+        for (int p = 0; p < k; p++)
+          s += (double) a[i * k + p] * b[p * n + j];
+        c[i * n + j] = s;
+      }
 }
 
 static void
@@ -376,8 +420,8 @@ test_mm (void)
 {
   /* Sizes that exercise the 4-row groups, the remainder rows and k/n blocks. */
   const int m = 67, k = 300, n = 530;
-  float *a = g_new (float, m * k), *b = g_new (float, k * n), *o = g_new (float, m * n);
-  double *want = g_new (double, m * n);
+  float *a = g_new (float, m *k), *b = g_new (float, k *n), *o = g_new (float, m *n);
+  double *want = g_new (double, m *n);
   int64_t sa[2] = { m, k }, sb[2] = { k, n }, so[2] = { m, n };
   Tensor ta, tb, to;
 
@@ -393,7 +437,7 @@ test_mm (void)
     assert_close (o[i], want[i], 1e-4);
 
   /* The same product with mat2 stored transposed (dim_order [1, 0]). */
-  float *bt = g_new (float, k * n);
+  float *bt = g_new (float, k *n);
   uint8_t tr[2] = { 1, 0 };
   for (int p = 0; p < k; p++)
     for (int j = 0; j < n; j++)
@@ -430,12 +474,13 @@ test_mm_double (void)
   EtValue *args[] = { &ta.v, &tb.v, &to.v, &to.v };
   g_assert_cmpint (call ("aten::mm.out", args, 4), ==, ET_OK);
   for (int i = 0; i < 2; i++)
-    for (int j = 0; j < 2; j++) {
-      double s = 0;
-      for (int p = 0; p < 3; p++)
-        s += a[i * 3 + p] * b[p * 2 + j];
-      g_assert_cmpfloat (o[i * 2 + j], ==, s);
-    }
+    for (int j = 0; j < 2; j++)
+      {
+        double s = 0;
+        for (int p = 0; p < 3; p++)
+          s += a[i * 3 + p] * b[p * 2 + j];
+        g_assert_cmpfloat (o[i * 2 + j], ==, s);
+      }
 }
 
 static void
@@ -495,11 +540,12 @@ test_bmm (void)
   tensor_init (&to, ET_SCALAR_FLOAT, 3, so, o);
   EtValue *args[] = { &ta.v, &tb.v, &to.v, &to.v };
   g_assert_cmpint (call ("aten::bmm.out", args, 4), ==, ET_OK);
-  for (int q = 0; q < B; q++) {
-    naive_mm (m, k, n, a + q * m * k, b + q * k * n, want);
-    for (int i = 0; i < m * n; i++)
-      assert_close (o[q * m * n + i], want[i], 1e-5);
-  }
+  for (int q = 0; q < B; q++)
+    {
+      naive_mm (m, k, n, a + q * m * k, b + q * k * n, want);
+      for (int i = 0; i < m * n; i++)
+        assert_close (o[q * m * n + i], want[i], 1e-5);
+    }
   int64_t sbad[3] = { 2, k, n };
   tensor_init (&tb, ET_SCALAR_FLOAT, 3, sbad, b);
   g_assert_cmpint (call ("aten::bmm.out", args, 4), ==, ET_ERROR_INVALID_ARGUMENT);
@@ -518,12 +564,13 @@ test_relu (void)
   tensor_init (&to, ET_SCALAR_FLOAT, 1, sizes, o);
   EtValue *args[] = { &ta.v, &to.v, &to.v };
   g_assert_cmpint (call ("aten::relu.out", args, 3), ==, ET_OK);
-  for (int i = 0; i < 6; i++) {
-    if (isnan (a[i]))
-      g_assert_true (isnan (o[i]));
-    else
-      g_assert_cmpfloat (o[i], ==, a[i] > 0 ? a[i] : 0.0f);
-  }
+  for (int i = 0; i < 6; i++)
+    {
+      if (isnan (a[i]))
+        g_assert_true (isnan (o[i]));
+      else
+        g_assert_cmpfloat (o[i], ==, a[i] > 0 ? a[i] : 0.0f);
+    }
 
   int32_t ia[4] = { -3, 4, 0, -1 }, io[4];
   int64_t s4[1] = { 4 };
@@ -684,18 +731,19 @@ test_cat (void)
 
   tensor_init (&ta, ET_SCALAR_FLOAT, 2, sa, a);
   tensor_init (&tb, ET_SCALAR_INT, 2, sb, b);
-  tensor_init (&te, ET_SCALAR_BYTE, 1, se, NULL);   /* legacy empty, skipped */
+  tensor_init (&te, ET_SCALAR_BYTE, 1, se, NULL); /* legacy empty, skipped */
   tensor_init (&to, ET_SCALAR_FLOAT, 2, so, o);
   Tensor *items[] = { &ta, &te, &tb };
   tensor_list_init (&tl, 3, items, false);
   EtValue *args[] = { &tl.v, &dim, &to.v, &to.v };
   g_assert_cmpint (call ("aten::cat.out", args, 4), ==, ET_OK);
-  for (int i = 0; i < 2; i++) {
-    for (int j = 0; j < 2; j++)
-      g_assert_cmpfloat (o[i * 5 + j], ==, a[i * 2 + j]);
-    for (int j = 0; j < 3; j++)
-      g_assert_cmpfloat (o[i * 5 + 2 + j], ==, (float) b[i * 3 + j]);
-  }
+  for (int i = 0; i < 2; i++)
+    {
+      for (int j = 0; j < 2; j++)
+        g_assert_cmpfloat (o[i * 5 + j], ==, a[i * 2 + j]);
+      for (int j = 0; j < 3; j++)
+        g_assert_cmpfloat (o[i * 5 + 2 + j], ==, (float) b[i * 3 + j]);
+    }
 
   /* Mismatched sizes outside the cat dim. */
   dim = int_value (0);
@@ -761,20 +809,22 @@ test_sum_mean (void)
   EtValue *args[] = { &ta.v, &ld.v, &keep, &none, &to.v, &to.v };
   g_assert_cmpint (call ("aten::sum.IntList_out", args, 6), ==, ET_OK);
   for (int i = 0; i < 2; i++)
-    for (int k = 0; k < 4; k++) {
-      double s = 0;
-      for (int j = 0; j < 3; j++)
-        s += a[(i * 3 + j) * 4 + k];
-      assert_close (o[i * 4 + k], s, 1e-6);
-    }
+    for (int k = 0; k < 4; k++)
+      {
+        double s = 0;
+        for (int j = 0; j < 3; j++)
+          s += a[(i * 3 + j) * 4 + k];
+        assert_close (o[i * 4 + k], s, 1e-6);
+      }
   g_assert_cmpint (call ("aten::mean.out", args, 6), ==, ET_OK);
   for (int i = 0; i < 2; i++)
-    for (int k = 0; k < 4; k++) {
-      double s = 0;
-      for (int j = 0; j < 3; j++)
-        s += a[(i * 3 + j) * 4 + k];
-      assert_close (o[i * 4 + k], s / 3, 1e-6);
-    }
+    for (int k = 0; k < 4; k++)
+      {
+        double s = 0;
+        for (int j = 0; j < 3; j++)
+          s += a[(i * 3 + j) * 4 + k];
+        assert_close (o[i * 4 + k], s / 3, 1e-6);
+      }
 
   /* dim=None reduces everything; keepdim=False gives a 0-d result. */
   Tensor t0;
@@ -812,12 +862,13 @@ test_sum_mean (void)
   int_list_init (&ld, 2, hw);
   EtValue *cargs[] = { &tc.v, &ld.v, &keep, &none, &tm.v, &tm.v };
   g_assert_cmpint (call ("aten::mean.out", cargs, 6), ==, ET_OK);
-  for (int ch = 0; ch < 3; ch++) {
-    double t = 0;
-    for (int p = 0; p < 4; p++)
-      t += c[p * 3 + ch];
-    assert_close (m[ch], t / 4, 1e-6);
-  }
+  for (int ch = 0; ch < 3; ch++)
+    {
+      double t = 0;
+      for (int p = 0; p < 4; p++)
+        t += c[p * 3 + ch];
+      assert_close (m[ch], t / 4, 1e-6);
+    }
 }
 
 static void
@@ -829,30 +880,32 @@ test_softmax (void)
   EtValue dim = int_value (1), h2f = bool_value (false);
 
   fill_random (a, 15);
-  a[7] = 40.0f;   /* large values must not overflow */
+  a[7] = 40.0f; /* large values must not overflow */
   tensor_init (&ta, ET_SCALAR_FLOAT, 2, sizes, a);
   tensor_init (&to, ET_SCALAR_FLOAT, 2, sizes, o);
   EtValue *args[] = { &ta.v, &dim, &h2f, &to.v, &to.v };
   g_assert_cmpint (call ("aten::_softmax.out", args, 5), ==, ET_OK);
-  for (int i = 0; i < 3; i++) {
-    double mx = -INFINITY, s = 0;
-    for (int j = 0; j < 5; j++)
-      mx = fmax (mx, a[i * 5 + j]);
-    for (int j = 0; j < 5; j++)
-      s += exp (a[i * 5 + j] - mx);
-    for (int j = 0; j < 5; j++)
-      assert_close (o[i * 5 + j], exp (a[i * 5 + j] - mx) / s, 1e-6);
-  }
+  for (int i = 0; i < 3; i++)
+    {
+      double mx = -INFINITY, s = 0;
+      for (int j = 0; j < 5; j++)
+        mx = fmax (mx, a[i * 5 + j]);
+      for (int j = 0; j < 5; j++)
+        s += exp (a[i * 5 + j] - mx);
+      for (int j = 0; j < 5; j++)
+        assert_close (o[i * 5 + j], exp (a[i * 5 + j] - mx) / s, 1e-6);
+    }
 
   /* Along dim 0 too. */
   dim = int_value (0);
   g_assert_cmpint (call ("aten::_softmax.out", args, 5), ==, ET_OK);
-  for (int j = 0; j < 5; j++) {
-    double s = 0;
-    for (int i = 0; i < 3; i++)
-      s += o[i * 5 + j];
-    assert_close (s, 1.0, 1e-6);
-  }
+  for (int j = 0; j < 5; j++)
+    {
+      double s = 0;
+      for (int i = 0; i < 3; i++)
+        s += o[i * 5 + j];
+      assert_close (s, 1.0, 1e-6);
+    }
 
   h2f = bool_value (true);
   g_assert_cmpint (call ("aten::_softmax.out", args, 5), ==, ET_ERROR_INVALID_ARGUMENT);
@@ -910,10 +963,11 @@ test_dim_order_channels_last (void)
   for (int n = 0; n < 2; n++)
     for (int c = 0; c < 3; c++)
       for (int h = 0; h < 4; h++)
-        for (int w = 0; w < 5; w++) {
-          float want = in[((n * 4 + h) * 5 + w) * 3 + c];
-          g_assert_cmpfloat (out[((n * 3 + c) * 4 + h) * 5 + w], ==, (double) want);
-        }
+        for (int w = 0; w < 5; w++)
+          {
+            float want = in[((n * 4 + h) * 5 + w) * 3 + c];
+            g_assert_cmpfloat (out[((n * 3 + c) * 4 + h) * 5 + w], ==, (double) want);
+          }
 
   /* And back: contiguous Double -> channels-last Float via _clone_dim_order
    * needs equal dtypes, so use _to_dim_order_copy with dim_order=None. */
@@ -934,14 +988,12 @@ test_dim_order_channels_last (void)
     g_assert_cmpfloat (flat[i], ==, (float) out[i]);
   /* ... which refuses a dtype change. */
   EtValue *cbad[] = { &ti.v, &nb, &ld.v, &to.v, &to.v };
-  g_assert_cmpint (call ("dim_order_ops::_clone_dim_order.out", cbad, 5), ==,
-                   ET_ERROR_INVALID_ARGUMENT);
+  g_assert_cmpint (call ("dim_order_ops::_clone_dim_order.out", cbad, 5), ==, ET_ERROR_INVALID_ARGUMENT);
 
   /* A dim_order argument that disagrees with out's layout. */
   int64_t cl_order[4] = { 0, 2, 3, 1 };
   int_list_init (&ld, 4, cl_order);
-  g_assert_cmpint (call ("dim_order_ops::_to_dim_order_copy.out", args, 5), ==,
-                   ET_ERROR_INVALID_ARGUMENT);
+  g_assert_cmpint (call ("dim_order_ops::_to_dim_order_copy.out", args, 5), ==, ET_ERROR_INVALID_ARGUMENT);
 
   /* Float -> Int truncates toward zero; anything -> Bool is != 0. */
   float fv[4] = { -1.75f, 2.5f, 0.0f, 3.99f };
@@ -1030,27 +1082,28 @@ test_prim_arithmetic (void)
   static const int64_t xs[] = { -7, 7, -8, 0, 13, -1 };
   static const int64_t ys[] = { 2, -2, 3, 5, -4, 1 };
 
-  for (size_t i = 0; i < G_N_ELEMENTS (xs); i++) {
-    int64_t x = xs[i], y = ys[i];
-    /* Python floor division and modulo, from their definitions. */
-    int64_t q = (int64_t) floor ((double) x / (double) y);
-    int64_t m = x - q * y;
-    EtValue r = prim2 ("executorch_prim::floordiv.Scalar", int_value (x), int_value (y), ET_OK);
-    g_assert_cmpuint (r.tag, ==, ET_VALUE_INT);
-    g_assert_cmpint (r.u.int_value, ==, q);
-    r = prim2 ("executorch_prim::mod.Scalar", int_value (x), int_value (y), ET_OK);
-    g_assert_cmpint (r.u.int_value, ==, m);
-    g_assert_true (m == 0 || (m < 0) == (y < 0));
-    r = prim2 ("executorch_prim::truediv.Scalar", int_value (x), int_value (y), ET_OK);
-    g_assert_cmpuint (r.tag, ==, ET_VALUE_DOUBLE);
-    g_assert_cmpfloat (r.u.double_value, ==, (double) x / (double) y);
-    r = prim2 ("executorch_prim::add.Scalar", int_value (x), int_value (y), ET_OK);
-    g_assert_cmpint (r.u.int_value, ==, x + y);
-    r = prim2 ("executorch_prim::sub.Scalar", int_value (x), int_value (y), ET_OK);
-    g_assert_cmpint (r.u.int_value, ==, x - y);
-    r = prim2 ("executorch_prim::mul.Scalar", int_value (x), int_value (y), ET_OK);
-    g_assert_cmpint (r.u.int_value, ==, x * y);
-  }
+  for (size_t i = 0; i < G_N_ELEMENTS (xs); i++)
+    {
+      int64_t x = xs[i], y = ys[i];
+      /* Python floor division and modulo, from their definitions. */
+      int64_t q = (int64_t) floor ((double) x / (double) y);
+      int64_t m = x - q * y;
+      EtValue r = prim2 ("executorch_prim::floordiv.Scalar", int_value (x), int_value (y), ET_OK);
+      g_assert_cmpuint (r.tag, ==, ET_VALUE_INT);
+      g_assert_cmpint (r.u.int_value, ==, q);
+      r = prim2 ("executorch_prim::mod.Scalar", int_value (x), int_value (y), ET_OK);
+      g_assert_cmpint (r.u.int_value, ==, m);
+      g_assert_true (m == 0 || (m < 0) == (y < 0));
+      r = prim2 ("executorch_prim::truediv.Scalar", int_value (x), int_value (y), ET_OK);
+      g_assert_cmpuint (r.tag, ==, ET_VALUE_DOUBLE);
+      g_assert_cmpfloat (r.u.double_value, ==, (double) x / (double) y);
+      r = prim2 ("executorch_prim::add.Scalar", int_value (x), int_value (y), ET_OK);
+      g_assert_cmpint (r.u.int_value, ==, x + y);
+      r = prim2 ("executorch_prim::sub.Scalar", int_value (x), int_value (y), ET_OK);
+      g_assert_cmpint (r.u.int_value, ==, x - y);
+      r = prim2 ("executorch_prim::mul.Scalar", int_value (x), int_value (y), ET_OK);
+      g_assert_cmpint (r.u.int_value, ==, x * y);
+    }
 
   /* Doubles: -7.5 // 2 == -4.0, -7.5 % 2 == 0.5. */
   EtValue r = prim2 ("executorch_prim::floordiv.Scalar", double_value (-7.5), int_value (2), ET_OK);
@@ -1069,8 +1122,7 @@ test_prim_arithmetic (void)
   /* Division by zero is an error, not a crash. */
   prim2 ("executorch_prim::floordiv.Scalar", int_value (1), int_value (0), ET_ERROR_INVALID_ARGUMENT);
   prim2 ("executorch_prim::mod.Scalar", int_value (1), int_value (0), ET_ERROR_INVALID_ARGUMENT);
-  prim2 ("executorch_prim::truediv.Scalar", double_value (1), double_value (0),
-         ET_ERROR_INVALID_ARGUMENT);
+  prim2 ("executorch_prim::truediv.Scalar", double_value (1), double_value (0), ET_ERROR_INVALID_ARGUMENT);
   r = prim2 ("executorch_prim::floordiv.Scalar", int_value (INT64_MIN), int_value (-1), ET_OK);
 
   /* A tensor operand is a type error. */
@@ -1175,17 +1227,18 @@ test_prim_et_copy_index (void)
   tensor_init_dynamic (&to, ET_SCALAR_INT, 2, planned, stack, 12);
   tensor_init (&from, ET_SCALAR_INT, 1, row, r);
   EtValue *args[] = { &to.v, &from.v, &index };
-  for (int i = 0; i < 4; i++) {
-    for (int j = 0; j < 3; j++)
-      r[j] = i * 10 + j;
-    index = int_value (i);
-    g_assert_cmpint (call ("executorch_prim::et_copy_index.tensor", args, 3), ==, ET_OK);
-    g_assert_cmpint (to.t.sizes[0], ==, i + 1);
-  }
+  for (int i = 0; i < 4; i++)
+    {
+      for (int j = 0; j < 3; j++)
+        r[j] = i * 10 + j;
+      index = int_value (i);
+      g_assert_cmpint (call ("executorch_prim::et_copy_index.tensor", args, 3), ==, ET_OK);
+      g_assert_cmpint (to.t.sizes[0], ==, i + 1);
+    }
   for (int i = 0; i < 4; i++)
     for (int j = 0; j < 3; j++)
       g_assert_cmpint (stack[i * 3 + j], ==, i * 10 + j);
-  index = int_value (4);   /* past the planned capacity */
+  index = int_value (4); /* past the planned capacity */
   g_assert_cmpint (call ("executorch_prim::et_copy_index.tensor", args, 3), !=, ET_OK);
 }
 
@@ -1197,142 +1250,155 @@ static int64_t
 offset_of (const EtTensor *t, uint32_t ndim, const int64_t *idx)
 {
   int64_t off = 0;
-  for (uint32_t d = 0; d < t->ndim; d++) {
-    int64_t i = idx[ndim - t->ndim + d];
-    off += (t->sizes[d] == 1 ? 0 : i) * t->strides[d];
-  }
+  for (uint32_t d = 0; d < t->ndim; d++)
+    {
+      int64_t i = idx[ndim - t->ndim + d];
+      off += (t->sizes[d] == 1 ? 0 : i) * t->strides[d];
+    }
   return off;
 }
 
 static bool
 next_index (uint32_t ndim, const int64_t *sizes, int64_t *idx)
 {
-  for (uint32_t d = ndim; d-- > 0;) {
-    if (++idx[d] < sizes[d])
-      return true;
-    idx[d] = 0;
-  }
+  for (uint32_t d = ndim; d-- > 0;)
+    {
+      if (++idx[d] < sizes[d])
+        return true;
+      idx[d] = 0;
+    }
   return false;
 }
 
 static void
 test_random_layouts (void)
 {
-  for (int iter = 0; iter < 300; iter++) {
-    uint32_t ndim = (uint32_t) g_test_rand_int_range (1, 6);
-    int64_t sizes[ET_MAX_DIMS], bsizes[ET_MAX_DIMS], psizes[ET_MAX_DIMS], idx[ET_MAX_DIMS];
-    uint8_t oa[ET_MAX_DIMS], ob[ET_MAX_DIMS], oo[ET_MAX_DIMS], perm[ET_MAX_DIMS];
-    uint32_t bdim = (uint32_t) g_test_rand_int_range (1, (gint32) ndim + 1);
-    float a[1024];
-    int32_t b[1024];
-    double o[1024], p[1024];
-    Tensor ta, tb, to, tp;
-    EtValue alpha = int_value (3);
+  for (int iter = 0; iter < 300; iter++)
+    {
+      uint32_t ndim = (uint32_t) g_test_rand_int_range (1, 6);
+      int64_t sizes[ET_MAX_DIMS], bsizes[ET_MAX_DIMS], psizes[ET_MAX_DIMS], idx[ET_MAX_DIMS];
+      uint8_t oa[ET_MAX_DIMS], ob[ET_MAX_DIMS], oo[ET_MAX_DIMS], perm[ET_MAX_DIMS];
+      uint32_t bdim = (uint32_t) g_test_rand_int_range (1, (gint32) ndim + 1);
+      float a[1024];
+      int32_t b[1024];
+      double o[1024], p[1024];
+      Tensor ta, tb, to, tp;
+      EtValue alpha = int_value (3);
 
-    for (uint32_t d = 0; d < ndim; d++)
-      sizes[d] = g_test_rand_int_range (1, 5);
-    for (uint32_t d = 0; d < bdim; d++)
-      bsizes[d] = g_test_rand_bit () ? 1 : sizes[ndim - bdim + d];
-    random_dim_order (ndim, oa);
-    random_dim_order (bdim, ob);
-    random_dim_order (ndim, oo);
-    tensor_init_full (&ta, ET_SCALAR_FLOAT, ndim, sizes, oa, a, ET_SHAPE_STATIC, 0);
-    tensor_init_full (&tb, ET_SCALAR_INT, bdim, bsizes, ob, b, ET_SHAPE_STATIC, 0);
-    tensor_init_full (&to, ET_SCALAR_DOUBLE, ndim, sizes, oo, o, ET_SHAPE_STATIC, 0);
-    for (int64_t i = 0; i < ta.t.numel; i++)
-      a[i] = (float) g_test_rand_double_range (-4, 4);
-    for (int64_t i = 0; i < tb.t.numel; i++)
-      b[i] = g_test_rand_int_range (-100, 100);
-
-    /* add: Float + 3 * Int into Double, all three in random layouts. */
-    EtValue *args[] = { &ta.v, &tb.v, &alpha, &to.v, &to.v };
-    g_assert_cmpint (call ("aten::add.out", args, 5), ==, ET_OK);
-    memset (idx, 0, sizeof idx);
-    do {
-      double want = (double) (a[offset_of (&ta.t, ndim, idx)] +
-                              3.0f * (float) b[offset_of (&tb.t, ndim, idx)]);
-      g_assert_cmpfloat (o[offset_of (&to.t, ndim, idx)], ==, want);
-    } while (next_index (ndim, sizes, idx));
-
-    /* _to_dim_order_copy between random layouts, Float -> Double. */
-    EtValue nb = bool_value (false), none = none_value ();
-    EtValue *cargs[] = { &ta.v, &nb, &none, &to.v, &to.v };
-    g_assert_cmpint (call ("dim_order_ops::_to_dim_order_copy.out", cargs, 5), ==, ET_OK);
-    memset (idx, 0, sizeof idx);
-    do
-      g_assert_cmpfloat (o[offset_of (&to.t, ndim, idx)], ==, a[offset_of (&ta.t, ndim, idx)]);
-    while (next_index (ndim, sizes, idx));
-
-    /* permute_copy with a random permutation into a random layout. */
-    int64_t dims[ET_MAX_DIMS];
-    IntList ld;
-    Tensor tad;
-    double ad[1024];
-    random_dim_order (ndim, perm);
-    for (uint32_t d = 0; d < ndim; d++) {
-      dims[d] = perm[d];
-      psizes[d] = sizes[perm[d]];
-    }
-    int_list_init (&ld, ndim, dims);
-    tensor_init_full (&tad, ET_SCALAR_DOUBLE, ndim, sizes, oa, ad, ET_SHAPE_STATIC, 0);
-    for (int64_t i = 0; i < tad.t.numel; i++)
-      ad[i] = a[i];
-    random_dim_order (ndim, oo);
-    tensor_init_full (&tp, ET_SCALAR_DOUBLE, ndim, psizes, oo, p, ET_SHAPE_STATIC, 0);
-    EtValue *pargs[] = { &tad.v, &ld.v, &tp.v, &tp.v };
-    g_assert_cmpint (call ("aten::permute_copy.out", pargs, 4), ==, ET_OK);
-    memset (idx, 0, sizeof idx);
-    do {
-      int64_t src_idx[ET_MAX_DIMS];
       for (uint32_t d = 0; d < ndim; d++)
-        src_idx[perm[d]] = idx[d];
-      g_assert_cmpfloat (p[offset_of (&tp.t, ndim, idx)], ==, ad[offset_of (&tad.t, ndim, src_idx)]);
-    } while (next_index (ndim, psizes, idx));
+        sizes[d] = g_test_rand_int_range (1, 5);
+      for (uint32_t d = 0; d < bdim; d++)
+        bsizes[d] = g_test_rand_bit () ? 1 : sizes[ndim - bdim + d];
+      random_dim_order (ndim, oa);
+      random_dim_order (bdim, ob);
+      random_dim_order (ndim, oo);
+      tensor_init_full (&ta, ET_SCALAR_FLOAT, ndim, sizes, oa, a, ET_SHAPE_STATIC, 0);
+      tensor_init_full (&tb, ET_SCALAR_INT, bdim, bsizes, ob, b, ET_SHAPE_STATIC, 0);
+      tensor_init_full (&to, ET_SCALAR_DOUBLE, ndim, sizes, oo, o, ET_SHAPE_STATIC, 0);
+      for (int64_t i = 0; i < ta.t.numel; i++)
+        a[i] = (float) g_test_rand_double_range (-4, 4);
+      for (int64_t i = 0; i < tb.t.numel; i++)
+        b[i] = g_test_rand_int_range (-100, 100);
 
-    /* sum over a random subset of dims of the randomly laid out input. */
-    int64_t rdims[ET_MAX_DIMS], osz[ET_MAX_DIMS];
-    uint32_t nr = 0;
-    bool red[ET_MAX_DIMS];
-    double s[1024];
-    Tensor ts;
-    EtValue keep = bool_value (true);
-    for (uint32_t d = 0; d < ndim; d++) {
-      red[d] = g_test_rand_bit ();
-      if (red[d])
-        rdims[nr++] = d;
-      osz[d] = red[d] ? 1 : sizes[d];
-    }
-    if (nr == 0) {
-      red[0] = true;
-      rdims[nr++] = 0;
-      osz[0] = 1;
-    }
-    int_list_init (&ld, nr, rdims);
-    random_dim_order (ndim, oo);
-    tensor_init_full (&ts, ET_SCALAR_DOUBLE, ndim, osz, oo, s, ET_SHAPE_STATIC, 0);
-    EtValue *sargs[] = { &tad.v, &ld.v, &keep, &none, &ts.v, &ts.v };
-    g_assert_cmpint (call ("aten::sum.IntList_out", sargs, 6), ==, ET_OK);
-    memset (idx, 0, sizeof idx);
-    do {
-      double want = 0;
-      int64_t full[ET_MAX_DIMS];
-      memcpy (full, idx, sizeof full);
-      for (;;) {
-        want += ad[offset_of (&tad.t, ndim, full)];
-        uint32_t d = ndim;
-        while (d-- > 0) {
-          if (!red[d])
-            continue;
-          if (++full[d] < sizes[d])
-            break;
-          full[d] = 0;
+      /* add: Float + 3 * Int into Double, all three in random layouts. */
+      EtValue *args[] = { &ta.v, &tb.v, &alpha, &to.v, &to.v };
+      g_assert_cmpint (call ("aten::add.out", args, 5), ==, ET_OK);
+      memset (idx, 0, sizeof idx);
+      do
+        {
+          double want = (double) (a[offset_of (&ta.t, ndim, idx)] + 3.0f * (float) b[offset_of (&tb.t, ndim, idx)]);
+          g_assert_cmpfloat (o[offset_of (&to.t, ndim, idx)], ==, want);
         }
-        if (d == UINT32_MAX)
-          break;
-      }
-      assert_close (s[offset_of (&ts.t, ndim, idx)], want, 1e-12);
-    } while (next_index (ndim, osz, idx));
-  }
+      while (next_index (ndim, sizes, idx));
+
+      /* _to_dim_order_copy between random layouts, Float -> Double. */
+      EtValue nb = bool_value (false), none = none_value ();
+      EtValue *cargs[] = { &ta.v, &nb, &none, &to.v, &to.v };
+      g_assert_cmpint (call ("dim_order_ops::_to_dim_order_copy.out", cargs, 5), ==, ET_OK);
+      memset (idx, 0, sizeof idx);
+      do
+        g_assert_cmpfloat (o[offset_of (&to.t, ndim, idx)], ==, a[offset_of (&ta.t, ndim, idx)]);
+      while (next_index (ndim, sizes, idx));
+
+      /* permute_copy with a random permutation into a random layout. */
+      int64_t dims[ET_MAX_DIMS];
+      IntList ld;
+      Tensor tad;
+      double ad[1024];
+      random_dim_order (ndim, perm);
+      for (uint32_t d = 0; d < ndim; d++)
+        {
+          dims[d] = perm[d];
+          psizes[d] = sizes[perm[d]];
+        }
+      int_list_init (&ld, ndim, dims);
+      tensor_init_full (&tad, ET_SCALAR_DOUBLE, ndim, sizes, oa, ad, ET_SHAPE_STATIC, 0);
+      for (int64_t i = 0; i < tad.t.numel; i++)
+        ad[i] = a[i];
+      random_dim_order (ndim, oo);
+      tensor_init_full (&tp, ET_SCALAR_DOUBLE, ndim, psizes, oo, p, ET_SHAPE_STATIC, 0);
+      EtValue *pargs[] = { &tad.v, &ld.v, &tp.v, &tp.v };
+      g_assert_cmpint (call ("aten::permute_copy.out", pargs, 4), ==, ET_OK);
+      memset (idx, 0, sizeof idx);
+      do
+        {
+          int64_t src_idx[ET_MAX_DIMS];
+          for (uint32_t d = 0; d < ndim; d++)
+            src_idx[perm[d]] = idx[d];
+          g_assert_cmpfloat (p[offset_of (&tp.t, ndim, idx)], ==, ad[offset_of (&tad.t, ndim, src_idx)]);
+        }
+      while (next_index (ndim, psizes, idx));
+
+      /* sum over a random subset of dims of the randomly laid out input. */
+      int64_t rdims[ET_MAX_DIMS], osz[ET_MAX_DIMS];
+      uint32_t nr = 0;
+      bool red[ET_MAX_DIMS];
+      double s[1024];
+      Tensor ts;
+      EtValue keep = bool_value (true);
+      for (uint32_t d = 0; d < ndim; d++)
+        {
+          red[d] = g_test_rand_bit ();
+          if (red[d])
+            rdims[nr++] = d;
+          osz[d] = red[d] ? 1 : sizes[d];
+        }
+      if (nr == 0)
+        {
+          red[0] = true;
+          rdims[nr++] = 0;
+          osz[0] = 1;
+        }
+      int_list_init (&ld, nr, rdims);
+      random_dim_order (ndim, oo);
+      tensor_init_full (&ts, ET_SCALAR_DOUBLE, ndim, osz, oo, s, ET_SHAPE_STATIC, 0);
+      EtValue *sargs[] = { &tad.v, &ld.v, &keep, &none, &ts.v, &ts.v };
+      g_assert_cmpint (call ("aten::sum.IntList_out", sargs, 6), ==, ET_OK);
+      memset (idx, 0, sizeof idx);
+      do
+        {
+          double want = 0;
+          int64_t full[ET_MAX_DIMS];
+          memcpy (full, idx, sizeof full);
+          for (;;)
+            {
+              want += ad[offset_of (&tad.t, ndim, full)];
+              uint32_t d = ndim;
+              while (d-- > 0)
+                {
+                  if (!red[d])
+                    continue;
+                  if (++full[d] < sizes[d])
+                    break;
+                  full[d] = 0;
+                }
+              if (d == UINT32_MAX)
+                break;
+            }
+          assert_close (s[offset_of (&ts.t, ndim, idx)], want, 1e-12);
+        }
+      while (next_index (ndim, osz, idx));
+    }
 }
 
 /* ---- Half ---- */
@@ -1350,10 +1416,10 @@ test_half_add (void)
   tensor_init (&to, ET_SCALAR_HALF, 1, sizes, o);
   EtValue *args[] = { &ta.v, &ta.v, &one, &to.v, &to.v };
   g_assert_cmpint (call ("aten::add.out", args, 5), ==, ET_OK);
-  g_assert_cmphex (o[0], ==, 0x4000);   /* 2.0 */
-  g_assert_cmphex (o[1], ==, 0x4400);   /* 4.0 */
-  g_assert_cmphex (o[2], ==, 0xbc00);   /* -1.0 */
-  g_assert_cmphex (o[3], ==, 0x7c00);   /* overflow to +inf */
+  g_assert_cmphex (o[0], ==, 0x4000); /* 2.0 */
+  g_assert_cmphex (o[1], ==, 0x4400); /* 4.0 */
+  g_assert_cmphex (o[2], ==, 0xbc00); /* -1.0 */
+  g_assert_cmphex (o[3], ==, 0x7c00); /* overflow to +inf */
 }
 
 int

@@ -53,14 +53,20 @@ element (const guint8 *data, gsize table, guint slot, guint index)
   return deref (data, vector + 4 + 4 * (gsize) index);
 }
 
-enum { PROGRAM_EXECUTION_PLAN = 1, PLAN_CHAINS = 5, CHAIN_INSTRUCTIONS = 2, INSTRUCTION_ARGS = 1 };
+enum
+{
+  PROGRAM_EXECUTION_PLAN = 1,
+  PLAN_CHAINS = 5,
+  CHAIN_INSTRUCTIONS = 2,
+  INSTRUCTION_ARGS = 1
+};
 
 /* The cond program whose chain-0 instruction 2 jumps to itself. */
 static GBytes *
 looping_program (void)
 {
   g_autofree char *path = g_build_filename (TEST_MODELS_DIR, "cond", "cond.pte", NULL);
-  g_autoptr(GError) error = NULL;
+  g_autoptr (GError) error = NULL;
   gsize size;
   guint8 *data;
   gsize plan, chain, instruction, call, destination;
@@ -70,7 +76,7 @@ looping_program (void)
   plan = element (data, le32 (data, 0), PROGRAM_EXECUTION_PLAN, 0);
   chain = element (data, plan, PLAN_CHAINS, 0);
   instruction = element (data, chain, CHAIN_INSTRUCTIONS, 2);
-  g_assert_cmpuint (data[field (data, instruction, 0)], ==, 4);   /* JumpFalseCall */
+  g_assert_cmpuint (data[field (data, instruction, 0)], ==, 4); /* JumpFalseCall */
   call = deref (data, field (data, instruction, INSTRUCTION_ARGS));
   destination = field (data, call, 1);
   g_assert_cmpuint (le32 (data, destination), ==, 6);
@@ -81,9 +87,9 @@ looping_program (void)
 static ExecutorchMethod *
 load_looping_method (void)
 {
-  g_autoptr(GBytes) bytes = looping_program ();
-  g_autoptr(GError) error = NULL;
-  g_autoptr(ExecutorchProgram) program = executorch_program_new_from_bytes (bytes, &error);
+  g_autoptr (GBytes) bytes = looping_program ();
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ExecutorchProgram) program = executorch_program_new_from_bytes (bytes, &error);
   ExecutorchMethod *method;
 
   g_assert_no_error (error);
@@ -92,9 +98,8 @@ load_looping_method (void)
   {
     gint64 shape[] = { 2, 3 };
     float zeros[6] = { 0 };
-    g_autoptr(GBytes) data = g_bytes_new (zeros, sizeof zeros);
-    g_autoptr(ExecutorchTensor) input = executorch_tensor_new (EXECUTORCH_SCALAR_TYPE_FLOAT, shape, 2, data,
-                                                               &error);
+    g_autoptr (GBytes) data = g_bytes_new (zeros, sizeof zeros);
+    g_autoptr (ExecutorchTensor) input = executorch_tensor_new (EXECUTORCH_SCALAR_TYPE_FLOAT, shape, 2, data, &error);
     g_assert_no_error (error);
     g_assert_true (executorch_method_set_input (method, 0, input, &error));
     g_assert_no_error (error);
@@ -107,7 +112,7 @@ load_fixture (const char *name)
 {
   g_autofree char *file = g_strconcat (name, ".pte", NULL);
   g_autofree char *path = g_build_filename (TEST_MODELS_DIR, name, file, NULL);
-  g_autoptr(GError) error = NULL;
+  g_autoptr (GError) error = NULL;
   ExecutorchProgram *program = executorch_program_new_from_file (path, &error);
 
   g_assert_no_error (error);
@@ -117,7 +122,7 @@ load_fixture (const char *name)
 static guint64
 planned_total (ExecutorchProgram *program)
 {
-  g_autoptr(GError) error = NULL;
+  g_autoptr (GError) error = NULL;
   ExecutorchMethodInfo *info = executorch_program_get_method_info (program, "forward", &error);
   guint64 total = 0;
 
@@ -131,7 +136,7 @@ planned_total (ExecutorchProgram *program)
 static void
 test_memory_default (void)
 {
-  g_autoptr(ExecutorchProgram) program = load_fixture ("mlp");
+  g_autoptr (ExecutorchProgram) program = load_fixture ("mlp");
   guint64 value = 0;
 
   g_assert_cmpuint (executorch_program_get_max_memory (program), ==, G_GUINT64_CONSTANT (4) << 30);
@@ -145,9 +150,9 @@ test_memory_default (void)
 static void
 test_memory_cap (void)
 {
-  g_autoptr(ExecutorchProgram) program = load_fixture ("mlp");
-  g_autoptr(GError) error = NULL;
-  g_autoptr(ExecutorchMethod) method = NULL;
+  g_autoptr (ExecutorchProgram) program = load_fixture ("mlp");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ExecutorchMethod) method = NULL;
   guint64 total = planned_total (program);
   g_autofree char *limit = NULL;
 
@@ -173,8 +178,8 @@ test_memory_cap (void)
 static void
 test_budget_stops_loop (void)
 {
-  g_autoptr(ExecutorchMethod) method = load_looping_method ();
-  g_autoptr(GError) error = NULL;
+  g_autoptr (ExecutorchMethod) method = load_looping_method ();
+  g_autoptr (GError) error = NULL;
 
   g_assert_cmpuint (executorch_method_get_max_instructions (method), ==, 10000000);
   executorch_method_set_max_instructions (method, 1000);
@@ -209,9 +214,9 @@ cancel_later (gpointer data)
 static void
 test_cancel_stops_loop (void)
 {
-  g_autoptr(ExecutorchMethod) method = load_looping_method ();
-  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
-  g_autoptr(GError) error = NULL;
+  g_autoptr (ExecutorchMethod) method = load_looping_method ();
+  g_autoptr (GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr (GError) error = NULL;
   GThread *thread;
   gint64 start = g_get_monotonic_time ();
 
@@ -228,16 +233,16 @@ test_cancel_stops_loop (void)
 static void
 run_tool (const char *const *extra, int *status, char **err)
 {
-  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
-  g_autoptr(GError) error = NULL;
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr (GError) error = NULL;
   g_autofree char *out = NULL;
 
   g_ptr_array_add (argv, (gpointer) EXECUTORCH_RUN);
   for (guint i = 0; extra[i] != NULL; i++)
     g_ptr_array_add (argv, (gpointer) extra[i]);
   g_ptr_array_add (argv, NULL);
-  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, err, status,
-                               &error));
+  g_assert_true (
+      g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out, err, status, &error));
   g_assert_no_error (error);
 }
 
@@ -245,22 +250,22 @@ static void
 test_cli_max_memory (void)
 {
   g_autofree char *mlp = g_build_filename (TEST_MODELS_DIR, "mlp", "mlp.pte", NULL);
-  g_autoptr(GError) error = NULL;
+  g_autoptr (GError) error = NULL;
   char *err = NULL;
   int status;
 
-  run_tool ((const char *const[]) { mlp, "--quiet", "--max-memory", "512", NULL }, &status, &err);
+  run_tool ((const char *const[]){ mlp, "--quiet", "--max-memory", "512", NULL }, &status, &err);
   g_assert_false (g_spawn_check_wait_status (status, &error));
   g_assert_error (error, G_SPAWN_EXIT_ERROR, 1);
   g_clear_error (&error);
   g_assert_nonnull (strstr (err, "memory limit of 512 bytes"));
   g_free (err);
 
-  run_tool ((const char *const[]) { mlp, "--quiet", "--max-memory", "1KiB", NULL }, &status, &err);
+  run_tool ((const char *const[]){ mlp, "--quiet", "--max-memory", "1KiB", NULL }, &status, &err);
   g_assert_true (g_spawn_check_wait_status (status, &error));
   g_free (err);
 
-  run_tool ((const char *const[]) { mlp, "--max-memory", "12Q", NULL }, &status, &err);
+  run_tool ((const char *const[]){ mlp, "--max-memory", "12Q", NULL }, &status, &err);
   g_assert_false (g_spawn_check_wait_status (status, &error));
   g_assert_error (error, G_SPAWN_EXIT_ERROR, 2);
   g_assert_nonnull (strstr (err, "--max-memory"));
@@ -270,8 +275,8 @@ test_cli_max_memory (void)
 static void
 test_cli_timeout (void)
 {
-  g_autoptr(GBytes) bytes = looping_program ();
-  g_autoptr(GError) error = NULL;
+  g_autoptr (GBytes) bytes = looping_program ();
+  g_autoptr (GError) error = NULL;
   g_autofree char *dir = g_dir_make_tmp ("test-limits-XXXXXX", &error);
   g_autofree char *path = NULL;
   char *err = NULL;
@@ -279,19 +284,20 @@ test_cli_timeout (void)
 
   g_assert_no_error (error);
   path = g_build_filename (dir, "loop.pte", NULL);
-  g_assert_true (g_file_set_contents (path, g_bytes_get_data (bytes, NULL), (gssize) g_bytes_get_size (bytes),
-                                      &error));
+  g_assert_true (g_file_set_contents (path, g_bytes_get_data (bytes, NULL), (gssize) g_bytes_get_size (bytes), &error));
 
-  run_tool ((const char *const[]) { path, "--quiet", "--max-instructions", "18446744073709551615", "--timeout",
-                                    "0.2", NULL }, &status, &err);
+  run_tool ((const char *const[]){ path, "--quiet", "--max-instructions", "18446744073709551615", "--timeout", "0.2",
+                                   NULL },
+            &status, &err);
   /* G_MAXUINT64 does not fit gint64: a usage error. */
   g_assert_false (g_spawn_check_wait_status (status, &error));
   g_assert_error (error, G_SPAWN_EXIT_ERROR, 2);
   g_clear_error (&error);
   g_free (err);
 
-  run_tool ((const char *const[]) { path, "--quiet", "--max-instructions", "9223372036854775807", "--timeout",
-                                    "0.2", NULL }, &status, &err);
+  run_tool ((const char *const[]){ path, "--quiet", "--max-instructions", "9223372036854775807", "--timeout", "0.2",
+                                   NULL },
+            &status, &err);
   g_assert_false (g_spawn_check_wait_status (status, &error));
   g_assert_error (error, G_SPAWN_EXIT_ERROR, 124);
   g_clear_error (&error);
@@ -299,7 +305,7 @@ test_cli_timeout (void)
   g_free (err);
 
   /* Without a timeout the budget stops it. */
-  run_tool ((const char *const[]) { path, "--quiet", "--max-instructions", "100", NULL }, &status, &err);
+  run_tool ((const char *const[]){ path, "--quiet", "--max-instructions", "100", NULL }, &status, &err);
   g_assert_false (g_spawn_check_wait_status (status, &error));
   g_assert_error (error, G_SPAWN_EXIT_ERROR, 1);
   g_assert_nonnull (strstr (err, "more than 100 instructions"));
@@ -322,13 +328,13 @@ test_resize_planned_empty (void)
   tensor.scalar_type = ET_SCALAR_FLOAT;
   tensor.shape_dynamism = ET_SHAPE_DYNAMIC_BOUND;
   tensor.flags = ET_TENSOR_FLAG_PLANNED;
-  g_assert_cmpint (et_tensor_resize (&tensor, 1, (const int64_t[]) { 0 }), ==, ET_OK);
-  g_assert_cmpint (et_tensor_resize (&tensor, 1, (const int64_t[]) { 4 }), ==, ET_ERROR_NOT_SUPPORTED);
+  g_assert_cmpint (et_tensor_resize (&tensor, 1, (const int64_t[]){ 0 }), ==, ET_OK);
+  g_assert_cmpint (et_tensor_resize (&tensor, 1, (const int64_t[]){ 4 }), ==, ET_ERROR_NOT_SUPPORTED);
   g_assert_cmpuint (tensor.nbytes, ==, 0);
 
   /* Unplanned memory the engine allocates on demand may still grow. */
   tensor.flags = 0;
-  g_assert_cmpint (et_tensor_resize (&tensor, 1, (const int64_t[]) { 4 }), ==, ET_OK);
+  g_assert_cmpint (et_tensor_resize (&tensor, 1, (const int64_t[]){ 4 }), ==, ET_OK);
   g_assert_cmpuint (tensor.nbytes, ==, 16);
 }
 

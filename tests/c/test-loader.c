@@ -250,10 +250,11 @@ test_replaced_kernel (EtKernelContext *context, EtValue **args, uint32_t n_args)
 
 static const EtKernel replaced_permute = { "aten::permute_copy.out", test_replaced_kernel, NULL };
 
-typedef struct {
+typedef struct
+{
   guint calls;
   guint replaced;
-  GPtrArray *pinned;            /* argument values the graph called pinned */
+  GPtrArray *pinned; /* argument values the graph called pinned */
   GPtrArray *permute_outs;
 } RewriteSeen;
 
@@ -325,7 +326,8 @@ test_rewrite_applied (void)
   rewrite_seen.pinned = g_ptr_array_new ();
   rewrite_seen.permute_outs = g_ptr_array_new ();
   context = et_error_context_new ();
-  g_assert_cmpint (et_registry_add_kernels (et_registry_get_default (), stubs, G_N_ELEMENTS (stubs), context), ==, ET_OK);
+  g_assert_cmpint (et_registry_add_kernels (et_registry_get_default (), stubs, G_N_ELEMENTS (stubs), context), ==,
+                   ET_OK);
   g_assert_cmpint (et_registry_add_rewrite (et_registry_get_default (), &test_rewrite_desc, context), ==, ET_OK);
   et_error_context_free (context);
 
@@ -465,7 +467,8 @@ test_hint_from_catalogue (void)
 
       write_part (dir, "made-up.part",
                   "[Part]\nName=made-up\nPackage=libexecutorch-made-up7\nOperators=aten::;other::\n"
-                  "Backends=XnnpackBackend\n", -1);
+                  "Backends=XnnpackBackend\n",
+                  -1);
       g_setenv ("EXECUTORCH_PARTS_PATH", dir, TRUE);
       g_assert_false (load_everything (mlp, NULL, &error));
       g_assert_error (error, EXECUTORCH_ERROR, ET_ERROR_OPERATOR_MISSING);
@@ -493,9 +496,9 @@ static void
 test_hint_catalogue_malformed (void)
 {
   static const char *const bad[][2] = {
-    { "a.part", "[Part]\nName=a\n" },                                     /* no Package */
+    { "a.part", "[Part]\nName=a\n" }, /* no Package */
     { "b.part", "not a key file\n" },
-    { "c.part", "[Part]\nName=c\nPackage=libc 0\n" },                     /* a space */
+    { "c.part", "[Part]\nName=c\nPackage=libc 0\n" }, /* a space */
     { "d.part", "[Part]\nName=d\nPackage=libd0\nOperators=aten::;\x01;\n" },
     { "e.part", "[Part]\nName=e\nPackage=libe0\nProfiler=perhaps\n" },
   };
@@ -531,7 +534,8 @@ test_hint_catalogue_malformed (void)
 }
 
 /* A stand-in for the XNNPACK backend: checks what the runtime hands it. */
-typedef struct {
+typedef struct
+{
   guint inits, executes, destroys;
   gboolean saw_header;
   gsize payload_size;
@@ -553,8 +557,8 @@ fake_init (void *user_data, EtBackendInitContext *context, const void *processed
   fake_state.inits++;
   fake_state.payload_size = size;
   fake_state.saw_header = size >= 8 && memcmp ((const guint8 *) processed + 4, "XH00", 4) == 0;
-  fake_state.named_data_found = et_backend_init_context_named_data (context, key, &blob, &blob_size) == ET_OK &&
-                                blob_size > 0;
+  fake_state.named_data_found =
+      et_backend_init_context_named_data (context, key, &blob, &blob_size) == ET_OK && blob_size > 0;
   *handle = &fake_state;
   return ET_OK;
 }
@@ -698,11 +702,15 @@ test_bad_header (void)
   g_autoptr (GBytes) bytes = model ("mlp/mlp.pte");
   gsize size;
   const guint8 *contents = g_bytes_get_data (bytes, &size);
-  static const struct { gsize offset; guint64 value; } patches[] = {
-    { 12, 8 },                      /* header length too small */
-    { 16, G_MAXUINT64 },            /* program size past the end */
-    { 24, G_MAXUINT64 - 16 },       /* segment base past the end */
-    { 32, G_MAXUINT64 },            /* segment data size past the end */
+  static const struct
+  {
+    gsize offset;
+    guint64 value;
+  } patches[] = {
+    { 12, 8 },                /* header length too small */
+    { 16, G_MAXUINT64 },      /* program size past the end */
+    { 24, G_MAXUINT64 - 16 }, /* segment base past the end */
+    { 32, G_MAXUINT64 },      /* segment data size past the end */
   };
 
   g_assert_cmpmem (contents + 8, 4, "eh00", 4);
@@ -787,8 +795,7 @@ main (int argc, char **argv)
   g_test_add_data_func ("/loader/bad/truncated/legacy", "ModuleLinear-no-constant-segment.pte", test_truncated);
   g_test_add_data_func ("/loader/bad/mutated/add", "add/add.pte", test_word_mutations);
   g_test_add_data_func ("/loader/bad/mutated/cond", "cond/cond.pte", test_word_mutations);
-  g_test_add_data_func ("/loader/bad/mutated/mutable-buffer", "mutable_buffer/mutable_buffer.pte",
-                        test_word_mutations);
+  g_test_add_data_func ("/loader/bad/mutated/mutable-buffer", "mutable_buffer/mutable_buffer.pte", test_word_mutations);
   g_test_add_data_func ("/loader/bad/mutated/constant-methods", "constant_methods/constant_methods.pte",
                         test_word_mutations);
   return g_test_run ();

@@ -10,14 +10,14 @@
 static void
 test_plain_classes_construct_empty (void)
 {
-  g_autoptr(ExecutorchTensor) tensor = g_object_new (EXECUTORCH_TYPE_TENSOR, NULL);
-  g_autoptr(ExecutorchMethodInfo) info = g_object_new (EXECUTORCH_TYPE_METHOD_INFO, NULL);
-  g_autoptr(ExecutorchValueInfo) value = g_object_new (EXECUTORCH_TYPE_VALUE_INFO, NULL);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GBytes) bytes = executorch_tensor_get_bytes (tensor, &error);
-  g_autoptr(ExecutorchTensor) copy = NULL;
-  g_auto(GStrv) operators = executorch_method_info_list_operators (info);
-  g_auto(GStrv) backends = executorch_method_info_list_backends (info);
+  g_autoptr (ExecutorchTensor) tensor = g_object_new (EXECUTORCH_TYPE_TENSOR, NULL);
+  g_autoptr (ExecutorchMethodInfo) info = g_object_new (EXECUTORCH_TYPE_METHOD_INFO, NULL);
+  g_autoptr (ExecutorchValueInfo) value = g_object_new (EXECUTORCH_TYPE_VALUE_INFO, NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GBytes) bytes = executorch_tensor_get_bytes (tensor, &error);
+  g_autoptr (ExecutorchTensor) copy = NULL;
+  g_auto (GStrv) operators = executorch_method_info_list_operators (info);
+  g_auto (GStrv) backends = executorch_method_info_list_backends (info);
   gsize n_dims = 0;
   const gint64 *sizes = executorch_tensor_get_sizes (tensor, &n_dims);
 

@@ -15,37 +15,53 @@
 #include <math.h>
 #include <string.h>
 
-typedef struct {
-  const char *pte;        /* under TEST_MODELS_DIR */
-  const char *inputs[4];  /* NULL-terminated .npy names */
+typedef struct
+{
+  const char *pte;       /* under TEST_MODELS_DIR */
+  const char *inputs[4]; /* NULL-terminated .npy names */
   const char *outputs[4];
   double rtol, atol;
 } Case;
 
 static const Case reused_input_cases[] = {
-  { "nets/small_cnn/small_cnn.pte", { "nets/small_cnn/forward.case0.in0.npy" },
-    { "nets/small_cnn/forward.case0.out0.npy" }, 1e-4, 1e-4 },
-  { "nets/resnet18/resnet18.pte", { "nets/resnet18/forward.case0.in0.npy" },
-    { "nets/resnet18/forward.case0.out0.npy" }, 1e-4, 1e-4 },
+  { "nets/small_cnn/small_cnn.pte",
+    { "nets/small_cnn/forward.case0.in0.npy" },
+    { "nets/small_cnn/forward.case0.out0.npy" },
+    1e-4,
+    1e-4 },
+  { "nets/resnet18/resnet18.pte",
+    { "nets/resnet18/forward.case0.in0.npy" },
+    { "nets/resnet18/forward.case0.out0.npy" },
+    1e-4,
+    1e-4 },
   { "nets/bert/bert.pte",
     { "nets/bert/forward.case0.in0.npy", "nets/bert/forward.case0.in1.npy", "nets/bert/forward.case0.in2.npy" },
-    { "nets/bert/forward.case0.out0.npy", "nets/bert/forward.case0.out1.npy" }, 1e-4, 1e-4 },
+    { "nets/bert/forward.case0.out0.npy", "nets/bert/forward.case0.out1.npy" },
+    1e-4,
+    1e-4 },
   /* Writes the same KV-cache rows each time, so its outputs repeat too. */
   { "nets/llama_prefill/llama_prefill.pte",
     { "nets/llama_prefill/forward.case0.in0.npy", "nets/llama_prefill/forward.case0.in1.npy" },
-    { "nets/llama_prefill/forward.case0.out0.npy" }, 1e-4, 1e-4 },
-  { "nets/mlp3d/mlp3d.pte", { "nets/mlp3d/forward.case0.in0.npy" },
-    { "nets/mlp3d/forward.case0.out0.npy" }, 1e-4, 1e-4 },
+    { "nets/llama_prefill/forward.case0.out0.npy" },
+    1e-4,
+    1e-4 },
+  { "nets/mlp3d/mlp3d.pte",
+    { "nets/mlp3d/forward.case0.in0.npy" },
+    { "nets/mlp3d/forward.case0.out0.npy" },
+    1e-4,
+    1e-4 },
   { "ops/gather/gather.pte",
     { "ops/gather/forward.case0.in0.npy", "ops/gather/forward.case0.in1.npy", "ops/gather/forward.case0.in2.npy" },
-    { "ops/gather/forward.case0.out0.npy", "ops/gather/forward.case0.out1.npy" }, 0.0, 0.0 },
+    { "ops/gather/forward.case0.out0.npy", "ops/gather/forward.case0.out1.npy" },
+    0.0,
+    0.0 },
 };
 
 static void
 read_npy (const char *name, NpyArray *array)
 {
   g_autofree char *path = g_build_filename (TEST_MODELS_DIR, name, NULL);
-  g_autoptr(GError) error = NULL;
+  g_autoptr (GError) error = NULL;
 
   g_assert_true (npy_read_file (path, array, &error));
   g_assert_no_error (error);
@@ -57,7 +73,7 @@ static ExecutorchTensor *
 input_tensor (ExecutorchMethod *method, guint index, const char *name)
 {
   ExecutorchValueInfo *info = executorch_method_info_get_input (executorch_method_get_info (method), index);
-  g_autoptr(GError) error = NULL;
+  g_autoptr (GError) error = NULL;
   NpyArray array = { 0 };
   ExecutorchTensor *tensor;
   gsize n_dims;
@@ -78,8 +94,8 @@ bind_inputs (ExecutorchMethod *method, const char *const *inputs)
 {
   for (guint i = 0; inputs[i] != NULL; i++)
     {
-      g_autoptr(ExecutorchTensor) tensor = input_tensor (method, i, inputs[i]);
-      g_autoptr(GError) error = NULL;
+      g_autoptr (ExecutorchTensor) tensor = input_tensor (method, i, inputs[i]);
+      g_autoptr (GError) error = NULL;
 
       g_assert_true (executorch_method_set_input (method, i, tensor, &error));
       g_assert_no_error (error);
@@ -91,13 +107,13 @@ element_as_double (ExecutorchScalarType type, const guint8 *data, gsize i)
 {
   switch (type)
     {
-    case EXECUTORCH_SCALAR_TYPE_FLOAT: return ((const float *) data)[i];
-    case EXECUTORCH_SCALAR_TYPE_DOUBLE: return ((const double *) data)[i];
-    case EXECUTORCH_SCALAR_TYPE_LONG: return (double) ((const gint64 *) data)[i];
-    case EXECUTORCH_SCALAR_TYPE_INT: return ((const gint32 *) data)[i];
-    case EXECUTORCH_SCALAR_TYPE_BOOL:
-    case EXECUTORCH_SCALAR_TYPE_BYTE: return data[i];
-    default: g_assert_not_reached ();
+      case EXECUTORCH_SCALAR_TYPE_FLOAT: return ((const float *) data)[i];
+      case EXECUTORCH_SCALAR_TYPE_DOUBLE: return ((const double *) data)[i];
+      case EXECUTORCH_SCALAR_TYPE_LONG: return (double) ((const gint64 *) data)[i];
+      case EXECUTORCH_SCALAR_TYPE_INT: return ((const gint32 *) data)[i];
+      case EXECUTORCH_SCALAR_TYPE_BOOL:
+      case EXECUTORCH_SCALAR_TYPE_BYTE: return data[i];
+      default: g_assert_not_reached ();
     }
 }
 
@@ -105,7 +121,7 @@ element_as_double (ExecutorchScalarType type, const guint8 *data, gsize i)
 static GBytes *
 checked_output (ExecutorchMethod *method, guint index, const char *name, double rtol, double atol)
 {
-  g_autoptr(GError) error = NULL;
+  g_autoptr (GError) error = NULL;
   ExecutorchTensor *output = executorch_method_get_output (method, index, &error);
   NpyArray want = { 0 };
   const guint8 *got_data, *want_data;
@@ -140,8 +156,8 @@ static ExecutorchMethod *
 load (const char *pte)
 {
   g_autofree char *path = g_build_filename (TEST_MODELS_DIR, pte, NULL);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(ExecutorchProgram) program = executorch_program_new_from_file (path, &error);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ExecutorchProgram) program = executorch_program_new_from_file (path, &error);
   ExecutorchMethod *method;
 
   g_assert_no_error (error);
@@ -154,19 +170,19 @@ static void
 test_bound_once (gconstpointer data)
 {
   const Case *c = data;
-  g_autoptr(ExecutorchMethod) method = load (c->pte);
+  g_autoptr (ExecutorchMethod) method = load (c->pte);
   GBytes *first[4] = { NULL };
 
   bind_inputs (method, c->inputs);
   for (guint run = 0; run < 3; run++)
     {
-      g_autoptr(GError) error = NULL;
+      g_autoptr (GError) error = NULL;
 
       g_assert_true (executorch_method_execute (method, NULL, &error));
       g_assert_no_error (error);
       for (guint o = 0; c->outputs[o] != NULL; o++)
         {
-          g_autoptr(GBytes) got = checked_output (method, o, c->outputs[o], c->rtol, c->atol);
+          g_autoptr (GBytes) got = checked_output (method, o, c->outputs[o], c->rtol, c->atol);
           if (run == 0)
             first[o] = g_bytes_ref (got);
           else
@@ -181,7 +197,7 @@ test_bound_once (gconstpointer data)
 static void
 test_bound_again (void)
 {
-  g_autoptr(ExecutorchMethod) method = load ("nets/small_cnn/small_cnn.pte");
+  g_autoptr (ExecutorchMethod) method = load ("nets/small_cnn/small_cnn.pte");
   const char *case0[] = { "nets/small_cnn/forward.case0.in0.npy", NULL };
   const char *case1[] = { "nets/small_cnn/forward.case1.in0.npy", NULL };
 
@@ -190,7 +206,7 @@ test_bound_again (void)
   bind_inputs (method, case1);
   for (guint run = 0; run < 2; run++)
     {
-      g_autoptr(GBytes) got = NULL;
+      g_autoptr (GBytes) got = NULL;
 
       g_assert_true (executorch_method_execute (method, NULL, NULL));
       got = checked_output (method, 0, "nets/small_cnn/forward.case1.out0.npy", 1e-4, 1e-4);
@@ -202,9 +218,9 @@ test_bound_again (void)
 static void
 test_state_carries_over (void)
 {
-  g_autoptr(ExecutorchMethod) method = load ("mutable_buffer/mutable_buffer.pte");
+  g_autoptr (ExecutorchMethod) method = load ("mutable_buffer/mutable_buffer.pte");
   const char *inputs[] = { "mutable_buffer/forward.case2.in0.npy", NULL };
-  g_autoptr(GBytes) got = NULL;
+  g_autoptr (GBytes) got = NULL;
 
   bind_inputs (method, inputs);
   for (guint run = 0; run < 3; run++)

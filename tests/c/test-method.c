@@ -11,14 +11,14 @@
 static void
 test_method_construct_properties (void)
 {
-  g_autoptr(GError) error = NULL;
-  g_autoptr(ExecutorchProgram) program = executorch_program_new_from_file (ADD_PTE, &error);
-  g_autoptr(ExecutorchProgram) missing =
-    g_object_new (EXECUTORCH_TYPE_PROGRAM, "path", "/nonexistent/model.pte", NULL);
-  g_autoptr(ExecutorchMethod) method = NULL;
-  g_autoptr(ExecutorchMethod) orphan = NULL;
-  g_autoptr(ExecutorchMethod) from_missing = NULL;
-  g_autoptr(ExecutorchTensor) ones = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ExecutorchProgram) program = executorch_program_new_from_file (ADD_PTE, &error);
+  g_autoptr (ExecutorchProgram) missing =
+      g_object_new (EXECUTORCH_TYPE_PROGRAM, "path", "/nonexistent/model.pte", NULL);
+  g_autoptr (ExecutorchMethod) method = NULL;
+  g_autoptr (ExecutorchMethod) orphan = NULL;
+  g_autoptr (ExecutorchMethod) from_missing = NULL;
+  g_autoptr (ExecutorchTensor) ones = NULL;
   const float values[] = { 1, 1, 1, 1, 1, 1 };
   const gint64 sizes[] = { 2, 3 };
 
@@ -41,7 +41,8 @@ test_method_construct_properties (void)
   g_assert_false (g_initable_init (G_INITABLE (orphan), NULL, &error));
   g_assert_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_ARGUMENT);
   g_clear_error (&error);
-  g_test_expect_message ("Executorch", G_LOG_LEVEL_WARNING, "executorch_method_get_n_inputs: the method did not load: *");
+  g_test_expect_message ("Executorch", G_LOG_LEVEL_WARNING,
+                         "executorch_method_get_n_inputs: the method did not load: *");
   g_assert_cmpuint (executorch_method_get_n_inputs (orphan), ==, 0);
   g_test_assert_expected_messages ();
 

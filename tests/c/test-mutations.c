@@ -43,19 +43,21 @@
 
 /* ---- cases ---- */
 
-typedef struct {
+typedef struct
+{
   gsize pos;
-  guint size;       /* 1, 2, 4 or 8 */
+  guint size; /* 1, 2, 4 or 8 */
   guint64 value;
 } Patch;
 
-typedef struct {
+typedef struct
+{
   const char *category;
   char *what;
   guint n_patches;
   Patch patches[2];
-  gsize truncate;         /* > 0: the program ends here */
-  const char *expect;     /* alternatives separated by '|'; NULL: any outcome */
+  gsize truncate;     /* > 0: the program ends here */
+  const char *expect; /* alternatives separated by '|'; NULL: any outcome */
 } Case;
 
 static void
@@ -65,18 +67,21 @@ case_clear (gpointer data)
 }
 
 /* Figures for the whole run. */
-static struct {
+static struct
+{
   guint cases, expected, survived_loaded, survived_failed, executed, execute_failed;
-  GHashTable *per_category;   /* category -> count */
+  GHashTable *per_category; /* category -> count */
 } totals;
 
 /* What every truncation inside the read region may say. */
-#define BOUNDS_MESSAGES "lies outside|points past the end|more than the program holds|not NUL-terminated|" \
-                        "too short|does not fit the file|cut off"
+#define BOUNDS_MESSAGES                                                              \
+  "lies outside|points past the end|more than the program holds|not NUL-terminated|" \
+  "too short|does not fit the file|cut off"
 
 /* ---- the walk ---- */
 
-typedef struct {
+typedef struct
+{
   guint index;
   gboolean planned;
   guint32 memory_id;
@@ -84,15 +89,16 @@ typedef struct {
   guint64 nbytes;
 } PlannedTensor;
 
-typedef struct {
+typedef struct
+{
   const guint8 *data;
-  gsize size;               /* the file */
-  gsize fb_size;            /* the FlatBuffer region */
+  gsize size;    /* the file */
+  gsize fb_size; /* the FlatBuffer region */
   gboolean header;
   guint64 segment_base;
   GArray *cases;
-  GHashTable *bounds;       /* truncation points */
-  GHashTable *vtables;      /* vtables already mutated */
+  GHashTable *bounds;  /* truncation points */
+  GHashTable *vtables; /* vtables already mutated */
   gsize read_end;
   GRand *rand;
   gboolean has_mutable_data;
@@ -101,16 +107,17 @@ typedef struct {
   /* the plan being walked */
   guint plan;
   guint n_values, n_operators, n_delegates, n_buffers;
-  guint8 *value_tags;       /* union tag of each value */
-  GArray *planned;          /* PlannedTensor */
-  GArray *lists;            /* value index, items vector position, element size */
+  guint8 *value_tags; /* union tag of each value */
+  GArray *planned;    /* PlannedTensor */
+  GArray *lists;      /* value index, items vector position, element size */
 } Walk;
 
-typedef struct {
+typedef struct
+{
   guint index;
-  gsize items;              /* first element */
+  gsize items; /* first element */
   guint32 length;
-  guint element;            /* 4 or 8 */
+  guint element; /* 4 or 8 */
   gboolean optional;
 } ListValue;
 
@@ -147,8 +154,7 @@ note_read (Walk *w, gsize end)
   w->read_end = MAX (w->read_end, end);
 }
 
-static Case *
-add_case (Walk *w, const char *category, const char *expect, const char *format, ...) G_GNUC_PRINTF (4, 5);
+static Case *add_case (Walk *w, const char *category, const char *expect, const char *format, ...) G_GNUC_PRINTF (4, 5);
 
 static Case *
 add_case (Walk *w, const char *category, const char *expect, const char *format, ...)
@@ -167,12 +173,11 @@ static void
 case_patch (Case *c, gsize pos, guint size, guint64 value)
 {
   g_assert_cmpuint (c->n_patches, <, G_N_ELEMENTS (c->patches));
-  c->patches[c->n_patches++] = (Patch) { pos, size, value };
+  c->patches[c->n_patches++] = (Patch){ pos, size, value };
 }
 
 static void
-patch (Walk *w, const char *category, const char *expect, gsize pos, guint size, guint64 value,
-       const char *what)
+patch (Walk *w, const char *category, const char *expect, gsize pos, guint size, guint64 value, const char *what)
 {
   Case *c = add_case (w, category, expect, "%s = %" G_GINT64_FORMAT " (at %zu)", what, (gint64) value, pos);
   case_patch (c, pos, size, value);
@@ -180,7 +185,8 @@ patch (Walk *w, const char *category, const char *expect, gsize pos, guint size,
 
 /* Table at @pos: its start, its vtable, and its fields that the runtime
  * reads (@read, a bit per slot) placed outside it. */
-typedef struct {
+typedef struct
+{
   gsize pos, vtable;
   guint16 vtable_size, inline_size;
 } Table;
@@ -219,7 +225,7 @@ table (Walk *w, gsize pos, const char *name, guint32 read)
 
   /* Its vtable outside the program, before the start and past the end. */
   patch (w, "offset/vtable", "vtable of the table", pos, 4, (guint32) (gint32) (pos + 4), name);
-  patch (w, "offset/vtable", "vtable of the table", pos, 4, (guint32) -(gint32) (w->fb_size - pos), name);
+  patch (w, "offset/vtable", "vtable of the table", pos, 4, (guint32) - (gint32) (w->fb_size - pos), name);
   if (!g_hash_table_contains (w->vtables, GSIZE_TO_POINTER (t.vtable)))
     {
       g_hash_table_add (w->vtables, GSIZE_TO_POINTER (t.vtable));
@@ -329,18 +335,68 @@ alias_field (Walk *w, const Table *t, guint slot, guint other, const char *expec
 
 /* ---- the schema ---- */
 
-enum { PROGRAM_VERSION, PROGRAM_EXECUTION_PLAN, PROGRAM_CONSTANT_BUFFER, PROGRAM_BACKEND_DELEGATE_DATA,
-       PROGRAM_SEGMENTS, PROGRAM_CONSTANT_SEGMENT, PROGRAM_MUTABLE_DATA_SEGMENTS, PROGRAM_NAMED_DATA };
-enum { PLAN_NAME, PLAN_CONTAINER_META_TYPE, PLAN_VALUES, PLAN_INPUTS, PLAN_OUTPUTS, PLAN_CHAINS,
-       PLAN_OPERATORS, PLAN_DELEGATES, PLAN_NON_CONST_BUFFER_SIZES, PLAN_NON_CONST_BUFFER_DEVICE };
-enum { TENSOR_SCALAR_TYPE, TENSOR_STORAGE_OFFSET, TENSOR_SIZES, TENSOR_DIM_ORDER, TENSOR_REQUIRES_GRAD,
-       TENSOR_DATA_BUFFER_IDX, TENSOR_ALLOCATION_INFO, TENSOR_LAYOUT, TENSOR_SHAPE_DYNAMISM,
-       TENSOR_EXTRA_TENSOR_INFO };
-enum { KIND_NULL = 1, KIND_INT, KIND_BOOL, KIND_DOUBLE, KIND_TENSOR, KIND_STRING, KIND_INT_LIST,
-       KIND_DOUBLE_LIST, KIND_BOOL_LIST, KIND_TENSOR_LIST, KIND_OPTIONAL_TENSOR_LIST, N_KINDS };
-enum { INSTR_KERNEL = 1, INSTR_DELEGATE, INSTR_MOVE, INSTR_JUMP_FALSE, INSTR_FREE };
+enum
+{
+  PROGRAM_VERSION,
+  PROGRAM_EXECUTION_PLAN,
+  PROGRAM_CONSTANT_BUFFER,
+  PROGRAM_BACKEND_DELEGATE_DATA,
+  PROGRAM_SEGMENTS,
+  PROGRAM_CONSTANT_SEGMENT,
+  PROGRAM_MUTABLE_DATA_SEGMENTS,
+  PROGRAM_NAMED_DATA
+};
+enum
+{
+  PLAN_NAME,
+  PLAN_CONTAINER_META_TYPE,
+  PLAN_VALUES,
+  PLAN_INPUTS,
+  PLAN_OUTPUTS,
+  PLAN_CHAINS,
+  PLAN_OPERATORS,
+  PLAN_DELEGATES,
+  PLAN_NON_CONST_BUFFER_SIZES,
+  PLAN_NON_CONST_BUFFER_DEVICE
+};
+enum
+{
+  TENSOR_SCALAR_TYPE,
+  TENSOR_STORAGE_OFFSET,
+  TENSOR_SIZES,
+  TENSOR_DIM_ORDER,
+  TENSOR_REQUIRES_GRAD,
+  TENSOR_DATA_BUFFER_IDX,
+  TENSOR_ALLOCATION_INFO,
+  TENSOR_LAYOUT,
+  TENSOR_SHAPE_DYNAMISM,
+  TENSOR_EXTRA_TENSOR_INFO
+};
+enum
+{
+  KIND_NULL = 1,
+  KIND_INT,
+  KIND_BOOL,
+  KIND_DOUBLE,
+  KIND_TENSOR,
+  KIND_STRING,
+  KIND_INT_LIST,
+  KIND_DOUBLE_LIST,
+  KIND_BOOL_LIST,
+  KIND_TENSOR_LIST,
+  KIND_OPTIONAL_TENSOR_LIST,
+  N_KINDS
+};
+enum
+{
+  INSTR_KERNEL = 1,
+  INSTR_DELEGATE,
+  INSTR_MOVE,
+  INSTR_JUMP_FALSE,
+  INSTR_FREE
+};
 
-#define SLOTS(...) slot_mask ((const guint[]) { __VA_ARGS__ }, sizeof ((const guint[]) { __VA_ARGS__ }) / sizeof (guint))
+#define SLOTS(...) slot_mask ((const guint[]){ __VA_ARGS__ }, sizeof ((const guint[]){ __VA_ARGS__ }) / sizeof (guint))
 
 static guint32
 slot_mask (const guint *slots, gsize n)
@@ -385,8 +441,8 @@ walk_tensor (Walk *w, gsize pos, guint index)
   guint32 ndim = 0;
   gint8 scalar_type = 0;
   guint64 nbytes = 1;
-  static const guint8 element_sizes[] = { 1, 1, 2, 4, 8, 2, 4, 8, 4, 8, 16, 1, 1, 1, 4, 2, 1, 1, 1, 1, 1, 1, 2,
-                                          1, 1, 1, 1, 2, 4, 8 };
+  static const guint8 element_sizes[] = { 1, 1, 2, 4, 8, 2, 4, 8, 4, 8, 16, 1, 1, 1, 4,
+                                          2, 1, 1, 1, 1, 1, 1, 2, 1, 1, 1,  1, 2, 4, 8 };
 
   if ((field = scalar (w, &t, TENSOR_SCALAR_TYPE)) != 0)
     {
@@ -439,8 +495,8 @@ walk_tensor (Walk *w, gsize pos, guint index)
   if (scalar_type != 0)
     {
       alias_field (w, &t, TENSOR_LAYOUT, TENSOR_SCALAR_TYPE, "only strided", name);
-      alias_field (w, &t, TENSOR_SHAPE_DYNAMISM, TENSOR_SCALAR_TYPE,
-                   "invalid shape dynamism|unbounded dynamic shape", name);
+      alias_field (w, &t, TENSOR_SHAPE_DYNAMISM, TENSOR_SCALAR_TYPE, "invalid shape dynamism|unbounded dynamic shape",
+                   name);
     }
   if ((field = scalar (w, &t, TENSOR_LAYOUT)) != 0)
     patch (w, "tensor/layout", "only strided", field, 1, 1, name);
@@ -493,8 +549,7 @@ walk_tensor (Walk *w, gsize pos, guint index)
             patch (w, "in-range/planned-offset", NULL, low, 4, 0, name);
           }
         if (low != 0 || id != 0)
-          patch (w, "in-range/planned-offset", NULL, low != 0 ? low : id, 4, low != 0 ? rd32 (w, low) + 16 : 2,
-                 name);
+          patch (w, "in-range/planned-offset", NULL, low != 0 ? low : id, 4, low != 0 ? rd32 (w, low) + 16 : 2, name);
         if (data_buffer != 0 && rd32 (w, data_buffer) != 0 && w->has_mutable_data)
           patch (w, "index/initial-value", "initial value index", data_buffer, 4, 1u << 30, name);
       }
@@ -544,46 +599,41 @@ walk_value (Walk *w, gsize pos, guint index)
   payload = table (w, ref (w, field, name), name, SLOTS (0));
   switch (tag)
     {
-    case KIND_INT:
-      if ((field = scalar (w, &payload, 0)) != 0)
-        {
-          static const gint64 ints[] = { -1, 0, 1, 1ll << 40, G_MININT64, G_MAXINT64 };
-          for (guint i = 0; i < G_N_ELEMENTS (ints); i++)
-            if ((gint64) rd64 (w, field) != ints[i])
-              patch (w, "in-range/int", NULL, field, 8, (guint64) ints[i], name);
-        }
-      break;
-    case KIND_DOUBLE:
-      if ((field = scalar (w, &payload, 0)) != 0)
-        {
-          patch (w, "in-range/double", NULL, field, 8, G_GUINT64_CONSTANT (0x7ff8000000000000), name);   /* NaN */
-          patch (w, "in-range/double", NULL, field, 8, G_GUINT64_CONSTANT (0xfff0000000000000), name);   /* -inf */
-        }
-      break;
-    case KIND_STRING:
-      string (w, &payload, 0, name);
-      break;
-    case KIND_TENSOR:
-      walk_tensor (w, payload.pos, index);
-      break;
-    case KIND_DOUBLE_LIST:
-    case KIND_BOOL_LIST:
-      if ((field = slot_pos (w, &payload, 0)) != 0)
-        vector (w, field, tag == KIND_DOUBLE_LIST ? 8 : 1, name);
-      break;
-    case KIND_INT_LIST:
-    case KIND_TENSOR_LIST:
-    case KIND_OPTIONAL_TENSOR_LIST:
-      if ((field = slot_pos (w, &payload, 0)) != 0)
-        {
-          guint element = tag == KIND_INT_LIST ? 8 : 4;
-          gsize items = vector (w, field, element, name);
-          ListValue list = { index, items + 4, rd32 (w, items), element, tag == KIND_OPTIONAL_TENSOR_LIST };
-          g_array_append_val (w->lists, list);
-        }
-      break;
-    default:
-      break;
+      case KIND_INT:
+        if ((field = scalar (w, &payload, 0)) != 0)
+          {
+            static const gint64 ints[] = { -1, 0, 1, 1ll << 40, G_MININT64, G_MAXINT64 };
+            for (guint i = 0; i < G_N_ELEMENTS (ints); i++)
+              if ((gint64) rd64 (w, field) != ints[i])
+                patch (w, "in-range/int", NULL, field, 8, (guint64) ints[i], name);
+          }
+        break;
+      case KIND_DOUBLE:
+        if ((field = scalar (w, &payload, 0)) != 0)
+          {
+            patch (w, "in-range/double", NULL, field, 8, G_GUINT64_CONSTANT (0x7ff8000000000000), name); /* NaN */
+            patch (w, "in-range/double", NULL, field, 8, G_GUINT64_CONSTANT (0xfff0000000000000), name); /* -inf */
+          }
+        break;
+      case KIND_STRING: string (w, &payload, 0, name); break;
+      case KIND_TENSOR: walk_tensor (w, payload.pos, index); break;
+      case KIND_DOUBLE_LIST:
+      case KIND_BOOL_LIST:
+        if ((field = slot_pos (w, &payload, 0)) != 0)
+          vector (w, field, tag == KIND_DOUBLE_LIST ? 8 : 1, name);
+        break;
+      case KIND_INT_LIST:
+      case KIND_TENSOR_LIST:
+      case KIND_OPTIONAL_TENSOR_LIST:
+        if ((field = slot_pos (w, &payload, 0)) != 0)
+          {
+            guint element = tag == KIND_INT_LIST ? 8 : 4;
+            gsize items = vector (w, field, element, name);
+            ListValue list = { index, items + 4, rd32 (w, items), element, tag == KIND_OPTIONAL_TENSOR_LIST };
+            g_array_append_val (w->lists, list);
+          }
+        break;
+      default: break;
     }
 }
 
@@ -652,56 +702,56 @@ walk_instruction (Walk *w, gsize pos, guint chain, guint pc, guint n_instruction
   b = scalar (w, &call, 1);
   switch (kind)
     {
-    case INSTR_KERNEL:
-    case INSTR_DELEGATE:
-      {
-        guint limit = kind == INSTR_KERNEL ? w->n_operators : w->n_delegates;
-        const char *what = kind == INSTR_KERNEL ? "operator index" : "delegate index";
+      case INSTR_KERNEL:
+      case INSTR_DELEGATE:
+        {
+          guint limit = kind == INSTR_KERNEL ? w->n_operators : w->n_delegates;
+          const char *what = kind == INSTR_KERNEL ? "operator index" : "delegate index";
+          if (a != 0)
+            {
+              patch (w, "index/operator", what, a, 4, limit, name);
+              patch (w, "index/operator", what, a, 4, (guint32) -1, name);
+            }
+          for (guint k = 0; k < IN_RANGE_MAX && k < limit && a != 0; k++)
+            {
+              guint i = in_range_pick (w, k, limit);
+              if (i != rd32 (w, a))
+                patch (w, "in-range/operator", NULL, a, 4, i, name);
+            }
+          if (b != 0)
+            {
+              gsize args = vector (w, b, 4, name);
+              for (guint32 i = 0; i < rd32 (w, args); i++)
+                {
+                  g_autofree char *what_arg = g_strdup_printf ("%s argument %u", name, i);
+                  value_index (w, args + 4 + 4 * (gsize) i, (gint32) rd32 (w, args + 4 + 4 * (gsize) i), what_arg,
+                               "refers to value");
+                }
+            }
+          break;
+        }
+      case INSTR_MOVE:
         if (a != 0)
-          {
-            patch (w, "index/operator", what, a, 4, limit, name);
-            patch (w, "index/operator", what, a, 4, (guint32) -1, name);
-          }
-        for (guint k = 0; k < IN_RANGE_MAX && k < limit && a != 0; k++)
-          {
-            guint i = in_range_pick (w, k, limit);
-            if (i != rd32 (w, a))
-              patch (w, "in-range/operator", NULL, a, 4, i, name);
-          }
+          value_index (w, a, (gint32) rd32 (w, a), name, "move source");
+        if (b != 0)
+          value_index (w, b, (gint32) rd32 (w, b), name, "move destination");
+        break;
+      case INSTR_JUMP_FALSE:
+        if (a != 0)
+          value_index (w, a, (gint32) rd32 (w, a), name, "condition value");
         if (b != 0)
           {
-            gsize args = vector (w, b, 4, name);
-            for (guint32 i = 0; i < rd32 (w, args); i++)
-              {
-                g_autofree char *what_arg = g_strdup_printf ("%s argument %u", name, i);
-                value_index (w, args + 4 + 4 * (gsize) i, (gint32) rd32 (w, args + 4 + 4 * (gsize) i), what_arg,
-                             "refers to value");
-              }
+            patch (w, "index/jump", "jump destination", b, 4, n_instructions + 1, name);
+            patch (w, "index/jump", "jump destination", b, 4, (guint32) -1, name);
+            for (guint i = 0; i <= n_instructions; i++)
+              if (i != rd32 (w, b))
+                patch (w, "in-range/jump", NULL, b, 4, i, name);
           }
         break;
-      }
-    case INSTR_MOVE:
-      if (a != 0)
-        value_index (w, a, (gint32) rd32 (w, a), name, "move source");
-      if (b != 0)
-        value_index (w, b, (gint32) rd32 (w, b), name, "move destination");
-      break;
-    case INSTR_JUMP_FALSE:
-      if (a != 0)
-        value_index (w, a, (gint32) rd32 (w, a), name, "condition value");
-      if (b != 0)
-        {
-          patch (w, "index/jump", "jump destination", b, 4, n_instructions + 1, name);
-          patch (w, "index/jump", "jump destination", b, 4, (guint32) -1, name);
-          for (guint i = 0; i <= n_instructions; i++)
-            if (i != rd32 (w, b))
-              patch (w, "in-range/jump", NULL, b, 4, i, name);
-        }
-      break;
-    case INSTR_FREE:
-      if (a != 0)
-        value_index (w, a, (gint32) rd32 (w, a), name, "freed value");
-      break;
+      case INSTR_FREE:
+        if (a != 0)
+          value_index (w, a, (gint32) rd32 (w, a), name, "freed value");
+        break;
     }
 }
 
@@ -735,8 +785,8 @@ walk_delegate (Walk *w, gsize pos, guint index, gsize root_pos, const Table *roo
           n = rd32 (w, data);
           for (guint32 i = 0; i < n; i++)
             {
-              Table d = table (w, element_table (w, data, i, "inline delegate data"), "inline delegate data",
-                               SLOTS (0));
+              Table d =
+                  table (w, element_table (w, data, i, "inline delegate data"), "inline delegate data", SLOTS (0));
               if ((field = slot_pos (w, &d, 0)) != 0)
                 vector (w, field, 1, "BackendDelegateInlineData.data");
             }
@@ -756,10 +806,18 @@ walk_delegate (Walk *w, gsize pos, guint index, gsize root_pos, const Table *roo
 static void
 walk_plan (Walk *w, gsize pos, guint plan, gsize root_pos, const Table *root)
 {
-  static const struct { guint slot; const char *expect; } required[] = {
-    { PLAN_NAME, "lacks its name" }, { PLAN_VALUES, "lacks its values" }, { PLAN_INPUTS, "lacks its inputs" },
-    { PLAN_OUTPUTS, "lacks its outputs" }, { PLAN_CHAINS, "lacks its chains" },
-    { PLAN_DELEGATES, "lacks its delegates" }, { PLAN_NON_CONST_BUFFER_SIZES, "lacks its non_const_buffer_sizes" },
+  static const struct
+  {
+    guint slot;
+    const char *expect;
+  } required[] = {
+    { PLAN_NAME, "lacks its name" },
+    { PLAN_VALUES, "lacks its values" },
+    { PLAN_INPUTS, "lacks its inputs" },
+    { PLAN_OUTPUTS, "lacks its outputs" },
+    { PLAN_CHAINS, "lacks its chains" },
+    { PLAN_DELEGATES, "lacks its delegates" },
+    { PLAN_NON_CONST_BUFFER_SIZES, "lacks its non_const_buffer_sizes" },
   };
   g_autofree char *name = g_strdup_printf ("method %u", plan);
   Table t = table (w, pos, name, SLOTS (0, 1, 2, 3, 4, 5, 6, 7, 8, 9));
@@ -894,7 +952,7 @@ walk_subsegments (Walk *w, gsize pos, const char *name)
   offsets = vector (w, field, 8, name);
   n = rd32 (w, offsets);
   if (n <= 1)
-    return;   /* nothing stored: the segment is never looked up */
+    return; /* nothing stored: the segment is never looked up */
   if (strcmp (name, "mutable data") == 0)
     w->has_mutable_data = TRUE;
   if (index != 0)
@@ -948,11 +1006,12 @@ walk_program (Walk *w)
 
 /* ---- running the cases ---- */
 
-typedef struct {
+typedef struct
+{
   char *label;
   GBytes *pte;
-  GBytes *ptd;              /* external data, or NULL */
-  guint per_category;       /* 0: every case, else at most this many per category */
+  GBytes *ptd;        /* external data, or NULL */
+  guint per_category; /* 0: every case, else at most this many per category */
 } Fixture;
 
 static void
@@ -1023,7 +1082,7 @@ register_fake_backend (void)
   if (g_once_init_enter (&done))
     {
       /* Discovery first, so that a real backend wins. */
-      g_auto(GStrv) backends = NULL;
+      g_auto (GStrv) backends = NULL;
       g_assert_true (executorch_load_plugins (NULL));
       backends = executorch_list_backends ();
       for (guint i = 0; i < G_N_ELEMENTS (fake_backends); i++)
@@ -1032,7 +1091,8 @@ register_fake_backend (void)
       g_strfreev (backends);
       backends = executorch_list_device_types ();
       if (!g_strv_contains ((const char *const *) backends, "cuda"))
-        g_assert_cmpint (et_registry_add_device_allocator (et_registry_get_default (), &fake_allocator, NULL), ==, ET_OK);
+        g_assert_cmpint (et_registry_add_device_allocator (et_registry_get_default (), &fake_allocator, NULL), ==,
+                         ET_OK);
       g_once_init_leave (&done, 1);
     }
 }
@@ -1060,7 +1120,7 @@ mutate (const Walk *w, const Case *c)
 static gboolean
 message_matches (const char *message, const char *expect)
 {
-  g_auto(GStrv) alternatives = g_strsplit (expect, "|", -1);
+  g_auto (GStrv) alternatives = g_strsplit (expect, "|", -1);
 
   for (guint i = 0; alternatives[i] != NULL; i++)
     if (strstr (message, alternatives[i]) != NULL)
@@ -1072,8 +1132,8 @@ static void
 check_error (const GError *error, const char *where)
 {
   if (error->domain != EXECUTORCH_ERROR || error->message == NULL || error->message[0] == '\0')
-    g_error ("%s: an error outside EXECUTORCH_ERROR or without a message: %s (%s %d)", where,
-             error->message, g_quark_to_string (error->domain), error->code);
+    g_error ("%s: an error outside EXECUTORCH_ERROR or without a message: %s (%s %d)", where, error->message,
+             g_quark_to_string (error->domain), error->code);
 }
 
 #define MAX_INPUT_BYTES (64 << 20)
@@ -1110,32 +1170,30 @@ execute_once (ExecutorchMethod *method, GError **error)
 
       switch (executorch_value_info_get_kind (value))
         {
-        case EXECUTORCH_VALUE_KIND_TENSOR:
-          {
-            gsize n_dims;
-            const gint64 *sizes = executorch_value_info_get_sizes (value, &n_dims);
-            g_autoptr(ExecutorchTensor) tensor = NULL;
+          case EXECUTORCH_VALUE_KIND_TENSOR:
+            {
+              gsize n_dims;
+              const gint64 *sizes = executorch_value_info_get_sizes (value, &n_dims);
+              g_autoptr (ExecutorchTensor) tensor = NULL;
 
-            if (executorch_value_info_get_nbytes (value) > MAX_INPUT_BYTES)
-              return TRUE;   /* a mutated size; not worth the memory */
-            tensor = executorch_tensor_new_zeros (executorch_value_info_get_scalar_type (value), sizes, n_dims, error);
-            ok = tensor != NULL && executorch_method_set_input (method, i, tensor, error);
+              if (executorch_value_info_get_nbytes (value) > MAX_INPUT_BYTES)
+                return TRUE; /* a mutated size; not worth the memory */
+              tensor =
+                  executorch_tensor_new_zeros (executorch_value_info_get_scalar_type (value), sizes, n_dims, error);
+              ok = tensor != NULL && executorch_method_set_input (method, i, tensor, error);
+              break;
+            }
+          case EXECUTORCH_VALUE_KIND_INT:
+            ok = executorch_method_set_input_int (method, i, executorch_value_info_get_int_value (value), error);
             break;
-          }
-        case EXECUTORCH_VALUE_KIND_INT:
-          ok = executorch_method_set_input_int (method, i, executorch_value_info_get_int_value (value), error);
-          break;
-        case EXECUTORCH_VALUE_KIND_DOUBLE:
-          ok = executorch_method_set_input_double (method, i, executorch_value_info_get_double_value (value), error);
-          break;
-        case EXECUTORCH_VALUE_KIND_BOOL:
-          ok = executorch_method_set_input_bool (method, i, executorch_value_info_get_bool_value (value), error);
-          break;
-        case EXECUTORCH_VALUE_KIND_NONE:
-          ok = executorch_method_set_input (method, i, NULL, error);
-          break;
-        default:
-          return TRUE;
+          case EXECUTORCH_VALUE_KIND_DOUBLE:
+            ok = executorch_method_set_input_double (method, i, executorch_value_info_get_double_value (value), error);
+            break;
+          case EXECUTORCH_VALUE_KIND_BOOL:
+            ok = executorch_method_set_input_bool (method, i, executorch_value_info_get_bool_value (value), error);
+            break;
+          case EXECUTORCH_VALUE_KIND_NONE: ok = executorch_method_set_input (method, i, NULL, error); break;
+          default: return TRUE;
         }
       if (!ok)
         return FALSE;
@@ -1147,8 +1205,8 @@ execute_once (ExecutorchMethod *method, GError **error)
   for (guint i = 0; i < executorch_method_get_n_outputs (method); i++)
     if (executorch_method_get_output_kind (method, i) == EXECUTORCH_VALUE_KIND_TENSOR)
       {
-        g_autoptr(ExecutorchTensor) output = executorch_method_get_output (method, i, error);
-        g_autoptr(GBytes) bytes = NULL;
+        g_autoptr (ExecutorchTensor) output = executorch_method_get_output (method, i, error);
+        g_autoptr (GBytes) bytes = NULL;
 
         if (output == NULL)
           return FALSE;
@@ -1173,9 +1231,9 @@ static GError *
 load_and_run (GBytes *bytes, GBytes *ptd, const char *where, gboolean *executed_ok)
 {
   GError *error = NULL, *first = NULL;
-  g_autoptr(ExecutorchProgram) program = executorch_program_new_from_bytes_with_data (bytes, &ptd, ptd ? 1 : 0,
-                                                                                    &error);
-  g_auto(GStrv) names = NULL;
+  g_autoptr (ExecutorchProgram) program =
+      executorch_program_new_from_bytes_with_data (bytes, &ptd, ptd ? 1 : 0, &error);
+  g_auto (GStrv) names = NULL;
 
   *executed_ok = TRUE;
   if (program == NULL)
@@ -1187,7 +1245,7 @@ load_and_run (GBytes *bytes, GBytes *ptd, const char *where, gboolean *executed_
   names = executorch_program_list_methods (program);
   for (guint i = 0; names[i] != NULL; i++)
     {
-      g_autoptr(ExecutorchMethod) method = executorch_program_load_method (program, names[i], &error);
+      g_autoptr (ExecutorchMethod) method = executorch_program_load_method (program, names[i], &error);
 
       if (method == NULL)
         {
@@ -1217,7 +1275,7 @@ static void
 run_cases (const Fixture *fixture, Walk *w, GString *failures)
 {
   GHashTable *seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  GHashTable *kept = g_hash_table_new (g_str_hash, g_str_equal);   /* category -> count, this fixture */
+  GHashTable *kept = g_hash_table_new (g_str_hash, g_str_equal); /* category -> count, this fixture */
   guint n = 0;
 
   /* A fixed shuffle, so that sampled fixtures keep a spread of cases. */
@@ -1232,8 +1290,8 @@ run_cases (const Fixture *fixture, Walk *w, GString *failures)
     {
       const Case *c = &g_array_index (w->cases, Case, i);
       GString *key = g_string_new (NULL);
-      g_autoptr(GBytes) bytes = NULL;
-      g_autoptr(GError) error = NULL;
+      g_autoptr (GBytes) bytes = NULL;
+      g_autoptr (GError) error = NULL;
       g_autofree char *where = NULL;
       gboolean executed_ok;
       guint in_category;
@@ -1274,8 +1332,8 @@ run_cases (const Fixture *fixture, Walk *w, GString *failures)
         totals.survived_failed++;
     }
   totals.cases += n;
-  g_test_message ("%s: %u cases (%u generated), FlatBuffer %zu bytes, read up to %zu", fixture->label, n,
-                  w->cases->len, w->fb_size, w->read_end);
+  g_test_message ("%s: %u cases (%u generated), FlatBuffer %zu bytes, read up to %zu", fixture->label, n, w->cases->len,
+                  w->fb_size, w->read_end);
   g_hash_table_unref (kept);
   g_hash_table_unref (seen);
 }
@@ -1284,9 +1342,9 @@ static void
 mutate_fixture (gconstpointer data)
 {
   const Fixture *fixture = data;
-  g_autoptr(GString) failures = g_string_new (NULL);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GList) bounds = NULL;
+  g_autoptr (GString) failures = g_string_new (NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GList) bounds = NULL;
   Walk w = { 0 };
   gboolean executed_ok;
 
@@ -1364,17 +1422,18 @@ static void
 test_inputs (gconstpointer data)
 {
   const Fixture *fixture = data;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(ExecutorchProgram) program = executorch_program_new_from_bytes_with_data (
-    fixture->pte, (GBytes *const *) &fixture->ptd, fixture->ptd ? 1 : 0, &error);
-  g_auto(GStrv) names = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ExecutorchProgram) program =
+      executorch_program_new_from_bytes_with_data (fixture->pte, (GBytes *const *) &fixture->ptd, fixture->ptd ? 1 : 0,
+                                                   &error);
+  g_auto (GStrv) names = NULL;
 
   register_fake_backend ();
   g_assert_no_error (error);
   names = executorch_program_list_methods (program);
   for (guint m = 0; names[m] != NULL; m++)
     {
-      g_autoptr(ExecutorchMethod) method = executorch_program_load_method (program, names[m], &error);
+      g_autoptr (ExecutorchMethod) method = executorch_program_load_method (program, names[m], &error);
       if (method == NULL)
         {
           g_autofree char *why = g_strdup_printf ("%s does not load here: %s", fixture->label, error->message);
@@ -1384,7 +1443,7 @@ test_inputs (gconstpointer data)
     }
   for (guint m = 0; names[m] != NULL; m++)
     {
-      g_autoptr(ExecutorchMethod) method = executorch_program_load_method (program, names[m], &error);
+      g_autoptr (ExecutorchMethod) method = executorch_program_load_method (program, names[m], &error);
       ExecutorchMethodInfo *info;
       guint n_inputs;
 
@@ -1399,12 +1458,12 @@ test_inputs (gconstpointer data)
           if (executorch_value_info_get_kind (value) == EXECUTORCH_VALUE_KIND_TENSOR)
             {
               ExecutorchScalarType type = executorch_value_info_get_scalar_type (value);
-              ExecutorchScalarType wrong = type == EXECUTORCH_SCALAR_TYPE_FLOAT ? EXECUTORCH_SCALAR_TYPE_LONG
-                                                                               : EXECUTORCH_SCALAR_TYPE_FLOAT;
+              ExecutorchScalarType wrong =
+                  type == EXECUTORCH_SCALAR_TYPE_FLOAT ? EXECUTORCH_SCALAR_TYPE_LONG : EXECUTORCH_SCALAR_TYPE_FLOAT;
               gsize n_dims;
               const gint64 *sizes = executorch_value_info_get_sizes (value, &n_dims);
               gint64 bigger[17];
-              g_autoptr(ExecutorchTensor) tensor = NULL;
+              g_autoptr (ExecutorchTensor) tensor = NULL;
 
               /* Wrong dtype. */
               tensor = executorch_tensor_new_zeros (wrong, sizes, n_dims, &error);
@@ -1431,8 +1490,9 @@ test_inputs (gconstpointer data)
                   tensor = executorch_tensor_new_zeros (type, bigger, n_dims, &error);
                   g_assert_no_error (error);
                   expect_input_error (executorch_method_set_input (method, i, tensor, &error), &error,
-                                      executorch_value_info_get_shape_dynamism (value) == 0 ? "do not fit the method's ["
-                                                                                          : "do not fit the method's bound",
+                                      executorch_value_info_get_shape_dynamism (value) == 0
+                                          ? "do not fit the method's ["
+                                          : "do not fit the method's bound",
                                       where);
                   g_clear_object (&tensor);
                 }
@@ -1442,8 +1502,8 @@ test_inputs (gconstpointer data)
           else if (executorch_value_info_get_kind (value) == EXECUTORCH_VALUE_KIND_INT)
             {
               gint64 shape[] = { 1 };
-              g_autoptr(ExecutorchTensor) tensor = executorch_tensor_new_zeros (EXECUTORCH_SCALAR_TYPE_LONG, shape, 1,
-                                                                                &error);
+              g_autoptr (ExecutorchTensor) tensor =
+                  executorch_tensor_new_zeros (EXECUTORCH_SCALAR_TYPE_LONG, shape, 1, &error);
               expect_input_error (executorch_method_set_input (method, i, tensor, &error), &error, "not a tensor",
                                   where);
               expect_input_error (executorch_method_set_input_int (method, i,
@@ -1457,15 +1517,14 @@ test_inputs (gconstpointer data)
                           names[m]);
       if (n_inputs > 0)
         {
-          g_autoptr(ExecutorchMethod) fresh = executorch_program_load_method (program, names[m], &error);
-          g_autoptr(GPtrArray) outputs = NULL;
+          g_autoptr (ExecutorchMethod) fresh = executorch_program_load_method (program, names[m], &error);
+          g_autoptr (GPtrArray) outputs = NULL;
           gboolean all_scalar = TRUE;
 
           g_assert_no_error (error);
           for (guint i = 0; i < n_inputs; i++)
-            all_scalar = all_scalar &&
-                         executorch_value_info_get_kind (executorch_method_info_get_input (info, i)) !=
-                           EXECUTORCH_VALUE_KIND_TENSOR;
+            all_scalar = all_scalar && executorch_value_info_get_kind (executorch_method_info_get_input (info, i)) !=
+                                           EXECUTORCH_VALUE_KIND_TENSOR;
           if (!all_scalar)
             expect_input_error (executorch_method_execute (fresh, NULL, &error), &error, "is not set", names[m]);
           outputs = executorch_method_run (fresh, NULL, 0, NULL, &error);
@@ -1480,7 +1539,7 @@ static GBytes *
 read_model (const char *relative)
 {
   g_autofree char *path = g_build_filename (TEST_MODELS_DIR, relative, NULL);
-  g_autoptr(GError) error = NULL;
+  g_autoptr (GError) error = NULL;
   char *contents;
   gsize length;
 
@@ -1514,8 +1573,8 @@ static void
 add_folder (GPtrArray *fixtures, const char *folder, const char *prefix)
 {
   g_autofree char *path = g_build_filename (TEST_MODELS_DIR, folder, NULL);
-  g_autoptr(GDir) dir = g_dir_open (path, 0, NULL);
-  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GDir) dir = g_dir_open (path, 0, NULL);
+  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
   const char *name;
 
   g_assert_nonnull (dir);
@@ -1543,7 +1602,7 @@ add_bundled (GPtrArray *fixtures)
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {
       g_autofree char *file = g_strdup_printf ("bundled/%s.bpte", names[i]);
-      g_autoptr(GBytes) bundle = read_model (file);
+      g_autoptr (GBytes) bundle = read_model (file);
       gsize size;
       const guint8 *data;
       gboolean found = FALSE;
@@ -1569,15 +1628,16 @@ test_total (void)
 {
   GHashTableIter iter;
   gpointer key, value;
-  g_autoptr(GString) line = g_string_new (NULL);
+  g_autoptr (GString) line = g_string_new (NULL);
 
   g_hash_table_iter_init (&iter, totals.per_category);
   while (g_hash_table_iter_next (&iter, &key, &value))
     g_string_append_printf (line, " %s=%u", (const char *) key, GPOINTER_TO_UINT (value));
   g_test_message ("mutation cases: %u (%u with an expected error, all given; %u in-range changes that loaded, "
                   "%u that were refused); %u executions of loaded programs, %u of them failing with an error; "
-                  "%u caller-input cases", totals.cases, totals.expected, totals.survived_loaded,
-                  totals.survived_failed, totals.executed, totals.execute_failed, input_cases);
+                  "%u caller-input cases",
+                  totals.cases, totals.expected, totals.survived_loaded, totals.survived_failed, totals.executed,
+                  totals.execute_failed, input_cases);
   g_test_message ("per category:%s", line->str);
   if (!g_test_subprocess () && g_test_get_path () != NULL)
     g_assert_cmpuint (totals.cases, >, 0);
@@ -1586,7 +1646,7 @@ test_total (void)
 int
 main (int argc, char **argv)
 {
-  g_autoptr(GPtrArray) fixtures = g_ptr_array_new_with_free_func ((GDestroyNotify) fixture_free);
+  g_autoptr (GPtrArray) fixtures = g_ptr_array_new_with_free_func ((GDestroyNotify) fixture_free);
 
   g_test_init (&argc, &argv, NULL);
   totals.per_category = g_hash_table_new (g_str_hash, g_str_equal);
@@ -1603,7 +1663,7 @@ main (int argc, char **argv)
     add_folder (fixtures, "ops", "ops-");
     for (guint i = first; i < fixtures->len; i++)
       ((Fixture *) g_ptr_array_index (fixtures, i))->per_category =
-        ops != NULL ? (guint) g_ascii_strtoull (ops, NULL, 10) : 8;
+          ops != NULL ? (guint) g_ascii_strtoull (ops, NULL, 10) : 8;
   }
   for (guint i = 0; i < fixtures->len; i++)
     {

@@ -60,17 +60,38 @@ fake_clock (gpointer user_data)
 }
 
 /* A tracer that counts callbacks. */
-typedef struct {
+typedef struct
+{
   guint load_begin, load_end, execute_begin, execute_end, begin, end, outputs;
   guint last_instruction;
   char last_name[64];
 } Counts;
 
-static void c_load_begin (void *d, const char *m) { ((Counts *) d)->load_begin++; }
-static void c_load_end (void *d, const char *m, EtError r) { ((Counts *) d)->load_end++; }
-static void c_execute_begin (void *d, const char *m) { ((Counts *) d)->execute_begin++; }
-static void c_execute_end (void *d, const char *m, EtError r) { ((Counts *) d)->execute_end++; }
-static void c_begin (void *d, uint32_t c, uint32_t i, const char *n) { ((Counts *) d)->begin++; }
+static void
+c_load_begin (void *d, const char *m)
+{
+  ((Counts *) d)->load_begin++;
+}
+static void
+c_load_end (void *d, const char *m, EtError r)
+{
+  ((Counts *) d)->load_end++;
+}
+static void
+c_execute_begin (void *d, const char *m)
+{
+  ((Counts *) d)->execute_begin++;
+}
+static void
+c_execute_end (void *d, const char *m, EtError r)
+{
+  ((Counts *) d)->execute_end++;
+}
+static void
+c_begin (void *d, uint32_t c, uint32_t i, const char *n)
+{
+  ((Counts *) d)->begin++;
+}
 static void
 c_end (void *d, uint32_t c, uint32_t i, const char *n)
 {
@@ -90,8 +111,8 @@ c_output (void *d, uint32_t c, uint32_t i, const EtValue *value)
 static EtProgram *
 load_add (void)
 {
-  g_autoptr(GBytes) bytes = read_file (TEST_UPSTREAM_DIR, "add.pte");
-  g_autoptr(GError) error = NULL;
+  g_autoptr (GBytes) bytes = read_file (TEST_UPSTREAM_DIR, "add.pte");
+  g_autoptr (GError) error = NULL;
   EtProgram *program = _et_program_load (bytes, NULL, 0, &error);
 
   g_assert_no_error (error);
@@ -101,7 +122,7 @@ load_add (void)
 static void
 set_inputs (EtMethod *method)
 {
-  g_autoptr(GError) error = NULL;
+  g_autoptr (GError) error = NULL;
   const int64_t sizes[] = { 1 };
   const float two = 2.0f, three = 3.0f;
 
@@ -113,13 +134,18 @@ set_inputs (EtMethod *method)
 static void
 test_hooks (void)
 {
-  g_autoptr(GError) error = NULL;
+  g_autoptr (GError) error = NULL;
   Counts counts = { 0 };
   const EtEventTracer tracer = {
-    .abi_version = ET_PLUGIN_ABI_VERSION, .user_data = &counts,
-    .method_load_begin = c_load_begin, .method_load_end = c_load_end,
-    .execute_begin = c_execute_begin, .execute_end = c_execute_end,
-    .instruction_begin = c_begin, .instruction_end = c_end, .intermediate_output = c_output,
+    .abi_version = ET_PLUGIN_ABI_VERSION,
+    .user_data = &counts,
+    .method_load_begin = c_load_begin,
+    .method_load_end = c_load_end,
+    .execute_begin = c_execute_begin,
+    .execute_end = c_execute_end,
+    .instruction_begin = c_begin,
+    .instruction_end = c_end,
+    .intermediate_output = c_output,
   };
   EtProgram *program;
   EtMethod *method;
@@ -149,11 +175,12 @@ test_hooks (void)
 }
 
 /* What the reader finds in an ETDump, for checks. */
-typedef struct {
+typedef struct
+{
   guint n_runs;
   guint n_events;
   guint n_profile;
-  GPtrArray *names;   /* "run/name/chain/instruction" */
+  GPtrArray *names; /* "run/name/chain/instruction" */
 } Summary;
 
 static gboolean
@@ -198,10 +225,10 @@ read_etdump (const guint8 *data, gsize size, Summary *summary, GError **error)
               summary->n_profile++;
               if (name != NULL && !g_utf8_validate (name, -1, NULL))
                 _et_fb_fail (&fb, ET_ERROR_INVALID_PROGRAM, "event name is not UTF-8");
-              g_ptr_array_add (summary->names, g_strdup_printf ("%s/%s/%d/%d/%" G_GUINT64_FORMAT,
-                                                               run_name != NULL ? run_name : "",
-                                                               name != NULL ? name : "", chain, instruction,
-                                                               end >= start ? end - start : 0));
+              g_ptr_array_add (summary->names,
+                               g_strdup_printf ("%s/%s/%d/%d/%" G_GUINT64_FORMAT, run_name != NULL ? run_name : "",
+                                                name != NULL ? name : "", chain, instruction,
+                                                end >= start ? end - start : 0));
             }
         }
     }
@@ -217,9 +244,9 @@ summary_clear (Summary *summary)
 static void
 test_golden (void)
 {
-  g_autoptr(GError) error = NULL;
+  g_autoptr (GError) error = NULL;
   g_autofree guint8 *written = NULL;
-  g_autoptr(GBytes) golden = NULL;
+  g_autoptr (GBytes) golden = NULL;
   guint64 now = 1000000;
   EtpSession *session = _etp_session_new ();
   EtProgram *program;
@@ -227,11 +254,8 @@ test_golden (void)
   Summary summary;
   gsize size;
   static const char *const expected[] = {
-    "Default/Method::load/-1/0/1000",
-    "Execute/aten::add.out/0/0/1000",
-    "Execute/Method::execute/-1/0/3000",
-    "Execute/aten::add.out/0/0/1000",
-    "Execute/Method::execute/-1/0/3000",
+    "Default/Method::load/-1/0/1000", "Execute/aten::add.out/0/0/1000",    "Execute/Method::execute/-1/0/3000",
+    "Execute/aten::add.out/0/0/1000", "Execute/Method::execute/-1/0/3000",
   };
 
   register_kernels ();
@@ -288,8 +312,8 @@ test_golden (void)
 static void
 test_upstream (void)
 {
-  g_autoptr(GBytes) bytes = read_file (TEST_UPSTREAM_DIR, "etdump.etdp");
-  g_autoptr(GError) error = NULL;
+  g_autoptr (GBytes) bytes = read_file (TEST_UPSTREAM_DIR, "etdump.etdp");
+  g_autoptr (GError) error = NULL;
   Summary summary;
   gsize size;
   const guint8 *data = g_bytes_get_data (bytes, &size);
@@ -307,7 +331,7 @@ test_upstream (void)
 static void
 test_hostile (void)
 {
-  g_autoptr(GBytes) bytes = read_file (TEST_UPSTREAM_DIR, "etdump.etdp");
+  g_autoptr (GBytes) bytes = read_file (TEST_UPSTREAM_DIR, "etdump.etdp");
   gsize size;
   const guint8 *data = g_bytes_get_data (bytes, &size);
   g_autofree guint8 *copy = g_memdup2 (data, size);
@@ -316,14 +340,14 @@ test_hostile (void)
     {
       g_autofree guint8 *part = g_memdup2 (data, cut);
       Summary summary;
-      g_autoptr(GError) error = NULL;
+      g_autoptr (GError) error = NULL;
       g_assert_false (read_etdump (part, cut, &summary, &error));
       summary_clear (&summary);
     }
   for (gsize i = 12; i < size; i++)
     {
       Summary summary;
-      g_autoptr(GError) error = NULL;
+      g_autoptr (GError) error = NULL;
       copy[i] ^= 0xa5;
       read_etdump (copy, size, &summary, &error);
       summary_clear (&summary);
@@ -358,8 +382,8 @@ static const EtBackend fake_backend = {
 static void
 test_delegate (void)
 {
-  g_autoptr(GBytes) bytes = read_file (TEST_MODELS_DIR, "xnnpack_add/xnnpack_add.pte");
-  g_autoptr(GError) error = NULL;
+  g_autoptr (GBytes) bytes = read_file (TEST_MODELS_DIR, "xnnpack_add/xnnpack_add.pte");
+  g_autoptr (GError) error = NULL;
   g_autofree guint8 *written = NULL;
   guint64 now = 0;
   EtpSession *session = _etp_session_new ();
@@ -380,8 +404,8 @@ test_delegate (void)
   g_assert_no_error (error);
   meta = _et_method_meta (method);
   for (guint i = 0; i < meta->n_inputs; i++)
-    g_assert_true (_et_method_set_input_tensor (method, i, ET_SCALAR_FLOAT, meta->inputs[i].ndim,
-                                                meta->inputs[i].sizes, zeros, meta->inputs[i].nbytes, &error));
+    g_assert_true (_et_method_set_input_tensor (method, i, ET_SCALAR_FLOAT, meta->inputs[i].ndim, meta->inputs[i].sizes,
+                                                zeros, meta->inputs[i].nbytes, &error));
   g_assert_true (_et_method_execute (method, NULL, &error));
   g_assert_no_error (error);
 
@@ -420,7 +444,7 @@ test_delegate (void)
 static void
 test_debug_outputs (void)
 {
-  g_autoptr(GError) error = NULL;
+  g_autoptr (GError) error = NULL;
   g_autofree guint8 *written = NULL;
   EtpSession *session = _etp_session_new ();
   const EtpDebugEvent *debug;
@@ -454,7 +478,7 @@ test_debug_outputs (void)
   written = _etp_write_etdump (session, &size);
   g_assert_true (read_etdump (written, size, &summary, &error));
   g_assert_no_error (error);
-  g_assert_cmpuint (summary.n_events, ==, 7);     /* 5 timings, 2 outputs */
+  g_assert_cmpuint (summary.n_events, ==, 7); /* 5 timings, 2 outputs */
   g_assert_cmpuint (summary.n_profile, ==, 5);
   summary_clear (&summary);
   _etp_session_clear (session);

@@ -22,7 +22,7 @@ static ExecutorchProgram *
 add_program (void)
 {
   g_autofree char *path = g_build_filename (TEST_UPSTREAM_DIR, "add.pte", NULL);
-  g_autoptr(GError) error = NULL;
+  g_autoptr (GError) error = NULL;
   ExecutorchProgram *program = executorch_program_new_from_file (path, &error);
 
   g_assert_no_error (error);
@@ -34,9 +34,9 @@ run_add (ExecutorchMethod *method, guint times)
 {
   const gint64 sizes[] = { 1 };
   const float a = 2.0f, b = 3.0f;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(ExecutorchTensor) ta = executorch_tensor_new_from_floats (sizes, 1, &a, 1, &error);
-  g_autoptr(ExecutorchTensor) tb = executorch_tensor_new_from_floats (sizes, 1, &b, 1, &error);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ExecutorchTensor) ta = executorch_tensor_new_from_floats (sizes, 1, &a, 1, &error);
+  g_autoptr (ExecutorchTensor) tb = executorch_tensor_new_from_floats (sizes, 1, &b, 1, &error);
 
   g_assert_no_error (error);
   for (guint i = 0; i < times; i++)
@@ -51,11 +51,11 @@ run_add (ExecutorchMethod *method, guint times)
 static void
 test_events (void)
 {
-  g_autoptr(ExecutorchProgram) program = NULL;
-  g_autoptr(ExecutorchMethod) method = NULL;
-  g_autoptr(GPtrArray) events = NULL;
-  g_autoptr(GBytes) etdump = NULL;
-  g_autoptr(GError) error = NULL;
+  g_autoptr (ExecutorchProgram) program = NULL;
+  g_autoptr (ExecutorchMethod) method = NULL;
+  g_autoptr (GPtrArray) events = NULL;
+  g_autoptr (GBytes) etdump = NULL;
+  g_autoptr (GError) error = NULL;
   g_autofree char *dir = NULL, *path = NULL, *contents = NULL;
   const guint8 *data;
   gsize size, length;
@@ -120,10 +120,10 @@ test_events (void)
 static void
 test_enable_later (void)
 {
-  g_autoptr(ExecutorchProgram) program = NULL;
-  g_autoptr(ExecutorchMethod) method = NULL;
-  g_autoptr(GPtrArray) before = NULL, after = NULL;
-  g_autoptr(GError) error = NULL;
+  g_autoptr (ExecutorchProgram) program = NULL;
+  g_autoptr (ExecutorchMethod) method = NULL;
+  g_autoptr (GPtrArray) before = NULL, after = NULL;
+  g_autoptr (GError) error = NULL;
 
   if (profiler_disabled ())
     {
@@ -153,9 +153,9 @@ test_enable_later (void)
 static void
 test_missing (void)
 {
-  g_autoptr(ExecutorchProgram) program = NULL;
-  g_autoptr(ExecutorchMethod) method = NULL;
-  g_autoptr(GError) error = NULL;
+  g_autoptr (ExecutorchProgram) program = NULL;
+  g_autoptr (ExecutorchMethod) method = NULL;
+  g_autoptr (GError) error = NULL;
   ExecutorchMethod *profiled;
 
   if (!profiler_disabled ())

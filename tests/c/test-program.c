@@ -12,8 +12,8 @@
 static void
 test_program_missing_file (void)
 {
-  g_autoptr(GError) error = NULL;
-  g_autoptr(ExecutorchProgram) program = executorch_program_new_from_file ("/nonexistent/model.pte", &error);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ExecutorchProgram) program = executorch_program_new_from_file ("/nonexistent/model.pte", &error);
 
   g_assert_null (program);
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
@@ -25,7 +25,7 @@ static void
 test_program_unreadable_files (void)
 {
   const char *const missing_data[] = { "/nonexistent/weights.ptd", NULL };
-  g_autoptr(GError) error = NULL;
+  g_autoptr (GError) error = NULL;
 
   g_assert_null (executorch_program_new_from_file (TEST_MODELS_DIR, &error));
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_IS_DIRECTORY);
@@ -45,9 +45,9 @@ test_program_unreadable_files (void)
 static void
 test_program_empty_file (void)
 {
-  g_autoptr(GError) error = NULL;
+  g_autoptr (GError) error = NULL;
   g_autofree char *path = NULL;
-  g_autoptr(ExecutorchProgram) program = NULL;
+  g_autoptr (ExecutorchProgram) program = NULL;
   int fd = g_file_open_tmp ("empty-XXXXXX.pte", &path, &error);
 
   g_assert_no_error (error);
@@ -64,10 +64,10 @@ static void
 test_program_garbage_bytes (void)
 {
   static const guint8 junk[64] = { 'n', 'o', 't', ' ', 'a', ' ', 'p', 't', 'e' };
-  g_autoptr(GBytes) data = g_bytes_new_static (junk, sizeof junk);
-  g_autoptr(GBytes) empty = g_bytes_new (NULL, 0);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(ExecutorchProgram) program = executorch_program_new_from_bytes (data, &error);
+  g_autoptr (GBytes) data = g_bytes_new_static (junk, sizeof junk);
+  g_autoptr (GBytes) empty = g_bytes_new (NULL, 0);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ExecutorchProgram) program = executorch_program_new_from_bytes (data, &error);
 
   g_assert_null (program);
   g_assert_nonnull (error);
@@ -92,13 +92,13 @@ test_program_garbage_bytes (void)
 static void
 test_program_construct_properties (void)
 {
-  g_autoptr(ExecutorchProgram) program = g_object_new (EXECUTORCH_TYPE_PROGRAM, "path", ADD_PTE, NULL);
-  g_auto(GStrv) names = executorch_program_list_methods (program);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(ExecutorchMethod) method = NULL;
-  g_autoptr(ExecutorchMethodInfo) info = NULL;
+  g_autoptr (ExecutorchProgram) program = g_object_new (EXECUTORCH_TYPE_PROGRAM, "path", ADD_PTE, NULL);
+  g_auto (GStrv) names = executorch_program_list_methods (program);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ExecutorchMethod) method = NULL;
+  g_autoptr (ExecutorchMethodInfo) info = NULL;
 
-  g_assert_cmpstrv (names, ((const char *const[]) { "forward", NULL }));
+  g_assert_cmpstrv (names, ((const char *const[]){ "forward", NULL }));
   g_assert_cmpuint (executorch_program_get_n_methods (program), ==, 1);
   g_assert_true (executorch_program_has_method (program, "forward"));
   info = executorch_program_get_method_info (program, "forward", &error);
@@ -116,11 +116,11 @@ test_program_construct_properties (void)
 static void
 test_program_construct_failed (void)
 {
-  g_autoptr(ExecutorchProgram) program =
-    g_object_new (EXECUTORCH_TYPE_PROGRAM, "path", "/nonexistent/model.pte", NULL);
-  g_autoptr(ExecutorchProgram) nothing = g_object_new (EXECUTORCH_TYPE_PROGRAM, NULL);
-  g_autoptr(GError) error = NULL;
-  g_auto(GStrv) names = NULL;
+  g_autoptr (ExecutorchProgram) program =
+      g_object_new (EXECUTORCH_TYPE_PROGRAM, "path", "/nonexistent/model.pte", NULL);
+  g_autoptr (ExecutorchProgram) nothing = g_object_new (EXECUTORCH_TYPE_PROGRAM, NULL);
+  g_autoptr (GError) error = NULL;
+  g_auto (GStrv) names = NULL;
 
   g_assert_null (executorch_program_load_method (program, "forward", &error));
   g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);

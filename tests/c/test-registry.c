@@ -100,13 +100,16 @@ test_rewrite_registration (void)
 {
   static const EtMethodRewrite old = { .abi_version = 1, .name = "old-rewrite", .rewrite = nothing_rewritten };
   static const EtMethodRewrite twin = {
-    .abi_version = ET_PLUGIN_ABI_VERSION, .name = "kernels:constant-transposes", .rewrite = nothing_rewritten,
+    .abi_version = ET_PLUGIN_ABI_VERSION,
+    .name = "kernels:constant-transposes",
+    .rewrite = nothing_rewritten,
   };
   EtRegistry *registry = et_registry_get_default ();
   EtErrorContext *error = et_error_context_new ();
 
   g_assert_cmpint (et_registry_add_rewrite (registry, &old, error), ==, ET_ERROR_NOT_SUPPORTED);
-  g_assert_nonnull (strstr (et_error_context_message (error), "rewrite old-rewrite from the application uses plug-in ABI 1"));
+  g_assert_nonnull (
+      strstr (et_error_context_message (error), "rewrite old-rewrite from the application uses plug-in ABI 1"));
   g_assert_true (executorch_load_plugins (NULL));
   g_assert_cmpint (et_registry_add_rewrite (registry, &twin, error), ==, ET_ERROR_REGISTRATION_ALREADY_REGISTERED);
   g_assert_nonnull (strstr (et_error_context_message (error), "by kernels and by the application"));

@@ -14,7 +14,8 @@
 #include <math.h>
 #include <string.h>
 
-typedef struct {
+typedef struct
+{
   guint permutes;
   guint folded;
 } Seen;

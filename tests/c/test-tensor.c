@@ -11,10 +11,10 @@ test_tensor_new (void)
 {
   const gint64 sizes[] = { 2, 3 };
   const float values[] = { 1, 2, 3, 4, 5, 6 };
-  g_autoptr(GBytes) data = g_bytes_new (values, sizeof values);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(ExecutorchTensor) t = executorch_tensor_new (EXECUTORCH_SCALAR_TYPE_FLOAT, sizes, 2, data, &error);
-  g_autoptr(GBytes) back = NULL;
+  g_autoptr (GBytes) data = g_bytes_new (values, sizeof values);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ExecutorchTensor) t = executorch_tensor_new (EXECUTORCH_SCALAR_TYPE_FLOAT, sizes, 2, data, &error);
+  g_autoptr (GBytes) back = NULL;
   const gint64 *got;
   const guint8 *order;
   gsize n = 99;
@@ -47,8 +47,8 @@ test_tensor_new_bad (void)
   const gint64 negative[] = { 2, -3 };
   gint64 many[17];
   guint8 bytes[24] = { 0 };
-  g_autoptr(GBytes) data = g_bytes_new (bytes, sizeof bytes);
-  g_autoptr(GBytes) short_data = g_bytes_new (bytes, 20);
+  g_autoptr (GBytes) data = g_bytes_new (bytes, sizeof bytes);
+  g_autoptr (GBytes) short_data = g_bytes_new (bytes, 20);
   GError *error = NULL;
 
   g_assert_null (executorch_tensor_new (EXECUTORCH_SCALAR_TYPE_FLOAT, sizes, 2, short_data, &error));
@@ -89,9 +89,9 @@ test_tensor_rank16 (void)
 {
   gint64 sizes[16];
   guint8 byte = 7;
-  g_autoptr(GBytes) data = g_bytes_new (&byte, 1);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(ExecutorchTensor) t = NULL;
+  g_autoptr (GBytes) data = g_bytes_new (&byte, 1);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ExecutorchTensor) t = NULL;
 
   for (gsize i = 0; i < G_N_ELEMENTS (sizes); i++)
     sizes[i] = 1;
@@ -106,11 +106,11 @@ test_tensor_scalar_and_empty (void)
 {
   gint64 value = 42;
   const gint64 empty_sizes[] = { 0, 5 };
-  g_autoptr(GBytes) data = g_bytes_new (&value, sizeof value);
-  g_autoptr(GBytes) nothing = g_bytes_new (NULL, 0);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(ExecutorchTensor) scalar = executorch_tensor_new (EXECUTORCH_SCALAR_TYPE_LONG, NULL, 0, data, &error);
-  g_autoptr(ExecutorchTensor) empty = NULL;
+  g_autoptr (GBytes) data = g_bytes_new (&value, sizeof value);
+  g_autoptr (GBytes) nothing = g_bytes_new (NULL, 0);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ExecutorchTensor) scalar = executorch_tensor_new (EXECUTORCH_SCALAR_TYPE_LONG, NULL, 0, data, &error);
+  g_autoptr (ExecutorchTensor) empty = NULL;
   g_autofree float *floats = NULL;
   gsize n = 99;
 
@@ -138,9 +138,9 @@ test_tensor_dim_order (void)
   const guint8 not_a_permutation[] = { 0, 2, 2, 1 };
   const guint8 out_of_range[] = { 0, 2, 4, 1 };
   guint8 bytes[24 * 4] = { 0 };
-  g_autoptr(GBytes) data = g_bytes_new (bytes, sizeof bytes);
-  g_autoptr(GError) error = NULL;
-  g_autoptr(ExecutorchTensor) t = NULL;
+  g_autoptr (GBytes) data = g_bytes_new (bytes, sizeof bytes);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ExecutorchTensor) t = NULL;
   const guint8 *order;
   gsize n;
 
@@ -154,12 +154,12 @@ test_tensor_dim_order (void)
                                                        data, &error));
   g_assert_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_ARGUMENT);
   g_clear_error (&error);
-  g_assert_null (executorch_tensor_new_with_dim_order (EXECUTORCH_SCALAR_TYPE_FLOAT, sizes, 4, out_of_range, 4,
-                                                       data, &error));
+  g_assert_null (
+      executorch_tensor_new_with_dim_order (EXECUTORCH_SCALAR_TYPE_FLOAT, sizes, 4, out_of_range, 4, data, &error));
   g_assert_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_ARGUMENT);
   g_clear_error (&error);
-  g_assert_null (executorch_tensor_new_with_dim_order (EXECUTORCH_SCALAR_TYPE_FLOAT, sizes, 4, channels_last, 3,
-                                                       data, &error));
+  g_assert_null (
+      executorch_tensor_new_with_dim_order (EXECUTORCH_SCALAR_TYPE_FLOAT, sizes, 4, channels_last, 3, data, &error));
   g_assert_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_ARGUMENT);
 }
 
@@ -167,9 +167,9 @@ static void
 test_tensor_zeros (void)
 {
   const gint64 sizes[] = { 3, 5 };
-  g_autoptr(GError) error = NULL;
-  g_autoptr(ExecutorchTensor) t = executorch_tensor_new_zeros (EXECUTORCH_SCALAR_TYPE_INT, sizes, 2, &error);
-  g_autoptr(GBytes) bytes = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ExecutorchTensor) t = executorch_tensor_new_zeros (EXECUTORCH_SCALAR_TYPE_INT, sizes, 2, &error);
+  g_autoptr (GBytes) bytes = NULL;
   const guint8 *p;
   gsize size;
 
@@ -192,31 +192,31 @@ test_tensor_borrowed (void)
 {
   const gint64 sizes[] = { 2, 2 };
   float values[] = { 1, 2, 3, 4 };
-  g_autoptr(GError) error = NULL;
+  g_autoptr (GError) error = NULL;
   GObject *owner = g_object_new (G_TYPE_OBJECT, NULL);
   ExecutorchTensor *t;
-  g_autoptr(GBytes) bytes = NULL;
+  g_autoptr (GBytes) bytes = NULL;
 
   g_object_add_weak_pointer (owner, (gpointer *) &owner);
   t = executorch_tensor_new_borrowed (EXECUTORCH_SCALAR_TYPE_FLOAT, sizes, 2, values, sizeof values, owner, &error);
   g_assert_no_error (error);
   g_object_unref (owner);
-  g_assert_nonnull (owner);   /* the tensor holds it */
-  values[3] = 40;             /* not copied: the tensor sees the lender's memory */
+  g_assert_nonnull (owner); /* the tensor holds it */
+  values[3] = 40;           /* not copied: the tensor sees the lender's memory */
   bytes = executorch_tensor_get_bytes (t, &error);
   g_assert_no_error (error);
   g_assert_true (g_bytes_get_data (bytes, NULL) == (gconstpointer) values);
   g_assert_cmpfloat (((const float *) g_bytes_get_data (bytes, NULL))[3], ==, 40);
   g_clear_pointer (&bytes, g_bytes_unref);
   g_object_unref (t);
-  g_assert_null (owner);      /* released with the last user of the memory */
+  g_assert_null (owner); /* released with the last user of the memory */
 
   owner = g_object_new (G_TYPE_OBJECT, NULL);
   g_object_add_weak_pointer (owner, (gpointer *) &owner);
   g_assert_null (executorch_tensor_new_borrowed (EXECUTORCH_SCALAR_TYPE_FLOAT, sizes, 2, values, 8, owner, &error));
   g_assert_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_ARGUMENT);
   g_object_unref (owner);
-  g_assert_null (owner);      /* not kept after a failure */
+  g_assert_null (owner); /* not kept after a failure */
 
   g_clear_error (&error);
   t = executorch_tensor_new_borrowed (EXECUTORCH_SCALAR_TYPE_FLOAT, NULL, 0, values, sizeof (float), NULL, &error);
@@ -230,8 +230,8 @@ test_tensor_floats (void)
 {
   const gint64 sizes[] = { 2, 2 };
   const float values[] = { 0.5f, -1.0f, 3.25f, 1e6f };
-  g_autoptr(GError) error = NULL;
-  g_autoptr(ExecutorchTensor) t = executorch_tensor_new_from_floats (sizes, 2, values, 4, &error);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ExecutorchTensor) t = executorch_tensor_new_from_floats (sizes, 2, values, 4, &error);
   g_autofree float *back = NULL;
   gsize n = 0;
 
@@ -249,8 +249,8 @@ test_tensor_floats (void)
   {
     const gint64 one[] = { 1 };
     gint64 v = 1;
-    g_autoptr(GBytes) data = g_bytes_new (&v, sizeof v);
-    g_autoptr(ExecutorchTensor) l = executorch_tensor_new (EXECUTORCH_SCALAR_TYPE_LONG, one, 1, data, &error);
+    g_autoptr (GBytes) data = g_bytes_new (&v, sizeof v);
+    g_autoptr (ExecutorchTensor) l = executorch_tensor_new (EXECUTORCH_SCALAR_TYPE_LONG, one, 1, data, &error);
     g_assert_no_error (error);
     g_assert_null (executorch_tensor_get_floats (l, &n, &error));
     g_assert_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_TYPE);
@@ -262,10 +262,10 @@ test_tensor_copy (void)
 {
   const gint64 sizes[] = { 3 };
   const float values[] = { 1, 2, 3 };
-  g_autoptr(GError) error = NULL;
-  g_autoptr(ExecutorchTensor) t = executorch_tensor_new_from_floats (sizes, 1, values, 3, &error);
-  g_autoptr(ExecutorchTensor) copy = NULL;
-  g_autoptr(ExecutorchTensor) on_cpu = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ExecutorchTensor) t = executorch_tensor_new_from_floats (sizes, 1, values, 3, &error);
+  g_autoptr (ExecutorchTensor) copy = NULL;
+  g_autoptr (ExecutorchTensor) on_cpu = NULL;
   g_autofree float *a = NULL;
   g_autofree float *b = NULL;
 
@@ -290,14 +290,14 @@ test_tensor_to_missing_device (void)
 {
   const gint64 sizes[] = { 3 };
   const float values[] = { 1, 2, 3 };
-  g_autoptr(GError) error = NULL;
-  g_autoptr(ExecutorchTensor) t = executorch_tensor_new_from_floats (sizes, 1, values, 3, &error);
-  g_autoptr(ExecutorchDevice) gpu = executorch_device_new (EXECUTORCH_DEVICE_TYPE_CUDA, 0);
-  g_autoptr(ExecutorchTensor) moved = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ExecutorchTensor) t = executorch_tensor_new_from_floats (sizes, 1, values, 3, &error);
+  g_autoptr (ExecutorchDevice) gpu = executorch_device_new (EXECUTORCH_DEVICE_TYPE_CUDA, 0);
+  g_autoptr (ExecutorchTensor) moved = NULL;
 
   if (executorch_device_is_available (gpu))
     {
-      g_autoptr(ExecutorchTensor) back = NULL;
+      g_autoptr (ExecutorchTensor) back = NULL;
       g_autofree float *floats = NULL;
 
       moved = executorch_tensor_to_device (t, gpu, &error);

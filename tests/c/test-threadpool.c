@@ -17,7 +17,8 @@ typedef gpointer (*GetPoolFunc) (void);
 typedef guint (*GetThreadsFunc) (void);
 typedef gsize (*SumFunc) (gsize range);
 
-typedef struct {
+typedef struct
+{
   GModule *module;
   GetPoolFunc get_pool;
   GetThreadsFunc get_threads;
@@ -94,14 +95,17 @@ init_matrix (EtTensor *t, int64_t rows, int64_t cols, float *data)
 static void
 test_kernels_share_pool (void)
 {
-  enum { N = 192 };
+  enum
+  {
+    N = 192
+  };
   GModule *kernels = g_module_open (KERNELS_LIBRARY, G_MODULE_BIND_LOCAL);
   const EtPluginDesc *(*get_plugin) (void);
   gpointer kernels_get_pool = NULL;
   const EtKernel *mm;
-  g_autofree float *a = g_new (float, N * N);
-  g_autofree float *b = g_new (float, N * N);
-  g_autofree float *c = g_new0 (float, N * N);
+  g_autofree float *a = g_new (float, N *N);
+  g_autofree float *b = g_new (float, N *N);
+  g_autofree float *c = g_new0 (float, N *N);
   EtTensor ta, tb, tc;
   EtValue va = { .tag = ET_VALUE_TENSOR }, vb = { .tag = ET_VALUE_TENSOR }, vc = { .tag = ET_VALUE_TENSOR };
   EtValue *args[4] = { &va, &vb, &vc, &vc };
@@ -203,7 +207,8 @@ count_1d (gpointer context, gsize i)
   __atomic_fetch_add ((gint *) context + i, 1, __ATOMIC_RELAXED);
 }
 
-typedef struct {
+typedef struct
+{
   gint *counts;
   gsize cols;
   gsize tile_i, tile_j;
@@ -236,36 +241,40 @@ test_parallelize (void)
 {
   static const gsize ranges[] = { 0, 1, 2, 7, 64, 1000, 4097 };
 
-  for (guint threads = 1; threads <= 4; threads++) {
-    executorch_threadpool_set_num_threads (threads);
-    for (gsize r = 0; r < G_N_ELEMENTS (ranges); r++) {
-      gsize range = ranges[r];
-      g_autofree gint *counts = g_new0 (gint, range + 1);
+  for (guint threads = 1; threads <= 4; threads++)
+    {
+      executorch_threadpool_set_num_threads (threads);
+      for (gsize r = 0; r < G_N_ELEMENTS (ranges); r++)
+        {
+          gsize range = ranges[r];
+          g_autofree gint *counts = g_new0 (gint, range + 1);
 
-      executorch_threadpool_parallelize_1d (count_1d, counts, range);
-      for (gsize i = 0; i < range; i++)
-        g_assert_cmpint (counts[i], ==, 1);
-      g_assert_cmpint (counts[range], ==, 0);
+          executorch_threadpool_parallelize_1d (count_1d, counts, range);
+          for (gsize i = 0; i < range; i++)
+            g_assert_cmpint (counts[i], ==, 1);
+          g_assert_cmpint (counts[range], ==, 0);
 
-      for (gsize ti = 1; ti <= 5; ti += 2) {
-        for (gsize tj = 1; tj <= 33; tj += 16) {
-          gsize rows = range % 37 + (range > 0), cols = range % 53 + 1;
-          Grid grid = { g_new0 (gint, rows * cols), cols, ti, tj, 0 };
+          for (gsize ti = 1; ti <= 5; ti += 2)
+            {
+              for (gsize tj = 1; tj <= 33; tj += 16)
+                {
+                  gsize rows = range % 37 + (range > 0), cols = range % 53 + 1;
+                  Grid grid = { g_new0 (gint, rows * cols), cols, ti, tj, 0 };
 
-          executorch_threadpool_parallelize_2d_tile_2d (count_2d, &grid, rows, cols, ti, tj);
-          for (gsize i = 0; i < rows * cols; i++)
-            g_assert_cmpint (grid.counts[i], ==, 1);
-          g_assert_cmpint (grid.bad_tiles, ==, 0);
-          g_free (grid.counts);
+                  executorch_threadpool_parallelize_2d_tile_2d (count_2d, &grid, rows, cols, ti, tj);
+                  for (gsize i = 0; i < rows * cols; i++)
+                    g_assert_cmpint (grid.counts[i], ==, 1);
+                  g_assert_cmpint (grid.bad_tiles, ==, 0);
+                  g_free (grid.counts);
+                }
+            }
         }
-      }
-    }
 
-    g_autofree gint *nested = g_new0 (gint, 16 * 16);
-    executorch_threadpool_parallelize_1d (nested_1d, nested, 16);
-    for (gsize i = 0; i < 16 * 16; i++)
-      g_assert_cmpint (nested[i], ==, 1);
-  }
+      g_autofree gint *nested = g_new0 (gint, 16 * 16);
+      executorch_threadpool_parallelize_1d (nested_1d, nested, 16);
+      for (gsize i = 0; i < 16 * 16; i++)
+        g_assert_cmpint (nested[i], ==, 1);
+    }
   executorch_threadpool_set_num_threads (0);
 }
 

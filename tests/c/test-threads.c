@@ -19,8 +19,9 @@
 
 #define N_THREADS 4
 
-typedef struct {
-  const char *fixture;     /* "mlp" or "nets/mlp_deep" */
+typedef struct
+{
+  const char *fixture; /* "mlp" or "nets/mlp_deep" */
   const char *pte;
 } Fixture;
 
@@ -33,7 +34,7 @@ static ExecutorchProgram *
 load_program (const Fixture *fixture)
 {
   g_autofree char *path = g_build_filename (TEST_MODELS_DIR, fixture->pte, NULL);
-  g_autoptr(GError) error = NULL;
+  g_autoptr (GError) error = NULL;
   ExecutorchProgram *program = executorch_program_new_from_file (path, &error);
 
   g_assert_no_error (error);
@@ -48,10 +49,11 @@ case_file (const Fixture *fixture, guint n, const char *what)
 
 /* ---- one Program, a Method per thread ---- */
 
-typedef struct {
+typedef struct
+{
   const Fixture *fixture;
-  ExecutorchProgram *program;   /* shared */
-  ExecutorchTensor *inputs[2];  /* shared, read only */
+  ExecutorchProgram *program;  /* shared */
+  ExecutorchTensor *inputs[2]; /* shared, read only */
   guint iterations;
   guint done;
   guint extra_loads;
@@ -61,8 +63,8 @@ static gpointer
 worker_main (gpointer user_data)
 {
   Worker *worker = user_data;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(ExecutorchMethod) method = executorch_program_load_method (worker->program, "forward", &error);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ExecutorchMethod) method = executorch_program_load_method (worker->program, "forward", &error);
   g_autofree char *out0 = case_file (worker->fixture, 0, "out0");
   g_autofree char *out1 = case_file (worker->fixture, 1, "out0");
 
@@ -70,7 +72,7 @@ worker_main (gpointer user_data)
   for (guint i = 0; i < worker->iterations; i++)
     {
       guint which = i % 2;
-      g_autoptr(GPtrArray) outputs = executorch_method_run (method, &worker->inputs[which], 1, NULL, &error);
+      g_autoptr (GPtrArray) outputs = executorch_method_run (method, &worker->inputs[which], 1, NULL, &error);
 
       g_assert_no_error (error);
       g_assert_true (fixture_tensor_matches (g_ptr_array_index (outputs, 0), which ? out1 : out0, 1e-5, 1e-6));
@@ -78,7 +80,7 @@ worker_main (gpointer user_data)
       /* Meanwhile more Methods come and go from the same Program. */
       if (i % 25 == 0)
         {
-          g_autoptr(ExecutorchMethod) extra = executorch_program_load_method (worker->program, "forward", &error);
+          g_autoptr (ExecutorchMethod) extra = executorch_program_load_method (worker->program, "forward", &error);
           g_assert_no_error (error);
           worker->extra_loads++;
         }
@@ -90,7 +92,7 @@ static void
 test_shared_program (gconstpointer data)
 {
   const Fixture *fixture = data;
-  g_autoptr(ExecutorchProgram) program = load_program (fixture);
+  g_autoptr (ExecutorchProgram) program = load_program (fixture);
   g_autofree char *in0 = case_file (fixture, 0, "in0");
   g_autofree char *in1 = case_file (fixture, 1, "in0");
   ExecutorchTensor *inputs[2] = { fixture_npy_tensor (in0), fixture_npy_tensor (in1) };
@@ -100,7 +102,7 @@ test_shared_program (gconstpointer data)
 
   for (guint t = 0; t < N_THREADS; t++)
     {
-      workers[t] = (Worker) { fixture, program, { inputs[0], inputs[1] }, g_test_slow () ? 10000 : 1000, 0, 0 };
+      workers[t] = (Worker){ fixture, program, { inputs[0], inputs[1] }, g_test_slow () ? 10000 : 1000, 0, 0 };
       threads[t] = g_thread_new ("method", worker_main, &workers[t]);
     }
   for (guint t = 0; t < N_THREADS; t++)
@@ -110,20 +112,20 @@ test_shared_program (gconstpointer data)
       g_assert_cmpuint (workers[t].extra_loads, ==, (workers[t].iterations + 24) / 25);
       total += workers[t].done;
     }
-  g_test_message ("%s: %u threads, %u checked executions of one shared program", fixture->fixture, N_THREADS,
-                  total);
+  g_test_message ("%s: %u threads, %u checked executions of one shared program", fixture->fixture, N_THREADS, total);
   g_object_unref (inputs[0]);
   g_object_unref (inputs[1]);
 }
 
 /* ---- blocking executions cancelled from another thread ---- */
 
-typedef struct {
+typedef struct
+{
   const Fixture *fixture;
   ExecutorchProgram *program;
   ExecutorchTensor *input;
   GCancellable *cancellable;
-  gint *started;                /* atomic: executions begun, all threads */
+  gint *started; /* atomic: executions begun, all threads */
   guint completed, cancelled;
 } CancelWorker;
 
@@ -131,8 +133,8 @@ static gpointer
 cancel_worker_main (gpointer user_data)
 {
   CancelWorker *worker = user_data;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(ExecutorchMethod) method = executorch_program_load_method (worker->program, "forward", &error);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ExecutorchMethod) method = executorch_program_load_method (worker->program, "forward", &error);
   g_autofree char *out0 = case_file (worker->fixture, 0, "out0");
 
   g_assert_no_error (error);
@@ -150,7 +152,7 @@ cancel_worker_main (gpointer user_data)
           break;
         }
       {
-        g_autoptr(ExecutorchTensor) output = executorch_method_get_output (method, 0, &error);
+        g_autoptr (ExecutorchTensor) output = executorch_method_get_output (method, 0, &error);
         g_assert_no_error (error);
         g_assert_true (fixture_tensor_matches (output, out0, 1e-5, 1e-6));
       }
@@ -162,7 +164,7 @@ cancel_worker_main (gpointer user_data)
   g_assert_true (executorch_method_execute (method, NULL, &error));
   g_assert_no_error (error);
   {
-    g_autoptr(ExecutorchTensor) output = executorch_method_get_output (method, 0, &error);
+    g_autoptr (ExecutorchTensor) output = executorch_method_get_output (method, 0, &error);
     g_assert_true (fixture_tensor_matches (output, out0, 1e-5, 1e-6));
   }
   return NULL;
@@ -172,10 +174,10 @@ static void
 test_cancel_blocking (void)
 {
   const Fixture *fixture = &fixtures[1];
-  g_autoptr(ExecutorchProgram) program = load_program (fixture);
+  g_autoptr (ExecutorchProgram) program = load_program (fixture);
   g_autofree char *in0 = case_file (fixture, 0, "in0");
-  g_autoptr(ExecutorchTensor) input = fixture_npy_tensor (in0);
-  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr (ExecutorchTensor) input = fixture_npy_tensor (in0);
+  g_autoptr (GCancellable) cancellable = g_cancellable_new ();
   CancelWorker workers[N_THREADS];
   GThread *threads[N_THREADS];
   gint started = 0;
@@ -183,7 +185,7 @@ test_cancel_blocking (void)
 
   for (guint t = 0; t < N_THREADS; t++)
     {
-      workers[t] = (CancelWorker) { fixture, program, input, cancellable, &started, 0, 0 };
+      workers[t] = (CancelWorker){ fixture, program, input, cancellable, &started, 0, 0 };
       threads[t] = g_thread_new ("cancel", cancel_worker_main, &workers[t]);
     }
   /* Cancel midway: once the threads are well into their executions. */
@@ -207,13 +209,15 @@ test_cancel_blocking (void)
 
 typedef struct AsyncState AsyncState;
 
-typedef struct {
+typedef struct
+{
   AsyncState *state;
   ExecutorchMethod *method;
   gboolean running;
 } AsyncSlot;
 
-struct AsyncState {
+struct AsyncState
+{
   const Fixture *fixture;
   GCancellable *cancellable;
   GMainContext *context;
@@ -231,7 +235,7 @@ async_done (GObject *source, GAsyncResult *result, gpointer user_data)
 {
   AsyncSlot *slot = user_data;
   AsyncState *state = slot->state;
-  g_autoptr(GError) error = NULL;
+  g_autoptr (GError) error = NULL;
 
   /* Completions arrive in the caller's thread-default context. */
   g_assert_true (g_thread_self () == state->main_thread);
@@ -246,12 +250,12 @@ async_done (GObject *source, GAsyncResult *result, gpointer user_data)
       return;
     }
   {
-    g_autoptr(ExecutorchTensor) output = executorch_method_get_output (slot->method, 0, &error);
+    g_autoptr (ExecutorchTensor) output = executorch_method_get_output (slot->method, 0, &error);
     g_assert_no_error (error);
     g_assert_true (fixture_tensor_matches (output, state->expected, 1e-5, 1e-6));
   }
   if (++state->completed == state->cancel_after)
-    g_cancellable_cancel (state->cancellable);   /* others are in flight now */
+    g_cancellable_cancel (state->cancellable); /* others are in flight now */
   g_assert_true (executorch_method_set_input (slot->method, 0, state->input, &error));
   g_assert_no_error (error);
   start_async (slot);
@@ -260,7 +264,7 @@ async_done (GObject *source, GAsyncResult *result, gpointer user_data)
 static void
 start_async (AsyncSlot *slot)
 {
-  g_autoptr(GError) error = NULL;
+  g_autoptr (GError) error = NULL;
 
   executorch_method_execute_async (slot->method, slot->state->cancellable, async_done, slot);
   slot->state->in_flight++;
@@ -279,19 +283,19 @@ static void
 test_cancel_async (void)
 {
   const Fixture *fixture = &fixtures[1];
-  g_autoptr(ExecutorchProgram) program = load_program (fixture);
+  g_autoptr (ExecutorchProgram) program = load_program (fixture);
   g_autofree char *in0 = case_file (fixture, 0, "in0");
-  g_autoptr(ExecutorchTensor) input = fixture_npy_tensor (in0);
-  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
-  g_autoptr(GMainContext) context = g_main_context_new ();
-  AsyncState state = { fixture, cancellable, context, { { 0 } }, 0, 0, 0, 300, case_file (fixture, 0, "out0"),
+  g_autoptr (ExecutorchTensor) input = fixture_npy_tensor (in0);
+  g_autoptr (GCancellable) cancellable = g_cancellable_new ();
+  g_autoptr (GMainContext) context = g_main_context_new ();
+  AsyncState state = { fixture,          cancellable, context, { { 0 } }, 0, 0, 0, 300, case_file (fixture, 0, "out0"),
                        g_thread_self (), input };
   gboolean any_running = TRUE;
 
   g_main_context_push_thread_default (context);
   for (guint i = 0; i < N_ASYNC; i++)
     {
-      g_autoptr(GError) error = NULL;
+      g_autoptr (GError) error = NULL;
       state.slots[i].state = &state;
       state.slots[i].method = executorch_program_load_method (program, "forward", &error);
       g_assert_no_error (error);
@@ -316,8 +320,8 @@ test_cancel_async (void)
   g_assert_cmpuint (state.cancelled, ==, N_ASYNC);
   for (guint i = 0; i < N_ASYNC; i++)
     {
-      g_autoptr(GError) error = NULL;
-      g_autoptr(ExecutorchTensor) output = NULL;
+      g_autoptr (GError) error = NULL;
+      g_autoptr (ExecutorchTensor) output = NULL;
       g_assert_true (executorch_method_set_input (state.slots[i].method, 0, input, &error));
       g_assert_true (executorch_method_execute (state.slots[i].method, NULL, &error));
       g_assert_no_error (error);
@@ -335,7 +339,7 @@ static void
 async_unref_done (GObject *source, GAsyncResult *result, gpointer user_data)
 {
   gboolean *done = user_data;
-  g_autoptr(GError) error = NULL;
+  g_autoptr (GError) error = NULL;
 
   g_assert_true (executorch_method_execute_finish (EXECUTORCH_METHOD (source), result, &error));
   g_assert_no_error (error);
@@ -345,9 +349,9 @@ async_unref_done (GObject *source, GAsyncResult *result, gpointer user_data)
 static void
 test_async_owner_unref (void)
 {
-  g_autoptr(ExecutorchProgram) program = load_program (&fixtures[0]);
-  g_autoptr(ExecutorchTensor) input = fixture_npy_tensor ("mlp/forward.case0.in0.npy");
-  g_autoptr(GError) error = NULL;
+  g_autoptr (ExecutorchProgram) program = load_program (&fixtures[0]);
+  g_autoptr (ExecutorchTensor) input = fixture_npy_tensor ("mlp/forward.case0.in0.npy");
+  g_autoptr (GError) error = NULL;
   ExecutorchMethod *method = executorch_program_load_method (program, "forward", &error);
   gboolean done = FALSE;
 
@@ -367,9 +371,9 @@ test_pool_started_at_load (void)
   if (g_test_subprocess ())
     {
       guint before = count_threads ();
-      g_autoptr(ExecutorchProgram) program = load_program (&fixtures[1]);
-      g_autoptr(GError) error = NULL;
-      g_autoptr(ExecutorchMethod) method = executorch_program_load_method (program, "forward", &error);
+      g_autoptr (ExecutorchProgram) program = load_program (&fixtures[1]);
+      g_autoptr (GError) error = NULL;
+      g_autoptr (ExecutorchMethod) method = executorch_program_load_method (program, "forward", &error);
 
       g_assert_no_error (error);
       /* Two threads: the caller and one worker, started before any

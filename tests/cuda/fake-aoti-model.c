@@ -47,7 +47,8 @@ extern int32_t aoti_torch_made_up_function (void);
 
 #define EXPORT __attribute__ ((visibility ("default")))
 
-typedef struct {
+typedef struct
+{
   float weights[15];
   AtenTensorHandle w, b;
   bool constants_loaded;
@@ -97,9 +98,8 @@ AOTInductorModelUpdateConstantsFromBlob (void *opaque, const uint8_t *blob)
   memcpy (container->weights, blob, sizeof container->weights);
   if (aoti_torch_create_tensor_from_blob_v2 (container->weights, 2, w_sizes, w_strides, 0, aoti_torch_dtype_float32 (),
                                              aoti_torch_device_type_cuda (), 0, &container->w, 0, NULL, 0) != 0 ||
-      aoti_torch_create_tensor_from_blob_v2 (container->weights, 1, b_sizes, b_strides, 12,
-                                             aoti_torch_dtype_float32 (), aoti_torch_device_type_cuda (), 0,
-                                             &container->b, 0, NULL, 0) != 0)
+      aoti_torch_create_tensor_from_blob_v2 (container->weights, 1, b_sizes, b_strides, 12, aoti_torch_dtype_float32 (),
+                                             aoti_torch_device_type_cuda (), 0, &container->b, 0, NULL, 0) != 0)
     return 1;
   container->constants_loaded = true;
   return 0;
@@ -139,7 +139,7 @@ AOTInductorModelContainerRun (void *opaque, AtenTensorHandle *inputs, size_t n_i
   if (aoti_torch_empty_strided (2, out_sizes, out_strides, dtype, device, 0, &out) != 0)
     goto out;
   /* A flat view of the output, as reshapes in generated code make. */
-  if (aoti_torch__reinterpret_tensor (out, 1, (const int64_t[]) { 6 }, (const int64_t[]) { 1 }, 0, &view) != 0)
+  if (aoti_torch__reinterpret_tensor (out, 1, (const int64_t[]){ 6 }, (const int64_t[]){ 1 }, 0, &view) != 0)
     goto out;
   aoti_torch_get_data_ptr (inputs[0], (void **) &x);
   aoti_torch_get_data_ptr (container->w, (void **) &w);

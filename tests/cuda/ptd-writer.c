@@ -43,7 +43,6 @@ grow (GByteArray *b, gsize n)
   return at;
 }
 
-
 static void
 align (GByteArray *b, gsize to)
 {
@@ -85,7 +84,7 @@ ptd_write (const PtdBlob *blobs, guint n_blobs)
   put32 (b, 12, 40);
   put64 (b, 16, 48);
 
-  root = table (b, 3, (const guint16[]) { 4, 8, 12 }, 16, 4);
+  root = table (b, 3, (const guint16[]){ 4, 8, 12 }, 16, 4);
   put32 (b, 0, (guint32) root);
   segments = grow (b, 4 + 4 * n_blobs);
   put32 (b, segments, n_blobs);
@@ -98,7 +97,7 @@ ptd_write (const PtdBlob *blobs, guint n_blobs)
   named_tables = g_new0 (gsize, n_blobs);
   for (guint i = 0; i < n_blobs; i++)
     {
-      segment_tables[i] = table (b, 2, (const guint16[]) { 8, 16 }, 24, 8);
+      segment_tables[i] = table (b, 2, (const guint16[]){ 8, 16 }, 24, 8);
       put64 (b, segment_tables[i] + 8, offset);
       put64 (b, segment_tables[i] + 16, blobs[i].size);
       put32 (b, segments + 4 + 4 * i, (guint32) (segment_tables[i] - (segments + 4 + 4 * i)));
@@ -108,7 +107,7 @@ ptd_write (const PtdBlob *blobs, guint n_blobs)
     {
       gsize key_length = strlen (blobs[i].key), key;
 
-      named_tables[i] = table (b, 2, (const guint16[]) { 4, 8 }, 12, 4);
+      named_tables[i] = table (b, 2, (const guint16[]){ 4, 8 }, 12, 4);
       put32 (b, named_tables[i] + 8, i);
       put32 (b, named + 4 + 4 * i, (guint32) (named_tables[i] - (named + 4 + 4 * i)));
       align (b, 4);

@@ -6,7 +6,8 @@
 
 #include <glib.h>
 
-typedef struct {
+typedef struct
+{
   const char *key;
   const void *data;
   gsize size;

@@ -27,7 +27,7 @@ const EtPluginDesc *executorch_kernels_get_plugin (void);
 /* ---- a GPU made of host memory ---- */
 
 static GMutex device_lock;
-static GHashTable *device_blocks;    /* pointers handed out as device memory */
+static GHashTable *device_blocks; /* pointers handed out as device memory */
 static guint h2d, d2h, syncs_on_caller;
 static void *caller_stream = (void *) 0x5151;
 
@@ -52,8 +52,18 @@ device_free (void *ptr)
   free (ptr);
 }
 
-static int host_malloc_async (void **ptr, size_t n, void *stream) { *ptr = device_alloc (n); return *ptr ? 0 : 2; }
-static int host_free_async (void *ptr, void *stream) { device_free (ptr); return 0; }
+static int
+host_malloc_async (void **ptr, size_t n, void *stream)
+{
+  *ptr = device_alloc (n);
+  return *ptr ? 0 : 2;
+}
+static int
+host_free_async (void *ptr, void *stream)
+{
+  device_free (ptr);
+  return 0;
+}
 
 static int
 host_memcpy_async (void *dst, const void *src, size_t n, CudaCopyKind kind, void *stream)
@@ -62,9 +72,24 @@ host_memcpy_async (void *dst, const void *src, size_t n, CudaCopyKind kind, void
   return 0;
 }
 
-static int host_memset_async (void *ptr, int value, size_t n, void *stream) { memset (ptr, value, n); return 0; }
-static int host_stream_create (void **stream) { *stream = g_malloc (1); return 0; }
-static int host_stream_destroy (void *stream) { g_free (stream); return 0; }
+static int
+host_memset_async (void *ptr, int value, size_t n, void *stream)
+{
+  memset (ptr, value, n);
+  return 0;
+}
+static int
+host_stream_create (void **stream)
+{
+  *stream = g_malloc (1);
+  return 0;
+}
+static int
+host_stream_destroy (void *stream)
+{
+  g_free (stream);
+  return 0;
+}
 
 static int
 host_stream_synchronize (void *stream)
@@ -74,8 +99,17 @@ host_stream_synchronize (void *stream)
   return 0;
 }
 
-static int host_get_device (int *index) { *index = 0; return 0; }
-static int host_set_device (int index) { return index == 0 ? 0 : 101; }
+static int
+host_get_device (int *index)
+{
+  *index = 0;
+  return 0;
+}
+static int
+host_set_device (int index)
+{
+  return index == 0 ? 0 : 101;
+}
 
 static int
 host_is_device_pointer (const void *ptr)
@@ -93,7 +127,11 @@ host_is_device_pointer (const void *ptr)
   return found;
 }
 
-static const char *host_error_string (int code) { return "host device error"; }
+static const char *
+host_error_string (int code)
+{
+  return "host device error";
+}
 
 static const CudaDeviceOps host_ops = {
   .name = "host",
@@ -117,7 +155,11 @@ alloc_planned (void *user_data, size_t nbytes, int index, size_t alignment, void
   return *out ? ET_OK : ET_ERROR_MEMORY_ALLOCATION_FAILED;
 }
 
-static void free_planned (void *user_data, void *ptr, int index) { device_free (ptr); }
+static void
+free_planned (void *user_data, void *ptr, int index)
+{
+  device_free (ptr);
+}
 
 static EtError
 copy_h2d (void *user_data, void *dst, const void *src, size_t n, int index)
@@ -202,10 +244,10 @@ load_program (const char *so_path, gboolean with_weights, gboolean allow)
       gsize length;
       g_assert_true (g_file_get_contents (so_path, &contents, &length, NULL));
       so = g_bytes_new_take (contents, length);
-      blobs[n++] = (PtdBlob) { so_key, g_bytes_get_data (so, NULL), g_bytes_get_size (so) };
+      blobs[n++] = (PtdBlob){ so_key, g_bytes_get_data (so, NULL), g_bytes_get_size (so) };
     }
   if (with_weights)
-    blobs[n++] = (PtdBlob) { weights_key, g_bytes_get_data (weights, NULL), g_bytes_get_size (weights) };
+    blobs[n++] = (PtdBlob){ weights_key, g_bytes_get_data (weights, NULL), g_bytes_get_size (weights) };
   ptd = ptd_write (blobs, n);
   g_ptr_array_add (external, g_bytes_ref (ptd));
   program = g_initable_new (EXECUTORCH_TYPE_PROGRAM, NULL, &error, "bytes", pte, "external-data", external,

@@ -104,10 +104,10 @@ test_out_of_order (void)
     {
       executorch_cuda_stream_scope_enter (&outer, STREAM (1));
       executorch_cuda_stream_scope_enter (&inner, STREAM (2));
-      executorch_cuda_stream_scope_leave (&outer);   /* refused: inner is innermost */
+      executorch_cuda_stream_scope_leave (&outer); /* refused: inner is innermost */
       g_assert_true (consumer_a_stream () == STREAM (2));
       executorch_cuda_stream_scope_leave (&inner);
-      executorch_cuda_stream_scope_leave (&inner);   /* refused: already left */
+      executorch_cuda_stream_scope_leave (&inner); /* refused: already left */
       g_assert_true (consumer_a_stream () == STREAM (1));
       executorch_cuda_stream_scope_leave (&outer);
       g_assert_cmpuint (executorch_cuda_stream_depth (), ==, 0);

@@ -12,9 +12,9 @@
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
-  g_autoptr(GBytes) bytes = g_bytes_new (data, size);
-  g_autoptr(ExecutorchBundledProgram) bundled = NULL;
-  g_auto(GStrv) methods = NULL;
+  g_autoptr (GBytes) bytes = g_bytes_new (data, size);
+  g_autoptr (ExecutorchBundledProgram) bundled = NULL;
+  g_auto (GStrv) methods = NULL;
   GError *error = NULL;
 
   fuzz_init ();

@@ -38,7 +38,7 @@ fuzz_fixture (const char *name)
 {
   g_autofree char *file = g_strconcat (name, ".pte", NULL);
   g_autofree char *path = g_build_filename (FUZZ_MODELS_DIR, name, file, NULL);
-  g_autoptr(GError) error = NULL;
+  g_autoptr (GError) error = NULL;
   ExecutorchProgram *program;
 
   fuzz_init ();
@@ -51,9 +51,11 @@ fuzz_fixture (const char *name)
 
 /* Every failure must be a GError with a message (G_MESSAGES_DEBUG=all
  * shows them). */
-#define FUZZ_CHECK_ERROR(error) \
-  G_STMT_START { \
+#define FUZZ_CHECK_ERROR(error)                                                            \
+  G_STMT_START                                                                             \
+  {                                                                                        \
     g_assert ((error) != NULL && (error)->message != NULL && (error)->message[0] != '\0'); \
-    g_debug ("%s", (error)->message); \
-    g_clear_error (&(error)); \
-  } G_STMT_END
+    g_debug ("%s", (error)->message);                                                      \
+    g_clear_error (&(error));                                                              \
+  }                                                                                        \
+  G_STMT_END

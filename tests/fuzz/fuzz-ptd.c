@@ -13,9 +13,9 @@ int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
   static GBytes *pte;
-  g_autoptr(GBytes) ptd = g_bytes_new (data, size);
-  g_autoptr(ExecutorchProgram) program = NULL;
-  g_autoptr(ExecutorchMethod) method = NULL;
+  g_autoptr (GBytes) ptd = g_bytes_new (data, size);
+  g_autoptr (ExecutorchProgram) program = NULL;
+  g_autoptr (ExecutorchMethod) method = NULL;
   GError *error = NULL;
 
   fuzz_init ();
@@ -45,9 +45,9 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   {
     static const gint64 sizes[] = { 2, 8 };
     static const float zeros[16];
-    g_autoptr(GBytes) input_data = g_bytes_new_static (zeros, sizeof zeros);
-    g_autoptr(ExecutorchTensor) input = executorch_tensor_new (EXECUTORCH_SCALAR_TYPE_FLOAT, sizes, 2, input_data,
-                                                               &error);
+    g_autoptr (GBytes) input_data = g_bytes_new_static (zeros, sizeof zeros);
+    g_autoptr (ExecutorchTensor) input =
+        executorch_tensor_new (EXECUTORCH_SCALAR_TYPE_FLOAT, sizes, 2, input_data, &error);
     g_assert (input != NULL);
     if (!executorch_method_set_input (method, 0, input, &error))
       g_error ("mlp_external's input: %s", error->message);

@@ -23,7 +23,7 @@ compare_paths (gconstpointer a, gconstpointer b)
 static gboolean
 replay_file (const char *path, guint *n_files)
 {
-  g_autoptr(GError) error = NULL;
+  g_autoptr (GError) error = NULL;
   g_autofree char *contents = NULL;
   gsize length;
 
@@ -56,9 +56,9 @@ main (int argc, char **argv)
     {
       if (g_file_test (argv[i], G_FILE_TEST_IS_DIR))
         {
-          g_autoptr(GError) error = NULL;
-          g_autoptr(GDir) dir = g_dir_open (argv[i], 0, &error);
-          g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+          g_autoptr (GError) error = NULL;
+          g_autoptr (GDir) dir = g_dir_open (argv[i], 0, &error);
+          g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
           const char *name;
 
           if (dir == NULL)

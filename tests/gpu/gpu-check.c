@@ -30,7 +30,8 @@ read_npy (const char *path, gsize *count)
   return values;
 }
 
-typedef struct {
+typedef struct
+{
   ExecutorchProgram *program;
   ExecutorchMethod *method;
 } Loaded;
@@ -116,7 +117,8 @@ main (int argc, char **argv)
 
   if (argc != 5 && argc != 9)
     return g_printerr ("usage: gpu-check MODEL.pte DATA.ptd IN.npy EXPECTED.npy "
-                       "[MODEL2.pte DATA2.ptd IN2.npy EXPECTED2.npy]\n"), 2;
+                       "[MODEL2.pte DATA2.ptd IN2.npy EXPECTED2.npy]\n"),
+           2;
   if (!load (a[0], a[1], &first, &error))
     return g_printerr ("%s: %s\n", a[0], error->message), 1;
   if (!check (&first, a, "alone"))

@@ -37,7 +37,7 @@ main (int argc, char **argv)
           return 1;
         }
       g_ptr_array_add (contents, data);
-      blobs[i - 2] = (PtdBlob) { argv[i], data, length };
+      blobs[i - 2] = (PtdBlob){ argv[i], data, length };
     }
   ptd = ptd_write (blobs, (guint) argc - 2);
   if (!g_file_set_contents (argv[1], g_bytes_get_data (ptd, NULL), (gssize) g_bytes_get_size (ptd), &error))

@@ -43,14 +43,14 @@ record (const char *kind, const char *name, const void *caller, const void *code
   fclose (log);
 }
 
-#define FORWARD(type, name, ...)                                          \
-  static type (*real) (__VA_ARGS__);                                      \
-  if (real == NULL)                                                       \
-    real = (type (*) (__VA_ARGS__)) dlsym (RTLD_NEXT, name);              \
-  if (real == NULL)                                                       \
-    {                                                                     \
-      fprintf (stderr, "owners: no %s after the shim\n", name);           \
-      abort ();                                                           \
+#define FORWARD(type, name, ...)                                \
+  static type (*real) (__VA_ARGS__);                            \
+  if (real == NULL)                                             \
+    real = (type (*) (__VA_ARGS__)) dlsym (RTLD_NEXT, name);    \
+  if (real == NULL)                                             \
+    {                                                           \
+      fprintf (stderr, "owners: no %s after the shim\n", name); \
+      abort ();                                                 \
     }
 
 EtError

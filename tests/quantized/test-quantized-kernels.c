@@ -64,8 +64,8 @@ test_quantize_errors (void)
           dt = int_value (ET_SCALAR_CHAR);
 
   /* out dtype differs from dtype */
-  assert_fails (quantize (in, out, 2, 0.1, 0, ET_SCALAR_BYTE), ET_ERROR_INVALID_ARGUMENT,
-                "quantize_per_tensor.out", "out");
+  assert_fails (quantize (in, out, 2, 0.1, 0, ET_SCALAR_BYTE), ET_ERROR_INVALID_ARGUMENT, "quantize_per_tensor.out",
+                "out");
   /* quant_max outside int8 */
   tensor_init (&x, ET_SCALAR_FLOAT, 1, sizes, in);
   tensor_init (&o, ET_SCALAR_CHAR, 1, sizes, out);
@@ -149,7 +149,7 @@ test_embedding_byte_half (void)
 {
   /* .out overload, Half scales and out: (w - 0) * scale rounded to Half */
   int8_t w[2][2] = { { 3, -7 }, { 100, 1 } };
-  uint16_t scales[2] = { 0x3555, 0x2e66 };   /* ~0.3333, ~0.1 */
+  uint16_t scales[2] = { 0x3555, 0x2e66 }; /* ~0.3333, ~0.1 */
   int64_t idx[1] = { 1 };
   uint16_t out[2];
   Tensor wt, st, it, ot;
@@ -264,12 +264,12 @@ test_mixed_linear_errors (void)
   g_assert_cmpfloat (out[1], ==, 11.0f);
   g_assert_cmpfloat (out[3], ==, 25.0f);
   args[3] = &zt.v;
-  assert_fails (call ("quantized_decomposed::mixed_linear.out", args, 7), ET_ERROR_NOT_SUPPORTED,
-                "mixed_linear.out", "weight_zero_points");
+  assert_fails (call ("quantized_decomposed::mixed_linear.out", args, 7), ET_ERROR_NOT_SUPPORTED, "mixed_linear.out",
+                "weight_zero_points");
   args[3] = &none;
   wt.t.scalar_type = ET_SCALAR_BYTE;
-  assert_fails (call ("quantized_decomposed::mixed_linear.out", args, 7), ET_ERROR_INVALID_ARGUMENT,
-                "mixed_linear.out", "weight");
+  assert_fails (call ("quantized_decomposed::mixed_linear.out", args, 7), ET_ERROR_INVALID_ARGUMENT, "mixed_linear.out",
+                "weight");
 }
 
 static void

@@ -43,56 +43,60 @@ check_run (ExecutorchMethod *method, const char *input, const char *expected, do
 static void
 test_fixtures (void)
 {
-  static const struct { const char *name; double rtol, atol; gboolean upstream; } cases[] = {
-    { "xnn_mlp", 1e-4, 1e-4, FALSE },
-    { "xnn_mv2", 1e-4, 1e-4, FALSE },
-    { "xnn_resnet18", 1e-4, 1e-4, FALSE },
-    { "xnn_vit_tiny", 1e-4, 1e-4, FALSE },
-    { "xnn_mlp_q8", 0, 0, TRUE },
-    { "xnn_mlp_q8pc", 0, 0, TRUE },
-    { "xnn_mv2_q8", 0, 0, TRUE },
-    { "xnn_mixed", 1e-4, 1e-4, FALSE },
+  static const struct
+  {
+    const char *name;
+    double rtol, atol;
+    gboolean upstream;
+  } cases[] = {
+    { "xnn_mlp", 1e-4, 1e-4, FALSE },      { "xnn_mv2", 1e-4, 1e-4, FALSE },   { "xnn_resnet18", 1e-4, 1e-4, FALSE },
+    { "xnn_vit_tiny", 1e-4, 1e-4, FALSE }, { "xnn_mlp_q8", 0, 0, TRUE },       { "xnn_mlp_q8pc", 0, 0, TRUE },
+    { "xnn_mv2_q8", 0, 0, TRUE },          { "xnn_mixed", 1e-4, 1e-4, FALSE },
   };
-  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++) {
-    g_autoptr (GError) error = NULL;
-    g_autofree char *pte = g_strdup_printf (FIXTURES_DIR "%s/%s.pte", cases[i].name, cases[i].name);
-    g_autoptr (ExecutorchMethod) method = load_method (pte, &error);
-    g_assert_no_error (error);
-    for (int k = 0; k < 2; k++) {
-      g_autofree char *in = g_strdup_printf (FIXTURES_DIR "%s/forward.case%d.in0.npy", cases[i].name, k);
-      g_autofree char *out = g_strdup_printf (FIXTURES_DIR "%s/forward.case%d.%s0.npy", cases[i].name, k,
-                                              cases[i].upstream ? "upstream" : "out");
-      g_test_message ("%s case %d", cases[i].name, k);
-      check_run (method, in, out, cases[i].rtol, cases[i].atol);
-      /* again on the same method: the same numbers */
-      check_run (method, in, out, cases[i].rtol, cases[i].atol);
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autofree char *pte = g_strdup_printf (FIXTURES_DIR "%s/%s.pte", cases[i].name, cases[i].name);
+      g_autoptr (ExecutorchMethod) method = load_method (pte, &error);
+      g_assert_no_error (error);
+      for (int k = 0; k < 2; k++)
+        {
+          g_autofree char *in = g_strdup_printf (FIXTURES_DIR "%s/forward.case%d.in0.npy", cases[i].name, k);
+          g_autofree char *out = g_strdup_printf (FIXTURES_DIR "%s/forward.case%d.%s0.npy", cases[i].name, k,
+                                                  cases[i].upstream ? "upstream" : "out");
+          g_test_message ("%s case %d", cases[i].name, k);
+          check_run (method, in, out, cases[i].rtol, cases[i].atol);
+          /* again on the same method: the same numbers */
+          check_run (method, in, out, cases[i].rtol, cases[i].atol);
+        }
     }
-  }
 }
 
 static void
 test_threads (void)
 {
   guint old = executorch_threadpool_get_num_threads ();
-  for (guint n = 1; n <= 2; n++) {
-    executorch_threadpool_set_num_threads (n);
-    g_autoptr (GError) error = NULL;
-    g_autoptr (ExecutorchMethod) method = load_method (FIXTURES_DIR "xnn_mv2/xnn_mv2.pte", &error);
-    g_assert_no_error (error);
-    check_run (method, FIXTURES_DIR "xnn_mv2/forward.case0.in0.npy", FIXTURES_DIR "xnn_mv2/forward.case0.out0.npy",
-               1e-4, 1e-4);
-    g_assert_cmpuint (executorch_threadpool_get_num_threads (), ==, n);
-  }
+  for (guint n = 1; n <= 2; n++)
+    {
+      executorch_threadpool_set_num_threads (n);
+      g_autoptr (GError) error = NULL;
+      g_autoptr (ExecutorchMethod) method = load_method (FIXTURES_DIR "xnn_mv2/xnn_mv2.pte", &error);
+      g_assert_no_error (error);
+      check_run (method, FIXTURES_DIR "xnn_mv2/forward.case0.in0.npy", FIXTURES_DIR "xnn_mv2/forward.case0.out0.npy",
+                 1e-4, 1e-4);
+      g_assert_cmpuint (executorch_threadpool_get_num_threads (), ==, n);
+    }
   /* one method across pool resizes: its runtimes must follow the pool */
   g_autoptr (GError) error = NULL;
   g_autoptr (ExecutorchMethod) method = load_method (FIXTURES_DIR "xnn_resnet18/xnn_resnet18.pte", &error);
   g_assert_no_error (error);
   static const guint sizes[] = { 2, 1, 2, 3, 2 };
-  for (gsize i = 0; i < G_N_ELEMENTS (sizes); i++) {
-    executorch_threadpool_set_num_threads (sizes[i]);
-    check_run (method, FIXTURES_DIR "xnn_resnet18/forward.case1.in0.npy",
-               FIXTURES_DIR "xnn_resnet18/forward.case1.out0.npy", 1e-4, 1e-4);
-  }
+  for (gsize i = 0; i < G_N_ELEMENTS (sizes); i++)
+    {
+      executorch_threadpool_set_num_threads (sizes[i]);
+      check_run (method, FIXTURES_DIR "xnn_resnet18/forward.case1.in0.npy",
+                 FIXTURES_DIR "xnn_resnet18/forward.case1.out0.npy", 1e-4, 1e-4);
+    }
   executorch_threadpool_set_num_threads (old);
 }
 
@@ -104,11 +108,12 @@ test_dynamic (void)
   g_assert_no_error (error);
   /* cases 0, 1, 2 are batches 2, 1, 4 */
   static const int order[] = { 0, 1, 2, 0, 1 };
-  for (gsize i = 0; i < G_N_ELEMENTS (order); i++) {
-    g_autofree char *in = g_strdup_printf (FIXTURES_DIR "xnn_cnn_dyn/forward.case%d.in0.npy", order[i]);
-    g_autofree char *out = g_strdup_printf (FIXTURES_DIR "xnn_cnn_dyn/forward.case%d.out0.npy", order[i]);
-    check_run (method, in, out, 1e-4, 1e-4);
-  }
+  for (gsize i = 0; i < G_N_ELEMENTS (order); i++)
+    {
+      g_autofree char *in = g_strdup_printf (FIXTURES_DIR "xnn_cnn_dyn/forward.case%d.in0.npy", order[i]);
+      g_autofree char *out = g_strdup_printf (FIXTURES_DIR "xnn_cnn_dyn/forward.case%d.out0.npy", order[i]);
+      check_run (method, in, out, 1e-4, 1e-4);
+    }
   /* past the bound: an error, and the method still works */
   gint64 sizes[] = { 5, 3, 16, 16 };
   g_autoptr (ExecutorchTensor) big = executorch_tensor_new_zeros (EXECUTORCH_SCALAR_TYPE_FLOAT, sizes, 4, &error);
@@ -118,8 +123,8 @@ test_dynamic (void)
   g_assert_null (outputs);
   g_assert_nonnull (error);
   g_clear_error (&error);
-  check_run (method, FIXTURES_DIR "xnn_cnn_dyn/forward.case1.in0.npy", FIXTURES_DIR "xnn_cnn_dyn/forward.case1.out0.npy",
-             1e-4, 1e-4);
+  check_run (method, FIXTURES_DIR "xnn_cnn_dyn/forward.case1.in0.npy",
+             FIXTURES_DIR "xnn_cnn_dyn/forward.case1.out0.npy", 1e-4, 1e-4);
 }
 
 static void
@@ -151,19 +156,20 @@ payload_of (const char *rel)
   gsize len;
   g_assert_true (g_file_get_contents (path, &data, &len, NULL));
   const guint8 *b = (const guint8 *) data;
-  for (gsize i = 4; i + 30 <= len; i++) {
-    if (memcmp (b + i, "XH00", 4) != 0)
-      continue;
-    const guint8 *h = b + i - 4;
-    guint32 co = h[18] | h[19] << 8 | h[20] << 16 | (guint32) h[21] << 24;
-    guint64 cs = 0;
-    for (int k = 7; k >= 0; k--)
-      cs = cs << 8 | h[22 + k];
-    g_assert_cmpuint (i - 4 + co + cs, <=, len);
-    GBytes *out = g_bytes_new (h, co + cs);
-    g_free (data);
-    return out;
-  }
+  for (gsize i = 4; i + 30 <= len; i++)
+    {
+      if (memcmp (b + i, "XH00", 4) != 0)
+        continue;
+      const guint8 *h = b + i - 4;
+      guint32 co = h[18] | h[19] << 8 | h[20] << 16 | (guint32) h[21] << 24;
+      guint64 cs = 0;
+      for (int k = 7; k >= 0; k--)
+        cs = cs << 8 | h[22 + k];
+      g_assert_cmpuint (i - 4 + co + cs, <=, len);
+      GBytes *out = g_bytes_new (h, co + cs);
+      g_free (data);
+      return out;
+    }
   g_assert_not_reached ();
 }
 
@@ -193,16 +199,17 @@ test_payload_truncated (void)
   g_autoptr (GBytes) payload = payload_of (FIXTURES_DIR "xnn_mlp/xnn_mlp.pte");
   gsize len;
   const guint8 *data = g_bytes_get_data (payload, &len);
-  for (gsize cut = 0; cut < len; cut++) {
-    /* a copy of exactly @cut bytes, so ASan sees any over-read */
-    guint8 *copy = g_memdup2 (data, cut ? cut : 1);
-    GError *error = NULL;
-    void *handle = xb_delegate_new (copy, cut, zero_named_data, NULL, &error);
-    g_assert_null (handle);
-    g_assert_nonnull (error);
-    g_error_free (error);
-    g_free (copy);
-  }
+  for (gsize cut = 0; cut < len; cut++)
+    {
+      /* a copy of exactly @cut bytes, so ASan sees any over-read */
+      guint8 *copy = g_memdup2 (data, cut ? cut : 1);
+      GError *error = NULL;
+      void *handle = xb_delegate_new (copy, cut, zero_named_data, NULL, &error);
+      g_assert_null (handle);
+      g_assert_nonnull (error);
+      g_error_free (error);
+      g_free (copy);
+    }
 }
 
 /* The fuzz find in regressions/xnnpack/segv-in-xnn-run: a SAME-padded
@@ -213,18 +220,19 @@ test_payload_truncated (void)
 static void
 test_payload_pooling_in_padding (void)
 {
-  g_autofree char *path = g_build_filename (TEST_MODELS_DIR, "..", "fuzz", "regressions", "xnnpack",
-                                            "segv-in-xnn-run", NULL);
+  g_autofree char *path =
+      g_build_filename (TEST_MODELS_DIR, "..", "fuzz", "regressions", "xnnpack", "segv-in-xnn-run", NULL);
   g_autofree guint8 *data = NULL;
   gsize len;
   g_assert_true (g_file_get_contents (path, (char **) &data, &len, NULL));
-  const guint8 dilation[4] = { 0x00, 0xfd, 0x00, 0x00 };   /* 64768, little-endian */
+  const guint8 dilation[4] = { 0x00, 0xfd, 0x00, 0x00 }; /* 64768, little-endian */
   guint8 *at = NULL;
   for (gsize i = 0; i + sizeof dilation <= len; i++)
-    if (memcmp (data + i, dilation, sizeof dilation) == 0) {
-      g_assert_null (at);   /* the only such word */
-      at = data + i;
-    }
+    if (memcmp (data + i, dilation, sizeof dilation) == 0)
+      {
+        g_assert_null (at); /* the only such word */
+        at = data + i;
+      }
   g_assert_nonnull (at);
 
   GError *error = NULL;
@@ -235,7 +243,7 @@ test_payload_pooling_in_padding (void)
   g_assert_nonnull (strstr (error->message, "lies wholly in the padding"));
   g_clear_error (&error);
 
-  at[0] = 7;   /* dilation 7: an 8-row window, no larger than the input */
+  at[0] = 7; /* dilation 7: an 8-row window, no larger than the input */
   at[1] = 0;
   handle = xb_delegate_new (data, len, zero_named_data, NULL, &error);
   g_assert_no_error (error);
@@ -250,37 +258,43 @@ test_payload_words (void)
   static const guint32 hostile[] = { 0, 1, 3, 0x10, 0xff, 0x7fffffff, 0x80000000, 0xfffffffe, 0xffffffff };
   const char *fixtures[] = { FIXTURES_DIR "xnn_mlp/xnn_mlp.pte", FIXTURES_DIR "xnn_cnn_dyn/xnn_cnn_dyn.pte",
                              FIXTURES_DIR "xnn_mlp_q8pc/xnn_mlp_q8pc.pte" };
-  for (gsize f = 0; f < G_N_ELEMENTS (fixtures); f++) {
-    g_autoptr (GBytes) payload = payload_of (fixtures[f]);
-    gsize len;
-    const guint8 *data = g_bytes_get_data (payload, &len);
-    guint8 *copy = g_memdup2 (data, len);
-    guint built = 0, tried = 0;
-    for (gsize at = 0; at + 4 <= len; at += 4) {
-      for (gsize h = 0; h < G_N_ELEMENTS (hostile); h++) {
-        guint32 saved;
-        memcpy (&saved, copy + at, 4);
-        if (saved == hostile[h])
-          continue;
-        memcpy (copy + at, &hostile[h], 4);
-        GError *error = NULL;
-        void *handle = xb_delegate_new (copy, len, zero_named_data, NULL, &error);
-        tried++;
-        if (handle) {
-          built++;
-          xb_delegate_run_zeros (handle);
-          xb_delegate_free (handle);
-        } else {
-          g_assert_nonnull (error);
-          g_error_free (error);
+  for (gsize f = 0; f < G_N_ELEMENTS (fixtures); f++)
+    {
+      g_autoptr (GBytes) payload = payload_of (fixtures[f]);
+      gsize len;
+      const guint8 *data = g_bytes_get_data (payload, &len);
+      guint8 *copy = g_memdup2 (data, len);
+      guint built = 0, tried = 0;
+      for (gsize at = 0; at + 4 <= len; at += 4)
+        {
+          for (gsize h = 0; h < G_N_ELEMENTS (hostile); h++)
+            {
+              guint32 saved;
+              memcpy (&saved, copy + at, 4);
+              if (saved == hostile[h])
+                continue;
+              memcpy (copy + at, &hostile[h], 4);
+              GError *error = NULL;
+              void *handle = xb_delegate_new (copy, len, zero_named_data, NULL, &error);
+              tried++;
+              if (handle)
+                {
+                  built++;
+                  xb_delegate_run_zeros (handle);
+                  xb_delegate_free (handle);
+                }
+              else
+                {
+                  g_assert_nonnull (error);
+                  g_error_free (error);
+                }
+              memcpy (copy + at, &saved, 4);
+            }
         }
-        memcpy (copy + at, &saved, 4);
-      }
+      g_test_message ("%s: %u of %u mutations still built", fixtures[f], built, tried);
+      g_assert_cmpuint (built, <, tried);
+      g_free (copy);
     }
-    g_test_message ("%s: %u of %u mutations still built", fixtures[f], built, tried);
-    g_assert_cmpuint (built, <, tried);
-    g_free (copy);
-  }
 }
 
 static void

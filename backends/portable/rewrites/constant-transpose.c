@@ -92,15 +92,12 @@ is_constant_transpose (EtMethodGraph *graph, uint32_t index)
   dims = &args[1]->u.list;
   if (dims->length != 2 || !int_item_is (dims->items[0], 1) || !int_item_is (dims->items[1], 0))
     return false;
-  return self != NULL && out != NULL && self != out &&
-         (self->flags & ET_TENSOR_FLAG_CONSTANT) != 0 && (out->flags & ET_TENSOR_FLAG_CONSTANT) == 0 &&
-         self->data != NULL && self->ndim == 2 && out->ndim == 2 &&
-         self->dim_order[0] == 0 && self->dim_order[1] == 1 &&
-         self->strides[0] == self->sizes[1] && self->strides[1] == 1 &&
-         out->sizes[0] == self->sizes[1] && out->sizes[1] == self->sizes[0] &&
-         out->scalar_type == self->scalar_type &&
-         self->device_type == ET_DEVICE_CPU && out->device_type == ET_DEVICE_CPU &&
-         out->shape_dynamism == ET_SHAPE_STATIC;
+  return self != NULL && out != NULL && self != out && (self->flags & ET_TENSOR_FLAG_CONSTANT) != 0 &&
+         (out->flags & ET_TENSOR_FLAG_CONSTANT) == 0 && self->data != NULL && self->ndim == 2 && out->ndim == 2 &&
+         self->dim_order[0] == 0 && self->dim_order[1] == 1 && self->strides[0] == self->sizes[1] &&
+         self->strides[1] == 1 && out->sizes[0] == self->sizes[1] && out->sizes[1] == self->sizes[0] &&
+         out->scalar_type == self->scalar_type && self->device_type == ET_DEVICE_CPU &&
+         out->device_type == ET_DEVICE_CPU && out->shape_dynamism == ET_SHAPE_STATIC;
 }
 
 /* True when @target is not pinned and every use of it other than by

@@ -25,10 +25,11 @@ void
 _executorch_contiguous_strides (uint32_t ndim, const int64_t *sizes, int64_t *strides)
 {
   int64_t s = 1;
-  for (uint32_t d = ndim; d-- > 0;) {
-    strides[d] = s;
-    s *= sizes[d] > 1 ? sizes[d] : 1;
-  }
+  for (uint32_t d = ndim; d-- > 0;)
+    {
+      strides[d] = s;
+      s *= sizes[d] > 1 ? sizes[d] : 1;
+    }
 }
 
 EtError
@@ -50,20 +51,18 @@ _executorch_check_long (EtKernelContext *ctx, const char *op, const EtTensor *t,
 }
 
 EtError
-_executorch_check_same_dtype (EtKernelContext *ctx, const char *op, const EtTensor *self,
-                              const EtTensor *out, const char *out_name)
+_executorch_check_same_dtype (EtKernelContext *ctx, const char *op, const EtTensor *self, const EtTensor *out,
+                              const char *out_name)
 {
   if (self->scalar_type != out->scalar_type)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s%s%s dtype %s differs from self dtype %s",
-                        op ? op : "", op ? ": " : "", out_name,
-                        _executorch_type_name (out->scalar_type),
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s%s%s dtype %s differs from self dtype %s", op ? op : "",
+                        op ? ": " : "", out_name, _executorch_type_name (out->scalar_type),
                         _executorch_type_name (self->scalar_type));
   return ET_OK;
 }
 
 EtError
-_executorch_arg_bool (EtKernelContext *ctx, EtValue **args, uint32_t i, const char *name,
-                      bool *value)
+_executorch_arg_bool (EtKernelContext *ctx, EtValue **args, uint32_t i, const char *name, bool *value)
 {
   const EtValue *v = NULL;
   KERNEL_TRY (_executorch_arg_value (ctx, args, i, name, &v));
@@ -74,59 +73,58 @@ _executorch_arg_bool (EtKernelContext *ctx, EtValue **args, uint32_t i, const ch
 }
 
 EtError
-_executorch_arg_scalar (EtKernelContext *ctx, EtValue **args, uint32_t i, const char *name,
-                        KernelScalar *scalar)
+_executorch_arg_scalar (EtKernelContext *ctx, EtValue **args, uint32_t i, const char *name, KernelScalar *scalar)
 {
   const EtValue *v = NULL;
   KERNEL_TRY (_executorch_arg_value (ctx, args, i, name, &v));
-  switch (v->tag) {
-  case ET_VALUE_INT:
-    scalar->kind = KERNEL_SCALAR_KIND_INT;
-    scalar->i = v->u.int_value;
-    scalar->d = (double) v->u.int_value;
-    return ET_OK;
-  case ET_VALUE_DOUBLE:
-    scalar->kind = KERNEL_SCALAR_KIND_DOUBLE;
-    scalar->i = 0;
-    scalar->d = v->u.double_value;
-    return ET_OK;
-  case ET_VALUE_BOOL:
-    scalar->kind = KERNEL_SCALAR_KIND_BOOL;
-    scalar->i = v->u.bool_value ? 1 : 0;
-    scalar->d = (double) scalar->i;
-    return ET_OK;
-  default:
-    return _executorch_support_wrong_tag (ctx, NULL, i, name, "a Scalar (Int, Double or Bool)",
-                                          v->tag);
-  }
+  switch (v->tag)
+    {
+      case ET_VALUE_INT:
+        scalar->kind = KERNEL_SCALAR_KIND_INT;
+        scalar->i = v->u.int_value;
+        scalar->d = (double) v->u.int_value;
+        return ET_OK;
+      case ET_VALUE_DOUBLE:
+        scalar->kind = KERNEL_SCALAR_KIND_DOUBLE;
+        scalar->i = 0;
+        scalar->d = v->u.double_value;
+        return ET_OK;
+      case ET_VALUE_BOOL:
+        scalar->kind = KERNEL_SCALAR_KIND_BOOL;
+        scalar->i = v->u.bool_value ? 1 : 0;
+        scalar->d = (double) scalar->i;
+        return ET_OK;
+      default: return _executorch_support_wrong_tag (ctx, NULL, i, name, "a Scalar (Int, Double or Bool)", v->tag);
+    }
 }
 
 EtError
-_executorch_arg_int_list (EtKernelContext *ctx, EtValue **args, uint32_t i, const char *name,
-                          bool *present, int64_t *items, uint32_t *n_items)
+_executorch_arg_int_list (EtKernelContext *ctx, EtValue **args, uint32_t i, const char *name, bool *present,
+                          int64_t *items, uint32_t *n_items)
 {
   const EtValue *v = NULL;
   KERNEL_TRY (_executorch_arg_value (ctx, args, i, name, &v));
   *n_items = 0;
-  if (present != NULL) {
-    *present = v->tag != ET_VALUE_NONE;
-    if (!*present)
-      return ET_OK;
-  }
+  if (present != NULL)
+    {
+      *present = v->tag != ET_VALUE_NONE;
+      if (!*present)
+        return ET_OK;
+    }
   if (v->tag != ET_VALUE_LIST_INT)
-    return _executorch_support_wrong_tag (ctx, NULL, i, name,
-                                          present ? "an IntList or None" : "an IntList", v->tag);
+    return _executorch_support_wrong_tag (ctx, NULL, i, name, present ? "an IntList or None" : "an IntList", v->tag);
   if (v->u.list.length > ET_MAX_DIMS)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: %u items, at most %d allowed", name,
-                        v->u.list.length, ET_MAX_DIMS);
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: %u items, at most %d allowed", name, v->u.list.length,
+                        ET_MAX_DIMS);
   if (v->u.list.length > 0 && v->u.list.items == NULL)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_PROGRAM, "%s: list has no items", name);
-  for (uint32_t k = 0; k < v->u.list.length; k++) {
-    const EtValue *item = v->u.list.items[k];
-    if (item == NULL || item->tag != ET_VALUE_INT)
-      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_PROGRAM, "%s: item %u is not an Int", name, k);
-    items[k] = item->u.int_value;
-  }
+  for (uint32_t k = 0; k < v->u.list.length; k++)
+    {
+      const EtValue *item = v->u.list.items[k];
+      if (item == NULL || item->tag != ET_VALUE_INT)
+        return KERNEL_FAIL (ctx, ET_ERROR_INVALID_PROGRAM, "%s: item %u is not an Int", name, k);
+      items[k] = item->u.int_value;
+    }
   *n_items = v->u.list.length;
   return ET_OK;
 }
@@ -141,11 +139,12 @@ _executorch_arg_tensor_list (EtKernelContext *ctx, EtValue **args, uint32_t i, c
     return _executorch_support_wrong_tag (ctx, NULL, i, name, "a TensorList", v->tag);
   if (v->u.list.length > 0 && v->u.list.items == NULL)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_PROGRAM, "%s: list has no items", name);
-  for (uint32_t k = 0; k < v->u.list.length; k++) {
-    const EtValue *item = v->u.list.items[k];
-    if (item == NULL || item->tag != ET_VALUE_TENSOR || item->u.tensor == NULL)
-      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_PROGRAM, "%s: item %u is not a Tensor", name, k);
-  }
+  for (uint32_t k = 0; k < v->u.list.length; k++)
+    {
+      const EtValue *item = v->u.list.items[k];
+      if (item == NULL || item->tag != ET_VALUE_TENSOR || item->u.tensor == NULL)
+        return KERNEL_FAIL (ctx, ET_ERROR_INVALID_PROGRAM, "%s: item %u is not a Tensor", name, k);
+    }
   *list = &v->u.list;
   return ET_OK;
 }
@@ -158,8 +157,7 @@ _executorch_resize (EtKernelContext *ctx, EtTensor *out, uint32_t ndim, const in
   EtError err;
 
   if (ndim > ET_MAX_DIMS)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "out: rank %u exceeds %d", ndim,
-                        ET_MAX_DIMS);
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "out: rank %u exceeds %d", ndim, ET_MAX_DIMS);
   if (ndim > 0)
     memcpy (copy, sizes, ndim * sizeof copy[0]);
   err = et_tensor_resize (out, ndim, copy);
@@ -171,20 +169,18 @@ _executorch_resize (EtKernelContext *ctx, EtTensor *out, uint32_t ndim, const in
 }
 
 EtError
-_executorch_wrap_dim (EtKernelContext *ctx, int64_t dim, uint32_t ndim, bool scalar_ok,
-                      uint32_t *wrapped)
+_executorch_wrap_dim (EtKernelContext *ctx, int64_t dim, uint32_t ndim, bool scalar_ok, uint32_t *wrapped)
 {
   int64_t n = ndim;
-  if (ndim == 0 && scalar_ok) {
-    if (dim != 0 && dim != -1)
-      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                          "dim %" PRId64 " is out of range for a 0-d tensor", dim);
-    *wrapped = 0;
-    return ET_OK;
-  }
+  if (ndim == 0 && scalar_ok)
+    {
+      if (dim != 0 && dim != -1)
+        return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "dim %" PRId64 " is out of range for a 0-d tensor", dim);
+      *wrapped = 0;
+      return ET_OK;
+    }
   if (dim < -n || dim >= n)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                        "dim %" PRId64 " is out of range for rank %u", dim, ndim);
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "dim %" PRId64 " is out of range for rank %u", dim, ndim);
   *wrapped = (uint32_t) (dim < 0 ? dim + n : dim);
   return ET_OK;
 }

@@ -18,39 +18,41 @@
 #endif
 
 EtError
-_executorch_broadcast_shape_n (EtKernelContext *ctx, uint32_t n, const EtTensor *const *t,
-                               uint32_t *ndim, int64_t *sizes)
+_executorch_broadcast_shape_n (EtKernelContext *ctx, uint32_t n, const EtTensor *const *t, uint32_t *ndim,
+                               int64_t *sizes)
 {
   uint32_t nd = 0;
   int64_t cur[ET_MAX_DIMS];
   bool first = true;
 
-  for (uint32_t k = 0; k < n; k++) {
-    if (t[k] == NULL)
-      continue;
-    if (first) {
-      nd = t[k]->ndim;
-      memcpy (cur, t[k]->sizes, sizeof cur);
-      first = false;
-      continue;
+  for (uint32_t k = 0; k < n; k++)
+    {
+      if (t[k] == NULL)
+        continue;
+      if (first)
+        {
+          nd = t[k]->ndim;
+          memcpy (cur, t[k]->sizes, sizeof cur);
+          first = false;
+          continue;
+        }
+      KERNEL_TRY (_executorch_broadcast_shape (ctx, nd, cur, t[k]->ndim, t[k]->sizes, &nd, cur));
     }
-    KERNEL_TRY (_executorch_broadcast_shape (ctx, nd, cur, t[k]->ndim, t[k]->sizes, &nd, cur));
-  }
   *ndim = nd;
   memcpy (sizes, cur, sizeof cur);
   return ET_OK;
 }
 
-typedef union {
+typedef union
+{
   int64_t i[KERNEL_CHUNK];
   float f[KERNEL_CHUNK];
   double d[KERNEL_CHUNK];
 } Chunk;
 
 EtError
-_executorch_map (EtKernelContext *ctx, EtTensor *out, KernelComputeKind out_kind,
-                 uint32_t n_in, const EtTensor *const *in, KernelComputeKind in_kind,
-                 KernelMapFn fn, const void *user)
+_executorch_map (EtKernelContext *ctx, EtTensor *out, KernelComputeKind out_kind, uint32_t n_in,
+                 const EtTensor *const *in, KernelComputeKind in_kind, KernelMapFn fn, const void *user)
 {
   int64_t in_strides[KERNEL_MAP_MAX_INPUTS][ET_MAX_DIMS];
   const int64_t *strides[KERNEL_MAP_MAX_INPUTS + 1];
@@ -64,35 +66,39 @@ _executorch_map (EtKernelContext *ctx, EtTensor *out, KernelComputeKind out_kind
   if (out->numel == 0)
     return ET_OK;
   strides[0] = out->strides;
-  for (uint32_t k = 0; k < n_in; k++) {
-    if (!_executorch_broadcastable_to (in[k], out->ndim, out->sizes))
-      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "shape %s does not broadcast to %s",
-                          _executorch_format_sizes (a, sizeof a, in[k]->ndim, in[k]->sizes),
-                          _executorch_format_sizes (b, sizeof b, out->ndim, out->sizes));
-    _executorch_broadcast_strides (in[k], out->ndim, out->sizes, in_strides[k]);
-    strides[k + 1] = in_strides[k];
-    ptrs[k] = &bufs[k];
-  }
+  for (uint32_t k = 0; k < n_in; k++)
+    {
+      if (!_executorch_broadcastable_to (in[k], out->ndim, out->sizes))
+        return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "shape %s does not broadcast to %s",
+                            _executorch_format_sizes (a, sizeof a, in[k]->ndim, in[k]->sizes),
+                            _executorch_format_sizes (b, sizeof b, out->ndim, out->sizes));
+      _executorch_broadcast_strides (in[k], out->ndim, out->sizes, in_strides[k]);
+      strides[k + 1] = in_strides[k];
+      ptrs[k] = &bufs[k];
+    }
 
   _executorch_iter_init (&it, out->ndim, out->sizes, out->dim_order, n_in + 1, strides);
-  for (int64_t r = 0; r < it.n_rows; r++, _executorch_iter_next (&it)) {
-    for (int64_t j = 0; j < it.inner; j += KERNEL_CHUNK) {
-      int64_t m = it.inner - j < KERNEL_CHUNK ? it.inner - j : KERNEL_CHUNK;
-      for (uint32_t k = 0; k < n_in; k++)
-        _executorch_load_kind (in_kind, in[k]->scalar_type, in[k]->data,
-                               it.offsets[k + 1] + j * it.inner_strides[k + 1],
-                               it.inner_strides[k + 1], m, &bufs[k]);
-      fn (user, m, &res, ptrs);
-      _executorch_store_kind (out_kind, out->scalar_type, out->data,
-                              it.offsets[0] + j * it.inner_strides[0], it.inner_strides[0], m, &res);
+  for (int64_t r = 0; r < it.n_rows; r++, _executorch_iter_next (&it))
+    {
+      for (int64_t j = 0; j < it.inner; j += KERNEL_CHUNK)
+        {
+          int64_t m = it.inner - j < KERNEL_CHUNK ? it.inner - j : KERNEL_CHUNK;
+          for (uint32_t k = 0; k < n_in; k++)
+            _executorch_load_kind (in_kind, in[k]->scalar_type, in[k]->data,
+                                   it.offsets[k + 1] + j * it.inner_strides[k + 1], it.inner_strides[k + 1], m,
+                                   &bufs[k]);
+          fn (user, m, &res, ptrs);
+          _executorch_store_kind (out_kind, out->scalar_type, out->data, it.offsets[0] + j * it.inner_strides[0],
+                                  it.inner_strides[0], m, &res);
+        }
     }
-  }
   return ET_OK;
 }
 
 /* ---- Parallel for ---- */
 
-typedef struct {
+typedef struct
+{
   KernelRangeFn fn;
   void *context;
   int64_t n;
@@ -120,15 +126,16 @@ _executorch_parallel_for (int64_t n, int64_t grain, KernelRangeFn fn, void *cont
     int64_t threads = (int64_t) executorch_threadpool_get_num_threads ();
     if (grain < 1)
       grain = 1;
-    if (threads > 1 && n > grain) {
-      int64_t tasks = (n + grain - 1) / grain;
-      if (tasks > threads * 4)
-        tasks = threads * 4;
-      ParallelJob job = { fn, context, n, (n + tasks - 1) / tasks };
-      tasks = (n + job.chunk - 1) / job.chunk;
-      executorch_threadpool_parallelize_1d (parallel_task, &job, (size_t) tasks);
-      return;
-    }
+    if (threads > 1 && n > grain)
+      {
+        int64_t tasks = (n + grain - 1) / grain;
+        if (tasks > threads * 4)
+          tasks = threads * 4;
+        ParallelJob job = { fn, context, n, (n + tasks - 1) / tasks };
+        tasks = (n + job.chunk - 1) / job.chunk;
+        executorch_threadpool_parallelize_1d (parallel_task, &job, (size_t) tasks);
+        return;
+      }
   }
 #else
   (void) grain;
@@ -138,7 +145,8 @@ _executorch_parallel_for (int64_t n, int64_t grain, KernelRangeFn fn, void *cont
 
 /* ---- Softmax fast path ---- */
 
-typedef struct {
+typedef struct
+{
   const float *x;
   float *o;
   int64_t len;

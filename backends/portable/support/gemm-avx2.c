@@ -18,8 +18,7 @@
 #define NR KERNEL_GEMM_NR
 
 __attribute__ ((target ("avx2,fma"))) void
-_executorch_gemm_kernel_avx2 (int64_t kc, const float *a, const float *b, float *c, int64_t ldc,
-                              int accumulate)
+_executorch_gemm_kernel_avx2 (int64_t kc, const float *a, const float *b, float *c, int64_t ldc, int accumulate)
 {
   __m256 c00 = _mm256_setzero_ps (), c01 = _mm256_setzero_ps ();
   __m256 c10 = _mm256_setzero_ps (), c11 = _mm256_setzero_ps ();
@@ -31,60 +30,68 @@ _executorch_gemm_kernel_avx2 (int64_t kc, const float *a, const float *b, float 
   /* Start fetching the C tile now: its rows are ldc apart (often a power
    * of two, so they share cache sets) and the stores at the end would
    * otherwise wait for them. */
-  for (int r = 0; r < MR; r++) {
-    _mm_prefetch ((const char *) (c + r * ldc), _MM_HINT_T0);
-    _mm_prefetch ((const char *) (c + r * ldc + NR - 1), _MM_HINT_T0);
-  }
+  for (int r = 0; r < MR; r++)
+    {
+      _mm_prefetch ((const char *) (c + r * ldc), _MM_HINT_T0);
+      _mm_prefetch ((const char *) (c + r * ldc + NR - 1), _MM_HINT_T0);
+    }
 
-#define STEP(P) \
-  do { \
-    __m256 b0 = _mm256_load_ps (b + (P) * NR), b1 = _mm256_load_ps (b + (P) * NR + 8), av; \
-    av = _mm256_broadcast_ss (a + (P) * MR + 0); \
-    c00 = _mm256_fmadd_ps (av, b0, c00); \
-    c01 = _mm256_fmadd_ps (av, b1, c01); \
-    av = _mm256_broadcast_ss (a + (P) * MR + 1); \
-    c10 = _mm256_fmadd_ps (av, b0, c10); \
-    c11 = _mm256_fmadd_ps (av, b1, c11); \
-    av = _mm256_broadcast_ss (a + (P) * MR + 2); \
-    c20 = _mm256_fmadd_ps (av, b0, c20); \
-    c21 = _mm256_fmadd_ps (av, b1, c21); \
-    av = _mm256_broadcast_ss (a + (P) * MR + 3); \
-    c30 = _mm256_fmadd_ps (av, b0, c30); \
-    c31 = _mm256_fmadd_ps (av, b1, c31); \
-    av = _mm256_broadcast_ss (a + (P) * MR + 4); \
-    c40 = _mm256_fmadd_ps (av, b0, c40); \
-    c41 = _mm256_fmadd_ps (av, b1, c41); \
-    av = _mm256_broadcast_ss (a + (P) * MR + 5); \
-    c50 = _mm256_fmadd_ps (av, b0, c50); \
-    c51 = _mm256_fmadd_ps (av, b1, c51); \
-  } while (0)
+#define STEP(P)                                                                            \
+  do                                                                                       \
+    {                                                                                      \
+      __m256 b0 = _mm256_load_ps (b + (P) *NR), b1 = _mm256_load_ps (b + (P) *NR + 8), av; \
+      av = _mm256_broadcast_ss (a + (P) *MR + 0);                                          \
+      c00 = _mm256_fmadd_ps (av, b0, c00);                                                 \
+      c01 = _mm256_fmadd_ps (av, b1, c01);                                                 \
+      av = _mm256_broadcast_ss (a + (P) *MR + 1);                                          \
+      c10 = _mm256_fmadd_ps (av, b0, c10);                                                 \
+      c11 = _mm256_fmadd_ps (av, b1, c11);                                                 \
+      av = _mm256_broadcast_ss (a + (P) *MR + 2);                                          \
+      c20 = _mm256_fmadd_ps (av, b0, c20);                                                 \
+      c21 = _mm256_fmadd_ps (av, b1, c21);                                                 \
+      av = _mm256_broadcast_ss (a + (P) *MR + 3);                                          \
+      c30 = _mm256_fmadd_ps (av, b0, c30);                                                 \
+      c31 = _mm256_fmadd_ps (av, b1, c31);                                                 \
+      av = _mm256_broadcast_ss (a + (P) *MR + 4);                                          \
+      c40 = _mm256_fmadd_ps (av, b0, c40);                                                 \
+      c41 = _mm256_fmadd_ps (av, b1, c41);                                                 \
+      av = _mm256_broadcast_ss (a + (P) *MR + 5);                                          \
+      c50 = _mm256_fmadd_ps (av, b0, c50);                                                 \
+      c51 = _mm256_fmadd_ps (av, b1, c51);                                                 \
+    }                                                                                      \
+  while (0)
 
   int64_t p = 0;
-  for (; p + 4 <= kc; p += 4) {
-    STEP (0);
-    STEP (1);
-    STEP (2);
-    STEP (3);
-    a += 4 * MR;
-    b += 4 * NR;
-  }
-  for (; p < kc; p++) {
-    STEP (0);
-    a += MR;
-    b += NR;
-  }
+  for (; p + 4 <= kc; p += 4)
+    {
+      STEP (0);
+      STEP (1);
+      STEP (2);
+      STEP (3);
+      a += 4 * MR;
+      b += 4 * NR;
+    }
+  for (; p < kc; p++)
+    {
+      STEP (0);
+      a += MR;
+      b += NR;
+    }
 #undef STEP
 
-#define STORE(R, LO, HI) \
-  do { \
-    float *row = c + (R) * ldc; \
-    if (accumulate) { \
-      LO = _mm256_add_ps (LO, _mm256_loadu_ps (row)); \
-      HI = _mm256_add_ps (HI, _mm256_loadu_ps (row + 8)); \
-    } \
-    _mm256_storeu_ps (row, LO); \
-    _mm256_storeu_ps (row + 8, HI); \
-  } while (0)
+#define STORE(R, LO, HI)                                      \
+  do                                                          \
+    {                                                         \
+      float *row = c + (R) *ldc;                              \
+      if (accumulate)                                         \
+        {                                                     \
+          LO = _mm256_add_ps (LO, _mm256_loadu_ps (row));     \
+          HI = _mm256_add_ps (HI, _mm256_loadu_ps (row + 8)); \
+        }                                                     \
+      _mm256_storeu_ps (row, LO);                             \
+      _mm256_storeu_ps (row + 8, HI);                         \
+    }                                                         \
+  while (0)
 
   STORE (0, c00, c01);
   STORE (1, c10, c11);
@@ -102,32 +109,34 @@ _executorch_gemm_pack_bt_avx2 (const float *src, int64_t ld, int64_t kc, float *
 {
   int64_t p0 = 0;
 
-  for (; p0 + 8 <= kc; p0 += 8) {
-    for (int jb = 0; jb < NR; jb += 8) {
-      const float *s = src + jb * ld + p0;
-      __m256 r0 = _mm256_loadu_ps (s), r1 = _mm256_loadu_ps (s + ld);
-      __m256 r2 = _mm256_loadu_ps (s + 2 * ld), r3 = _mm256_loadu_ps (s + 3 * ld);
-      __m256 r4 = _mm256_loadu_ps (s + 4 * ld), r5 = _mm256_loadu_ps (s + 5 * ld);
-      __m256 r6 = _mm256_loadu_ps (s + 6 * ld), r7 = _mm256_loadu_ps (s + 7 * ld);
-      __m256 t0 = _mm256_unpacklo_ps (r0, r1), t1 = _mm256_unpackhi_ps (r0, r1);
-      __m256 t2 = _mm256_unpacklo_ps (r2, r3), t3 = _mm256_unpackhi_ps (r2, r3);
-      __m256 t4 = _mm256_unpacklo_ps (r4, r5), t5 = _mm256_unpackhi_ps (r4, r5);
-      __m256 t6 = _mm256_unpacklo_ps (r6, r7), t7 = _mm256_unpackhi_ps (r6, r7);
-      __m256 u0 = _mm256_shuffle_ps (t0, t2, 0x44), u1 = _mm256_shuffle_ps (t0, t2, 0xee);
-      __m256 u2 = _mm256_shuffle_ps (t1, t3, 0x44), u3 = _mm256_shuffle_ps (t1, t3, 0xee);
-      __m256 u4 = _mm256_shuffle_ps (t4, t6, 0x44), u5 = _mm256_shuffle_ps (t4, t6, 0xee);
-      __m256 u6 = _mm256_shuffle_ps (t5, t7, 0x44), u7 = _mm256_shuffle_ps (t5, t7, 0xee);
-      float *d = dst + p0 * NR + jb;
-      _mm256_store_ps (d + 0 * NR, _mm256_permute2f128_ps (u0, u4, 0x20));
-      _mm256_store_ps (d + 1 * NR, _mm256_permute2f128_ps (u1, u5, 0x20));
-      _mm256_store_ps (d + 2 * NR, _mm256_permute2f128_ps (u2, u6, 0x20));
-      _mm256_store_ps (d + 3 * NR, _mm256_permute2f128_ps (u3, u7, 0x20));
-      _mm256_store_ps (d + 4 * NR, _mm256_permute2f128_ps (u0, u4, 0x31));
-      _mm256_store_ps (d + 5 * NR, _mm256_permute2f128_ps (u1, u5, 0x31));
-      _mm256_store_ps (d + 6 * NR, _mm256_permute2f128_ps (u2, u6, 0x31));
-      _mm256_store_ps (d + 7 * NR, _mm256_permute2f128_ps (u3, u7, 0x31));
+  for (; p0 + 8 <= kc; p0 += 8)
+    {
+      for (int jb = 0; jb < NR; jb += 8)
+        {
+          const float *s = src + jb * ld + p0;
+          __m256 r0 = _mm256_loadu_ps (s), r1 = _mm256_loadu_ps (s + ld);
+          __m256 r2 = _mm256_loadu_ps (s + 2 * ld), r3 = _mm256_loadu_ps (s + 3 * ld);
+          __m256 r4 = _mm256_loadu_ps (s + 4 * ld), r5 = _mm256_loadu_ps (s + 5 * ld);
+          __m256 r6 = _mm256_loadu_ps (s + 6 * ld), r7 = _mm256_loadu_ps (s + 7 * ld);
+          __m256 t0 = _mm256_unpacklo_ps (r0, r1), t1 = _mm256_unpackhi_ps (r0, r1);
+          __m256 t2 = _mm256_unpacklo_ps (r2, r3), t3 = _mm256_unpackhi_ps (r2, r3);
+          __m256 t4 = _mm256_unpacklo_ps (r4, r5), t5 = _mm256_unpackhi_ps (r4, r5);
+          __m256 t6 = _mm256_unpacklo_ps (r6, r7), t7 = _mm256_unpackhi_ps (r6, r7);
+          __m256 u0 = _mm256_shuffle_ps (t0, t2, 0x44), u1 = _mm256_shuffle_ps (t0, t2, 0xee);
+          __m256 u2 = _mm256_shuffle_ps (t1, t3, 0x44), u3 = _mm256_shuffle_ps (t1, t3, 0xee);
+          __m256 u4 = _mm256_shuffle_ps (t4, t6, 0x44), u5 = _mm256_shuffle_ps (t4, t6, 0xee);
+          __m256 u6 = _mm256_shuffle_ps (t5, t7, 0x44), u7 = _mm256_shuffle_ps (t5, t7, 0xee);
+          float *d = dst + p0 * NR + jb;
+          _mm256_store_ps (d + 0 * NR, _mm256_permute2f128_ps (u0, u4, 0x20));
+          _mm256_store_ps (d + 1 * NR, _mm256_permute2f128_ps (u1, u5, 0x20));
+          _mm256_store_ps (d + 2 * NR, _mm256_permute2f128_ps (u2, u6, 0x20));
+          _mm256_store_ps (d + 3 * NR, _mm256_permute2f128_ps (u3, u7, 0x20));
+          _mm256_store_ps (d + 4 * NR, _mm256_permute2f128_ps (u0, u4, 0x31));
+          _mm256_store_ps (d + 5 * NR, _mm256_permute2f128_ps (u1, u5, 0x31));
+          _mm256_store_ps (d + 6 * NR, _mm256_permute2f128_ps (u2, u6, 0x31));
+          _mm256_store_ps (d + 7 * NR, _mm256_permute2f128_ps (u3, u7, 0x31));
+        }
     }
-  }
   for (; p0 < kc; p0++)
     for (int j = 0; j < NR; j++)
       dst[p0 * NR + j] = src[p0 + j * ld];
@@ -141,12 +150,13 @@ _executorch_gemm_dot_avx2 (const float *x, const float *y, int64_t n)
   __m256 s2 = _mm256_setzero_ps (), s3 = _mm256_setzero_ps ();
   int64_t i = 0;
 
-  for (; i + 32 <= n; i += 32) {
-    s0 = _mm256_fmadd_ps (_mm256_loadu_ps (x + i), _mm256_loadu_ps (y + i), s0);
-    s1 = _mm256_fmadd_ps (_mm256_loadu_ps (x + i + 8), _mm256_loadu_ps (y + i + 8), s1);
-    s2 = _mm256_fmadd_ps (_mm256_loadu_ps (x + i + 16), _mm256_loadu_ps (y + i + 16), s2);
-    s3 = _mm256_fmadd_ps (_mm256_loadu_ps (x + i + 24), _mm256_loadu_ps (y + i + 24), s3);
-  }
+  for (; i + 32 <= n; i += 32)
+    {
+      s0 = _mm256_fmadd_ps (_mm256_loadu_ps (x + i), _mm256_loadu_ps (y + i), s0);
+      s1 = _mm256_fmadd_ps (_mm256_loadu_ps (x + i + 8), _mm256_loadu_ps (y + i + 8), s1);
+      s2 = _mm256_fmadd_ps (_mm256_loadu_ps (x + i + 16), _mm256_loadu_ps (y + i + 16), s2);
+      s3 = _mm256_fmadd_ps (_mm256_loadu_ps (x + i + 24), _mm256_loadu_ps (y + i + 24), s3);
+    }
   for (; i + 8 <= n; i += 8)
     s0 = _mm256_fmadd_ps (_mm256_loadu_ps (x + i), _mm256_loadu_ps (y + i), s0);
   __m256 s = _mm256_add_ps (_mm256_add_ps (s0, s1), _mm256_add_ps (s2, s3));

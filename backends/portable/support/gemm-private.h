@@ -8,20 +8,19 @@
 
 /* Register block: MR rows of A times NR columns of B. */
 #define KERNEL_GEMM_MR 6
-#define KERNEL_GEMM_NR 16   /* == KERNEL_SGEMM_NR */
+#define KERNEL_GEMM_NR 16 /* == KERNEL_SGEMM_NR */
 
 /* C[0..MR, 0..NR] (row stride @ldc) = or += the product of an MR x kc packed
  * A strip (a[p * MR + r]) and a kc x NR packed B strip (b[p * NR + j]). */
-typedef void (*KernelGemmMicrokernel) (int64_t kc, const float *a, const float *b, float *c,
-                                           int64_t ldc, int accumulate);
+typedef void (*KernelGemmMicrokernel) (int64_t kc, const float *a, const float *b, float *c, int64_t ldc,
+                                       int accumulate);
 
 /* The dot product of @n floats of @x and @y (both contiguous). */
 typedef float (*KernelGemmDot) (const float *x, const float *y, int64_t n);
 
 #if defined(__x86_64__) || defined(__i386__)
 #define KERNEL_GEMM_HAVE_AVX2 1
-void _executorch_gemm_kernel_avx2 (int64_t kc, const float *a, const float *b, float *c,
-                                   int64_t ldc, int accumulate);
+void _executorch_gemm_kernel_avx2 (int64_t kc, const float *a, const float *b, float *c, int64_t ldc, int accumulate);
 float _executorch_gemm_dot_avx2 (const float *x, const float *y, int64_t n);
 /* A full NR-wide B strip with B[p, j] = src[p + j * ld] (dst 32-byte aligned). */
 void _executorch_gemm_pack_bt_avx2 (const float *src, int64_t ld, int64_t kc, float *dst);

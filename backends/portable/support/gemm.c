@@ -19,7 +19,7 @@
 #include "gemm-private.h"
 #include "support-private.h"
 
-_Static_assert (KERNEL_GEMM_NR == KERNEL_SGEMM_NR, "one strip width");
+_Static_assert(KERNEL_GEMM_NR == KERNEL_SGEMM_NR, "one strip width");
 
 #include "executorch-threadpool.h"
 
@@ -29,9 +29,9 @@ _Static_assert (KERNEL_GEMM_NR == KERNEL_SGEMM_NR, "one strip width");
 #define MR KERNEL_GEMM_MR
 #define NR KERNEL_GEMM_NR
 #define KC 256
-#define MC (16 * MR)                /* rows of a tile: 96 */
-#define NC 2048                     /* columns of B packed at once: 2 MiB */
-#define MCHUNK (512 * MR)           /* rows of A packed at once: 3 MiB */
+#define MC (16 * MR)      /* rows of a tile: 96 */
+#define NC 2048           /* columns of B packed at once: 2 MiB */
+#define MCHUNK (512 * MR) /* rows of A packed at once: 3 MiB */
 
 /* Below this many multiply-adds the GEMM runs without packing, and below
  * PARALLEL_MIN it stays on the calling thread. */
@@ -48,11 +48,12 @@ kernel_generic (int64_t kc, const float *a, const float *b, float *c, int64_t ld
 
   memset (t, 0, sizeof t);
   for (int64_t p = 0; p < kc; p++, a += MR, b += NR)
-    for (int r = 0; r < MR; r++) {
-      float av = a[r];
-      for (int j = 0; j < NR; j++)
-        t[r][j] += av * b[j];
-    }
+    for (int r = 0; r < MR; r++)
+      {
+        float av = a[r];
+        for (int j = 0; j < NR; j++)
+          t[r][j] += av * b[j];
+      }
   for (int r = 0; r < MR; r++)
     for (int j = 0; j < NR; j++)
       c[r * ldc + j] = accumulate ? c[r * ldc + j] + t[r][j] : t[r][j];
@@ -77,14 +78,15 @@ kernel_level (void)
 {
   int choice = __atomic_load_n (&kernel_choice, __ATOMIC_ACQUIRE);
 
-  if (choice == 0) {
-    choice = 1;
+  if (choice == 0)
+    {
+      choice = 1;
 #ifdef KERNEL_GEMM_HAVE_AVX2
-    if (_executorch_support_cpu_has_avx2_fma ())
-      choice = 2;
+      if (_executorch_support_cpu_has_avx2_fma ())
+        choice = 2;
 #endif
-    __atomic_store_n (&kernel_choice, choice, __ATOMIC_RELEASE);
-  }
+      __atomic_store_n (&kernel_choice, choice, __ATOMIC_RELEASE);
+    }
   if (__atomic_load_n (&forced_generic, __ATOMIC_RELAXED))
     return 1;
   return choice;
@@ -122,14 +124,15 @@ _executorch_sgemm_force_generic (bool generic)
   __atomic_store_n (&forced_generic, generic ? 1 : 0, __ATOMIC_RELAXED);
 }
 
-typedef struct {
+typedef struct
+{
   const KernelSgemm *g;
   KernelGemmMicrokernel kernel;
   float *apack;
   float *bpack;
-  int64_t ic, mc;     /* row chunk */
-  int64_t pc, kc;     /* k slice */
-  int64_t jc, nc;     /* column slice */
+  int64_t ic, mc; /* row chunk */
+  int64_t pc, kc; /* k slice */
+  int64_t jc, nc; /* column slice */
   bool accumulate;
 } Job;
 
@@ -143,15 +146,16 @@ pack_a_strip (void *data, size_t strip)
   int64_t rows = job->ic + job->mc - i0 < MR ? job->ic + job->mc - i0 : MR;
   const float *src = g->a + i0 * g->a_rs + job->pc * g->a_cs;
 
-  for (int64_t r = 0; r < rows; r++) {
-    const float *s = src + r * g->a_rs;
-    if (g->a_cs == 1)
-      for (int64_t p = 0; p < job->kc; p++)
-        dst[p * MR + r] = s[p];
-    else
-      for (int64_t p = 0; p < job->kc; p++)
-        dst[p * MR + r] = s[p * g->a_cs];
-  }
+  for (int64_t r = 0; r < rows; r++)
+    {
+      const float *s = src + r * g->a_rs;
+      if (g->a_cs == 1)
+        for (int64_t p = 0; p < job->kc; p++)
+          dst[p * MR + r] = s[p];
+      else
+        for (int64_t p = 0; p < job->kc; p++)
+          dst[p * MR + r] = s[p * g->a_cs];
+    }
   for (int64_t r = rows; r < MR; r++)
     for (int64_t p = 0; p < job->kc; p++)
       dst[p * MR + r] = 0.0f;
@@ -166,45 +170,52 @@ pack_b_strip (void *data, size_t strip)
   int64_t j0 = job->jc + (int64_t) strip * NR;
   int64_t cols = job->jc + job->nc - j0 < NR ? job->jc + job->nc - j0 : NR;
 
-  if (g->pack_b != NULL) {
-    g->pack_b (g->pack_b_user, job->pc, job->kc, j0, cols, dst);
-    return;
-  }
+  if (g->pack_b != NULL)
+    {
+      g->pack_b (g->pack_b_user, job->pc, job->kc, j0, cols, dst);
+      return;
+    }
   const float *src = g->b + job->pc * g->b_rs + j0 * g->b_cs;
 
-  if (g->b_cs == 1 && cols == NR) {
-    /* Fixed-length row copies: vector moves, no memcpy call per row. */
-    for (int64_t p = 0; p < job->kc; p++) {
-      const float *s = src + p * g->b_rs;
-      float *d = dst + p * NR;
-      for (int j = 0; j < NR; j++)
-        d[j] = s[j];
+  if (g->b_cs == 1 && cols == NR)
+    {
+      /* Fixed-length row copies: vector moves, no memcpy call per row. */
+      for (int64_t p = 0; p < job->kc; p++)
+        {
+          const float *s = src + p * g->b_rs;
+          float *d = dst + p * NR;
+          for (int j = 0; j < NR; j++)
+            d[j] = s[j];
+        }
+      return;
     }
-    return;
-  }
-  if (g->b_cs == 1) {
-    for (int64_t p = 0; p < job->kc; p++) {
-      memcpy (dst + p * NR, src + p * g->b_rs, (size_t) cols * sizeof (float));
-      for (int64_t j = cols; j < NR; j++)
-        dst[p * NR + j] = 0.0f;
+  if (g->b_cs == 1)
+    {
+      for (int64_t p = 0; p < job->kc; p++)
+        {
+          memcpy (dst + p * NR, src + p * g->b_rs, (size_t) cols * sizeof (float));
+          for (int64_t j = cols; j < NR; j++)
+            dst[p * NR + j] = 0.0f;
+        }
+      return;
     }
-    return;
-  }
 #ifdef KERNEL_GEMM_HAVE_AVX2
-  if (g->b_rs == 1 && cols == NR && kernel_level () == 2) {
-    _executorch_gemm_pack_bt_avx2 (src, g->b_cs, job->kc, dst);
-    return;
-  }
+  if (g->b_rs == 1 && cols == NR && kernel_level () == 2)
+    {
+      _executorch_gemm_pack_bt_avx2 (src, g->b_cs, job->kc, dst);
+      return;
+    }
 #endif
-  for (int64_t j = 0; j < cols; j++) {
-    const float *s = src + j * g->b_cs;
-    if (g->b_rs == 1)
-      for (int64_t p = 0; p < job->kc; p++)
-        dst[p * NR + j] = s[p];
-    else
-      for (int64_t p = 0; p < job->kc; p++)
-        dst[p * NR + j] = s[p * g->b_rs];
-  }
+  for (int64_t j = 0; j < cols; j++)
+    {
+      const float *s = src + j * g->b_cs;
+      if (g->b_rs == 1)
+        for (int64_t p = 0; p < job->kc; p++)
+          dst[p * NR + j] = s[p];
+      else
+        for (int64_t p = 0; p < job->kc; p++)
+          dst[p * NR + j] = s[p * g->b_rs];
+    }
   for (int64_t j = cols; j < NR; j++)
     for (int64_t p = 0; p < job->kc; p++)
       dst[p * NR + j] = 0.0f;
@@ -218,27 +229,30 @@ compute_tile (void *data, size_t si, size_t sj, size_t ti, size_t tj)
   const KernelSgemm *g = job->g;
   float edge[MR * NR] __attribute__ ((aligned (64)));
 
-  for (size_t jp = sj; jp < sj + tj; jp++) {
-    int64_t j0 = (int64_t) jp * NR;
-    int64_t cols = job->nc - j0 < NR ? job->nc - j0 : NR;
-    const float *b = job->bpack + j0 * job->kc;
+  for (size_t jp = sj; jp < sj + tj; jp++)
+    {
+      int64_t j0 = (int64_t) jp * NR;
+      int64_t cols = job->nc - j0 < NR ? job->nc - j0 : NR;
+      const float *b = job->bpack + j0 * job->kc;
 
-    for (size_t ip = si; ip < si + ti; ip++) {
-      int64_t i0 = (int64_t) ip * MR;
-      int64_t rows = job->mc - i0 < MR ? job->mc - i0 : MR;
-      const float *a = job->apack + i0 * job->kc;
-      float *c = g->c + (job->ic + i0) * g->ldc + job->jc + j0;
+      for (size_t ip = si; ip < si + ti; ip++)
+        {
+          int64_t i0 = (int64_t) ip * MR;
+          int64_t rows = job->mc - i0 < MR ? job->mc - i0 : MR;
+          const float *a = job->apack + i0 * job->kc;
+          float *c = g->c + (job->ic + i0) * g->ldc + job->jc + j0;
 
-      if (rows == MR && cols == NR) {
-        job->kernel (job->kc, a, b, c, g->ldc, job->accumulate);
-        continue;
-      }
-      job->kernel (job->kc, a, b, edge, NR, 0);
-      for (int64_t r = 0; r < rows; r++)
-        for (int64_t j = 0; j < cols; j++)
-          c[r * g->ldc + j] = job->accumulate ? c[r * g->ldc + j] + edge[r * NR + j] : edge[r * NR + j];
+          if (rows == MR && cols == NR)
+            {
+              job->kernel (job->kc, a, b, c, g->ldc, job->accumulate);
+              continue;
+            }
+          job->kernel (job->kc, a, b, edge, NR, 0);
+          for (int64_t r = 0; r < rows; r++)
+            for (int64_t j = 0; j < cols; j++)
+              c[r * g->ldc + j] = job->accumulate ? c[r * g->ldc + j] + edge[r * NR + j] : edge[r * NR + j];
+        }
     }
-  }
 }
 
 static void
@@ -255,13 +269,14 @@ static void
 direct (const KernelSgemm *g)
 {
   for (int64_t i = 0; i < g->m; i++)
-    for (int64_t j = 0; j < g->n; j++) {
-      float acc = 0.0f;
-      for (int64_t p = 0; p < g->k; p++)
-        acc += g->a[i * g->a_rs + p * g->a_cs] * g->b[p * g->b_rs + j * g->b_cs];
-      float *c = g->c + i * g->ldc + j;
-      *c = g->accumulate ? *c + acc : acc;
-    }
+    for (int64_t j = 0; j < g->n; j++)
+      {
+        float acc = 0.0f;
+        for (int64_t p = 0; p < g->k; p++)
+          acc += g->a[i * g->a_rs + p * g->a_cs] * g->b[p * g->b_rs + j * g->b_cs];
+        float *c = g->c + i * g->ldc + j;
+        *c = g->accumulate ? *c + acc : acc;
+      }
 }
 
 /* ---- Few rows (m <= SMALL_M): no packing ----
@@ -273,7 +288,8 @@ direct (const KernelSgemm *g)
 #define SMALL_M 4
 #define SMALL_COLS 256
 
-typedef struct {
+typedef struct
+{
   const KernelSgemm *g;
   KernelGemmDot dot;
 } SmallJob;
@@ -286,27 +302,31 @@ small_columns (void *data, size_t chunk)
   int64_t j0 = (int64_t) chunk * SMALL_COLS;
   int64_t j1 = j0 + SMALL_COLS < g->n ? j0 + SMALL_COLS : g->n;
 
-  for (int64_t i = 0; i < g->m; i++) {
-    float *c = g->c + i * g->ldc;
-    const float *a = g->a + i * g->a_rs;
-    if (g->b_rs == 1 && g->a_cs == 1) {
-      for (int64_t j = j0; j < j1; j++) {
-        float v = job->dot (a, g->b + j * g->b_cs, g->k);
-        c[j] = g->accumulate ? c[j] + v : v;
-      }
-      continue;
-    }
-    float acc[SMALL_COLS];
-    memset (acc, 0, sizeof acc);
-    for (int64_t p = 0; p < g->k; p++) {
-      float av = a[p * g->a_cs];
-      const float *b = g->b + p * g->b_rs;
+  for (int64_t i = 0; i < g->m; i++)
+    {
+      float *c = g->c + i * g->ldc;
+      const float *a = g->a + i * g->a_rs;
+      if (g->b_rs == 1 && g->a_cs == 1)
+        {
+          for (int64_t j = j0; j < j1; j++)
+            {
+              float v = job->dot (a, g->b + j * g->b_cs, g->k);
+              c[j] = g->accumulate ? c[j] + v : v;
+            }
+          continue;
+        }
+      float acc[SMALL_COLS];
+      memset (acc, 0, sizeof acc);
+      for (int64_t p = 0; p < g->k; p++)
+        {
+          float av = a[p * g->a_cs];
+          const float *b = g->b + p * g->b_rs;
+          for (int64_t j = j0; j < j1; j++)
+            acc[j - j0] += av * b[j];
+        }
       for (int64_t j = j0; j < j1; j++)
-        acc[j - j0] += av * b[j];
+        c[j] = g->accumulate ? c[j] + acc[j - j0] : acc[j - j0];
     }
-    for (int64_t j = j0; j < j1; j++)
-      c[j] = g->accumulate ? c[j] + acc[j - j0] : acc[j - j0];
-  }
 }
 
 static bool
@@ -341,16 +361,18 @@ _executorch_sgemm (const KernelSgemm *g)
 
   if (m <= 0 || n <= 0)
     return true;
-  if (k <= 0) {
-    if (!g->accumulate)
-      for (int64_t i = 0; i < m; i++)
-        memset (g->c + i * g->ldc, 0, (size_t) n * sizeof (float));
-    return true;
-  }
-  if ((double) m * (double) n * (double) k <= DIRECT_MAX && g->pack_b == NULL) {
-    direct (g);
-    return true;
-  }
+  if (k <= 0)
+    {
+      if (!g->accumulate)
+        for (int64_t i = 0; i < m; i++)
+          memset (g->c + i * g->ldc, 0, (size_t) n * sizeof (float));
+      return true;
+    }
+  if ((double) m * (double) n * (double) k <= DIRECT_MAX && g->pack_b == NULL)
+    {
+      direct (g);
+      return true;
+    }
 
   guint threads = g->single_thread ? 1 : executorch_threadpool_get_num_threads ();
   bool parallel = threads > 1 && (double) m * (double) n * (double) k >= PARALLEL_MIN;
@@ -361,42 +383,48 @@ _executorch_sgemm (const KernelSgemm *g)
   int64_t kcmax = k < KC ? k : KC;
   float *apack = alloc_floats (((mchunk + MR - 1) / MR) * MR * kcmax);
   float *bpack = alloc_floats (((ncmax + NR - 1) / NR) * NR * kcmax);
-  if (apack == NULL || bpack == NULL) {
-    free (apack);
-    free (bpack);
-    return false;
-  }
+  if (apack == NULL || bpack == NULL)
+    {
+      free (apack);
+      free (bpack);
+      return false;
+    }
 
   Job job = { .g = g, .kernel = choose_kernel (), .apack = apack, .bpack = bpack };
-  for (job.ic = 0; job.ic < m; job.ic += MCHUNK) {
-    job.mc = m - job.ic < MCHUNK ? m - job.ic : MCHUNK;
-    size_t a_strips = (size_t) ((job.mc + MR - 1) / MR);
-    for (job.pc = 0; job.pc < k; job.pc += KC) {
-      job.kc = k - job.pc < KC ? k - job.pc : KC;
-      job.accumulate = g->accumulate || job.pc > 0;
-      run_1d (parallel && job.mc * job.kc >= PACK_PARALLEL_MIN, pack_a_strip, &job, a_strips);
-      for (job.jc = 0; job.jc < n; job.jc += NC) {
-        job.nc = n - job.jc < NC ? n - job.jc : NC;
-        size_t b_strips = (size_t) ((job.nc + NR - 1) / NR);
-        run_1d (parallel && job.nc * job.kc >= PACK_PARALLEL_MIN, pack_b_strip, &job, b_strips);
+  for (job.ic = 0; job.ic < m; job.ic += MCHUNK)
+    {
+      job.mc = m - job.ic < MCHUNK ? m - job.ic : MCHUNK;
+      size_t a_strips = (size_t) ((job.mc + MR - 1) / MR);
+      for (job.pc = 0; job.pc < k; job.pc += KC)
+        {
+          job.kc = k - job.pc < KC ? k - job.pc : KC;
+          job.accumulate = g->accumulate || job.pc > 0;
+          run_1d (parallel && job.mc * job.kc >= PACK_PARALLEL_MIN, pack_a_strip, &job, a_strips);
+          for (job.jc = 0; job.jc < n; job.jc += NC)
+            {
+              job.nc = n - job.jc < NC ? n - job.jc : NC;
+              size_t b_strips = (size_t) ((job.nc + NR - 1) / NR);
+              run_1d (parallel && job.nc * job.kc >= PACK_PARALLEL_MIN, pack_b_strip, &job, b_strips);
 
-        size_t tile_i = MC / MR, tile_j = b_strips;
-        if (parallel) {
-          size_t tiles_i = (a_strips + tile_i - 1) / tile_i;
-          size_t want = 8 * threads;
-          size_t tiles_j = tiles_i >= want ? 1 : (want + tiles_i - 1) / tiles_i;
-          tile_j = (b_strips + tiles_j - 1) / tiles_j;
-          if (tile_j == 0)
-            tile_j = 1;
-          executorch_threadpool_parallelize_2d_tile_2d (compute_tile, &job, a_strips, b_strips,
-                                                        tile_i, tile_j);
-        } else {
-          for (size_t si = 0; si < a_strips; si += tile_i)
-            compute_tile (&job, si, 0, a_strips - si < tile_i ? a_strips - si : tile_i, b_strips);
+              size_t tile_i = MC / MR, tile_j = b_strips;
+              if (parallel)
+                {
+                  size_t tiles_i = (a_strips + tile_i - 1) / tile_i;
+                  size_t want = 8 * threads;
+                  size_t tiles_j = tiles_i >= want ? 1 : (want + tiles_i - 1) / tiles_i;
+                  tile_j = (b_strips + tiles_j - 1) / tiles_j;
+                  if (tile_j == 0)
+                    tile_j = 1;
+                  executorch_threadpool_parallelize_2d_tile_2d (compute_tile, &job, a_strips, b_strips, tile_i, tile_j);
+                }
+              else
+                {
+                  for (size_t si = 0; si < a_strips; si += tile_i)
+                    compute_tile (&job, si, 0, a_strips - si < tile_i ? a_strips - si : tile_i, b_strips);
+                }
+            }
         }
-      }
     }
-  }
   free (apack);
   free (bpack);
   return true;

@@ -24,19 +24,19 @@
 /* Writes B[pc + p, j0 + j] to dst[p * KERNEL_SGEMM_NR + j] for p < kc
  * and j < cols, and zeros for cols <= j < KERNEL_SGEMM_NR.  Called from
  * several threads at once for different strips. */
-typedef void (*KernelSgemmPackB) (const void *user, int64_t pc, int64_t kc, int64_t j0,
-                                      int64_t cols, float *dst);
+typedef void (*KernelSgemmPackB) (const void *user, int64_t pc, int64_t kc, int64_t j0, int64_t cols, float *dst);
 
-typedef struct {
+typedef struct
+{
   int64_t m, n, k;
-  const float *a;          /* A[i, p] is a[i * a_rs + p * a_cs] */
+  const float *a; /* A[i, p] is a[i * a_rs + p * a_cs] */
   int64_t a_rs, a_cs;
-  const float *b;          /* B[p, j] is b[p * b_rs + j * b_cs] */
+  const float *b; /* B[p, j] is b[p * b_rs + j * b_cs] */
   int64_t b_rs, b_cs;
-  float *c;                /* C[i, j] is c[i * ldc + j] */
+  float *c; /* C[i, j] is c[i * ldc + j] */
   int64_t ldc;
-  bool accumulate;         /* C += A @ B instead of C = A @ B */
-  bool single_thread;      /* never use the pool (caller already parallel) */
+  bool accumulate;    /* C += A @ B instead of C = A @ B */
+  bool single_thread; /* never use the pool (caller already parallel) */
   /* When set, B is never read through b: strips are produced by pack_b
    * (an implicit matrix, such as im2col of an image). */
   KernelSgemmPackB pack_b;

@@ -16,31 +16,29 @@
 
 /* A String argument (not NUL-terminated); with @present non-NULL, None is
  * accepted too. */
-EtError _executorch_arg_string (EtKernelContext *ctx, EtValue **args, uint32_t i, const char *name,
-                                bool *present, const char **data, size_t *length);
+EtError _executorch_arg_string (EtKernelContext *ctx, EtValue **args, uint32_t i, const char *name, bool *present,
+                                const char **data, size_t *length);
 bool _executorch_string_equals (const char *data, size_t length, const char *literal);
 /* Scalar or None. */
-EtError _executorch_arg_opt_scalar (EtKernelContext *ctx, EtValue **args, uint32_t i,
-                                    const char *name, bool *present, KernelScalar *scalar);
+EtError _executorch_arg_opt_scalar (EtKernelContext *ctx, EtValue **args, uint32_t i, const char *name, bool *present,
+                                    KernelScalar *scalar);
 /* Tensor or None (*tensor = NULL). */
-EtError _executorch_arg_opt_tensor (EtKernelContext *ctx, EtValue **args, uint32_t i,
-                                    const char *name, EtTensor **tensor);
+EtError _executorch_arg_opt_tensor (EtKernelContext *ctx, EtValue **args, uint32_t i, const char *name,
+                                    EtTensor **tensor);
 /* Double or None (Int accepted and converted). */
-EtError _executorch_arg_opt_double (EtKernelContext *ctx, EtValue **args, uint32_t i,
-                                    const char *name, bool *present, double *value);
+EtError _executorch_arg_opt_double (EtKernelContext *ctx, EtValue **args, uint32_t i, const char *name, bool *present,
+                                    double *value);
 /* Double (Int accepted). */
-EtError _executorch_arg_double (EtKernelContext *ctx, EtValue **args, uint32_t i,
-                                const char *name, double *value);
+EtError _executorch_arg_double (EtKernelContext *ctx, EtValue **args, uint32_t i, const char *name, double *value);
 /* float[]? (a DoubleList) of at most ET_MAX_DIMS items, or None. */
-EtError _executorch_arg_opt_double_list (EtKernelContext *ctx, EtValue **args, uint32_t i,
-                                         const char *name, bool *present, double *items,
-                                         uint32_t *n_items);
+EtError _executorch_arg_opt_double_list (EtKernelContext *ctx, EtValue **args, uint32_t i, const char *name,
+                                         bool *present, double *items, uint32_t *n_items);
 /* A fill value (masked_fill, constant_pad_nd) converted like eager's
  * checked Scalar conversion: a floating value into an integer dtype is
  * truncated toward zero, one outside the dtype's range (or non-finite) is
  * an error, anything into Bool is != 0.  Writes @type's compute kind. */
-EtError _executorch_scalar_to_fill (EtKernelContext *ctx, const KernelScalar *scalar, int type,
-                                    const char *name, void *value);
+EtError _executorch_scalar_to_fill (EtKernelContext *ctx, const KernelScalar *scalar, int type, const char *name,
+                                    void *value);
 
 /* True for a 4-D [0,2,3,1] or 5-D [0,2,3,4,1] dim order. */
 bool _executorch_dim_order_is_channels_last (const EtTensor *t);
@@ -56,13 +54,12 @@ bool _executorch_dim_order_is_channels_last (const EtTensor *t);
 
 typedef void (*KernelMapFn) (const void *user, int64_t n, void *out, const void *const *in);
 
-EtError _executorch_map (EtKernelContext *ctx, EtTensor *out, KernelComputeKind out_kind,
-                         uint32_t n_in, const EtTensor *const *in, KernelComputeKind in_kind,
-                         KernelMapFn fn, const void *user);
+EtError _executorch_map (EtKernelContext *ctx, EtTensor *out, KernelComputeKind out_kind, uint32_t n_in,
+                         const EtTensor *const *in, KernelComputeKind in_kind, KernelMapFn fn, const void *user);
 
 /* Broadcast shape of up to three tensors (NULL entries are skipped). */
-EtError _executorch_broadcast_shape_n (EtKernelContext *ctx, uint32_t n, const EtTensor *const *t,
-                                       uint32_t *ndim, int64_t *sizes);
+EtError _executorch_broadcast_shape_n (EtKernelContext *ctx, uint32_t n, const EtTensor *const *t, uint32_t *ndim,
+                                       int64_t *sizes);
 
 /* ---- Parallel for ----
  *

@@ -26,73 +26,117 @@ gelu_scalar (float x, bool tanh_form)
 {
   if (x == -INFINITY)
     return 0.0f;
-  if (tanh_form) {
-    /* 0.5 x (1 + tanh(y)) = x / (1 + e^{-2y}): no cancellation for x << 0 */
-    const float k = 0.7978845608028654f;   /* sqrt(2/pi) */
-    float inner = k * (x + 0.044715f * x * x * x);
-    return x / (1.0f + expf (-2.0f * inner));
-  }
+  if (tanh_form)
+    {
+      /* 0.5 x (1 + tanh(y)) = x / (1 + e^{-2y}): no cancellation for x << 0 */
+      const float k = 0.7978845608028654f; /* sqrt(2/pi) */
+      float inner = k * (x + 0.044715f * x * x * x);
+      return x / (1.0f + expf (-2.0f * inner));
+    }
   /* 1 + erf(u) = erfc(-u): no cancellation for x << 0 */
   return 0.5f * x * erfcf (-x * 0.7071067811865476f);
 }
 
 static void
-binary_portable (KernelVecOp op, int64_t n, const float *restrict a, const float *restrict b,
-                 float alpha, float *restrict o)
+binary_portable (KernelVecOp op, int64_t n, const float *restrict a, const float *restrict b, float alpha,
+                 float *restrict o)
 {
-  switch (op) {
-  case KERNEL_VEC_ADD:
-    if (alpha == 1.0f)
-      for (int64_t i = 0; i < n; i++) o[i] = a[i] + b[i];
-    else
-      for (int64_t i = 0; i < n; i++) o[i] = a[i] + alpha * b[i];
-    break;
-  case KERNEL_VEC_SUB:
-    if (alpha == 1.0f)
-      for (int64_t i = 0; i < n; i++) o[i] = a[i] - b[i];
-    else
-      for (int64_t i = 0; i < n; i++) o[i] = a[i] - alpha * b[i];
-    break;
-  case KERNEL_VEC_MUL:
-    for (int64_t i = 0; i < n; i++) o[i] = a[i] * b[i];
-    break;
-  case KERNEL_VEC_DIV:
-    for (int64_t i = 0; i < n; i++) o[i] = a[i] / b[i];
-    break;
-  }
+  switch (op)
+    {
+      case KERNEL_VEC_ADD:
+        if (alpha == 1.0f)
+          for (int64_t i = 0; i < n; i++)
+            o[i] = a[i] + b[i];
+        else
+          for (int64_t i = 0; i < n; i++)
+            o[i] = a[i] + alpha * b[i];
+        break;
+      case KERNEL_VEC_SUB:
+        if (alpha == 1.0f)
+          for (int64_t i = 0; i < n; i++)
+            o[i] = a[i] - b[i];
+        else
+          for (int64_t i = 0; i < n; i++)
+            o[i] = a[i] - alpha * b[i];
+        break;
+      case KERNEL_VEC_MUL:
+        for (int64_t i = 0; i < n; i++)
+          o[i] = a[i] * b[i];
+        break;
+      case KERNEL_VEC_DIV:
+        for (int64_t i = 0; i < n; i++)
+          o[i] = a[i] / b[i];
+        break;
+    }
 }
 
 static void
-binary_scalar_portable (KernelVecOp op, int64_t n, const float *restrict a, float s,
-                        bool scalar_first, float alpha, float *restrict o)
+binary_scalar_portable (KernelVecOp op, int64_t n, const float *restrict a, float s, bool scalar_first, float alpha,
+                        float *restrict o)
 {
-  if (!scalar_first) {
-    switch (op) {
-    case KERNEL_VEC_ADD: { float v = alpha * s; for (int64_t i = 0; i < n; i++) o[i] = a[i] + v; break; }
-    case KERNEL_VEC_SUB: { float v = alpha * s; for (int64_t i = 0; i < n; i++) o[i] = a[i] - v; break; }
-    case KERNEL_VEC_MUL: for (int64_t i = 0; i < n; i++) o[i] = a[i] * s; break;
-    case KERNEL_VEC_DIV: for (int64_t i = 0; i < n; i++) o[i] = a[i] / s; break;
+  if (!scalar_first)
+    {
+      switch (op)
+        {
+          case KERNEL_VEC_ADD:
+            {
+              float v = alpha * s;
+              for (int64_t i = 0; i < n; i++)
+                o[i] = a[i] + v;
+              break;
+            }
+          case KERNEL_VEC_SUB:
+            {
+              float v = alpha * s;
+              for (int64_t i = 0; i < n; i++)
+                o[i] = a[i] - v;
+              break;
+            }
+          case KERNEL_VEC_MUL:
+            for (int64_t i = 0; i < n; i++)
+              o[i] = a[i] * s;
+            break;
+          case KERNEL_VEC_DIV:
+            for (int64_t i = 0; i < n; i++)
+              o[i] = a[i] / s;
+            break;
+        }
     }
-  } else {
-    switch (op) {
-    case KERNEL_VEC_ADD: for (int64_t i = 0; i < n; i++) o[i] = s + alpha * a[i]; break;
-    case KERNEL_VEC_SUB: for (int64_t i = 0; i < n; i++) o[i] = s - alpha * a[i]; break;
-    case KERNEL_VEC_MUL: for (int64_t i = 0; i < n; i++) o[i] = s * a[i]; break;
-    case KERNEL_VEC_DIV: for (int64_t i = 0; i < n; i++) o[i] = s / a[i]; break;
+  else
+    {
+      switch (op)
+        {
+          case KERNEL_VEC_ADD:
+            for (int64_t i = 0; i < n; i++)
+              o[i] = s + alpha * a[i];
+            break;
+          case KERNEL_VEC_SUB:
+            for (int64_t i = 0; i < n; i++)
+              o[i] = s - alpha * a[i];
+            break;
+          case KERNEL_VEC_MUL:
+            for (int64_t i = 0; i < n; i++)
+              o[i] = s * a[i];
+            break;
+          case KERNEL_VEC_DIV:
+            for (int64_t i = 0; i < n; i++)
+              o[i] = s / a[i];
+            break;
+        }
     }
-  }
 }
 
 static void
 clamp_portable (int64_t n, const float *restrict x, float lo, float hi, float *restrict o)
 {
-  for (int64_t i = 0; i < n; i++) {
-    float v = x[i];
-    /* Comparisons are false for NaN, which passes through. */
-    v = v < lo ? lo : v;
-    v = v > hi ? hi : v;
-    o[i] = v;
-  }
+  for (int64_t i = 0; i < n; i++)
+    {
+      float v = x[i];
+      /* Comparisons are false for NaN, which passes through. */
+      v = v < lo ? lo : v;
+      v = v > hi ? hi : v;
+      o[i] = v;
+    }
 }
 
 /* ---- AVX2 ---- */
@@ -106,7 +150,7 @@ exp256 (__m256 x)
   /* x = n ln2 + r, |r| <= ln2/2; e^x = 2^n p(r), with 2^n built as two
    * factors so that n in [-150, 128] (denormals, overflow) stays exact. */
   const __m256 hi = _mm256_set1_ps (88.8f), lo = _mm256_set1_ps (-104.0f);
-  x = _mm256_min_ps (hi, x);   /* operand order keeps a NaN x */
+  x = _mm256_min_ps (hi, x); /* operand order keeps a NaN x */
   x = _mm256_max_ps (lo, x);
   __m256 fn = _mm256_round_ps (_mm256_mul_ps (x, _mm256_set1_ps (1.44269504088896341f)),
                                _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
@@ -120,7 +164,7 @@ exp256 (__m256 x)
   p = _mm256_fmadd_ps (p, r, _mm256_set1_ps (5.0000001201e-1f));
   p = _mm256_fmadd_ps (p, _mm256_mul_ps (r, r), r);
   p = _mm256_add_ps (p, _mm256_set1_ps (1.0f));
-  __m256 tiny = _mm256_cmp_ps (x, lo, _CMP_LE_OQ);   /* e^-104 rounds to 0 */
+  __m256 tiny = _mm256_cmp_ps (x, lo, _CMP_LE_OQ); /* e^-104 rounds to 0 */
   __m256i n = _mm256_cvtps_epi32 (fn);
   __m256i n1 = _mm256_srai_epi32 (n, 1);
   __m256i n2 = _mm256_sub_epi32 (n, n1);
@@ -139,8 +183,7 @@ tanh256 (__m256 x)
   /* 1 - 2 / (e^{2|x|} + 1), saturating to 1. */
   __m256 e = exp256 (_mm256_add_ps (ax, ax));
   __m256 big = _mm256_sub_ps (_mm256_set1_ps (1.0f),
-                              _mm256_div_ps (_mm256_set1_ps (2.0f),
-                                             _mm256_add_ps (e, _mm256_set1_ps (1.0f))));
+                              _mm256_div_ps (_mm256_set1_ps (2.0f), _mm256_add_ps (e, _mm256_set1_ps (1.0f))));
   /* Small |x|: odd Taylor polynomial to x^9 (error < 1e-12 below 0.125). */
   __m256 x2 = _mm256_mul_ps (ax, ax);
   __m256 q = _mm256_set1_ps (62.0f / 2835.0f);
@@ -165,10 +208,9 @@ sigmoid256 (__m256 x)
 AVX2 static inline __m256
 erfc256 (__m256 a)
 {
-  static const float c[10] = { 0.17087277f, -0.82215223f, 1.48851587f, -1.13520398f, 0.27886807f,
-                               -0.18628806f, 0.09678418f, 0.37409196f, 1.00002368f, -1.26551223f };
-  __m256 t = _mm256_div_ps (_mm256_set1_ps (1.0f),
-                            _mm256_fmadd_ps (_mm256_set1_ps (0.5f), a, _mm256_set1_ps (1.0f)));
+  static const float c[10] = { 0.17087277f,  -0.82215223f, 1.48851587f, -1.13520398f, 0.27886807f,
+                               -0.18628806f, 0.09678418f,  0.37409196f, 1.00002368f,  -1.26551223f };
+  __m256 t = _mm256_div_ps (_mm256_set1_ps (1.0f), _mm256_fmadd_ps (_mm256_set1_ps (0.5f), a, _mm256_set1_ps (1.0f)));
   __m256 p = _mm256_set1_ps (c[0]);
   for (int k = 1; k < 10; k++)
     p = _mm256_fmadd_ps (p, t, _mm256_set1_ps (c[k]));
@@ -181,87 +223,104 @@ gelu256 (__m256 x, bool tanh_form)
 {
   __m256 half_x = _mm256_mul_ps (_mm256_set1_ps (0.5f), x);
   __m256 g;
-  if (tanh_form) {
-    /* x / (1 + e^{-2y}), y = sqrt(2/pi) (x + 0.044715 x^3) */
-    __m256 x3 = _mm256_mul_ps (_mm256_mul_ps (x, x), x);
-    __m256 inner = _mm256_mul_ps (_mm256_set1_ps (-1.5957691216057308f),
-                                  _mm256_fmadd_ps (_mm256_set1_ps (0.044715f), x3, x));
-    g = _mm256_div_ps (x, _mm256_add_ps (_mm256_set1_ps (1.0f), exp256 (inner)));
-  } else {
-    /* 1 + erf(u) = erfc(-u): erfc(|u|) for x < 0, 2 - erfc(|u|) otherwise */
-    const __m256 sign = _mm256_set1_ps (-0.0f);
-    __m256 au = _mm256_andnot_ps (sign, _mm256_mul_ps (x, _mm256_set1_ps (0.7071067811865476f)));
-    __m256 ec = erfc256 (au);
-    __m256 neg = _mm256_cmp_ps (x, _mm256_setzero_ps (), _CMP_LT_OQ);
-    __m256 onep = _mm256_blendv_ps (_mm256_sub_ps (_mm256_set1_ps (2.0f), ec), ec, neg);
-    g = _mm256_mul_ps (half_x, onep);
-  }
+  if (tanh_form)
+    {
+      /* x / (1 + e^{-2y}), y = sqrt(2/pi) (x + 0.044715 x^3) */
+      __m256 x3 = _mm256_mul_ps (_mm256_mul_ps (x, x), x);
+      __m256 inner =
+          _mm256_mul_ps (_mm256_set1_ps (-1.5957691216057308f), _mm256_fmadd_ps (_mm256_set1_ps (0.044715f), x3, x));
+      g = _mm256_div_ps (x, _mm256_add_ps (_mm256_set1_ps (1.0f), exp256 (inner)));
+    }
+  else
+    {
+      /* 1 + erf(u) = erfc(-u): erfc(|u|) for x < 0, 2 - erfc(|u|) otherwise */
+      const __m256 sign = _mm256_set1_ps (-0.0f);
+      __m256 au = _mm256_andnot_ps (sign, _mm256_mul_ps (x, _mm256_set1_ps (0.7071067811865476f)));
+      __m256 ec = erfc256 (au);
+      __m256 neg = _mm256_cmp_ps (x, _mm256_setzero_ps (), _CMP_LT_OQ);
+      __m256 onep = _mm256_blendv_ps (_mm256_sub_ps (_mm256_set1_ps (2.0f), ec), ec, neg);
+      g = _mm256_mul_ps (half_x, onep);
+    }
   /* -inf gives 0 (not -inf * 0). */
   __m256 ninf = _mm256_cmp_ps (x, _mm256_set1_ps (-INFINITY), _CMP_EQ_OQ);
   return _mm256_andnot_ps (ninf, g);
 }
 
 /* Runs @BODY on full vectors, then on a zero-padded copy of the tail. */
-#define AVX2_MAP(n, x, o, BODY) \
-  do { \
-    int64_t i_ = 0; \
-    for (; i_ + 8 <= (n); i_ += 8) { \
-      __m256 v = _mm256_loadu_ps ((x) + i_); \
-      _mm256_storeu_ps ((o) + i_, (BODY)); \
-    } \
-    if (i_ < (n)) { \
-      float tin_[8] = { 0 }, tout_[8]; \
-      memcpy (tin_, (x) + i_, (size_t) ((n) - i_) * sizeof (float)); \
-      __m256 v = _mm256_loadu_ps (tin_); \
-      _mm256_storeu_ps (tout_, (BODY)); \
-      memcpy ((o) + i_, tout_, (size_t) ((n) - i_) * sizeof (float)); \
-    } \
-  } while (0)
+#define AVX2_MAP(n, x, o, BODY)                                          \
+  do                                                                     \
+    {                                                                    \
+      int64_t i_ = 0;                                                    \
+      for (; i_ + 8 <= (n); i_ += 8)                                     \
+        {                                                                \
+          __m256 v = _mm256_loadu_ps ((x) + i_);                         \
+          _mm256_storeu_ps ((o) + i_, (BODY));                           \
+        }                                                                \
+      if (i_ < (n))                                                      \
+        {                                                                \
+          float tin_[8] = { 0 }, tout_[8];                               \
+          memcpy (tin_, (x) + i_, (size_t) ((n) -i_) * sizeof (float));  \
+          __m256 v = _mm256_loadu_ps (tin_);                             \
+          _mm256_storeu_ps (tout_, (BODY));                              \
+          memcpy ((o) + i_, tout_, (size_t) ((n) -i_) * sizeof (float)); \
+        }                                                                \
+    }                                                                    \
+  while (0)
 
 AVX2 static void
 binary_avx2 (KernelVecOp op, int64_t n, const float *a, const float *b, float alpha, float *o)
 {
   __m256 va = _mm256_set1_ps (alpha);
   int64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    __m256 x = _mm256_loadu_ps (a + i), y = _mm256_loadu_ps (b + i), r;
-    switch (op) {
-    case KERNEL_VEC_ADD: r = _mm256_add_ps (x, alpha == 1.0f ? y : _mm256_mul_ps (va, y)); break;
-    case KERNEL_VEC_SUB: r = _mm256_sub_ps (x, alpha == 1.0f ? y : _mm256_mul_ps (va, y)); break;
-    case KERNEL_VEC_MUL: r = _mm256_mul_ps (x, y); break;
-    case KERNEL_VEC_DIV: default: r = _mm256_div_ps (x, y); break;
+  for (; i + 8 <= n; i += 8)
+    {
+      __m256 x = _mm256_loadu_ps (a + i), y = _mm256_loadu_ps (b + i), r;
+      switch (op)
+        {
+          case KERNEL_VEC_ADD: r = _mm256_add_ps (x, alpha == 1.0f ? y : _mm256_mul_ps (va, y)); break;
+          case KERNEL_VEC_SUB: r = _mm256_sub_ps (x, alpha == 1.0f ? y : _mm256_mul_ps (va, y)); break;
+          case KERNEL_VEC_MUL: r = _mm256_mul_ps (x, y); break;
+          case KERNEL_VEC_DIV:
+          default: r = _mm256_div_ps (x, y); break;
+        }
+      _mm256_storeu_ps (o + i, r);
     }
-    _mm256_storeu_ps (o + i, r);
-  }
   binary_portable (op, n - i, a + i, b + i, alpha, o + i);
 }
 
 AVX2 static void
-binary_scalar_avx2 (KernelVecOp op, int64_t n, const float *a, float s, bool scalar_first,
-                    float alpha, float *o)
+binary_scalar_avx2 (KernelVecOp op, int64_t n, const float *a, float s, bool scalar_first, float alpha, float *o)
 {
   __m256 vs = _mm256_set1_ps (s), va = _mm256_set1_ps (alpha);
   __m256 vas = _mm256_set1_ps (alpha * s);
   int64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    __m256 x = _mm256_loadu_ps (a + i), r;
-    if (!scalar_first) {
-      switch (op) {
-      case KERNEL_VEC_ADD: r = _mm256_add_ps (x, vas); break;
-      case KERNEL_VEC_SUB: r = _mm256_sub_ps (x, vas); break;
-      case KERNEL_VEC_MUL: r = _mm256_mul_ps (x, vs); break;
-      case KERNEL_VEC_DIV: default: r = _mm256_div_ps (x, vs); break;
-      }
-    } else {
-      switch (op) {
-      case KERNEL_VEC_ADD: r = _mm256_add_ps (vs, _mm256_mul_ps (va, x)); break;
-      case KERNEL_VEC_SUB: r = _mm256_sub_ps (vs, _mm256_mul_ps (va, x)); break;
-      case KERNEL_VEC_MUL: r = _mm256_mul_ps (vs, x); break;
-      case KERNEL_VEC_DIV: default: r = _mm256_div_ps (vs, x); break;
-      }
+  for (; i + 8 <= n; i += 8)
+    {
+      __m256 x = _mm256_loadu_ps (a + i), r;
+      if (!scalar_first)
+        {
+          switch (op)
+            {
+              case KERNEL_VEC_ADD: r = _mm256_add_ps (x, vas); break;
+              case KERNEL_VEC_SUB: r = _mm256_sub_ps (x, vas); break;
+              case KERNEL_VEC_MUL: r = _mm256_mul_ps (x, vs); break;
+              case KERNEL_VEC_DIV:
+              default: r = _mm256_div_ps (x, vs); break;
+            }
+        }
+      else
+        {
+          switch (op)
+            {
+              case KERNEL_VEC_ADD: r = _mm256_add_ps (vs, _mm256_mul_ps (va, x)); break;
+              case KERNEL_VEC_SUB: r = _mm256_sub_ps (vs, _mm256_mul_ps (va, x)); break;
+              case KERNEL_VEC_MUL: r = _mm256_mul_ps (vs, x); break;
+              case KERNEL_VEC_DIV:
+              default: r = _mm256_div_ps (vs, x); break;
+            }
+        }
+      _mm256_storeu_ps (o + i, r);
     }
-    _mm256_storeu_ps (o + i, r);
-  }
   binary_scalar_portable (op, n - i, a + i, s, scalar_first, alpha, o + i);
 }
 
@@ -332,49 +391,57 @@ softmax_avx2 (int64_t n, const float *x, bool log_form, float *o)
   int64_t i = 0;
   float mx = -INFINITY;
 
-  for (; i + 8 <= n; i += 8) {
-    __m256 v = _mm256_loadu_ps (x + i);
-    nan = _mm256_or_ps (nan, _mm256_cmp_ps (v, v, _CMP_UNORD_Q));
-    vmax = _mm256_max_ps (vmax, v);
-  }
+  for (; i + 8 <= n; i += 8)
+    {
+      __m256 v = _mm256_loadu_ps (x + i);
+      nan = _mm256_or_ps (nan, _mm256_cmp_ps (v, v, _CMP_UNORD_Q));
+      vmax = _mm256_max_ps (vmax, v);
+    }
   if (_mm256_movemask_ps (nan) != 0)
     return false;
   mx = hmax256 (vmax);
-  for (; i < n; i++) {
-    if (isnan (x[i]))
-      return false;
-    mx = x[i] > mx ? x[i] : mx;
-  }
+  for (; i < n; i++)
+    {
+      if (isnan (x[i]))
+        return false;
+      mx = x[i] > mx ? x[i] : mx;
+    }
 
   __m256 vm = _mm256_set1_ps (mx), vsum = _mm256_setzero_ps ();
   double sum = 0.0;
-  for (i = 0; i + 8 <= n; i += 8) {
-    __m256 e = exp256 (_mm256_sub_ps (_mm256_loadu_ps (x + i), vm));
-    if (!log_form)
-      _mm256_storeu_ps (o + i, e);
-    vsum = _mm256_add_ps (vsum, e);
-  }
-  sum = hsum256 (vsum);
-  if (i < n) {
-    float tin[8], tout[8];
-    for (int k = 0; k < 8; k++)
-      tin[k] = i + k < n ? x[i + k] - mx : -INFINITY;
-    _mm256_storeu_ps (tout, exp256 (_mm256_loadu_ps (tin)));
-    for (int64_t k = 0; i + k < n; k++) {
+  for (i = 0; i + 8 <= n; i += 8)
+    {
+      __m256 e = exp256 (_mm256_sub_ps (_mm256_loadu_ps (x + i), vm));
       if (!log_form)
-        o[i + k] = tout[k];
-      sum += tout[k];
+        _mm256_storeu_ps (o + i, e);
+      vsum = _mm256_add_ps (vsum, e);
     }
-  }
+  sum = hsum256 (vsum);
+  if (i < n)
+    {
+      float tin[8], tout[8];
+      for (int k = 0; k < 8; k++)
+        tin[k] = i + k < n ? x[i + k] - mx : -INFINITY;
+      _mm256_storeu_ps (tout, exp256 (_mm256_loadu_ps (tin)));
+      for (int64_t k = 0; i + k < n; k++)
+        {
+          if (!log_form)
+            o[i + k] = tout[k];
+          sum += tout[k];
+        }
+    }
 
-  if (log_form) {
-    float shift = mx + (float) log (sum);
-    __m256 vsh = _mm256_set1_ps (shift);
-    AVX2_MAP (n, x, o, _mm256_sub_ps (v, vsh));
-  } else {
-    __m256 vs = _mm256_set1_ps ((float) sum);
-    AVX2_MAP (n, o, o, _mm256_div_ps (v, vs));
-  }
+  if (log_form)
+    {
+      float shift = mx + (float) log (sum);
+      __m256 vsh = _mm256_set1_ps (shift);
+      AVX2_MAP (n, x, o, _mm256_sub_ps (v, vsh));
+    }
+  else
+    {
+      __m256 vs = _mm256_set1_ps ((float) sum);
+      AVX2_MAP (n, o, o, _mm256_div_ps (v, vs));
+    }
   return true;
 }
 
@@ -394,15 +461,17 @@ moments_avx2 (int64_t n, const float *x, double *mean, double *var)
   __m256 vm = _mm256_set1_ps ((float) m);
   acc = _mm256_setzero_ps ();
   double q = 0.0;
-  for (i = 0; i + 8 <= n; i += 8) {
-    __m256 d = _mm256_sub_ps (_mm256_loadu_ps (x + i), vm);
-    acc = _mm256_fmadd_ps (d, d, acc);
-  }
+  for (i = 0; i + 8 <= n; i += 8)
+    {
+      __m256 d = _mm256_sub_ps (_mm256_loadu_ps (x + i), vm);
+      acc = _mm256_fmadd_ps (d, d, acc);
+    }
   q = hsum256 (acc);
-  for (; i < n; i++) {
-    double d = x[i] - (float) m;
-    q += d * d;
-  }
+  for (; i < n; i++)
+    {
+      double d = x[i] - (float) m;
+      q += d * d;
+    }
   /* The deviations were taken from (float) m; correct for the rounding. */
   double dm = m - (double) (float) m;
   *mean = m;
@@ -412,55 +481,62 @@ moments_avx2 (int64_t n, const float *x, double *mean, double *var)
 }
 
 AVX2 static void
-normalize_avx2 (int64_t n, const float *x, float mean, float rstd, const float *w, const float *b,
-                float *o)
+normalize_avx2 (int64_t n, const float *x, float mean, float rstd, const float *w, const float *b, float *o)
 {
   __m256 vm = _mm256_set1_ps (mean), vr = _mm256_set1_ps (rstd);
   int64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    __m256 y = _mm256_mul_ps (_mm256_sub_ps (_mm256_loadu_ps (x + i), vm), vr);
-    if (w != NULL)
-      y = _mm256_mul_ps (y, _mm256_loadu_ps (w + i));
-    if (b != NULL)
-      y = _mm256_add_ps (y, _mm256_loadu_ps (b + i));
-    _mm256_storeu_ps (o + i, y);
-  }
-  for (; i < n; i++) {
-    float y = (x[i] - mean) * rstd;
-    if (w != NULL)
-      y *= w[i];
-    if (b != NULL)
-      y += b[i];
-    o[i] = y;
-  }
+  for (; i + 8 <= n; i += 8)
+    {
+      __m256 y = _mm256_mul_ps (_mm256_sub_ps (_mm256_loadu_ps (x + i), vm), vr);
+      if (w != NULL)
+        y = _mm256_mul_ps (y, _mm256_loadu_ps (w + i));
+      if (b != NULL)
+        y = _mm256_add_ps (y, _mm256_loadu_ps (b + i));
+      _mm256_storeu_ps (o + i, y);
+    }
+  for (; i < n; i++)
+    {
+      float y = (x[i] - mean) * rstd;
+      if (w != NULL)
+        y *= w[i];
+      if (b != NULL)
+        y += b[i];
+      o[i] = y;
+    }
 }
 #endif /* HAVE_AVX2_PATH */
 
 #ifdef HAVE_AVX2_PATH
-#define DISPATCH(call) \
-  do { \
-    if (_executorch_support_cpu_has_avx2_fma ()) { \
-      call; \
-      return; \
-    } \
-  } while (0)
+#define DISPATCH(call)                             \
+  do                                               \
+    {                                              \
+      if (_executorch_support_cpu_has_avx2_fma ()) \
+        {                                          \
+          call;                                    \
+          return;                                  \
+        }                                          \
+    }                                              \
+  while (0)
 #else
-#define DISPATCH(call) do { } while (0)
+#define DISPATCH(call) \
+  do                   \
+    {                  \
+    }                  \
+  while (0)
 #endif
 
 /* ---- Public helpers ---- */
 
 void
-_executorch_vec_binary_f32 (KernelVecOp op, int64_t n, const float *a, const float *b,
-                            float alpha, float *o)
+_executorch_vec_binary_f32 (KernelVecOp op, int64_t n, const float *a, const float *b, float alpha, float *o)
 {
   DISPATCH (binary_avx2 (op, n, a, b, alpha, o));
   binary_portable (op, n, a, b, alpha, o);
 }
 
 void
-_executorch_vec_binary_scalar_f32 (KernelVecOp op, int64_t n, const float *a, float s,
-                                   bool scalar_first, float alpha, float *o)
+_executorch_vec_binary_scalar_f32 (KernelVecOp op, int64_t n, const float *a, float s, bool scalar_first, float alpha,
+                                   float *o)
 {
   DISPATCH (binary_scalar_avx2 (op, n, a, s, scalar_first, alpha, o));
   binary_scalar_portable (op, n, a, s, scalar_first, alpha, o);
@@ -521,14 +597,17 @@ softmax_portable (int64_t n, const float *x, bool log_form, float *o)
     mx = x[k] > mx || isnan (x[k]) ? x[k] : mx;
   for (int64_t k = 0; k < n; k++)
     sum += exp ((double) x[k] - mx);
-  if (log_form) {
-    double ls = log (sum);
-    for (int64_t k = 0; k < n; k++)
-      o[k] = (float) ((double) x[k] - mx - ls);
-  } else {
-    for (int64_t k = 0; k < n; k++)
-      o[k] = (float) (exp ((double) x[k] - mx) / sum);
-  }
+  if (log_form)
+    {
+      double ls = log (sum);
+      for (int64_t k = 0; k < n; k++)
+        o[k] = (float) ((double) x[k] - mx - ls);
+    }
+  else
+    {
+      for (int64_t k = 0; k < n; k++)
+        o[k] = (float) (exp ((double) x[k] - mx) / sum);
+    }
 }
 
 void
@@ -544,11 +623,12 @@ _executorch_vec_softmax_row_f32 (int64_t n, const float *x, bool log_form, float
 void
 _executorch_vec_moments_f32 (int64_t n, const float *x, double *mean, double *var)
 {
-  if (n <= 0) {
-    *mean = 0.0;
-    *var = 0.0;
-    return;
-  }
+  if (n <= 0)
+    {
+      *mean = 0.0;
+      *var = 0.0;
+      return;
+    }
   DISPATCH (moments_avx2 (n, x, mean, var));
   double s = 0.0, q = 0.0;
   for (int64_t i = 0; i < n; i++)
@@ -561,16 +641,17 @@ _executorch_vec_moments_f32 (int64_t n, const float *x, double *mean, double *va
 }
 
 void
-_executorch_vec_normalize_f32 (int64_t n, const float *x, float mean, float rstd, const float *w,
-                               const float *b, float *o)
+_executorch_vec_normalize_f32 (int64_t n, const float *x, float mean, float rstd, const float *w, const float *b,
+                               float *o)
 {
   DISPATCH (normalize_avx2 (n, x, mean, rstd, w, b, o));
-  for (int64_t i = 0; i < n; i++) {
-    float y = (x[i] - mean) * rstd;
-    if (w != NULL)
-      y *= w[i];
-    if (b != NULL)
-      y += b[i];
-    o[i] = y;
-  }
+  for (int64_t i = 0; i < n; i++)
+    {
+      float y = (x[i] - mean) * rstd;
+      if (w != NULL)
+        y *= w[i];
+      if (b != NULL)
+        y += b[i];
+      o[i] = y;
+    }
 }

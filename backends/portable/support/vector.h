@@ -23,19 +23,19 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-typedef enum {
-  KERNEL_VEC_ADD = 0,   /* a + alpha * b */
-  KERNEL_VEC_SUB = 1,   /* a - alpha * b */
+typedef enum
+{
+  KERNEL_VEC_ADD = 0, /* a + alpha * b */
+  KERNEL_VEC_SUB = 1, /* a - alpha * b */
   KERNEL_VEC_MUL = 2,
   KERNEL_VEC_DIV = 3,
 } KernelVecOp;
 
 /* o[i] = a[i] op b[i]. */
-void _executorch_vec_binary_f32 (KernelVecOp op, int64_t n, const float *a, const float *b,
-                                 float alpha, float *o);
+void _executorch_vec_binary_f32 (KernelVecOp op, int64_t n, const float *a, const float *b, float alpha, float *o);
 /* o[i] = a[i] op s, or s op a[i] when @scalar_first. */
-void _executorch_vec_binary_scalar_f32 (KernelVecOp op, int64_t n, const float *a, float s,
-                                        bool scalar_first, float alpha, float *o);
+void _executorch_vec_binary_scalar_f32 (KernelVecOp op, int64_t n, const float *a, float s, bool scalar_first,
+                                        float alpha, float *o);
 
 /* max(x, lo) then min(., hi), NaN kept; use -INFINITY / INFINITY for an
  * absent bound (relu is lo = 0, hi = +inf). */
@@ -53,5 +53,5 @@ void _executorch_vec_softmax_row_f32 (int64_t n, const float *x, bool log_form, 
 /* Mean and biased variance of one contiguous row (two passes). */
 void _executorch_vec_moments_f32 (int64_t n, const float *x, double *mean, double *var);
 /* o = (x - mean) * rstd * w + b; @w and @b may be NULL. */
-void _executorch_vec_normalize_f32 (int64_t n, const float *x, float mean, float rstd,
-                                    const float *w, const float *b, float *o);
+void _executorch_vec_normalize_f32 (int64_t n, const float *x, float mean, float rstd, const float *w, const float *b,
+                                    float *o);

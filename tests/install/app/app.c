@@ -64,7 +64,8 @@ read_npy (const char *path, gint64 *sizes, gsize *n_dims, gsize *n_values, GErro
     }
   if ((length - 10 - header_len) != numel * sizeof (float))
     return g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s: %zu data bytes for %zu values", path,
-                        length - 10 - header_len, numel), NULL;
+                        length - 10 - header_len, numel),
+           NULL;
   *n_values = numel;
   return g_memdup2 (contents + 10 + header_len, numel * sizeof (float));
 }
@@ -134,7 +135,6 @@ main (int argc, char **argv)
 
   g_auto (GStrv) plugins = executorch_list_plugins ();
   g_autofree char *plugin_list = g_strjoinv (",", plugins);
-  printf ("outputs match: %zu values (runtime %s; plug-ins %s)\n", n_out, executorch_get_version (),
-          plugin_list);
+  printf ("outputs match: %zu values (runtime %s; plug-ins %s)\n", n_out, executorch_get_version (), plugin_list);
   return 0;
 }

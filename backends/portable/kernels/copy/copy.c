@@ -19,8 +19,7 @@ check_convertible (EtKernelContext *ctx, const EtTensor *from, const EtTensor *t
     return ET_OK;
   if (!_executorch_type_is_supported (from->scalar_type) || !_executorch_type_is_supported (to->scalar_type))
     return KERNEL_FAIL (ctx, ET_ERROR_NOT_SUPPORTED, "cannot convert %s to %s",
-                        _executorch_type_name (from->scalar_type),
-                        _executorch_type_name (to->scalar_type));
+                        _executorch_type_name (from->scalar_type), _executorch_type_name (to->scalar_type));
   return ET_OK;
 }
 
@@ -36,8 +35,8 @@ copy_ (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 1, "src", &src));
   KERNEL_TRY (_executorch_arg_bool (ctx, args, 2, "non_blocking", &non_blocking));
   KERNEL_TRY (check_convertible (ctx, src, self));
-  if (self->data == src->data && self->scalar_type == src->scalar_type &&
-      _executorch_same_sizes (self, src) && _executorch_same_dim_order (self, src))
+  if (self->data == src->data && self->scalar_type == src->scalar_type && _executorch_same_sizes (self, src) &&
+      _executorch_same_dim_order (self, src))
     return ET_OK;
   return _executorch_copy_broadcast (ctx, self, src);
 }
@@ -68,15 +67,13 @@ relayout (EtKernelContext *ctx, EtTensor *self, EtTensor *out)
   KERNEL_TRY (_executorch_resize (ctx, out, self->ndim, self->sizes));
   if (out->numel == 0)
     return ET_OK;
-  return _executorch_copy_strided (ctx, self->ndim, self->sizes, out->dim_order, out->data,
-                                   out->scalar_type, 0, out->strides, self->data,
-                                   self->scalar_type, 0, self->strides);
+  return _executorch_copy_strided (ctx, self->ndim, self->sizes, out->dim_order, out->data, out->scalar_type, 0,
+                                   out->strides, self->data, self->scalar_type, 0, self->strides);
 }
 
 /* An explicit dim_order must be a permutation of self's dims equal to out's. */
 static EtError
-check_dim_order (EtKernelContext *ctx, EtValue **args, uint32_t i, uint32_t ndim,
-                 const EtTensor *out)
+check_dim_order (EtKernelContext *ctx, EtValue **args, uint32_t i, uint32_t ndim, const EtTensor *out)
 {
   int64_t order[ET_MAX_DIMS];
   uint32_t n;
@@ -86,20 +83,18 @@ check_dim_order (EtKernelContext *ctx, EtValue **args, uint32_t i, uint32_t ndim
   if (!present)
     return ET_OK;
   if (n != ndim)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "dim_order has %u entries for rank %u", n,
-                        ndim);
-  for (uint32_t k = 0; k < n; k++) {
-    if (order[k] < 0 || order[k] >= (int64_t) n || seen[order[k]])
-      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "dim_order is not a permutation");
-    seen[order[k]] = true;
-  }
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "dim_order has %u entries for rank %u", n, ndim);
+  for (uint32_t k = 0; k < n; k++)
+    {
+      if (order[k] < 0 || order[k] >= (int64_t) n || seen[order[k]])
+        return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "dim_order is not a permutation");
+      seen[order[k]] = true;
+    }
   if (out->ndim != n)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "out has rank %u, dim_order %u", out->ndim,
-                        n);
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "out has rank %u, dim_order %u", out->ndim, n);
   for (uint32_t k = 0; k < n; k++)
     if (out->dim_order[k] != order[k])
-      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                          "dim_order does not match out's dim order");
+      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "dim_order does not match out's dim order");
   return ET_OK;
 }
 
@@ -117,8 +112,7 @@ dim_order_copy (EtKernelContext *ctx, EtValue **args, uint32_t n_args, bool same
   KERNEL_TRY (check_dim_order (ctx, args, 2, self->ndim, out));
   if (same_dtype && self->scalar_type != out->scalar_type)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "out dtype %s differs from self dtype %s",
-                        _executorch_type_name (out->scalar_type),
-                        _executorch_type_name (self->scalar_type));
+                        _executorch_type_name (out->scalar_type), _executorch_type_name (self->scalar_type));
   return relayout (ctx, self, out);
 }
 
@@ -148,8 +142,7 @@ to_copy_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   KERNEL_TRY (_executorch_arg_opt_int (ctx, args, 2, "memory_format", &has_format, &format));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 3, "out", &out));
   if (has_format && format != 0 && format != 1)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "memory_format %" PRId64 " is not supported",
-                        format);
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "memory_format %" PRId64 " is not supported", format);
   return relayout (ctx, self, out);
 }
 

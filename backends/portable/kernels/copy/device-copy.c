@@ -10,7 +10,6 @@
  */
 #include "kernels-private.h"
 
-
 static EtError
 device_copy (EtKernelContext *ctx, EtValue **args, uint32_t n_args, bool to_device)
 {
@@ -30,8 +29,7 @@ device_copy (EtKernelContext *ctx, EtValue **args, uint32_t n_args, bool to_devi
                         _executorch_type_name (out->scalar_type), _executorch_type_name (self->scalar_type));
   /* Not _executorch_resize(): that one also insists on host memory. */
   if (et_tensor_resize (out, self->ndim, self->sizes) != ET_OK)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "out cannot take the sizes of self (%zu bytes)",
-                        self->nbytes);
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "out cannot take the sizes of self (%zu bytes)", self->nbytes);
   return et_device_copy (out->device_type, out->device_index, out->data, self->device_type, self->device_index,
                          self->data, self->nbytes, et_kernel_context_error (ctx));
 }

@@ -15,83 +15,98 @@
 #include <math.h>
 #include <string.h>
 
-typedef enum {
-  OP_CLAMP,         /* in: self; bounds in the user data */
-  OP_CLAMP_TENSOR,  /* in: self, min?, max? */
+typedef enum
+{
+  OP_CLAMP,        /* in: self; bounds in the user data */
+  OP_CLAMP_TENSOR, /* in: self, min?, max? */
   OP_GELU,
   OP_GELU_TANH,
   OP_ELU,
-  OP_GLU,           /* in: first half, second half */
+  OP_GLU, /* in: first half, second half */
   OP_LEAKY_RELU,
 } ActOp;
 
-typedef struct {
+typedef struct
+{
   ActOp op;
   int type;
-  bool has_lo, has_hi;   /* clamp bounds (Scalar or Tensor) */
+  bool has_lo, has_hi; /* clamp bounds (Scalar or Tensor) */
   KernelKindValue lo, hi;
-  double alpha, scale, input_scale;   /* elu; alpha = slope for leaky_relu */
+  double alpha, scale, input_scale; /* elu; alpha = slope for leaky_relu */
 } ActUser;
 
-#define FLOAT_ACT(NAME, T, F, M) \
-  static void NAME (const void *user, int64_t n, void *out, const void *const *in) \
-  { \
-    const ActUser *u = user; \
-    const T *restrict x = in[0]; \
-    T *restrict o = out; \
-    switch (u->op) { \
-    case OP_CLAMP: \
-      for (int64_t i = 0; i < n; i++) { \
-        T v = x[i]; \
-        if (u->has_lo && v < u->lo.M) v = u->lo.M; \
-        if (u->has_hi && v > u->hi.M) v = u->hi.M; \
-        o[i] = v; \
-      } \
-      break; \
-    case OP_CLAMP_TENSOR: { \
-      const T *lo = u->has_lo ? in[1] : NULL; \
-      const T *hi = u->has_hi ? in[u->has_lo ? 2 : 1] : NULL; \
-      for (int64_t i = 0; i < n; i++) { \
-        T v = x[i]; \
-        if (!isnan (v)) { \
-          if (lo != NULL && (isnan (lo[i]) || v < lo[i])) v = lo[i]; \
-          if (hi != NULL && (isnan (hi[i]) || v > hi[i])) v = hi[i]; \
-        } \
-        o[i] = v; \
-      } \
-      break; \
-    } \
-    case OP_GELU: \
-      for (int64_t i = 0; i < n; i++) \
-        o[i] = x[i] == -INFINITY ? 0 : (T) 0.5 * x[i] * F (erfc) (-x[i] * (T) 0.70710678118654752440); \
-      break; \
-    case OP_GELU_TANH: \
-      for (int64_t i = 0; i < n; i++) { \
-        T v = x[i]; \
-        T inner = (T) 0.79788456080286535588 * (v + (T) 0.044715 * v * v * v); \
-        /* 0.5 v (1 + tanh(inner)) without the cancellation for v << 0 */ \
-        o[i] = v == -INFINITY ? 0 : v / (1 + F (exp) (-2 * inner)); \
-      } \
-      break; \
-    case OP_ELU: { \
-      T a = (T) u->alpha, s = (T) u->scale, is = (T) u->input_scale; \
-      for (int64_t i = 0; i < n; i++) \
-        o[i] = x[i] > 0 ? s * x[i] : x[i] <= 0 ? s * a * F (expm1) (x[i] * is) : x[i]; \
-      break; \
-    } \
-    case OP_GLU: { \
-      const T *restrict g = in[1]; \
-      for (int64_t i = 0; i < n; i++) \
-        o[i] = x[i] * (1 / (1 + F (exp) (-g[i]))); \
-      break; \
-    } \
-    case OP_LEAKY_RELU: { \
-      T a = (T) u->alpha; \
-      for (int64_t i = 0; i < n; i++) \
-        o[i] = x[i] > 0 ? x[i] : x[i] * a; \
-      break; \
-    } \
-    } \
+#define FLOAT_ACT(NAME, T, F, M)                                                                           \
+  static void NAME (const void *user, int64_t n, void *out, const void *const *in)                         \
+  {                                                                                                        \
+    const ActUser *u = user;                                                                               \
+    const T *restrict x = in[0];                                                                           \
+    T *restrict o = out;                                                                                   \
+    switch (u->op)                                                                                         \
+      {                                                                                                    \
+        case OP_CLAMP:                                                                                     \
+          for (int64_t i = 0; i < n; i++)                                                                  \
+            {                                                                                              \
+              T v = x[i];                                                                                  \
+              if (u->has_lo && v < u->lo.M)                                                                \
+                v = u->lo.M;                                                                               \
+              if (u->has_hi && v > u->hi.M)                                                                \
+                v = u->hi.M;                                                                               \
+              o[i] = v;                                                                                    \
+            }                                                                                              \
+          break;                                                                                           \
+        case OP_CLAMP_TENSOR:                                                                              \
+          {                                                                                                \
+            const T *lo = u->has_lo ? in[1] : NULL;                                                        \
+            const T *hi = u->has_hi ? in[u->has_lo ? 2 : 1] : NULL;                                        \
+            for (int64_t i = 0; i < n; i++)                                                                \
+              {                                                                                            \
+                T v = x[i];                                                                                \
+                if (!isnan (v))                                                                            \
+                  {                                                                                        \
+                    if (lo != NULL && (isnan (lo[i]) || v < lo[i]))                                        \
+                      v = lo[i];                                                                           \
+                    if (hi != NULL && (isnan (hi[i]) || v > hi[i]))                                        \
+                      v = hi[i];                                                                           \
+                  }                                                                                        \
+                o[i] = v;                                                                                  \
+              }                                                                                            \
+            break;                                                                                         \
+          }                                                                                                \
+        case OP_GELU:                                                                                      \
+          for (int64_t i = 0; i < n; i++)                                                                  \
+            o[i] = x[i] == -INFINITY ? 0 : (T) 0.5 * x[i] * F (erfc) (-x[i] * (T) 0.70710678118654752440); \
+          break;                                                                                           \
+        case OP_GELU_TANH:                                                                                 \
+          for (int64_t i = 0; i < n; i++)                                                                  \
+            {                                                                                              \
+              T v = x[i];                                                                                  \
+              T inner = (T) 0.79788456080286535588 * (v + (T) 0.044715 * v * v * v);                       \
+              /* 0.5 v (1 + tanh(inner)) without the cancellation for v << 0 */                            \
+              o[i] = v == -INFINITY ? 0 : v / (1 + F (exp) (-2 * inner));                                  \
+            }                                                                                              \
+          break;                                                                                           \
+        case OP_ELU:                                                                                       \
+          {                                                                                                \
+            T a = (T) u->alpha, s = (T) u->scale, is = (T) u->input_scale;                                 \
+            for (int64_t i = 0; i < n; i++)                                                                \
+              o[i] = x[i] > 0 ? s * x[i] : x[i] <= 0 ? s * a * F (expm1) (x[i] * is) : x[i];               \
+            break;                                                                                         \
+          }                                                                                                \
+        case OP_GLU:                                                                                       \
+          {                                                                                                \
+            const T *restrict g = in[1];                                                                   \
+            for (int64_t i = 0; i < n; i++)                                                                \
+              o[i] = x[i] * (1 / (1 + F (exp) (-g[i])));                                                   \
+            break;                                                                                         \
+          }                                                                                                \
+        case OP_LEAKY_RELU:                                                                                \
+          {                                                                                                \
+            T a = (T) u->alpha;                                                                            \
+            for (int64_t i = 0; i < n; i++)                                                                \
+              o[i] = x[i] > 0 ? x[i] : x[i] * a;                                                           \
+            break;                                                                                         \
+          }                                                                                                \
+      }                                                                                                    \
   }
 
 #define FNAME_F(name) name##f
@@ -107,28 +122,38 @@ act_i64 (const void *user, int64_t n, void *out, const void *const *in)
   const ActUser *u = user;
   const int64_t *restrict x = in[0];
   int64_t *restrict o = out;
-  if (u->op == OP_CLAMP) {
-    for (int64_t i = 0; i < n; i++) {
-      int64_t v = x[i];
-      if (u->has_lo && v < u->lo.i) v = u->lo.i;
-      if (u->has_hi && v > u->hi.i) v = u->hi.i;
-      o[i] = v;
+  if (u->op == OP_CLAMP)
+    {
+      for (int64_t i = 0; i < n; i++)
+        {
+          int64_t v = x[i];
+          if (u->has_lo && v < u->lo.i)
+            v = u->lo.i;
+          if (u->has_hi && v > u->hi.i)
+            v = u->hi.i;
+          o[i] = v;
+        }
     }
-  } else {
-    const int64_t *lo = u->has_lo ? in[1] : NULL;
-    const int64_t *hi = u->has_hi ? in[u->has_lo ? 2 : 1] : NULL;
-    for (int64_t i = 0; i < n; i++) {
-      int64_t v = x[i];
-      if (lo != NULL && v < lo[i]) v = lo[i];
-      if (hi != NULL && v > hi[i]) v = hi[i];
-      o[i] = v;
+  else
+    {
+      const int64_t *lo = u->has_lo ? in[1] : NULL;
+      const int64_t *hi = u->has_hi ? in[u->has_lo ? 2 : 1] : NULL;
+      for (int64_t i = 0; i < n; i++)
+        {
+          int64_t v = x[i];
+          if (lo != NULL && v < lo[i])
+            v = lo[i];
+          if (hi != NULL && v > hi[i])
+            v = hi[i];
+          o[i] = v;
+        }
     }
-  }
 }
 
 /* ---- Fast float32 path ---- */
 
-typedef struct {
+typedef struct
+{
   const ActUser *u;
   const float *x;
   float *o;
@@ -140,46 +165,41 @@ fast_range (void *context, int64_t begin, int64_t end)
   FastJob *job = context;
   const ActUser *u = job->u;
   int64_t n = end - begin;
-  switch (u->op) {
-  case OP_CLAMP:
-    _executorch_vec_clamp_f32 (n, job->x + begin, u->has_lo ? u->lo.f : -INFINITY,
-                               u->has_hi ? u->hi.f : INFINITY, job->o + begin);
-    break;
-  case OP_GELU:
-  case OP_GELU_TANH:
-    _executorch_vec_gelu_f32 (n, job->x + begin, u->op == OP_GELU_TANH, job->o + begin);
-    break;
-  default:
-    break;
-  }
+  switch (u->op)
+    {
+      case OP_CLAMP:
+        _executorch_vec_clamp_f32 (n, job->x + begin, u->has_lo ? u->lo.f : -INFINITY, u->has_hi ? u->hi.f : INFINITY,
+                                   job->o + begin);
+        break;
+      case OP_GELU:
+      case OP_GELU_TANH: _executorch_vec_gelu_f32 (n, job->x + begin, u->op == OP_GELU_TANH, job->o + begin); break;
+      default: break;
+    }
 }
 
 /* Maps @u over @n_in inputs into @out (already resized). */
 static EtError
-act_run (EtKernelContext *ctx, const ActUser *u, EtTensor *out, uint32_t n_in,
-         const EtTensor *const *in)
+act_run (EtKernelContext *ctx, const ActUser *u, EtTensor *out, uint32_t n_in, const EtTensor *const *in)
 {
   KernelComputeKind kind = _executorch_compute_kind (u->type);
 
   if (out->numel == 0)
     return ET_OK;
   /* The vector clamp matches the loop: max with lo, then min with hi. */
-  if ((u->op == OP_CLAMP || u->op == OP_GELU || u->op == OP_GELU_TANH) && n_in == 1 &&
-      u->type == ET_SCALAR_FLOAT && in[0]->scalar_type == ET_SCALAR_FLOAT &&
-      out->scalar_type == ET_SCALAR_FLOAT && _executorch_same_sizes (in[0], out) &&
-      _executorch_same_dim_order (in[0], out)) {
-    FastJob job = { u, in[0]->data, out->data };
-    _executorch_parallel_for (out->numel, KERNEL_GRAIN / 4, fast_range, &job);
-    return ET_OK;
-  }
-  KernelMapFn fn = kind == KERNEL_COMPUTE_I64 ? act_i64
-                       : kind == KERNEL_COMPUTE_F32 ? act_f32 : act_f64;
+  if ((u->op == OP_CLAMP || u->op == OP_GELU || u->op == OP_GELU_TANH) && n_in == 1 && u->type == ET_SCALAR_FLOAT &&
+      in[0]->scalar_type == ET_SCALAR_FLOAT && out->scalar_type == ET_SCALAR_FLOAT &&
+      _executorch_same_sizes (in[0], out) && _executorch_same_dim_order (in[0], out))
+    {
+      FastJob job = { u, in[0]->data, out->data };
+      _executorch_parallel_for (out->numel, KERNEL_GRAIN / 4, fast_range, &job);
+      return ET_OK;
+    }
+  KernelMapFn fn = kind == KERNEL_COMPUTE_I64 ? act_i64 : kind == KERNEL_COMPUTE_F32 ? act_f32 : act_f64;
   return _executorch_map (ctx, out, kind, n_in, in, kind, fn, u);
 }
 
 static EtError
-same_dtype (EtKernelContext *ctx, const char *op, const EtTensor *in, const EtTensor *out,
-            bool floating_only)
+same_dtype (EtKernelContext *ctx, const char *op, const EtTensor *in, const EtTensor *out, bool floating_only)
 {
   KERNEL_TRY (_executorch_check_supported (ctx, in, "self"));
   if (floating_only && !_executorch_type_is_floating (in->scalar_type))
@@ -271,18 +291,20 @@ clamp_tensor_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "clamp: at least one of min and max is needed");
   int common = in->scalar_type;
   inputs[n_in++] = in;
-  if (lo != NULL) {
-    KERNEL_TRY (_executorch_check_supported (ctx, lo, "min"));
-    common = common < 0 ? -1 : _executorch_promote_types (common, lo->scalar_type);
-    inputs[n_in++] = lo;
-    u.has_lo = true;
-  }
-  if (hi != NULL) {
-    KERNEL_TRY (_executorch_check_supported (ctx, hi, "max"));
-    common = common < 0 ? -1 : _executorch_promote_types (common, hi->scalar_type);
-    inputs[n_in++] = hi;
-    u.has_hi = true;
-  }
+  if (lo != NULL)
+    {
+      KERNEL_TRY (_executorch_check_supported (ctx, lo, "min"));
+      common = common < 0 ? -1 : _executorch_promote_types (common, lo->scalar_type);
+      inputs[n_in++] = lo;
+      u.has_lo = true;
+    }
+  if (hi != NULL)
+    {
+      KERNEL_TRY (_executorch_check_supported (ctx, hi, "max"));
+      common = common < 0 ? -1 : _executorch_promote_types (common, hi->scalar_type);
+      inputs[n_in++] = hi;
+      u.has_hi = true;
+    }
   if (common < 0)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "clamp: the dtypes do not promote");
   if (common == ET_SCALAR_BOOL)
@@ -313,8 +335,7 @@ gelu_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   if (_executorch_string_equals (s, len, "tanh"))
     u.op = OP_GELU_TANH;
   else if (!_executorch_string_equals (s, len, "none"))
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                        "gelu: approximate must be \"none\" or \"tanh\", not \"%.*s\"",
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "gelu: approximate must be \"none\" or \"tanh\", not \"%.*s\"",
                         (int) (len > 32 ? 32 : len), s);
   u.type = in->scalar_type;
   KERNEL_TRY (_executorch_resize (ctx, out, in->ndim, in->sizes));
@@ -386,14 +407,13 @@ glu_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
                         _executorch_type_name (in->scalar_type));
   if (out->scalar_type != in->scalar_type)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "glu: out dtype %s differs from self dtype %s",
-                        _executorch_type_name (out->scalar_type),
-                        _executorch_type_name (in->scalar_type));
+                        _executorch_type_name (out->scalar_type), _executorch_type_name (in->scalar_type));
   if (in->ndim == 0)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "glu: self must have at least one dim");
   KERNEL_TRY (_executorch_wrap_dim (ctx, dim, in->ndim, false, &d));
   if (in->sizes[d] % 2 != 0)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                        "glu: size %" PRId64 " of dim %u must be even", in->sizes[d], d);
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "glu: size %" PRId64 " of dim %u must be even", in->sizes[d],
+                        d);
   memcpy (sizes, in->sizes, sizeof sizes);
   sizes[d] /= 2;
   KERNEL_TRY (_executorch_resize (ctx, out, in->ndim, sizes));

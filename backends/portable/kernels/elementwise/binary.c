@@ -14,7 +14,8 @@
 
 #include <string.h>
 
-typedef enum {
+typedef enum
+{
   OP_ADD,
   OP_SUB,
   OP_MUL,
@@ -35,22 +36,52 @@ op_is_comparison (BinaryOp op)
 
 /* ---- Row operations, one per compute kind ---- */
 
-#define FLOAT_ROW(NAME, T) \
-  static void NAME (BinaryOp op, int64_t n, const T *restrict a, const T *restrict b, \
-                    T *restrict o, T alpha) \
-  { \
-    switch (op) { \
-    case OP_ADD: for (int64_t i = 0; i < n; i++) o[i] = a[i] + alpha * b[i]; break; \
-    case OP_SUB: for (int64_t i = 0; i < n; i++) o[i] = a[i] - alpha * b[i]; break; \
-    case OP_MUL: for (int64_t i = 0; i < n; i++) o[i] = a[i] * b[i]; break; \
-    case OP_DIV: for (int64_t i = 0; i < n; i++) o[i] = a[i] / b[i]; break; \
-    case OP_EQ: for (int64_t i = 0; i < n; i++) o[i] = a[i] == b[i]; break; \
-    case OP_NE: for (int64_t i = 0; i < n; i++) o[i] = a[i] != b[i]; break; \
-    case OP_LT: for (int64_t i = 0; i < n; i++) o[i] = a[i] < b[i]; break; \
-    case OP_LE: for (int64_t i = 0; i < n; i++) o[i] = a[i] <= b[i]; break; \
-    case OP_GT: for (int64_t i = 0; i < n; i++) o[i] = a[i] > b[i]; break; \
-    case OP_GE: for (int64_t i = 0; i < n; i++) o[i] = a[i] >= b[i]; break; \
-    } \
+#define FLOAT_ROW(NAME, T)                                                                                    \
+  static void NAME (BinaryOp op, int64_t n, const T *restrict a, const T *restrict b, T *restrict o, T alpha) \
+  {                                                                                                           \
+    switch (op)                                                                                               \
+      {                                                                                                       \
+        case OP_ADD:                                                                                          \
+          for (int64_t i = 0; i < n; i++)                                                                     \
+            o[i] = a[i] + alpha * b[i];                                                                       \
+          break;                                                                                              \
+        case OP_SUB:                                                                                          \
+          for (int64_t i = 0; i < n; i++)                                                                     \
+            o[i] = a[i] - alpha * b[i];                                                                       \
+          break;                                                                                              \
+        case OP_MUL:                                                                                          \
+          for (int64_t i = 0; i < n; i++)                                                                     \
+            o[i] = a[i] * b[i];                                                                               \
+          break;                                                                                              \
+        case OP_DIV:                                                                                          \
+          for (int64_t i = 0; i < n; i++)                                                                     \
+            o[i] = a[i] / b[i];                                                                               \
+          break;                                                                                              \
+        case OP_EQ:                                                                                           \
+          for (int64_t i = 0; i < n; i++)                                                                     \
+            o[i] = a[i] == b[i];                                                                              \
+          break;                                                                                              \
+        case OP_NE:                                                                                           \
+          for (int64_t i = 0; i < n; i++)                                                                     \
+            o[i] = a[i] != b[i];                                                                              \
+          break;                                                                                              \
+        case OP_LT:                                                                                           \
+          for (int64_t i = 0; i < n; i++)                                                                     \
+            o[i] = a[i] < b[i];                                                                               \
+          break;                                                                                              \
+        case OP_LE:                                                                                           \
+          for (int64_t i = 0; i < n; i++)                                                                     \
+            o[i] = a[i] <= b[i];                                                                              \
+          break;                                                                                              \
+        case OP_GT:                                                                                           \
+          for (int64_t i = 0; i < n; i++)                                                                     \
+            o[i] = a[i] > b[i];                                                                               \
+          break;                                                                                              \
+        case OP_GE:                                                                                           \
+          for (int64_t i = 0; i < n; i++)                                                                     \
+            o[i] = a[i] >= b[i];                                                                              \
+          break;                                                                                              \
+      }                                                                                                       \
   }
 
 FLOAT_ROW (row_f32, float)
@@ -58,68 +89,137 @@ FLOAT_ROW (row_f64, double)
 
 /* Integer arithmetic wraps (done in uint64, then narrowed by the caller). */
 static void
-row_i64 (BinaryOp op, int64_t n, const int64_t *restrict a, const int64_t *restrict b,
-         int64_t *restrict o, int64_t alpha)
+row_i64 (BinaryOp op, int64_t n, const int64_t *restrict a, const int64_t *restrict b, int64_t *restrict o,
+         int64_t alpha)
 {
   uint64_t ua = (uint64_t) alpha;
-  switch (op) {
-  case OP_ADD:
-    for (int64_t i = 0; i < n; i++)
-      o[i] = (int64_t) ((uint64_t) a[i] + ua * (uint64_t) b[i]);
-    break;
-  case OP_SUB:
-    for (int64_t i = 0; i < n; i++)
-      o[i] = (int64_t) ((uint64_t) a[i] - ua * (uint64_t) b[i]);
-    break;
-  case OP_MUL:
-    for (int64_t i = 0; i < n; i++)
-      o[i] = (int64_t) ((uint64_t) a[i] * (uint64_t) b[i]);
-    break;
-  case OP_DIV:
-    /* Never reached: true division always has a floating common type. */
-    for (int64_t i = 0; i < n; i++)
-      o[i] = 0;
-    break;
-  case OP_EQ: for (int64_t i = 0; i < n; i++) o[i] = a[i] == b[i]; break;
-  case OP_NE: for (int64_t i = 0; i < n; i++) o[i] = a[i] != b[i]; break;
-  case OP_LT: for (int64_t i = 0; i < n; i++) o[i] = a[i] < b[i]; break;
-  case OP_LE: for (int64_t i = 0; i < n; i++) o[i] = a[i] <= b[i]; break;
-  case OP_GT: for (int64_t i = 0; i < n; i++) o[i] = a[i] > b[i]; break;
-  case OP_GE: for (int64_t i = 0; i < n; i++) o[i] = a[i] >= b[i]; break;
-  }
+  switch (op)
+    {
+      case OP_ADD:
+        for (int64_t i = 0; i < n; i++)
+          o[i] = (int64_t) ((uint64_t) a[i] + ua * (uint64_t) b[i]);
+        break;
+      case OP_SUB:
+        for (int64_t i = 0; i < n; i++)
+          o[i] = (int64_t) ((uint64_t) a[i] - ua * (uint64_t) b[i]);
+        break;
+      case OP_MUL:
+        for (int64_t i = 0; i < n; i++)
+          o[i] = (int64_t) ((uint64_t) a[i] * (uint64_t) b[i]);
+        break;
+      case OP_DIV:
+        /* Never reached: true division always has a floating common type. */
+        for (int64_t i = 0; i < n; i++)
+          o[i] = 0;
+        break;
+      case OP_EQ:
+        for (int64_t i = 0; i < n; i++)
+          o[i] = a[i] == b[i];
+        break;
+      case OP_NE:
+        for (int64_t i = 0; i < n; i++)
+          o[i] = a[i] != b[i];
+        break;
+      case OP_LT:
+        for (int64_t i = 0; i < n; i++)
+          o[i] = a[i] < b[i];
+        break;
+      case OP_LE:
+        for (int64_t i = 0; i < n; i++)
+          o[i] = a[i] <= b[i];
+        break;
+      case OP_GT:
+        for (int64_t i = 0; i < n; i++)
+          o[i] = a[i] > b[i];
+        break;
+      case OP_GE:
+        for (int64_t i = 0; i < n; i++)
+          o[i] = a[i] >= b[i];
+        break;
+    }
 }
 
 /* Fast path: a, b and out share one float type, shape and layout (or b is
  * a scalar). */
-#define FAST_LOOP(NAME, T) \
-  static void NAME (BinaryOp op, int64_t n, const T *restrict a, const T *restrict b, \
-                    bool b_scalar, T bs, T alpha, T *restrict o) \
-  { \
-    if (b_scalar) { \
-      switch (op) { \
-      case OP_ADD: { T v = alpha * bs; for (int64_t i = 0; i < n; i++) o[i] = a[i] + v; break; } \
-      case OP_SUB: { T v = alpha * bs; for (int64_t i = 0; i < n; i++) o[i] = a[i] - v; break; } \
-      case OP_MUL: for (int64_t i = 0; i < n; i++) o[i] = a[i] * bs; break; \
-      case OP_DIV: for (int64_t i = 0; i < n; i++) o[i] = a[i] / bs; break; \
-      default: break; \
-      } \
-    } else if (alpha == 1) { \
-      switch (op) { \
-      case OP_ADD: for (int64_t i = 0; i < n; i++) o[i] = a[i] + b[i]; break; \
-      case OP_SUB: for (int64_t i = 0; i < n; i++) o[i] = a[i] - b[i]; break; \
-      case OP_MUL: for (int64_t i = 0; i < n; i++) o[i] = a[i] * b[i]; break; \
-      case OP_DIV: for (int64_t i = 0; i < n; i++) o[i] = a[i] / b[i]; break; \
-      default: break; \
-      } \
-    } else { \
-      switch (op) { \
-      case OP_ADD: for (int64_t i = 0; i < n; i++) o[i] = a[i] + alpha * b[i]; break; \
-      case OP_SUB: for (int64_t i = 0; i < n; i++) o[i] = a[i] - alpha * b[i]; break; \
-      case OP_MUL: for (int64_t i = 0; i < n; i++) o[i] = a[i] * b[i]; break; \
-      case OP_DIV: for (int64_t i = 0; i < n; i++) o[i] = a[i] / b[i]; break; \
-      default: break; \
-      } \
-    } \
+#define FAST_LOOP(NAME, T)                                                                                          \
+  static void NAME (BinaryOp op, int64_t n, const T *restrict a, const T *restrict b, bool b_scalar, T bs, T alpha, \
+                    T *restrict o)                                                                                  \
+  {                                                                                                                 \
+    if (b_scalar)                                                                                                   \
+      {                                                                                                             \
+        switch (op)                                                                                                 \
+          {                                                                                                         \
+            case OP_ADD:                                                                                            \
+              {                                                                                                     \
+                T v = alpha * bs;                                                                                   \
+                for (int64_t i = 0; i < n; i++)                                                                     \
+                  o[i] = a[i] + v;                                                                                  \
+                break;                                                                                              \
+              }                                                                                                     \
+            case OP_SUB:                                                                                            \
+              {                                                                                                     \
+                T v = alpha * bs;                                                                                   \
+                for (int64_t i = 0; i < n; i++)                                                                     \
+                  o[i] = a[i] - v;                                                                                  \
+                break;                                                                                              \
+              }                                                                                                     \
+            case OP_MUL:                                                                                            \
+              for (int64_t i = 0; i < n; i++)                                                                       \
+                o[i] = a[i] * bs;                                                                                   \
+              break;                                                                                                \
+            case OP_DIV:                                                                                            \
+              for (int64_t i = 0; i < n; i++)                                                                       \
+                o[i] = a[i] / bs;                                                                                   \
+              break;                                                                                                \
+            default: break;                                                                                         \
+          }                                                                                                         \
+      }                                                                                                             \
+    else if (alpha == 1)                                                                                            \
+      {                                                                                                             \
+        switch (op)                                                                                                 \
+          {                                                                                                         \
+            case OP_ADD:                                                                                            \
+              for (int64_t i = 0; i < n; i++)                                                                       \
+                o[i] = a[i] + b[i];                                                                                 \
+              break;                                                                                                \
+            case OP_SUB:                                                                                            \
+              for (int64_t i = 0; i < n; i++)                                                                       \
+                o[i] = a[i] - b[i];                                                                                 \
+              break;                                                                                                \
+            case OP_MUL:                                                                                            \
+              for (int64_t i = 0; i < n; i++)                                                                       \
+                o[i] = a[i] * b[i];                                                                                 \
+              break;                                                                                                \
+            case OP_DIV:                                                                                            \
+              for (int64_t i = 0; i < n; i++)                                                                       \
+                o[i] = a[i] / b[i];                                                                                 \
+              break;                                                                                                \
+            default: break;                                                                                         \
+          }                                                                                                         \
+      }                                                                                                             \
+    else                                                                                                            \
+      {                                                                                                             \
+        switch (op)                                                                                                 \
+          {                                                                                                         \
+            case OP_ADD:                                                                                            \
+              for (int64_t i = 0; i < n; i++)                                                                       \
+                o[i] = a[i] + alpha * b[i];                                                                         \
+              break;                                                                                                \
+            case OP_SUB:                                                                                            \
+              for (int64_t i = 0; i < n; i++)                                                                       \
+                o[i] = a[i] - alpha * b[i];                                                                         \
+              break;                                                                                                \
+            case OP_MUL:                                                                                            \
+              for (int64_t i = 0; i < n; i++)                                                                       \
+                o[i] = a[i] * b[i];                                                                                 \
+              break;                                                                                                \
+            case OP_DIV:                                                                                            \
+              for (int64_t i = 0; i < n; i++)                                                                       \
+                o[i] = a[i] / b[i];                                                                                 \
+              break;                                                                                                \
+            default: break;                                                                                         \
+          }                                                                                                         \
+      }                                                                                                             \
   }
 
 FAST_LOOP (fast_f32, float)
@@ -130,13 +230,14 @@ FAST_LOOP (fast_f64, double)
  * a, b and out all Float: same shape and layout, a scalar on either side,
  * or (all contiguous) one operand a trailing row of out, repeated. */
 
-typedef struct {
+typedef struct
+{
   KernelVecOp op;
   const float *a, *b;
   float *o;
   float alpha, scalar;
-  int scalar_side;    /* 0 none, 1 b is the scalar, 2 a is */
-  int64_t row;        /* > 0: the row operand's length (a_row or b_row) */
+  int scalar_side; /* 0 none, 1 b is the scalar, 2 a is */
+  int64_t row;     /* > 0: the row operand's length (a_row or b_row) */
   bool a_is_row;
 } VecJob;
 
@@ -144,23 +245,28 @@ static void
 vec_range (void *context, int64_t begin, int64_t end)
 {
   VecJob *j = context;
-  if (j->scalar_side == 1) {
-    _executorch_vec_binary_scalar_f32 (j->op, end - begin, j->a + begin, j->scalar, false, j->alpha,
-                                       j->o + begin);
-  } else if (j->scalar_side == 2) {
-    _executorch_vec_binary_scalar_f32 (j->op, end - begin, j->b + begin, j->scalar, true, j->alpha,
-                                       j->o + begin);
-  } else if (j->row > 0) {
-    /* begin/end count rows */
-    for (int64_t r = begin; r < end; r++) {
-      const float *a = j->a_is_row ? j->a : j->a + r * j->row;
-      const float *b = j->a_is_row ? j->b + r * j->row : j->b;
-      _executorch_vec_binary_f32 (j->op, j->row, a, b, j->alpha, j->o + r * j->row);
+  if (j->scalar_side == 1)
+    {
+      _executorch_vec_binary_scalar_f32 (j->op, end - begin, j->a + begin, j->scalar, false, j->alpha, j->o + begin);
     }
-  } else {
-    _executorch_vec_binary_f32 (j->op, end - begin, j->a + begin, j->b + begin, j->alpha,
-                                j->o + begin);
-  }
+  else if (j->scalar_side == 2)
+    {
+      _executorch_vec_binary_scalar_f32 (j->op, end - begin, j->b + begin, j->scalar, true, j->alpha, j->o + begin);
+    }
+  else if (j->row > 0)
+    {
+      /* begin/end count rows */
+      for (int64_t r = begin; r < end; r++)
+        {
+          const float *a = j->a_is_row ? j->a : j->a + r * j->row;
+          const float *b = j->a_is_row ? j->b + r * j->row : j->b;
+          _executorch_vec_binary_f32 (j->op, j->row, a, b, j->alpha, j->o + r * j->row);
+        }
+    }
+  else
+    {
+      _executorch_vec_binary_f32 (j->op, end - begin, j->a + begin, j->b + begin, j->alpha, j->o + begin);
+    }
 }
 
 /* True when @x's shape, less leading 1s, is the last dims of @out's. */
@@ -185,40 +291,50 @@ fast_vec_f32 (BinaryOp op, const EtTensor *a, const EtTensor *b, EtTensor *out, 
   VecJob j = { .alpha = alpha, .o = out->data };
   int64_t n = out->numel, tasks = n;
 
-  switch (op) {
-  case OP_ADD: j.op = KERNEL_VEC_ADD; break;
-  case OP_SUB: j.op = KERNEL_VEC_SUB; break;
-  case OP_MUL: j.op = KERNEL_VEC_MUL; break;
-  case OP_DIV: j.op = KERNEL_VEC_DIV; break;
-  default: return false;
-  }
-  if (a->scalar_type != ET_SCALAR_FLOAT || b->scalar_type != ET_SCALAR_FLOAT ||
-      out->scalar_type != ET_SCALAR_FLOAT)
+  switch (op)
+    {
+      case OP_ADD: j.op = KERNEL_VEC_ADD; break;
+      case OP_SUB: j.op = KERNEL_VEC_SUB; break;
+      case OP_MUL: j.op = KERNEL_VEC_MUL; break;
+      case OP_DIV: j.op = KERNEL_VEC_DIV; break;
+      default: return false;
+    }
+  if (a->scalar_type != ET_SCALAR_FLOAT || b->scalar_type != ET_SCALAR_FLOAT || out->scalar_type != ET_SCALAR_FLOAT)
     return false;
   j.a = a->data;
   j.b = b->data;
   bool a_full = _executorch_same_sizes (a, out) && _executorch_same_dim_order (a, out);
   bool b_full = _executorch_same_sizes (b, out) && _executorch_same_dim_order (b, out);
-  if (a_full && b_full) {
-    /* plain */
-  } else if (a_full && b->numel == 1) {
-    j.scalar_side = 1;
-    j.scalar = *(const float *) b->data;
-  } else if (b_full && a->numel == 1) {
-    j.scalar_side = 2;
-    j.scalar = *(const float *) a->data;
-  } else if (_executorch_dim_order_is_identity (out) && a_full && is_trailing_row (b, out)) {
-    j.row = b->numel;
-    tasks = n / j.row;
-  } else if (_executorch_dim_order_is_identity (out) && b_full && is_trailing_row (a, out)) {
-    j.row = a->numel;
-    j.a_is_row = true;
-    tasks = n / j.row;
-  } else {
-    return false;
-  }
-  int64_t grain = j.row > 0 ? (j.row >= KERNEL_GRAIN ? 1 : KERNEL_GRAIN / j.row)
-                            : KERNEL_GRAIN;
+  if (a_full && b_full)
+    {
+      /* plain */
+    }
+  else if (a_full && b->numel == 1)
+    {
+      j.scalar_side = 1;
+      j.scalar = *(const float *) b->data;
+    }
+  else if (b_full && a->numel == 1)
+    {
+      j.scalar_side = 2;
+      j.scalar = *(const float *) a->data;
+    }
+  else if (_executorch_dim_order_is_identity (out) && a_full && is_trailing_row (b, out))
+    {
+      j.row = b->numel;
+      tasks = n / j.row;
+    }
+  else if (_executorch_dim_order_is_identity (out) && b_full && is_trailing_row (a, out))
+    {
+      j.row = a->numel;
+      j.a_is_row = true;
+      tasks = n / j.row;
+    }
+  else
+    {
+      return false;
+    }
+  int64_t grain = j.row > 0 ? (j.row >= KERNEL_GRAIN ? 1 : KERNEL_GRAIN / j.row) : KERNEL_GRAIN;
   _executorch_parallel_for (tasks, grain, vec_range, &j);
   return true;
 }
@@ -227,33 +343,29 @@ fast_vec_f32 (BinaryOp op, const EtTensor *a, const EtTensor *b, EtTensor *out, 
 static void
 scalar_raw (KernelComputeKind kind, const KernelScalar *s, KernelKindValue *v)
 {
-  switch (kind) {
-  case KERNEL_COMPUTE_I64:
-    v->i = s->kind == KERNEL_SCALAR_KIND_DOUBLE ? (int64_t) s->d : s->i;
-    break;
-  case KERNEL_COMPUTE_F32:
-    v->f = (float) s->d;
-    break;
-  case KERNEL_COMPUTE_F64:
-    v->d = s->d;
-    break;
-  }
+  switch (kind)
+    {
+      case KERNEL_COMPUTE_I64: v->i = s->kind == KERNEL_SCALAR_KIND_DOUBLE ? (int64_t) s->d : s->i; break;
+      case KERNEL_COMPUTE_F32: v->f = (float) s->d; break;
+      case KERNEL_COMPUTE_F64: v->d = s->d; break;
+    }
 }
 
 static void
 kind_one (KernelComputeKind kind, KernelKindValue *v)
 {
-  switch (kind) {
-  case KERNEL_COMPUTE_I64: v->i = 1; break;
-  case KERNEL_COMPUTE_F32: v->f = 1.0f; break;
-  case KERNEL_COMPUTE_F64: v->d = 1.0; break;
-  }
+  switch (kind)
+    {
+      case KERNEL_COMPUTE_I64: v->i = 1; break;
+      case KERNEL_COMPUTE_F32: v->f = 1.0f; break;
+      case KERNEL_COMPUTE_F64: v->d = 1.0; break;
+    }
 }
 
 /* Computes out = a op b (or a op scalar) in @common and stores to out. */
 static EtError
-binary_run (EtKernelContext *ctx, BinaryOp op, EtTensor *out, int common, const EtTensor *a,
-            const EtTensor *b, const KernelScalar *b_scalar, const KernelScalar *alpha_s)
+binary_run (EtKernelContext *ctx, BinaryOp op, EtTensor *out, int common, const EtTensor *a, const EtTensor *b,
+            const KernelScalar *b_scalar, const KernelScalar *alpha_s)
 {
   KernelComputeKind kind = _executorch_compute_kind (common);
   int kind_type = _executorch_compute_kind_type (kind);
@@ -262,12 +374,15 @@ binary_run (EtKernelContext *ctx, BinaryOp op, EtTensor *out, int common, const 
   KernelKindValue alpha, bval;
   bool scalar_b;
 
-  if (b != NULL) {
-    KERNEL_TRY (_executorch_broadcast_shape (ctx, a->ndim, a->sizes, b->ndim, b->sizes, &ndim, sizes));
-  } else {
-    ndim = a->ndim;
-    memcpy (sizes, a->sizes, sizeof sizes);
-  }
+  if (b != NULL)
+    {
+      KERNEL_TRY (_executorch_broadcast_shape (ctx, a->ndim, a->sizes, b->ndim, b->sizes, &ndim, sizes));
+    }
+  else
+    {
+      ndim = a->ndim;
+      memcpy (sizes, a->sizes, sizeof sizes);
+    }
   KERNEL_TRY (_executorch_resize (ctx, out, ndim, sizes));
   if (out->numel == 0)
     return ET_OK;
@@ -277,44 +392,50 @@ binary_run (EtKernelContext *ctx, BinaryOp op, EtTensor *out, int common, const 
     KERNEL_TRY (_executorch_scalar_to_compute (ctx, alpha_s, common, "alpha", &alpha));
 
   scalar_b = b == NULL || b->numel == 1;
-  if (b == NULL) {
-    if (op_is_comparison (op))
-      scalar_raw (kind, b_scalar, &bval);
-    else
-      KERNEL_TRY (_executorch_scalar_to_compute (ctx, b_scalar, common, "other", &bval));
-  } else if (scalar_b) {
-    _executorch_load_kind (kind, b->scalar_type, b->data, 0, 1, 1, &bval);
-  }
+  if (b == NULL)
+    {
+      if (op_is_comparison (op))
+        scalar_raw (kind, b_scalar, &bval);
+      else
+        KERNEL_TRY (_executorch_scalar_to_compute (ctx, b_scalar, common, "other", &bval));
+    }
+  else if (scalar_b)
+    {
+      _executorch_load_kind (kind, b->scalar_type, b->data, 0, 1, 1, &bval);
+    }
 
   /* Vectorised float32 paths. */
   if (b != NULL && common == ET_SCALAR_FLOAT && fast_vec_f32 (op, a, b, out, alpha.f))
     return ET_OK;
-  if (b == NULL && common == ET_SCALAR_FLOAT && !op_is_comparison (op) &&
-      a->scalar_type == ET_SCALAR_FLOAT && out->scalar_type == ET_SCALAR_FLOAT &&
-      _executorch_same_sizes (a, out) && _executorch_same_dim_order (a, out) &&
-      (op == OP_ADD || op == OP_SUB || op == OP_MUL || op == OP_DIV)) {
-    VecJob j = { .op = op == OP_ADD ? KERNEL_VEC_ADD : op == OP_SUB ? KERNEL_VEC_SUB
-                       : op == OP_MUL ? KERNEL_VEC_MUL : KERNEL_VEC_DIV,
-                 .a = a->data, .o = out->data, .alpha = alpha.f, .scalar = bval.f,
-                 .scalar_side = 1 };
-    _executorch_parallel_for (out->numel, KERNEL_GRAIN, vec_range, &j);
-    return ET_OK;
-  }
+  if (b == NULL && common == ET_SCALAR_FLOAT && !op_is_comparison (op) && a->scalar_type == ET_SCALAR_FLOAT &&
+      out->scalar_type == ET_SCALAR_FLOAT && _executorch_same_sizes (a, out) && _executorch_same_dim_order (a, out) &&
+      (op == OP_ADD || op == OP_SUB || op == OP_MUL || op == OP_DIV))
+    {
+      VecJob j = { .op = op == OP_ADD   ? KERNEL_VEC_ADD
+                         : op == OP_SUB ? KERNEL_VEC_SUB
+                         : op == OP_MUL ? KERNEL_VEC_MUL
+                                        : KERNEL_VEC_DIV,
+                   .a = a->data,
+                   .o = out->data,
+                   .alpha = alpha.f,
+                   .scalar = bval.f,
+                   .scalar_side = 1 };
+      _executorch_parallel_for (out->numel, KERNEL_GRAIN, vec_range, &j);
+      return ET_OK;
+    }
 
   /* Fast path. */
-  if (!op_is_comparison (op) && (common == ET_SCALAR_FLOAT || common == ET_SCALAR_DOUBLE) &&
-      a->scalar_type == common && out->scalar_type == common && _executorch_same_sizes (a, out) &&
-      _executorch_same_dim_order (a, out) &&
-      (scalar_b || (b->scalar_type == common && _executorch_same_sizes (b, out) &&
-                    _executorch_same_dim_order (b, out)))) {
-    if (common == ET_SCALAR_FLOAT)
-      fast_f32 (op, out->numel, a->data, scalar_b ? NULL : b->data, scalar_b, bval.f, alpha.f,
-                out->data);
-    else
-      fast_f64 (op, out->numel, a->data, scalar_b ? NULL : b->data, scalar_b, bval.d, alpha.d,
-                out->data);
-    return ET_OK;
-  }
+  if (!op_is_comparison (op) && (common == ET_SCALAR_FLOAT || common == ET_SCALAR_DOUBLE) && a->scalar_type == common &&
+      out->scalar_type == common && _executorch_same_sizes (a, out) && _executorch_same_dim_order (a, out) &&
+      (scalar_b ||
+       (b->scalar_type == common && _executorch_same_sizes (b, out) && _executorch_same_dim_order (b, out))))
+    {
+      if (common == ET_SCALAR_FLOAT)
+        fast_f32 (op, out->numel, a->data, scalar_b ? NULL : b->data, scalar_b, bval.f, alpha.f, out->data);
+      else
+        fast_f64 (op, out->numel, a->data, scalar_b ? NULL : b->data, scalar_b, bval.d, alpha.d, out->data);
+      return ET_OK;
+    }
 
   /* General path: iterate in out's memory order. */
   int64_t a_strides[ET_MAX_DIMS], b_strides[ET_MAX_DIMS] = { 0 };
@@ -324,62 +445,69 @@ binary_run (EtKernelContext *ctx, BinaryOp op, EtTensor *out, int common, const 
   KernelIter it;
 
   _executorch_broadcast_strides (a, ndim, sizes, a_strides);
-  if (!scalar_b) {
-    _executorch_broadcast_strides (b, ndim, sizes, b_strides);
-    b_data = b->data;
-    b_type = b->scalar_type;
-  }
+  if (!scalar_b)
+    {
+      _executorch_broadcast_strides (b, ndim, sizes, b_strides);
+      b_data = b->data;
+      b_type = b->scalar_type;
+    }
   _executorch_iter_init (&it, ndim, sizes, out->dim_order, 3, strides);
 
-  union {
+  union
+  {
     int64_t i[KERNEL_CHUNK];
     float f[KERNEL_CHUNK];
     double d[KERNEL_CHUNK];
   } ba, bb, bo;
 
-  for (int64_t r = 0; r < it.n_rows; r++, _executorch_iter_next (&it)) {
-    for (int64_t j = 0; j < it.inner; j += KERNEL_CHUNK) {
-      int64_t m = it.inner - j < KERNEL_CHUNK ? it.inner - j : KERNEL_CHUNK;
-      _executorch_load_kind (kind, a->scalar_type, a->data,
-                             it.offsets[1] + j * it.inner_strides[1], it.inner_strides[1], m, &ba);
-      if (scalar_b) {
-        for (int64_t k = 0; k < m; k++) {
-          switch (kind) {
-          case KERNEL_COMPUTE_I64: bb.i[k] = bval.i; break;
-          case KERNEL_COMPUTE_F32: bb.f[k] = bval.f; break;
-          case KERNEL_COMPUTE_F64: bb.d[k] = bval.d; break;
-          }
+  for (int64_t r = 0; r < it.n_rows; r++, _executorch_iter_next (&it))
+    {
+      for (int64_t j = 0; j < it.inner; j += KERNEL_CHUNK)
+        {
+          int64_t m = it.inner - j < KERNEL_CHUNK ? it.inner - j : KERNEL_CHUNK;
+          _executorch_load_kind (kind, a->scalar_type, a->data, it.offsets[1] + j * it.inner_strides[1],
+                                 it.inner_strides[1], m, &ba);
+          if (scalar_b)
+            {
+              for (int64_t k = 0; k < m; k++)
+                {
+                  switch (kind)
+                    {
+                      case KERNEL_COMPUTE_I64: bb.i[k] = bval.i; break;
+                      case KERNEL_COMPUTE_F32: bb.f[k] = bval.f; break;
+                      case KERNEL_COMPUTE_F64: bb.d[k] = bval.d; break;
+                    }
+                }
+            }
+          else
+            {
+              _executorch_load_kind (kind, b_type, b_data, it.offsets[2] + j * it.inner_strides[2], it.inner_strides[2],
+                                     m, &bb);
+            }
+          switch (kind)
+            {
+              case KERNEL_COMPUTE_I64:
+                row_i64 (op, m, ba.i, bb.i, bo.i, alpha.i);
+                if (!op_is_comparison (op))
+                  _executorch_wrap_i64 (common, m, bo.i);
+                break;
+              case KERNEL_COMPUTE_F32: row_f32 (op, m, ba.f, bb.f, bo.f, alpha.f); break;
+              case KERNEL_COMPUTE_F64: row_f64 (op, m, ba.d, bb.d, bo.d, alpha.d); break;
+            }
+          _executorch_store_kind (kind, out->scalar_type, out->data, it.offsets[0] + j * it.inner_strides[0],
+                                  it.inner_strides[0], m, &bo);
         }
-      } else {
-        _executorch_load_kind (kind, b_type, b_data, it.offsets[2] + j * it.inner_strides[2],
-                               it.inner_strides[2], m, &bb);
-      }
-      switch (kind) {
-      case KERNEL_COMPUTE_I64:
-        row_i64 (op, m, ba.i, bb.i, bo.i, alpha.i);
-        if (!op_is_comparison (op))
-          _executorch_wrap_i64 (common, m, bo.i);
-        break;
-      case KERNEL_COMPUTE_F32:
-        row_f32 (op, m, ba.f, bb.f, bo.f, alpha.f);
-        break;
-      case KERNEL_COMPUTE_F64:
-        row_f64 (op, m, ba.d, bb.d, bo.d, alpha.d);
-        break;
-      }
-      _executorch_store_kind (kind, out->scalar_type, out->data,
-                              it.offsets[0] + j * it.inner_strides[0], it.inner_strides[0], m, &bo);
     }
-  }
   return ET_OK;
 }
 
 /* ---- Argument handling ---- */
 
-typedef struct {
+typedef struct
+{
   EtTensor *a;
-  EtTensor *b;              /* NULL for the .Scalar forms */
-  KernelScalar other;   /* the .Scalar forms */
+  EtTensor *b;        /* NULL for the .Scalar forms */
+  KernelScalar other; /* the .Scalar forms */
   KernelScalar alpha;
   bool has_alpha;
   EtTensor *out;
@@ -387,8 +515,7 @@ typedef struct {
 
 /* (self, other, [alpha,] out, ret) */
 static EtError
-get_args (EtKernelContext *ctx, EtValue **args, uint32_t n_args, bool scalar_other,
-          bool has_alpha, BinaryArgs *ba)
+get_args (EtKernelContext *ctx, EtValue **args, uint32_t n_args, bool scalar_other, bool has_alpha, BinaryArgs *ba)
 {
   uint32_t i = 0;
   memset (ba, 0, sizeof *ba);
@@ -419,30 +546,32 @@ arith_tensor (EtKernelContext *ctx, EtValue **args, uint32_t n_args, BinaryOp op
   KERNEL_TRY (get_args (ctx, args, n_args, false, has_alpha, &ba));
   int ta = ba.a->scalar_type, tb = ba.b->scalar_type, to = ba.out->scalar_type;
 
-  if (op == OP_DIV) {
-    bool fa = _executorch_type_is_floating (ta), fb = _executorch_type_is_floating (tb);
-    if (!fa && !fb)
-      common = ET_SCALAR_FLOAT;
-    else if (fa && !fb)
-      common = ta;
-    else if (fb && !fa)
-      common = tb;
-    else
+  if (op == OP_DIV)
+    {
+      bool fa = _executorch_type_is_floating (ta), fb = _executorch_type_is_floating (tb);
+      if (!fa && !fb)
+        common = ET_SCALAR_FLOAT;
+      else if (fa && !fb)
+        common = ta;
+      else if (fb && !fa)
+        common = tb;
+      else
+        common = _executorch_promote_types (ta, tb);
+      if (!_executorch_type_is_floating (to))
+        return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "div: out must be floating, not %s",
+                            _executorch_type_name (to));
+    }
+  else
+    {
       common = _executorch_promote_types (ta, tb);
-    if (!_executorch_type_is_floating (to))
-      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "div: out must be floating, not %s",
-                          _executorch_type_name (to));
-  } else {
-    common = _executorch_promote_types (ta, tb);
-  }
+    }
   if (common < 0)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "cannot promote %s and %s",
-                        _executorch_type_name (ta), _executorch_type_name (tb));
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "cannot promote %s and %s", _executorch_type_name (ta),
+                        _executorch_type_name (tb));
   if (!_executorch_can_cast (common, to))
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "cannot cast result %s to out dtype %s",
                         _executorch_type_name (common), _executorch_type_name (to));
-  if (op == OP_SUB && (common == ET_SCALAR_BOOL ||
-                       (has_alpha && ba.alpha.kind == KERNEL_SCALAR_KIND_BOOL)))
+  if (op == OP_SUB && (common == ET_SCALAR_BOOL || (has_alpha && ba.alpha.kind == KERNEL_SCALAR_KIND_BOOL)))
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "sub does not support Bool");
   return binary_run (ctx, op, ba.out, common, ba.a, ba.b, NULL, has_alpha ? &ba.alpha : NULL);
 }
@@ -461,10 +590,9 @@ arith_scalar (EtKernelContext *ctx, EtValue **args, uint32_t n_args, BinaryOp op
   else
     common = _executorch_promote_with_scalar (ta, &ba.other);
   if (to != common)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "out dtype must be %s, not %s",
-                        _executorch_type_name (common), _executorch_type_name (to));
-  if (op == OP_SUB && (common == ET_SCALAR_BOOL ||
-                       (has_alpha && ba.alpha.kind == KERNEL_SCALAR_KIND_BOOL)))
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "out dtype must be %s, not %s", _executorch_type_name (common),
+                        _executorch_type_name (to));
+  if (op == OP_SUB && (common == ET_SCALAR_BOOL || (has_alpha && ba.alpha.kind == KERNEL_SCALAR_KIND_BOOL)))
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "sub does not support Bool");
   return binary_run (ctx, op, ba.out, common, ba.a, NULL, &ba.other, has_alpha ? &ba.alpha : NULL);
 }
@@ -482,16 +610,14 @@ compare (EtKernelContext *ctx, EtValue **args, uint32_t n_args, BinaryOp op, boo
     common = _executorch_promote_types (ba.a->scalar_type, ba.b->scalar_type);
   if (common < 0)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "cannot promote %s and %s",
-                        _executorch_type_name (ba.a->scalar_type),
-                        _executorch_type_name (ba.b->scalar_type));
+                        _executorch_type_name (ba.a->scalar_type), _executorch_type_name (ba.b->scalar_type));
   return binary_run (ctx, op, ba.out, common, ba.a, ba.b, scalar_other ? &ba.other : NULL, NULL);
 }
 
-#define ARITH_KERNEL(NAME, OP, SCALAR, ALPHA) \
-  static EtError NAME (EtKernelContext *ctx, EtValue **args, uint32_t n_args) \
-  { \
-    return SCALAR ? arith_scalar (ctx, args, n_args, OP, ALPHA) \
-                  : arith_tensor (ctx, args, n_args, OP, ALPHA); \
+#define ARITH_KERNEL(NAME, OP, SCALAR, ALPHA)                                                                  \
+  static EtError NAME (EtKernelContext *ctx, EtValue **args, uint32_t n_args)                                  \
+  {                                                                                                            \
+    return SCALAR ? arith_scalar (ctx, args, n_args, OP, ALPHA) : arith_tensor (ctx, args, n_args, OP, ALPHA); \
   }
 
 ARITH_KERNEL (add_out, OP_ADD, false, true)
@@ -503,14 +629,14 @@ ARITH_KERNEL (sub_scalar_out, OP_SUB, true, true)
 ARITH_KERNEL (mul_scalar_out, OP_MUL, true, false)
 ARITH_KERNEL (div_scalar_out, OP_DIV, true, false)
 
-#define COMPARE_KERNELS(NAME, OP) \
+#define COMPARE_KERNELS(NAME, OP)                                                          \
   static EtError NAME##_scalar_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args) \
-  { \
-    return compare (ctx, args, n_args, OP, true); \
-  } \
+  {                                                                                        \
+    return compare (ctx, args, n_args, OP, true);                                          \
+  }                                                                                        \
   static EtError NAME##_tensor_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args) \
-  { \
-    return compare (ctx, args, n_args, OP, false); \
+  {                                                                                        \
+    return compare (ctx, args, n_args, OP, false);                                         \
   }
 
 COMPARE_KERNELS (eq, OP_EQ)

@@ -22,7 +22,8 @@
 #include <math.h>
 #include <string.h>
 
-typedef enum {
+typedef enum
+{
   /* float family */
   OP_SIGMOID,
   OP_TANH,
@@ -64,57 +65,150 @@ typedef enum {
   OP_LOGICAL_NOT,
 } UnaryOp;
 
-typedef struct {
+typedef struct
+{
   UnaryOp op;
-  int type;          /* compute dtype (integer results wrap to it) */
-  bool has_eps;      /* logit */
+  int type;     /* compute dtype (integer results wrap to it) */
+  bool has_eps; /* logit */
   double eps;
 } UnaryUser;
 
-#define FLOAT_CASES(T, F, ONE) \
-  case OP_SIGMOID: for (int64_t i = 0; i < n; i++) o[i] = ONE / (ONE + F (exp) (-x[i])); break; \
-  case OP_TANH: for (int64_t i = 0; i < n; i++) o[i] = F (tanh) (x[i]); break; \
-  case OP_EXP: for (int64_t i = 0; i < n; i++) o[i] = F (exp) (x[i]); break; \
-  case OP_EXPM1: for (int64_t i = 0; i < n; i++) o[i] = F (expm1) (x[i]); break; \
-  case OP_LOG: for (int64_t i = 0; i < n; i++) o[i] = F (log) (x[i]); break; \
-  case OP_LOG10: for (int64_t i = 0; i < n; i++) o[i] = F (log10) (x[i]); break; \
-  case OP_LOG1P: for (int64_t i = 0; i < n; i++) o[i] = F (log1p) (x[i]); break; \
-  case OP_LOG2: for (int64_t i = 0; i < n; i++) o[i] = F (log2) (x[i]); break; \
-  case OP_SQRT: for (int64_t i = 0; i < n; i++) o[i] = F (sqrt) (x[i]); break; \
-  case OP_RSQRT: for (int64_t i = 0; i < n; i++) o[i] = ONE / F (sqrt) (x[i]); break; \
-  case OP_SIN: for (int64_t i = 0; i < n; i++) o[i] = F (sin) (x[i]); break; \
-  case OP_COS: for (int64_t i = 0; i < n; i++) o[i] = F (cos) (x[i]); break; \
-  case OP_TAN: for (int64_t i = 0; i < n; i++) o[i] = F (tan) (x[i]); break; \
-  case OP_ASIN: for (int64_t i = 0; i < n; i++) o[i] = F (asin) (x[i]); break; \
-  case OP_ACOS: for (int64_t i = 0; i < n; i++) o[i] = F (acos) (x[i]); break; \
-  case OP_ATAN: for (int64_t i = 0; i < n; i++) o[i] = F (atan) (x[i]); break; \
-  case OP_SINH: for (int64_t i = 0; i < n; i++) o[i] = F (sinh) (x[i]); break; \
-  case OP_COSH: for (int64_t i = 0; i < n; i++) o[i] = F (cosh) (x[i]); break; \
-  case OP_ASINH: for (int64_t i = 0; i < n; i++) o[i] = F (asinh) (x[i]); break; \
-  case OP_ACOSH: for (int64_t i = 0; i < n; i++) o[i] = F (acosh) (x[i]); break; \
-  case OP_ATANH: for (int64_t i = 0; i < n; i++) o[i] = F (atanh) (x[i]); break; \
-  case OP_ERF: for (int64_t i = 0; i < n; i++) o[i] = F (erf) (x[i]); break; \
-  case OP_RECIPROCAL: for (int64_t i = 0; i < n; i++) o[i] = ONE / x[i]; break; \
-  case OP_LOGIT: \
-    for (int64_t i = 0; i < n; i++) { \
-      T v = x[i]; \
-      if (u->has_eps) { \
-        T lo = (T) u->eps, hi = ONE - (T) u->eps; \
-        v = v < lo ? lo : v > hi ? hi : v; \
-      } \
-      o[i] = F (log) (v / (ONE - v)); \
-    } \
-    break; \
-  case OP_RELU: for (int64_t i = 0; i < n; i++) o[i] = x[i] < 0 ? 0 : x[i]; break; \
-  case OP_NEG: for (int64_t i = 0; i < n; i++) o[i] = -x[i]; break; \
-  case OP_ABS: for (int64_t i = 0; i < n; i++) o[i] = F (fabs) (x[i]); break; \
-  case OP_CEIL: for (int64_t i = 0; i < n; i++) o[i] = F (ceil) (x[i]); break; \
-  case OP_FLOOR: for (int64_t i = 0; i < n; i++) o[i] = F (floor) (x[i]); break; \
-  case OP_ROUND: for (int64_t i = 0; i < n; i++) o[i] = F (nearbyint) (x[i]); break; \
-  case OP_TRUNC: for (int64_t i = 0; i < n; i++) o[i] = F (trunc) (x[i]); break; \
-  case OP_SIGN: /* sign(NaN) = 0, as eager */ \
-    for (int64_t i = 0; i < n; i++) \
-      o[i] = (T) ((x[i] > 0) - (x[i] < 0)); \
+#define FLOAT_CASES(T, F, ONE)                        \
+  case OP_SIGMOID:                                    \
+    for (int64_t i = 0; i < n; i++)                   \
+      o[i] = ONE / (ONE + F (exp) (-x[i]));           \
+    break;                                            \
+  case OP_TANH:                                       \
+    for (int64_t i = 0; i < n; i++)                   \
+      o[i] = F (tanh) (x[i]);                         \
+    break;                                            \
+  case OP_EXP:                                        \
+    for (int64_t i = 0; i < n; i++)                   \
+      o[i] = F (exp) (x[i]);                          \
+    break;                                            \
+  case OP_EXPM1:                                      \
+    for (int64_t i = 0; i < n; i++)                   \
+      o[i] = F (expm1) (x[i]);                        \
+    break;                                            \
+  case OP_LOG:                                        \
+    for (int64_t i = 0; i < n; i++)                   \
+      o[i] = F (log) (x[i]);                          \
+    break;                                            \
+  case OP_LOG10:                                      \
+    for (int64_t i = 0; i < n; i++)                   \
+      o[i] = F (log10) (x[i]);                        \
+    break;                                            \
+  case OP_LOG1P:                                      \
+    for (int64_t i = 0; i < n; i++)                   \
+      o[i] = F (log1p) (x[i]);                        \
+    break;                                            \
+  case OP_LOG2:                                       \
+    for (int64_t i = 0; i < n; i++)                   \
+      o[i] = F (log2) (x[i]);                         \
+    break;                                            \
+  case OP_SQRT:                                       \
+    for (int64_t i = 0; i < n; i++)                   \
+      o[i] = F (sqrt) (x[i]);                         \
+    break;                                            \
+  case OP_RSQRT:                                      \
+    for (int64_t i = 0; i < n; i++)                   \
+      o[i] = ONE / F (sqrt) (x[i]);                   \
+    break;                                            \
+  case OP_SIN:                                        \
+    for (int64_t i = 0; i < n; i++)                   \
+      o[i] = F (sin) (x[i]);                          \
+    break;                                            \
+  case OP_COS:                                        \
+    for (int64_t i = 0; i < n; i++)                   \
+      o[i] = F (cos) (x[i]);                          \
+    break;                                            \
+  case OP_TAN:                                        \
+    for (int64_t i = 0; i < n; i++)                   \
+      o[i] = F (tan) (x[i]);                          \
+    break;                                            \
+  case OP_ASIN:                                       \
+    for (int64_t i = 0; i < n; i++)                   \
+      o[i] = F (asin) (x[i]);                         \
+    break;                                            \
+  case OP_ACOS:                                       \
+    for (int64_t i = 0; i < n; i++)                   \
+      o[i] = F (acos) (x[i]);                         \
+    break;                                            \
+  case OP_ATAN:                                       \
+    for (int64_t i = 0; i < n; i++)                   \
+      o[i] = F (atan) (x[i]);                         \
+    break;                                            \
+  case OP_SINH:                                       \
+    for (int64_t i = 0; i < n; i++)                   \
+      o[i] = F (sinh) (x[i]);                         \
+    break;                                            \
+  case OP_COSH:                                       \
+    for (int64_t i = 0; i < n; i++)                   \
+      o[i] = F (cosh) (x[i]);                         \
+    break;                                            \
+  case OP_ASINH:                                      \
+    for (int64_t i = 0; i < n; i++)                   \
+      o[i] = F (asinh) (x[i]);                        \
+    break;                                            \
+  case OP_ACOSH:                                      \
+    for (int64_t i = 0; i < n; i++)                   \
+      o[i] = F (acosh) (x[i]);                        \
+    break;                                            \
+  case OP_ATANH:                                      \
+    for (int64_t i = 0; i < n; i++)                   \
+      o[i] = F (atanh) (x[i]);                        \
+    break;                                            \
+  case OP_ERF:                                        \
+    for (int64_t i = 0; i < n; i++)                   \
+      o[i] = F (erf) (x[i]);                          \
+    break;                                            \
+  case OP_RECIPROCAL:                                 \
+    for (int64_t i = 0; i < n; i++)                   \
+      o[i] = ONE / x[i];                              \
+    break;                                            \
+  case OP_LOGIT:                                      \
+    for (int64_t i = 0; i < n; i++)                   \
+      {                                               \
+        T v = x[i];                                   \
+        if (u->has_eps)                               \
+          {                                           \
+            T lo = (T) u->eps, hi = ONE - (T) u->eps; \
+            v = v < lo ? lo : v > hi ? hi : v;        \
+          }                                           \
+        o[i] = F (log) (v / (ONE - v));               \
+      }                                               \
+    break;                                            \
+  case OP_RELU:                                       \
+    for (int64_t i = 0; i < n; i++)                   \
+      o[i] = x[i] < 0 ? 0 : x[i];                     \
+    break;                                            \
+  case OP_NEG:                                        \
+    for (int64_t i = 0; i < n; i++)                   \
+      o[i] = -x[i];                                   \
+    break;                                            \
+  case OP_ABS:                                        \
+    for (int64_t i = 0; i < n; i++)                   \
+      o[i] = F (fabs) (x[i]);                         \
+    break;                                            \
+  case OP_CEIL:                                       \
+    for (int64_t i = 0; i < n; i++)                   \
+      o[i] = F (ceil) (x[i]);                         \
+    break;                                            \
+  case OP_FLOOR:                                      \
+    for (int64_t i = 0; i < n; i++)                   \
+      o[i] = F (floor) (x[i]);                        \
+    break;                                            \
+  case OP_ROUND:                                      \
+    for (int64_t i = 0; i < n; i++)                   \
+      o[i] = F (nearbyint) (x[i]);                    \
+    break;                                            \
+  case OP_TRUNC:                                      \
+    for (int64_t i = 0; i < n; i++)                   \
+      o[i] = F (trunc) (x[i]);                        \
+    break;                                            \
+  case OP_SIGN: /* sign(NaN) = 0, as eager */         \
+    for (int64_t i = 0; i < n; i++)                   \
+      o[i] = (T) ((x[i] > 0) - (x[i] < 0));           \
     break;
 
 #define FNAME_F(name) name##f
@@ -126,10 +220,11 @@ map_f32 (const void *user, int64_t n, void *out, const void *const *in)
   const UnaryUser *u = user;
   const float *restrict x = in[0];
   float *restrict o = out;
-  switch (u->op) {
-  FLOAT_CASES (float, FNAME_F, 1.0f)
-  default: break;
-  }
+  switch (u->op)
+    {
+      FLOAT_CASES (float, FNAME_F, 1.0f)
+      default: break;
+    }
 }
 
 static void
@@ -138,10 +233,11 @@ map_f64 (const void *user, int64_t n, void *out, const void *const *in)
   const UnaryUser *u = user;
   const double *restrict x = in[0];
   double *restrict o = out;
-  switch (u->op) {
-  FLOAT_CASES (double, FNAME_D, 1.0)
-  default: break;
-  }
+  switch (u->op)
+    {
+      FLOAT_CASES (double, FNAME_D, 1.0)
+      default: break;
+    }
 }
 
 /* Same-dtype ops on integers (and Bool). */
@@ -151,39 +247,59 @@ map_i64 (const void *user, int64_t n, void *out, const void *const *in)
   const UnaryUser *u = user;
   const int64_t *restrict x = in[0];
   int64_t *restrict o = out;
-  switch (u->op) {
-  case OP_RELU: for (int64_t i = 0; i < n; i++) o[i] = x[i] < 0 ? 0 : x[i]; break;
-  case OP_NEG: for (int64_t i = 0; i < n; i++) o[i] = (int64_t) (0 - (uint64_t) x[i]); break;
-  case OP_ABS:
-    for (int64_t i = 0; i < n; i++)
-      o[i] = x[i] < 0 ? (int64_t) (0 - (uint64_t) x[i]) : x[i];
-    break;
-  case OP_SIGN: for (int64_t i = 0; i < n; i++) o[i] = (x[i] > 0) - (x[i] < 0); break;
-  case OP_BITWISE_NOT:
-    if (u->type == ET_SCALAR_BOOL)
-      for (int64_t i = 0; i < n; i++) o[i] = !x[i];
-    else
-      for (int64_t i = 0; i < n; i++) o[i] = ~x[i];
-    break;
-  default:   /* ceil, floor, round, trunc: identity on integers */
-    memcpy (o, x, (size_t) n * sizeof *o);
-    break;
-  }
+  switch (u->op)
+    {
+      case OP_RELU:
+        for (int64_t i = 0; i < n; i++)
+          o[i] = x[i] < 0 ? 0 : x[i];
+        break;
+      case OP_NEG:
+        for (int64_t i = 0; i < n; i++)
+          o[i] = (int64_t) (0 - (uint64_t) x[i]);
+        break;
+      case OP_ABS:
+        for (int64_t i = 0; i < n; i++)
+          o[i] = x[i] < 0 ? (int64_t) (0 - (uint64_t) x[i]) : x[i];
+        break;
+      case OP_SIGN:
+        for (int64_t i = 0; i < n; i++)
+          o[i] = (x[i] > 0) - (x[i] < 0);
+        break;
+      case OP_BITWISE_NOT:
+        if (u->type == ET_SCALAR_BOOL)
+          for (int64_t i = 0; i < n; i++)
+            o[i] = !x[i];
+        else
+          for (int64_t i = 0; i < n; i++)
+            o[i] = ~x[i];
+        break;
+      default: /* ceil, floor, round, trunc: identity on integers */ memcpy (o, x, (size_t) n * sizeof *o); break;
+    }
   _executorch_wrap_i64 (u->type, n, o);
 }
 
 /* Predicates: a 0/1 result from an input of any kind. */
-#define PRED_FN(NAME, T, ISNAN, ISINF) \
+#define PRED_FN(NAME, T, ISNAN, ISINF)                                             \
   static void NAME (const void *user, int64_t n, void *out, const void *const *in) \
-  { \
-    const UnaryUser *u = user; \
-    const T *restrict x = in[0]; \
-    int64_t *restrict o = out; \
-    switch (u->op) { \
-    case OP_ISNAN: for (int64_t i = 0; i < n; i++) o[i] = ISNAN (x[i]); break; \
-    case OP_ISINF: for (int64_t i = 0; i < n; i++) o[i] = ISINF (x[i]); break; \
-    default: for (int64_t i = 0; i < n; i++) o[i] = x[i] == 0; break; \
-    } \
+  {                                                                                \
+    const UnaryUser *u = user;                                                     \
+    const T *restrict x = in[0];                                                   \
+    int64_t *restrict o = out;                                                     \
+    switch (u->op)                                                                 \
+      {                                                                            \
+        case OP_ISNAN:                                                             \
+          for (int64_t i = 0; i < n; i++)                                          \
+            o[i] = ISNAN (x[i]);                                                   \
+          break;                                                                   \
+        case OP_ISINF:                                                             \
+          for (int64_t i = 0; i < n; i++)                                          \
+            o[i] = ISINF (x[i]);                                                   \
+          break;                                                                   \
+        default:                                                                   \
+          for (int64_t i = 0; i < n; i++)                                          \
+            o[i] = x[i] == 0;                                                      \
+          break;                                                                   \
+      }                                                                            \
   }
 
 #define NO_NAN(v) 0
@@ -196,7 +312,8 @@ PRED_FN (pred_f64, double, FLT_ISNAN, FLT_ISINF)
 
 /* ---- Fast float32 path ---- */
 
-typedef struct {
+typedef struct
+{
   UnaryOp op;
   const float *x;
   float *o;
@@ -209,13 +326,14 @@ fast_range (void *context, int64_t begin, int64_t end)
   int64_t n = end - begin;
   const float *x = job->x + begin;
   float *o = job->o + begin;
-  switch (job->op) {
-  case OP_RELU: _executorch_vec_clamp_f32 (n, x, 0.0f, INFINITY, o); break;
-  case OP_SIGMOID: _executorch_vec_sigmoid_f32 (n, x, o); break;
-  case OP_TANH: _executorch_vec_tanh_f32 (n, x, o); break;
-  case OP_EXP: _executorch_vec_exp_f32 (n, x, o); break;
-  default: break;
-  }
+  switch (job->op)
+    {
+      case OP_RELU: _executorch_vec_clamp_f32 (n, x, 0.0f, INFINITY, o); break;
+      case OP_SIGMOID: _executorch_vec_sigmoid_f32 (n, x, o); break;
+      case OP_TANH: _executorch_vec_tanh_f32 (n, x, o); break;
+      case OP_EXP: _executorch_vec_exp_f32 (n, x, o); break;
+      default: break;
+    }
 }
 
 static bool
@@ -237,28 +355,30 @@ unary_run (EtKernelContext *ctx, const UnaryUser *u, EtTensor *out, const EtTens
   if (out->numel == 0)
     return ET_OK;
 
-  if (fast_op (u->op) && in->scalar_type == ET_SCALAR_FLOAT &&
-      out->scalar_type == ET_SCALAR_FLOAT && _executorch_same_dim_order (in, out)) {
-    FastJob job = { u->op, in->data, out->data };
-    _executorch_parallel_for (out->numel, KERNEL_GRAIN / 4, fast_range, &job);
-    return ET_OK;
-  }
+  if (fast_op (u->op) && in->scalar_type == ET_SCALAR_FLOAT && out->scalar_type == ET_SCALAR_FLOAT &&
+      _executorch_same_dim_order (in, out))
+    {
+      FastJob job = { u->op, in->data, out->data };
+      _executorch_parallel_for (out->numel, KERNEL_GRAIN / 4, fast_range, &job);
+      return ET_OK;
+    }
 
-  if (u->op >= OP_ISNAN) {
-    in_kind = _executorch_compute_kind (in->scalar_type);
-    out_kind = KERNEL_COMPUTE_I64;
-    fn = in_kind == KERNEL_COMPUTE_I64 ? pred_i64
-         : in_kind == KERNEL_COMPUTE_F32 ? pred_f32 : pred_f64;
-  } else {
-    fn = kind == KERNEL_COMPUTE_I64 ? map_i64 : kind == KERNEL_COMPUTE_F32 ? map_f32 : map_f64;
-  }
+  if (u->op >= OP_ISNAN)
+    {
+      in_kind = _executorch_compute_kind (in->scalar_type);
+      out_kind = KERNEL_COMPUTE_I64;
+      fn = in_kind == KERNEL_COMPUTE_I64 ? pred_i64 : in_kind == KERNEL_COMPUTE_F32 ? pred_f32 : pred_f64;
+    }
+  else
+    {
+      fn = kind == KERNEL_COMPUTE_I64 ? map_i64 : kind == KERNEL_COMPUTE_F32 ? map_f32 : map_f64;
+    }
   return _executorch_map (ctx, out, out_kind, 1, inputs, in_kind, fn, u);
 }
 
 /* (self, out, ret) */
 static EtError
-get_args (EtKernelContext *ctx, EtValue **args, uint32_t n_args, uint32_t n_extra, EtTensor **in,
-          EtTensor **out)
+get_args (EtKernelContext *ctx, EtValue **args, uint32_t n_args, uint32_t n_extra, EtTensor **in, EtTensor **out)
 {
   KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 3 + n_extra));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "self", in));
@@ -269,15 +389,41 @@ get_args (EtKernelContext *ctx, EtValue **args, uint32_t n_args, uint32_t n_extr
 }
 
 static const char *const op_names[] = {
-  [OP_SIGMOID] = "sigmoid", [OP_TANH] = "tanh", [OP_EXP] = "exp", [OP_EXPM1] = "expm1",
-  [OP_LOG] = "log", [OP_LOG10] = "log10", [OP_LOG1P] = "log1p", [OP_LOG2] = "log2",
-  [OP_SQRT] = "sqrt", [OP_RSQRT] = "rsqrt", [OP_SIN] = "sin", [OP_COS] = "cos",
-  [OP_TAN] = "tan", [OP_ASIN] = "asin", [OP_ACOS] = "acos", [OP_ATAN] = "atan",
-  [OP_SINH] = "sinh", [OP_COSH] = "cosh", [OP_ASINH] = "asinh", [OP_ACOSH] = "acosh",
-  [OP_ATANH] = "atanh", [OP_ERF] = "erf", [OP_RECIPROCAL] = "reciprocal", [OP_LOGIT] = "logit",
-  [OP_RELU] = "relu", [OP_NEG] = "neg", [OP_ABS] = "abs", [OP_CEIL] = "ceil",
-  [OP_FLOOR] = "floor", [OP_ROUND] = "round", [OP_TRUNC] = "trunc", [OP_SIGN] = "sign",
-  [OP_BITWISE_NOT] = "bitwise_not", [OP_ISNAN] = "isnan", [OP_ISINF] = "isinf",
+  [OP_SIGMOID] = "sigmoid",
+  [OP_TANH] = "tanh",
+  [OP_EXP] = "exp",
+  [OP_EXPM1] = "expm1",
+  [OP_LOG] = "log",
+  [OP_LOG10] = "log10",
+  [OP_LOG1P] = "log1p",
+  [OP_LOG2] = "log2",
+  [OP_SQRT] = "sqrt",
+  [OP_RSQRT] = "rsqrt",
+  [OP_SIN] = "sin",
+  [OP_COS] = "cos",
+  [OP_TAN] = "tan",
+  [OP_ASIN] = "asin",
+  [OP_ACOS] = "acos",
+  [OP_ATAN] = "atan",
+  [OP_SINH] = "sinh",
+  [OP_COSH] = "cosh",
+  [OP_ASINH] = "asinh",
+  [OP_ACOSH] = "acosh",
+  [OP_ATANH] = "atanh",
+  [OP_ERF] = "erf",
+  [OP_RECIPROCAL] = "reciprocal",
+  [OP_LOGIT] = "logit",
+  [OP_RELU] = "relu",
+  [OP_NEG] = "neg",
+  [OP_ABS] = "abs",
+  [OP_CEIL] = "ceil",
+  [OP_FLOOR] = "floor",
+  [OP_ROUND] = "round",
+  [OP_TRUNC] = "trunc",
+  [OP_SIGN] = "sign",
+  [OP_BITWISE_NOT] = "bitwise_not",
+  [OP_ISNAN] = "isnan",
+  [OP_ISINF] = "isinf",
   [OP_LOGICAL_NOT] = "logical_not",
 };
 
@@ -285,12 +431,12 @@ static EtError
 float_unary_tensors (EtKernelContext *ctx, UnaryUser *u, EtTensor *in, EtTensor *out)
 {
   if (!_executorch_type_is_floating (out->scalar_type))
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: out must be floating, not %s",
-                        op_names[u->op], _executorch_type_name (out->scalar_type));
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: out must be floating, not %s", op_names[u->op],
+                        _executorch_type_name (out->scalar_type));
   /* Integer inputs are computed in the out type. */
   u->type = _executorch_type_is_floating (in->scalar_type)
-              ? _executorch_promote_types (in->scalar_type, out->scalar_type)
-              : out->scalar_type;
+                ? _executorch_promote_types (in->scalar_type, out->scalar_type)
+                : out->scalar_type;
   return unary_run (ctx, u, out, in);
 }
 
@@ -310,18 +456,15 @@ same_unary (EtKernelContext *ctx, EtValue **args, uint32_t n_args, UnaryOp op)
   UnaryUser u = { .op = op };
   KERNEL_TRY (get_args (ctx, args, n_args, 0, &in, &out));
   int t = in->scalar_type;
-  if (t == ET_SCALAR_BOOL && (op == OP_RELU || op == OP_NEG || op == OP_ABS || op == OP_CEIL ||
-                              op == OP_FLOOR || op == OP_ROUND || op == OP_TRUNC))
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: self dtype Bool is not supported",
-                        op_names[op]);
+  if (t == ET_SCALAR_BOOL && (op == OP_RELU || op == OP_NEG || op == OP_ABS || op == OP_CEIL || op == OP_FLOOR ||
+                              op == OP_ROUND || op == OP_TRUNC))
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: self dtype Bool is not supported", op_names[op]);
   if (op == OP_BITWISE_NOT && !_executorch_type_is_integral (t, true))
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                        "bitwise_not: self must be an integer or Bool, not %s",
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "bitwise_not: self must be an integer or Bool, not %s",
                         _executorch_type_name (t));
   if (out->scalar_type != t)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: out dtype %s differs from self dtype %s",
-                        op_names[op], _executorch_type_name (out->scalar_type),
-                        _executorch_type_name (t));
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: out dtype %s differs from self dtype %s", op_names[op],
+                        _executorch_type_name (out->scalar_type), _executorch_type_name (t));
   u.type = t;
   return unary_run (ctx, &u, out, in);
 }
@@ -333,8 +476,8 @@ predicate (EtKernelContext *ctx, EtValue **args, uint32_t n_args, UnaryOp op)
   UnaryUser u = { .op = op, .type = ET_SCALAR_LONG };
   KERNEL_TRY (get_args (ctx, args, n_args, 0, &in, &out));
   if (op != OP_LOGICAL_NOT && out->scalar_type != ET_SCALAR_BOOL)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: out must be Bool, not %s",
-                        op_names[op], _executorch_type_name (out->scalar_type));
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: out must be Bool, not %s", op_names[op],
+                        _executorch_type_name (out->scalar_type));
   return unary_run (ctx, &u, out, in);
 }
 
@@ -360,10 +503,8 @@ conj_physical_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "self", &in));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 1, "out", &out));
   if (out->scalar_type != in->scalar_type)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                        "_conj_physical: out dtype %s differs from self dtype %s",
-                        _executorch_type_name (out->scalar_type),
-                        _executorch_type_name (in->scalar_type));
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "_conj_physical: out dtype %s differs from self dtype %s",
+                        _executorch_type_name (out->scalar_type), _executorch_type_name (in->scalar_type));
   bool cf = in->scalar_type == ET_SCALAR_COMPLEX_FLOAT, cd = in->scalar_type == ET_SCALAR_COMPLEX_DOUBLE;
   if (!cf && !cd)
     KERNEL_TRY (_executorch_check_supported (ctx, in, "self"));
@@ -371,37 +512,38 @@ conj_physical_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   if (out->numel == 0)
     return ET_OK;
   if ((cf || cd) && !_executorch_same_dim_order (in, out))
-    return KERNEL_FAIL (ctx, ET_ERROR_NOT_SUPPORTED,
-                        "_conj_physical: complex self and out need the same dim order");
-  KERNEL_TRY (_executorch_copy_strided (ctx, in->ndim, in->sizes, out->dim_order, out->data,
-                                        out->scalar_type, 0, out->strides, in->data,
-                                        in->scalar_type, 0, in->strides));
-  if (cf) {
-    float *o = out->data;
-    for (int64_t i = 0; i < out->numel; i++)
-      o[2 * i + 1] = -o[2 * i + 1];
-  } else if (cd) {
-    double *o = out->data;
-    for (int64_t i = 0; i < out->numel; i++)
-      o[2 * i + 1] = -o[2 * i + 1];
-  }
+    return KERNEL_FAIL (ctx, ET_ERROR_NOT_SUPPORTED, "_conj_physical: complex self and out need the same dim order");
+  KERNEL_TRY (_executorch_copy_strided (ctx, in->ndim, in->sizes, out->dim_order, out->data, out->scalar_type, 0,
+                                        out->strides, in->data, in->scalar_type, 0, in->strides));
+  if (cf)
+    {
+      float *o = out->data;
+      for (int64_t i = 0; i < out->numel; i++)
+        o[2 * i + 1] = -o[2 * i + 1];
+    }
+  else if (cd)
+    {
+      double *o = out->data;
+      for (int64_t i = 0; i < out->numel; i++)
+        o[2 * i + 1] = -o[2 * i + 1];
+    }
   return ET_OK;
 }
 
-#define FLOAT_KERNEL(name, OP) \
+#define FLOAT_KERNEL(name, OP)                                                      \
   static EtError name##_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args) \
-  { \
-    return float_unary (ctx, args, n_args, OP); \
+  {                                                                                 \
+    return float_unary (ctx, args, n_args, OP);                                     \
   }
-#define SAME_KERNEL(name, OP) \
+#define SAME_KERNEL(name, OP)                                                       \
   static EtError name##_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args) \
-  { \
-    return same_unary (ctx, args, n_args, OP); \
+  {                                                                                 \
+    return same_unary (ctx, args, n_args, OP);                                      \
   }
-#define PRED_KERNEL(name, OP) \
+#define PRED_KERNEL(name, OP)                                                       \
   static EtError name##_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args) \
-  { \
-    return predicate (ctx, args, n_args, OP); \
+  {                                                                                 \
+    return predicate (ctx, args, n_args, OP);                                       \
   }
 
 FLOAT_KERNEL (sigmoid, OP_SIGMOID)

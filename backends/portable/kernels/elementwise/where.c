@@ -24,10 +24,9 @@ where_self_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   KERNEL_TRY (_executorch_check_supported (ctx, out, "out"));
   int common = _executorch_promote_types (a->scalar_type, b->scalar_type);
   if (common < 0 || out->scalar_type != common)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                        "where: out dtype %s must be the promotion of %s and %s",
-                        _executorch_type_name (out->scalar_type),
-                        _executorch_type_name (a->scalar_type), _executorch_type_name (b->scalar_type));
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "where: out dtype %s must be the promotion of %s and %s",
+                        _executorch_type_name (out->scalar_type), _executorch_type_name (a->scalar_type),
+                        _executorch_type_name (b->scalar_type));
   const EtTensor *in[3] = { c, a, b };
   return _executorch_binary_map_run (ctx, OP_WHERE, common, out, 3, in, NULL, NULL);
 }
@@ -50,10 +49,8 @@ masked_fill_scalar_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "masked_fill: mask must be Bool, not %s",
                         _executorch_type_name (mask->scalar_type));
   if (out->scalar_type != a->scalar_type)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                        "masked_fill: out dtype %s differs from self dtype %s",
-                        _executorch_type_name (out->scalar_type),
-                        _executorch_type_name (a->scalar_type));
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "masked_fill: out dtype %s differs from self dtype %s",
+                        _executorch_type_name (out->scalar_type), _executorch_type_name (a->scalar_type));
   /* out has the broadcast shape of self and mask (eager expands both). */
   uint32_t ndim;
   int64_t sizes[ET_MAX_DIMS];

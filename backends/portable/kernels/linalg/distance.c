@@ -16,29 +16,34 @@ static double
 distance (const double *a, const double *b, int64_t m, double p)
 {
   double acc = 0.0;
-  if (p == 0.0) {
-    for (int64_t k = 0; k < m; k++)
-      acc += a[k] != b[k];
-    return acc;
-  }
-  if (isinf (p)) {
-    for (int64_t k = 0; k < m; k++) {
-      double d = fabs (a[k] - b[k]);
-      if (d > acc || isnan (d))
-        acc = d;
+  if (p == 0.0)
+    {
+      for (int64_t k = 0; k < m; k++)
+        acc += a[k] != b[k];
+      return acc;
     }
-    return acc;
-  }
-  if (p == 1.0) {
-    for (int64_t k = 0; k < m; k++)
-      acc += fabs (a[k] - b[k]);
-    return acc;
-  }
-  if (p == 2.0) {
-    for (int64_t k = 0; k < m; k++)
-      acc += (a[k] - b[k]) * (a[k] - b[k]);
-    return sqrt (acc);
-  }
+  if (isinf (p))
+    {
+      for (int64_t k = 0; k < m; k++)
+        {
+          double d = fabs (a[k] - b[k]);
+          if (d > acc || isnan (d))
+            acc = d;
+        }
+      return acc;
+    }
+  if (p == 1.0)
+    {
+      for (int64_t k = 0; k < m; k++)
+        acc += fabs (a[k] - b[k]);
+      return acc;
+    }
+  if (p == 2.0)
+    {
+      for (int64_t k = 0; k < m; k++)
+        acc += (a[k] - b[k]) * (a[k] - b[k]);
+      return sqrt (acc);
+    }
   for (int64_t k = 0; k < m; k++)
     acc += pow (fabs (a[k] - b[k]), p);
   return pow (acc, 1.0 / p);
@@ -57,16 +62,14 @@ read_p (EtKernelContext *ctx, EtValue **args, uint32_t i, const char *op, double
 }
 
 static EtError
-check_floating (EtKernelContext *ctx, const char *op, const EtTensor *t, const char *name,
-                const EtTensor *out)
+check_floating (EtKernelContext *ctx, const char *op, const EtTensor *t, const char *name, const EtTensor *out)
 {
   if (!_executorch_type_is_floating (t->scalar_type))
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: %s must be floating, not %s", op, name,
                         _executorch_type_name (t->scalar_type));
   if (t->scalar_type != out->scalar_type)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: out dtype %s differs from %s dtype %s",
-                        op, _executorch_type_name (out->scalar_type), name,
-                        _executorch_type_name (t->scalar_type));
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: out dtype %s differs from %s dtype %s", op,
+                        _executorch_type_name (out->scalar_type), name, _executorch_type_name (t->scalar_type));
   return ET_OK;
 }
 
@@ -78,8 +81,8 @@ load_all (EtKernelContext *ctx, const EtTensor *t, double *buf)
   if (t->numel == 0)
     return ET_OK;
   _executorch_contiguous_strides (t->ndim, t->sizes, flat);
-  return _executorch_copy_strided (ctx, t->ndim, t->sizes, NULL, buf, ET_SCALAR_DOUBLE, 0, flat,
-                                   t->data, t->scalar_type, 0, t->strides);
+  return _executorch_copy_strided (ctx, t->ndim, t->sizes, NULL, buf, ET_SCALAR_DOUBLE, 0, flat, t->data,
+                                   t->scalar_type, 0, t->strides);
 }
 
 /* (x1 [..., P, M], x2 [..., R, M], p, compute_mode?, out [..., P, R], ret) */
@@ -108,12 +111,10 @@ cdist_forward_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: x1 and x2 must be at least 2-D", op);
   int64_t P = x1->sizes[x1->ndim - 2], R = x2->sizes[x2->ndim - 2], M = x1->sizes[x1->ndim - 1];
   if (x2->sizes[x2->ndim - 1] != M)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                        "%s: x1 %s and x2 %s have different row lengths", op,
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: x1 %s and x2 %s have different row lengths", op,
                         _executorch_format_sizes (sa, sizeof sa, x1->ndim, x1->sizes),
                         _executorch_format_sizes (sb, sizeof sb, x2->ndim, x2->sizes));
-  KERNEL_TRY (_executorch_broadcast_shape (ctx, x1->ndim - 2, x1->sizes, x2->ndim - 2, x2->sizes,
-                                           &bn, bsizes));
+  KERNEL_TRY (_executorch_broadcast_shape (ctx, x1->ndim - 2, x1->sizes, x2->ndim - 2, x2->sizes, &bn, bsizes));
   memcpy (osizes, bsizes, bn * sizeof osizes[0]);
   osizes[bn] = P;
   osizes[bn + 1] = R;
@@ -129,37 +130,42 @@ cdist_forward_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   EtError err = load_all (ctx, x1, a);
   if (err == ET_OK)
     err = load_all (ctx, x2, b);
-  if (err == ET_OK) {
-    /* Batch strides (in matrices) of each input, 0 where it broadcasts. */
-    int64_t s1[ET_MAX_DIMS], s2[ET_MAX_DIMS], idx[ET_MAX_DIMS] = { 0 };
-    uint32_t l1 = bn - (x1->ndim - 2), l2 = bn - (x2->ndim - 2);
-    int64_t m1 = 1, m2 = 1;
-    for (uint32_t d = bn; d-- > 0;) {
-      int64_t z1 = d >= l1 ? x1->sizes[d - l1] : 1, z2 = d >= l2 ? x2->sizes[d - l2] : 1;
-      s1[d] = z1 == 1 ? 0 : m1;
-      s2[d] = z2 == 1 ? 0 : m2;
-      m1 *= z1;
-      m2 *= z2;
+  if (err == ET_OK)
+    {
+      /* Batch strides (in matrices) of each input, 0 where it broadcasts. */
+      int64_t s1[ET_MAX_DIMS], s2[ET_MAX_DIMS], idx[ET_MAX_DIMS] = { 0 };
+      uint32_t l1 = bn - (x1->ndim - 2), l2 = bn - (x2->ndim - 2);
+      int64_t m1 = 1, m2 = 1;
+      for (uint32_t d = bn; d-- > 0;)
+        {
+          int64_t z1 = d >= l1 ? x1->sizes[d - l1] : 1, z2 = d >= l2 ? x2->sizes[d - l2] : 1;
+          s1[d] = z1 == 1 ? 0 : m1;
+          s2[d] = z2 == 1 ? 0 : m2;
+          m1 *= z1;
+          m2 *= z2;
+        }
+      for (int64_t bi = 0; bi < nb; bi++)
+        {
+          int64_t o1 = 0, o2 = 0;
+          for (uint32_t d = 0; d < bn; d++)
+            {
+              o1 += idx[d] * s1[d];
+              o2 += idx[d] * s2[d];
+            }
+          const double *A = a + o1 * P * M, *B = b + o2 * R * M;
+          double *O = o + bi * P * R;
+          for (int64_t i = 0; i < P; i++)
+            for (int64_t j = 0; j < R; j++)
+              O[i * R + j] = distance (A + i * M, B + j * M, M, p);
+          for (uint32_t d = bn; d-- > 0;)
+            {
+              if (++idx[d] < bsizes[d])
+                break;
+              idx[d] = 0;
+            }
+        }
+      err = _executorch_store_flat (ctx, out, o, true);
     }
-    for (int64_t bi = 0; bi < nb; bi++) {
-      int64_t o1 = 0, o2 = 0;
-      for (uint32_t d = 0; d < bn; d++) {
-        o1 += idx[d] * s1[d];
-        o2 += idx[d] * s2[d];
-      }
-      const double *A = a + o1 * P * M, *B = b + o2 * R * M;
-      double *O = o + bi * P * R;
-      for (int64_t i = 0; i < P; i++)
-        for (int64_t j = 0; j < R; j++)
-          O[i * R + j] = distance (A + i * M, B + j * M, M, p);
-      for (uint32_t d = bn; d-- > 0;) {
-        if (++idx[d] < bsizes[d])
-          break;
-        idx[d] = 0;
-      }
-    }
-    err = _executorch_store_flat (ctx, out, o, true);
-  }
   _executorch_temp_free (&temp);
   return err;
 }
@@ -188,13 +194,14 @@ pdist_forward_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   KERNEL_TRY (_executorch_temp_alloc (ctx, (size_t) (self->numel + n_out) * sizeof (double), &temp));
   double *a = temp.data, *o = a + self->numel;
   EtError err = load_all (ctx, self, a);
-  if (err == ET_OK) {
-    int64_t w = 0;
-    for (int64_t i = 0; i < N; i++)
-      for (int64_t j = i + 1; j < N; j++)
-        o[w++] = distance (a + i * M, a + j * M, M, p);
-    err = _executorch_store_flat (ctx, out, o, true);
-  }
+  if (err == ET_OK)
+    {
+      int64_t w = 0;
+      for (int64_t i = 0; i < N; i++)
+        for (int64_t j = i + 1; j < N; j++)
+          o[w++] = distance (a + i * M, a + j * M, M, p);
+      err = _executorch_store_flat (ctx, out, o, true);
+    }
   _executorch_temp_free (&temp);
   return err;
 }

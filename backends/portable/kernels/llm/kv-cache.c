@@ -14,8 +14,7 @@
 #include <string.h>
 
 EtError
-_executorch_llm_check_4d (EtKernelContext *ctx, const char *op, const EtTensor *t,
-                          const char *name)
+_executorch_llm_check_4d (EtKernelContext *ctx, const char *op, const EtTensor *t, const char *name)
 {
   if (t->ndim != 4)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: %s must be 4-D, not %u-D", op, name, t->ndim);
@@ -24,41 +23,37 @@ _executorch_llm_check_4d (EtKernelContext *ctx, const char *op, const EtTensor *
 
 /* Both 4-D, of one dtype. */
 static EtError
-check_value_and_cache (EtKernelContext *ctx, const char *op, const EtTensor *value,
-                       const EtTensor *cache)
+check_value_and_cache (EtKernelContext *ctx, const char *op, const EtTensor *value, const EtTensor *cache)
 {
   KERNEL_TRY (_executorch_llm_check_4d (ctx, op, value, "value"));
   KERNEL_TRY (_executorch_llm_check_4d (ctx, op, cache, "cache"));
   if (value->scalar_type != cache->scalar_type)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: value dtype %s differs from cache dtype %s",
-                        op, _executorch_type_name (value->scalar_type),
-                        _executorch_type_name (cache->scalar_type));
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: value dtype %s differs from cache dtype %s", op,
+                        _executorch_type_name (value->scalar_type), _executorch_type_name (cache->scalar_type));
   return ET_OK;
 }
 
 /* value [B, S, H, D] into cache [B, Smax, H, D] at rows start_pos.. */
 EtError
-_executorch_kv_cache_write (EtKernelContext *ctx, const char *op, const EtTensor *value,
-                            EtTensor *cache, int64_t start_pos)
+_executorch_kv_cache_write (EtKernelContext *ctx, const char *op, const EtTensor *value, EtTensor *cache,
+                            int64_t start_pos)
 {
   char sa[160], sb[160];
 
   KERNEL_TRY (check_value_and_cache (ctx, op, value, cache));
-  if (value->sizes[0] != cache->sizes[0] || value->sizes[2] != cache->sizes[2] ||
-      value->sizes[3] != cache->sizes[3])
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                        "%s: value of shape %s does not fit cache of shape %s", op,
+  if (value->sizes[0] != cache->sizes[0] || value->sizes[2] != cache->sizes[2] || value->sizes[3] != cache->sizes[3])
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: value of shape %s does not fit cache of shape %s", op,
                         _executorch_format_sizes (sa, sizeof sa, value->ndim, value->sizes),
                         _executorch_format_sizes (sb, sizeof sb, cache->ndim, cache->sizes));
   if (start_pos < 0 || start_pos > cache->sizes[1] - value->sizes[1])
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                        "%s: start_pos %" PRId64 " + seq_len %" PRId64 " exceeds the cache length %" PRId64,
-                        op, start_pos, value->sizes[1], cache->sizes[1]);
+                        "%s: start_pos %" PRId64 " + seq_len %" PRId64 " exceeds the cache length %" PRId64, op,
+                        start_pos, value->sizes[1], cache->sizes[1]);
   if (value->numel == 0)
     return ET_OK;
-  return _executorch_copy_strided (ctx, 4, value->sizes, cache->dim_order, cache->data,
-                                   cache->scalar_type, start_pos * cache->strides[1], cache->strides,
-                                   value->data, value->scalar_type, 0, value->strides);
+  return _executorch_copy_strided (ctx, 4, value->sizes, cache->dim_order, cache->data, cache->scalar_type,
+                                   start_pos * cache->strides[1], cache->strides, value->data, value->scalar_type, 0,
+                                   value->strides);
 }
 
 /* (value, cache, start_pos, out, ret): out is a placeholder, never written. */
@@ -91,22 +86,22 @@ update_cache_with_indices_out (EtKernelContext *ctx, EtValue **args, uint32_t n_
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 3, "indices", &indices));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 4, "out", &out));
   KERNEL_TRY (check_value_and_cache (ctx, op, value, cache));
-  if (value->sizes[0] != cache->sizes[0] || value->sizes[2] != cache->sizes[2] ||
-      value->sizes[3] != cache->sizes[3])
+  if (value->sizes[0] != cache->sizes[0] || value->sizes[2] != cache->sizes[2] || value->sizes[3] != cache->sizes[3])
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: value does not fit the cache", op);
-  if (indices->scalar_type != ET_SCALAR_LONG || indices->ndim != 2 ||
-      indices->sizes[0] != value->sizes[0] || indices->sizes[1] != value->sizes[1])
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                        "%s: indices must be a Long tensor of shape [batch, seq_len]", op);
+  if (indices->scalar_type != ET_SCALAR_LONG || indices->ndim != 2 || indices->sizes[0] != value->sizes[0] ||
+      indices->sizes[1] != value->sizes[1])
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: indices must be a Long tensor of shape [batch, seq_len]",
+                        op);
   const int64_t *idx = indices->data;
   for (int64_t b = 0; b < value->sizes[0]; b++)
-    for (int64_t s = 0; s < value->sizes[1]; s++) {
-      int64_t p = idx[b * indices->strides[0] + s * indices->strides[1]];
-      if (p < 0 || p >= cache->sizes[1])
-        return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                            "%s: index %" PRId64 " is out of range for cache length %" PRId64, op, p,
-                            cache->sizes[1]);
-    }
+    for (int64_t s = 0; s < value->sizes[1]; s++)
+      {
+        int64_t p = idx[b * indices->strides[0] + s * indices->strides[1]];
+        if (p < 0 || p >= cache->sizes[1])
+          return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
+                              "%s: index %" PRId64 " is out of range for cache length %" PRId64, op, p,
+                              cache->sizes[1]);
+      }
   /* One token ([H, D]) at a time. */
   sizes[0] = 1;
   sizes[1] = 1;
@@ -115,13 +110,13 @@ update_cache_with_indices_out (EtKernelContext *ctx, EtValue **args, uint32_t n_
   memcpy (vst, value->strides, sizeof vst);
   memcpy (cst, cache->strides, sizeof cst);
   for (int64_t b = 0; b < value->sizes[0] && value->numel > 0; b++)
-    for (int64_t s = 0; s < value->sizes[1]; s++) {
-      int64_t p = idx[b * indices->strides[0] + s * indices->strides[1]];
-      KERNEL_TRY (_executorch_copy_strided (ctx, 4, sizes, NULL, cache->data, cache->scalar_type,
-                                            b * cst[0] + p * cst[1], cst, value->data,
-                                            value->scalar_type,
-                                            b * vst[0] + s * vst[1], vst));
-    }
+    for (int64_t s = 0; s < value->sizes[1]; s++)
+      {
+        int64_t p = idx[b * indices->strides[0] + s * indices->strides[1]];
+        KERNEL_TRY (_executorch_copy_strided (ctx, 4, sizes, NULL, cache->data, cache->scalar_type,
+                                              b * cst[0] + p * cst[1], cst, value->data, value->scalar_type,
+                                              b * vst[0] + s * vst[1], vst));
+      }
   return ET_OK;
 }
 

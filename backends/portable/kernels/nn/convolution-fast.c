@@ -35,13 +35,14 @@
 /* Floats of col2im buffer per task (512 KiB, half an L2). */
 #define COL_BUDGET (128 * 1024)
 
-typedef struct {
+typedef struct
+{
   const KernelConv *cv;
   const float *x, *weight;
   float *y;
-  int64_t tile;          /* pixels per task */
-  int64_t n_tiles;       /* per (batch, group) */
-  bool single_thread;    /* the GEMMs run inside pool tasks */
+  int64_t tile;       /* pixels per task */
+  int64_t n_tiles;    /* per (batch, group) */
+  bool single_thread; /* the GEMMs run inside pool tasks */
   int failed;
 } ConvJob;
 
@@ -66,14 +67,17 @@ fail (ConvJob *job)
 static void
 run_tasks (ConvJob *job, void (*fn) (void *, size_t), int64_t range)
 {
-  if (range > 1 && executorch_threadpool_get_num_threads () > 1) {
-    job->single_thread = true;
-    executorch_threadpool_parallelize_1d ((ExecutorchThreadpoolTask1d) fn, job, (size_t) range);
-  } else {
-    job->single_thread = false;
-    for (int64_t i = 0; i < range; i++)
-      fn (job, (size_t) i);
-  }
+  if (range > 1 && executorch_threadpool_get_num_threads () > 1)
+    {
+      job->single_thread = true;
+      executorch_threadpool_parallelize_1d ((ExecutorchThreadpoolTask1d) fn, job, (size_t) range);
+    }
+  else
+    {
+      job->single_thread = false;
+      for (int64_t i = 0; i < range; i++)
+        fn (job, (size_t) i);
+    }
 }
 
 /* Pixels per task: a whole plane when there are enough (batch, group)
@@ -104,18 +108,24 @@ choose_tile (int64_t pixels, int64_t outer_tasks)
  * both builds' results identical. */
 #define ROW_BODY static inline __attribute__ ((always_inline)) void
 #if defined(__x86_64__) && defined(__GNUC__)
-#define ROW_VARIANTS(name, params, args) \
-  __attribute__ ((target ("avx2,fma"))) static void name##_avx2 params { name##_body args; } \
-  static void name params \
-  { \
-    if (_executorch_support_cpu_has_avx2_fma ()) \
-      name##_avx2 args; \
-    else \
-      name##_body args; \
+#define ROW_VARIANTS(name, params, args)                               \
+  __attribute__ ((target ("avx2,fma"))) static void name##_avx2 params \
+  {                                                                    \
+    name##_body args;                                                  \
+  }                                                                    \
+  static void name params                                              \
+  {                                                                    \
+    if (_executorch_support_cpu_has_avx2_fma ())                       \
+      name##_avx2 args;                                                \
+    else                                                               \
+      name##_body args;                                                \
   }
 #else
 #define ROW_VARIANTS(name, params, args) \
-  static void name params { name##_body args; }
+  static void name params                \
+  {                                      \
+    name##_body args;                    \
+  }
 #endif
 
 /* acc[i] += x[i * stride] * w for i < n.  restrict lets the compiler
@@ -134,86 +144,88 @@ row_madd_body (float *restrict acc, const float *restrict x, int64_t stride, flo
     for (int64_t i = 0; i < n; i++)
       acc[i] += x[i * stride] * w;
 }
-ROW_VARIANTS (row_madd,
-              (float *restrict acc, const float *restrict x, int64_t stride, float w, int64_t n),
+ROW_VARIANTS (row_madd, (float *restrict acc, const float *restrict x, int64_t stride, float w, int64_t n),
               (acc, x, stride, w, n))
 
 /* y[i] += the 3x3 (5x5) window at column i * sw of rows r0.. (taps dw
  * apart), for i < n: every tap of these columns is inside the input. */
 ROW_BODY
-window3_body (float *restrict y, const float *restrict r0, const float *restrict r1,
-         const float *restrict r2, const float *restrict w, int64_t sw, int64_t dw, int64_t n)
+window3_body (float *restrict y, const float *restrict r0, const float *restrict r1, const float *restrict r2,
+              const float *restrict w, int64_t sw, int64_t dw, int64_t n)
 {
   float w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3], w4 = w[4], w5 = w[5], w6 = w[6], w7 = w[7];
   float w8 = w[8];
 
-  if (sw == 1 && dw == 1) {
-    for (int64_t i = 0; i < n; i++)
-      y[i] += r0[i] * w0 + r0[i + 1] * w1 + r0[i + 2] * w2 + r1[i] * w3 + r1[i + 1] * w4 +
-              r1[i + 2] * w5 + r2[i] * w6 + r2[i + 1] * w7 + r2[i + 2] * w8;
-    return;
-  }
-  for (int64_t i = 0; i < n; i++) {
-    int64_t c = i * sw;
-    y[i] += r0[c] * w0 + r0[c + dw] * w1 + r0[c + 2 * dw] * w2 + r1[c] * w3 + r1[c + dw] * w4 +
-            r1[c + 2 * dw] * w5 + r2[c] * w6 + r2[c + dw] * w7 + r2[c + 2 * dw] * w8;
-  }
+  if (sw == 1 && dw == 1)
+    {
+      for (int64_t i = 0; i < n; i++)
+        y[i] += r0[i] * w0 + r0[i + 1] * w1 + r0[i + 2] * w2 + r1[i] * w3 + r1[i + 1] * w4 + r1[i + 2] * w5 +
+                r2[i] * w6 + r2[i + 1] * w7 + r2[i + 2] * w8;
+      return;
+    }
+  for (int64_t i = 0; i < n; i++)
+    {
+      int64_t c = i * sw;
+      y[i] += r0[c] * w0 + r0[c + dw] * w1 + r0[c + 2 * dw] * w2 + r1[c] * w3 + r1[c + dw] * w4 + r1[c + 2 * dw] * w5 +
+              r2[c] * w6 + r2[c + dw] * w7 + r2[c + 2 * dw] * w8;
+    }
 }
 ROW_VARIANTS (window3,
-              (float *restrict y, const float *restrict r0, const float *restrict r1,
-               const float *restrict r2, const float *restrict w, int64_t sw, int64_t dw,
-               int64_t n),
+              (float *restrict y, const float *restrict r0, const float *restrict r1, const float *restrict r2,
+               const float *restrict w, int64_t sw, int64_t dw, int64_t n),
               (y, r0, r1, r2, w, sw, dw, n))
 
 ROW_BODY
-window5_body (float *restrict y, const float *restrict r0, const float *restrict r1,
-         const float *restrict r2, const float *restrict r3, const float *restrict r4,
-         const float *restrict w, int64_t sw, int64_t dw, int64_t n)
+window5_body (float *restrict y, const float *restrict r0, const float *restrict r1, const float *restrict r2,
+              const float *restrict r3, const float *restrict r4, const float *restrict w, int64_t sw, int64_t dw,
+              int64_t n)
 {
-  for (int64_t i = 0; i < n; i++) {
-    int64_t c = i * sw;
-    float s = 0.0f;
-    for (int kw = 0; kw < 5; kw++) {
-      int64_t o = c + kw * dw;
-      s += r0[o] * w[kw] + r1[o] * w[5 + kw] + r2[o] * w[10 + kw] + r3[o] * w[15 + kw] +
-           r4[o] * w[20 + kw];
+  for (int64_t i = 0; i < n; i++)
+    {
+      int64_t c = i * sw;
+      float s = 0.0f;
+      for (int kw = 0; kw < 5; kw++)
+        {
+          int64_t o = c + kw * dw;
+          s += r0[o] * w[kw] + r1[o] * w[5 + kw] + r2[o] * w[10 + kw] + r3[o] * w[15 + kw] + r4[o] * w[20 + kw];
+        }
+      y[i] += s;
     }
-    y[i] += s;
-  }
 }
 ROW_VARIANTS (window5,
-              (float *restrict y, const float *restrict r0, const float *restrict r1,
-               const float *restrict r2, const float *restrict r3, const float *restrict r4,
-               const float *restrict w, int64_t sw, int64_t dw, int64_t n),
+              (float *restrict y, const float *restrict r0, const float *restrict r1, const float *restrict r2,
+               const float *restrict r3, const float *restrict r4, const float *restrict w, int64_t sw, int64_t dw,
+               int64_t n),
               (y, r0, r1, r2, r3, r4, w, sw, dw, n))
 
 /* Adds the taps of output row @oh, columns [c0, c1), that fall inside the
  * input, one tap at a time. */
 static void
-depthwise_taps (const KernelConv *cv, const float *xp, const float *wp, float *acc, int64_t oh,
-                int64_t c0, int64_t c1)
+depthwise_taps (const KernelConv *cv, const float *xp, const float *wp, float *acc, int64_t oh, int64_t c0, int64_t c1)
 {
   int64_t sw = cv->sw;
 
-  for (int64_t kh = 0; kh < cv->kh; kh++) {
-    int64_t ih = oh * cv->sh - cv->ph + kh * cv->dh;
-    if (ih < 0 || ih >= cv->h)
-      continue;
-    const float *xr = xp + ih * cv->w;
-    for (int64_t kw = 0; kw < cv->kw; kw++) {
-      float wv = wp[kh * cv->kw + kw];
-      int64_t off = kw * cv->dw - cv->pw;   /* iw = ow * sw + off */
-      /* Columns with 0 <= ow * sw + off < w. */
-      int64_t lo = off >= 0 ? 0 : (-off + sw - 1) / sw;
-      int64_t hi = cv->w - off <= 0 ? 0 : (cv->w - off + sw - 1) / sw;
-      if (lo < c0)
-        lo = c0;
-      if (hi > c1)
-        hi = c1;
-      if (lo < hi)
-        row_madd (acc + lo, xr + lo * sw + off, sw, wv, hi - lo);
+  for (int64_t kh = 0; kh < cv->kh; kh++)
+    {
+      int64_t ih = oh * cv->sh - cv->ph + kh * cv->dh;
+      if (ih < 0 || ih >= cv->h)
+        continue;
+      const float *xr = xp + ih * cv->w;
+      for (int64_t kw = 0; kw < cv->kw; kw++)
+        {
+          float wv = wp[kh * cv->kw + kw];
+          int64_t off = kw * cv->dw - cv->pw; /* iw = ow * sw + off */
+          /* Columns with 0 <= ow * sw + off < w. */
+          int64_t lo = off >= 0 ? 0 : (-off + sw - 1) / sw;
+          int64_t hi = cv->w - off <= 0 ? 0 : (cv->w - off + sw - 1) / sw;
+          if (lo < c0)
+            lo = c0;
+          if (hi > c1)
+            hi = c1;
+          if (lo < hi)
+            row_madd (acc + lo, xr + lo * sw + off, sw, wv, hi - lo);
+        }
     }
-  }
 }
 
 /* The taps of output (oh, ow) that fall inside the input. */
@@ -222,36 +234,37 @@ depthwise_point (const KernelConv *cv, const float *xp, const float *wp, int64_t
 {
   float s = 0.0f;
 
-  for (int64_t kh = 0; kh < cv->kh; kh++) {
-    int64_t ih = oh * cv->sh - cv->ph + kh * cv->dh;
-    if (ih < 0 || ih >= cv->h)
-      continue;
-    for (int64_t kw = 0; kw < cv->kw; kw++) {
-      int64_t iw = ow * cv->sw - cv->pw + kw * cv->dw;
-      if (iw >= 0 && iw < cv->w)
-        s += xp[ih * cv->w + iw] * wp[kh * cv->kw + kw];
+  for (int64_t kh = 0; kh < cv->kh; kh++)
+    {
+      int64_t ih = oh * cv->sh - cv->ph + kh * cv->dh;
+      if (ih < 0 || ih >= cv->h)
+        continue;
+      for (int64_t kw = 0; kw < cv->kw; kw++)
+        {
+          int64_t iw = ow * cv->sw - cv->pw + kw * cv->dw;
+          if (iw >= 0 && iw < cv->w)
+            s += xp[ih * cv->w + iw] * wp[kh * cv->kw + kw];
+        }
     }
-  }
   return s;
 }
 
 /* The K x K window at stride 1, no dilation, over rows whose taps are all
  * inside them; K is a constant, so the taps unroll and i vectorises. */
-#define DEFINE_WINDOW_S1(K) \
-  ROW_BODY \
-  window##K##_s1_body (float *restrict y, const float *const *r, const float *restrict w, \
-                       int64_t n) \
-  { \
-    for (int64_t i = 0; i < n; i++) { \
-      float s = 0.0f; \
-      for (int t = 0; t < K; t++) \
-        for (int kw = 0; kw < K; kw++) \
-          s += r[t][i + kw] * w[t * K + kw]; \
-      y[i] += s; \
-    } \
-  } \
-  ROW_VARIANTS (window##K##_s1, \
-                (float *restrict y, const float *const *r, const float *restrict w, int64_t n), \
+#define DEFINE_WINDOW_S1(K)                                                                                     \
+  ROW_BODY                                                                                                      \
+  window##K##_s1_body (float *restrict y, const float *const *r, const float *restrict w, int64_t n)            \
+  {                                                                                                             \
+    for (int64_t i = 0; i < n; i++)                                                                             \
+      {                                                                                                         \
+        float s = 0.0f;                                                                                         \
+        for (int t = 0; t < K; t++)                                                                             \
+          for (int kw = 0; kw < K; kw++)                                                                        \
+            s += r[t][i + kw] * w[t * K + kw];                                                                  \
+        y[i] += s;                                                                                              \
+      }                                                                                                         \
+  }                                                                                                             \
+  ROW_VARIANTS (window##K##_s1, (float *restrict y, const float *const *r, const float *restrict w, int64_t n), \
                 (y, r, w, n))
 DEFINE_WINDOW_S1 (5)
 
@@ -270,22 +283,27 @@ depthwise_row_padded (const KernelConv *cv, const float *xp, const float *wp, fl
   int64_t padded = w + 2 * pw;
   const float *r[5];
 
-  for (int64_t t = 0; t < k; t++) {
-    int64_t ih = oh * cv->sh - cv->ph + t * cv->dh;
-    float *row = rows[t];
-    if (ih < 0 || ih >= cv->h) {
-      memset (row, 0, (size_t) padded * sizeof (float));
-    } else {
-      memset (row, 0, (size_t) pw * sizeof (float));
-      memcpy (row + pw, xp + ih * w, (size_t) w * sizeof (float));
-      memset (row + pw + w, 0, (size_t) pw * sizeof (float));
+  for (int64_t t = 0; t < k; t++)
+    {
+      int64_t ih = oh * cv->sh - cv->ph + t * cv->dh;
+      float *row = rows[t];
+      if (ih < 0 || ih >= cv->h)
+        {
+          memset (row, 0, (size_t) padded * sizeof (float));
+        }
+      else
+        {
+          memset (row, 0, (size_t) pw * sizeof (float));
+          memcpy (row + pw, xp + ih * w, (size_t) w * sizeof (float));
+          memset (row + pw + w, 0, (size_t) pw * sizeof (float));
+        }
+      r[t] = row;
     }
-    r[t] = row;
-  }
-  if (k == 5 && cv->sw == 1 && cv->dw == 1) {
-    window5_s1 (acc, r, wp, cv->ow);
-    return;
-  }
+  if (k == 5 && cv->sw == 1 && cv->dw == 1)
+    {
+      window5_s1 (acc, r, wp, cv->ow);
+      return;
+    }
   if (k == 3)
     window3 (acc, rows[0], rows[1], rows[2], wp, cv->sw, cv->dw, cv->ow);
   else
@@ -316,30 +334,33 @@ depthwise_plane (void *data, size_t plane)
   if (lo > hi)
     lo = hi;
 
-  if (windowed && cv->w + 2 * cv->pw <= PADDED_ROW_MAX && (cv->pw > 0 || cv->ph > 0)) {
-    float rows[5][PADDED_ROW_MAX];
-    for (int64_t oh = 0; oh < cv->oh; oh++)
-      depthwise_row_padded (cv, xp, wp, yp + oh * cv->ow, oh, rows);
-    return;
-  }
-  for (int64_t oh = 0; oh < cv->oh; oh++) {
-    float *acc = yp + oh * cv->ow;   /* holds the bias already */
-    int64_t ih0 = oh * cv->sh - cv->ph;
-    if (!windowed || ih0 < 0 || ih0 + (k - 1) * cv->dh >= cv->h || lo >= hi) {
-      depthwise_taps (cv, xp, wp, acc, oh, 0, cv->ow);
-      continue;
+  if (windowed && cv->w + 2 * cv->pw <= PADDED_ROW_MAX && (cv->pw > 0 || cv->ph > 0))
+    {
+      float rows[5][PADDED_ROW_MAX];
+      for (int64_t oh = 0; oh < cv->oh; oh++)
+        depthwise_row_padded (cv, xp, wp, yp + oh * cv->ow, oh, rows);
+      return;
     }
-    const float *r = xp + ih0 * cv->w + lo * cv->sw - cv->pw;
-    int64_t rs = cv->dh * cv->w;
-    if (k == 3)
-      window3 (acc + lo, r, r + rs, r + 2 * rs, wp, cv->sw, cv->dw, hi - lo);
-    else
-      window5 (acc + lo, r, r + rs, r + 2 * rs, r + 3 * rs, r + 4 * rs, wp, cv->sw, cv->dw, hi - lo);
-    for (int64_t ow = 0; ow < lo; ow++)
-      acc[ow] += depthwise_point (cv, xp, wp, oh, ow);
-    for (int64_t ow = hi; ow < cv->ow; ow++)
-      acc[ow] += depthwise_point (cv, xp, wp, oh, ow);
-  }
+  for (int64_t oh = 0; oh < cv->oh; oh++)
+    {
+      float *acc = yp + oh * cv->ow; /* holds the bias already */
+      int64_t ih0 = oh * cv->sh - cv->ph;
+      if (!windowed || ih0 < 0 || ih0 + (k - 1) * cv->dh >= cv->h || lo >= hi)
+        {
+          depthwise_taps (cv, xp, wp, acc, oh, 0, cv->ow);
+          continue;
+        }
+      const float *r = xp + ih0 * cv->w + lo * cv->sw - cv->pw;
+      int64_t rs = cv->dh * cv->w;
+      if (k == 3)
+        window3 (acc + lo, r, r + rs, r + 2 * rs, wp, cv->sw, cv->dw, hi - lo);
+      else
+        window5 (acc + lo, r, r + rs, r + 2 * rs, r + 3 * rs, r + 4 * rs, wp, cv->sw, cv->dw, hi - lo);
+      for (int64_t ow = 0; ow < lo; ow++)
+        acc[ow] += depthwise_point (cv, xp, wp, oh, ow);
+      for (int64_t ow = hi; ow < cv->ow; ow++)
+        acc[ow] += depthwise_point (cv, xp, wp, oh, ow);
+    }
 }
 
 /* ---- Direct GEMM and implicit im2col ---- */
@@ -347,10 +368,11 @@ depthwise_plane (void *data, size_t plane)
 /* The im2col matrix of one (batch, group), B[(ci, kh, kw), pixel], is never
  * stored: the GEMM asks for KC x 16 strips of it and im2col_pack builds
  * them straight from the image into the GEMM's packing buffer. */
-typedef struct {
+typedef struct
+{
   const KernelConv *cv;
-  const float *xg;        /* the group's first input channel */
-  int64_t p0;             /* output pixel of column 0 */
+  const float *xg; /* the group's first input channel */
+  int64_t p0;      /* output pixel of column 0 */
 } Im2col;
 
 #define SNR KERNEL_SGEMM_NR
@@ -366,57 +388,65 @@ im2col_pack (const void *user, int64_t pc, int64_t kc, int64_t j0, int64_t cols,
   int n_seg = 0;
   int64_t pix = ic->p0 + j0;
 
-  for (int64_t j = 0; j < cols; n_seg++) {
-    int64_t oh = pix / cv->ow, ow = pix % cv->ow;
-    int64_t run = cv->ow - ow < cols - j ? cv->ow - ow : cols - j;
-    seg_j[n_seg] = j;
-    seg_ih[n_seg] = oh * cv->sh - cv->ph;
-    seg_iw[n_seg] = ow * cv->sw - cv->pw;
-    j += run;
-    pix += run;
-  }
+  for (int64_t j = 0; j < cols; n_seg++)
+    {
+      int64_t oh = pix / cv->ow, ow = pix % cv->ow;
+      int64_t run = cv->ow - ow < cols - j ? cv->ow - ow : cols - j;
+      seg_j[n_seg] = j;
+      seg_ih[n_seg] = oh * cv->sh - cv->ph;
+      seg_iw[n_seg] = ow * cv->sw - cv->pw;
+      j += run;
+      pix += run;
+    }
   seg_j[n_seg] = cols;
 
   int64_t kk = cv->kh * cv->kw;
   int64_t ci = pc / kk, r = pc % kk;
   int64_t kh = r / cv->kw, kw = r % cv->kw;
-  for (int64_t p = 0; p < kc; p++) {
-    float *d = dst + p * SNR;
-    const float *plane = ic->xg + ci * cv->h * cv->w;
-    int64_t ihk = kh * cv->dh, iwk = kw * cv->dw;
+  for (int64_t p = 0; p < kc; p++)
+    {
+      float *d = dst + p * SNR;
+      const float *plane = ic->xg + ci * cv->h * cv->w;
+      int64_t ihk = kh * cv->dh, iwk = kw * cv->dw;
 
-    for (int sgi = 0; sgi < n_seg; sgi++) {
-      int64_t ja = seg_j[sgi], jb = seg_j[sgi + 1];
-      int64_t ih = seg_ih[sgi] + ihk, iw0 = seg_iw[sgi] + iwk - ja * cv->sw;
-      if (ih < 0 || ih >= cv->h) {
-        for (int64_t j = ja; j < jb; j++)
-          d[j] = 0.0f;
-        continue;
-      }
-      const float *row = plane + ih * cv->w;
-      /* iw = iw0 + j * sw for j in [ja, jb) */
-      if (cv->sw == 1 && iw0 + ja >= 0 && iw0 + jb <= cv->w) {
-        const float *src = row + iw0;
-        for (int64_t j = ja; j < jb; j++)
-          d[j] = src[j];
-        continue;
-      }
-      for (int64_t j = ja; j < jb; j++) {
-        int64_t iw = iw0 + j * cv->sw;
-        d[j] = iw >= 0 && iw < cv->w ? row[iw] : 0.0f;
-      }
-    }
-    for (int64_t j = cols; j < SNR; j++)
-      d[j] = 0.0f;
+      for (int sgi = 0; sgi < n_seg; sgi++)
+        {
+          int64_t ja = seg_j[sgi], jb = seg_j[sgi + 1];
+          int64_t ih = seg_ih[sgi] + ihk, iw0 = seg_iw[sgi] + iwk - ja * cv->sw;
+          if (ih < 0 || ih >= cv->h)
+            {
+              for (int64_t j = ja; j < jb; j++)
+                d[j] = 0.0f;
+              continue;
+            }
+          const float *row = plane + ih * cv->w;
+          /* iw = iw0 + j * sw for j in [ja, jb) */
+          if (cv->sw == 1 && iw0 + ja >= 0 && iw0 + jb <= cv->w)
+            {
+              const float *src = row + iw0;
+              for (int64_t j = ja; j < jb; j++)
+                d[j] = src[j];
+              continue;
+            }
+          for (int64_t j = ja; j < jb; j++)
+            {
+              int64_t iw = iw0 + j * cv->sw;
+              d[j] = iw >= 0 && iw < cv->w ? row[iw] : 0.0f;
+            }
+        }
+      for (int64_t j = cols; j < SNR; j++)
+        d[j] = 0.0f;
 
-    if (++kw == cv->kw) {
-      kw = 0;
-      if (++kh == cv->kh) {
-        kh = 0;
-        ci++;
-      }
+      if (++kw == cv->kw)
+        {
+          kw = 0;
+          if (++kh == cv->kh)
+            {
+              kh = 0;
+              ci++;
+            }
+        }
     }
-  }
 }
 
 static void
@@ -434,21 +464,29 @@ gemm_task (void *data, size_t task)
   bool direct = cv->kh == 1 && cv->kw == 1 && cv->sh == 1 && cv->sw == 1 && cv->ph == 0 && cv->pw == 0;
   Im2col ic = { cv, job->x + (b * cv->cin + g * cv->cin_g) * cv->h * cv->w, p0 };
   KernelSgemm gm = {
-    .m = cv->cout_g, .n = t, .k = k,
-    .a = job->weight + g * cv->cout_g * k, .a_rs = k, .a_cs = 1,
-    .c = job->y + (b * cv->cout + g * cv->cout_g) * pixels + p0, .ldc = pixels,
+    .m = cv->cout_g,
+    .n = t,
+    .k = k,
+    .a = job->weight + g * cv->cout_g * k,
+    .a_rs = k,
+    .a_cs = 1,
+    .c = job->y + (b * cv->cout + g * cv->cout_g) * pixels + p0,
+    .ldc = pixels,
     .accumulate = true,
     .single_thread = job->single_thread,
   };
 
-  if (direct) {
-    gm.b = job->x + (b * cv->cin + g * cv->cin_g) * cv->h * cv->w + p0;
-    gm.b_rs = cv->h * cv->w;
-    gm.b_cs = 1;
-  } else {
-    gm.pack_b = im2col_pack;
-    gm.pack_b_user = &ic;
-  }
+  if (direct)
+    {
+      gm.b = job->x + (b * cv->cin + g * cv->cin_g) * cv->h * cv->w + p0;
+      gm.b_rs = cv->h * cv->w;
+      gm.b_cs = 1;
+    }
+  else
+    {
+      gm.pack_b = im2col_pack;
+      gm.pack_b_user = &ic;
+    }
   if (!_executorch_sgemm (&gm))
     fail (job);
 }
@@ -468,77 +506,96 @@ transposed_task (void *data, size_t task)
   int64_t tile = job->tile;
   float *col = alloc_floats (rows * tile);
 
-  if (col == NULL) {
-    fail (job);
-    return;
-  }
-  for (int64_t p0 = 0; p0 < in_pixels; p0 += tile) {
-    int64_t t = in_pixels - p0 < tile ? in_pixels - p0 : tile;
-    KernelSgemm gm = {
-      .m = rows, .n = t, .k = cv->cin_g,
-      /* A[(co, kh, kw), ci] = weight[g * cin_g + ci, co, kh, kw] */
-      .a = job->weight + g * cv->cin_g * rows, .a_rs = 1, .a_cs = rows,
-      .b = job->x + (b * cv->cin + g * cv->cin_g) * in_pixels + p0, .b_rs = in_pixels, .b_cs = 1,
-      .c = col, .ldc = t,
-      .single_thread = job->single_thread,
-    };
-    if (!_executorch_sgemm (&gm)) {
+  if (col == NULL)
+    {
       fail (job);
-      break;
+      return;
     }
-    for (int64_t co = 0; co < cv->cout_g; co++) {
-      float *yp = job->y + (b * cv->cout + g * cv->cout_g + co) * out_pixels;
-      for (int64_t kh = 0; kh < cv->kh; kh++)
-        for (int64_t kw = 0; kw < cv->kw; kw++) {
-          const float *cr = col + ((co * cv->kh + kh) * cv->kw + kw) * t;
-          int64_t ih = p0 / cv->w, iw = p0 % cv->w;
-          for (int64_t q = 0; q < t; q++) {
-            int64_t oh = ih * cv->sh - cv->ph + kh * cv->dh;
-            int64_t ow = iw * cv->sw - cv->pw + kw * cv->dw;
-            if (oh >= 0 && oh < cv->oh && ow >= 0 && ow < cv->ow)
-              yp[oh * cv->ow + ow] += cr[q];
-            if (++iw == cv->w) {
-              iw = 0;
-              ih++;
-            }
-          }
+  for (int64_t p0 = 0; p0 < in_pixels; p0 += tile)
+    {
+      int64_t t = in_pixels - p0 < tile ? in_pixels - p0 : tile;
+      KernelSgemm gm = {
+        .m = rows,
+        .n = t,
+        .k = cv->cin_g,
+        /* A[(co, kh, kw), ci] = weight[g * cin_g + ci, co, kh, kw] */
+        .a = job->weight + g * cv->cin_g * rows,
+        .a_rs = 1,
+        .a_cs = rows,
+        .b = job->x + (b * cv->cin + g * cv->cin_g) * in_pixels + p0,
+        .b_rs = in_pixels,
+        .b_cs = 1,
+        .c = col,
+        .ldc = t,
+        .single_thread = job->single_thread,
+      };
+      if (!_executorch_sgemm (&gm))
+        {
+          fail (job);
+          break;
+        }
+      for (int64_t co = 0; co < cv->cout_g; co++)
+        {
+          float *yp = job->y + (b * cv->cout + g * cv->cout_g + co) * out_pixels;
+          for (int64_t kh = 0; kh < cv->kh; kh++)
+            for (int64_t kw = 0; kw < cv->kw; kw++)
+              {
+                const float *cr = col + ((co * cv->kh + kh) * cv->kw + kw) * t;
+                int64_t ih = p0 / cv->w, iw = p0 % cv->w;
+                for (int64_t q = 0; q < t; q++)
+                  {
+                    int64_t oh = ih * cv->sh - cv->ph + kh * cv->dh;
+                    int64_t ow = iw * cv->sw - cv->pw + kw * cv->dw;
+                    if (oh >= 0 && oh < cv->oh && ow >= 0 && ow < cv->ow)
+                      yp[oh * cv->ow + ow] += cr[q];
+                    if (++iw == cv->w)
+                      {
+                        iw = 0;
+                        ih++;
+                      }
+                  }
+              }
         }
     }
-  }
   free (col);
 }
 
 EtError
-_executorch_conv_f32 (EtKernelContext *ctx, const KernelConv *cv, const float *x,
-                      const float *weight, const float *bias, float *y)
+_executorch_conv_f32 (EtKernelContext *ctx, const KernelConv *cv, const float *x, const float *weight,
+                      const float *bias, float *y)
 {
   int64_t out_pixels = cv->oh * cv->ow;
   ConvJob job = { .cv = cv, .x = x, .weight = weight, .y = y };
 
   for (int64_t b = 0; b < cv->n; b++)
-    for (int64_t co = 0; co < cv->cout; co++) {
-      float *yp = y + (b * cv->cout + co) * out_pixels;
-      float v = bias != NULL ? bias[co] : 0.0f;
-      for (int64_t p = 0; p < out_pixels; p++)
-        yp[p] = v;
-    }
+    for (int64_t co = 0; co < cv->cout; co++)
+      {
+        float *yp = y + (b * cv->cout + co) * out_pixels;
+        float v = bias != NULL ? bias[co] : 0.0f;
+        for (int64_t p = 0; p < out_pixels; p++)
+          yp[p] = v;
+      }
 
-  if (cv->transposed) {
-    int64_t rows = cv->cout_g * cv->kh * cv->kw;
-    int64_t budget = COL_BUDGET / (rows > 0 ? rows : 1);
-    job.tile = cv->h * cv->w < budget ? cv->h * cv->w : budget;
-    if (job.tile < 16)
-      job.tile = 16;
-    run_tasks (&job, transposed_task, cv->n * cv->groups);
-  } else if (cv->groups == cv->cin && cv->cin_g == 1 && cv->kh * cv->kw > 1) {
-    run_tasks (&job, depthwise_plane, cv->n * cv->cout);
-  } else {
-    job.tile = choose_tile (out_pixels, cv->n * cv->groups);
-    job.n_tiles = (out_pixels + job.tile - 1) / job.tile;
-    run_tasks (&job, gemm_task, cv->n * cv->groups * job.n_tiles);
-  }
+  if (cv->transposed)
+    {
+      int64_t rows = cv->cout_g * cv->kh * cv->kw;
+      int64_t budget = COL_BUDGET / (rows > 0 ? rows : 1);
+      job.tile = cv->h * cv->w < budget ? cv->h * cv->w : budget;
+      if (job.tile < 16)
+        job.tile = 16;
+      run_tasks (&job, transposed_task, cv->n * cv->groups);
+    }
+  else if (cv->groups == cv->cin && cv->cin_g == 1 && cv->kh * cv->kw > 1)
+    {
+      run_tasks (&job, depthwise_plane, cv->n * cv->cout);
+    }
+  else
+    {
+      job.tile = choose_tile (out_pixels, cv->n * cv->groups);
+      job.n_tiles = (out_pixels + job.tile - 1) / job.tile;
+      run_tasks (&job, gemm_task, cv->n * cv->groups * job.n_tiles);
+    }
   if (job.failed)
-    return KERNEL_FAIL (ctx, ET_ERROR_MEMORY_ALLOCATION_FAILED,
-                        "convolution: out of memory for temporary buffers");
+    return KERNEL_FAIL (ctx, ET_ERROR_MEMORY_ALLOCATION_FAILED, "convolution: out of memory for temporary buffers");
   return ET_OK;
 }

@@ -29,24 +29,24 @@
 #define PARAM_MAX ((int64_t) 1 << 24)
 
 static EtError
-read_param_list (EtKernelContext *ctx, EtValue **args, uint32_t i, const char *name,
-                 uint32_t spatial, int64_t min, int64_t *values)
+read_param_list (EtKernelContext *ctx, EtValue **args, uint32_t i, const char *name, uint32_t spatial, int64_t min,
+                 int64_t *values)
 {
   int64_t items[ET_MAX_DIMS];
   uint32_t n;
 
   KERNEL_TRY (_executorch_arg_int_list (ctx, args, i, name, NULL, items, &n));
   if (n != spatial && n != 1)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                        OP ": %s must have %u values (or 1), got %u", name, spatial, n);
-  for (uint32_t d = 0; d < spatial; d++) {
-    int64_t v = items[n == 1 ? 0 : d];
-    if (v < min || v > PARAM_MAX)
-      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                          OP ": %s[%u] = %" PRId64 " is out of range [%" PRId64 ", %" PRId64 "]", name,
-                          d, v, min, PARAM_MAX);
-    values[d] = v;
-  }
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, OP ": %s must have %u values (or 1), got %u", name, spatial, n);
+  for (uint32_t d = 0; d < spatial; d++)
+    {
+      int64_t v = items[n == 1 ? 0 : d];
+      if (v < min || v > PARAM_MAX)
+        return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
+                            OP ": %s[%u] = %" PRId64 " is out of range [%" PRId64 ", %" PRId64 "]", name, d, v, min,
+                            PARAM_MAX);
+      values[d] = v;
+    }
   return ET_OK;
 }
 
@@ -58,21 +58,22 @@ conv_dtype_ok (int type)
 
 /* Output extent of one spatial dimension, or an error when it is < 1. */
 static EtError
-output_extent (EtKernelContext *ctx, const char *dim, bool transposed, int64_t in, int64_t k,
-               int64_t s, int64_t p, int64_t d, int64_t op, int64_t *out)
+output_extent (EtKernelContext *ctx, const char *dim, bool transposed, int64_t in, int64_t k, int64_t s, int64_t p,
+               int64_t d, int64_t op, int64_t *out)
 {
   int64_t v;
 
   if (transposed)
     v = (in - 1) * s - 2 * p + d * (k - 1) + op + 1;
-  else {
-    int64_t span = in + 2 * p - d * (k - 1) - 1;
-    v = span < 0 ? 0 : span / s + 1;
-  }
+  else
+    {
+      int64_t span = in + 2 * p - d * (k - 1) - 1;
+      v = span < 0 ? 0 : span / s + 1;
+    }
   if (v < 1)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                        OP ": output %s would be %" PRId64 " (input %" PRId64 ", kernel %" PRId64
-                        ", stride %" PRId64 ", padding %" PRId64 ", dilation %" PRId64 ")",
+                        OP ": output %s would be %" PRId64 " (input %" PRId64 ", kernel %" PRId64 ", stride %" PRId64
+                           ", padding %" PRId64 ", dilation %" PRId64 ")",
                         dim, v, in, k, s, p, d);
   *out = v;
   return ET_OK;
@@ -80,8 +81,8 @@ output_extent (EtKernelContext *ctx, const char *dim, bool transposed, int64_t i
 
 /* Reads and checks every argument, fills @cv and resizes out. */
 static EtError
-parse (EtKernelContext *ctx, EtValue **args, uint32_t n_args, EtTensor **input, EtTensor **weight,
-       EtTensor **bias, EtTensor **out, KernelConv *cv)
+parse (EtKernelContext *ctx, EtValue **args, uint32_t n_args, EtTensor **input, EtTensor **weight, EtTensor **bias,
+       EtTensor **out, KernelConv *cv)
 {
   EtTensor *x, *w, *b = NULL, *y;
   int64_t stride[2], padding[2], dilation[2], out_pad[2], groups;
@@ -96,16 +97,13 @@ parse (EtKernelContext *ctx, EtValue **args, uint32_t n_args, EtTensor **input, 
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 9, "out", &y));
 
   if (x->ndim != 3 && x->ndim != 4)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, OP ": input must be 3-D or 4-D, got %u-D",
-                        x->ndim);
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, OP ": input must be 3-D or 4-D, got %u-D", x->ndim);
   if (w->ndim != x->ndim)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, OP ": weight must be %u-D like input, got %u-D",
-                        x->ndim, w->ndim);
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, OP ": weight must be %u-D like input, got %u-D", x->ndim,
+                        w->ndim);
   if (y->ndim != x->ndim)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, OP ": out must be %u-D like input, got %u-D",
-                        x->ndim, y->ndim);
-  if (!conv_dtype_ok (x->scalar_type) || w->scalar_type != x->scalar_type ||
-      y->scalar_type != x->scalar_type)
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, OP ": out must be %u-D like input, got %u-D", x->ndim, y->ndim);
+  if (!conv_dtype_ok (x->scalar_type) || w->scalar_type != x->scalar_type || y->scalar_type != x->scalar_type)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
                         OP ": input, weight and out must share one real dtype (no Bool), got %s, %s and %s",
                         _executorch_type_name (x->scalar_type), _executorch_type_name (w->scalar_type),
@@ -140,53 +138,53 @@ parse (EtKernelContext *ctx, EtValue **args, uint32_t n_args, EtTensor **input, 
   cv->opw = transposed ? out_pad[spatial - 1] : 0;
 
   if (cv->cin < 1 || cv->h < 1 || cv->w < 1)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                        OP ": input %s must have non-zero channel and spatial sizes",
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, OP ": input %s must have non-zero channel and spatial sizes",
                         _executorch_format_sizes (sx, sizeof sx, x->ndim, x->sizes));
   if (cv->kh < 1 || cv->kw < 1 || cv->kh > PARAM_MAX || cv->kw > PARAM_MAX)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, OP ": weight %s has an empty or huge kernel",
                         _executorch_format_sizes (sw, sizeof sw, w->ndim, w->sizes));
   if (groups < 1 || groups > cv->cin || cv->cin % groups != 0)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                        OP ": groups = %" PRId64 " must be positive and divide the %" PRId64
-                        " input channels", groups, cv->cin);
+                        OP ": groups = %" PRId64 " must be positive and divide the %" PRId64 " input channels", groups,
+                        cv->cin);
   cv->groups = groups;
   cv->cin_g = cv->cin / groups;
-  if (!transposed) {
-    if (w->sizes[1] != cv->cin_g || w->sizes[0] % groups != 0)
-      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                          OP ": weight %s does not fit input %s with groups = %" PRId64
-                          " (expected [C_out (a multiple of groups), %" PRId64 ", ...])",
-                          _executorch_format_sizes (sw, sizeof sw, w->ndim, w->sizes),
-                          _executorch_format_sizes (sx, sizeof sx, x->ndim, x->sizes), groups,
-                          cv->cin_g);
-    cv->cout = w->sizes[0];
-    cv->cout_g = cv->cout / groups;
-  } else {
-    if (w->sizes[0] != cv->cin)
-      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                          OP ": transposed weight %s does not fit input %s (expected [%" PRId64
-                          ", C_out / groups, ...])",
-                          _executorch_format_sizes (sw, sizeof sw, w->ndim, w->sizes),
-                          _executorch_format_sizes (sx, sizeof sx, x->ndim, x->sizes), cv->cin);
-    cv->cout_g = w->sizes[1];
-    cv->cout = cv->cout_g * groups;
-    if ((cv->oph >= cv->sh && cv->oph >= cv->dh) || (cv->opw >= cv->sw && cv->opw >= cv->dw))
-      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                          OP ": output_padding must be smaller than either stride or dilation");
-  }
+  if (!transposed)
+    {
+      if (w->sizes[1] != cv->cin_g || w->sizes[0] % groups != 0)
+        return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
+                            OP ": weight %s does not fit input %s with groups = %" PRId64
+                               " (expected [C_out (a multiple of groups), %" PRId64 ", ...])",
+                            _executorch_format_sizes (sw, sizeof sw, w->ndim, w->sizes),
+                            _executorch_format_sizes (sx, sizeof sx, x->ndim, x->sizes), groups, cv->cin_g);
+      cv->cout = w->sizes[0];
+      cv->cout_g = cv->cout / groups;
+    }
+  else
+    {
+      if (w->sizes[0] != cv->cin)
+        return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
+                            OP ": transposed weight %s does not fit input %s (expected [%" PRId64
+                               ", C_out / groups, ...])",
+                            _executorch_format_sizes (sw, sizeof sw, w->ndim, w->sizes),
+                            _executorch_format_sizes (sx, sizeof sx, x->ndim, x->sizes), cv->cin);
+      cv->cout_g = w->sizes[1];
+      cv->cout = cv->cout_g * groups;
+      if ((cv->oph >= cv->sh && cv->oph >= cv->dh) || (cv->opw >= cv->sw && cv->opw >= cv->dw))
+        return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
+                            OP ": output_padding must be smaller than either stride or dilation");
+    }
   if (b != NULL && (b->ndim != 1 || b->sizes[0] != cv->cout))
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
                         OP ": bias %s must be 1-D with %" PRId64 " elements (the output channels)",
                         _executorch_format_sizes (sx, sizeof sx, b->ndim, b->sizes), cv->cout);
 
   if (spatial == 2)
-    KERNEL_TRY (output_extent (ctx, "height", transposed, cv->h, cv->kh, cv->sh, cv->ph, cv->dh,
-                               cv->oph, &cv->oh));
+    KERNEL_TRY (output_extent (ctx, "height", transposed, cv->h, cv->kh, cv->sh, cv->ph, cv->dh, cv->oph, &cv->oh));
   else
     cv->oh = 1;
-  KERNEL_TRY (output_extent (ctx, spatial == 2 ? "width" : "length", transposed, cv->w, cv->kw,
-                             cv->sw, cv->pw, cv->dw, cv->opw, &cv->ow));
+  KERNEL_TRY (output_extent (ctx, spatial == 2 ? "width" : "length", transposed, cv->w, cv->kw, cv->sw, cv->pw, cv->dw,
+                             cv->opw, &cv->ow));
 
   int64_t sizes[4] = { cv->n, cv->cout, cv->oh, cv->ow };
   if (spatial == 1)
@@ -207,77 +205,88 @@ dense_copy (EtKernelContext *ctx, const EtTensor *t, int type, KernelTemp *temp,
 
   temp->data = NULL;
   temp->heap = false;
-  if (t->scalar_type == type && _executorch_dim_order_is_identity (t)) {
-    *data = t->data;
-    return ET_OK;
-  }
+  if (t->scalar_type == type && _executorch_dim_order_is_identity (t))
+    {
+      *data = t->data;
+      return ET_OK;
+    }
   KERNEL_TRY (_executorch_temp_alloc (ctx, (size_t) t->numel * _executorch_type_size (type), temp));
   _executorch_contiguous_strides (t->ndim, t->sizes, strides);
-  KERNEL_TRY (_executorch_copy_strided (ctx, t->ndim, t->sizes, NULL, temp->data, type, 0, strides,
-                                        t->data, t->scalar_type, 0, t->strides));
+  KERNEL_TRY (_executorch_copy_strided (ctx, t->ndim, t->sizes, NULL, temp->data, type, 0, strides, t->data,
+                                        t->scalar_type, 0, t->strides));
   *data = temp->data;
   return ET_OK;
 }
 
 /* The direct loop of the generic path, on contiguous NCHW copies in the
  * compute dtype T; integer products wrap through uint64_t (U). */
-#define DIRECT_CONV(NAME, T, U) \
-  static void \
-  NAME (const KernelConv *cv, const T *x, const T *w, const T *bias, T *y) \
-  { \
-    int64_t opix = cv->oh * cv->ow; \
-    for (int64_t b = 0; b < cv->n; b++) \
-      for (int64_t co = 0; co < cv->cout; co++) { \
-        T *yp = y + (b * cv->cout + co) * opix; \
-        for (int64_t p = 0; p < opix; p++) \
-          yp[p] = bias != NULL ? bias[co] : (T) 0; \
-      } \
-    for (int64_t b = 0; b < cv->n; b++) \
-      for (int64_t g = 0; g < cv->groups; g++) \
-        for (int64_t cig = 0; cig < cv->cin_g; cig++) { \
-          int64_t ci = g * cv->cin_g + cig; \
-          const T *xp = x + (b * cv->cin + ci) * cv->h * cv->w; \
-          for (int64_t cog = 0; cog < cv->cout_g; cog++) { \
-            int64_t co = g * cv->cout_g + cog; \
-            T *yp = y + (b * cv->cout + co) * opix; \
-            const T *wp = cv->transposed \
-              ? w + (ci * cv->cout_g + cog) * cv->kh * cv->kw \
-              : w + (co * cv->cin_g + cig) * cv->kh * cv->kw; \
-            if (!cv->transposed) { \
-              for (int64_t oh = 0; oh < cv->oh; oh++) \
-                for (int64_t ow = 0; ow < cv->ow; ow++) { \
-                  T acc = 0; \
-                  for (int64_t kh = 0; kh < cv->kh; kh++) { \
-                    int64_t ih = oh * cv->sh - cv->ph + kh * cv->dh; \
-                    if (ih < 0 || ih >= cv->h) \
-                      continue; \
-                    for (int64_t kw = 0; kw < cv->kw; kw++) { \
-                      int64_t iw = ow * cv->sw - cv->pw + kw * cv->dw; \
-                      if (iw >= 0 && iw < cv->w) \
-                        acc = (T) ((U) acc + (U) xp[ih * cv->w + iw] * (U) wp[kh * cv->kw + kw]); \
-                    } \
-                  } \
-                  yp[oh * cv->ow + ow] = (T) ((U) yp[oh * cv->ow + ow] + (U) acc); \
-                } \
-            } else { \
-              for (int64_t ih = 0; ih < cv->h; ih++) \
-                for (int64_t iw = 0; iw < cv->w; iw++) { \
-                  U xv = (U) xp[ih * cv->w + iw]; \
-                  for (int64_t kh = 0; kh < cv->kh; kh++) { \
-                    int64_t oh = ih * cv->sh - cv->ph + kh * cv->dh; \
-                    if (oh < 0 || oh >= cv->oh) \
-                      continue; \
-                    for (int64_t kw = 0; kw < cv->kw; kw++) { \
-                      int64_t ow = iw * cv->sw - cv->pw + kw * cv->dw; \
-                      if (ow >= 0 && ow < cv->ow) \
-                        yp[oh * cv->ow + ow] = \
-                          (T) ((U) yp[oh * cv->ow + ow] + xv * (U) wp[kh * cv->kw + kw]); \
-                    } \
-                  } \
-                } \
-            } \
-          } \
-        } \
+#define DIRECT_CONV(NAME, T, U)                                                                               \
+  static void NAME (const KernelConv *cv, const T *x, const T *w, const T *bias, T *y)                        \
+  {                                                                                                           \
+    int64_t opix = cv->oh * cv->ow;                                                                           \
+    for (int64_t b = 0; b < cv->n; b++)                                                                       \
+      for (int64_t co = 0; co < cv->cout; co++)                                                               \
+        {                                                                                                     \
+          T *yp = y + (b * cv->cout + co) * opix;                                                             \
+          for (int64_t p = 0; p < opix; p++)                                                                  \
+            yp[p] = bias != NULL ? bias[co] : (T) 0;                                                          \
+        }                                                                                                     \
+    for (int64_t b = 0; b < cv->n; b++)                                                                       \
+      for (int64_t g = 0; g < cv->groups; g++)                                                                \
+        for (int64_t cig = 0; cig < cv->cin_g; cig++)                                                         \
+          {                                                                                                   \
+            int64_t ci = g * cv->cin_g + cig;                                                                 \
+            const T *xp = x + (b * cv->cin + ci) * cv->h * cv->w;                                             \
+            for (int64_t cog = 0; cog < cv->cout_g; cog++)                                                    \
+              {                                                                                               \
+                int64_t co = g * cv->cout_g + cog;                                                            \
+                T *yp = y + (b * cv->cout + co) * opix;                                                       \
+                const T *wp = cv->transposed ? w + (ci * cv->cout_g + cog) * cv->kh * cv->kw                  \
+                                             : w + (co * cv->cin_g + cig) * cv->kh * cv->kw;                  \
+                if (!cv->transposed)                                                                          \
+                  {                                                                                           \
+                    for (int64_t oh = 0; oh < cv->oh; oh++)                                                   \
+                      for (int64_t ow = 0; ow < cv->ow; ow++)                                                 \
+                        {                                                                                     \
+                          T acc = 0;                                                                          \
+                          for (int64_t kh = 0; kh < cv->kh; kh++)                                             \
+                            {                                                                                 \
+                              int64_t ih = oh * cv->sh - cv->ph + kh * cv->dh;                                \
+                              if (ih < 0 || ih >= cv->h)                                                      \
+                                continue;                                                                     \
+                              for (int64_t kw = 0; kw < cv->kw; kw++)                                         \
+                                {                                                                             \
+                                  int64_t iw = ow * cv->sw - cv->pw + kw * cv->dw;                            \
+                                  if (iw >= 0 && iw < cv->w)                                                  \
+                                    acc = (T) ((U) acc + (U) xp[ih * cv->w + iw] * (U) wp[kh * cv->kw + kw]); \
+                                }                                                                             \
+                            }                                                                                 \
+                          yp[oh * cv->ow + ow] = (T) ((U) yp[oh * cv->ow + ow] + (U) acc);                    \
+                        }                                                                                     \
+                  }                                                                                           \
+                else                                                                                          \
+                  {                                                                                           \
+                    for (int64_t ih = 0; ih < cv->h; ih++)                                                    \
+                      for (int64_t iw = 0; iw < cv->w; iw++)                                                  \
+                        {                                                                                     \
+                          U xv = (U) xp[ih * cv->w + iw];                                                     \
+                          for (int64_t kh = 0; kh < cv->kh; kh++)                                             \
+                            {                                                                                 \
+                              int64_t oh = ih * cv->sh - cv->ph + kh * cv->dh;                                \
+                              if (oh < 0 || oh >= cv->oh)                                                     \
+                                continue;                                                                     \
+                              for (int64_t kw = 0; kw < cv->kw; kw++)                                         \
+                                {                                                                             \
+                                  int64_t ow = iw * cv->sw - cv->pw + kw * cv->dw;                            \
+                                  if (ow >= 0 && ow < cv->ow)                                                 \
+                                    yp[oh * cv->ow + ow] =                                                    \
+                                        (T) ((U) yp[oh * cv->ow + ow] + xv * (U) wp[kh * cv->kw + kw]);       \
+                                }                                                                             \
+                            }                                                                                 \
+                        }                                                                                     \
+                  }                                                                                           \
+              }                                                                                               \
+          }                                                                                                   \
   }
 
 DIRECT_CONV (direct_f64, double, double)
@@ -299,49 +308,54 @@ convolution_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   size_t es = _executorch_type_size (ctype);
   KernelTemp tx, tw, tb, ty;
   void *dx = NULL, *dw = NULL, *db = NULL, *dy = NULL;
-  bool in_place = y->scalar_type == ctype && _executorch_dim_order_is_identity (y) &&
-                  y->data != x->data && y->data != w->data && (b == NULL || y->data != b->data);
+  bool in_place = y->scalar_type == ctype && _executorch_dim_order_is_identity (y) && y->data != x->data &&
+                  y->data != w->data && (b == NULL || y->data != b->data);
   EtError err;
 
   tw.data = tb.data = ty.data = NULL;
   tw.heap = tb.heap = ty.heap = false;
   KERNEL_TRY (dense_copy (ctx, x, ctype, &tx, &dx));
   err = dense_copy (ctx, w, ctype, &tw, &dw);
-  if (err == ET_OK && b != NULL) {
-    err = _executorch_temp_alloc (ctx, (size_t) cv.cout * es, &tb);
-    if (err == ET_OK) {
-      _executorch_load_kind (kind, b->scalar_type, b->data, 0, b->strides[0], cv.cout, tb.data);
-      db = tb.data;
+  if (err == ET_OK && b != NULL)
+    {
+      err = _executorch_temp_alloc (ctx, (size_t) cv.cout * es, &tb);
+      if (err == ET_OK)
+        {
+          _executorch_load_kind (kind, b->scalar_type, b->data, 0, b->strides[0], cv.cout, tb.data);
+          db = tb.data;
+        }
     }
-  }
-  if (err == ET_OK) {
-    if (in_place) {
-      dy = y->data;
-    } else {
-      err = _executorch_temp_alloc (ctx, (size_t) y->numel * es, &ty);
-      dy = ty.data;
+  if (err == ET_OK)
+    {
+      if (in_place)
+        {
+          dy = y->data;
+        }
+      else
+        {
+          err = _executorch_temp_alloc (ctx, (size_t) y->numel * es, &ty);
+          dy = ty.data;
+        }
     }
-  }
-  if (err == ET_OK) {
-    switch (kind) {
-    case KERNEL_COMPUTE_F32:
-      /* Half and BFloat16 were converted to float above. */
-      err = _executorch_conv_f32 (ctx, &cv, dx, dw, db, dy);
-      break;
-    case KERNEL_COMPUTE_F64:
-      direct_f64 (&cv, dx, dw, db, dy);
-      break;
-    case KERNEL_COMPUTE_I64:
-      direct_i64 (&cv, dx, dw, db, dy);
-      break;
+  if (err == ET_OK)
+    {
+      switch (kind)
+        {
+          case KERNEL_COMPUTE_F32:
+            /* Half and BFloat16 were converted to float above. */
+            err = _executorch_conv_f32 (ctx, &cv, dx, dw, db, dy);
+            break;
+          case KERNEL_COMPUTE_F64: direct_f64 (&cv, dx, dw, db, dy); break;
+          case KERNEL_COMPUTE_I64: direct_i64 (&cv, dx, dw, db, dy); break;
+        }
     }
-  }
-  if (err == ET_OK && !in_place) {
-    int64_t strides[ET_MAX_DIMS];
-    _executorch_contiguous_strides (y->ndim, y->sizes, strides);
-    err = _executorch_copy_strided (ctx, y->ndim, y->sizes, y->dim_order, y->data, y->scalar_type, 0,
-                                    y->strides, dy, ctype, 0, strides);
-  }
+  if (err == ET_OK && !in_place)
+    {
+      int64_t strides[ET_MAX_DIMS];
+      _executorch_contiguous_strides (y->ndim, y->sizes, strides);
+      err = _executorch_copy_strided (ctx, y->ndim, y->sizes, y->dim_order, y->data, y->scalar_type, 0, y->strides, dy,
+                                      ctype, 0, strides);
+    }
   _executorch_temp_free (&ty);
   _executorch_temp_free (&tb);
   _executorch_temp_free (&tw);

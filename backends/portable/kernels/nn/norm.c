@@ -36,15 +36,14 @@ check_floating (EtKernelContext *ctx, const char *op, const EtTensor *t, const c
 
 /* An optional per-channel tensor of @c elements (any floating dtype). */
 static EtError
-check_channel_vector (EtKernelContext *ctx, const char *op, const EtTensor *t, const char *name,
-                      int64_t c)
+check_channel_vector (EtKernelContext *ctx, const char *op, const EtTensor *t, const char *name, int64_t c)
 {
   if (t == NULL)
     return ET_OK;
   KERNEL_TRY (check_floating (ctx, op, t, name));
   if (t->ndim != 1 || t->sizes[0] != c)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                        "%s: %s must have shape [%" PRId64 "] (one value per channel)", op, name, c);
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: %s must have shape [%" PRId64 "] (one value per channel)",
+                        op, name, c);
   return ET_OK;
 }
 
@@ -52,11 +51,12 @@ check_channel_vector (EtKernelContext *ctx, const char *op, const EtTensor *t, c
 static void
 load_vector (const EtTensor *t, int64_t n, double fill, double *dst)
 {
-  if (t == NULL) {
-    for (int64_t i = 0; i < n; i++)
-      dst[i] = fill;
-    return;
-  }
+  if (t == NULL)
+    {
+      for (int64_t i = 0; i < n; i++)
+        dst[i] = fill;
+      return;
+    }
   _executorch_load_f64 (t->scalar_type, t->data, 0, t->ndim ? t->strides[0] : 1, n, dst);
 }
 
@@ -69,7 +69,8 @@ resize_empty (EtKernelContext *ctx, EtTensor *t)
 
 /* ---- Batch norm ---- */
 
-typedef struct {
+typedef struct
+{
   const EtTensor *in;
   EtTensor *out;
   const float *scale;
@@ -84,21 +85,22 @@ bn_fast_range (void *context, int64_t begin, int64_t end)
   BnJob *job = context;
   const float *x = job->in->data;
   float *o = job->out->data;
-  for (int64_t b = begin; b < end; b++) {
-    int64_t c = b % job->channels;
-    _executorch_vec_scale_shift_f32 (job->inner, x + b * job->inner, job->scale[c], job->shift[c],
-                                     o + b * job->inner);
-  }
+  for (int64_t b = begin; b < end; b++)
+    {
+      int64_t c = b % job->channels;
+      _executorch_vec_scale_shift_f32 (job->inner, x + b * job->inner, job->scale[c], job->shift[c],
+                                       o + b * job->inner);
+    }
 }
 
-#define SCALE_SHIFT(NAME, T) \
+#define SCALE_SHIFT(NAME, T)                                                       \
   static void NAME (const void *user, int64_t n, void *out, const void *const *in) \
-  { \
-    const T *restrict x = in[0], *restrict s = in[1], *restrict b = in[2]; \
-    T *restrict o = out; \
-    (void) user; \
-    for (int64_t i = 0; i < n; i++) \
-      o[i] = x[i] * s[i] + b[i]; \
+  {                                                                                \
+    const T *restrict x = in[0], *restrict s = in[1], *restrict b = in[2];         \
+    T *restrict o = out;                                                           \
+    (void) user;                                                                   \
+    for (int64_t i = 0; i < n; i++)                                                \
+      o[i] = x[i] * s[i] + b[i];                                                   \
   }
 
 SCALE_SHIFT (scale_shift_f32, float)
@@ -106,8 +108,7 @@ SCALE_SHIFT (scale_shift_f64, double)
 
 /* out = in * scale[c] + shift[c] along dim 1, for any dim order. */
 static EtError
-apply_scale_shift (EtKernelContext *ctx, const EtTensor *in, EtTensor *out, const double *scale,
-                   const double *shift)
+apply_scale_shift (EtKernelContext *ctx, const EtTensor *in, EtTensor *out, const double *scale, const double *shift)
 {
   int64_t c = in->sizes[1];
   int64_t inner = in->numel / (in->sizes[0] * c);
@@ -117,25 +118,30 @@ apply_scale_shift (EtKernelContext *ctx, const EtTensor *in, EtTensor *out, cons
   KERNEL_TRY (_executorch_temp_alloc (ctx, (size_t) c * 2 * sizeof (double), &temp));
   float *sf = temp.data, *bf = sf + c;
   double *sd = temp.data, *bd = sd + c;
-  for (int64_t i = 0; i < c; i++) {
-    if (f64) {
-      sd[i] = scale[i];
-      bd[i] = shift[i];
-    } else {
-      sf[i] = (float) scale[i];
-      bf[i] = (float) shift[i];
+  for (int64_t i = 0; i < c; i++)
+    {
+      if (f64)
+        {
+          sd[i] = scale[i];
+          bd[i] = shift[i];
+        }
+      else
+        {
+          sf[i] = (float) scale[i];
+          bf[i] = (float) shift[i];
+        }
     }
-  }
 
   if (in->scalar_type == ET_SCALAR_FLOAT && out->scalar_type == ET_SCALAR_FLOAT &&
-      _executorch_dim_order_is_identity (in) && _executorch_dim_order_is_identity (out)) {
-    BnJob job = { in, out, sf, bf, c, inner };
-    int64_t blocks = in->sizes[0] * c;
-    int64_t grain = inner >= KERNEL_GRAIN ? 1 : KERNEL_GRAIN / (inner > 0 ? inner : 1);
-    _executorch_parallel_for (blocks, grain, bn_fast_range, &job);
-    _executorch_temp_free (&temp);
-    return ET_OK;
-  }
+      _executorch_dim_order_is_identity (in) && _executorch_dim_order_is_identity (out))
+    {
+      BnJob job = { in, out, sf, bf, c, inner };
+      int64_t blocks = in->sizes[0] * c;
+      int64_t grain = inner >= KERNEL_GRAIN ? 1 : KERNEL_GRAIN / (inner > 0 ? inner : 1);
+      _executorch_parallel_for (blocks, grain, bn_fast_range, &job);
+      _executorch_temp_free (&temp);
+      return ET_OK;
+    }
 
   /* [C, 1, ..., 1] tensors broadcast against in. */
   EtTensor ts, tb;
@@ -155,8 +161,7 @@ apply_scale_shift (EtKernelContext *ctx, const EtTensor *in, EtTensor *out, cons
   tb.data = f64 ? (void *) bd : (void *) bf;
   const EtTensor *inputs[3] = { in, &ts, &tb };
   KernelComputeKind kind = f64 ? KERNEL_COMPUTE_F64 : KERNEL_COMPUTE_F32;
-  EtError err = _executorch_map (ctx, out, kind, 3, inputs, kind,
-                                 f64 ? scale_shift_f64 : scale_shift_f32, NULL);
+  EtError err = _executorch_map (ctx, out, kind, 3, inputs, kind, f64 ? scale_shift_f64 : scale_shift_f32, NULL);
   _executorch_temp_free (&temp);
   return err;
 }
@@ -170,41 +175,49 @@ channel_moments (EtKernelContext *ctx, const EtTensor *in, double *mean, double 
   int64_t count = in->numel / c;
   double buf[KERNEL_CHUNK];
 
-  for (int pass = 0; pass < 2; pass++) {
-    for (int64_t ch = 0; ch < c; ch++) {
-      double acc = 0.0;
-      for (int64_t n = 0; n < in->sizes[0]; n++) {
-        int64_t base = n * in->strides[0] + ch * in->strides[1];
-        const int64_t *strides[1] = { in->strides + 2 };
-        KernelIter it;
-        _executorch_iter_init (&it, rest, in->sizes + 2, NULL, 1, strides);
-        for (int64_t r = 0; r < it.n_rows; r++, _executorch_iter_next (&it)) {
-          for (int64_t j = 0; j < it.inner; j += KERNEL_CHUNK) {
-            int64_t m = it.inner - j < KERNEL_CHUNK ? it.inner - j : KERNEL_CHUNK;
-            _executorch_load_f64 (in->scalar_type, in->data,
-                                  base + it.offsets[0] + j * it.inner_strides[0],
-                                  it.inner_strides[0], m, buf);
-            if (pass == 0) {
-              for (int64_t k = 0; k < m; k++)
-                acc += buf[k];
-            } else {
-              for (int64_t k = 0; k < m; k++)
-                acc += (buf[k] - mean[ch]) * (buf[k] - mean[ch]);
+  for (int pass = 0; pass < 2; pass++)
+    {
+      for (int64_t ch = 0; ch < c; ch++)
+        {
+          double acc = 0.0;
+          for (int64_t n = 0; n < in->sizes[0]; n++)
+            {
+              int64_t base = n * in->strides[0] + ch * in->strides[1];
+              const int64_t *strides[1] = { in->strides + 2 };
+              KernelIter it;
+              _executorch_iter_init (&it, rest, in->sizes + 2, NULL, 1, strides);
+              for (int64_t r = 0; r < it.n_rows; r++, _executorch_iter_next (&it))
+                {
+                  for (int64_t j = 0; j < it.inner; j += KERNEL_CHUNK)
+                    {
+                      int64_t m = it.inner - j < KERNEL_CHUNK ? it.inner - j : KERNEL_CHUNK;
+                      _executorch_load_f64 (in->scalar_type, in->data, base + it.offsets[0] + j * it.inner_strides[0],
+                                            it.inner_strides[0], m, buf);
+                      if (pass == 0)
+                        {
+                          for (int64_t k = 0; k < m; k++)
+                            acc += buf[k];
+                        }
+                      else
+                        {
+                          for (int64_t k = 0; k < m; k++)
+                            acc += (buf[k] - mean[ch]) * (buf[k] - mean[ch]);
+                        }
+                    }
+                }
             }
-          }
+          if (pass == 0)
+            mean[ch] = acc / (double) count;
+          else
+            var[ch] = acc / (double) count;
         }
-      }
-      if (pass == 0)
-        mean[ch] = acc / (double) count;
-      else
-        var[ch] = acc / (double) count;
     }
-  }
   (void) ctx;
   return ET_OK;
 }
 
-typedef struct {
+typedef struct
+{
   EtTensor *in, *weight, *bias, *running_mean, *running_var;
   double momentum, eps;
   EtTensor *out, *save_mean, *save_invstd;
@@ -215,12 +228,10 @@ bn_check (EtKernelContext *ctx, const char *op, BnArgs *a)
 {
   KERNEL_TRY (check_floating (ctx, op, a->in, "input"));
   if (a->in->ndim < 2)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: input must have at least 2 dims, not %u",
-                        op, a->in->ndim);
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: input must have at least 2 dims, not %u", op, a->in->ndim);
   if (a->out->scalar_type != a->in->scalar_type)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: out dtype %s differs from input dtype %s",
-                        op, _executorch_type_name (a->out->scalar_type),
-                        _executorch_type_name (a->in->scalar_type));
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: out dtype %s differs from input dtype %s", op,
+                        _executorch_type_name (a->out->scalar_type), _executorch_type_name (a->in->scalar_type));
   int64_t c = a->in->sizes[1];
   KERNEL_TRY (check_channel_vector (ctx, op, a->weight, "weight", c));
   KERNEL_TRY (check_channel_vector (ctx, op, a->bias, "bias", c));
@@ -244,67 +255,78 @@ bn_run (EtKernelContext *ctx, BnArgs *a, bool training, bool update_running)
   EtError err = ET_OK;
 
   KERNEL_TRY (_executorch_resize (ctx, a->out, a->in->ndim, a->in->sizes));
-  if (training) {
-    KERNEL_TRY (_executorch_resize (ctx, a->save_mean, 1, &c));
-    KERNEL_TRY (_executorch_resize (ctx, a->save_invstd, 1, &c));
-  } else {
-    KERNEL_TRY (resize_empty (ctx, a->save_mean));
-    KERNEL_TRY (resize_empty (ctx, a->save_invstd));
-  }
+  if (training)
+    {
+      KERNEL_TRY (_executorch_resize (ctx, a->save_mean, 1, &c));
+      KERNEL_TRY (_executorch_resize (ctx, a->save_invstd, 1, &c));
+    }
+  else
+    {
+      KERNEL_TRY (resize_empty (ctx, a->save_mean));
+      KERNEL_TRY (resize_empty (ctx, a->save_invstd));
+    }
   if (c == 0)
     return ET_OK;
   if (a->in->numel == 0 && !training)
     return ET_OK;
 
   KERNEL_TRY (_executorch_temp_alloc (ctx, (size_t) c * 6 * sizeof (double), &temp));
-  double *mean = temp.data, *var = mean + c, *w = var + c, *b = w + c, *scale = b + c,
-         *shift = scale + c;
+  double *mean = temp.data, *var = mean + c, *w = var + c, *b = w + c, *scale = b + c, *shift = scale + c;
 
-  if (training) {
-    if (a->in->numel == 0) {
-      for (int64_t i = 0; i < c; i++)
-        mean[i] = var[i] = NAN;
-    } else {
-      KERNEL_TRY (channel_moments (ctx, a->in, mean, var));
+  if (training)
+    {
+      if (a->in->numel == 0)
+        {
+          for (int64_t i = 0; i < c; i++)
+            mean[i] = var[i] = NAN;
+        }
+      else
+        {
+          KERNEL_TRY (channel_moments (ctx, a->in, mean, var));
+        }
     }
-  } else {
-    load_vector (a->running_mean, c, 0.0, mean);
-    load_vector (a->running_var, c, 1.0, var);
-  }
+  else
+    {
+      load_vector (a->running_mean, c, 0.0, mean);
+      load_vector (a->running_var, c, 1.0, var);
+    }
   load_vector (a->weight, c, 1.0, w);
   load_vector (a->bias, c, 0.0, b);
-  for (int64_t i = 0; i < c; i++) {
-    double invstd = 1.0 / sqrt (var[i] + a->eps);
-    scale[i] = w[i] * invstd;
-    shift[i] = b[i] - mean[i] * scale[i];
-  }
+  for (int64_t i = 0; i < c; i++)
+    {
+      double invstd = 1.0 / sqrt (var[i] + a->eps);
+      scale[i] = w[i] * invstd;
+      shift[i] = b[i] - mean[i] * scale[i];
+    }
   if (a->in->numel > 0)
     err = apply_scale_shift (ctx, a->in, a->out, scale, shift);
 
-  if (err == ET_OK && training) {
-    int64_t count = c > 0 ? a->in->numel / c : 0;
-    /* save_invstd = 1 / sqrt(var + eps) */
-    for (int64_t i = 0; i < c; i++)
-      scale[i] = 1.0 / sqrt (var[i] + a->eps);
-    _executorch_store_f64 (a->save_mean->scalar_type, a->save_mean->data, 0,
-                           a->save_mean->strides[0], c, mean);
-    _executorch_store_f64 (a->save_invstd->scalar_type, a->save_invstd->data, 0,
-                           a->save_invstd->strides[0], c, scale);
-    if (update_running && a->running_mean != NULL && a->running_var != NULL) {
-      double m = a->momentum;
-      load_vector (a->running_mean, c, 0.0, w);
-      load_vector (a->running_var, c, 1.0, b);
-      for (int64_t i = 0; i < c; i++) {
-        double unbiased = count > 1 ? var[i] * (double) count / (double) (count - 1) : var[i];
-        w[i] = (1.0 - m) * w[i] + m * mean[i];
-        b[i] = (1.0 - m) * b[i] + m * unbiased;
-      }
-      _executorch_store_f64 (a->running_mean->scalar_type, a->running_mean->data, 0,
-                             a->running_mean->strides[0], c, w);
-      _executorch_store_f64 (a->running_var->scalar_type, a->running_var->data, 0,
-                             a->running_var->strides[0], c, b);
+  if (err == ET_OK && training)
+    {
+      int64_t count = c > 0 ? a->in->numel / c : 0;
+      /* save_invstd = 1 / sqrt(var + eps) */
+      for (int64_t i = 0; i < c; i++)
+        scale[i] = 1.0 / sqrt (var[i] + a->eps);
+      _executorch_store_f64 (a->save_mean->scalar_type, a->save_mean->data, 0, a->save_mean->strides[0], c, mean);
+      _executorch_store_f64 (a->save_invstd->scalar_type, a->save_invstd->data, 0, a->save_invstd->strides[0], c,
+                             scale);
+      if (update_running && a->running_mean != NULL && a->running_var != NULL)
+        {
+          double m = a->momentum;
+          load_vector (a->running_mean, c, 0.0, w);
+          load_vector (a->running_var, c, 1.0, b);
+          for (int64_t i = 0; i < c; i++)
+            {
+              double unbiased = count > 1 ? var[i] * (double) count / (double) (count - 1) : var[i];
+              w[i] = (1.0 - m) * w[i] + m * mean[i];
+              b[i] = (1.0 - m) * b[i] + m * unbiased;
+            }
+          _executorch_store_f64 (a->running_mean->scalar_type, a->running_mean->data, 0, a->running_mean->strides[0], c,
+                                 w);
+          _executorch_store_f64 (a->running_var->scalar_type, a->running_var->data, 0, a->running_var->strides[0], c,
+                                 b);
+        }
     }
-  }
   _executorch_temp_free (&temp);
   return err;
 }
@@ -379,11 +401,12 @@ batch_norm_no_stats_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
 
 /* ---- Layer norm ---- */
 
-typedef struct {
+typedef struct
+{
   const EtTensor *in;
   EtTensor *out, *mean_t, *rstd_t;
-  const float *w, *b;     /* float path (NULL = absent) */
-  const double *wd, *bd;  /* generic path (NULL = absent) */
+  const float *w, *b;    /* float path (NULL = absent) */
+  const double *wd, *bd; /* generic path (NULL = absent) */
   int64_t n;
   double eps;
 } LnJob;
@@ -394,15 +417,16 @@ ln_fast_range (void *context, int64_t begin, int64_t end)
   LnJob *job = context;
   const float *x = job->in->data;
   float *o = job->out->data;
-  for (int64_t r = begin; r < end; r++) {
-    double mean, var;
-    _executorch_vec_moments_f32 (job->n, x + r * job->n, &mean, &var);
-    double rstd = 1.0 / sqrt (var + job->eps);
-    _executorch_vec_normalize_f32 (job->n, x + r * job->n, (float) mean, (float) rstd, job->w,
-                                   job->b, o + r * job->n);
-    _executorch_store_f64 (job->mean_t->scalar_type, job->mean_t->data, r, 1, 1, &mean);
-    _executorch_store_f64 (job->rstd_t->scalar_type, job->rstd_t->data, r, 1, 1, &rstd);
-  }
+  for (int64_t r = begin; r < end; r++)
+    {
+      double mean, var;
+      _executorch_vec_moments_f32 (job->n, x + r * job->n, &mean, &var);
+      double rstd = 1.0 / sqrt (var + job->eps);
+      _executorch_vec_normalize_f32 (job->n, x + r * job->n, (float) mean, (float) rstd, job->w, job->b,
+                                     o + r * job->n);
+      _executorch_store_f64 (job->mean_t->scalar_type, job->mean_t->data, r, 1, 1, &mean);
+      _executorch_store_f64 (job->rstd_t->scalar_type, job->rstd_t->data, r, 1, 1, &rstd);
+    }
 }
 
 /* Generic dtype rows through a double buffer (@buf holds n doubles). */
@@ -419,14 +443,15 @@ ln_generic_row (LnJob *job, int64_t r, double *buf)
     var += (buf[k] - mean) * (buf[k] - mean);
   var = n > 0 ? var / (double) n : NAN;
   rstd = 1.0 / sqrt (var + job->eps);
-  for (int64_t k = 0; k < n; k++) {
-    double y = (buf[k] - mean) * rstd;
-    if (job->wd != NULL)
-      y *= job->wd[k];
-    if (job->bd != NULL)
-      y += job->bd[k];
-    buf[k] = y;
-  }
+  for (int64_t k = 0; k < n; k++)
+    {
+      double y = (buf[k] - mean) * rstd;
+      if (job->wd != NULL)
+        y *= job->wd[k];
+      if (job->bd != NULL)
+        y += job->bd[k];
+      buf[k] = y;
+    }
   _executorch_store_f64 (job->out->scalar_type, job->out->data, r * n, 1, n, buf);
   _executorch_store_f64 (job->mean_t->scalar_type, job->mean_t->data, r, 1, 1, &mean);
   _executorch_store_f64 (job->rstd_t->scalar_type, job->rstd_t->data, r, 1, 1, &rstd);
@@ -442,8 +467,8 @@ check_contiguous (EtKernelContext *ctx, const char *op, const EtTensor *t, const
 
 /* Checks an optional affine tensor against the normalised shape. */
 static EtError
-check_affine (EtKernelContext *ctx, const char *op, const EtTensor *t, const char *name,
-              uint32_t k, const int64_t *shape)
+check_affine (EtKernelContext *ctx, const char *op, const EtTensor *t, const char *name, uint32_t k,
+              const int64_t *shape)
 {
   char a[160], b[160];
   if (t == NULL)
@@ -483,12 +508,11 @@ native_layer_norm_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   KERNEL_TRY (check_floating (ctx, op, mean_t, "mean (out1)"));
   KERNEL_TRY (check_floating (ctx, op, rstd_t, "rstd (out2)"));
   if (out->scalar_type != in->scalar_type)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: out dtype %s differs from input dtype %s",
-                        op, _executorch_type_name (out->scalar_type),
-                        _executorch_type_name (in->scalar_type));
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: out dtype %s differs from input dtype %s", op,
+                        _executorch_type_name (out->scalar_type), _executorch_type_name (in->scalar_type));
   if (k == 0 || k > in->ndim)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                        "%s: normalized_shape must have 1 to %u entries, not %u", op, in->ndim, k);
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: normalized_shape must have 1 to %u entries, not %u", op,
+                        in->ndim, k);
   uint32_t lead = in->ndim - k;
   for (uint32_t d = 0; d < k; d++)
     if (in->sizes[lead + d] != shape[d])
@@ -520,31 +544,38 @@ native_layer_norm_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   size_t elem = fast ? sizeof (float) : sizeof (double);
   /* weight, bias, and (generic) one row buffer */
   KERNEL_TRY (_executorch_temp_alloc (ctx, (size_t) (n > 0 ? n : 1) * elem * 3, &temp));
-  if (fast) {
-    float *wf = temp.data, *bf = wf + n;
-    if (weight != NULL) {
-      _executorch_load_f32 (weight->scalar_type, weight->data, 0, 1, n, wf);
-      job.w = wf;
+  if (fast)
+    {
+      float *wf = temp.data, *bf = wf + n;
+      if (weight != NULL)
+        {
+          _executorch_load_f32 (weight->scalar_type, weight->data, 0, 1, n, wf);
+          job.w = wf;
+        }
+      if (bias != NULL)
+        {
+          _executorch_load_f32 (bias->scalar_type, bias->data, 0, 1, n, bf);
+          job.b = bf;
+        }
+      int64_t grain = n >= KERNEL_GRAIN / 4 ? 1 : (KERNEL_GRAIN / 4) / n;
+      _executorch_parallel_for (rows, grain, ln_fast_range, &job);
     }
-    if (bias != NULL) {
-      _executorch_load_f32 (bias->scalar_type, bias->data, 0, 1, n, bf);
-      job.b = bf;
+  else
+    {
+      double *wd = temp.data, *bd = wd + n, *buf = bd + n;
+      if (weight != NULL)
+        {
+          _executorch_load_f64 (weight->scalar_type, weight->data, 0, 1, n, wd);
+          job.wd = wd;
+        }
+      if (bias != NULL)
+        {
+          _executorch_load_f64 (bias->scalar_type, bias->data, 0, 1, n, bd);
+          job.bd = bd;
+        }
+      for (int64_t r = 0; r < rows; r++)
+        ln_generic_row (&job, r, buf);
     }
-    int64_t grain = n >= KERNEL_GRAIN / 4 ? 1 : (KERNEL_GRAIN / 4) / n;
-    _executorch_parallel_for (rows, grain, ln_fast_range, &job);
-  } else {
-    double *wd = temp.data, *bd = wd + n, *buf = bd + n;
-    if (weight != NULL) {
-      _executorch_load_f64 (weight->scalar_type, weight->data, 0, 1, n, wd);
-      job.wd = wd;
-    }
-    if (bias != NULL) {
-      _executorch_load_f64 (bias->scalar_type, bias->data, 0, 1, n, bd);
-      job.bd = bd;
-    }
-    for (int64_t r = 0; r < rows; r++)
-      ln_generic_row (&job, r, buf);
-  }
   _executorch_temp_free (&temp);
   return ET_OK;
 }
@@ -576,17 +607,15 @@ native_group_norm_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   KERNEL_TRY (check_floating (ctx, op, mean_t, "mean (out1)"));
   KERNEL_TRY (check_floating (ctx, op, rstd_t, "rstd (out2)"));
   if (out->scalar_type != in->scalar_type)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: out dtype %s differs from input dtype %s",
-                        op, _executorch_type_name (out->scalar_type),
-                        _executorch_type_name (in->scalar_type));
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: out dtype %s differs from input dtype %s", op,
+                        _executorch_type_name (out->scalar_type), _executorch_type_name (in->scalar_type));
   if (in->ndim < 2 || in->sizes[0] != N || in->sizes[1] != C || N < 0 || C < 0 || HxW < 0 ||
       (N * C > 0 && in->numel / (N * C) != HxW) || (N * C == 0 && in->numel != 0))
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                        "%s: input shape does not match N=%" PRId64 ", C=%" PRId64 ", HxW=%" PRId64,
-                        op, N, C, HxW);
+                        "%s: input shape does not match N=%" PRId64 ", C=%" PRId64 ", HxW=%" PRId64, op, N, C, HxW);
   if (G <= 0 || C % G != 0)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                        "%s: group %" PRId64 " must be positive and divide C=%" PRId64, op, G, C);
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: group %" PRId64 " must be positive and divide C=%" PRId64,
+                        op, G, C);
   KERNEL_TRY (check_channel_vector (ctx, op, weight, "weight", C));
   KERNEL_TRY (check_channel_vector (ctx, op, bias, "bias", C));
   KERNEL_TRY (check_contiguous (ctx, op, in, "input"));
@@ -603,30 +632,31 @@ native_group_norm_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
 
   int64_t cpg = C / G, block = cpg * HxW;
   KernelTemp temp;
-  KERNEL_TRY (_executorch_temp_alloc (ctx, (size_t) (2 * C + (block > 0 ? block : 1)) * sizeof (double),
-                                      &temp));
+  KERNEL_TRY (_executorch_temp_alloc (ctx, (size_t) (2 * C + (block > 0 ? block : 1)) * sizeof (double), &temp));
   double *w = temp.data, *b = w + C, *buf = b + C;
   load_vector (weight, C, 1.0, w);
   load_vector (bias, C, 0.0, b);
-  for (int64_t ng = 0; ng < N * G; ng++) {
-    int64_t g = ng % G;
-    double mean = 0.0, var = 0.0, rstd;
-    _executorch_load_f64 (in->scalar_type, in->data, ng * block, 1, block, buf);
-    for (int64_t k = 0; k < block; k++)
-      mean += buf[k];
-    mean = block > 0 ? mean / (double) block : NAN;
-    for (int64_t k = 0; k < block; k++)
-      var += (buf[k] - mean) * (buf[k] - mean);
-    var = block > 0 ? var / (double) block : NAN;
-    rstd = 1.0 / sqrt (var + eps);
-    for (int64_t k = 0; k < block; k++) {
-      int64_t c = g * cpg + k / (HxW > 0 ? HxW : 1);
-      buf[k] = (buf[k] - mean) * rstd * w[c] + b[c];
+  for (int64_t ng = 0; ng < N * G; ng++)
+    {
+      int64_t g = ng % G;
+      double mean = 0.0, var = 0.0, rstd;
+      _executorch_load_f64 (in->scalar_type, in->data, ng * block, 1, block, buf);
+      for (int64_t k = 0; k < block; k++)
+        mean += buf[k];
+      mean = block > 0 ? mean / (double) block : NAN;
+      for (int64_t k = 0; k < block; k++)
+        var += (buf[k] - mean) * (buf[k] - mean);
+      var = block > 0 ? var / (double) block : NAN;
+      rstd = 1.0 / sqrt (var + eps);
+      for (int64_t k = 0; k < block; k++)
+        {
+          int64_t c = g * cpg + k / (HxW > 0 ? HxW : 1);
+          buf[k] = (buf[k] - mean) * rstd * w[c] + b[c];
+        }
+      _executorch_store_f64 (out->scalar_type, out->data, ng * block, 1, block, buf);
+      _executorch_store_f64 (mean_t->scalar_type, mean_t->data, ng, 1, 1, &mean);
+      _executorch_store_f64 (rstd_t->scalar_type, rstd_t->data, ng, 1, 1, &rstd);
     }
-    _executorch_store_f64 (out->scalar_type, out->data, ng * block, 1, block, buf);
-    _executorch_store_f64 (mean_t->scalar_type, mean_t->data, ng, 1, 1, &mean);
-    _executorch_store_f64 (rstd_t->scalar_type, rstd_t->data, ng, 1, 1, &rstd);
-  }
   _executorch_temp_free (&temp);
   return ET_OK;
 }

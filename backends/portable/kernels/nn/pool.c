@@ -26,13 +26,15 @@
 #include <math.h>
 #include <string.h>
 
-typedef enum {
+typedef enum
+{
   POOL_MAX,
   POOL_AVG,
   POOL_ADAPTIVE,
 } PoolKind;
 
-typedef struct {
+typedef struct
+{
   PoolKind kind;
   int64_t C, H, W, OH, OW;
   int64_t kH, kW, sH, sW, pH, pW, dH, dW;
@@ -42,34 +44,36 @@ typedef struct {
   const char *in;
   char *out;
   int64_t *idx;
-  int64_t in_s[4], out_s[4], idx_s[4];   /* n, c, h, w strides (n = 0 for 3-D) */
+  int64_t in_s[4], out_s[4], idx_s[4]; /* n, c, h, w strides (n = 0 for 3-D) */
 } PoolJob;
 
 static inline void
 window (const PoolJob *j, int64_t o, bool is_h, int64_t *start, int64_t *end, int64_t *pool_size)
 {
   int64_t in = is_h ? j->H : j->W, out = is_h ? j->OH : j->OW;
-  if (j->kind == POOL_ADAPTIVE) {
-    *start = (o * in) / out;
-    *end = ((o + 1) * in + out - 1) / out;
-    *pool_size = *end - *start;
-    return;
-  }
+  if (j->kind == POOL_ADAPTIVE)
+    {
+      *start = (o * in) / out;
+      *end = ((o + 1) * in + out - 1) / out;
+      *pool_size = *end - *start;
+      return;
+    }
   int64_t k = is_h ? j->kH : j->kW, s = is_h ? j->sH : j->sW, p = is_h ? j->pH : j->pW;
   int64_t st = o * s - p;
-  if (j->kind == POOL_MAX) {
-    int64_t d = is_h ? j->dH : j->dW;
-    /* first and one-past-last dilated taps inside the input */
-    int64_t e = st + (k - 1) * d + 1;
-    if (e > in)
-      e = in;
-    if (st < 0)
-      st += ((-st + d - 1) / d) * d;
-    *start = st;
-    *end = e;
-    *pool_size = 0;
-    return;
-  }
+  if (j->kind == POOL_MAX)
+    {
+      int64_t d = is_h ? j->dH : j->dW;
+      /* first and one-past-last dilated taps inside the input */
+      int64_t e = st + (k - 1) * d + 1;
+      if (e > in)
+        e = in;
+      if (st < 0)
+        st += ((-st + d - 1) / d) * d;
+      *start = st;
+      *end = e;
+      *pool_size = 0;
+      return;
+    }
   int64_t e = st + k < in + p ? st + k : in + p;
   *pool_size = e - st;
   *start = st < 0 ? 0 : st;
@@ -78,59 +82,67 @@ window (const PoolJob *j, int64_t o, bool is_h, int64_t *start, int64_t *end, in
 
 /* One typed plane routine per dtype: T is the storage type, CT the compare
  * type (max), ACC the sum type (avg), LOAD/STORE convert. */
-#define POOL_PLANE(NAME, T, CT, ACC, LOAD, STORE, IS_INT, LOWEST) \
-  static void NAME (const PoolJob *j, int64_t plane) \
-  { \
-    int64_t n = plane / j->C, c = plane % j->C; \
-    const T *in = (const T *) j->in + n * j->in_s[0] + c * j->in_s[1]; \
-    T *out = (T *) j->out + n * j->out_s[0] + c * j->out_s[1]; \
+#define POOL_PLANE(NAME, T, CT, ACC, LOAD, STORE, IS_INT, LOWEST)                      \
+  static void NAME (const PoolJob *j, int64_t plane)                                   \
+  {                                                                                    \
+    int64_t n = plane / j->C, c = plane % j->C;                                        \
+    const T *in = (const T *) j->in + n * j->in_s[0] + c * j->in_s[1];                 \
+    T *out = (T *) j->out + n * j->out_s[0] + c * j->out_s[1];                         \
     int64_t *idx = j->idx != NULL ? j->idx + n * j->idx_s[0] + c * j->idx_s[1] : NULL; \
-    for (int64_t oh = 0; oh < j->OH; oh++) { \
-      int64_t h0, h1, ph; \
-      window (j, oh, true, &h0, &h1, &ph); \
-      for (int64_t ow = 0; ow < j->OW; ow++) { \
-        int64_t w0, w1, pw; \
-        window (j, ow, false, &w0, &w1, &pw); \
-        T *dst = out + oh * j->out_s[2] + ow * j->out_s[3]; \
-        if (j->kind == POOL_MAX) { \
-          CT best = LOWEST; \
-          int64_t best_i = h0 * j->W + w0; \
-          bool first = true; \
-          for (int64_t h = h0; h < h1; h += j->dH) \
-            for (int64_t w = w0; w < w1; w += j->dW) { \
-              CT v = LOAD (in[h * j->in_s[2] + w * j->in_s[3]]); \
-              if (first || v > best || v != v) { \
-                best = v; \
-                best_i = h * j->W + w; \
-                first = false; \
-              } \
-            } \
-          *dst = STORE (best); \
-          if (idx != NULL) \
-            idx[oh * j->idx_s[2] + ow * j->idx_s[3]] = best_i; \
-        } else { \
-          ACC sum = 0; \
-          int64_t div; \
-          if (h0 >= h1 || w0 >= w1) { \
-            *dst = STORE ((CT) 0); \
-            continue; \
-          } \
-          for (int64_t h = h0; h < h1; h++) \
-            for (int64_t w = w0; w < w1; w++) \
-              sum += (ACC) LOAD (in[h * j->in_s[2] + w * j->in_s[3]]); \
-          if (j->has_divisor) \
-            div = j->divisor; \
-          else if (j->kind == POOL_AVG && j->count_include_pad) \
-            div = ph * pw; \
-          else \
-            div = (h1 - h0) * (w1 - w0); \
-          if (IS_INT) \
-            *dst = STORE ((CT) ((int64_t) sum / div)); \
-          else \
-            *dst = STORE ((CT) (sum / (ACC) div)); \
-        } \
-      } \
-    } \
+    for (int64_t oh = 0; oh < j->OH; oh++)                                             \
+      {                                                                                \
+        int64_t h0, h1, ph;                                                            \
+        window (j, oh, true, &h0, &h1, &ph);                                           \
+        for (int64_t ow = 0; ow < j->OW; ow++)                                         \
+          {                                                                            \
+            int64_t w0, w1, pw;                                                        \
+            window (j, ow, false, &w0, &w1, &pw);                                      \
+            T *dst = out + oh * j->out_s[2] + ow * j->out_s[3];                        \
+            if (j->kind == POOL_MAX)                                                   \
+              {                                                                        \
+                CT best = LOWEST;                                                      \
+                int64_t best_i = h0 * j->W + w0;                                       \
+                bool first = true;                                                     \
+                for (int64_t h = h0; h < h1; h += j->dH)                               \
+                  for (int64_t w = w0; w < w1; w += j->dW)                             \
+                    {                                                                  \
+                      CT v = LOAD (in[h * j->in_s[2] + w * j->in_s[3]]);               \
+                      if (first || v > best || v != v)                                 \
+                        {                                                              \
+                          best = v;                                                    \
+                          best_i = h * j->W + w;                                       \
+                          first = false;                                               \
+                        }                                                              \
+                    }                                                                  \
+                *dst = STORE (best);                                                   \
+                if (idx != NULL)                                                       \
+                  idx[oh * j->idx_s[2] + ow * j->idx_s[3]] = best_i;                   \
+              }                                                                        \
+            else                                                                       \
+              {                                                                        \
+                ACC sum = 0;                                                           \
+                int64_t div;                                                           \
+                if (h0 >= h1 || w0 >= w1)                                              \
+                  {                                                                    \
+                    *dst = STORE ((CT) 0);                                             \
+                    continue;                                                          \
+                  }                                                                    \
+                for (int64_t h = h0; h < h1; h++)                                      \
+                  for (int64_t w = w0; w < w1; w++)                                    \
+                    sum += (ACC) LOAD (in[h * j->in_s[2] + w * j->in_s[3]]);           \
+                if (j->has_divisor)                                                    \
+                  div = j->divisor;                                                    \
+                else if (j->kind == POOL_AVG && j->count_include_pad)                  \
+                  div = ph * pw;                                                       \
+                else                                                                   \
+                  div = (h1 - h0) * (w1 - w0);                                         \
+                if (IS_INT)                                                            \
+                  *dst = STORE ((CT) ((int64_t) sum / div));                           \
+                else                                                                   \
+                  *dst = STORE ((CT) (sum / (ACC) div));                               \
+              }                                                                        \
+          }                                                                            \
+      }                                                                                \
   }
 
 /* The first tap always becomes the running maximum, so a window of -inf
@@ -157,21 +169,23 @@ typedef void (*PlaneFn) (const PoolJob *j, int64_t plane);
 static PlaneFn
 plane_fn (int type)
 {
-  switch (type) {
-  case ET_SCALAR_FLOAT: return plane_f32;
-  case ET_SCALAR_DOUBLE: return plane_f64;
-  case ET_SCALAR_HALF: return plane_f16;
-  case ET_SCALAR_BFLOAT16: return plane_bf16;
-  case ET_SCALAR_BYTE: return plane_u8;
-  case ET_SCALAR_CHAR: return plane_i8;
-  case ET_SCALAR_SHORT: return plane_i16;
-  case ET_SCALAR_INT: return plane_i32;
-  case ET_SCALAR_LONG: return plane_i64;
-  default: return NULL;
-  }
+  switch (type)
+    {
+      case ET_SCALAR_FLOAT: return plane_f32;
+      case ET_SCALAR_DOUBLE: return plane_f64;
+      case ET_SCALAR_HALF: return plane_f16;
+      case ET_SCALAR_BFLOAT16: return plane_bf16;
+      case ET_SCALAR_BYTE: return plane_u8;
+      case ET_SCALAR_CHAR: return plane_i8;
+      case ET_SCALAR_SHORT: return plane_i16;
+      case ET_SCALAR_INT: return plane_i32;
+      case ET_SCALAR_LONG: return plane_i64;
+      default: return NULL;
+    }
 }
 
-typedef struct {
+typedef struct
+{
   const PoolJob *job;
   PlaneFn fn;
 } PoolTask;
@@ -187,12 +201,15 @@ pool_range (void *context, int64_t begin, int64_t end)
 static void
 strides4 (const EtTensor *t, int64_t *s)
 {
-  if (t->ndim == 4) {
-    memcpy (s, t->strides, 4 * sizeof s[0]);
-  } else {
-    s[0] = 0;
-    memcpy (s + 1, t->strides, 3 * sizeof s[0]);
-  }
+  if (t->ndim == 4)
+    {
+      memcpy (s, t->strides, 4 * sizeof s[0]);
+    }
+  else
+    {
+      s[0] = 0;
+      memcpy (s + 1, t->strides, 3 * sizeof s[0]);
+    }
 }
 
 /* Resizes out (and indices) and runs the pool. */
@@ -233,20 +250,20 @@ pool_run (EtKernelContext *ctx, PoolJob *j, const EtTensor *in, EtTensor *out, E
 
 /* An int[1] or int[2] list as two values; @empty_ok gives @dflt. */
 static EtError
-pair_arg (EtKernelContext *ctx, EtValue **args, uint32_t i, const char *op, const char *name,
-          bool empty_ok, const int64_t *dflt, int64_t *v)
+pair_arg (EtKernelContext *ctx, EtValue **args, uint32_t i, const char *op, const char *name, bool empty_ok,
+          const int64_t *dflt, int64_t *v)
 {
   int64_t items[ET_MAX_DIMS];
   uint32_t n;
   KERNEL_TRY (_executorch_arg_int_list (ctx, args, i, name, NULL, items, &n));
-  if (n == 0 && empty_ok) {
-    v[0] = dflt[0];
-    v[1] = dflt[1];
-    return ET_OK;
-  }
+  if (n == 0 && empty_ok)
+    {
+      v[0] = dflt[0];
+      v[1] = dflt[1];
+      return ET_OK;
+    }
   if (n != 1 && n != 2)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: %s must have 1 or 2 values, not %u",
-                        op, name, n);
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: %s must have 1 or 2 values, not %u", op, name, n);
   v[0] = items[0];
   v[1] = n == 2 ? items[1] : items[0];
   return ET_OK;
@@ -257,8 +274,7 @@ check_input (EtKernelContext *ctx, const char *op, const EtTensor *in, const EtT
 {
   KERNEL_TRY (_executorch_check_supported (ctx, in, "self"));
   if (in->ndim != 3 && in->ndim != 4)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: self must be 3-D or 4-D, not %u-D",
-                        op, in->ndim);
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: self must be 3-D or 4-D, not %u-D", op, in->ndim);
   KERNEL_TRY (_executorch_check_same_dtype (ctx, op, in, out, "out"));
   if (in->scalar_type == ET_SCALAR_BOOL)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: Bool is not supported", op);
@@ -266,8 +282,8 @@ check_input (EtKernelContext *ctx, const char *op, const EtTensor *in, const EtT
 }
 
 static EtError
-output_size (EtKernelContext *ctx, const char *op, int64_t in, int64_t k, int64_t p, int64_t s,
-             int64_t d, bool ceil_mode, int64_t *out)
+output_size (EtKernelContext *ctx, const char *op, int64_t in, int64_t k, int64_t p, int64_t s, int64_t d,
+             bool ceil_mode, int64_t *out)
 {
   int64_t num = in + 2 * p - d * (k - 1) - 1 + (ceil_mode ? s - 1 : 0);
   int64_t o = (num >= 0 ? num / s : -((-num + s - 1) / s)) + 1;
@@ -294,11 +310,10 @@ window_args (EtKernelContext *ctx, const char *op, PoolJob *j, const EtTensor *i
   if (j->dH <= 0 || j->dW <= 0)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: dilation must be positive", op);
   if (j->pH < 0 || j->pW < 0 || j->pH > j->kH / 2 || j->pW > j->kW / 2)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                        "%s: padding must be between 0 and half the kernel size", op);
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: padding must be between 0 and half the kernel size", op);
   /* Keep the arithmetic below far from overflow. */
-  if (j->kH > (1 << 24) || j->kW > (1 << 24) || j->sH > (1 << 24) || j->sW > (1 << 24) ||
-      j->dH > (1 << 24) || j->dW > (1 << 24))
+  if (j->kH > (1 << 24) || j->kW > (1 << 24) || j->sH > (1 << 24) || j->sW > (1 << 24) || j->dH > (1 << 24) ||
+      j->dW > (1 << 24))
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: window parameters are too large", op);
   j->C = in->sizes[nd - 3];
   j->H = in->sizes[nd - 2];
@@ -313,17 +328,20 @@ window_args (EtKernelContext *ctx, const char *op, PoolJob *j, const EtTensor *i
 /* Sets @j's window from the kernel_size, stride, padding and dilation
  * pairs (@d NULL keeps @j's dilation) and checks it with window_args. */
 static EtError
-window_from_pairs (EtKernelContext *ctx, const char *op, PoolJob *j, const EtTensor *in,
-                   bool ceil_mode, const int64_t *k, const int64_t *s, const int64_t *p,
-                   const int64_t *d)
+window_from_pairs (EtKernelContext *ctx, const char *op, PoolJob *j, const EtTensor *in, bool ceil_mode,
+                   const int64_t *k, const int64_t *s, const int64_t *p, const int64_t *d)
 {
-  j->kH = k[0]; j->kW = k[1];
-  j->sH = s[0]; j->sW = s[1];
-  j->pH = p[0]; j->pW = p[1];
-  if (d != NULL) {
-    j->dH = d[0];
-    j->dW = d[1];
-  }
+  j->kH = k[0];
+  j->kW = k[1];
+  j->sH = s[0];
+  j->sW = s[1];
+  j->pH = p[0];
+  j->pW = p[1];
+  if (d != NULL)
+    {
+      j->dH = d[0];
+      j->dW = d[1];
+    }
   return window_args (ctx, op, j, in, ceil_mode);
 }
 
@@ -404,8 +422,7 @@ adaptive_avg_pool2d_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   j.W = in->sizes[nd - 1];
   for (uint32_t d = nd == 4 ? 1 : 0; d < nd; d++)
     if (in->sizes[d] == 0)
-      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                          "%s: non-batch dims of self must be non-zero", op);
+      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: non-batch dims of self must be non-zero", op);
   if (j.H > (INT64_C (1) << 31) || j.W > (INT64_C (1) << 31) || os[0] > (INT64_C (1) << 31) ||
       os[1] > (INT64_C (1) << 31))
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: sizes are too large", op);
@@ -448,17 +465,17 @@ max_pool2d_with_indices_backward_out (EtKernelContext *ctx, EtValue **args, uint
   memcpy (want, in->sizes, nd * sizeof want[0]);
   want[nd - 2] = j.OH;
   want[nd - 1] = j.OW;
-  for (uint32_t t = 0; t < 2; t++) {
-    const EtTensor *x = t ? idx : grad;
-    bool ok = x->ndim == nd;
-    for (uint32_t dd = 0; ok && dd < nd; dd++)
-      ok = x->sizes[dd] == want[dd];
-    if (!ok)
-      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: %s shape %s must be %s", op,
-                          t ? "indices" : "grad_output",
-                          _executorch_format_sizes (a, sizeof a, x->ndim, x->sizes),
-                          _executorch_format_sizes (b, sizeof b, nd, want));
-  }
+  for (uint32_t t = 0; t < 2; t++)
+    {
+      const EtTensor *x = t ? idx : grad;
+      bool ok = x->ndim == nd;
+      for (uint32_t dd = 0; ok && dd < nd; dd++)
+        ok = x->sizes[dd] == want[dd];
+      if (!ok)
+        return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: %s shape %s must be %s", op,
+                            t ? "indices" : "grad_output", _executorch_format_sizes (a, sizeof a, x->ndim, x->sizes),
+                            _executorch_format_sizes (b, sizeof b, nd, want));
+    }
   KERNEL_TRY (_executorch_resize (ctx, gin, nd, in->sizes));
   if (gin->numel == 0)
     return ET_OK;
@@ -474,27 +491,30 @@ max_pool2d_with_indices_backward_out (EtKernelContext *ctx, EtValue **args, uint
   const int64_t *iv = idx->data;
   EtError err = ET_OK;
   for (int64_t n = 0; n < batch && err == ET_OK; n++)
-    for (int64_t c = 0; c < j.C && err == ET_OK; c++) {
-      memset (acc, 0, (size_t) plane * sizeof (double));
-      for (int64_t oh = 0; oh < j.OH && err == ET_OK; oh++)
-        for (int64_t ow = 0; ow < j.OW; ow++) {
-          int64_t at = iv[n * is[0] + c * is[1] + oh * is[2] + ow * is[3]];
-          double g;
-          if (at < 0 || at >= plane) {
-            err = KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                               "%s: index %" PRId64 " is outside the %" PRId64 "x%" PRId64 " plane",
-                               op, at, j.H, j.W);
-            break;
-          }
-          _executorch_load_f64 (grad->scalar_type, grad->data,
-                                n * gs[0] + c * gs[1] + oh * gs[2] + ow * gs[3], 1, 1, &g);
-          acc[at] += g;
-        }
-      for (int64_t h = 0; h < j.H && err == ET_OK; h++)
-        for (int64_t w = 0; w < j.W; w++)
-          _executorch_store_f64 (gin->scalar_type, gin->data,
-                                 n * os[0] + c * os[1] + h * os[2] + w * os[3], 1, 1, &acc[h * j.W + w]);
-    }
+    for (int64_t c = 0; c < j.C && err == ET_OK; c++)
+      {
+        memset (acc, 0, (size_t) plane * sizeof (double));
+        for (int64_t oh = 0; oh < j.OH && err == ET_OK; oh++)
+          for (int64_t ow = 0; ow < j.OW; ow++)
+            {
+              int64_t at = iv[n * is[0] + c * is[1] + oh * is[2] + ow * is[3]];
+              double g;
+              if (at < 0 || at >= plane)
+                {
+                  err = KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
+                                     "%s: index %" PRId64 " is outside the %" PRId64 "x%" PRId64 " plane", op, at, j.H,
+                                     j.W);
+                  break;
+                }
+              _executorch_load_f64 (grad->scalar_type, grad->data, n * gs[0] + c * gs[1] + oh * gs[2] + ow * gs[3], 1,
+                                    1, &g);
+              acc[at] += g;
+            }
+        for (int64_t h = 0; h < j.H && err == ET_OK; h++)
+          for (int64_t w = 0; w < j.W; w++)
+            _executorch_store_f64 (gin->scalar_type, gin->data, n * os[0] + c * os[1] + h * os[2] + w * os[3], 1, 1,
+                                   &acc[h * j.W + w]);
+      }
   _executorch_temp_free (&temp);
   return err;
 }

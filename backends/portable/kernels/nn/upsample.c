@@ -20,56 +20,53 @@
 
 /* Output sizes and per-dim scales (0 = not given) from the .vec arguments. */
 static EtError
-vec_sizes (EtKernelContext *ctx, const char *op, const EtTensor *in, bool has_size,
-           const int64_t *size, uint32_t n_size, bool has_scales, const double *scales,
-           uint32_t n_scales, int64_t *out_hw, double *scale_hw)
+vec_sizes (EtKernelContext *ctx, const char *op, const EtTensor *in, bool has_size, const int64_t *size,
+           uint32_t n_size, bool has_scales, const double *scales, uint32_t n_scales, int64_t *out_hw, double *scale_hw)
 {
   if (in->ndim != 4)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: input must be 4-D, not %u-D", op,
-                        in->ndim);
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: input must be 4-D, not %u-D", op, in->ndim);
   if (has_size == has_scales)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
                         "%s: exactly one of output_size and scale_factors must be given", op);
   for (uint32_t d = 1; d < 4; d++)
     if (in->sizes[d] == 0)
-      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: non-batch input dims must be non-zero",
-                          op);
-  if (has_size) {
-    if (n_size != 2)
-      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: output_size must have 2 values, not %u",
-                          op, n_size);
-    for (int k = 0; k < 2; k++) {
-      if (size[k] <= 0 || size[k] > (INT64_C (1) << 31))
-        return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                            "%s: output_size values must be in [1, 2^31], not %" PRId64, op, size[k]);
-      out_hw[k] = size[k];
-      scale_hw[k] = 0.0;
+      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: non-batch input dims must be non-zero", op);
+  if (has_size)
+    {
+      if (n_size != 2)
+        return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: output_size must have 2 values, not %u", op, n_size);
+      for (int k = 0; k < 2; k++)
+        {
+          if (size[k] <= 0 || size[k] > (INT64_C (1) << 31))
+            return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
+                                "%s: output_size values must be in [1, 2^31], not %" PRId64, op, size[k]);
+          out_hw[k] = size[k];
+          scale_hw[k] = 0.0;
+        }
+      return ET_OK;
     }
-    return ET_OK;
-  }
   if (n_scales != 2)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: scale_factors must have 2 values, not %u",
-                        op, n_scales);
-  for (int k = 0; k < 2; k++) {
-    double o = floor ((double) in->sizes[2 + k] * scales[k]);
-    if (!(scales[k] > 0.0) || !(o >= 1.0) || o > (double) (INT64_C (1) << 31))
-      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                          "%s: scale factor %g gives an invalid output size", op, scales[k]);
-    out_hw[k] = (int64_t) o;
-    scale_hw[k] = scales[k];
-  }
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: scale_factors must have 2 values, not %u", op, n_scales);
+  for (int k = 0; k < 2; k++)
+    {
+      double o = floor ((double) in->sizes[2 + k] * scales[k]);
+      if (!(scales[k] > 0.0) || !(o >= 1.0) || o > (double) (INT64_C (1) << 31))
+        return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: scale factor %g gives an invalid output size", op,
+                            scales[k]);
+      out_hw[k] = (int64_t) o;
+      scale_hw[k] = scales[k];
+    }
   return ET_OK;
 }
 
 /* Resizes out to @sizes = [N, C, H', W'] for the .vec arguments (see
  * vec_sizes). */
 static EtError
-resize_vec_out (EtKernelContext *ctx, const char *op, const EtTensor *in, bool has_size,
-                const int64_t *size, uint32_t n_size, bool has_scales, const double *scales,
-                uint32_t n_scales, double *scale_hw, EtTensor *out, int64_t *sizes)
+resize_vec_out (EtKernelContext *ctx, const char *op, const EtTensor *in, bool has_size, const int64_t *size,
+                uint32_t n_size, bool has_scales, const double *scales, uint32_t n_scales, double *scale_hw,
+                EtTensor *out, int64_t *sizes)
 {
-  KERNEL_TRY (vec_sizes (ctx, op, in, has_size, size, n_size, has_scales, scales, n_scales, sizes + 2,
-                         scale_hw));
+  KERNEL_TRY (vec_sizes (ctx, op, in, has_size, size, n_size, has_scales, scales, n_scales, sizes + 2, scale_hw));
   sizes[0] = in->sizes[0];
   sizes[1] = in->sizes[1];
   return _executorch_resize (ctx, out, 4, sizes);
@@ -78,26 +75,28 @@ resize_vec_out (EtKernelContext *ctx, const char *op, const EtTensor *in, bool h
 /* ---- Nearest ---- */
 
 static EtError
-nearest_index (EtKernelContext *ctx, int64_t in, int64_t out, double scale_factor, int64_t **idx,
-               KernelTemp *temp, int64_t *buf)
+nearest_index (EtKernelContext *ctx, int64_t in, int64_t out, double scale_factor, int64_t **idx, KernelTemp *temp,
+               int64_t *buf)
 {
   (void) ctx;
   (void) temp;
   *idx = buf;
   float s = scale_factor > 0.0 ? (float) (1.0 / scale_factor) : (float) in / (float) out;
-  for (int64_t o = 0; o < out; o++) {
-    int64_t i;
-    if (out == in)
-      i = o;
-    else if (out == 2 * in)
-      i = o >> 1;
-    else {
-      i = (int64_t) floorf ((float) o * s);
-      if (i > in - 1)
-        i = in - 1;
+  for (int64_t o = 0; o < out; o++)
+    {
+      int64_t i;
+      if (out == in)
+        i = o;
+      else if (out == 2 * in)
+        i = o >> 1;
+      else
+        {
+          i = (int64_t) floorf ((float) o * s);
+          if (i > in - 1)
+            i = in - 1;
+        }
+      buf[o] = i;
     }
-    buf[o] = i;
-  }
   return ET_OK;
 }
 
@@ -116,15 +115,12 @@ upsample_nearest2d_vec_out (EtKernelContext *ctx, EtValue **args, uint32_t n_arg
   KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 5));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "input", &in));
   KERNEL_TRY (_executorch_arg_int_list (ctx, args, 1, "output_size", &has_size, size, &n_size));
-  KERNEL_TRY (_executorch_arg_opt_double_list (ctx, args, 2, "scale_factors", &has_scales, scales,
-                                               &n_scales));
+  KERNEL_TRY (_executorch_arg_opt_double_list (ctx, args, 2, "scale_factors", &has_scales, scales, &n_scales));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 3, "out", &out));
   if (out->scalar_type != in->scalar_type)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: out dtype %s differs from input dtype %s",
-                        op, _executorch_type_name (out->scalar_type),
-                        _executorch_type_name (in->scalar_type));
-  KERNEL_TRY (resize_vec_out (ctx, op, in, has_size, size, n_size, has_scales, scales, n_scales,
-                              scale_hw, out, sizes));
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: out dtype %s differs from input dtype %s", op,
+                        _executorch_type_name (out->scalar_type), _executorch_type_name (in->scalar_type));
+  KERNEL_TRY (resize_vec_out (ctx, op, in, has_size, size, n_size, has_scales, scales, n_scales, scale_hw, out, sizes));
   if (out->numel == 0)
     return ET_OK;
 
@@ -137,23 +133,26 @@ upsample_nearest2d_vec_out (EtKernelContext *ctx, EtValue **args, uint32_t n_arg
   const char *src = in->data;
   char *dst = out->data;
   for (int64_t n = 0; n < sizes[0]; n++)
-    for (int64_t c = 0; c < sizes[1]; c++) {
-      int64_t sb = n * in->strides[0] + c * in->strides[1];
-      int64_t db = n * out->strides[0] + c * out->strides[1];
-      for (int64_t h = 0; h < sizes[2]; h++)
-        for (int64_t w = 0; w < sizes[3]; w++) {
-          int64_t so = sb + ih[h] * in->strides[2] + iw[w] * in->strides[3];
-          int64_t dof = db + h * out->strides[2] + w * out->strides[3];
-          memcpy (dst + (size_t) dof * es, src + (size_t) so * es, es);
-        }
-    }
+    for (int64_t c = 0; c < sizes[1]; c++)
+      {
+        int64_t sb = n * in->strides[0] + c * in->strides[1];
+        int64_t db = n * out->strides[0] + c * out->strides[1];
+        for (int64_t h = 0; h < sizes[2]; h++)
+          for (int64_t w = 0; w < sizes[3]; w++)
+            {
+              int64_t so = sb + ih[h] * in->strides[2] + iw[w] * in->strides[3];
+              int64_t dof = db + h * out->strides[2] + w * out->strides[3];
+              memcpy (dst + (size_t) dof * es, src + (size_t) so * es, es);
+            }
+      }
   _executorch_temp_free (&temp);
   return ET_OK;
 }
 
 /* ---- Bilinear ---- */
 
-typedef struct {
+typedef struct
+{
   int64_t i0, i1;
   double l0, l1;
 } Tap;
@@ -161,75 +160,80 @@ typedef struct {
 static void
 bilinear_taps (int64_t in, int64_t out, bool align_corners, double scale_factor, bool f64, Tap *taps)
 {
-  if (f64) {
-    double s = align_corners ? (out > 1 ? (double) (in - 1) / (double) (out - 1) : 0.0)
-               : scale_factor > 0.0 ? 1.0 / scale_factor : (double) in / (double) out;
-    for (int64_t o = 0; o < out; o++) {
-      double src = align_corners ? s * (double) o : s * ((double) o + 0.5) - 0.5;
+  if (f64)
+    {
+      double s = align_corners        ? (out > 1 ? (double) (in - 1) / (double) (out - 1) : 0.0)
+                 : scale_factor > 0.0 ? 1.0 / scale_factor
+                                      : (double) in / (double) out;
+      for (int64_t o = 0; o < out; o++)
+        {
+          double src = align_corners ? s * (double) o : s * ((double) o + 0.5) - 0.5;
+          if (src < 0)
+            src = 0;
+          int64_t i0 = (int64_t) src;
+          if (i0 > in - 1)
+            i0 = in - 1;
+          taps[o].i0 = i0;
+          taps[o].i1 = i0 + (i0 < in - 1 ? 1 : 0);
+          taps[o].l1 = src - (double) i0;
+          if (taps[o].l1 > 1.0)
+            taps[o].l1 = 1.0;
+          taps[o].l0 = 1.0 - taps[o].l1;
+        }
+      return;
+    }
+  float s = align_corners        ? (out > 1 ? (float) (in - 1) / (float) (out - 1) : 0.0f)
+            : scale_factor > 0.0 ? (float) (1.0 / scale_factor)
+                                 : (float) in / (float) out;
+  for (int64_t o = 0; o < out; o++)
+    {
+      float src = align_corners ? s * (float) o : s * ((float) o + 0.5f) - 0.5f;
       if (src < 0)
         src = 0;
       int64_t i0 = (int64_t) src;
       if (i0 > in - 1)
         i0 = in - 1;
+      float l1 = src - (float) i0;
+      if (l1 > 1.0f)
+        l1 = 1.0f;
       taps[o].i0 = i0;
       taps[o].i1 = i0 + (i0 < in - 1 ? 1 : 0);
-      taps[o].l1 = src - (double) i0;
-      if (taps[o].l1 > 1.0)
-        taps[o].l1 = 1.0;
-      taps[o].l0 = 1.0 - taps[o].l1;
+      taps[o].l1 = l1;
+      taps[o].l0 = 1.0f - l1;
     }
-    return;
-  }
-  float s = align_corners ? (out > 1 ? (float) (in - 1) / (float) (out - 1) : 0.0f)
-            : scale_factor > 0.0 ? (float) (1.0 / scale_factor) : (float) in / (float) out;
-  for (int64_t o = 0; o < out; o++) {
-    float src = align_corners ? s * (float) o : s * ((float) o + 0.5f) - 0.5f;
-    if (src < 0)
-      src = 0;
-    int64_t i0 = (int64_t) src;
-    if (i0 > in - 1)
-      i0 = in - 1;
-    float l1 = src - (float) i0;
-    if (l1 > 1.0f)
-      l1 = 1.0f;
-    taps[o].i0 = i0;
-    taps[o].i1 = i0 + (i0 < in - 1 ? 1 : 0);
-    taps[o].l1 = l1;
-    taps[o].l0 = 1.0f - l1;
-  }
 }
 
-#define BILINEAR_PLANES(NAME, T, CT, LOAD, STORE) \
-  static void NAME (const EtTensor *in, EtTensor *out, const Tap *th, const Tap *tw) \
-  { \
-    const T *src = in->data; \
-    T *dst = out->data; \
-    for (int64_t n = 0; n < out->sizes[0]; n++) \
-      for (int64_t c = 0; c < out->sizes[1]; c++) { \
-        const T *p = src + n * in->strides[0] + c * in->strides[1]; \
-        T *q = dst + n * out->strides[0] + c * out->strides[1]; \
-        int64_t sh = in->strides[2], sw = in->strides[3]; \
-        for (int64_t h = 0; h < out->sizes[2]; h++) { \
-          CT h0 = (CT) th[h].l0, h1 = (CT) th[h].l1; \
-          const T *r0 = p + th[h].i0 * sh, *r1 = p + th[h].i1 * sh; \
-          for (int64_t w = 0; w < out->sizes[3]; w++) { \
-            CT w0 = (CT) tw[w].l0, w1 = (CT) tw[w].l1; \
-            int64_t a = tw[w].i0 * sw, b = tw[w].i1 * sw; \
-            CT v = h0 * (w0 * LOAD (r0[a]) + w1 * LOAD (r0[b])) + \
-                   h1 * (w0 * LOAD (r1[a]) + w1 * LOAD (r1[b])); \
-            q[h * out->strides[2] + w * out->strides[3]] = STORE (v); \
-          } \
-        } \
-      } \
+#define BILINEAR_PLANES(NAME, T, CT, LOAD, STORE)                                                                     \
+  static void NAME (const EtTensor *in, EtTensor *out, const Tap *th, const Tap *tw)                                  \
+  {                                                                                                                   \
+    const T *src = in->data;                                                                                          \
+    T *dst = out->data;                                                                                               \
+    for (int64_t n = 0; n < out->sizes[0]; n++)                                                                       \
+      for (int64_t c = 0; c < out->sizes[1]; c++)                                                                     \
+        {                                                                                                             \
+          const T *p = src + n * in->strides[0] + c * in->strides[1];                                                 \
+          T *q = dst + n * out->strides[0] + c * out->strides[1];                                                     \
+          int64_t sh = in->strides[2], sw = in->strides[3];                                                           \
+          for (int64_t h = 0; h < out->sizes[2]; h++)                                                                 \
+            {                                                                                                         \
+              CT h0 = (CT) th[h].l0, h1 = (CT) th[h].l1;                                                              \
+              const T *r0 = p + th[h].i0 * sh, *r1 = p + th[h].i1 * sh;                                               \
+              for (int64_t w = 0; w < out->sizes[3]; w++)                                                             \
+                {                                                                                                     \
+                  CT w0 = (CT) tw[w].l0, w1 = (CT) tw[w].l1;                                                          \
+                  int64_t a = tw[w].i0 * sw, b = tw[w].i1 * sw;                                                       \
+                  CT v = h0 * (w0 * LOAD (r0[a]) + w1 * LOAD (r0[b])) + h1 * (w0 * LOAD (r1[a]) + w1 * LOAD (r1[b])); \
+                  q[h * out->strides[2] + w * out->strides[3]] = STORE (v);                                           \
+                }                                                                                                     \
+            }                                                                                                         \
+        }                                                                                                             \
   }
 
 #define ID(x) (x)
 BILINEAR_PLANES (bilinear_f32, float, float, ID, ID)
 BILINEAR_PLANES (bilinear_f64, double, double, ID, ID)
-BILINEAR_PLANES (bilinear_f16, uint16_t, float, _executorch_support_half_to_float,
-                 _executorch_support_float_to_half)
-BILINEAR_PLANES (bilinear_bf16, uint16_t, float, _executorch_support_bf16_to_float,
-                 _executorch_support_float_to_bf16)
+BILINEAR_PLANES (bilinear_f16, uint16_t, float, _executorch_support_half_to_float, _executorch_support_float_to_half)
+BILINEAR_PLANES (bilinear_bf16, uint16_t, float, _executorch_support_bf16_to_float, _executorch_support_float_to_bf16)
 
 /* (input, output_size?, align_corners, scale_factors?, out, ret) */
 static EtError
@@ -247,18 +251,15 @@ upsample_bilinear2d_vec_out (EtKernelContext *ctx, EtValue **args, uint32_t n_ar
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "input", &in));
   KERNEL_TRY (_executorch_arg_int_list (ctx, args, 1, "output_size", &has_size, size, &n_size));
   KERNEL_TRY (_executorch_arg_bool (ctx, args, 2, "align_corners", &align_corners));
-  KERNEL_TRY (_executorch_arg_opt_double_list (ctx, args, 3, "scale_factors", &has_scales, scales,
-                                               &n_scales));
+  KERNEL_TRY (_executorch_arg_opt_double_list (ctx, args, 3, "scale_factors", &has_scales, scales, &n_scales));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 4, "out", &out));
   if (!_executorch_type_is_floating (in->scalar_type))
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: input must be floating, not %s", op,
                         _executorch_type_name (in->scalar_type));
   if (out->scalar_type != in->scalar_type)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: out dtype %s differs from input dtype %s",
-                        op, _executorch_type_name (out->scalar_type),
-                        _executorch_type_name (in->scalar_type));
-  KERNEL_TRY (resize_vec_out (ctx, op, in, has_size, size, n_size, has_scales, scales, n_scales,
-                              scale_hw, out, sizes));
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: out dtype %s differs from input dtype %s", op,
+                        _executorch_type_name (out->scalar_type), _executorch_type_name (in->scalar_type));
+  KERNEL_TRY (resize_vec_out (ctx, op, in, has_size, size, n_size, has_scales, scales, n_scales, scale_hw, out, sizes));
   if (out->numel == 0)
     return ET_OK;
 
@@ -267,12 +268,13 @@ upsample_bilinear2d_vec_out (EtKernelContext *ctx, EtValue **args, uint32_t n_ar
   Tap *th = temp.data, *tw = th + sizes[2];
   bilinear_taps (in->sizes[2], sizes[2], align_corners, scale_hw[0], f64, th);
   bilinear_taps (in->sizes[3], sizes[3], align_corners, scale_hw[1], f64, tw);
-  switch (in->scalar_type) {
-  case ET_SCALAR_FLOAT: bilinear_f32 (in, out, th, tw); break;
-  case ET_SCALAR_DOUBLE: bilinear_f64 (in, out, th, tw); break;
-  case ET_SCALAR_HALF: bilinear_f16 (in, out, th, tw); break;
-  default: bilinear_bf16 (in, out, th, tw); break;
-  }
+  switch (in->scalar_type)
+    {
+      case ET_SCALAR_FLOAT: bilinear_f32 (in, out, th, tw); break;
+      case ET_SCALAR_DOUBLE: bilinear_f64 (in, out, th, tw); break;
+      case ET_SCALAR_HALF: bilinear_f16 (in, out, th, tw); break;
+      default: bilinear_bf16 (in, out, th, tw); break;
+    }
   _executorch_temp_free (&temp);
   return ET_OK;
 }
@@ -284,47 +286,51 @@ upsample_bilinear2d_vec_out (EtKernelContext *ctx, EtValue **args, uint32_t n_ar
  * scale * (i + 0.5), weights normalised to sum 1.  Here both dims' weights
  * are applied in one double sum. */
 
-typedef struct {
+typedef struct
+{
   int64_t start, size;
-  int64_t w_offset;   /* into the weight array */
+  int64_t w_offset; /* into the weight array */
 } AaWindow;
 
 static int64_t
-aa_weights (int64_t in, int64_t out, bool align_corners, bool has_scale, double scale_factor,
-            AaWindow *win, double *weights, int64_t cap)
+aa_weights (int64_t in, int64_t out, bool align_corners, bool has_scale, double scale_factor, AaWindow *win,
+            double *weights, int64_t cap)
 {
-  double scale = align_corners ? (out > 1 ? (double) (in - 1) / (double) (out - 1) : 0.0)
-                 : has_scale && scale_factor > 0.0 ? 1.0 / scale_factor : (double) in / (double) out;
+  double scale = align_corners                     ? (out > 1 ? (double) (in - 1) / (double) (out - 1) : 0.0)
+                 : has_scale && scale_factor > 0.0 ? 1.0 / scale_factor
+                                                   : (double) in / (double) out;
   double support = scale >= 1.0 ? scale : 1.0;
   double invscale = scale >= 1.0 ? 1.0 / scale : 1.0;
   int64_t used = 0;
-  for (int64_t o = 0; o < out; o++) {
-    double center = scale * ((double) o + 0.5);
-    int64_t lo = (int64_t) (center - support + 0.5);
-    int64_t hi = (int64_t) (center + support + 0.5);
-    if (lo < 0)
-      lo = 0;
-    if (hi > in)
-      hi = in;
-    if (hi < lo)
-      hi = lo;
-    if (used + (hi - lo) > cap)
-      hi = lo + (cap - used);
-    double total = 0.0;
-    win[o].start = lo;
-    win[o].size = hi - lo;
-    win[o].w_offset = used;
-    for (int64_t j = lo; j < hi; j++) {
-      double x = fabs (((double) j - center + 0.5) * invscale);
-      double w = x < 1.0 ? 1.0 - x : 0.0;
-      weights[used + (j - lo)] = w;
-      total += w;
+  for (int64_t o = 0; o < out; o++)
+    {
+      double center = scale * ((double) o + 0.5);
+      int64_t lo = (int64_t) (center - support + 0.5);
+      int64_t hi = (int64_t) (center + support + 0.5);
+      if (lo < 0)
+        lo = 0;
+      if (hi > in)
+        hi = in;
+      if (hi < lo)
+        hi = lo;
+      if (used + (hi - lo) > cap)
+        hi = lo + (cap - used);
+      double total = 0.0;
+      win[o].start = lo;
+      win[o].size = hi - lo;
+      win[o].w_offset = used;
+      for (int64_t j = lo; j < hi; j++)
+        {
+          double x = fabs (((double) j - center + 0.5) * invscale);
+          double w = x < 1.0 ? 1.0 - x : 0.0;
+          weights[used + (j - lo)] = w;
+          total += w;
+        }
+      if (total != 0.0)
+        for (int64_t j = 0; j < hi - lo; j++)
+          weights[used + j] /= total;
+      used += hi - lo;
     }
-    if (total != 0.0)
-      for (int64_t j = 0; j < hi - lo; j++)
-        weights[used + j] /= total;
-    used += hi - lo;
-  }
   return used;
 }
 
@@ -352,8 +358,7 @@ upsample_bilinear2d_aa_out (EtKernelContext *ctx, EtValue **args, uint32_t n_arg
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: self must be floating, not %s", op,
                         _executorch_type_name (in->scalar_type));
   KERNEL_TRY (_executorch_check_same_dtype (ctx, op, in, out, "out"));
-  KERNEL_TRY (resize_vec_out (ctx, op, in, true, size, n_size, false, NULL, 0, (double[2]) { 0, 0 },
-                              out, sizes));
+  KERNEL_TRY (resize_vec_out (ctx, op, in, true, size, n_size, false, NULL, 0, (double[2]){ 0, 0 }, out, sizes));
   if (out->numel == 0)
     return ET_OK;
 
@@ -362,8 +367,9 @@ upsample_bilinear2d_aa_out (EtKernelContext *ctx, EtValue **args, uint32_t n_arg
    * windows of one dim cover every input at most ~3 times: bound the
    * weights by in * 3 + out * 3. */
   int64_t cap_h = 3 * (H + OH) + 8, cap_w = 3 * (W + OW) + 8;
-  KERNEL_TRY (_executorch_temp_alloc (ctx, (size_t) (OH + OW) * sizeof (AaWindow) +
-                                      (size_t) (cap_h + cap_w) * sizeof (double), &temp));
+  KERNEL_TRY (
+      _executorch_temp_alloc (ctx, (size_t) (OH + OW) * sizeof (AaWindow) + (size_t) (cap_h + cap_w) * sizeof (double),
+                              &temp));
   AaWindow *wh = temp.data, *ww = wh + OH;
   double *fh = (double *) (ww + OW), *fw = fh + cap_h;
   aa_weights (H, OH, align_corners, has_sh, sh, wh, fh, cap_h);
@@ -371,29 +377,33 @@ upsample_bilinear2d_aa_out (EtKernelContext *ctx, EtValue **args, uint32_t n_arg
 
   double row[KERNEL_CHUNK];
   for (int64_t n = 0; n < sizes[0]; n++)
-    for (int64_t c = 0; c < sizes[1]; c++) {
-      int64_t ib = n * in->strides[0] + c * in->strides[1];
-      int64_t ob = n * out->strides[0] + c * out->strides[1];
-      for (int64_t oh = 0; oh < OH; oh++)
-        for (int64_t ow = 0; ow < OW; ow++) {
-          double acc = 0.0;
-          for (int64_t i = 0; i < wh[oh].size; i++) {
-            int64_t h = wh[oh].start + i;
-            double wgt = fh[wh[oh].w_offset + i], racc = 0.0;
-            for (int64_t j0 = 0; j0 < ww[ow].size; j0 += KERNEL_CHUNK) {
-              int64_t m = ww[ow].size - j0 < KERNEL_CHUNK ? ww[ow].size - j0 : KERNEL_CHUNK;
-              _executorch_load_f64 (in->scalar_type, in->data,
-                                    ib + h * in->strides[2] + (ww[ow].start + j0) * in->strides[3],
-                                    in->strides[3], m, row);
-              for (int64_t j = 0; j < m; j++)
-                racc += fw[ww[ow].w_offset + j0 + j] * row[j];
+    for (int64_t c = 0; c < sizes[1]; c++)
+      {
+        int64_t ib = n * in->strides[0] + c * in->strides[1];
+        int64_t ob = n * out->strides[0] + c * out->strides[1];
+        for (int64_t oh = 0; oh < OH; oh++)
+          for (int64_t ow = 0; ow < OW; ow++)
+            {
+              double acc = 0.0;
+              for (int64_t i = 0; i < wh[oh].size; i++)
+                {
+                  int64_t h = wh[oh].start + i;
+                  double wgt = fh[wh[oh].w_offset + i], racc = 0.0;
+                  for (int64_t j0 = 0; j0 < ww[ow].size; j0 += KERNEL_CHUNK)
+                    {
+                      int64_t m = ww[ow].size - j0 < KERNEL_CHUNK ? ww[ow].size - j0 : KERNEL_CHUNK;
+                      _executorch_load_f64 (in->scalar_type, in->data,
+                                            ib + h * in->strides[2] + (ww[ow].start + j0) * in->strides[3],
+                                            in->strides[3], m, row);
+                      for (int64_t j = 0; j < m; j++)
+                        racc += fw[ww[ow].w_offset + j0 + j] * row[j];
+                    }
+                  acc += wgt * racc;
+                }
+              _executorch_store_f64 (out->scalar_type, out->data, ob + oh * out->strides[2] + ow * out->strides[3], 1,
+                                     1, &acc);
             }
-            acc += wgt * racc;
-          }
-          _executorch_store_f64 (out->scalar_type, out->data,
-                                 ob + oh * out->strides[2] + ow * out->strides[3], 1, 1, &acc);
-        }
-    }
+      }
   _executorch_temp_free (&temp);
   return ET_OK;
 }
@@ -431,22 +441,25 @@ gs_reflect (double x, double twice_low, double twice_high)
 static double
 gs_coordinates (double x, int64_t size, int64_t padding, bool align_corners)
 {
-  if (padding == 1) {
-    x = gs_clip (x, size);
-  } else if (padding == 2) {
-    x = align_corners ? gs_reflect (x, 0, 2 * (double) (size - 1))
-                      : gs_reflect (x, -1, 2 * (double) size - 1);
-    x = gs_clip (x, size);
-  }
+  if (padding == 1)
+    {
+      x = gs_clip (x, size);
+    }
+  else if (padding == 2)
+    {
+      x = align_corners ? gs_reflect (x, 0, 2 * (double) (size - 1)) : gs_reflect (x, -1, 2 * (double) size - 1);
+      x = gs_clip (x, size);
+    }
   /* keep later int conversions defined (eager maps these to -100) */
   if (!isfinite (x) || x > 1e15 || x < -1e15)
     x = -100;
   return x;
 }
 
-typedef struct {
+typedef struct
+{
   const EtTensor *in;
-  int64_t base;    /* offset of the (n, c) plane */
+  int64_t base; /* offset of the (n, c) plane */
   int64_t H, W;
 } GsPlane;
 
@@ -456,8 +469,8 @@ gs_at (const GsPlane *p, int64_t y, int64_t x)
   double v;
   if (x < 0 || x >= p->W || y < 0 || y >= p->H)
     return 0.0;
-  _executorch_load_f64 (p->in->scalar_type, p->in->data,
-                        p->base + y * p->in->strides[2] + x * p->in->strides[3], 1, 1, &v);
+  _executorch_load_f64 (p->in->scalar_type, p->in->data, p->base + y * p->in->strides[2] + x * p->in->strides[3], 1, 1,
+                        &v);
   return v;
 }
 
@@ -484,23 +497,25 @@ gs_bounded (const GsPlane *p, double x, double y, int64_t padding, bool align_co
 static double
 gs_sample (const GsPlane *p, double gx, double gy, int64_t mode, int64_t padding, bool align_corners)
 {
-  if (mode == 2) {
-    double ix = gs_unnormalize (gx, p->W, align_corners);
-    double iy = gs_unnormalize (gy, p->H, align_corners);
-    if (!isfinite (ix) || !isfinite (iy))
-      return NAN;
-    double x0 = floor (ix), y0 = floor (iy), tx = ix - x0, ty = iy - y0;
-    double cx[4] = { cubic2 (tx + 1, -0.75), cubic1 (tx, -0.75), cubic1 (1 - tx, -0.75), cubic2 (2 - tx, -0.75) };
-    double cy[4] = { cubic2 (ty + 1, -0.75), cubic1 (ty, -0.75), cubic1 (1 - ty, -0.75), cubic2 (2 - ty, -0.75) };
-    double acc = 0;
-    for (int i = 0; i < 4; i++) {
-      double r = 0;
-      for (int j = 0; j < 4; j++)
-        r += cx[j] * gs_bounded (p, x0 - 1 + j, y0 - 1 + i, padding, align_corners);
-      acc += cy[i] * r;
+  if (mode == 2)
+    {
+      double ix = gs_unnormalize (gx, p->W, align_corners);
+      double iy = gs_unnormalize (gy, p->H, align_corners);
+      if (!isfinite (ix) || !isfinite (iy))
+        return NAN;
+      double x0 = floor (ix), y0 = floor (iy), tx = ix - x0, ty = iy - y0;
+      double cx[4] = { cubic2 (tx + 1, -0.75), cubic1 (tx, -0.75), cubic1 (1 - tx, -0.75), cubic2 (2 - tx, -0.75) };
+      double cy[4] = { cubic2 (ty + 1, -0.75), cubic1 (ty, -0.75), cubic1 (1 - ty, -0.75), cubic2 (2 - ty, -0.75) };
+      double acc = 0;
+      for (int i = 0; i < 4; i++)
+        {
+          double r = 0;
+          for (int j = 0; j < 4; j++)
+            r += cx[j] * gs_bounded (p, x0 - 1 + j, y0 - 1 + i, padding, align_corners);
+          acc += cy[i] * r;
+        }
+      return acc;
     }
-    return acc;
-  }
   double ix = gs_coordinates (gs_unnormalize (gx, p->W, align_corners), p->W, padding, align_corners);
   double iy = gs_coordinates (gs_unnormalize (gy, p->H, align_corners), p->H, padding, align_corners);
   if (mode == 1)
@@ -533,17 +548,15 @@ grid_sampler_2d_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   KERNEL_TRY (_executorch_check_supported (ctx, grid, "grid"));
   if (!_executorch_type_is_floating (in->scalar_type) || grid->scalar_type != in->scalar_type ||
       out->scalar_type != in->scalar_type)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                        "%s: input, grid and out must share one floating dtype", op);
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: input, grid and out must share one floating dtype", op);
   if (in->ndim != 4 || grid->ndim != 4 || grid->sizes[3] != 2 || grid->sizes[0] != in->sizes[0])
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                        "%s: input must be [N, C, H, W] and grid [N, Ho, Wo, 2]", op);
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: input must be [N, C, H, W] and grid [N, Ho, Wo, 2]", op);
   if (mode < 0 || mode > 2)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: interpolation_mode %" PRId64
-                        " is not 0 (bilinear), 1 (nearest) or 2 (bicubic)", op, mode);
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
+                        "%s: interpolation_mode %" PRId64 " is not 0 (bilinear), 1 (nearest) or 2 (bicubic)", op, mode);
   if (padding < 0 || padding > 2)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: padding_mode %" PRId64
-                        " is not 0 (zeros), 1 (border) or 2 (reflection)", op, padding);
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
+                        "%s: padding_mode %" PRId64 " is not 0 (zeros), 1 (border) or 2 (reflection)", op, padding);
   if (in->sizes[2] == 0 || in->sizes[3] == 0)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: input H and W must be non-zero", op);
   sizes[0] = in->sizes[0];
@@ -555,19 +568,22 @@ grid_sampler_2d_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
     return ET_OK;
 
   for (int64_t n = 0; n < sizes[0]; n++)
-    for (int64_t c = 0; c < sizes[1]; c++) {
-      GsPlane p = { in, n * in->strides[0] + c * in->strides[1], in->sizes[2], in->sizes[3] };
-      for (int64_t h = 0; h < sizes[2]; h++)
-        for (int64_t w = 0; w < sizes[3]; w++) {
-          double g[2];
-          int64_t go = n * grid->strides[0] + h * grid->strides[1] + w * grid->strides[2];
-          _executorch_load_f64 (grid->scalar_type, grid->data, go, grid->strides[3], 2, g);
-          double v = gs_sample (&p, g[0], g[1], mode, padding, align_corners);
-          _executorch_store_f64 (out->scalar_type, out->data,
-                                 n * out->strides[0] + c * out->strides[1] + h * out->strides[2] +
-                                   w * out->strides[3], 1, 1, &v);
-        }
-    }
+    for (int64_t c = 0; c < sizes[1]; c++)
+      {
+        GsPlane p = { in, n * in->strides[0] + c * in->strides[1], in->sizes[2], in->sizes[3] };
+        for (int64_t h = 0; h < sizes[2]; h++)
+          for (int64_t w = 0; w < sizes[3]; w++)
+            {
+              double g[2];
+              int64_t go = n * grid->strides[0] + h * grid->strides[1] + w * grid->strides[2];
+              _executorch_load_f64 (grid->scalar_type, grid->data, go, grid->strides[3], 2, g);
+              double v = gs_sample (&p, g[0], g[1], mode, padding, align_corners);
+              _executorch_store_f64 (out->scalar_type, out->data,
+                                     n * out->strides[0] + c * out->strides[1] + h * out->strides[2] +
+                                         w * out->strides[3],
+                                     1, 1, &v);
+            }
+      }
   return ET_OK;
 }
 
@@ -589,63 +605,67 @@ pixel_shuffle_common (EtKernelContext *ctx, EtValue **args, uint32_t n_args, boo
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 2, "out", &out));
   KERNEL_TRY (_executorch_check_same_dtype (ctx, op, in, out, "out"));
   if (in->ndim < 3 || in->ndim > ET_MAX_DIMS - 2)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: self must have 3 to %d dims, not %u",
-                        op, ET_MAX_DIMS - 2, in->ndim);
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: self must have 3 to %d dims, not %u", op, ET_MAX_DIMS - 2,
+                        in->ndim);
   if (r <= 0 || r > (1 << 16))
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: factor %" PRId64 " must be positive",
-                        op, r);
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: factor %" PRId64 " must be positive", op, r);
   uint32_t lead = in->ndim - 3;
   int64_t C = in->sizes[lead], H = in->sizes[lead + 1], W = in->sizes[lead + 2];
   memcpy (sizes, in->sizes, sizeof sizes);
-  if (shuffle) {
-    if (C % (r * r) != 0)
-      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                          "%s: channels %" PRId64 " must be divisible by factor^2 = %" PRId64, op, C,
-                          r * r);
-    sizes[lead] = C / (r * r);
-    sizes[lead + 1] = H * r;
-    sizes[lead + 2] = W * r;
-  } else {
-    if (H % r != 0 || W % r != 0)
-      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                          "%s: height %" PRId64 " and width %" PRId64 " must be divisible by %" PRId64,
-                          op, H, W, r);
-    sizes[lead] = C * r * r;
-    sizes[lead + 1] = H / r;
-    sizes[lead + 2] = W / r;
-  }
+  if (shuffle)
+    {
+      if (C % (r * r) != 0)
+        return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
+                            "%s: channels %" PRId64 " must be divisible by factor^2 = %" PRId64, op, C, r * r);
+      sizes[lead] = C / (r * r);
+      sizes[lead + 1] = H * r;
+      sizes[lead + 2] = W * r;
+    }
+  else
+    {
+      if (H % r != 0 || W % r != 0)
+        return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
+                            "%s: height %" PRId64 " and width %" PRId64 " must be divisible by %" PRId64, op, H, W, r);
+      sizes[lead] = C * r * r;
+      sizes[lead + 1] = H / r;
+      sizes[lead + 2] = W / r;
+    }
   KERNEL_TRY (_executorch_resize (ctx, out, in->ndim, sizes));
   if (out->numel == 0)
     return ET_OK;
 
-  for (uint32_t d = 0; d < lead; d++) {
-    isz[d] = in->sizes[d];
-    is[d] = in->strides[d];
-    os[d] = out->strides[d];
-  }
+  for (uint32_t d = 0; d < lead; d++)
+    {
+      isz[d] = in->sizes[d];
+      is[d] = in->strides[d];
+      os[d] = out->strides[d];
+    }
   int64_t sC = in->strides[lead], sH = in->strides[lead + 1], sW = in->strides[lead + 2];
   int64_t oC = out->strides[lead], oH = out->strides[lead + 1], oW = out->strides[lead + 2];
   int64_t *z = isz + lead, *a = is + lead, *b = os + lead;
-  if (shuffle) {
-    /* index space (c, h, i, w, j): in channel c r^2 + i r + j at (h, w) */
-    int64_t c = C / (r * r);
-    int64_t zz[5] = { c, H, r, W, r };
-    int64_t aa[5] = { r * r * sC, sH, r * sC, sW, sC };
-    int64_t bb[5] = { oC, r * oH, oH, r * oW, oW };
-    memcpy (z, zz, sizeof zz);
-    memcpy (a, aa, sizeof aa);
-    memcpy (b, bb, sizeof bb);
-  } else {
-    /* index space (c, i, j, h, w): out channel c r^2 + i r + j at (h, w) */
-    int64_t zz[5] = { C, r, r, H / r, W / r };
-    int64_t aa[5] = { sC, sH, sW, r * sH, r * sW };
-    int64_t bb[5] = { r * r * oC, r * oC, oC, oH, oW };
-    memcpy (z, zz, sizeof zz);
-    memcpy (a, aa, sizeof aa);
-    memcpy (b, bb, sizeof bb);
-  }
-  return _executorch_copy_strided (ctx, lead + 5, isz, NULL, out->data, out->scalar_type, 0, os,
-                                   in->data, in->scalar_type, 0, is);
+  if (shuffle)
+    {
+      /* index space (c, h, i, w, j): in channel c r^2 + i r + j at (h, w) */
+      int64_t c = C / (r * r);
+      int64_t zz[5] = { c, H, r, W, r };
+      int64_t aa[5] = { r * r * sC, sH, r * sC, sW, sC };
+      int64_t bb[5] = { oC, r * oH, oH, r * oW, oW };
+      memcpy (z, zz, sizeof zz);
+      memcpy (a, aa, sizeof aa);
+      memcpy (b, bb, sizeof bb);
+    }
+  else
+    {
+      /* index space (c, i, j, h, w): out channel c r^2 + i r + j at (h, w) */
+      int64_t zz[5] = { C, r, r, H / r, W / r };
+      int64_t aa[5] = { sC, sH, sW, r * sH, r * sW };
+      int64_t bb[5] = { r * r * oC, r * oC, oC, oH, oW };
+      memcpy (z, zz, sizeof zz);
+      memcpy (a, aa, sizeof aa);
+      memcpy (b, bb, sizeof bb);
+    }
+  return _executorch_copy_strided (ctx, lead + 5, isz, NULL, out->data, out->scalar_type, 0, os, in->data,
+                                   in->scalar_type, 0, is);
 }
 
 static EtError

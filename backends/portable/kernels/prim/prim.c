@@ -14,7 +14,8 @@
 #include <math.h>
 #include <string.h>
 
-typedef enum {
+typedef enum
+{
   P_ADD,
   P_SUB,
   P_MUL,
@@ -32,19 +33,17 @@ typedef enum {
 
 /* A prim-op operand: Int, Bool or Double. */
 static EtError
-get_number (EtKernelContext *ctx, EtValue **args, uint32_t i, const char *name,
-            KernelScalar *s)
+get_number (EtKernelContext *ctx, EtValue **args, uint32_t i, const char *name, KernelScalar *s)
 {
   if (args[i] == NULL)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_PROGRAM, "argument %u (%s) is missing", i, name);
-  switch (args[i]->tag) {
-  case ET_VALUE_INT:
-  case ET_VALUE_DOUBLE:
-  case ET_VALUE_BOOL:
-    return _executorch_arg_scalar (ctx, args, i, name, s);
-  default:
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_TYPE, "%s must be an Int, Double or Bool", name);
-  }
+  switch (args[i]->tag)
+    {
+      case ET_VALUE_INT:
+      case ET_VALUE_DOUBLE:
+      case ET_VALUE_BOOL: return _executorch_arg_scalar (ctx, args, i, name, s);
+      default: return KERNEL_FAIL (ctx, ET_ERROR_INVALID_TYPE, "%s must be an Int, Double or Bool", name);
+    }
 }
 
 static EtError
@@ -80,18 +79,19 @@ set_bool (EtValue *v, bool x)
 static void
 set_scalar (EtValue *v, const KernelScalar *s)
 {
-  switch (s->kind) {
-  case KERNEL_SCALAR_KIND_INT: set_int (v, s->i); break;
-  case KERNEL_SCALAR_KIND_BOOL: set_bool (v, s->i != 0); break;
-  case KERNEL_SCALAR_KIND_DOUBLE: set_double (v, s->d); break;
-  }
+  switch (s->kind)
+    {
+      case KERNEL_SCALAR_KIND_INT: set_int (v, s->i); break;
+      case KERNEL_SCALAR_KIND_BOOL: set_bool (v, s->i != 0); break;
+      case KERNEL_SCALAR_KIND_DOUBLE: set_double (v, s->d); break;
+    }
 }
 
 static int64_t
 floordiv_i64 (int64_t a, int64_t b)
 {
   if (b == -1)
-    return (int64_t) (0u - (uint64_t) a);   /* INT64_MIN // -1 wraps */
+    return (int64_t) (0u - (uint64_t) a); /* INT64_MIN // -1 wraps */
   int64_t q = a / b;
   if ((a % b != 0) && ((a < 0) != (b < 0)))
     q--;
@@ -115,22 +115,29 @@ divmod_f64 (double a, double b, double *div, double *mod)
 {
   double m = fmod (a, b);
   double q = (a - m) / b;
-  if (m != 0.0) {
-    if ((b < 0) != (m < 0)) {
-      m += b;
-      q -= 1.0;
+  if (m != 0.0)
+    {
+      if ((b < 0) != (m < 0))
+        {
+          m += b;
+          q -= 1.0;
+        }
     }
-  } else {
-    m = copysign (0.0, b);
-  }
-  if (q != 0.0) {
-    double f = floor (q);
-    if (q - f > 0.5)
-      f += 1.0;
-    q = f;
-  } else {
-    q = copysign (0.0, a / b);
-  }
+  else
+    {
+      m = copysign (0.0, b);
+    }
+  if (q != 0.0)
+    {
+      double f = floor (q);
+      if (q - f > 0.5)
+        f += 1.0;
+      q = f;
+    }
+  else
+    {
+      q = copysign (0.0, a / b);
+    }
   *div = q;
   *mod = m;
 }
@@ -155,70 +162,68 @@ binary_prim (EtKernelContext *ctx, EtValue **args, uint32_t n_args, PrimOp op)
   KERNEL_TRY (get_result (ctx, args, 2, &result));
 
   bool ints = a.kind != KERNEL_SCALAR_KIND_DOUBLE && b.kind != KERNEL_SCALAR_KIND_DOUBLE;
-  switch (op) {
-  case P_ADD:
-    if (ints)
-      set_int (result, (int64_t) ((uint64_t) a.i + (uint64_t) b.i));
-    else
-      set_double (result, a.d + b.d);
-    return ET_OK;
-  case P_SUB:
-    if (ints)
-      set_int (result, (int64_t) ((uint64_t) a.i - (uint64_t) b.i));
-    else
-      set_double (result, a.d - b.d);
-    return ET_OK;
-  case P_MUL:
-    if (ints)
-      set_int (result, (int64_t) ((uint64_t) a.i * (uint64_t) b.i));
-    else
-      set_double (result, a.d * b.d);
-    return ET_OK;
-  case P_FLOORDIV:
-  case P_MOD:
-  case P_TRUEDIV:
-    if (ints ? b.i == 0 : b.d == 0.0)
-      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "division by zero");
-    if (op == P_TRUEDIV) {
-      set_double (result, a.d / b.d);
-    } else if (ints) {
-      set_int (result, op == P_FLOORDIV ? floordiv_i64 (a.i, b.i) : mod_i64 (a.i, b.i));
-    } else {
-      double q, m;
-      divmod_f64 (a.d, b.d, &q, &m);
-      set_double (result, op == P_FLOORDIV ? q : m);
+  switch (op)
+    {
+      case P_ADD:
+        if (ints)
+          set_int (result, (int64_t) ((uint64_t) a.i + (uint64_t) b.i));
+        else
+          set_double (result, a.d + b.d);
+        return ET_OK;
+      case P_SUB:
+        if (ints)
+          set_int (result, (int64_t) ((uint64_t) a.i - (uint64_t) b.i));
+        else
+          set_double (result, a.d - b.d);
+        return ET_OK;
+      case P_MUL:
+        if (ints)
+          set_int (result, (int64_t) ((uint64_t) a.i * (uint64_t) b.i));
+        else
+          set_double (result, a.d * b.d);
+        return ET_OK;
+      case P_FLOORDIV:
+      case P_MOD:
+      case P_TRUEDIV:
+        if (ints ? b.i == 0 : b.d == 0.0)
+          return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "division by zero");
+        if (op == P_TRUEDIV)
+          {
+            set_double (result, a.d / b.d);
+          }
+        else if (ints)
+          {
+            set_int (result, op == P_FLOORDIV ? floordiv_i64 (a.i, b.i) : mod_i64 (a.i, b.i));
+          }
+        else
+          {
+            double q, m;
+            divmod_f64 (a.d, b.d, &q, &m);
+            set_double (result, op == P_FLOORDIV ? q : m);
+          }
+        return ET_OK;
+      case P_EQ: set_bool (result, compare_numbers (&a, &b) == 0 && !(isnan (a.d) || isnan (b.d))); return ET_OK;
+      case P_GT: set_bool (result, compare_numbers (&a, &b) > 0); return ET_OK;
+      case P_LT: set_bool (result, compare_numbers (&a, &b) < 0); return ET_OK;
+      case P_GE:
+        set_bool (result, (ints || !(isnan (a.d) || isnan (b.d))) && compare_numbers (&a, &b) >= 0);
+        return ET_OK;
+      case P_LE:
+        set_bool (result, (ints || !(isnan (a.d) || isnan (b.d))) && compare_numbers (&a, &b) <= 0);
+        return ET_OK;
+      case P_MAX:
+        /* Python's max() keeps the first of equals and the winner's type. */
+        set_scalar (result, compare_numbers (&b, &a) > 0 ? &b : &a);
+        return ET_OK;
+      case P_MIN: set_scalar (result, compare_numbers (&b, &a) < 0 ? &b : &a); return ET_OK;
     }
-    return ET_OK;
-  case P_EQ:
-    set_bool (result, compare_numbers (&a, &b) == 0 && !(isnan (a.d) || isnan (b.d)));
-    return ET_OK;
-  case P_GT:
-    set_bool (result, compare_numbers (&a, &b) > 0);
-    return ET_OK;
-  case P_LT:
-    set_bool (result, compare_numbers (&a, &b) < 0);
-    return ET_OK;
-  case P_GE:
-    set_bool (result, (ints || !(isnan (a.d) || isnan (b.d))) && compare_numbers (&a, &b) >= 0);
-    return ET_OK;
-  case P_LE:
-    set_bool (result, (ints || !(isnan (a.d) || isnan (b.d))) && compare_numbers (&a, &b) <= 0);
-    return ET_OK;
-  case P_MAX:
-    /* Python's max() keeps the first of equals and the winner's type. */
-    set_scalar (result, compare_numbers (&b, &a) > 0 ? &b : &a);
-    return ET_OK;
-  case P_MIN:
-    set_scalar (result, compare_numbers (&b, &a) < 0 ? &b : &a);
-    return ET_OK;
-  }
   return KERNEL_FAIL (ctx, ET_ERROR_INTERNAL, "unknown prim op");
 }
 
-#define BINARY_PRIM(NAME, OP) \
+#define BINARY_PRIM(NAME, OP)                                                 \
   static EtError NAME (EtKernelContext *ctx, EtValue **args, uint32_t n_args) \
-  { \
-    return binary_prim (ctx, args, n_args, OP); \
+  {                                                                           \
+    return binary_prim (ctx, args, n_args, OP);                               \
   }
 
 BINARY_PRIM (prim_add, P_ADD)
@@ -258,7 +263,8 @@ prim_mod_int (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   return int_prim (ctx, args, n_args, P_MOD);
 }
 
-typedef enum {
+typedef enum
+{
   U_NEG,
   U_FLOAT,
   U_INT,
@@ -292,42 +298,35 @@ unary_prim (EtKernelContext *ctx, EtValue **args, uint32_t n_args, UnaryPrim op)
   KERNEL_TRY (get_result (ctx, args, 1, &result));
   is_double = a.kind == KERNEL_SCALAR_KIND_DOUBLE;
 
-  switch (op) {
-  case U_NEG:
-    if (is_double)
-      set_double (result, -a.d);
-    else
-      set_int (result, (int64_t) (0u - (uint64_t) a.i));
-    break;
-  case U_FLOAT:
-    set_double (result, a.d);
-    break;
-  case U_INT:
-    set_int (result, is_double ? double_to_int (a.d) : a.i);
-    break;
-  case U_NOT:
-    if (a.kind != KERNEL_SCALAR_KIND_BOOL)
-      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_TYPE, "sym_not needs a Bool");
-    set_bool (result, a.i == 0);
-    break;
-  case U_CEIL:
-    set_int (result, is_double ? double_to_int (ceil (a.d)) : a.i);
-    break;
-  case U_TRUNC:
-    set_int (result, is_double ? double_to_int (trunc (a.d)) : a.i);
-    break;
-  case U_ROUND:
-    /* Python rounds half to even, as nearbyint() does by default. */
-    set_int (result, is_double ? double_to_int (nearbyint (a.d)) : a.i);
-    break;
-  }
+  switch (op)
+    {
+      case U_NEG:
+        if (is_double)
+          set_double (result, -a.d);
+        else
+          set_int (result, (int64_t) (0u - (uint64_t) a.i));
+        break;
+      case U_FLOAT: set_double (result, a.d); break;
+      case U_INT: set_int (result, is_double ? double_to_int (a.d) : a.i); break;
+      case U_NOT:
+        if (a.kind != KERNEL_SCALAR_KIND_BOOL)
+          return KERNEL_FAIL (ctx, ET_ERROR_INVALID_TYPE, "sym_not needs a Bool");
+        set_bool (result, a.i == 0);
+        break;
+      case U_CEIL: set_int (result, is_double ? double_to_int (ceil (a.d)) : a.i); break;
+      case U_TRUNC: set_int (result, is_double ? double_to_int (trunc (a.d)) : a.i); break;
+      case U_ROUND:
+        /* Python rounds half to even, as nearbyint() does by default. */
+        set_int (result, is_double ? double_to_int (nearbyint (a.d)) : a.i);
+        break;
+    }
   return ET_OK;
 }
 
-#define UNARY_PRIM(NAME, OP) \
+#define UNARY_PRIM(NAME, OP)                                                  \
   static EtError NAME (EtKernelContext *ctx, EtValue **args, uint32_t n_args) \
-  { \
-    return unary_prim (ctx, args, n_args, OP); \
+  {                                                                           \
+    return unary_prim (ctx, args, n_args, OP);                                \
   }
 
 UNARY_PRIM (prim_neg, U_NEG)
@@ -401,20 +400,23 @@ local_scalar_dense (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   KERNEL_TRY (get_result (ctx, args, 1, &result));
   KERNEL_TRY (_executorch_check_supported (ctx, self, "self"));
   if (self->numel != 1)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                        "_local_scalar_dense needs one element, self has %" PRId64, self->numel);
-  if (_executorch_type_is_floating (self->scalar_type)) {
-    double v;
-    _executorch_load_f64 (self->scalar_type, self->data, 0, 1, 1, &v);
-    set_double (result, v);
-  } else {
-    int64_t v;
-    _executorch_load_i64 (self->scalar_type, self->data, 0, 1, 1, &v);
-    if (self->scalar_type == ET_SCALAR_BOOL)
-      set_bool (result, v != 0);
-    else
-      set_int (result, v);
-  }
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "_local_scalar_dense needs one element, self has %" PRId64,
+                        self->numel);
+  if (_executorch_type_is_floating (self->scalar_type))
+    {
+      double v;
+      _executorch_load_f64 (self->scalar_type, self->data, 0, 1, 1, &v);
+      set_double (result, v);
+    }
+  else
+    {
+      int64_t v;
+      _executorch_load_i64 (self->scalar_type, self->data, 0, 1, 1, &v);
+      if (self->scalar_type == ET_SCALAR_BOOL)
+        set_bool (result, v != 0);
+      else
+        set_int (result, v);
+    }
   return ET_OK;
 }
 
@@ -435,29 +437,28 @@ et_copy_index (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   KERNEL_TRY (_executorch_arg_int (ctx, args, 2, "index", &index));
   if (to->scalar_type != from->scalar_type)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "copy_to is %s, copy_from is %s",
-                        _executorch_type_name (to->scalar_type),
-                        _executorch_type_name (from->scalar_type));
+                        _executorch_type_name (to->scalar_type), _executorch_type_name (from->scalar_type));
   if (to->ndim != from->ndim + 1)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                        "copy_to must have one more dim than copy_from (%u vs %u)", to->ndim,
-                        from->ndim);
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "copy_to must have one more dim than copy_from (%u vs %u)",
+                        to->ndim, from->ndim);
   if (index < 0 || index == INT64_MAX)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "invalid index %" PRId64, index);
 
   sizes[0] = index + 1;
   memcpy (sizes + 1, from->sizes, from->ndim * sizeof sizes[0]);
-  if (to->shape_dynamism != ET_SHAPE_STATIC) {
-    KERNEL_TRY (_executorch_resize (ctx, to, to->ndim, sizes));
-  } else {
-    for (uint32_t d = 0; d < from->ndim; d++)
-      if (to->sizes[d + 1] != from->sizes[d])
-        return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                            "copy_from does not match the trailing dims of copy_to");
-    if (index >= to->sizes[0])
-      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                          "index %" PRId64 " is out of range for %" PRId64 " rows", index,
-                          to->sizes[0]);
-  }
+  if (to->shape_dynamism != ET_SHAPE_STATIC)
+    {
+      KERNEL_TRY (_executorch_resize (ctx, to, to->ndim, sizes));
+    }
+  else
+    {
+      for (uint32_t d = 0; d < from->ndim; d++)
+        if (to->sizes[d + 1] != from->sizes[d])
+          return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "copy_from does not match the trailing dims of copy_to");
+      if (index >= to->sizes[0])
+        return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "index %" PRId64 " is out of range for %" PRId64 " rows",
+                            index, to->sizes[0]);
+    }
   if (from->numel == 0)
     return ET_OK;
 
@@ -465,8 +466,8 @@ et_copy_index (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   int64_t row_strides[ET_MAX_DIMS];
   memcpy (row_strides, to->strides + 1, from->ndim * sizeof row_strides[0]);
   return _executorch_copy_strided (ctx, from->ndim, from->sizes, NULL, to->data, to->scalar_type,
-                                   index * to->strides[0], row_strides, from->data,
-                                   from->scalar_type, 0, from->strides);
+                                   index * to->strides[0], row_strides, from->data, from->scalar_type, 0,
+                                   from->strides);
 }
 
 /* executorch_prim::et_view.default (self, size, out): out aliases self. */
@@ -490,12 +491,13 @@ et_view (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
 
   /* out's data is about to be replaced: resize without checking it. */
   EtError err = et_tensor_resize (out, n, sizes);
-  if (err != ET_OK) {
-    char have[160], want[160];
-    return KERNEL_FAIL (ctx, err, "cannot resize out from %s to %s",
-                        _executorch_format_sizes (have, sizeof have, out->ndim, out->sizes),
-                        _executorch_format_sizes (want, sizeof want, n, sizes));
-  }
+  if (err != ET_OK)
+    {
+      char have[160], want[160];
+      return KERNEL_FAIL (ctx, err, "cannot resize out from %s to %s",
+                          _executorch_format_sizes (have, sizeof have, out->ndim, out->sizes),
+                          _executorch_format_sizes (want, sizeof want, n, sizes));
+    }
   out->data = self->data;
   return ET_OK;
 }

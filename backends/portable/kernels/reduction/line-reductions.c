@@ -16,21 +16,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct {
+typedef struct
+{
   uint32_t ndim;
-  int64_t psizes[ET_MAX_DIMS];    /* kept dims, then reduced dims */
-  uint8_t perm[ET_MAX_DIMS];      /* self dim at each permuted position */
+  int64_t psizes[ET_MAX_DIMS]; /* kept dims, then reduced dims */
+  uint8_t perm[ET_MAX_DIMS];   /* self dim at each permuted position */
   int64_t n_lines, len;
   bool floating;
-  double *d;                      /* n_lines * len values (one of d/i) */
+  double *d; /* n_lines * len values (one of d/i) */
   int64_t *i;
-  void *extra;                    /* extra_bytes after the lines */
+  void *extra; /* extra_bytes after the lines */
   KernelTemp temp;
 } Lines;
 
 static EtError
-lines_load (EtKernelContext *ctx, const EtTensor *self, const bool *reduce, bool floating,
-            size_t extra_bytes, Lines *l)
+lines_load (EtKernelContext *ctx, const EtTensor *self, const bool *reduce, bool floating, size_t extra_bytes, Lines *l)
 {
   int64_t pstrides[ET_MAX_DIMS], flat[ET_MAX_DIMS];
   uint32_t j = 0;
@@ -41,18 +41,19 @@ lines_load (EtKernelContext *ctx, const EtTensor *self, const bool *reduce, bool
   l->n_lines = 1;
   l->len = 1;
   for (uint32_t pass = 0; pass < 2; pass++)
-    for (uint32_t d = 0; d < self->ndim; d++) {
-      if (reduce[d] != (pass == 1))
-        continue;
-      l->perm[j] = (uint8_t) d;
-      l->psizes[j] = self->sizes[d];
-      pstrides[j] = self->strides[d];
-      j++;
-      if (pass == 0)
-        l->n_lines *= self->sizes[d];
-      else
-        l->len *= self->sizes[d];
-    }
+    for (uint32_t d = 0; d < self->ndim; d++)
+      {
+        if (reduce[d] != (pass == 1))
+          continue;
+        l->perm[j] = (uint8_t) d;
+        l->psizes[j] = self->sizes[d];
+        pstrides[j] = self->strides[d];
+        j++;
+        if (pass == 0)
+          l->n_lines *= self->sizes[d];
+        else
+          l->len *= self->sizes[d];
+      }
   size_t line_bytes = (size_t) self->numel * 8;
   line_bytes = (line_bytes + 63) & ~(size_t) 63;
   KERNEL_TRY (_executorch_temp_alloc (ctx, line_bytes + extra_bytes, &l->temp));
@@ -63,8 +64,8 @@ lines_load (EtKernelContext *ctx, const EtTensor *self, const bool *reduce, bool
     return ET_OK;
   _executorch_contiguous_strides (self->ndim, l->psizes, flat);
   EtError err = _executorch_copy_strided (ctx, self->ndim, l->psizes, NULL, l->temp.data,
-                                          floating ? ET_SCALAR_DOUBLE : ET_SCALAR_LONG, 0, flat,
-                                          self->data, self->scalar_type, 0, pstrides);
+                                          floating ? ET_SCALAR_DOUBLE : ET_SCALAR_LONG, 0, flat, self->data,
+                                          self->scalar_type, 0, pstrides);
   if (err != ET_OK)
     _executorch_temp_free (&l->temp);
   return err;
@@ -78,25 +79,24 @@ lines_free (Lines *l)
 
 /* Out's shape for a reduction of self. */
 static EtError
-resize_reduced (EtKernelContext *ctx, const EtTensor *self, const bool *reduce, bool keepdim,
-                EtTensor *out)
+resize_reduced (EtKernelContext *ctx, const EtTensor *self, const bool *reduce, bool keepdim, EtTensor *out)
 {
   int64_t sizes[ET_MAX_DIMS];
   uint32_t n = 0;
-  for (uint32_t d = 0; d < self->ndim; d++) {
-    if (!reduce[d])
-      sizes[n++] = self->sizes[d];
-    else if (keepdim)
-      sizes[n++] = 1;
-  }
+  for (uint32_t d = 0; d < self->ndim; d++)
+    {
+      if (!reduce[d])
+        sizes[n++] = self->sizes[d];
+      else if (keepdim)
+        sizes[n++] = 1;
+    }
   return _executorch_resize (ctx, out, n, sizes);
 }
 
 /* Stores lines of @line_len (the one reduced dim resized) into @out, which
  * has self's shape except along that dim. */
 static EtError
-store_lines (EtKernelContext *ctx, const Lines *l, EtTensor *out, const void *buf, bool floating,
-             int64_t line_len)
+store_lines (EtKernelContext *ctx, const Lines *l, EtTensor *out, const void *buf, bool floating, int64_t line_len)
 {
   int64_t sizes[ET_MAX_DIMS], ostrides[ET_MAX_DIMS], flat[ET_MAX_DIMS];
   if (out->numel == 0)
@@ -107,9 +107,8 @@ store_lines (EtKernelContext *ctx, const Lines *l, EtTensor *out, const void *bu
   for (uint32_t j = 0; j < l->ndim; j++)
     ostrides[j] = out->strides[l->perm[j]];
   _executorch_contiguous_strides (l->ndim, sizes, flat);
-  return _executorch_copy_strided (ctx, l->ndim, sizes, NULL, out->data, out->scalar_type, 0,
-                                   ostrides, buf, floating ? ET_SCALAR_DOUBLE : ET_SCALAR_LONG, 0,
-                                   flat);
+  return _executorch_copy_strided (ctx, l->ndim, sizes, NULL, out->data, out->scalar_type, 0, ostrides, buf,
+                                   floating ? ET_SCALAR_DOUBLE : ET_SCALAR_LONG, 0, flat);
 }
 
 static EtError
@@ -153,12 +152,13 @@ any_common (EtKernelContext *ctx, EtTensor *self, const bool *reduce, bool keepd
   bool floating = _executorch_type_is_floating (self->scalar_type);
   KERNEL_TRY (lines_load (ctx, self, reduce, floating, (size_t) out->numel * 8, &l));
   int64_t *res = l.extra;
-  for (int64_t k = 0; k < l.n_lines; k++) {
-    int64_t any = 0;
-    for (int64_t j = 0; j < l.len && !any; j++)
-      any = floating ? l.d[k * l.len + j] != 0.0 : l.i[k * l.len + j] != 0;
-    res[k] = any;
-  }
+  for (int64_t k = 0; k < l.n_lines; k++)
+    {
+      int64_t any = 0;
+      for (int64_t j = 0; j < l.len && !any; j++)
+        any = floating ? l.d[k * l.len + j] != 0.0 : l.i[k * l.len + j] != 0;
+      res[k] = any;
+    }
   err = _executorch_store_flat (ctx, out, res, false);
   lines_free (&l);
   return err;
@@ -218,22 +218,26 @@ static int64_t
 line_arg_extreme (const Lines *l, int64_t k, bool want_max)
 {
   int64_t best = 0;
-  if (l->floating) {
-    const double *x = l->d + k * l->len;
-    if (isnan (x[0]))
-      return 0;
-    for (int64_t j = 1; j < l->len; j++) {
-      if (isnan (x[j]))
-        return j;
-      if (want_max ? x[j] > x[best] : x[j] < x[best])
-        best = j;
+  if (l->floating)
+    {
+      const double *x = l->d + k * l->len;
+      if (isnan (x[0]))
+        return 0;
+      for (int64_t j = 1; j < l->len; j++)
+        {
+          if (isnan (x[j]))
+            return j;
+          if (want_max ? x[j] > x[best] : x[j] < x[best])
+            best = j;
+        }
     }
-  } else {
-    const int64_t *x = l->i + k * l->len;
-    for (int64_t j = 1; j < l->len; j++)
-      if (want_max ? x[j] > x[best] : x[j] < x[best])
-        best = j;
-  }
+  else
+    {
+      const int64_t *x = l->i + k * l->len;
+      for (int64_t j = 1; j < l->len; j++)
+        if (want_max ? x[j] > x[best] : x[j] < x[best])
+          best = j;
+    }
   return best;
 }
 
@@ -241,15 +245,14 @@ static EtError
 check_nonempty (EtKernelContext *ctx, const char *op, const Lines *l)
 {
   if (l->len == 0)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                        "%s: cannot reduce over an empty dimension", op);
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: cannot reduce over an empty dimension", op);
   return ET_OK;
 }
 
 /* values and/or indices of the extreme of each line. */
 static EtError
-extreme_common (EtKernelContext *ctx, const char *op, EtTensor *self, const bool *reduce,
-                bool keepdim, EtTensor *values, EtTensor *indices, bool want_max)
+extreme_common (EtKernelContext *ctx, const char *op, EtTensor *self, const bool *reduce, bool keepdim,
+                EtTensor *values, EtTensor *indices, bool want_max)
 {
   Lines l;
   EtError err = ET_OK;
@@ -276,23 +279,25 @@ extreme_common (EtKernelContext *ctx, const char *op, EtTensor *self, const bool
   bool floating = _executorch_type_is_floating (self->scalar_type);
   KERNEL_TRY (lines_load (ctx, self, reduce, floating, (size_t) any_out->numel * 16, &l));
   err = check_nonempty (ctx, op, &l);
-  if (err == ET_OK) {
-    int64_t *idx = l.extra;
-    int64_t *vi = idx + l.n_lines;
-    double *vd = (double *) vi;
-    for (int64_t k = 0; k < l.n_lines; k++) {
-      int64_t j = line_arg_extreme (&l, k, want_max);
-      idx[k] = j;
-      if (floating)
-        vd[k] = l.d[k * l.len + j];
-      else
-        vi[k] = l.i[k * l.len + j];
+  if (err == ET_OK)
+    {
+      int64_t *idx = l.extra;
+      int64_t *vi = idx + l.n_lines;
+      double *vd = (double *) vi;
+      for (int64_t k = 0; k < l.n_lines; k++)
+        {
+          int64_t j = line_arg_extreme (&l, k, want_max);
+          idx[k] = j;
+          if (floating)
+            vd[k] = l.d[k * l.len + j];
+          else
+            vi[k] = l.i[k * l.len + j];
+        }
+      if (values != NULL)
+        err = _executorch_store_flat (ctx, values, vi, floating);
+      if (err == ET_OK && indices != NULL)
+        err = _executorch_store_flat (ctx, indices, idx, false);
     }
-    if (values != NULL)
-      err = _executorch_store_flat (ctx, values, vi, floating);
-    if (err == ET_OK && indices != NULL)
-      err = _executorch_store_flat (ctx, indices, idx, false);
-  }
   lines_free (&l);
   return err;
 }
@@ -311,12 +316,15 @@ arg_extreme_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args, bool wan
   KERNEL_TRY (_executorch_arg_opt_int (ctx, args, 1, "dim", &has_dim, &dim));
   KERNEL_TRY (_executorch_arg_bool (ctx, args, 2, "keepdim", &keepdim));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 3, "out", &out));
-  if (has_dim) {
-    KERNEL_TRY (one_dim (ctx, dim, self, reduce, NULL));
-  } else {
-    for (uint32_t d = 0; d < ET_MAX_DIMS; d++)
-      reduce[d] = true;
-  }
+  if (has_dim)
+    {
+      KERNEL_TRY (one_dim (ctx, dim, self, reduce, NULL));
+    }
+  else
+    {
+      for (uint32_t d = 0; d < ET_MAX_DIMS; d++)
+        reduce[d] = true;
+    }
   /* Without dim the index is the flat row-major one over all dims. */
   return extreme_common (ctx, op, self, reduce, keepdim, NULL, out, want_max);
 }
@@ -375,8 +383,7 @@ max_min_dim (EtKernelContext *ctx, EtValue **args, uint32_t n_args, bool want_ma
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 3, want_max ? "max" : "min", &values));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 4, want_max ? "max_values" : "min_indices", &indices));
   KERNEL_TRY (one_dim (ctx, dim, self, reduce, NULL));
-  return extreme_common (ctx, want_max ? "max.dim" : "min.dim", self, reduce, keepdim, values,
-                         indices, want_max);
+  return extreme_common (ctx, want_max ? "max.dim" : "min.dim", self, reduce, keepdim, values, indices, want_max);
 }
 
 static EtError
@@ -421,24 +428,23 @@ min_unary_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
 /* ---- prod ---- */
 
 static EtError
-check_dtype_arg (EtKernelContext *ctx, const char *op, const EtTensor *self, bool has_dtype,
-                 int64_t dtype, const EtTensor *out)
+check_dtype_arg (EtKernelContext *ctx, const char *op, const EtTensor *self, bool has_dtype, int64_t dtype,
+                 const EtTensor *out)
 {
   KERNEL_TRY (check_floating_or_int (ctx, op, self, "self"));
   KERNEL_TRY (check_floating_or_int (ctx, op, out, "out"));
   if (has_dtype && dtype != out->scalar_type)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: dtype %" PRId64 " differs from out dtype %s",
-                        op, dtype, _executorch_type_name (out->scalar_type));
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: dtype %" PRId64 " differs from out dtype %s", op, dtype,
+                        _executorch_type_name (out->scalar_type));
   if (!has_dtype && !_executorch_can_cast (self->scalar_type, out->scalar_type))
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: cannot compute %s into %s", op,
-                        _executorch_type_name (self->scalar_type),
-                        _executorch_type_name (out->scalar_type));
+                        _executorch_type_name (self->scalar_type), _executorch_type_name (out->scalar_type));
   return ET_OK;
 }
 
 static EtError
-prod_common (EtKernelContext *ctx, EtTensor *self, const bool *reduce, bool keepdim, bool has_dtype,
-             int64_t dtype, EtTensor *out)
+prod_common (EtKernelContext *ctx, EtTensor *self, const bool *reduce, bool keepdim, bool has_dtype, int64_t dtype,
+             EtTensor *out)
 {
   Lines l;
   EtError err;
@@ -451,19 +457,23 @@ prod_common (EtKernelContext *ctx, EtTensor *self, const bool *reduce, bool keep
   KERNEL_TRY (lines_load (ctx, self, reduce, floating, (size_t) out->numel * 8, &l));
   double *rd = l.extra;
   int64_t *ri = l.extra;
-  for (int64_t k = 0; k < l.n_lines; k++) {
-    if (floating) {
-      double p = 1.0;
-      for (int64_t j = 0; j < l.len; j++)
-        p *= l.d[k * l.len + j];
-      rd[k] = p;
-    } else {
-      uint64_t p = 1;
-      for (int64_t j = 0; j < l.len; j++)
-        p *= (uint64_t) l.i[k * l.len + j];
-      ri[k] = (int64_t) p;
+  for (int64_t k = 0; k < l.n_lines; k++)
+    {
+      if (floating)
+        {
+          double p = 1.0;
+          for (int64_t j = 0; j < l.len; j++)
+            p *= l.d[k * l.len + j];
+          rd[k] = p;
+        }
+      else
+        {
+          uint64_t p = 1;
+          for (int64_t j = 0; j < l.len; j++)
+            p *= (uint64_t) l.i[k * l.len + j];
+          ri[k] = (int64_t) p;
+        }
     }
-  }
   err = _executorch_store_flat (ctx, out, l.extra, floating);
   lines_free (&l);
   return err;
@@ -507,8 +517,8 @@ prod_int_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
 /* ---- var and var_mean ---- */
 
 static EtError
-var_common (EtKernelContext *ctx, const char *op, EtTensor *self, const bool *reduce, double correction,
-            bool keepdim, EtTensor *var, EtTensor *mean)
+var_common (EtKernelContext *ctx, const char *op, EtTensor *self, const bool *reduce, double correction, bool keepdim,
+            EtTensor *var, EtTensor *mean)
 {
   Lines l;
   EtError err;
@@ -526,18 +536,19 @@ var_common (EtKernelContext *ctx, const char *op, EtTensor *self, const bool *re
     return ET_OK;
   KERNEL_TRY (lines_load (ctx, self, reduce, true, (size_t) var->numel * 16, &l));
   double *rv = l.extra, *rm = rv + l.n_lines;
-  for (int64_t k = 0; k < l.n_lines; k++) {
-    const double *x = l.d + k * l.len;
-    double s = 0.0, m2 = 0.0;
-    for (int64_t j = 0; j < l.len; j++)
-      s += x[j];
-    double mu = s / (double) l.len;
-    for (int64_t j = 0; j < l.len; j++)
-      m2 += (x[j] - mu) * (x[j] - mu);
-    double dof = (double) l.len - correction;
-    rv[k] = m2 / (dof > 0.0 ? dof : 0.0);
-    rm[k] = mu;
-  }
+  for (int64_t k = 0; k < l.n_lines; k++)
+    {
+      const double *x = l.d + k * l.len;
+      double s = 0.0, m2 = 0.0;
+      for (int64_t j = 0; j < l.len; j++)
+        s += x[j];
+      double mu = s / (double) l.len;
+      for (int64_t j = 0; j < l.len; j++)
+        m2 += (x[j] - mu) * (x[j] - mu);
+      double dof = (double) l.len - correction;
+      rv[k] = m2 / (dof > 0.0 ? dof : 0.0);
+      rm[k] = mu;
+    }
   err = _executorch_store_flat (ctx, var, rv, true);
   if (err == ET_OK && mean != NULL)
     err = _executorch_store_flat (ctx, mean, rm, true);
@@ -565,10 +576,11 @@ static EtError
 correction_arg (EtKernelContext *ctx, EtValue **args, uint32_t i, double *correction)
 {
   KernelScalar s;
-  if (args[i] != NULL && args[i]->tag == ET_VALUE_NONE) {
-    *correction = 1.0;
-    return ET_OK;
-  }
+  if (args[i] != NULL && args[i]->tag == ET_VALUE_NONE)
+    {
+      *correction = 1.0;
+      return ET_OK;
+    }
   KERNEL_TRY (_executorch_arg_scalar (ctx, args, i, "correction", &s));
   *correction = s.d;
   return ET_OK;
@@ -633,20 +645,25 @@ cumsum_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
     return ET_OK;
   bool floating = _executorch_type_is_floating (out->scalar_type);
   KERNEL_TRY (lines_load (ctx, self, reduce, floating, 0, &l));
-  for (int64_t k = 0; k < l.n_lines; k++) {
-    if (floating) {
-      double *x = l.d + k * l.len, s = 0.0;
-      for (int64_t j = 0; j < l.len; j++)
-        x[j] = s += x[j];
-    } else {
-      int64_t *x = l.i + k * l.len;
-      uint64_t s = 0;
-      for (int64_t j = 0; j < l.len; j++) {
-        s += (uint64_t) x[j];
-        x[j] = (int64_t) s;
-      }
+  for (int64_t k = 0; k < l.n_lines; k++)
+    {
+      if (floating)
+        {
+          double *x = l.d + k * l.len, s = 0.0;
+          for (int64_t j = 0; j < l.len; j++)
+            x[j] = s += x[j];
+        }
+      else
+        {
+          int64_t *x = l.i + k * l.len;
+          uint64_t s = 0;
+          for (int64_t j = 0; j < l.len; j++)
+            {
+              s += (uint64_t) x[j];
+              x[j] = (int64_t) s;
+            }
+        }
     }
-  }
   err = store_lines (ctx, &l, out, l.temp.data, floating, l.len);
   lines_free (&l);
   return err;
@@ -654,7 +671,8 @@ cumsum_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
 
 /* ---- topk ---- */
 
-typedef struct {
+typedef struct
+{
   double v;
   int64_t iv;
   int64_t index;
@@ -728,8 +746,8 @@ topk_values (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   KERNEL_TRY (one_dim (ctx, dim, self, reduce, &d));
   int64_t len = self->ndim ? self->sizes[d] : 1;
   if (k < 0 || k > len || (self->ndim == 0 && k != 1))
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                        "%s: k %" PRId64 " is out of range for dim %u of size %" PRId64, op, k, d, len);
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: k %" PRId64 " is out of range for dim %u of size %" PRId64,
+                        op, k, d, len);
   memcpy (sizes, self->sizes, sizeof sizes);
   if (self->ndim)
     sizes[d] = k;
@@ -746,24 +764,27 @@ topk_values (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   int64_t *rv = (int64_t *) (e + len), *ri = rv + n_lines * k;
   double *rvd = (double *) rv;
   int (*cmp) (const void *, const void *) =
-    floating ? (largest ? cmp_largest_f : cmp_smallest_f) : (largest ? cmp_largest_i : cmp_smallest_i);
-  for (int64_t line = 0; line < l.n_lines; line++) {
-    for (int64_t j = 0; j < len; j++) {
-      e[j].index = j;
-      if (floating)
-        e[j].v = l.d[line * len + j];
-      else
-        e[j].iv = l.i[line * len + j];
+      floating ? (largest ? cmp_largest_f : cmp_smallest_f) : (largest ? cmp_largest_i : cmp_smallest_i);
+  for (int64_t line = 0; line < l.n_lines; line++)
+    {
+      for (int64_t j = 0; j < len; j++)
+        {
+          e[j].index = j;
+          if (floating)
+            e[j].v = l.d[line * len + j];
+          else
+            e[j].iv = l.i[line * len + j];
+        }
+      qsort (e, (size_t) len, sizeof e[0], cmp);
+      for (int64_t j = 0; j < k; j++)
+        {
+          if (floating)
+            rvd[line * k + j] = e[j].v;
+          else
+            rv[line * k + j] = e[j].iv;
+          ri[line * k + j] = e[j].index;
+        }
     }
-    qsort (e, (size_t) len, sizeof e[0], cmp);
-    for (int64_t j = 0; j < k; j++) {
-      if (floating)
-        rvd[line * k + j] = e[j].v;
-      else
-        rv[line * k + j] = e[j].iv;
-      ri[line * k + j] = e[j].index;
-    }
-  }
   err = store_lines (ctx, &l, values, rv, floating, k);
   if (err == ET_OK)
     err = store_lines (ctx, &l, indices, ri, false, k);

@@ -14,8 +14,8 @@
 #include <string.h>
 
 EtError
-_executorch_arg_reduce_dims (EtKernelContext *ctx, EtValue **args, uint32_t i, const EtTensor *self,
-                             bool optional, bool empty_is_none, bool *reduce)
+_executorch_arg_reduce_dims (EtKernelContext *ctx, EtValue **args, uint32_t i, const EtTensor *self, bool optional,
+                             bool empty_is_none, bool *reduce)
 {
   int64_t dims[ET_MAX_DIMS];
   uint32_t n;
@@ -25,20 +25,22 @@ _executorch_arg_reduce_dims (EtKernelContext *ctx, EtValue **args, uint32_t i, c
   KERNEL_TRY (_executorch_arg_int_list (ctx, args, i, "dim", optional ? &present : NULL, dims, &n));
   if (present && n == 0 && empty_is_none)
     return ET_OK;
-  if (!present || n == 0) {
-    for (uint32_t d = 0; d < self->ndim; d++)
+  if (!present || n == 0)
+    {
+      for (uint32_t d = 0; d < self->ndim; d++)
+        reduce[d] = true;
+      return ET_OK;
+    }
+  for (uint32_t k = 0; k < n; k++)
+    {
+      uint32_t d;
+      KERNEL_TRY (_executorch_wrap_dim (ctx, dims[k], self->ndim, true, &d));
+      if (self->ndim == 0)
+        continue;
+      if (reduce[d])
+        return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "dim %u repeats in dim", d);
       reduce[d] = true;
-    return ET_OK;
-  }
-  for (uint32_t k = 0; k < n; k++) {
-    uint32_t d;
-    KERNEL_TRY (_executorch_wrap_dim (ctx, dims[k], self->ndim, true, &d));
-    if (self->ndim == 0)
-      continue;
-    if (reduce[d])
-      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "dim %u repeats in dim", d);
-    reduce[d] = true;
-  }
+    }
   return ET_OK;
 }
 
@@ -49,27 +51,26 @@ _executorch_store_flat (EtKernelContext *ctx, EtTensor *out, const void *buf, bo
   if (out->numel == 0)
     return ET_OK;
   _executorch_contiguous_strides (out->ndim, out->sizes, flat);
-  return _executorch_copy_strided (ctx, out->ndim, out->sizes, out->dim_order, out->data,
-                                   out->scalar_type, 0, out->strides, buf,
-                                   floating ? ET_SCALAR_DOUBLE : ET_SCALAR_LONG, 0, flat);
+  return _executorch_copy_strided (ctx, out->ndim, out->sizes, out->dim_order, out->data, out->scalar_type, 0,
+                                   out->strides, buf, floating ? ET_SCALAR_DOUBLE : ET_SCALAR_LONG, 0, flat);
 }
 
 static EtError
-reduce_sum (EtKernelContext *ctx, const EtTensor *self, const bool *reduce, bool keepdim,
-            EtTensor *out, bool mean)
+reduce_sum (EtKernelContext *ctx, const EtTensor *self, const bool *reduce, bool keepdim, EtTensor *out, bool mean)
 {
   int64_t out_sizes[ET_MAX_DIMS], kept[ET_MAX_DIMS], kept_strides[ET_MAX_DIMS];
   int64_t acc_strides[ET_MAX_DIMS];
   uint32_t n_out = 0;
   int64_t count = 1;
 
-  for (uint32_t d = 0; d < self->ndim; d++) {
-    kept[d] = reduce[d] ? 1 : self->sizes[d];
-    if (reduce[d])
-      count *= self->sizes[d];
-    if (!reduce[d] || keepdim)
-      out_sizes[n_out++] = kept[d];
-  }
+  for (uint32_t d = 0; d < self->ndim; d++)
+    {
+      kept[d] = reduce[d] ? 1 : self->sizes[d];
+      if (reduce[d])
+        count *= self->sizes[d];
+      if (!reduce[d] || keepdim)
+        out_sizes[n_out++] = kept[d];
+    }
   KERNEL_TRY (_executorch_resize (ctx, out, n_out, out_sizes));
   if (out->numel == 0)
     return ET_OK;
@@ -86,50 +87,64 @@ reduce_sum (EtKernelContext *ctx, const EtTensor *self, const bool *reduce, bool
   for (uint32_t d = 0; d < self->ndim; d++)
     acc_strides[d] = reduce[d] ? 0 : kept_strides[d];
 
-  if (self->numel > 0) {
-    const int64_t *strides[2] = { self->strides, acc_strides };
-    KernelIter it;
-    union {
-      int64_t i[KERNEL_CHUNK];
-      double d[KERNEL_CHUNK];
-    } buf;
+  if (self->numel > 0)
+    {
+      const int64_t *strides[2] = { self->strides, acc_strides };
+      KernelIter it;
+      union
+      {
+        int64_t i[KERNEL_CHUNK];
+        double d[KERNEL_CHUNK];
+      } buf;
 
-    _executorch_iter_init (&it, self->ndim, self->sizes, self->dim_order, 2, strides);
-    for (int64_t r = 0; r < it.n_rows; r++, _executorch_iter_next (&it)) {
-      int64_t as = it.inner_strides[1];
-      for (int64_t j = 0; j < it.inner; j += KERNEL_CHUNK) {
-        int64_t m = it.inner - j < KERNEL_CHUNK ? it.inner - j : KERNEL_CHUNK;
-        int64_t base = it.offsets[1] + j * as;
-        _executorch_load_kind (kind, self->scalar_type, self->data,
-                               it.offsets[0] + j * it.inner_strides[0], it.inner_strides[0], m, &buf);
-        if (kind == KERNEL_COMPUTE_F64) {
-          if (as == 0) {
-            double s = acc_d[base];
-            for (int64_t k = 0; k < m; k++)
-              s += buf.d[k];
-            acc_d[base] = s;
-          } else {
-            for (int64_t k = 0; k < m; k++)
-              acc_d[base + k * as] += buf.d[k];
-          }
-        } else {
-          if (as == 0) {
-            uint64_t s = (uint64_t) acc_i[base];
-            for (int64_t k = 0; k < m; k++)
-              s += (uint64_t) buf.i[k];
-            acc_i[base] = (int64_t) s;
-          } else {
-            for (int64_t k = 0; k < m; k++)
-              acc_i[base + k * as] = (int64_t) ((uint64_t) acc_i[base + k * as] + (uint64_t) buf.i[k]);
-          }
+      _executorch_iter_init (&it, self->ndim, self->sizes, self->dim_order, 2, strides);
+      for (int64_t r = 0; r < it.n_rows; r++, _executorch_iter_next (&it))
+        {
+          int64_t as = it.inner_strides[1];
+          for (int64_t j = 0; j < it.inner; j += KERNEL_CHUNK)
+            {
+              int64_t m = it.inner - j < KERNEL_CHUNK ? it.inner - j : KERNEL_CHUNK;
+              int64_t base = it.offsets[1] + j * as;
+              _executorch_load_kind (kind, self->scalar_type, self->data, it.offsets[0] + j * it.inner_strides[0],
+                                     it.inner_strides[0], m, &buf);
+              if (kind == KERNEL_COMPUTE_F64)
+                {
+                  if (as == 0)
+                    {
+                      double s = acc_d[base];
+                      for (int64_t k = 0; k < m; k++)
+                        s += buf.d[k];
+                      acc_d[base] = s;
+                    }
+                  else
+                    {
+                      for (int64_t k = 0; k < m; k++)
+                        acc_d[base + k * as] += buf.d[k];
+                    }
+                }
+              else
+                {
+                  if (as == 0)
+                    {
+                      uint64_t s = (uint64_t) acc_i[base];
+                      for (int64_t k = 0; k < m; k++)
+                        s += (uint64_t) buf.i[k];
+                      acc_i[base] = (int64_t) s;
+                    }
+                  else
+                    {
+                      for (int64_t k = 0; k < m; k++)
+                        acc_i[base + k * as] = (int64_t) ((uint64_t) acc_i[base + k * as] + (uint64_t) buf.i[k]);
+                    }
+                }
+            }
         }
-      }
     }
-  }
-  if (mean) {
-    for (int64_t k = 0; k < out->numel; k++)
-      acc_d[k] /= (double) count;
-  }
+  if (mean)
+    {
+      for (int64_t k = 0; k < out->numel; k++)
+        acc_d[k] /= (double) count;
+    }
 
   EtError err = _executorch_store_flat (ctx, out, temp.data, floating);
   _executorch_temp_free (&temp);
@@ -140,16 +155,16 @@ static EtError
 check_dtype_arg (EtKernelContext *ctx, bool has_dtype, int64_t dtype, const EtTensor *out)
 {
   if (has_dtype && dtype != out->scalar_type)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "dtype %" PRId64 " differs from out dtype %s",
-                        dtype, _executorch_type_name (out->scalar_type));
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "dtype %" PRId64 " differs from out dtype %s", dtype,
+                        _executorch_type_name (out->scalar_type));
   return ET_OK;
 }
 
 /* The arguments sum.IntList_out and mean.out share:
  * (self, dim?, keepdim, dtype?, out, ret). */
 static EtError
-reduction_args (EtKernelContext *ctx, EtValue **args, uint32_t n_args, EtTensor **self, bool *reduce,
-                bool *keepdim, bool *has_dtype, int64_t *dtype, EtTensor **out)
+reduction_args (EtKernelContext *ctx, EtValue **args, uint32_t n_args, EtTensor **self, bool *reduce, bool *keepdim,
+                bool *has_dtype, int64_t *dtype, EtTensor **out)
 {
   KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 6));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "self", self));
@@ -173,14 +188,12 @@ sum_intlist_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   KERNEL_TRY (check_dtype_arg (ctx, has_dtype, dtype, out));
   if (!has_dtype && !_executorch_can_cast (self->scalar_type, out->scalar_type))
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "cannot sum %s into %s",
-                        _executorch_type_name (self->scalar_type),
-                        _executorch_type_name (out->scalar_type));
+                        _executorch_type_name (self->scalar_type), _executorch_type_name (out->scalar_type));
   return reduce_sum (ctx, self, reduce, keepdim, out, false);
 }
 
 static EtError
-check_mean_types (EtKernelContext *ctx, const EtTensor *self, bool has_dtype, int64_t dtype,
-                  const EtTensor *out)
+check_mean_types (EtKernelContext *ctx, const EtTensor *self, bool has_dtype, int64_t dtype, const EtTensor *out)
 {
   KERNEL_TRY (_executorch_check_supported (ctx, self, "self"));
   KERNEL_TRY (check_dtype_arg (ctx, has_dtype, dtype, out));
@@ -188,8 +201,7 @@ check_mean_types (EtKernelContext *ctx, const EtTensor *self, bool has_dtype, in
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "mean: out must be floating, not %s",
                         _executorch_type_name (out->scalar_type));
   if (!has_dtype && !_executorch_type_is_floating (self->scalar_type))
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                        "mean of %s needs a floating dtype argument",
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "mean of %s needs a floating dtype argument",
                         _executorch_type_name (self->scalar_type));
   return ET_OK;
 }
@@ -268,30 +280,36 @@ softmax (EtKernelContext *ctx, EtValue **args, uint32_t n_args, bool log_form)
   const int64_t *strides[2] = { out->strides, self->strides };
   KernelIter it;
   _executorch_iter_init (&it, self->ndim, lines, out->dim_order, 2, strides);
-  for (int64_t r = 0; r < it.n_rows; r++, _executorch_iter_next (&it)) {
-    for (int64_t j = 0; j < it.inner; j++) {
-      int64_t in_off = it.offsets[1] + j * it.inner_strides[1];
-      int64_t out_off = it.offsets[0] + j * it.inner_strides[0];
-      double mx = -INFINITY, sum = 0.0;
+  for (int64_t r = 0; r < it.n_rows; r++, _executorch_iter_next (&it))
+    {
+      for (int64_t j = 0; j < it.inner; j++)
+        {
+          int64_t in_off = it.offsets[1] + j * it.inner_strides[1];
+          int64_t out_off = it.offsets[0] + j * it.inner_strides[0];
+          double mx = -INFINITY, sum = 0.0;
 
-      _executorch_load_f64 (self->scalar_type, self->data, in_off, in_step, len, x);
-      for (int64_t k = 0; k < len; k++)
-        mx = x[k] > mx || isnan (x[k]) ? x[k] : mx;
-      for (int64_t k = 0; k < len; k++) {
-        x[k] -= mx;
-        sum += exp (x[k]);
-      }
-      if (log_form) {
-        double ls = log (sum);
-        for (int64_t k = 0; k < len; k++)
-          x[k] -= ls;
-      } else {
-        for (int64_t k = 0; k < len; k++)
-          x[k] = exp (x[k]) / sum;
-      }
-      _executorch_store_f64 (out->scalar_type, out->data, out_off, out_step, len, x);
+          _executorch_load_f64 (self->scalar_type, self->data, in_off, in_step, len, x);
+          for (int64_t k = 0; k < len; k++)
+            mx = x[k] > mx || isnan (x[k]) ? x[k] : mx;
+          for (int64_t k = 0; k < len; k++)
+            {
+              x[k] -= mx;
+              sum += exp (x[k]);
+            }
+          if (log_form)
+            {
+              double ls = log (sum);
+              for (int64_t k = 0; k < len; k++)
+                x[k] -= ls;
+            }
+          else
+            {
+              for (int64_t k = 0; k < len; k++)
+                x[k] = exp (x[k]) / sum;
+            }
+          _executorch_store_f64 (out->scalar_type, out->data, out_off, out_step, len, x);
+        }
     }
-  }
   _executorch_temp_free (&temp);
   return ET_OK;
 }
@@ -309,10 +327,8 @@ log_softmax_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
 }
 
 const EtKernel _executorch_reduce_kernels[] = {
-  { "aten::sum.IntList_out", sum_intlist_out, NULL },
-  { "aten::mean.out", mean_out, NULL },
-  { "aten::mean.dtype_out", mean_dtype_out, NULL },
-  { "aten::_softmax.out", softmax_out, NULL },
+  { "aten::sum.IntList_out", sum_intlist_out, NULL },  { "aten::mean.out", mean_out, NULL },
+  { "aten::mean.dtype_out", mean_dtype_out, NULL },    { "aten::_softmax.out", softmax_out, NULL },
   { "aten::_log_softmax.out", log_softmax_out, NULL },
 };
 

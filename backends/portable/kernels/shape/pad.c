@@ -44,26 +44,27 @@ constant_pad_nd_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   KERNEL_TRY (_executorch_check_supported (ctx, in, "self"));
   KERNEL_TRY (_executorch_check_same_dtype (ctx, op, in, out, "out"));
   if (n % 2 != 0 || n / 2 > in->ndim)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                        "%s: pad must have an even length of at most 2 * %u, not %u", op, in->ndim, n);
-  for (uint32_t k = 0; k < n / 2; k++) {
-    uint32_t d = in->ndim - 1 - k;
-    lo[d] = pad[2 * k];
-    hi[d] = pad[2 * k + 1];
-  }
-  for (uint32_t d = 0; d < in->ndim; d++) {
-    if (lo[d] > (INT64_C (1) << 40) || lo[d] < -(INT64_C (1) << 40) ||
-        hi[d] > (INT64_C (1) << 40) || hi[d] < -(INT64_C (1) << 40))
-      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: pad of dim %u is out of range", op, d);
-    sizes[d] = in->sizes[d] + lo[d] + hi[d];
-    if (sizes[d] < 0)
-      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                          "%s: padding dim %u gives a negative size %" PRId64, op, d, sizes[d]);
-  }
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: pad must have an even length of at most 2 * %u, not %u",
+                        op, in->ndim, n);
+  for (uint32_t k = 0; k < n / 2; k++)
+    {
+      uint32_t d = in->ndim - 1 - k;
+      lo[d] = pad[2 * k];
+      hi[d] = pad[2 * k + 1];
+    }
+  for (uint32_t d = 0; d < in->ndim; d++)
+    {
+      if (lo[d] > (INT64_C (1) << 40) || lo[d] < -(INT64_C (1) << 40) || hi[d] > (INT64_C (1) << 40) ||
+          hi[d] < -(INT64_C (1) << 40))
+        return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: pad of dim %u is out of range", op, d);
+      sizes[d] = in->sizes[d] + lo[d] + hi[d];
+      if (sizes[d] < 0)
+        return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: padding dim %u gives a negative size %" PRId64, op, d,
+                            sizes[d]);
+    }
   /* Eager's checked conversion: truncated into integers, must fit the dtype. */
   KERNEL_TRY (_executorch_scalar_to_fill (ctx, &value, in->scalar_type, "constant_pad_nd: value", &v));
-  _executorch_store_kind (_executorch_compute_kind (in->scalar_type), in->scalar_type, elem, 0, 1,
-                          1, &v);
+  _executorch_store_kind (_executorch_compute_kind (in->scalar_type), in->scalar_type, elem, 0, 1, 1, &v);
   KERNEL_TRY (_executorch_resize (ctx, out, in->ndim, sizes));
   if (out->numel == 0)
     return ET_OK;
@@ -73,27 +74,28 @@ constant_pad_nd_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
 
   /* Copy the overlap of self and out. */
   int64_t copy[ET_MAX_DIMS], in_off = 0, out_off = 0;
-  for (uint32_t d = 0; d < in->ndim; d++) {
-    int64_t src0 = lo[d] < 0 ? -lo[d] : 0;
-    int64_t dst0 = lo[d] > 0 ? lo[d] : 0;
-    int64_t len = in->sizes[d] - src0 - (hi[d] < 0 ? -hi[d] : 0);
-    if (len <= 0)
-      return ET_OK;
-    copy[d] = len;
-    in_off += src0 * in->strides[d];
-    out_off += dst0 * out->strides[d];
-  }
-  return _executorch_copy_strided (ctx, in->ndim, copy, out->dim_order, out->data, out->scalar_type,
-                                   out_off, out->strides, in->data, in->scalar_type, in_off,
-                                   in->strides);
+  for (uint32_t d = 0; d < in->ndim; d++)
+    {
+      int64_t src0 = lo[d] < 0 ? -lo[d] : 0;
+      int64_t dst0 = lo[d] > 0 ? lo[d] : 0;
+      int64_t len = in->sizes[d] - src0 - (hi[d] < 0 ? -hi[d] : 0);
+      if (len <= 0)
+        return ET_OK;
+      copy[d] = len;
+      in_off += src0 * in->strides[d];
+      out_off += dst0 * out->strides[d];
+    }
+  return _executorch_copy_strided (ctx, in->ndim, copy, out->dim_order, out->data, out->scalar_type, out_off,
+                                   out->strides, in->data, in->scalar_type, in_off, in->strides);
 }
 
 /* ---- Reflection and replication ---- */
 
-typedef struct {
+typedef struct
+{
   const EtTensor *in;
   EtTensor *out;
-  uint32_t k;                 /* padded dims: the last k */
+  uint32_t k; /* padded dims: the last k */
   int64_t lo[3];
   bool reflect;
   size_t es;
@@ -103,15 +105,18 @@ static inline int64_t
 source_index (int64_t o, int64_t lo, int64_t size, bool reflect)
 {
   int64_t i = o - lo;
-  if (reflect) {
-    /* size >= 2 is guaranteed when padding is non-zero */
-    if (i < 0)
-      i = -i;
-    if (i >= size)
-      i = 2 * (size - 1) - i;
-  } else {
-    i = i < 0 ? 0 : i >= size ? size - 1 : i;
-  }
+  if (reflect)
+    {
+      /* size >= 2 is guaranteed when padding is non-zero */
+      if (i < 0)
+        i = -i;
+      if (i >= size)
+        i = 2 * (size - 1) - i;
+    }
+  else
+    {
+      i = i < 0 ? 0 : i >= size ? size - 1 : i;
+    }
   return i;
 }
 
@@ -125,23 +130,26 @@ pad_rows (PadJob *j)
   const char *src = in->data;
   char *dst = out->data;
 
-  for (int64_t e = 0; e < out->numel; e++) {
-    int64_t so = 0, doff = 0;
-    for (uint32_t d = 0; d < nd; d++) {
-      int64_t i = idx[d];
-      uint32_t pd = d + j->k >= nd ? d - (nd - j->k) : 3;
-      if (pd < 3)
-        i = source_index (i, j->lo[pd], in->sizes[d], j->reflect);
-      so += i * in->strides[d];
-      doff += idx[d] * out->strides[d];
+  for (int64_t e = 0; e < out->numel; e++)
+    {
+      int64_t so = 0, doff = 0;
+      for (uint32_t d = 0; d < nd; d++)
+        {
+          int64_t i = idx[d];
+          uint32_t pd = d + j->k >= nd ? d - (nd - j->k) : 3;
+          if (pd < 3)
+            i = source_index (i, j->lo[pd], in->sizes[d], j->reflect);
+          so += i * in->strides[d];
+          doff += idx[d] * out->strides[d];
+        }
+      memcpy (dst + (size_t) doff * j->es, src + (size_t) so * j->es, j->es);
+      for (uint32_t d = nd; d-- > 0;)
+        {
+          if (++idx[d] < out->sizes[d])
+            break;
+          idx[d] = 0;
+        }
     }
-    memcpy (dst + (size_t) doff * j->es, src + (size_t) so * j->es, j->es);
-    for (uint32_t d = nd; d-- > 0;) {
-      if (++idx[d] < out->sizes[d])
-        break;
-      idx[d] = 0;
-    }
-  }
 }
 
 /* (self, padding[2k], out, ret) */
@@ -160,37 +168,34 @@ pad_nd (EtKernelContext *ctx, EtValue **args, uint32_t n_args, uint32_t k, bool 
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 2, "out", &out));
   KERNEL_TRY (_executorch_check_supported (ctx, in, "self"));
   if (out->scalar_type != in->scalar_type)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s%ud: out dtype %s differs from self dtype %s",
-                        op, k, _executorch_type_name (out->scalar_type),
-                        _executorch_type_name (in->scalar_type));
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s%ud: out dtype %s differs from self dtype %s", op, k,
+                        _executorch_type_name (out->scalar_type), _executorch_type_name (in->scalar_type));
   if (n != 2 * k)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s%ud: padding must have %u values, not %u",
-                        op, k, 2 * k, n);
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s%ud: padding must have %u values, not %u", op, k, 2 * k, n);
   if (in->ndim != k + 1 && in->ndim != k + 2)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s%ud: self must be %u-D or %u-D, not %u-D",
-                        op, k, k + 1, k + 2, in->ndim);
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s%ud: self must be %u-D or %u-D, not %u-D", op, k, k + 1,
+                        k + 2, in->ndim);
   memcpy (sizes, in->sizes, sizeof sizes);
-  for (uint32_t p = 0; p < k; p++) {
-    /* padding pairs run from the last dim backwards */
-    uint32_t d = in->ndim - 1 - p;
-    int64_t l = pad[2 * p], h = pad[2 * p + 1], s = in->sizes[d];
-    uint32_t pd = k - 1 - p;
-    if (l > (INT64_C (1) << 40) || h > (INT64_C (1) << 40) || l < -(INT64_C (1) << 40) ||
-        h < -(INT64_C (1) << 40))
-      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s%ud: padding is out of range", op, k);
-    if (reflect && (l >= s || h >= s))
-      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                          "%s%ud: padding (%" PRId64 ", %" PRId64 ") must be smaller than the "
-                          "input size %" PRId64 " of dim %u", op, k, l, h, s, d);
-    if (s == 0 && (l != 0 || h != 0))
-      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s%ud: cannot pad an empty dim %u",
-                          op, k, d);
-    sizes[d] = s + l + h;
-    if (sizes[d] < 0)
-      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                          "%s%ud: padding dim %u gives a negative size", op, k, d);
-    j.lo[pd] = l;
-  }
+  for (uint32_t p = 0; p < k; p++)
+    {
+      /* padding pairs run from the last dim backwards */
+      uint32_t d = in->ndim - 1 - p;
+      int64_t l = pad[2 * p], h = pad[2 * p + 1], s = in->sizes[d];
+      uint32_t pd = k - 1 - p;
+      if (l > (INT64_C (1) << 40) || h > (INT64_C (1) << 40) || l < -(INT64_C (1) << 40) || h < -(INT64_C (1) << 40))
+        return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s%ud: padding is out of range", op, k);
+      if (reflect && (l >= s || h >= s))
+        return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
+                            "%s%ud: padding (%" PRId64 ", %" PRId64 ") must be smaller than the "
+                            "input size %" PRId64 " of dim %u",
+                            op, k, l, h, s, d);
+      if (s == 0 && (l != 0 || h != 0))
+        return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s%ud: cannot pad an empty dim %u", op, k, d);
+      sizes[d] = s + l + h;
+      if (sizes[d] < 0)
+        return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s%ud: padding dim %u gives a negative size", op, k, d);
+      j.lo[pd] = l;
+    }
   KERNEL_TRY (_executorch_resize (ctx, out, in->ndim, sizes));
   if (out->numel == 0)
     return ET_OK;
@@ -201,10 +206,10 @@ pad_nd (EtKernelContext *ctx, EtValue **args, uint32_t n_args, uint32_t k, bool 
   return ET_OK;
 }
 
-#define PAD_KERNEL(NAME, K, REFLECT) \
+#define PAD_KERNEL(NAME, K, REFLECT)                                          \
   static EtError NAME (EtKernelContext *ctx, EtValue **args, uint32_t n_args) \
-  { \
-    return pad_nd (ctx, args, n_args, K, REFLECT); \
+  {                                                                           \
+    return pad_nd (ctx, args, n_args, K, REFLECT);                            \
   }
 
 PAD_KERNEL (reflection_pad1d_out, 1, true)

@@ -17,9 +17,8 @@ _executorch_copy_view (EtKernelContext *ctx, EtTensor *out, const EtTensor *self
 {
   if (out->numel == 0)
     return ET_OK;
-  return _executorch_copy_strided (ctx, out->ndim, out->sizes, out->dim_order, out->data,
-                                   out->scalar_type, 0, out->strides, self->data,
-                                   self->scalar_type, offset, strides);
+  return _executorch_copy_strided (ctx, out->ndim, out->sizes, out->dim_order, out->data, out->scalar_type, 0,
+                                   out->strides, self->data, self->scalar_type, offset, strides);
 }
 
 /* (self, dims, out, ret) */
@@ -37,52 +36,53 @@ permute_copy_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 2, "out", &out));
   KERNEL_TRY (_executorch_check_same_dtype (ctx, NULL, self, out, "out"));
   if (n_dims != self->ndim)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "dims has %u entries for a %u-D tensor",
-                        n_dims, self->ndim);
-  for (uint32_t i = 0; i < n_dims; i++) {
-    uint32_t d;
-    KERNEL_TRY (_executorch_wrap_dim (ctx, dims[i], self->ndim, false, &d));
-    if (seen[d])
-      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "dim %u repeats in dims", d);
-    seen[d] = true;
-    sizes[i] = self->sizes[d];
-    strides[i] = self->strides[d];
-  }
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "dims has %u entries for a %u-D tensor", n_dims, self->ndim);
+  for (uint32_t i = 0; i < n_dims; i++)
+    {
+      uint32_t d;
+      KERNEL_TRY (_executorch_wrap_dim (ctx, dims[i], self->ndim, false, &d));
+      if (seen[d])
+        return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "dim %u repeats in dims", d);
+      seen[d] = true;
+      sizes[i] = self->sizes[d];
+      strides[i] = self->strides[d];
+    }
   KERNEL_TRY (_executorch_resize (ctx, out, n_dims, sizes));
   return _executorch_copy_view (ctx, out, self, 0, strides);
 }
 
 EtError
-_executorch_view_sizes (EtKernelContext *ctx, const int64_t *req, uint32_t n, int64_t numel,
-                        int64_t *sizes)
+_executorch_view_sizes (EtKernelContext *ctx, const int64_t *req, uint32_t n, int64_t numel, int64_t *sizes)
 {
   int infer = -1;
   int64_t known = 1;
 
-  for (uint32_t i = 0; i < n; i++) {
-    if (req[i] == -1) {
-      if (infer >= 0)
-        return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "only one size may be -1");
-      infer = (int) i;
-      continue;
+  for (uint32_t i = 0; i < n; i++)
+    {
+      if (req[i] == -1)
+        {
+          if (infer >= 0)
+            return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "only one size may be -1");
+          infer = (int) i;
+          continue;
+        }
+      if (req[i] < 0)
+        return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "invalid size %" PRId64, req[i]);
+      if (req[i] != 0 && known > INT64_MAX / req[i])
+        return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "sizes overflow");
+      known *= req[i];
+      sizes[i] = req[i];
     }
-    if (req[i] < 0)
-      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "invalid size %" PRId64, req[i]);
-    if (req[i] != 0 && known > INT64_MAX / req[i])
-      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "sizes overflow");
-    known *= req[i];
-    sizes[i] = req[i];
-  }
-  if (infer >= 0) {
-    if (known == 0 || numel % known != 0)
-      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                          "cannot infer -1 for %" PRId64 " elements", numel);
-    sizes[infer] = numel / known;
-    known = numel;
-  }
+  if (infer >= 0)
+    {
+      if (known == 0 || numel % known != 0)
+        return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "cannot infer -1 for %" PRId64 " elements", numel);
+      sizes[infer] = numel / known;
+      known = numel;
+    }
   if (known != numel)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                        "size has %" PRId64 " elements, self has %" PRId64, known, numel);
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "size has %" PRId64 " elements, self has %" PRId64, known,
+                        numel);
   return ET_OK;
 }
 
@@ -119,8 +119,7 @@ clone_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   KERNEL_TRY (_executorch_check_same_dtype (ctx, NULL, self, out, "out"));
   /* contiguous (0) or preserve (1); the copy follows out's dim order. */
   if (has_format && format != 0 && format != 1)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "memory_format %" PRId64 " is not supported",
-                        format);
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "memory_format %" PRId64 " is not supported", format);
   KERNEL_TRY (_executorch_resize (ctx, out, self->ndim, self->sizes));
   return _executorch_copy_view (ctx, out, self, 0, self->strides);
 }
@@ -153,15 +152,16 @@ squeeze_copy_dims_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   KERNEL_TRY (_executorch_arg_int_list (ctx, args, 1, "dims", NULL, dims, &n_dims));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 2, "out", &out));
   KERNEL_TRY (_executorch_check_same_dtype (ctx, NULL, self, out, "out"));
-  for (uint32_t i = 0; i < n_dims; i++) {
-    uint32_t d;
-    KERNEL_TRY (_executorch_wrap_dim (ctx, dims[i], self->ndim, true, &d));
-    if (self->ndim == 0)
-      continue;
-    if (marked[d])
-      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "dim %u repeats in dims", d);
-    marked[d] = true;
-  }
+  for (uint32_t i = 0; i < n_dims; i++)
+    {
+      uint32_t d;
+      KERNEL_TRY (_executorch_wrap_dim (ctx, dims[i], self->ndim, true, &d));
+      if (self->ndim == 0)
+        continue;
+      if (marked[d])
+        return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "dim %u repeats in dims", d);
+      marked[d] = true;
+    }
   return squeeze (ctx, self, out, marked);
 }
 
@@ -223,32 +223,38 @@ expand_copy_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 3, "out", &out));
   KERNEL_TRY (_executorch_check_same_dtype (ctx, NULL, self, out, "out"));
   if (n < self->ndim)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                        "size has %u entries, fewer than self's rank %u", n, self->ndim);
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "size has %u entries, fewer than self's rank %u", n,
+                        self->ndim);
 
   uint32_t lead = n - self->ndim;
-  for (uint32_t i = 0; i < n; i++) {
-    if (i < lead) {
-      if (req[i] < 0)
-        return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                            "new leading dim %u needs a size, got %" PRId64, i, req[i]);
-      sizes[i] = req[i];
-      strides[i] = 0;
-      continue;
+  for (uint32_t i = 0; i < n; i++)
+    {
+      if (i < lead)
+        {
+          if (req[i] < 0)
+            return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "new leading dim %u needs a size, got %" PRId64, i,
+                                req[i]);
+          sizes[i] = req[i];
+          strides[i] = 0;
+          continue;
+        }
+      int64_t have = self->sizes[i - lead];
+      if (req[i] == -1 || req[i] == have)
+        {
+          sizes[i] = have;
+          strides[i] = self->strides[i - lead];
+        }
+      else if (have == 1 && req[i] >= 0)
+        {
+          sizes[i] = req[i];
+          strides[i] = 0;
+        }
+      else
+        {
+          return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "cannot expand dim %u of size %" PRId64 " to %" PRId64,
+                              i - lead, have, req[i]);
+        }
     }
-    int64_t have = self->sizes[i - lead];
-    if (req[i] == -1 || req[i] == have) {
-      sizes[i] = have;
-      strides[i] = self->strides[i - lead];
-    } else if (have == 1 && req[i] >= 0) {
-      sizes[i] = req[i];
-      strides[i] = 0;
-    } else {
-      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                          "cannot expand dim %u of size %" PRId64 " to %" PRId64, i - lead, have,
-                          req[i]);
-    }
-  }
   KERNEL_TRY (_executorch_resize (ctx, out, n, sizes));
   return _executorch_copy_view (ctx, out, self, 0, strides);
 }
@@ -277,56 +283,58 @@ cat_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   if (list->length == 0)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "cat needs at least one tensor");
 
-  for (uint32_t i = 0; i < list->length; i++) {
-    EtTensor *t = list->items[i]->u.tensor;
-    KERNEL_TRY (_executorch_check_tensor (ctx, t, "tensors"));
-    if (t->scalar_type != out->scalar_type && !_executorch_can_cast (t->scalar_type, out->scalar_type))
-      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "tensor %u: cannot cast %s to %s", i,
-                          _executorch_type_name (t->scalar_type),
-                          _executorch_type_name (out->scalar_type));
-    if (ref == NULL && !is_legacy_empty (t))
-      ref = t;
-  }
-  if (ref == NULL) {
-    /* Only legacy empty tensors: the result is empty too. */
-    sizes[0] = 0;
-    return _executorch_resize (ctx, out, 1, sizes);
-  }
+  for (uint32_t i = 0; i < list->length; i++)
+    {
+      EtTensor *t = list->items[i]->u.tensor;
+      KERNEL_TRY (_executorch_check_tensor (ctx, t, "tensors"));
+      if (t->scalar_type != out->scalar_type && !_executorch_can_cast (t->scalar_type, out->scalar_type))
+        return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "tensor %u: cannot cast %s to %s", i,
+                            _executorch_type_name (t->scalar_type), _executorch_type_name (out->scalar_type));
+      if (ref == NULL && !is_legacy_empty (t))
+        ref = t;
+    }
+  if (ref == NULL)
+    {
+      /* Only legacy empty tensors: the result is empty too. */
+      sizes[0] = 0;
+      return _executorch_resize (ctx, out, 1, sizes);
+    }
   if (ref->ndim == 0)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "cannot concatenate 0-d tensors");
   KERNEL_TRY (_executorch_wrap_dim (ctx, dim, ref->ndim, false, &d));
 
   memcpy (sizes, ref->sizes, ref->ndim * sizeof sizes[0]);
   sizes[d] = 0;
-  for (uint32_t i = 0; i < list->length; i++) {
-    const EtTensor *t = list->items[i]->u.tensor;
-    bool ok = t->ndim == ref->ndim;
-    if (is_legacy_empty (t))
-      continue;
-    for (uint32_t k = 0; ok && k < ref->ndim; k++)
-      if (k != d && t->sizes[k] != ref->sizes[k])
-        ok = false;
-    if (!ok)
-      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                          "tensor %u has shape %s, incompatible with %s along dim %u", i,
-                          _executorch_format_sizes (sa, sizeof sa, t->ndim, t->sizes),
-                          _executorch_format_sizes (sb, sizeof sb, ref->ndim, ref->sizes), d);
-    sizes[d] += t->sizes[d];
-  }
+  for (uint32_t i = 0; i < list->length; i++)
+    {
+      const EtTensor *t = list->items[i]->u.tensor;
+      bool ok = t->ndim == ref->ndim;
+      if (is_legacy_empty (t))
+        continue;
+      for (uint32_t k = 0; ok && k < ref->ndim; k++)
+        if (k != d && t->sizes[k] != ref->sizes[k])
+          ok = false;
+      if (!ok)
+        return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "tensor %u has shape %s, incompatible with %s along dim %u",
+                            i, _executorch_format_sizes (sa, sizeof sa, t->ndim, t->sizes),
+                            _executorch_format_sizes (sb, sizeof sb, ref->ndim, ref->sizes), d);
+      sizes[d] += t->sizes[d];
+    }
   KERNEL_TRY (_executorch_resize (ctx, out, ref->ndim, sizes));
   if (out->numel == 0)
     return ET_OK;
 
   int64_t offset = 0;
-  for (uint32_t i = 0; i < list->length; i++) {
-    const EtTensor *t = list->items[i]->u.tensor;
-    if (t->numel == 0)
-      continue;
-    KERNEL_TRY (_executorch_copy_strided (ctx, t->ndim, t->sizes, out->dim_order, out->data,
-                                          out->scalar_type, offset * out->strides[d], out->strides,
-                                          t->data, t->scalar_type, 0, t->strides));
-    offset += t->sizes[d];
-  }
+  for (uint32_t i = 0; i < list->length; i++)
+    {
+      const EtTensor *t = list->items[i]->u.tensor;
+      if (t->numel == 0)
+        continue;
+      KERNEL_TRY (_executorch_copy_strided (ctx, t->ndim, t->sizes, out->dim_order, out->data, out->scalar_type,
+                                            offset * out->strides[d], out->strides, t->data, t->scalar_type, 0,
+                                            t->strides));
+      offset += t->sizes[d];
+    }
   return ET_OK;
 }
 
@@ -340,8 +348,8 @@ clamp_bound (int64_t v, int64_t size)
 }
 
 void
-_executorch_slice_range (int64_t size, bool has_start, int64_t start, bool has_end, int64_t end,
-                         int64_t step, int64_t *first, int64_t *len)
+_executorch_slice_range (int64_t size, bool has_start, int64_t start, bool has_end, int64_t end, int64_t step,
+                         int64_t *first, int64_t *len)
 {
   start = has_start ? clamp_bound (start, size) : 0;
   end = has_end ? clamp_bound (end, size) : size;
@@ -351,18 +359,19 @@ _executorch_slice_range (int64_t size, bool has_start, int64_t start, bool has_e
 }
 
 uint32_t
-_executorch_drop_dim (uint32_t ndim, const int64_t *sizes, const int64_t *strides, uint32_t d,
-                      int64_t *kept_sizes, int64_t *kept_strides)
+_executorch_drop_dim (uint32_t ndim, const int64_t *sizes, const int64_t *strides, uint32_t d, int64_t *kept_sizes,
+                      int64_t *kept_strides)
 {
   uint32_t n = 0;
 
-  for (uint32_t k = 0; k < ndim; k++) {
-    if (k == d)
-      continue;
-    kept_sizes[n] = sizes[k];
-    kept_strides[n] = strides[k];
-    n++;
-  }
+  for (uint32_t k = 0; k < ndim; k++)
+    {
+      if (k == d)
+        continue;
+      kept_sizes[n] = sizes[k];
+      kept_strides[n] = strides[k];
+      n++;
+    }
   return n;
 }
 
@@ -420,9 +429,8 @@ select_copy_int_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   KERNEL_TRY (_executorch_wrap_dim (ctx, dim, self->ndim, false, &d));
   int64_t size = self->sizes[d];
   if (index < -size || index >= size)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                        "index %" PRId64 " is out of range for dim %u of size %" PRId64, index, d,
-                        size);
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "index %" PRId64 " is out of range for dim %u of size %" PRId64,
+                        index, d, size);
   if (index < 0)
     index += size;
   n = _executorch_drop_dim (self->ndim, self->sizes, self->strides, d, sizes, strides);

@@ -13,8 +13,7 @@
 
 /* Copies self's slab [start, start + len) along @d into @out (resized). */
 static EtError
-copy_slab (EtKernelContext *ctx, const EtTensor *self, uint32_t d, int64_t start, int64_t len,
-           EtTensor *out)
+copy_slab (EtKernelContext *ctx, const EtTensor *self, uint32_t d, int64_t start, int64_t len, EtTensor *out)
 {
   int64_t sizes[ET_MAX_DIMS];
   memcpy (sizes, self->sizes, sizeof sizes);
@@ -28,11 +27,12 @@ out_list (EtKernelContext *ctx, EtValue **args, uint32_t i, const char *op, cons
           const EtValueList **list)
 {
   KERNEL_TRY (_executorch_arg_tensor_list (ctx, args, i, "out", list));
-  for (uint32_t k = 0; k < (*list)->length; k++) {
-    EtTensor *t = (*list)->items[k]->u.tensor;
-    KERNEL_TRY (_executorch_check_tensor (ctx, t, "out"));
-    KERNEL_TRY (_executorch_check_same_dtype (ctx, op, self, t, "out"));
-  }
+  for (uint32_t k = 0; k < (*list)->length; k++)
+    {
+      EtTensor *t = (*list)->items[k]->u.tensor;
+      KERNEL_TRY (_executorch_check_tensor (ctx, t, "out"));
+      KERNEL_TRY (_executorch_check_same_dtype (ctx, op, self, t, "out"));
+    }
   return ET_OK;
 }
 
@@ -61,24 +61,26 @@ split_with_sizes_copy_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: cannot split a 0-d tensor", op);
   KERNEL_TRY (_executorch_wrap_dim (ctx, dim, self->ndim, false, &d));
   if (sv->u.list.length != outs->length)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: %u split sizes but %u out tensors", op,
-                        sv->u.list.length, outs->length);
-  for (uint32_t k = 0; k < sv->u.list.length; k++) {
-    int64_t s = sv->u.list.items[k]->u.int_value;
-    if (s < 0 || s > self->sizes[d])
-      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: split size %" PRId64 " is invalid", op, s);
-    total += s;
-  }
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: %u split sizes but %u out tensors", op, sv->u.list.length,
+                        outs->length);
+  for (uint32_t k = 0; k < sv->u.list.length; k++)
+    {
+      int64_t s = sv->u.list.items[k]->u.int_value;
+      if (s < 0 || s > self->sizes[d])
+        return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: split size %" PRId64 " is invalid", op, s);
+      total += s;
+    }
   if (total != self->sizes[d])
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                        "%s: split sizes add up to %" PRId64 ", but dim %u has size %" PRId64, op,
-                        total, d, self->sizes[d]);
+                        "%s: split sizes add up to %" PRId64 ", but dim %u has size %" PRId64, op, total, d,
+                        self->sizes[d]);
   int64_t start = 0;
-  for (uint32_t k = 0; k < outs->length; k++) {
-    int64_t s = sv->u.list.items[k]->u.int_value;
-    KERNEL_TRY (copy_slab (ctx, self, d, start, s, outs->items[k]->u.tensor));
-    start += s;
-  }
+  for (uint32_t k = 0; k < outs->length; k++)
+    {
+      int64_t s = sv->u.list.items[k]->u.int_value;
+      KERNEL_TRY (copy_slab (ctx, self, d, start, s, outs->items[k]->u.tensor));
+      start += s;
+    }
   return ET_OK;
 }
 
@@ -103,20 +105,20 @@ split_copy_tensor_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   int64_t size = self->sizes[d];
   if (split_size < 0 || (split_size == 0 && size != 0))
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                        "%s: split_size %" PRId64 " is invalid for dim %u of size %" PRId64, op,
-                        split_size, d, size);
+                        "%s: split_size %" PRId64 " is invalid for dim %u of size %" PRId64, op, split_size, d, size);
   /* Rounded up without size + split_size, which overflows for a huge one. */
   int64_t n = split_size == 0 || size == 0 ? 1 : (size - 1) / split_size + 1;
   if (n < 1)
     n = 1;
   if (n != outs->length)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: %" PRId64 " chunks but %u out tensors",
-                        op, n, outs->length);
-  for (int64_t k = 0; k < n; k++) {
-    int64_t start = k * split_size;
-    int64_t len = size - start < split_size ? size - start : split_size;
-    KERNEL_TRY (copy_slab (ctx, self, d, start, len, outs->items[k]->u.tensor));
-  }
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: %" PRId64 " chunks but %u out tensors", op, n,
+                        outs->length);
+  for (int64_t k = 0; k < n; k++)
+    {
+      int64_t start = k * split_size;
+      int64_t len = size - start < split_size ? size - start : split_size;
+      KERNEL_TRY (copy_slab (ctx, self, d, start, len, outs->items[k]->u.tensor));
+    }
   return ET_OK;
 }
 
@@ -138,19 +140,18 @@ unbind_copy_int_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: cannot unbind a 0-d tensor", op);
   KERNEL_TRY (_executorch_wrap_dim (ctx, dim, self->ndim, false, &d));
   if (self->sizes[d] != outs->length)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                        "%s: dim %u has size %" PRId64 " but there are %u out tensors", op, d,
-                        self->sizes[d], outs->length);
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: dim %u has size %" PRId64 " but there are %u out tensors",
+                        op, d, self->sizes[d], outs->length);
   uint32_t n = _executorch_drop_dim (self->ndim, self->sizes, self->strides, d, sizes, strides);
-  for (uint32_t k = 0; k < outs->length; k++) {
-    EtTensor *out = outs->items[k]->u.tensor;
-    KERNEL_TRY (_executorch_resize (ctx, out, n, sizes));
-    if (out->numel == 0)
-      continue;
-    KERNEL_TRY (_executorch_copy_strided (ctx, n, sizes, out->dim_order, out->data, out->scalar_type,
-                                          0, out->strides, self->data, self->scalar_type,
-                                          (int64_t) k * self->strides[d], strides));
-  }
+  for (uint32_t k = 0; k < outs->length; k++)
+    {
+      EtTensor *out = outs->items[k]->u.tensor;
+      KERNEL_TRY (_executorch_resize (ctx, out, n, sizes));
+      if (out->numel == 0)
+        continue;
+      KERNEL_TRY (_executorch_copy_strided (ctx, n, sizes, out->dim_order, out->data, out->scalar_type, 0, out->strides,
+                                            self->data, self->scalar_type, (int64_t) k * self->strides[d], strides));
+    }
   return ET_OK;
 }
 
@@ -176,19 +177,18 @@ stack_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   if (ref->ndim + 1 > ET_MAX_DIMS)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: rank would exceed %d", op, ET_MAX_DIMS);
   KERNEL_TRY (_executorch_wrap_dim (ctx, dim, ref->ndim + 1, false, &d));
-  for (uint32_t i = 0; i < list->length; i++) {
-    const EtTensor *t = list->items[i]->u.tensor;
-    KERNEL_TRY (_executorch_check_tensor (ctx, t, "tensors"));
-    if (!_executorch_same_sizes (t, ref))
-      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                          "%s: tensor %u has shape %s, expected %s", op, i,
-                          _executorch_format_sizes (sa, sizeof sa, t->ndim, t->sizes),
-                          _executorch_format_sizes (sb, sizeof sb, ref->ndim, ref->sizes));
-    if (t->scalar_type != out->scalar_type && !_executorch_can_cast (t->scalar_type, out->scalar_type))
-      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: tensor %u: cannot cast %s to %s", op,
-                          i, _executorch_type_name (t->scalar_type),
-                          _executorch_type_name (out->scalar_type));
-  }
+  for (uint32_t i = 0; i < list->length; i++)
+    {
+      const EtTensor *t = list->items[i]->u.tensor;
+      KERNEL_TRY (_executorch_check_tensor (ctx, t, "tensors"));
+      if (!_executorch_same_sizes (t, ref))
+        return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: tensor %u has shape %s, expected %s", op, i,
+                            _executorch_format_sizes (sa, sizeof sa, t->ndim, t->sizes),
+                            _executorch_format_sizes (sb, sizeof sb, ref->ndim, ref->sizes));
+      if (t->scalar_type != out->scalar_type && !_executorch_can_cast (t->scalar_type, out->scalar_type))
+        return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: tensor %u: cannot cast %s to %s", op, i,
+                            _executorch_type_name (t->scalar_type), _executorch_type_name (out->scalar_type));
+    }
   for (uint32_t k = 0, j = 0; k < ref->ndim + 1; k++)
     sizes[k] = k == d ? (int64_t) list->length : ref->sizes[j++];
   KERNEL_TRY (_executorch_resize (ctx, out, ref->ndim + 1, sizes));
@@ -198,19 +198,20 @@ stack_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   for (uint32_t k = 0, j = 0; k < out->ndim; k++)
     if (k != d)
       strides[j++] = out->strides[k];
-  for (uint32_t i = 0; i < list->length; i++) {
-    const EtTensor *t = list->items[i]->u.tensor;
-    KERNEL_TRY (_executorch_copy_strided (ctx, t->ndim, t->sizes, NULL, out->data, out->scalar_type,
-                                          (int64_t) i * out->strides[d], strides, t->data,
-                                          t->scalar_type, 0, t->strides));
-  }
+  for (uint32_t i = 0; i < list->length; i++)
+    {
+      const EtTensor *t = list->items[i]->u.tensor;
+      KERNEL_TRY (_executorch_copy_strided (ctx, t->ndim, t->sizes, NULL, out->data, out->scalar_type,
+                                            (int64_t) i * out->strides[d], strides, t->data, t->scalar_type, 0,
+                                            t->strides));
+    }
   return ET_OK;
 }
 
 /* out <- self, then src written into the view (@offset, @sizes, @strides of out). */
 static EtError
-scatter_view (EtKernelContext *ctx, const char *op, EtTensor *self, EtTensor *src, EtTensor *out,
-              uint32_t ndim, const int64_t *sizes, int64_t offset, const int64_t *strides)
+scatter_view (EtKernelContext *ctx, const char *op, EtTensor *self, EtTensor *src, EtTensor *out, uint32_t ndim,
+              const int64_t *sizes, int64_t offset, const int64_t *strides)
 {
   char sa[160], sb[160];
   bool same = src->ndim == ndim;
@@ -224,15 +225,14 @@ scatter_view (EtKernelContext *ctx, const char *op, EtTensor *self, EtTensor *sr
   if (src->scalar_type != out->scalar_type &&
       (!_executorch_type_is_supported (src->scalar_type) || !_executorch_type_is_supported (out->scalar_type)))
     return KERNEL_FAIL (ctx, ET_ERROR_NOT_SUPPORTED, "%s: cannot convert src %s to %s", op,
-                        _executorch_type_name (src->scalar_type),
-                        _executorch_type_name (out->scalar_type));
+                        _executorch_type_name (src->scalar_type), _executorch_type_name (out->scalar_type));
   KERNEL_TRY (_executorch_resize_copy (ctx, out, self));
   if (out->numel == 0)
     return ET_OK;
   if (_executorch_numel (ndim, sizes) == 0)
     return ET_OK;
-  return _executorch_copy_strided (ctx, ndim, sizes, NULL, out->data, out->scalar_type, offset,
-                                   strides, src->data, src->scalar_type, 0, src->strides);
+  return _executorch_copy_strided (ctx, ndim, sizes, NULL, out->data, out->scalar_type, offset, strides, src->data,
+                                   src->scalar_type, 0, src->strides);
 }
 
 /* (self, src, dim, start?, end?, step, out, ret) */
@@ -258,8 +258,7 @@ slice_scatter_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: cannot slice a 0-d tensor", op);
   KERNEL_TRY (_executorch_wrap_dim (ctx, dim, self->ndim, false, &d));
   if (step <= 0)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: step must be positive, got %" PRId64, op,
-                        step);
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: step must be positive, got %" PRId64, op, step);
   int64_t len;
   _executorch_slice_range (self->sizes[d], has_start, start, has_end, end, step, &start, &len);
   /* The view is taken of out, after out is resized like self. */
@@ -268,8 +267,7 @@ slice_scatter_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   memcpy (strides, out->strides, sizeof strides);
   sizes[d] = len;
   strides[d] = len > 1 ? out->strides[d] * step : out->strides[d];
-  return scatter_view (ctx, op, self, src, out, self->ndim, sizes,
-                       len > 0 ? start * out->strides[d] : 0, strides);
+  return scatter_view (ctx, op, self, src, out, self->ndim, sizes, len > 0 ? start * out->strides[d] : 0, strides);
 }
 
 /* (self, src, dim, index, out, ret) */
@@ -294,8 +292,7 @@ select_scatter_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   int64_t size = self->sizes[d];
   if (index < -size || index >= size)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                        "%s: index %" PRId64 " is out of range for dim %u of size %" PRId64, op,
-                        index, d, size);
+                        "%s: index %" PRId64 " is out of range for dim %u of size %" PRId64, op, index, d, size);
   if (index < 0)
     index += size;
   KERNEL_TRY (_executorch_resize (ctx, out, self->ndim, self->sizes));

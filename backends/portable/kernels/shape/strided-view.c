@@ -14,8 +14,8 @@
 
 /* Resizes out to @sizes and copies the view (@offset, @strides) of self. */
 static EtError
-copy_view (EtKernelContext *ctx, EtTensor *out, const EtTensor *self, uint32_t ndim,
-           const int64_t *sizes, int64_t offset, const int64_t *strides)
+copy_view (EtKernelContext *ctx, EtTensor *out, const EtTensor *self, uint32_t ndim, const int64_t *sizes,
+           int64_t offset, const int64_t *strides)
 {
   KERNEL_TRY (_executorch_resize (ctx, out, ndim, sizes));
   return _executorch_copy_view (ctx, out, self, offset, strides);
@@ -58,12 +58,13 @@ transpose (EtKernelContext *ctx, EtTensor *self, EtTensor *out, uint32_t d0, uin
   int64_t sizes[ET_MAX_DIMS], strides[ET_MAX_DIMS];
   memcpy (sizes, self->sizes, sizeof sizes);
   memcpy (strides, self->strides, sizeof strides);
-  if (self->ndim > 0) {
-    sizes[d0] = self->sizes[d1];
-    sizes[d1] = self->sizes[d0];
-    strides[d0] = self->strides[d1];
-    strides[d1] = self->strides[d0];
-  }
+  if (self->ndim > 0)
+    {
+      sizes[d0] = self->sizes[d1];
+      sizes[d1] = self->sizes[d0];
+      strides[d0] = self->strides[d1];
+      strides[d1] = self->strides[d0];
+    }
   return copy_view (ctx, out, self, self->ndim, sizes, 0, strides);
 }
 
@@ -78,8 +79,7 @@ t_copy_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 1, "out", &out));
   KERNEL_TRY (_executorch_check_same_dtype (ctx, "t_copy", self, out, "out"));
   if (self->ndim > 2)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "t_copy: self must be at most 2-D, not %u-D",
-                        self->ndim);
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "t_copy: self must be at most 2-D, not %u-D", self->ndim);
   return transpose (ctx, self, out, 0, self->ndim == 2 ? 1 : 0);
 }
 
@@ -124,18 +124,16 @@ narrow_copy_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   int64_t size = self->sizes[d];
   if (start < -size || start > size)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                        "%s: start %" PRId64 " is out of range for dim %u of size %" PRId64, op,
-                        start, d, size);
+                        "%s: start %" PRId64 " is out of range for dim %u of size %" PRId64, op, start, d, size);
   if (start < 0)
     start += size;
   if (length < 0 || length > size - start)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                        "%s: start %" PRId64 " + length %" PRId64 " exceeds dim %u of size %" PRId64,
-                        op, start, length, d, size);
+                        "%s: start %" PRId64 " + length %" PRId64 " exceeds dim %u of size %" PRId64, op, start, length,
+                        d, size);
   memcpy (sizes, self->sizes, sizeof sizes);
   sizes[d] = length;
-  return copy_view (ctx, out, self, self->ndim, sizes, length > 0 ? start * self->strides[d] : 0,
-                    self->strides);
+  return copy_view (ctx, out, self, self->ndim, sizes, length > 0 ? start * self->strides[d] : 0, self->strides);
 }
 
 /* (self, offset, dim1, dim2, out, ret) */
@@ -155,33 +153,36 @@ diagonal_copy_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 4, "out", &out));
   KERNEL_TRY (_executorch_check_same_dtype (ctx, op, self, out, "out"));
   if (self->ndim < 2)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: self must be at least 2-D, not %u-D", op,
-                        self->ndim);
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: self must be at least 2-D, not %u-D", op, self->ndim);
   KERNEL_TRY (_executorch_wrap_dim (ctx, dim1, self->ndim, false, &d1));
   KERNEL_TRY (_executorch_wrap_dim (ctx, dim2, self->ndim, false, &d2));
   if (d1 == d2)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: dim1 and dim2 are both %u", op, d1);
   int64_t s1 = self->sizes[d1], s2 = self->sizes[d2], len, start = 0;
-  if (offset >= 0) {
-    len = s2 - offset < s1 ? s2 - offset : s1;
-    if (offset > s2)
-      len = 0;
-  } else {
-    len = s1 + offset < s2 ? s1 + offset : s2;
-    if (offset < -s1)
-      len = 0;
-  }
+  if (offset >= 0)
+    {
+      len = s2 - offset < s1 ? s2 - offset : s1;
+      if (offset > s2)
+        len = 0;
+    }
+  else
+    {
+      len = s1 + offset < s2 ? s1 + offset : s2;
+      if (offset < -s1)
+        len = 0;
+    }
   if (len < 0)
     len = 0;
   if (len > 0)
     start = offset >= 0 ? offset * self->strides[d2] : -offset * self->strides[d1];
-  for (uint32_t k = 0; k < self->ndim; k++) {
-    if (k == d1 || k == d2)
-      continue;
-    sizes[n] = self->sizes[k];
-    strides[n] = self->strides[k];
-    n++;
-  }
+  for (uint32_t k = 0; k < self->ndim; k++)
+    {
+      if (k == d1 || k == d2)
+        continue;
+      sizes[n] = self->sizes[k];
+      strides[n] = self->strides[k];
+      n++;
+    }
   sizes[n] = len;
   strides[n] = self->strides[d1] + self->strides[d2];
   n++;
@@ -210,18 +211,17 @@ unfold_copy_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   int64_t have = self->ndim ? self->sizes[d] : 1;
   int64_t dstride = self->ndim ? self->strides[d] : 1;
   if (step <= 0)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: step must be positive, got %" PRId64, op,
-                        step);
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: step must be positive, got %" PRId64, op, step);
   if (size < 0 || size > have)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                        "%s: size %" PRId64 " is invalid for dim %u of size %" PRId64, op, size, d,
-                        have);
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: size %" PRId64 " is invalid for dim %u of size %" PRId64,
+                        op, size, d, have);
   memcpy (sizes, self->sizes, sizeof sizes);
   memcpy (strides, self->strides, sizeof strides);
-  if (self->ndim > 0) {
-    sizes[d] = (have - size) / step + 1;
-    strides[d] = self->strides[d] * step;
-  }
+  if (self->ndim > 0)
+    {
+      sizes[d] = (have - size) / step + 1;
+      strides[d] = self->strides[d] * step;
+    }
   sizes[self->ndim] = size;
   strides[self->ndim] = dstride;
   return copy_view (ctx, out, self, self->ndim + 1, sizes, 0, strides);
@@ -245,29 +245,27 @@ as_strided_copy_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 4, "out", &out));
   KERNEL_TRY (_executorch_check_same_dtype (ctx, op, self, out, "out"));
   if (n_sizes != n_strides)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: %u sizes but %u strides", op, n_sizes,
-                        n_strides);
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: %u sizes but %u strides", op, n_sizes, n_strides);
   if (!has_offset)
     offset = 0;
   if (offset < 0)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: negative storage_offset %" PRId64, op,
-                        offset);
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: negative storage_offset %" PRId64, op, offset);
   bool empty = false;
   __int128 last = offset;
-  for (uint32_t k = 0; k < n_sizes; k++) {
-    if (sizes[k] < 0 || strides[k] < 0)
-      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                          "%s: negative size or stride in dim %u", op, k);
-    if (sizes[k] == 0)
-      empty = true;
-    else
-      last += (__int128) (sizes[k] - 1) * strides[k];
-  }
+  for (uint32_t k = 0; k < n_sizes; k++)
+    {
+      if (sizes[k] < 0 || strides[k] < 0)
+        return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: negative size or stride in dim %u", op, k);
+      if (sizes[k] == 0)
+        empty = true;
+      else
+        last += (__int128) (sizes[k] - 1) * strides[k];
+    }
   /* Every element read must lie inside self's buffer. */
   if (!empty && last >= self->numel)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                        "%s: the view reaches element %" PRId64 " of a tensor with %" PRId64
-                        " elements", op, last > INT64_MAX ? INT64_MAX : (int64_t) last, self->numel);
+                        "%s: the view reaches element %" PRId64 " of a tensor with %" PRId64 " elements", op,
+                        last > INT64_MAX ? INT64_MAX : (int64_t) last, self->numel);
   return copy_view (ctx, out, self, n_sizes, sizes, empty ? 0 : offset, strides);
 }
 
@@ -287,19 +285,21 @@ flip_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 2, "out", &out));
   KERNEL_TRY (_executorch_check_same_dtype (ctx, op, self, out, "out"));
   memcpy (strides, self->strides, sizeof strides);
-  for (uint32_t k = 0; k < n; k++) {
-    uint32_t d;
-    KERNEL_TRY (_executorch_wrap_dim (ctx, dims[k], self->ndim, true, &d));
-    if (self->ndim == 0)
-      continue;
-    if (seen[d])
-      return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: dim %u repeats in dims", op, d);
-    seen[d] = true;
-    if (self->sizes[d] > 1) {
-      offset += (self->sizes[d] - 1) * self->strides[d];
-      strides[d] = -self->strides[d];
+  for (uint32_t k = 0; k < n; k++)
+    {
+      uint32_t d;
+      KERNEL_TRY (_executorch_wrap_dim (ctx, dims[k], self->ndim, true, &d));
+      if (self->ndim == 0)
+        continue;
+      if (seen[d])
+        return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: dim %u repeats in dims", op, d);
+      seen[d] = true;
+      if (self->sizes[d] > 1)
+        {
+          offset += (self->sizes[d] - 1) * self->strides[d];
+          strides[d] = -self->strides[d];
+        }
     }
-  }
   if (self->numel == 0)
     offset = 0;
   return copy_view (ctx, out, self, self->ndim, self->sizes, offset, strides);
@@ -317,30 +317,32 @@ view_as_real_copy_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   KERNEL_TRY (_executorch_check_n_args (ctx, n_args, 3));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 0, "self", &self));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 1, "out", &out));
-  switch (self->scalar_type) {
-  case ET_SCALAR_COMPLEX_HALF: real = ET_SCALAR_HALF; break;
-  case ET_SCALAR_COMPLEX_FLOAT: real = ET_SCALAR_FLOAT; break;
-  case ET_SCALAR_COMPLEX_DOUBLE: real = ET_SCALAR_DOUBLE; break;
-  default:
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: self must be complex, not %s", op,
-                        _executorch_type_name (self->scalar_type));
-  }
+  switch (self->scalar_type)
+    {
+      case ET_SCALAR_COMPLEX_HALF: real = ET_SCALAR_HALF; break;
+      case ET_SCALAR_COMPLEX_FLOAT: real = ET_SCALAR_FLOAT; break;
+      case ET_SCALAR_COMPLEX_DOUBLE: real = ET_SCALAR_DOUBLE; break;
+      default:
+        return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: self must be complex, not %s", op,
+                            _executorch_type_name (self->scalar_type));
+    }
   if (out->scalar_type != real)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: out must be %s, not %s", op,
-                        _executorch_type_name (real), _executorch_type_name (out->scalar_type));
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: out must be %s, not %s", op, _executorch_type_name (real),
+                        _executorch_type_name (out->scalar_type));
   if (self->ndim + 1 > ET_MAX_DIMS)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: rank would exceed %d", op, ET_MAX_DIMS);
-  for (uint32_t d = 0; d < self->ndim; d++) {
-    sizes[d] = self->sizes[d];
-    strides[d] = self->strides[d] * 2;
-  }
+  for (uint32_t d = 0; d < self->ndim; d++)
+    {
+      sizes[d] = self->sizes[d];
+      strides[d] = self->strides[d] * 2;
+    }
   sizes[self->ndim] = 2;
   strides[self->ndim] = 1;
   KERNEL_TRY (_executorch_resize (ctx, out, self->ndim + 1, sizes));
   if (out->numel == 0)
     return ET_OK;
-  return _executorch_copy_strided (ctx, out->ndim, out->sizes, out->dim_order, out->data, real, 0,
-                                   out->strides, self->data, real, 0, strides);
+  return _executorch_copy_strided (ctx, out->ndim, out->sizes, out->dim_order, out->data, real, 0, out->strides,
+                                   self->data, real, 0, strides);
 }
 
 const EtKernel _executorch_strided_view_kernels[] = {
