@@ -59,6 +59,9 @@ gfloat *executorch_tensor_get_floats (ExecutorchTensor *tensor, gsize *n_values,
 EXECUTORCH_AVAILABLE_IN_1_0
 ExecutorchTensor *executorch_tensor_copy (ExecutorchTensor *tensor, GError **error) G_GNUC_WARN_UNUSED_RESULT;
 EXECUTORCH_AVAILABLE_IN_1_0
+gboolean executorch_tensor_compare (ExecutorchTensor *tensor, ExecutorchTensor *expected, gdouble rtol, gdouble atol,
+                                    GError **error);
+EXECUTORCH_AVAILABLE_IN_1_0
 ExecutorchTensor *executorch_tensor_to_device (ExecutorchTensor *tensor, ExecutorchDevice *device,
                                                GError **error) G_GNUC_WARN_UNUSED_RESULT;
 

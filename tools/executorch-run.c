@@ -627,23 +627,6 @@ get_output (ExecutorchMethod *method, guint index, Output *out, GError **error)
 }
 
 static char *
-format_index (const gint64 *sizes, gsize n_dims, gint64 flat)
-{
-  gint64 index[NPY_MAX_DIMS];
-  GString *s = g_string_new ("[");
-
-  for (int i = (int) n_dims - 1; i >= 0; i--)
-    {
-      index[i] = sizes[i] > 0 ? flat % sizes[i] : 0;
-      flat = sizes[i] > 0 ? flat / sizes[i] : 0;
-    }
-  for (gsize i = 0; i < n_dims; i++)
-    g_string_append_printf (s, "%s%" G_GINT64_FORMAT, i > 0 ? ", " : "", index[i]);
-  g_string_append_c (s, ']');
-  return g_string_free (s, FALSE);
-}
-
-static char *
 format_shape (const gint64 *sizes, gsize n_dims)
 {
   GString *s = g_string_new ("(");
@@ -656,117 +639,25 @@ format_shape (const gint64 *sizes, gsize n_dims)
   return g_string_free (s, FALSE);
 }
 
-static const char *
-type_name (ExecutorchScalarType type)
-{
-  const char *descr = npy_descr_for (type);
-  const char *name = executorch_scalar_type_to_string (type);
-
-  return descr != NULL ? descr : name != NULL ? name : "unknown";
-}
-
-/* 64-bit integers are compared exactly, without going through double. */
-static gboolean
-int64_equal (ExecutorchScalarType type, const guint8 *a, const guint8 *b, gsize i)
-{
-  return memcmp (a + i * 8, b + i * 8, 8) == 0;
-}
-
+/* executorch_tensor_compare decides, as it does for bundled programs. */
 static gboolean
 compare_output (const Output *got, guint index, const char *path, GError **error)
 {
   g_autofree char *shown = g_filename_display_name (path);
+  g_autoptr (ExecutorchTensor) got_tensor = NULL;
+  g_autoptr (ExecutorchTensor) want_tensor = NULL;
   NpyArray want;
-  gboolean exact, ok = TRUE;
-  const guint8 *a, *b;
-  gint64 worst = -1, n_bad = 0;
-  double worst_excess = -1.0;
+  gboolean ok;
 
   if (!npy_read_file (path, &want, error))
     return FALSE;
-  if (want.scalar_type != got->scalar_type)
-    {
-      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_ARGUMENT,
-                   "output %u does not match %s: dtype %s, expected %s", index, shown, type_name (got->scalar_type),
-                   type_name (want.scalar_type));
-      npy_array_clear (&want);
-      return FALSE;
-    }
-  if (want.n_dims != got->n_dims || memcmp (want.sizes, got->sizes, got->n_dims * sizeof (gint64)) != 0)
-    {
-      g_autofree char *gs = format_shape (got->sizes, got->n_dims);
-      g_autofree char *ws = format_shape (want.sizes, want.n_dims);
-      g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_ARGUMENT,
-                   "output %u does not match %s: shape %s, expected %s", index, shown, gs, ws);
-      npy_array_clear (&want);
-      return FALSE;
-    }
-
-  exact = !is_float_type (got->scalar_type);
-  a = g_bytes_get_data (got->data, NULL);
-  b = g_bytes_get_data (want.data, NULL);
-  for (gint64 i = 0; i < got->numel; i++)
-    {
-      double x = element_as_double (got->scalar_type, a, (gsize) i);
-      double y = element_as_double (got->scalar_type, b, (gsize) i);
-      double excess;
-      gboolean bad;
-
-      if (got->scalar_type == EXECUTORCH_SCALAR_TYPE_LONG || got->scalar_type == EXECUTORCH_SCALAR_TYPE_UINT64)
-        {
-          bad = !int64_equal (got->scalar_type, a, b, (gsize) i);
-          excess = bad ? fabs (x - y) : 0.0;
-          if (bad && excess == 0.0)
-            excess = 1.0;
-        }
-      else if (exact)
-        {
-          bad = x != y;
-          excess = fabs (x - y);
-        }
-      else if (isnan (x) || isnan (y))
-        {
-          bad = !(isnan (x) && isnan (y));
-          excess = bad ? INFINITY : 0.0;
-        }
-      else if (isinf (x) || isinf (y))
-        {
-          bad = x != y;
-          excess = bad ? INFINITY : 0.0;
-        }
-      else
-        {
-          double err = fabs (x - y);
-          excess = err - (opt_atol + opt_rtol * fabs (y));
-          bad = excess > 0.0;
-        }
-      if (bad)
-        {
-          n_bad++;
-          if (worst < 0 || excess > worst_excess)
-            {
-              worst = i;
-              worst_excess = excess;
-            }
-        }
-    }
-  if (n_bad > 0)
-    {
-      double x = element_as_double (got->scalar_type, a, (gsize) worst);
-      double y = element_as_double (got->scalar_type, b, (gsize) worst);
-      g_autofree char *where = format_index (got->sizes, got->n_dims, worst);
-      if (exact)
-        g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_ARGUMENT,
-                     "output %u does not match %s: %" G_GINT64_FORMAT " of %" G_GINT64_FORMAT
-                     " elements differ; worst at %s: got %.17g, expected %.17g (error %.6g)",
-                     index, shown, n_bad, got->numel, where, x, y, fabs (x - y));
-      else
-        g_set_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_ARGUMENT,
-                     "output %u does not match %s: %" G_GINT64_FORMAT " of %" G_GINT64_FORMAT
-                     " elements differ; worst at %s: got %.9g, expected %.9g (error %.6g, allowed %.6g)",
-                     index, shown, n_bad, got->numel, where, x, y, fabs (x - y), opt_atol + opt_rtol * fabs (y));
-      ok = FALSE;
-    }
+  got_tensor = executorch_tensor_new (got->scalar_type, got->sizes, got->n_dims, got->data, error);
+  want_tensor = got_tensor != NULL ? executorch_tensor_new (want.scalar_type, want.sizes, want.n_dims, want.data,
+                                                            error)
+                                   : NULL;
+  ok = want_tensor != NULL && executorch_tensor_compare (got_tensor, want_tensor, opt_rtol, opt_atol, error);
+  if (!ok)
+    g_prefix_error (error, "output %u does not match %s: ", index, shown);
   npy_array_clear (&want);
   return ok;
 }

@@ -244,6 +244,9 @@ void _et_device_free (int device_type, int device_index, void *ptr);
 const char *_et_device_type_name (int device_type);
 
 /* --- tensor-util.c --- */
+/* IEEE half and bfloat16 bits (host order) as floats, exactly. */
+float _et_half_to_float (guint16 bits);
+float _et_bfloat16_to_float (guint16 bits);
 /* "Tensor", "Int", ... for messages; "unknown" outside the enum. */
 const char *_et_value_tag_name (guint32 tag);
 /* nbytes of numel elements with overflow checks; FALSE on overflow. */

@@ -4,6 +4,7 @@
  */
 #include <executorch.h>
 
+#include <math.h>
 #include <string.h>
 
 static void
@@ -315,6 +316,69 @@ test_tensor_to_missing_device (void)
   g_assert_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_NOT_FOUND);
 }
 
+static ExecutorchTensor *
+floats_tensor (const gint64 *sizes, gsize n_dims, const guint8 *dim_order, const float *values, gsize n)
+{
+  g_autoptr (GBytes) bytes = g_bytes_new (values, n * sizeof (float));
+  g_autoptr (GError) error = NULL;
+  ExecutorchTensor *tensor = executorch_tensor_new_with_dim_order (EXECUTORCH_SCALAR_TYPE_FLOAT, sizes, n_dims,
+                                                                  dim_order, n_dims, bytes, &error);
+
+  g_assert_no_error (error);
+  return tensor;
+}
+
+/* The one comparison BundledProgram.verify and executorch-run --compare use. */
+static void
+test_tensor_compare (void)
+{
+  static const gint64 sizes[] = { 2, 3 };
+  static const guint8 contiguous[] = { 0, 1 }, transposed[] = { 1, 0 };
+  static const float want[] = { 1, 2, 3, 4, 5, NAN };
+  /* The same logical values stored column by column. */
+  static const float want_by_column[] = { 1, 4, 2, 5, 3, NAN };
+  static const float near[] = { 1, 2, 3.0001f, 4, 5, NAN };
+  static const float far[] = { 1, 2.5f, 3, 4, 9, 0 };
+  g_autoptr (ExecutorchTensor) expected = floats_tensor (sizes, 2, contiguous, want, 6);
+  g_autoptr (ExecutorchTensor) by_column = floats_tensor (sizes, 2, transposed, want_by_column, 6);
+  g_autoptr (ExecutorchTensor) close = floats_tensor (sizes, 2, contiguous, near, 6);
+  g_autoptr (ExecutorchTensor) wrong = floats_tensor (sizes, 2, contiguous, far, 6);
+  g_autoptr (ExecutorchTensor) other_shape = floats_tensor ((const gint64[]) { 3, 2 }, 2, contiguous, want, 6);
+  static const gint64 longs_a[] = { G_MAXINT64, 1 }, longs_b[] = { G_MAXINT64 - 1, 1 };
+  static const gint64 two[] = { 2 };
+  g_autoptr (GBytes) bytes_a = g_bytes_new_static (longs_a, sizeof longs_a);
+  g_autoptr (GBytes) bytes_b = g_bytes_new_static (longs_b, sizeof longs_b);
+  g_autoptr (ExecutorchTensor) la = executorch_tensor_new (EXECUTORCH_SCALAR_TYPE_LONG, two, 1, bytes_a, NULL);
+  g_autoptr (ExecutorchTensor) lb = executorch_tensor_new (EXECUTORCH_SCALAR_TYPE_LONG, two, 1, bytes_b, NULL);
+  g_autoptr (GError) error = NULL;
+
+  /* NaN matches NaN; dim orders differ but the logical values are equal. */
+  g_assert_true (executorch_tensor_compare (expected, expected, 0, 0, &error));
+  g_assert_no_error (error);
+  g_assert_true (executorch_tensor_compare (by_column, expected, 0, 0, &error));
+  g_assert_no_error (error);
+  /* Within atol + rtol * |expected|, and not without tolerance. */
+  g_assert_true (executorch_tensor_compare (close, expected, 1e-4, 1e-6, &error));
+  g_assert_no_error (error);
+  g_assert_false (executorch_tensor_compare (close, expected, 0, 0, &error));
+  g_assert_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull (strstr (error->message, "1 of 6 elements differ; worst at [0, 2]"));
+  g_clear_error (&error);
+  /* Three elements differ (a NaN against a number among them); the worst is named. */
+  g_assert_false (executorch_tensor_compare (wrong, expected, 1e-5, 1e-8, &error));
+  g_assert_nonnull (strstr (error->message, "3 of 6 elements differ; worst at [1, 2]"));
+  g_clear_error (&error);
+  g_assert_false (executorch_tensor_compare (other_shape, expected, 1e-5, 1e-8, &error));
+  g_assert_nonnull (strstr (error->message, "sizes [3, 2], the expected one [2, 3]"));
+  g_clear_error (&error);
+  /* 64-bit integers are exact, beyond what a double tells apart. */
+  g_assert_false (executorch_tensor_compare (la, lb, 1, 1, &error));
+  g_assert_nonnull (strstr (error->message, "1 of 2 elements differ; first at [0]"));
+  g_clear_error (&error);
+  g_assert_false (executorch_tensor_compare (la, expected, 1, 1, &error));
+  g_assert_nonnull (strstr (error->message, "the tensor is Long, the expected one Float"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -330,6 +394,7 @@ main (int argc, char **argv)
   g_test_add_func ("/tensor/floats", test_tensor_floats);
   g_test_add_func ("/tensor/copy", test_tensor_copy);
   g_test_add_func ("/tensor/to-device", test_tensor_to_missing_device);
+  g_test_add_func ("/tensor/compare", test_tensor_compare);
 
   return g_test_run ();
 }
