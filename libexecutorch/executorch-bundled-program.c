@@ -190,14 +190,7 @@ executorch_bundled_program_constructed (GObject *object)
 static gboolean
 executorch_bundled_program_initable_init (GInitable *initable, GCancellable *cancellable, GError **error)
 {
-  ExecutorchBundledProgram *self = EXECUTORCH_BUNDLED_PROGRAM (initable);
-
-  if (self->init_error != NULL)
-    {
-      g_propagate_error (error, g_error_copy (self->init_error));
-      return FALSE;
-    }
-  return TRUE;
+  return _executorch_init_result (EXECUTORCH_BUNDLED_PROGRAM (initable)->init_error, error);
 }
 
 static void

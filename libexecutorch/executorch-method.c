@@ -233,14 +233,7 @@ executorch_method_constructed (GObject *object)
 static gboolean
 executorch_method_initable_init (GInitable *initable, GCancellable *cancellable, GError **error)
 {
-  ExecutorchMethod *self = EXECUTORCH_METHOD (initable);
-
-  if (self->init_error != NULL)
-    {
-      g_propagate_error (error, g_error_copy (self->init_error));
-      return FALSE;
-    }
-  return TRUE;
+  return _executorch_init_result (EXECUTORCH_METHOD (initable)->init_error, error);
 }
 
 static void

@@ -35,6 +35,11 @@ gboolean _executorch_tensor_is_view (ExecutorchTensor *tensor);
  * _EXECUTORCH_DATA_ALIGNMENT. (transfer full) */
 GBytes *_executorch_aligned_bytes_new (const void *data, gsize nbytes);
 
+/* --- executorch-program.c --- */
+/* What g_initable_init() says of an object that loaded in its constructed
+ * handler (Program, BundledProgram, Method): a copy of the kept failure. */
+gboolean _executorch_init_result (const GError *init_error, GError **error);
+
 /* --- executorch-value-info.c --- */
 ExecutorchValueInfo *_executorch_value_info_new (const EtValueMeta *meta);
 

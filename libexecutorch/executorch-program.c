@@ -383,17 +383,19 @@ executorch_program_constructed (GObject *object)
   load (self, &self->init_error);
 }
 
+gboolean
+_executorch_init_result (const GError *init_error, GError **error)
+{
+  if (init_error == NULL)
+    return TRUE;
+  g_propagate_error (error, g_error_copy (init_error));
+  return FALSE;
+}
+
 static gboolean
 executorch_program_initable_init (GInitable *initable, GCancellable *cancellable, GError **error)
 {
-  ExecutorchProgram *self = EXECUTORCH_PROGRAM (initable);
-
-  if (self->init_error != NULL)
-    {
-      g_propagate_error (error, g_error_copy (self->init_error));
-      return FALSE;
-    }
-  return TRUE;
+  return _executorch_init_result (EXECUTORCH_PROGRAM (initable)->init_error, error);
 }
 
 static void
