@@ -22,7 +22,8 @@ is_floating (ExecutorchScalarType type)
 static double
 element_value (ExecutorchScalarType type, const guint8 *data, gsize offset)
 {
-  union {
+  union
+  {
     float f;
     double d;
     gint64 l;
@@ -38,18 +39,18 @@ element_value (ExecutorchScalarType type, const guint8 *data, gsize offset)
   memcpy (&v, data + offset, executorch_scalar_type_get_element_size (type));
   switch (type)
     {
-    case EXECUTORCH_SCALAR_TYPE_FLOAT: return v.f;
-    case EXECUTORCH_SCALAR_TYPE_DOUBLE: return v.d;
-    case EXECUTORCH_SCALAR_TYPE_HALF: return _et_half_to_float (v.us);
-    case EXECUTORCH_SCALAR_TYPE_BFLOAT16: return _et_bfloat16_to_float (v.us);
-    case EXECUTORCH_SCALAR_TYPE_LONG: return (double) v.l;
-    case EXECUTORCH_SCALAR_TYPE_UINT64: return (double) v.ul;
-    case EXECUTORCH_SCALAR_TYPE_INT: return v.i;
-    case EXECUTORCH_SCALAR_TYPE_UINT32: return v.ui;
-    case EXECUTORCH_SCALAR_TYPE_SHORT: return v.s;
-    case EXECUTORCH_SCALAR_TYPE_UINT16: return v.us;
-    case EXECUTORCH_SCALAR_TYPE_CHAR: return v.c;
-    default: return v.b;
+      case EXECUTORCH_SCALAR_TYPE_FLOAT: return v.f;
+      case EXECUTORCH_SCALAR_TYPE_DOUBLE: return v.d;
+      case EXECUTORCH_SCALAR_TYPE_HALF: return _et_half_to_float (v.us);
+      case EXECUTORCH_SCALAR_TYPE_BFLOAT16: return _et_bfloat16_to_float (v.us);
+      case EXECUTORCH_SCALAR_TYPE_LONG: return (double) v.l;
+      case EXECUTORCH_SCALAR_TYPE_UINT64: return (double) v.ul;
+      case EXECUTORCH_SCALAR_TYPE_INT: return v.i;
+      case EXECUTORCH_SCALAR_TYPE_UINT32: return v.ui;
+      case EXECUTORCH_SCALAR_TYPE_SHORT: return v.s;
+      case EXECUTORCH_SCALAR_TYPE_UINT16: return v.us;
+      case EXECUTORCH_SCALAR_TYPE_CHAR: return v.c;
+      default: return v.b;
     }
 }
 
@@ -104,7 +105,8 @@ check_comparable (ExecutorchTensor *tensor, ExecutorchTensor *expected, GError *
   if (executorch_device_get_device_type (executorch_tensor_get_device (tensor)) != EXECUTORCH_DEVICE_TYPE_CPU ||
       executorch_device_get_device_type (executorch_tensor_get_device (expected)) != EXECUTORCH_DEVICE_TYPE_CPU)
     {
-      _et_set_error (error, ET_ERROR_NOT_SUPPORTED, "only tensors in host memory are compared; copy them there "
+      _et_set_error (error, ET_ERROR_NOT_SUPPORTED,
+                     "only tensors in host memory are compared; copy them there "
                      "first (executorch_tensor_to_device)");
       return FALSE;
     }
@@ -204,14 +206,16 @@ executorch_tensor_compare (ExecutorchTensor *tensor, ExecutorchTensor *expected,
       g_autofree char *where = format_index ((guint) n_dims, worst_index);
 
       if (floating)
-        _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "%" G_GINT64_FORMAT " of %" G_GINT64_FORMAT " elements "
-                       "differ; worst at %s: got %.9g, expected %.9g (error %.6g, allowed %.6g)", n_bad, numel,
-                       where, worst_got, worst_want, fabs (worst_got - worst_want),
+        _et_set_error (error, ET_ERROR_INVALID_ARGUMENT,
+                       "%" G_GINT64_FORMAT " of %" G_GINT64_FORMAT " elements "
+                       "differ; worst at %s: got %.9g, expected %.9g (error %.6g, allowed %.6g)",
+                       n_bad, numel, where, worst_got, worst_want, fabs (worst_got - worst_want),
                        atol + rtol * fabs (worst_want));
       else
-        _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "%" G_GINT64_FORMAT " of %" G_GINT64_FORMAT " elements "
-                       "differ; first at %s: got %.17g, expected %.17g", n_bad, numel, where, worst_got,
-                       worst_want);
+        _et_set_error (error, ET_ERROR_INVALID_ARGUMENT,
+                       "%" G_GINT64_FORMAT " of %" G_GINT64_FORMAT " elements "
+                       "differ; first at %s: got %.17g, expected %.17g",
+                       n_bad, numel, where, worst_got, worst_want);
       return FALSE;
     }
   return TRUE;

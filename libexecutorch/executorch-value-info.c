@@ -344,7 +344,7 @@ executorch_value_info_to_string (ExecutorchValueInfo *info)
   g_return_val_if_fail (EXECUTORCH_IS_VALUE_INFO (info), NULL);
 
   m = &info->meta;
-  out = g_string_new (_et_value_tag_name (m->tag));
+  out = g_string_new (et_value_tag_name (m->tag));
   switch (m->tag)
     {
       case ET_VALUE_TENSOR:

@@ -652,9 +652,8 @@ compare_output (const Output *got, guint index, const char *path, GError **error
   if (!npy_read_file (path, &want, error))
     return FALSE;
   got_tensor = executorch_tensor_new (got->scalar_type, got->sizes, got->n_dims, got->data, error);
-  want_tensor = got_tensor != NULL ? executorch_tensor_new (want.scalar_type, want.sizes, want.n_dims, want.data,
-                                                            error)
-                                   : NULL;
+  want_tensor =
+      got_tensor != NULL ? executorch_tensor_new (want.scalar_type, want.sizes, want.n_dims, want.data, error) : NULL;
   ok = want_tensor != NULL && executorch_tensor_compare (got_tensor, want_tensor, opt_rtol, opt_atol, error);
   if (!ok)
     g_prefix_error (error, "output %u does not match %s: ", index, shown);

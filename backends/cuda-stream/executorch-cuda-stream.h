@@ -21,8 +21,7 @@
 #include <stddef.h>
 
 #ifdef __cplusplus
-extern "C"
-{
+extern "C" {
 #endif
 
 #if defined(EXECUTORCH_CUDA_STREAM_COMPILATION)
@@ -31,37 +30,37 @@ extern "C"
 #define EXECUTORCH_CUDA_STREAM_API extern
 #endif
 
-  /* cudaStream_t without <cuda_runtime.h>.  NULL is CUDA's legacy default stream. */
-  typedef struct CUstream_st *ExecutorchCudaStream;
+/* cudaStream_t without <cuda_runtime.h>.  NULL is CUDA's legacy default stream. */
+typedef struct CUstream_st *ExecutorchCudaStream;
 
-  /* Caller-allocated (usually on the stack); the fields are private. */
-  typedef struct
-  {
-    ExecutorchCudaStream previous;
-    bool previous_set;
-    unsigned int depth;
-    unsigned int magic;
-  } ExecutorchCudaStreamScope;
+/* Caller-allocated (usually on the stack); the fields are private. */
+typedef struct
+{
+  ExecutorchCudaStream previous;
+  bool previous_set;
+  unsigned int depth;
+  unsigned int magic;
+} ExecutorchCudaStreamScope;
 
-  /* Makes @stream the caller's stream on this thread until the matching
+/* Makes @stream the caller's stream on this thread until the matching
  * executorch_cuda_stream_scope_leave().  Scopes nest: leaving restores the
  * stream of the enclosing scope, or no caller stream at all. */
-  EXECUTORCH_CUDA_STREAM_API
-  void executorch_cuda_stream_scope_enter (ExecutorchCudaStreamScope *scope, ExecutorchCudaStream stream);
+EXECUTORCH_CUDA_STREAM_API
+void executorch_cuda_stream_scope_enter (ExecutorchCudaStreamScope *scope, ExecutorchCudaStream stream);
 
-  /* Ends @scope.  Scopes must end innermost first on the thread that entered
+/* Ends @scope.  Scopes must end innermost first on the thread that entered
  * them; a scope left out of order or twice is reported on stderr and
  * otherwise ignored, so the thread's state is never corrupted. */
-  EXECUTORCH_CUDA_STREAM_API
-  void executorch_cuda_stream_scope_leave (ExecutorchCudaStreamScope *scope);
+EXECUTORCH_CUDA_STREAM_API
+void executorch_cuda_stream_scope_leave (ExecutorchCudaStreamScope *scope);
 
-  /* True, with the stream in *@stream, when a scope is active on this thread. */
-  EXECUTORCH_CUDA_STREAM_API
-  bool executorch_cuda_stream_get_caller (ExecutorchCudaStream *stream);
+/* True, with the stream in *@stream, when a scope is active on this thread. */
+EXECUTORCH_CUDA_STREAM_API
+bool executorch_cuda_stream_get_caller (ExecutorchCudaStream *stream);
 
-  /* How many scopes are active on this thread (0 = none). */
-  EXECUTORCH_CUDA_STREAM_API
-  unsigned int executorch_cuda_stream_depth (void);
+/* How many scopes are active on this thread (0 = none). */
+EXECUTORCH_CUDA_STREAM_API
+unsigned int executorch_cuda_stream_depth (void);
 
 #ifdef __cplusplus
 }

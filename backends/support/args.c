@@ -32,16 +32,6 @@ _executorch_support_fail (EtKernelContext *ctx, const char *op, EtError code, co
 }
 
 const char *
-_executorch_support_tag_name (uint32_t tag)
-{
-  static const char *const names[] = {
-    "None",     "Tensor",     "String",  "Double",     "Int",        "Bool",
-    "BoolList", "DoubleList", "IntList", "TensorList", "ScalarList", "OptionalTensorList",
-  };
-  return tag < sizeof names / sizeof names[0] ? names[tag] : "invalid";
-}
-
-const char *
 _executorch_support_type_name (int type)
 {
   const char *name = et_scalar_type_name (type);
@@ -87,7 +77,7 @@ _executorch_support_wrong_tag (EtKernelContext *ctx, const char *op, uint32_t i,
                                uint32_t tag)
 {
   return _executorch_support_fail (ctx, op, ET_ERROR_INVALID_PROGRAM, "argument %u (%s) must be %s, not %s", i, name,
-                                   expected, _executorch_support_tag_name (tag));
+                                   expected, et_value_tag_name (tag));
 }
 
 EtError

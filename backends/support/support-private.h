@@ -33,7 +33,6 @@ EtError _executorch_support_fail (EtKernelContext *ctx, const char *op, EtError 
     __attribute__ ((format (printf, 4, 5)));
 
 /* "Tensor", "IntList", ... for an EtValue tag; "invalid" for anything else. */
-const char *_executorch_support_tag_name (uint32_t tag);
 /* et_scalar_type_name(), or "invalid". */
 const char *_executorch_support_type_name (int type);
 /* "[2, 3, 4]" into @buf (at most ET_MAX_DIMS sizes). */

@@ -247,8 +247,6 @@ const char *_et_device_type_name (int device_type);
 /* IEEE half and bfloat16 bits (host order) as floats, exactly. */
 float _et_half_to_float (guint16 bits);
 float _et_bfloat16_to_float (guint16 bits);
-/* "Tensor", "Int", ... for messages; "unknown" outside the enum. */
-const char *_et_value_tag_name (guint32 tag);
 /* nbytes of numel elements with overflow checks; FALSE on overflow. */
 gboolean _et_checked_nbytes (int scalar_type, uint32_t ndim, const int64_t *sizes, int64_t *numel, size_t *nbytes);
 

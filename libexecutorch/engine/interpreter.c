@@ -70,7 +70,7 @@ condition_value (const EtValue *value, gboolean *result, GError **error)
       return TRUE;
     }
   _et_set_error (error, ET_ERROR_INVALID_PROGRAM, "condition is a %s, not a Bool or Bool tensor",
-                 _et_value_tag_name (value->tag));
+                 et_value_tag_name (value->tag));
   return FALSE;
 }
 

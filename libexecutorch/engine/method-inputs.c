@@ -153,7 +153,7 @@ tensor_input (EtMethod *method, guint index, int scalar_type, GError **error)
   if (value->tag != ET_VALUE_TENSOR)
     {
       _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "input %u of method %s is a %s, not a tensor", index,
-                     method->meta->name, _et_value_tag_name (value->tag));
+                     method->meta->name, et_value_tag_name (value->tag));
       return NULL;
     }
   if (value->u.tensor->scalar_type != scalar_type)
@@ -384,7 +384,7 @@ _et_method_set_input_scalar (EtMethod *method, guint index, const EtValue *given
   if (value->tag != given->tag)
     {
       _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "input %u of method %s is a %s, not a %s", index,
-                     method->meta->name, _et_value_tag_name (value->tag), _et_value_tag_name (given->tag));
+                     method->meta->name, et_value_tag_name (value->tag), et_value_tag_name (given->tag));
       return FALSE;
     }
   /* Scalars are baked into the program at export: only the traced value is accepted. */

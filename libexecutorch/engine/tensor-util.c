@@ -70,7 +70,7 @@ _et_bfloat16_to_float (guint16 bits)
 }
 
 const char *
-_et_value_tag_name (guint32 tag)
+et_value_tag_name (uint32_t tag)
 {
   static const char *const names[] = { "None",    "Tensor",     "String",     "Double",
                                        "Int",     "Bool",       "BoolList",   "DoubleList",

@@ -322,7 +322,7 @@ floats_tensor (const gint64 *sizes, gsize n_dims, const guint8 *dim_order, const
   g_autoptr (GBytes) bytes = g_bytes_new (values, n * sizeof (float));
   g_autoptr (GError) error = NULL;
   ExecutorchTensor *tensor = executorch_tensor_new_with_dim_order (EXECUTORCH_SCALAR_TYPE_FLOAT, sizes, n_dims,
-                                                                  dim_order, n_dims, bytes, &error);
+                                                                   dim_order, n_dims, bytes, &error);
 
   g_assert_no_error (error);
   return tensor;
@@ -343,7 +343,7 @@ test_tensor_compare (void)
   g_autoptr (ExecutorchTensor) by_column = floats_tensor (sizes, 2, transposed, want_by_column, 6);
   g_autoptr (ExecutorchTensor) close = floats_tensor (sizes, 2, contiguous, near, 6);
   g_autoptr (ExecutorchTensor) wrong = floats_tensor (sizes, 2, contiguous, far, 6);
-  g_autoptr (ExecutorchTensor) other_shape = floats_tensor ((const gint64[]) { 3, 2 }, 2, contiguous, want, 6);
+  g_autoptr (ExecutorchTensor) other_shape = floats_tensor ((const gint64[]){ 3, 2 }, 2, contiguous, want, 6);
   static const gint64 longs_a[] = { G_MAXINT64, 1 }, longs_b[] = { G_MAXINT64 - 1, 1 };
   static const gint64 two[] = { 2 };
   g_autoptr (GBytes) bytes_a = g_bytes_new_static (longs_a, sizeof longs_a);
