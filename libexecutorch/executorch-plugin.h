@@ -202,6 +202,18 @@ size_t et_scalar_type_size (int scalar_type);
 EXECUTORCH_AVAILABLE_IN_1_0
 const char *et_scalar_type_name (int scalar_type);
 
+/* IEEE half and bfloat16 bits (host order) to and from float, as c10
+ * converts them: exact widening, round to nearest even, every bfloat16 NaN
+ * the same quiet NaN. */
+EXECUTORCH_AVAILABLE_IN_1_0
+float et_half_to_float (uint16_t bits);
+EXECUTORCH_AVAILABLE_IN_1_0
+uint16_t et_float_to_half (float value);
+EXECUTORCH_AVAILABLE_IN_1_0
+float et_bfloat16_to_float (uint16_t bits);
+EXECUTORCH_AVAILABLE_IN_1_0
+uint16_t et_float_to_bfloat16 (float value);
+
 /* "Tensor", "Int", "IntList", ... for messages; "unknown" outside EtValueTag. */
 EXECUTORCH_AVAILABLE_IN_1_0
 const char *et_value_tag_name (uint32_t tag);

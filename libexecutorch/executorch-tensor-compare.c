@@ -41,8 +41,8 @@ element_value (ExecutorchScalarType type, const guint8 *data, gsize offset)
     {
       case EXECUTORCH_SCALAR_TYPE_FLOAT: return v.f;
       case EXECUTORCH_SCALAR_TYPE_DOUBLE: return v.d;
-      case EXECUTORCH_SCALAR_TYPE_HALF: return _et_half_to_float (v.us);
-      case EXECUTORCH_SCALAR_TYPE_BFLOAT16: return _et_bfloat16_to_float (v.us);
+      case EXECUTORCH_SCALAR_TYPE_HALF: return et_half_to_float (v.us);
+      case EXECUTORCH_SCALAR_TYPE_BFLOAT16: return et_bfloat16_to_float (v.us);
       case EXECUTORCH_SCALAR_TYPE_LONG: return (double) v.l;
       case EXECUTORCH_SCALAR_TYPE_UINT64: return (double) v.ul;
       case EXECUTORCH_SCALAR_TYPE_INT: return v.i;

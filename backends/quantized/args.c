@@ -105,8 +105,8 @@ _executorch_qk_load_float (int type, const void *data, int64_t i)
   switch (type)
     {
       case ET_SCALAR_FLOAT: return ((const float *) data)[i];
-      case ET_SCALAR_HALF: return _executorch_support_half_to_float (((const uint16_t *) data)[i]);
-      case ET_SCALAR_BFLOAT16: return _executorch_support_bf16_to_float (((const uint16_t *) data)[i]);
+      case ET_SCALAR_HALF: return et_half_to_float (((const uint16_t *) data)[i]);
+      case ET_SCALAR_BFLOAT16: return et_bfloat16_to_float (((const uint16_t *) data)[i]);
       case ET_SCALAR_DOUBLE: return (float) ((const double *) data)[i];
       default: return 0.0f;
     }
@@ -118,8 +118,8 @@ _executorch_qk_store_float (int type, void *data, int64_t i, float v)
   switch (type)
     {
       case ET_SCALAR_FLOAT: ((float *) data)[i] = v; break;
-      case ET_SCALAR_HALF: ((uint16_t *) data)[i] = _executorch_support_float_to_half (v); break;
-      case ET_SCALAR_BFLOAT16: ((uint16_t *) data)[i] = _executorch_support_float_to_bf16 (v); break;
+      case ET_SCALAR_HALF: ((uint16_t *) data)[i] = et_float_to_half (v); break;
+      case ET_SCALAR_BFLOAT16: ((uint16_t *) data)[i] = et_float_to_bfloat16 (v); break;
       case ET_SCALAR_DOUBLE: ((double *) data)[i] = v; break;
       default: break;
     }

@@ -42,7 +42,7 @@ num_kind (int type)
 static double
 round_half (float f)
 {
-  return _executorch_support_half_to_float (_executorch_support_float_to_half (f));
+  return et_half_to_float (et_float_to_half (f));
 }
 
 static Num

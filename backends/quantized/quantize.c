@@ -93,7 +93,7 @@ quantize_run (const EtTensor *input, EtTensor *out, int64_t begin, int64_t n, do
       else if (in_type == ET_SCALAR_DOUBLE)
         v = (float) ((double) inv * ((const double *) input->data)[i]);
       else
-        v = inv * _executorch_support_half_to_float (((const uint16_t *) input->data)[i]);
+        v = inv * et_half_to_float (((const uint16_t *) input->data)[i]);
       _executorch_qk_store_int (out_type, out->data, i, _executorch_qk_requantize (v, zp, qmin, qmax));
     }
 }
@@ -363,8 +363,8 @@ dequantize_run (const EtTensor *input, EtTensor *out, int64_t begin, int64_t n, 
           if (out_type == ET_SCALAR_DOUBLE)
             ((double *) out->data)[i] = (double) diff * (double) scale;
           else if (out_type == ET_SCALAR_HALF)
-            ((uint16_t *) out->data)[i] = _executorch_support_float_to_half (
-                _executorch_support_half_to_float (_executorch_support_float_to_half ((float) diff)) * scale);
+            ((uint16_t *) out->data)[i] = et_float_to_half (
+                et_half_to_float (et_float_to_half ((float) diff)) * scale);
           else
             ((float *) out->data)[i] = (float) diff * scale;
         }
@@ -374,7 +374,7 @@ dequantize_run (const EtTensor *input, EtTensor *out, int64_t begin, int64_t n, 
           if (out_type == ET_SCALAR_DOUBLE)
             ((double *) out->data)[i] = r;
           else if (out_type == ET_SCALAR_HALF)
-            ((uint16_t *) out->data)[i] = _executorch_support_float_to_half (r);
+            ((uint16_t *) out->data)[i] = et_float_to_half (r);
           else
             ((float *) out->data)[i] = r;
         }

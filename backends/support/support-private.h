@@ -5,8 +5,9 @@
  * libexecutorch-support is a static library (position-independent, hidden
  * visibility) that the plug-ins link: each plug-in carries its own hidden
  * copy of what it uses, so none of these names is in any library's dynamic
- * symbol table.  It holds argument and tensor checks, value-tag and dtype
- * names, Half/BFloat16 conversion and the CPU feature decision.
+ * symbol table.  It holds argument and tensor checks, dtype names and the
+ * CPU feature decision; Half/BFloat16 conversion and value-tag names are
+ * the runtime's own (et_half_to_float, et_value_tag_name, ...).
  *
  * Every check that can fail attaches a message to the kernel context and
  * returns the error; nothing aborts.  @op, where a function takes one, is
@@ -67,16 +68,6 @@ EtError _executorch_support_arg_dtype (EtKernelContext *ctx, const char *op, EtV
  * unless @any_device. */
 EtError _executorch_support_check_tensor (EtKernelContext *ctx, const char *op, const EtTensor *t, const char *name,
                                           bool any_device);
-
-/* ---- Half and BFloat16 ----
- *
- * c10's conversions: round to nearest even; Half keeps NaN a NaN with its
- * sign, BFloat16 NaN is 0x7fc0. */
-
-float _executorch_support_half_to_float (uint16_t h);
-uint16_t _executorch_support_float_to_half (float f);
-float _executorch_support_bf16_to_float (uint16_t b);
-uint16_t _executorch_support_float_to_bf16 (float f);
 
 /* ---- CPU features ---- */
 

@@ -244,9 +244,6 @@ void _et_device_free (int device_type, int device_index, void *ptr);
 const char *_et_device_type_name (int device_type);
 
 /* --- tensor-util.c --- */
-/* IEEE half and bfloat16 bits (host order) as floats, exactly. */
-float _et_half_to_float (guint16 bits);
-float _et_bfloat16_to_float (guint16 bits);
 /* nbytes of numel elements with overflow checks; FALSE on overflow. */
 gboolean _et_checked_nbytes (int scalar_type, uint32_t ndim, const int64_t *sizes, int64_t *numel, size_t *nbytes);
 

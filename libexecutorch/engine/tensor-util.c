@@ -44,31 +44,6 @@ static const struct
   { "UInt64", 8 },
 };
 
-float
-_et_half_to_float (guint16 bits)
-{
-  guint32 sign = bits >> 15, exponent = (bits >> 10) & 0x1f, mantissa = bits & 0x3ff;
-  float value;
-
-  if (exponent == 0)
-    value = ldexpf ((float) mantissa, -24);
-  else if (exponent == 31)
-    value = mantissa != 0 ? NAN : INFINITY;
-  else
-    value = ldexpf ((float) (mantissa | 0x400), (int) exponent - 25);
-  return sign ? -value : value;
-}
-
-float
-_et_bfloat16_to_float (guint16 bits)
-{
-  guint32 wide = (guint32) bits << 16;
-  float value;
-
-  memcpy (&value, &wide, sizeof value);
-  return value;
-}
-
 const char *
 et_value_tag_name (uint32_t tag)
 {

@@ -257,8 +257,8 @@ _executorch_load_i64 (int type, const void *base, int64_t offset, int64_t stride
       case ET_SCALAR_INT: LOAD (int32_t, (int64_t) x); break;
       case ET_SCALAR_LONG: LOAD (int64_t, x); break;
       case ET_SCALAR_BOOL: LOAD (uint8_t, (int64_t) (x != 0)); break;
-      case ET_SCALAR_HALF: LOAD (uint16_t, f64_to_i64 (_executorch_support_half_to_float (x))); break;
-      case ET_SCALAR_BFLOAT16: LOAD (uint16_t, f64_to_i64 (_executorch_support_bf16_to_float (x))); break;
+      case ET_SCALAR_HALF: LOAD (uint16_t, f64_to_i64 (et_half_to_float (x))); break;
+      case ET_SCALAR_BFLOAT16: LOAD (uint16_t, f64_to_i64 (et_bfloat16_to_float (x))); break;
       case ET_SCALAR_FLOAT: LOAD (float, f64_to_i64 (x)); break;
       case ET_SCALAR_DOUBLE: LOAD (double, f64_to_i64 (x)); break;
       default: memset (dst, 0, (size_t) n * sizeof *dst); break;
@@ -276,8 +276,8 @@ _executorch_load_f32 (int type, const void *base, int64_t offset, int64_t stride
       case ET_SCALAR_INT: LOAD (int32_t, (float) x); break;
       case ET_SCALAR_LONG: LOAD (int64_t, (float) x); break;
       case ET_SCALAR_BOOL: LOAD (uint8_t, x != 0 ? 1.0f : 0.0f); break;
-      case ET_SCALAR_HALF: LOAD (uint16_t, _executorch_support_half_to_float (x)); break;
-      case ET_SCALAR_BFLOAT16: LOAD (uint16_t, _executorch_support_bf16_to_float (x)); break;
+      case ET_SCALAR_HALF: LOAD (uint16_t, et_half_to_float (x)); break;
+      case ET_SCALAR_BFLOAT16: LOAD (uint16_t, et_bfloat16_to_float (x)); break;
       case ET_SCALAR_FLOAT: LOAD (float, x); break;
       case ET_SCALAR_DOUBLE: LOAD (double, (float) x); break;
       default: memset (dst, 0, (size_t) n * sizeof *dst); break;
@@ -295,8 +295,8 @@ _executorch_load_f64 (int type, const void *base, int64_t offset, int64_t stride
       case ET_SCALAR_INT: LOAD (int32_t, (double) x); break;
       case ET_SCALAR_LONG: LOAD (int64_t, (double) x); break;
       case ET_SCALAR_BOOL: LOAD (uint8_t, x != 0 ? 1.0 : 0.0); break;
-      case ET_SCALAR_HALF: LOAD (uint16_t, (double) _executorch_support_half_to_float (x)); break;
-      case ET_SCALAR_BFLOAT16: LOAD (uint16_t, (double) _executorch_support_bf16_to_float (x)); break;
+      case ET_SCALAR_HALF: LOAD (uint16_t, (double) et_half_to_float (x)); break;
+      case ET_SCALAR_BFLOAT16: LOAD (uint16_t, (double) et_bfloat16_to_float (x)); break;
       case ET_SCALAR_FLOAT: LOAD (float, (double) x); break;
       case ET_SCALAR_DOUBLE: LOAD (double, x); break;
       default: memset (dst, 0, (size_t) n * sizeof *dst); break;
@@ -314,8 +314,8 @@ _executorch_store_i64 (int type, void *base, int64_t offset, int64_t stride, int
       case ET_SCALAR_INT: STORE (int32_t, (int32_t) x); break;
       case ET_SCALAR_LONG: STORE (int64_t, x); break;
       case ET_SCALAR_BOOL: STORE (uint8_t, (uint8_t) (x != 0)); break;
-      case ET_SCALAR_HALF: STORE (uint16_t, _executorch_support_float_to_half ((float) x)); break;
-      case ET_SCALAR_BFLOAT16: STORE (uint16_t, _executorch_support_float_to_bf16 ((float) x)); break;
+      case ET_SCALAR_HALF: STORE (uint16_t, et_float_to_half ((float) x)); break;
+      case ET_SCALAR_BFLOAT16: STORE (uint16_t, et_float_to_bfloat16 ((float) x)); break;
       case ET_SCALAR_FLOAT: STORE (float, (float) x); break;
       case ET_SCALAR_DOUBLE: STORE (double, (double) x); break;
       default: break;
@@ -333,8 +333,8 @@ _executorch_store_f32 (int type, void *base, int64_t offset, int64_t stride, int
       case ET_SCALAR_INT: STORE (int32_t, (int32_t) f64_to_i64 (x)); break;
       case ET_SCALAR_LONG: STORE (int64_t, f64_to_i64 (x)); break;
       case ET_SCALAR_BOOL: STORE (uint8_t, (uint8_t) (x != 0)); break;
-      case ET_SCALAR_HALF: STORE (uint16_t, _executorch_support_float_to_half (x)); break;
-      case ET_SCALAR_BFLOAT16: STORE (uint16_t, _executorch_support_float_to_bf16 (x)); break;
+      case ET_SCALAR_HALF: STORE (uint16_t, et_float_to_half (x)); break;
+      case ET_SCALAR_BFLOAT16: STORE (uint16_t, et_float_to_bfloat16 (x)); break;
       case ET_SCALAR_FLOAT: STORE (float, x); break;
       case ET_SCALAR_DOUBLE: STORE (double, (double) x); break;
       default: break;
@@ -352,8 +352,8 @@ _executorch_store_f64 (int type, void *base, int64_t offset, int64_t stride, int
       case ET_SCALAR_INT: STORE (int32_t, (int32_t) f64_to_i64 (x)); break;
       case ET_SCALAR_LONG: STORE (int64_t, f64_to_i64 (x)); break;
       case ET_SCALAR_BOOL: STORE (uint8_t, (uint8_t) (x != 0)); break;
-      case ET_SCALAR_HALF: STORE (uint16_t, _executorch_support_float_to_half ((float) x)); break;
-      case ET_SCALAR_BFLOAT16: STORE (uint16_t, _executorch_support_float_to_bf16 ((float) x)); break;
+      case ET_SCALAR_HALF: STORE (uint16_t, et_float_to_half ((float) x)); break;
+      case ET_SCALAR_BFLOAT16: STORE (uint16_t, et_float_to_bfloat16 ((float) x)); break;
       case ET_SCALAR_FLOAT: STORE (float, (float) x); break;
       case ET_SCALAR_DOUBLE: STORE (double, x); break;
       default: break;

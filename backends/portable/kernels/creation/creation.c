@@ -98,7 +98,7 @@ _executorch_scalar_to_element (EtKernelContext *ctx, const KernelScalar *scalar,
       float f = (float) d;
       bool overflow = type == ET_SCALAR_HALF ? fabs (d) >= 65520.0 : !isfinite (f);
       if (type == ET_SCALAR_BFLOAT16)
-        overflow = !isfinite (_executorch_support_bf16_to_float (_executorch_support_float_to_bf16 (f)));
+        overflow = !isfinite (et_bfloat16_to_float (et_float_to_bfloat16 (f)));
       if (overflow)
         return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "%s: %g cannot be converted to %s without overflow", name,
                             d, _executorch_type_name (type));

@@ -149,10 +149,10 @@ window (const PoolJob *j, int64_t o, bool is_h, int64_t *start, int64_t *end, in
  * (or of an integer type's minimum) reports its first element; a window
  * with no tap inside the input gives LOWEST. */
 #define ID(x) (x)
-#define HALF_LOAD(x) _executorch_support_half_to_float (x)
-#define HALF_STORE(x) _executorch_support_float_to_half (x)
-#define BF16_LOAD(x) _executorch_support_bf16_to_float (x)
-#define BF16_STORE(x) _executorch_support_float_to_bf16 (x)
+#define HALF_LOAD(x) et_half_to_float (x)
+#define HALF_STORE(x) et_float_to_half (x)
+#define BF16_LOAD(x) et_bfloat16_to_float (x)
+#define BF16_STORE(x) et_float_to_bfloat16 (x)
 
 POOL_PLANE (plane_f32, float, float, double, ID, (float), 0, -INFINITY)
 POOL_PLANE (plane_f64, double, double, double, ID, (double), 0, -INFINITY)

@@ -232,8 +232,8 @@ bilinear_taps (int64_t in, int64_t out, bool align_corners, double scale_factor,
 #define ID(x) (x)
 BILINEAR_PLANES (bilinear_f32, float, float, ID, ID)
 BILINEAR_PLANES (bilinear_f64, double, double, ID, ID)
-BILINEAR_PLANES (bilinear_f16, uint16_t, float, _executorch_support_half_to_float, _executorch_support_float_to_half)
-BILINEAR_PLANES (bilinear_bf16, uint16_t, float, _executorch_support_bf16_to_float, _executorch_support_float_to_bf16)
+BILINEAR_PLANES (bilinear_f16, uint16_t, float, et_half_to_float, et_float_to_half)
+BILINEAR_PLANES (bilinear_bf16, uint16_t, float, et_bfloat16_to_float, et_float_to_bfloat16)
 
 /* (input, output_size?, align_corners, scale_factors?, out, ret) */
 static EtError

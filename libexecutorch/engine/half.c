@@ -2,17 +2,19 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Bit for bit c10's Half and BFloat16 conversions (round to nearest even).
- * The quantized kernels must match upstream to the byte: this file is built
- * with -ffp-contract=off -fno-fast-math like them.
+ * Bit for bit c10's Half and BFloat16 conversions (round to nearest even),
+ * the one copy: exported in the plug-in ABI for the kernel libraries, used
+ * by the engine and the GObject layer.  The quantized kernels must match
+ * upstream to the byte; nothing here can be contracted into an FMA (no
+ * multiply feeds an add).
  */
-#include "support-private.h"
+#include "engine.h"
 
 #include <math.h>
 #include <string.h>
 
 float
-_executorch_support_half_to_float (uint16_t h)
+et_half_to_float (uint16_t h)
 {
   uint32_t sign = (uint32_t) (h & 0x8000u) << 16;
   uint32_t exponent = (h >> 10) & 0x1fu;
@@ -35,7 +37,7 @@ _executorch_support_half_to_float (uint16_t h)
 }
 
 uint16_t
-_executorch_support_float_to_half (float f)
+et_float_to_half (float f)
 {
   uint32_t x;
   memcpy (&x, &f, sizeof x);
@@ -63,7 +65,7 @@ _executorch_support_float_to_half (float f)
 }
 
 float
-_executorch_support_bf16_to_float (uint16_t b)
+et_bfloat16_to_float (uint16_t b)
 {
   uint32_t bits = (uint32_t) b << 16;
   float f;
@@ -72,7 +74,7 @@ _executorch_support_bf16_to_float (uint16_t b)
 }
 
 uint16_t
-_executorch_support_float_to_bf16 (float f)
+et_float_to_bfloat16 (float f)
 {
   uint32_t x;
   memcpy (&x, &f, sizeof x);
