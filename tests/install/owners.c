@@ -54,35 +54,35 @@ record (const char *kind, const char *name, const void *caller, const void *code
     }
 
 EtError
-et_registry_add_kernels (EtRegistry *registry, const EtKernel *kernels, size_t n_kernels)
+et_registry_add_kernels (EtRegistry *registry, const EtKernel *kernels, size_t n_kernels, EtErrorContext *error)
 {
-  FORWARD (EtError, "et_registry_add_kernels", EtRegistry *, const EtKernel *, size_t);
+  FORWARD (EtError, "et_registry_add_kernels", EtRegistry *, const EtKernel *, size_t, EtErrorContext *);
   const void *caller = __builtin_return_address (0);
   for (size_t i = 0; i < n_kernels; i++)
     record ("kernel", kernels[i].name, caller, (const void *) kernels[i].func);
-  return real (registry, kernels, n_kernels);
+  return real (registry, kernels, n_kernels, error);
 }
 
 EtError
-et_registry_add_backend (EtRegistry *registry, const EtBackend *backend)
+et_registry_add_backend (EtRegistry *registry, const EtBackend *backend, EtErrorContext *error)
 {
-  FORWARD (EtError, "et_registry_add_backend", EtRegistry *, const EtBackend *);
+  FORWARD (EtError, "et_registry_add_backend", EtRegistry *, const EtBackend *, EtErrorContext *);
   record ("backend", backend->id, __builtin_return_address (0), (const void *) backend->execute);
-  return real (registry, backend);
+  return real (registry, backend, error);
 }
 
 EtError
-et_registry_add_device_allocator (EtRegistry *registry, const EtDeviceAllocator *allocator)
+et_registry_add_device_allocator (EtRegistry *registry, const EtDeviceAllocator *allocator, EtErrorContext *error)
 {
-  FORWARD (EtError, "et_registry_add_device_allocator", EtRegistry *, const EtDeviceAllocator *);
+  FORWARD (EtError, "et_registry_add_device_allocator", EtRegistry *, const EtDeviceAllocator *, EtErrorContext *);
   record ("allocator", allocator->name, __builtin_return_address (0), (const void *) allocator->allocate);
-  return real (registry, allocator);
+  return real (registry, allocator, error);
 }
 
 EtError
-et_registry_add_profiler (EtRegistry *registry, const EtProfiler *profiler)
+et_registry_add_profiler (EtRegistry *registry, const EtProfiler *profiler, EtErrorContext *error)
 {
-  FORWARD (EtError, "et_registry_add_profiler", EtRegistry *, const EtProfiler *);
+  FORWARD (EtError, "et_registry_add_profiler", EtRegistry *, const EtProfiler *, EtErrorContext *);
   record ("profiler", profiler->name, __builtin_return_address (0), (const void *) profiler->session_new);
-  return real (registry, profiler);
+  return real (registry, profiler, error);
 }
