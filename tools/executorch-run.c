@@ -250,13 +250,13 @@ element_as_double (ExecutorchScalarType type, const guint8 *data, gsize i)
         {
           guint16 v;
           memcpy (&v, data + i * 2, 2);
-          return _executorch_support_half_to_float (v);
+          return et_half_to_float (v);
         }
       case EXECUTORCH_SCALAR_TYPE_BFLOAT16:
         {
           guint16 v;
           memcpy (&v, data + i * 2, 2);
-          return _executorch_support_bf16_to_float (v);
+          return et_bfloat16_to_float (v);
         }
       case EXECUTORCH_SCALAR_TYPE_BYTE: return data[i];
       case EXECUTORCH_SCALAR_TYPE_CHAR: return (gint8) data[i];
@@ -315,13 +315,13 @@ set_element (ExecutorchScalarType type, guint8 *data, gsize i, double value)
       case EXECUTORCH_SCALAR_TYPE_DOUBLE: memcpy (data + i * 8, &value, 8); break;
       case EXECUTORCH_SCALAR_TYPE_HALF:
         {
-          guint16 v = _executorch_support_float_to_half ((float) value);
+          guint16 v = et_float_to_half ((float) value);
           memcpy (data + i * 2, &v, 2);
           break;
         }
       case EXECUTORCH_SCALAR_TYPE_BFLOAT16:
         {
-          guint16 v = _executorch_support_float_to_bf16 ((float) value);
+          guint16 v = et_float_to_bfloat16 ((float) value);
           memcpy (data + i * 2, &v, 2);
           break;
         }
