@@ -19,6 +19,15 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 MODELS = os.environ.get("TEST_MODELS_DIR", os.path.join(HERE, "..", "models"))
 EXAMPLE = os.path.join(HERE, "..", "..", "data", "models")
 
+# PyGObject 3.50 runs asyncio on the GLib main loop (gi.events), where a
+# Gio-style async call without a callback is awaitable; 3.42 has neither.
+try:
+    import gi.events as glib_events  # noqa: E402
+except ImportError:
+    glib_events = None
+NO_GLIB_EVENTS = (f"PyGObject {'.'.join(map(str, gi.version_info))} has no gi.events "
+                  "(asyncio on the GLib main loop, PyGObject 3.50+)")
+
 
 def model(name):
     return os.path.join(MODELS, name)
@@ -477,8 +486,11 @@ class DocSnippets(unittest.TestCase):
             for i, block in enumerate(blocks):
                 with self.subTest(block=i):
                     out = io.StringIO()
-                    with contextlib.redirect_stdout(out):
-                        exec(compile(block, f"docs/python.md block {i}", "exec"), {})
+                    try:
+                        with contextlib.redirect_stdout(out):
+                            exec(compile(block, f"docs/python.md block {i}", "exec"), {})
+                    finally:  # a block may set PyGObject's GLib event loop policy
+                        asyncio.set_event_loop_policy(None)
                     self.assertIn("class 0 score 0.3595", out.getvalue())
         finally:
             os.chdir(cwd)
@@ -539,6 +551,101 @@ class AsyncRuns(unittest.TestCase):
         (out,), ticks = asyncio.run(main())
         np.testing.assert_array_equal(out, 2 * a)
         self.assertGreaterEqual(ticks, 1)
+
+    def cancel_while_awaited(self, run_until_complete):
+        method = load("add/add.pte")
+        a = np.ones((2, 3), np.float32)
+        cancellable = Gio.Cancellable()
+
+        async def main():
+            task = asyncio.ensure_future(method.run_arrays_asyncio([a, a], cancellable))
+            await asyncio.sleep(0)  # the task binds and starts the run
+            task.cancel()
+            with self.assertRaises(asyncio.CancelledError):
+                await task
+            await asyncio.sleep(0)
+        run_until_complete(main())
+        self.assertTrue(cancellable.is_cancelled())
+
+    def test_asyncio_cancelled(self):
+        self.cancel_while_awaited(asyncio.run)
+
+    def test_run_arrays_async_needs_a_callback_off_the_glib_event_loop(self):
+        method = load("add/add.pte")
+        a = np.ones((2, 3), np.float32)
+        with self.assertRaisesRegex(TypeError, "needs a callback"):
+            method.run_arrays_async([a, a])
+
+        async def main():  # asyncio's own loop: run_arrays_asyncio, not this
+            method.run_arrays_async([a, a])
+        with self.assertRaisesRegex(TypeError, "run_arrays_asyncio"):
+            asyncio.run(main())
+
+    def glib_event_loop(self):
+        """PyGObject's GLib event loop, set as asyncio's until the test ends.
+
+        PyGObject 3.50 refuses asyncio.run() on the main thread (it already
+        has GLib's default main context): the loop runs from the policy."""
+        policy = glib_events.GLibEventLoopPolicy()
+        asyncio.set_event_loop_policy(policy)
+        self.addCleanup(asyncio.set_event_loop_policy, None)
+        loop = policy.get_event_loop()
+        self.addCleanup(loop.close)
+
+        def no_executor(*args):
+            raise AssertionError("ran in asyncio's executor, not on the GLib main loop")
+        loop.run_in_executor = no_executor
+        return loop
+
+    @unittest.skipIf(glib_events is None, NO_GLIB_EVENTS)
+    def test_await_on_the_glib_event_loop(self):
+        method = load("add/add.pte")
+        a = np.arange(6, dtype=np.float32).reshape(2, 3)
+        loop = self.glib_event_loop()
+
+        async def main():
+            self.assertIs(asyncio.get_running_loop(), loop)
+            x = Executorch.Tensor.new_from_numpy(a)
+            method.set_input(0, x)
+            method.set_input(1, x)
+            ticks = 0
+            run = method.execute_async()  # no callback: awaitable
+            while not run.done():
+                ticks += 1
+                await asyncio.sleep(0)
+            self.assertTrue(await run)
+            direct = method.get_output(0).to_numpy()
+            (via_asyncio,) = await method.run_arrays_asyncio([a, 3 * a])
+            (via_async,) = await method.run_arrays_async([a, 4 * a])
+            return direct, via_asyncio, via_async, ticks
+
+        direct, via_asyncio, via_async, ticks = loop.run_until_complete(main())
+        np.testing.assert_array_equal(direct, 2 * a)
+        np.testing.assert_array_equal(via_asyncio, 4 * a)
+        np.testing.assert_array_equal(via_async, 5 * a)
+        self.assertGreaterEqual(ticks, 1)
+
+    @unittest.skipIf(glib_events is None, NO_GLIB_EVENTS)
+    def test_glib_event_loop_cancelled(self):
+        self.cancel_while_awaited(self.glib_event_loop().run_until_complete)
+
+    @unittest.skipIf(glib_events is None, NO_GLIB_EVENTS)
+    def test_await_errors_on_the_glib_event_loop(self):
+        method = load("add/add.pte")
+        loop = self.glib_event_loop()
+        cancelled = Gio.Cancellable()
+        cancelled.cancel()
+
+        async def main():
+            with self.assertRaises(Executorch.InvalidArgumentError):  # no input set
+                await method.execute_async()
+            a = np.ones((2, 3), np.float32)
+            with self.assertRaises(GLib.Error) as caught:
+                await method.run_arrays_asyncio([a, a], cancelled)
+            self.assertTrue(caught.exception.matches(Gio.io_error_quark(), Gio.IOErrorEnum.CANCELLED))
+            with self.assertRaises(Executorch.InvalidArgumentError):  # at once, not awaited
+                method.run_arrays_async([np.ones(2, np.int64)] * 2)
+        loop.run_until_complete(main())
 
 
 if __name__ == "__main__":

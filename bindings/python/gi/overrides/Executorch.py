@@ -9,7 +9,11 @@ the typelib stays as it is, these only add methods:
   anything ``numpy.asarray`` takes) and Python scalars in, a list of numpy
   arrays and Python scalars out;
 - ``method.run_arrays_async(inputs, callback)`` / ``method.run_arrays_finish(result)``
-  on a GLib main loop, and ``await method.run_arrays_asyncio(inputs)`` for asyncio;
+  on a GLib main loop, and ``await method.run_arrays_asyncio(inputs)`` for asyncio
+  (on PyGObject 3.50's GLib event loop, ``gi.events``, it runs on the GLib
+  main loop; elsewhere in asyncio's executor); on that GLib event loop
+  ``await method.execute_async()`` and ``await method.run_arrays_async(inputs)``
+  work too, their errors raised by kind;
 - ``tensor.shape``, ``tensor.dtype``, ``numpy.asarray(tensor)`` and a readable
   ``repr``; ``value_info.shape`` and ``value_info.dtype``;
 - paths as ``str``, ``bytes`` or ``os.PathLike``; program contents as ``bytes``.
@@ -27,9 +31,11 @@ import collections.abc
 import errno
 import os
 
+import gi
+
 from ..module import get_introspection_module
 from ..overrides import override
-from ..repository import GLib, GObject
+from ..repository import Gio, GLib, GObject
 
 Executorch = get_introspection_module("Executorch")
 
@@ -188,6 +194,40 @@ def _raise_by_kind(cls):
         call = _raising_by_kind(getattr(base, name), name)
         setattr(cls, name, call if info.is_method() else staticmethod(call))
     return cls
+
+
+def _glib_event_loop():
+    """The running asyncio loop if it is PyGObject's GLib one, else None.
+
+    ``gi.events`` (PyGObject 3.50+) makes a Gio-style async call without a
+    callback awaitable while its ``GLibEventLoop`` runs; earlier PyGObject
+    has no ``gi.events``.  A program running that loop has imported it, so
+    its absence from ``gi`` means no GLib event loop runs."""
+    events = getattr(gi, "events", None)
+    if events is None:
+        return None
+    try:
+        loop = asyncio.get_running_loop()
+    except builtins.RuntimeError:
+        return None
+    return loop if isinstance(loop, events.GLibEventLoop) else None
+
+
+async def _by_kind(pending):
+    """Awaits PyGObject's awaitable of a run, raising its error by kind."""
+    try:
+        return await pending
+    except GLib.Error as error:
+        typed = _typed_error(error)
+        if typed is error:
+            raise
+        raise typed.with_traceback(error.__traceback__) from None
+
+
+def _cancels(future, cancellable):
+    """Cancelling the asyncio ``future`` of a run cancels its ``cancellable``."""
+    future.add_done_callback(lambda done: done.cancelled() and cancellable.cancel())
+    return future
 
 
 def _path(path):
@@ -424,15 +464,46 @@ class Method(Executorch.Method):
         """Writes the ETDump to ``path`` (str, bytes or os.PathLike)."""
         return _call(super().write_etdump, _path(path))
 
-    def run_arrays_async(self, inputs, callback, *user_data, cancellable=None):
+    def execute_async(self, cancellable=None, callback=None, *user_data):
+        """Executes in a worker thread (the typelib's ``execute_async``).
+
+        ``callback(method, result, *user_data)`` runs on the calling thread's
+        GLib main context once done; ``method.execute_finish(result)`` there
+        ends the run.  Without a callback, in a coroutine on PyGObject 3.50's
+        GLib event loop (``gi.events.GLibEventLoop``), it returns an awaitable
+        (an asyncio Task): ``await method.execute_async()`` raises errors by
+        kind, and cancelling it cancels the run.  Elsewhere a run without a
+        callback goes unobserved.
+        """
+        if callback is None and _glib_event_loop() is not None:
+            cancellable = Gio.Cancellable() if cancellable is None else cancellable
+            return _cancels(asyncio.ensure_future(_by_kind(super().execute_async(cancellable))),
+                            cancellable)
+        return super().execute_async(cancellable, callback, *user_data)
+
+    def run_arrays_async(self, inputs, callback=None, *user_data, cancellable=None):
         """Binds ``inputs`` and executes in a worker thread.
 
         ``callback(method, result, *user_data)`` runs on the calling thread's
         GLib main context once done; call ``method.run_arrays_finish(result)``
-        there for the outputs.  Binding errors raise here, at once.
+        there for the outputs.  Binding errors raise here, at once.  Without a
+        callback, on PyGObject 3.50's GLib event loop (``gi.events``), it
+        returns an awaitable of the outputs: ``await method.run_arrays_async(inputs)``.
         """
+        if callback is None and _glib_event_loop() is None:
+            raise TypeError("run_arrays_async() needs a callback, except in a coroutine on "
+                            "PyGObject 3.50's GLib event loop (gi.events.GLibEventLoopPolicy); "
+                            "on other asyncio loops use 'await method.run_arrays_asyncio(inputs)'")
         self._bind(inputs)
+        if callback is None:
+            cancellable = Gio.Cancellable() if cancellable is None else cancellable
+            return _cancels(asyncio.ensure_future(self._outputs_after(self.execute_async(cancellable))),
+                            cancellable)
         self.execute_async(cancellable, lambda source, result: callback(source, result, *user_data))
+
+    async def _outputs_after(self, run):
+        await run
+        return self._outputs()
 
     def run_arrays_finish(self, result):
         """Finishes ``run_arrays_async``: the outputs, or ``GLib.Error``."""
@@ -442,13 +513,21 @@ class Method(Executorch.Method):
     async def run_arrays_asyncio(self, inputs, cancellable=None):
         """Coroutine form of ``run_arrays`` for asyncio programs.
 
-        The execution runs in the event loop's default executor (PyGObject
-        drops the GIL during the call), so the asyncio loop keeps running and
-        no GLib main loop is needed.
+        On PyGObject 3.50's GLib event loop (``gi.events``) the execution
+        runs as ``execute_async`` does, in a worker thread finishing on the
+        GLib main loop; on any other asyncio loop (and on PyGObject 3.42) in
+        the loop's default executor (PyGObject drops the GIL during the call),
+        with no GLib main loop needed.  Either way the asyncio loop keeps
+        running, and cancelling the awaiting task cancels the run (its
+        ``cancellable``, checked between instructions).
         """
         self._bind(inputs)
-        loop = asyncio.get_running_loop()
-        await loop.run_in_executor(None, self.execute, cancellable)
+        cancellable = Gio.Cancellable() if cancellable is None else cancellable
+        if _glib_event_loop() is not None:
+            await self.execute_async(cancellable)
+        else:
+            await _cancels(asyncio.get_running_loop().run_in_executor(None, self.execute, cancellable),
+                           cancellable)
         return self._outputs()
 
 
