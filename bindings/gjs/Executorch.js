@@ -6,7 +6,8 @@
 //
 // - method.execute_async(cancellable = null) returns a Promise when no
 //   callback is given, so `await method.execute_async()` works on every GJS
-//   (GJS 1.74 does not turn GAsync pairs into Promises by itself);
+//   (neither GJS 1.74 nor 1.82 turns GAsync pairs into Promises by itself;
+//   the wrapper always passes a callback, so one that does cannot clash);
 // - Executorch.Tensor.new_from_typed_array(sizes, array, scalarType) and
 //   tensor.to_typed_array(): JS typed arrays in and out, for every scalar type;
 // - new Executorch.Program({path}) (and BundledProgram, Method) throws the
