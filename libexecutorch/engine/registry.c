@@ -63,12 +63,11 @@ _et_registry_use_discovery (gboolean use)
 static void
 discover (void)
 {
-  g_autoptr (GError) error = NULL;
-
-  /* Failures are reported by executorch_load_plugins(); lookups still see
-   * whatever did load. */
-  if (g_atomic_int_get (&discovery_on) && !_et_discovery_ensure (&error))
-    g_debug ("plug-in discovery: %s", error->message);
+  /* Discovery warns once and executorch_load_plugins() reports its
+   * failures; a lookup (some run per execution) copies and logs nothing,
+   * and sees whatever did load. */
+  if (g_atomic_int_get (&discovery_on))
+    _et_discovery_ensure (NULL);
 }
 
 /* Name of the plug-in whose init is running on this thread, for messages. */
