@@ -44,6 +44,10 @@ FIXTURES = {
     "bpe-whitespace-suffix": dict(model_type="bpe", vocab_size=800, normalization_rule_name="identity",
                                   remove_extra_whitespaces=False, treat_whitespace_as_suffix=True,
                                   bos_id=-1, eos_id=1, unk_id=2, pad_id=3, user_defined_symbols=["<|eot_id|>"]),
+    # Llama 2's tokenizer.model options: BPE, byte fallback, identity
+    # normalization, whitespace runs kept (as whitespace-only pieces).
+    "bpe-llama-like": dict(model_type="bpe", vocab_size=1024, byte_fallback=True, normalization_rule_name="identity",
+                           remove_extra_whitespaces=False, split_digits=True, allow_whitespace_only_pieces=True),
     # The simpler model types.
     "char": dict(model_type="char", vocab_size=80, character_coverage=0.995, normalization_rule_name="identity"),
     "word": dict(model_type="word", vocab_size=600, normalization_rule_name="identity"),
