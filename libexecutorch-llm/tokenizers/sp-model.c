@@ -364,6 +364,13 @@ _llm_sp_model_parse (GBytes *contents, const char *name, GError **error)
   gsize size = 0;
   const guint8 *data = g_bytes_get_data (contents, &size);
   PbReader r = { .file = data, .pos = 0, .end = size, .name = name };
+  /* Offsets and ids are 32-bit below; real models are a few megabytes. */
+  if (size > G_MAXINT32)
+    {
+      g_set_error (error, LLM_TOKENIZER_ERROR, LLM_TOKENIZER_ERROR_UNSUPPORTED,
+                   "%s: %" G_GSIZE_FORMAT " bytes is too large for a SentencePiece model", name, size);
+      return NULL;
+    }
   g_autoptr (SpModel) model = g_new0 (SpModel, 1);
   model->contents = g_bytes_ref (contents);
   model->model_type = SP_MODEL_UNIGRAM;
