@@ -326,7 +326,13 @@ parse_line (Tiktoken *self, LoadState *state, GByteArray *bytes, const guint8 *l
         }
       rank = rank * 10 + (digits[i] - '0');
     }
-  if (n_digits == 0 || rank >= n_lines)
+  if (n_digits == 0)
+    {
+      g_set_error (error, LLM_TOKENIZER_ERROR, LLM_TOKENIZER_ERROR_MALFORMED, "%s: line %" G_GSIZE_FORMAT ": no rank",
+                   state->name, line_no);
+      return FALSE;
+    }
+  if (rank >= n_lines)
     {
       g_set_error (error, LLM_TOKENIZER_ERROR, LLM_TOKENIZER_ERROR_MALFORMED,
                    "%s: line %" G_GSIZE_FORMAT ": rank %" G_GUINT64_FORMAT

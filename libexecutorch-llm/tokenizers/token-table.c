@@ -18,6 +18,7 @@ struct _LlmTokenTable
   Slot *slots;
   gsize mask; /* the number of slots (a power of two) minus one */
   gsize count;
+  gsize max_len; /* no longer string is looked up */
 };
 
 /* FNV-1a, 64 bits. */
@@ -108,6 +109,7 @@ _llm_token_table_insert (LlmTokenTable *table, const guint8 *bytes, gsize len, g
     }
   slot->bytes = bytes;
   slot->len = (guint32) len;
+  table->max_len = MAX (table->max_len, len);
   slot->id_plus_one = id + 1;
   table->count++;
   return TRUE;
@@ -116,7 +118,7 @@ _llm_token_table_insert (LlmTokenTable *table, const guint8 *bytes, gsize len, g
 gboolean
 _llm_token_table_lookup (const LlmTokenTable *table, const guint8 *bytes, gsize len, guint32 *id)
 {
-  if (len > G_MAXUINT32)
+  if (len > table->max_len)
     return FALSE;
   const Slot *slot = find_slot (table, bytes, len);
   if (slot->id_plus_one == 0)
