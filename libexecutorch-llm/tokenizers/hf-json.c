@@ -681,7 +681,10 @@ config_token (HfTokenizer *self, JsonObject *config, const char *key, const char
   if (holds (node, G_TYPE_STRING))
     content = json_node_get_string (node);
   else if (JSON_NODE_HOLDS_OBJECT (node))
-    content = json_object_get_string_member_with_default (json_node_get_object (node), "content", NULL);
+    {
+      JsonNode *inner = member (json_node_get_object (node), "content");
+      content = inner != NULL && holds (inner, G_TYPE_STRING) ? json_node_get_string (inner) : NULL;
+    }
   if (content == NULL)
     {
       g_set_error (error, LLM_TOKENIZER_ERROR, LLM_TOKENIZER_ERROR_MALFORMED,
