@@ -79,24 +79,16 @@ piece_text (const SpPiece *piece)
   return g_utf8_make_valid ((const char *) piece->text.data, (gssize) MIN (piece->text.len, 64));
 }
 
-/* Each piece must be the one its text finds in its set. */
+/* Builds @trie over the pieces of @types; a text may be there once. */
 static gboolean
-check_unique (const SpTokenizer *self, const SpTrie *trie, guint types, const char *name, GError **error)
+build_unique (const SpTokenizer *self, SpTrie *trie, guint types, const char *name, GError **error)
 {
-  for (guint32 i = 0; i < self->model->n_pieces; i++)
-    {
-      const SpPiece *piece = &self->model->pieces[i];
-      if ((types & (1u << piece->type)) == 0)
-        continue;
-      gint32 found = _llm_sp_trie_find (trie, piece->text.data, piece->text.len);
-      if (found != (gint32) i)
-        {
-          g_autofree char *text = piece_text (piece);
-          return model_fail (name, LLM_TOKENIZER_ERROR_MALFORMED, error,
-                             "ModelProto.pieces[%u] \"%s\" is already defined (as piece %d)", i, text, found);
-        }
-    }
-  return TRUE;
+  guint32 duplicate = 0, first = 0;
+  if (_llm_sp_trie_build (trie, self->model, types, &duplicate, &first))
+    return TRUE;
+  g_autofree char *text = piece_text (&self->model->pieces[duplicate]);
+  return model_fail (name, LLM_TOKENIZER_ERROR_MALFORMED, error,
+                     "ModelProto.pieces[%u] \"%s\" is already defined (as piece %u)", duplicate, text, first);
 }
 
 /* sentencepiece's InitializePieces checks, and what encoding needs. */
@@ -159,13 +151,11 @@ sp_init (SpTokenizer *self, const char *name, GError **error)
     return model_fail (name, LLM_TOKENIZER_ERROR_UNSUPPORTED, error,
                        "the model has a denormalizer_spec, which is not supported");
 
-  _llm_sp_trie_build (&self->pieces, model, PIECE_TYPES);
-  _llm_sp_trie_build (&self->reserved, model, RESERVED_TYPES);
-  if (!check_unique (self, &self->pieces, PIECE_TYPES, name, error) ||
-      !check_unique (self, &self->reserved, RESERVED_TYPES, name, error))
+  if (!build_unique (self, &self->pieces, PIECE_TYPES, name, error) ||
+      !build_unique (self, &self->reserved, RESERVED_TYPES, name, error))
     return FALSE;
   if (has_user_defined)
-    _llm_sp_trie_build (&self->user_defined, model, 1u << SP_PIECE_USER_DEFINED);
+    build_unique (self, &self->user_defined, 1u << SP_PIECE_USER_DEFINED, name, error); /* a subset: unique */
   if (model->byte_fallback)
     for (guint b = 0; b < 256; b++)
       {

@@ -211,6 +211,27 @@ pb_message (PbReader *r, const char *path, const char *field, guint wire, gsize 
   return TRUE;
 }
 
+/* "ModelProto.pieces[INDEX]", without printf's cost on every piece. */
+static void
+piece_path (char path[48], guint32 index)
+{
+  static const char prefix[] = "ModelProto.pieces[";
+  char digits[12];
+  guint n = 0;
+  do
+    {
+      digits[n++] = (char) ('0' + index % 10);
+      index /= 10;
+    }
+  while (index > 0);
+  memcpy (path, prefix, sizeof prefix - 1);
+  char *p = path + sizeof prefix - 1;
+  while (n > 0)
+    *p++ = digits[--n];
+  *p++ = ']';
+  *p = '\0';
+}
+
 static gboolean
 parse_piece (PbReader *r, const char *path, SpPiece *piece, GError **error)
 {
@@ -397,8 +418,8 @@ _llm_sp_model_parse (GBytes *contents, const char *name, GError **error)
         {
           case 1:
             {
-              char path[64];
-              g_snprintf (path, sizeof path, "ModelProto.pieces[%u]", pieces->len);
+              char path[48];
+              piece_path (path, pieces->len);
               if (!pb_message (&r, path, "", wire, at, &sub, error))
                 return NULL;
               if (pieces->len >= G_MAXINT32)
