@@ -13,12 +13,14 @@
 #include "executorch-plugin.h"
 #include "executorch-threadpool.h"
 
+#include <math.h>
 #include <pthreadpool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <xnnpack.h>
 
 #include "backend-private.h"
+#include "xnnpack-api.h" /* what the installed XNNPACK offers (meson.build) */
 
 /* The quark name is a string, not an expression. */
 /* clang-format off */
@@ -105,19 +107,55 @@ delegate_free (Delegate *d)
   g_free (d);
 }
 
-/* Datatypes Debian's XNNPACK has, with the same numbers as fb_xnnpack's. */
+/* Datatypes XNNPACK takes here.  fp16 and bf16 values never reach this
+ * check as such when the library cannot run them: widen.c turns them into
+ * fp32 first. */
 static gboolean
 library_has_datatype (int dt)
 {
-  return dt == XB_DT_FP32 || dt == XB_DT_QINT8 || dt == XB_DT_QUINT8 || dt == XB_DT_QINT32 || dt == XB_DT_QCINT8 ||
-         dt == XB_DT_QCINT32;
+  return dt == XB_DT_FP32 || dt == XB_DT_FP16 || dt == XB_DT_QINT8 || dt == XB_DT_QUINT8 || dt == XB_DT_QINT32 ||
+         dt == XB_DT_QCINT8 || dt == XB_DT_QCINT32;
 }
 
-/* Node types Debian's XNNPACK can define. */
-static gboolean
-library_has_node (uint32_t type)
+/* fb_xnnpack's datatype numbers are not XNNPACK's (int32 and the 4-bit
+ * types moved between releases): mapped by name. */
+static enum xnn_datatype
+library_datatype (int dt)
 {
-  switch (type)
+  switch (dt)
+    {
+      case XB_DT_FP32: return xnn_datatype_fp32;
+      case XB_DT_FP16: return xnn_datatype_fp16;
+      case XB_DT_QINT8: return xnn_datatype_qint8;
+      case XB_DT_QUINT8: return xnn_datatype_quint8;
+      case XB_DT_QINT32: return xnn_datatype_qint32;
+      case XB_DT_QCINT8: return xnn_datatype_qcint8;
+      case XB_DT_QCINT32: return xnn_datatype_qcint32;
+#ifdef HAVE_XNN_DATATYPE_INT32
+      case XB_DT_INT32: return xnn_datatype_int32;
+#endif
+#ifdef HAVE_XNN_DATATYPE_BF16
+      case XB_DT_BF16: return xnn_datatype_bf16;
+#endif
+      default: return xnn_datatype_invalid;
+    }
+}
+
+/* Whether an output clamp is a no-op (the unary nodes of the newer API
+ * have none). */
+G_GNUC_UNUSED static gboolean
+unbounded (const XbNode *n)
+{
+  return n->output_min == -INFINITY && n->output_max == INFINITY;
+}
+
+/* Nodes the installed XNNPACK can define.  The 2024 library defines data
+ * movement, batch matmul and more unary ops that the 2022 one lacks (those
+ * run in host-nodes.c there). */
+static gboolean
+library_has_node (const XbNode *n)
+{
+  switch (n->type)
     {
       case XB_NODE_ADD:
       case XB_NODE_FULLY_CONNECTED:
@@ -149,6 +187,35 @@ library_has_node (uint32_t type)
       case XB_NODE_ABS:
       case XB_NODE_PRELU:
       case XB_NODE_CONV_TRANSPOSE_2D: return TRUE;
+#ifdef HAVE_XNN_DEFINE_STATIC_TRANSPOSE
+      case XB_NODE_STATIC_TRANSPOSE: return TRUE;
+#endif
+#ifdef HAVE_XNN_DEFINE_STATIC_SLICE
+      case XB_NODE_STATIC_SLICE: return TRUE;
+#endif
+#ifdef HAVE_XNN_DEFINE_COPY
+      case XB_NODE_COPY: return TRUE;
+#endif
+#if defined(HAVE_XNN_DEFINE_CONCATENATE2) && defined(HAVE_XNN_DEFINE_CONCATENATE5)
+      case XB_NODE_CONCATENATE2:
+      case XB_NODE_CONCATENATE3:
+      case XB_NODE_CONCATENATE4:
+      case XB_NODE_CONCATENATE5: return TRUE;
+#endif
+#ifdef HAVE_XNN_DEFINE_BATCH_MATRIX_MULTIPLY
+      case XB_NODE_BATCH_MATRIX_MULTIPLY: return TRUE;
+#endif
+#ifdef HAVE_XNN_DEFINE_UNARY
+      case XB_NODE_TANH:
+      case XB_NODE_EXP:
+      case XB_NODE_LOG:
+      case XB_NODE_GELU:
+      case XB_NODE_RSQRT: return unbounded (n);
+#if defined(HAVE_XNN_UNARY_SINE) && defined(HAVE_XNN_UNARY_COSINE)
+      case XB_NODE_SIN:
+      case XB_NODE_COS: return unbounded (n);
+#endif
+#endif
       default: return FALSE;
     }
 }
@@ -195,11 +262,16 @@ classify (Delegate *d, GError **error)
                               "datatype %s (value %u) is not supported by Debian's XNNPACK (2022)",
                               xb_datatype_name (val->datatype), v);
         }
-      if (xb_host_supports (g, n, &why))
+      /* XNNPACK first (one runtime rather than several around host nodes);
+       * fully-connected keeps its host path for per-channel weights. */
+      gboolean library = library_has_node (n);
+      if (library && n->type != XB_NODE_FULLY_CONNECTED)
+        d->host[i] = FALSE;
+      else if (xb_host_supports (g, n, &why))
         d->host[i] = TRUE;
       else if (why != NULL)
         return node_fail (error, g, i, ET_ERROR_NOT_SUPPORTED, "not supported by Debian's XNNPACK (2022): %s", why);
-      else if (library_has_node (n->type))
+      else if (library)
         d->host[i] = FALSE;
       else
         return node_fail (error, g, i, ET_ERROR_NOT_SUPPORTED, "not supported by Debian's XNNPACK (2022)");
@@ -292,55 +364,172 @@ define_value (Delegate *d, xnn_subgraph_t sg, uint32_t v, uint32_t ext_id, uint3
 {
   const XbValue *val = &d->graph->values[v];
   const XbShape *s = &d->shapes[v];
-  enum xnn_datatype dt = (enum xnn_datatype) val->datatype;
+  enum xnn_datatype dt = library_datatype (val->datatype);
+  /* A 0-dim value (a scalar) is [1] to XNNPACK, as upstream serializes it. */
+  static const size_t one[1] = { 1 };
+  size_t ndim = s->ndim ? s->ndim : 1;
+  const size_t *dims = s->ndim ? s->dims : one;
   switch (val->quant)
     {
       case XB_QUANT_PER_TENSOR:
-        return xnn_define_quantized_tensor_value (sg, dt, val->zero_point, val->scale, s->ndim, s->dims, val->data,
-                                                  ext_id, flags, id);
+        return xnn_define_quantized_tensor_value (sg, dt, val->zero_point, val->scale, ndim, dims, val->data, ext_id,
+                                                  flags, id);
       case XB_QUANT_PER_CHANNEL:
-        return xnn_define_channelwise_quantized_tensor_value (sg, dt, val->scales, s->ndim, val->channel_dim, s->dims,
+        return xnn_define_channelwise_quantized_tensor_value (sg, dt, val->scales, ndim, val->channel_dim, dims,
                                                               val->data, ext_id, flags, id);
-      default: return xnn_define_tensor_value (sg, dt, s->ndim, s->dims, val->data, ext_id, flags, id);
+      default: return xnn_define_tensor_value (sg, dt, ndim, dims, val->data, ext_id, flags, id);
     }
+}
+
+/* The per-operator calls the 2024 library deprecates, through the
+ * xnn_define_binary / xnn_define_unary it has instead. */
+#ifdef HAVE_XNN_DEFINE_BINARY
+static enum xnn_status
+define_binary (xnn_subgraph_t sg, enum xnn_binary_operator op, const XbNode *n, uint32_t a, uint32_t b, uint32_t o)
+{
+  struct xnn_binary_params params = { .output_min = n->output_min, .output_max = n->output_max };
+  return xnn_define_binary (sg, op, unbounded (n) ? NULL : &params, a, b, o, 0);
+}
+#define BINARY(op, legacy) define_binary (sg, xnn_binary_##op, n, i0, i1, o)
+#else
+#define BINARY(op, legacy) (legacy)
+#endif
+
+#ifdef HAVE_XNN_DEFINE_UNARY
+#define UNARY(op, legacy) xnn_define_unary (sg, xnn_unary_##op, NULL, i0, o, 0)
+#else
+#define UNARY(op, legacy) (legacy)
+#endif
+
+static enum xnn_status
+define_clamp (xnn_subgraph_t sg, float lo, float hi, uint32_t i0, uint32_t o)
+{
+#ifdef HAVE_XNN_DEFINE_UNARY
+  union xnn_unary_params params = { .clamp = { .min = lo, .max = hi } };
+  return xnn_define_unary (sg, xnn_unary_clamp, &params, i0, o, 0);
+#else
+  return xnn_define_clamp (sg, lo, hi, i0, o, 0);
+#endif
+}
+
+static enum xnn_status
+define_elu (xnn_subgraph_t sg, float alpha, uint32_t i0, uint32_t o)
+{
+#ifdef HAVE_XNN_DEFINE_UNARY
+  union xnn_unary_params params = { .elu = { .alpha = alpha } };
+  return xnn_define_unary (sg, xnn_unary_elu, &params, i0, o, 0);
+#else
+  return xnn_define_elu (sg, alpha, i0, o, 0);
+#endif
+}
+
+static enum xnn_status
+define_leaky_relu (xnn_subgraph_t sg, float slope, uint32_t i0, uint32_t o)
+{
+#ifdef HAVE_XNN_DEFINE_UNARY
+  union xnn_unary_params params = { .leaky_relu = { .negative_slope = slope } };
+  return xnn_define_unary (sg, xnn_unary_leaky_relu, &params, i0, o, 0);
+#else
+  return xnn_define_leaky_relu (sg, slope, i0, o, 0);
+#endif
+}
+
+/* Mean over H and W of an NHWC tensor.  The 2024 library sizes the output
+ * itself: it keeps the reduced dims only when told (XNN_FLAG_KEEP_DIMS), so
+ * a 4-D output such as a squeeze-excitation block's needs the flag. */
+static enum xnn_status
+define_global_average_pooling (Delegate *d, xnn_subgraph_t sg, const XbNode *n, uint32_t i0, uint32_t o)
+{
+  gboolean keep = d->shapes[n->outputs[0]].ndim == d->shapes[n->inputs[0]].ndim;
+#ifdef HAVE_XNN_DEFINE_STATIC_REDUCE
+  static const size_t axes[2] = { 1, 2 };
+  uint32_t flags = keep ? XNN_FLAG_KEEP_DIMS : 0;
+  if (unbounded (n))
+    return xnn_define_static_reduce (sg, xnn_reduce_mean, 2, axes, i0, o, flags);
+  /* The reduction has no output clamp: mean into a value of this subgraph, then clamp. */
+  const XbShape *s = &d->shapes[n->outputs[0]];
+  uint32_t mean = XNN_INVALID_VALUE_ID;
+  enum xnn_status st = xnn_define_tensor_value (sg, library_datatype (d->graph->values[n->outputs[0]].datatype),
+                                                s->ndim, s->dims, NULL, XNN_INVALID_VALUE_ID, 0, &mean);
+  if (st == xnn_status_success)
+    st = xnn_define_static_reduce (sg, xnn_reduce_mean, 2, axes, i0, mean, flags);
+  if (st == xnn_status_success)
+    st = define_clamp (sg, n->output_min, n->output_max, mean, o);
+  return st;
+#else
+  (void) keep; /* the 2022 library's output is always 4-D */
+  return xnn_define_global_average_pooling_2d (sg, n->output_min, n->output_max, i0, o, 0);
+#endif
 }
 
 static enum xnn_status
 define_node (Delegate *d, xnn_subgraph_t sg, const XbNode *n)
 {
   const uint32_t *sid = d->step_id;
-  uint32_t i0 = sid[n->inputs[0]];
-  uint32_t i1 = n->n_inputs > 1 && n->inputs[1] != XB_PAYLOAD_NO_VALUE ? sid[n->inputs[1]] : XNN_INVALID_VALUE_ID;
-  uint32_t i2 = n->n_inputs > 2 && n->inputs[2] != XB_PAYLOAD_NO_VALUE ? sid[n->inputs[2]] : XNN_INVALID_VALUE_ID;
+  uint32_t in[5];
+  for (uint32_t k = 0; k < 5; k++)
+    in[k] = k < n->n_inputs && n->inputs[k] != XB_PAYLOAD_NO_VALUE ? sid[n->inputs[k]] : XNN_INVALID_VALUE_ID;
+  uint32_t i0 = in[0], i1 = in[1], i2 = in[2];
   uint32_t o = sid[n->outputs[0]];
   float lo = n->output_min, hi = n->output_max;
   const uint32_t *p = n->p;
+  const XbShape *os = &d->shapes[n->outputs[0]];
   switch (n->type)
     {
-      case XB_NODE_ADD: return xnn_define_add2 (sg, lo, hi, i0, i1, o, 0);
-      case XB_NODE_MULTIPLY: return xnn_define_multiply2 (sg, lo, hi, i0, i1, o, 0);
-      case XB_NODE_SUBTRACT: return xnn_define_subtract (sg, lo, hi, i0, i1, o, 0);
-      case XB_NODE_DIV: return xnn_define_divide (sg, lo, hi, i0, i1, o, 0);
-      case XB_NODE_MINIMUM: return xnn_define_minimum2 (sg, i0, i1, o, 0);
-      case XB_NODE_MAXIMUM: return xnn_define_maximum2 (sg, i0, i1, o, 0);
-      case XB_NODE_PRELU: return xnn_define_prelu (sg, i0, i1, o, 0);
+      case XB_NODE_ADD: return BINARY (add, xnn_define_add2 (sg, lo, hi, i0, i1, o, 0));
+      case XB_NODE_MULTIPLY: return BINARY (multiply, xnn_define_multiply2 (sg, lo, hi, i0, i1, o, 0));
+      case XB_NODE_SUBTRACT: return BINARY (subtract, xnn_define_subtract (sg, lo, hi, i0, i1, o, 0));
+      case XB_NODE_DIV: return BINARY (divide, xnn_define_divide (sg, lo, hi, i0, i1, o, 0));
+      case XB_NODE_MINIMUM: return BINARY (minimum, xnn_define_minimum2 (sg, i0, i1, o, 0));
+      case XB_NODE_MAXIMUM: return BINARY (maximum, xnn_define_maximum2 (sg, i0, i1, o, 0));
+      case XB_NODE_PRELU: return BINARY (prelu, xnn_define_prelu (sg, i0, i1, o, 0));
       case XB_NODE_FULLY_CONNECTED: return xnn_define_fully_connected (sg, lo, hi, i0, i1, i2, o, n->flags);
       case XB_NODE_SOFTMAX: return xnn_define_softmax (sg, i0, o, 0);
-      case XB_NODE_SIGMOID: return xnn_define_sigmoid (sg, i0, o, 0);
-      case XB_NODE_CLAMP: return xnn_define_clamp (sg, lo, hi, i0, o, 0);
-      case XB_NODE_FLOOR: return xnn_define_floor (sg, i0, o, 0);
-      case XB_NODE_CEILING: return xnn_define_ceiling (sg, i0, o, 0);
-      case XB_NODE_SQUARE_ROOT: return xnn_define_square_root (sg, i0, o, 0);
-      case XB_NODE_SQUARE: return xnn_define_square (sg, i0, o, 0);
-      case XB_NODE_NEGATE: return xnn_define_negate (sg, i0, o, 0);
-      case XB_NODE_ABS: return xnn_define_abs (sg, i0, o, 0);
-      case XB_NODE_HARDSWISH: return xnn_define_hardswish (sg, i0, o, 0);
-      case XB_NODE_LEAKY_RELU: return xnn_define_leaky_relu (sg, n->fparam, i0, o, 0);
-      case XB_NODE_ELU: return xnn_define_elu (sg, n->fparam, i0, o, 0);
-      case XB_NODE_CONVERT: return xnn_define_convert (sg, i0, o, 0);
-      case XB_NODE_GLOBAL_AVG_POOLING_2D: return xnn_define_global_average_pooling_2d (sg, lo, hi, i0, o, 0);
-      case XB_NODE_STATIC_RESHAPE:
-        return xnn_define_static_reshape (sg, d->shapes[n->outputs[0]].ndim, d->shapes[n->outputs[0]].dims, i0, o, 0);
+      case XB_NODE_SIGMOID: return UNARY (sigmoid, xnn_define_sigmoid (sg, i0, o, 0));
+      case XB_NODE_CLAMP: return define_clamp (sg, lo, hi, i0, o);
+      case XB_NODE_FLOOR: return UNARY (floor, xnn_define_floor (sg, i0, o, 0));
+      case XB_NODE_CEILING: return UNARY (ceiling, xnn_define_ceiling (sg, i0, o, 0));
+      case XB_NODE_SQUARE_ROOT: return UNARY (square_root, xnn_define_square_root (sg, i0, o, 0));
+      case XB_NODE_SQUARE: return UNARY (square, xnn_define_square (sg, i0, o, 0));
+      case XB_NODE_NEGATE: return UNARY (negate, xnn_define_negate (sg, i0, o, 0));
+      case XB_NODE_ABS: return UNARY (abs, xnn_define_abs (sg, i0, o, 0));
+      case XB_NODE_HARDSWISH: return UNARY (hardswish, xnn_define_hardswish (sg, i0, o, 0));
+      case XB_NODE_LEAKY_RELU: return define_leaky_relu (sg, n->fparam, i0, o);
+      case XB_NODE_ELU: return define_elu (sg, n->fparam, i0, o);
+      case XB_NODE_CONVERT: return UNARY (convert, xnn_define_convert (sg, i0, o, 0));
+#ifdef HAVE_XNN_DEFINE_UNARY
+      case XB_NODE_TANH: return UNARY (tanh, 0);
+      case XB_NODE_EXP: return UNARY (exp, 0);
+      case XB_NODE_LOG: return UNARY (log, 0);
+      case XB_NODE_GELU: return UNARY (gelu, 0);
+      case XB_NODE_RSQRT: return UNARY (reciprocal_square_root, 0);
+#if defined(HAVE_XNN_UNARY_SINE) && defined(HAVE_XNN_UNARY_COSINE)
+      case XB_NODE_SIN: return UNARY (sine, 0);
+      case XB_NODE_COS: return UNARY (cosine, 0);
+#endif
+#endif
+#ifdef HAVE_XNN_DEFINE_STATIC_TRANSPOSE
+      case XB_NODE_STATIC_TRANSPOSE: return xnn_define_static_transpose (sg, n->n_list, n->list_a, i0, o, 0);
+#endif
+#ifdef HAVE_XNN_DEFINE_STATIC_SLICE
+      case XB_NODE_STATIC_SLICE:
+        /* The computed sizes: a size of 0 in the payload means "to the end". */
+        return xnn_define_static_slice (sg, n->n_list, n->list_a, os->dims, i0, o, 0);
+#endif
+#ifdef HAVE_XNN_DEFINE_COPY
+      case XB_NODE_COPY: return xnn_define_copy (sg, i0, o, 0);
+#endif
+#if defined(HAVE_XNN_DEFINE_CONCATENATE2) && defined(HAVE_XNN_DEFINE_CONCATENATE5)
+      case XB_NODE_CONCATENATE2: return xnn_define_concatenate2 (sg, p[0], i0, i1, o, 0);
+      case XB_NODE_CONCATENATE3: return xnn_define_concatenate3 (sg, p[0], i0, i1, i2, o, 0);
+      case XB_NODE_CONCATENATE4: return xnn_define_concatenate4 (sg, p[0], i0, i1, i2, in[3], o, 0);
+      case XB_NODE_CONCATENATE5: return xnn_define_concatenate5 (sg, p[0], i0, i1, i2, in[3], in[4], o, 0);
+#endif
+#ifdef HAVE_XNN_DEFINE_BATCH_MATRIX_MULTIPLY
+      case XB_NODE_BATCH_MATRIX_MULTIPLY: return xnn_define_batch_matrix_multiply (sg, i0, i1, o, n->flags);
+#endif
+      case XB_NODE_GLOBAL_AVG_POOLING_2D: return define_global_average_pooling (d, sg, n, i0, o);
+      case XB_NODE_STATIC_RESHAPE: return xnn_define_static_reshape (sg, os->ndim, os->dims, i0, o, 0);
       case XB_NODE_STATIC_CONSTANT_PAD:
         return xnn_define_static_constant_pad (sg, n->list_a, n->list_b, n->fparam, i0, o, 0);
       case XB_NODE_STATIC_RESIZE_BILINEAR_2D:
@@ -618,6 +807,23 @@ scalar_for (int datatype)
     }
 }
 
+/* A 0-dim tensor and a one-element value of another rank hold the same
+ * thing: upstream serializes scalars (such as an attention scale the exporter
+ * lifted to a constant) as [1]. */
+static gboolean
+same_scalar (const EtTensor *t, const XbShape *s)
+{
+  if (t->ndim != 0 && s->ndim != 0)
+    return FALSE;
+  for (uint32_t e = 0; e < t->ndim; e++)
+    if (t->sizes[e] != 1)
+      return FALSE;
+  for (uint32_t e = 0; e < s->ndim; e++)
+    if (s->dims[e] != 1)
+      return FALSE;
+  return TRUE;
+}
+
 static int execute_locked (Delegate *d, EtValue **args, uint32_t n_args, EtErrorContext *report, gboolean pool_changed);
 
 int
@@ -660,7 +866,7 @@ execute_locked (Delegate *d, EtValue **args, uint32_t n_args, EtErrorContext *re
                                         "XNNPACK: argument %u is %s, the graph expects %s", val->external_id,
                                         et_scalar_type_name (t->scalar_type), xb_datatype_name (val->datatype));
         }
-      if (!(val->flags & 1))
+      if (!(val->flags & 1) || same_scalar (t, &d->shapes[v]))
         continue;
       if (t->ndim != d->shapes[v].ndim)
         {
@@ -708,6 +914,8 @@ execute_locked (Delegate *d, EtValue **args, uint32_t n_args, EtErrorContext *re
         continue;
       EtTensor *t = args[val->external_id]->u.tensor;
       const XbShape *s = &d->shapes[v];
+      if (same_scalar (t, s))
+        continue;
       if (t->ndim != s->ndim)
         {
           return et_error_context_fail (report, ET_ERROR_INVALID_ARGUMENT,
