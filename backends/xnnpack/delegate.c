@@ -27,6 +27,18 @@
 G_DEFINE_QUARK (executorch-xnnpack-error-quark, xb_error)
 /* clang-format on */
 
+/* The 2024 library sizes its operators in a step of its own (reshape) and
+ * binds pointers in another (setup): both can happen at load, and a new
+ * input shape needs no new runtime. */
+#if defined(HAVE_XNN_RESHAPE_RUNTIME) && defined(HAVE_XNN_RESHAPE_EXTERNAL_VALUE) && \
+    defined(HAVE_XNN_SETUP_RUNTIME_V2) && defined(HAVE_XNN_GET_EXTERNAL_VALUE_SHAPE)
+#define XB_HAVE_RESHAPE 1
+#endif
+/* Packed weights kept across rebuilds (a new thread pool). */
+#if defined(HAVE_XNN_CREATE_WEIGHTS_CACHE) && defined(HAVE_XNN_CREATE_RUNTIME_V3)
+#define XB_HAVE_WEIGHTS_CACHE 1
+#endif
+
 typedef struct
 {
   gboolean host;
@@ -35,6 +47,7 @@ typedef struct
   uint32_t n_ext;
   uint32_t *ext_values; /* XNNPACK external id -> graph value */
   struct xnn_external_value *ext;
+  gboolean *ext_written; /* per external id: this step writes it */
   gboolean bound;
 } Step;
 
@@ -51,6 +64,9 @@ typedef struct
   uint32_t n_steps;
   uint32_t *step_id;        /* scratch: per value, its id in the step being built */
   struct pthreadpool *pool; /* the pool the runtimes were created with */
+#ifdef XB_HAVE_WEIGHTS_CACHE
+  xnn_weights_cache_t weights_cache;
+#endif
 } Delegate;
 
 static GMutex init_lock;
@@ -81,6 +97,7 @@ free_steps (Delegate *d)
         xnn_delete_runtime (d->steps[i].runtime);
       g_free (d->steps[i].ext_values);
       g_free (d->steps[i].ext);
+      g_free (d->steps[i].ext_written);
     }
   g_clear_pointer (&d->steps, g_free);
   d->n_steps = 0;
@@ -96,6 +113,11 @@ delegate_free (Delegate *d)
     return;
   if (d->graph)
     free_steps (d);
+#ifdef XB_HAVE_WEIGHTS_CACHE
+  /* After the runtimes that use it. */
+  if (d->weights_cache)
+    xnn_delete_weights_cache (d->weights_cache);
+#endif
   g_free (d->buffers);
   g_free (d->ptr);
   g_free (d->shapes);
@@ -563,6 +585,111 @@ value_bytes (const Delegate *d, uint32_t v)
   return n;
 }
 
+static gboolean build (Delegate *d, GError **error);
+
+/* This delegate's memory for the values that cross a step boundary (and
+ * for widened 16-bit arguments), at the current shapes.  @first_step: per
+ * value, the first step that touches it, UINT32_MAX for none. */
+static gboolean
+alloc_buffers (Delegate *d, const uint32_t *first_step, GError **error)
+{
+  const XbGraph *g = d->graph;
+  for (uint32_t v = 0; v < g->n_values; v++)
+    {
+      g_clear_pointer (&d->buffers[v], free);
+      /* Widened 16-bit arguments are staged in fp32 here too. */
+      gboolean staged = g->values[v].flags == 0 || g->values[v].narrow_datatype != 0;
+      if (!d->boundary[v] || !staged || g->values[v].data || first_step[v] == UINT32_MAX)
+        continue;
+      /* The payload's sizes are untrusted: an allocation may fail. */
+      if (posix_memalign (&d->buffers[v], 64, value_bytes (d, v) + XNN_EXTRA_BYTES) != 0)
+        {
+          d->buffers[v] = NULL;
+          g_set_error (error, XB_ERROR, ET_ERROR_MEMORY_ALLOCATION_FAILED,
+                       "XNNPACK: no memory for value %u (%zu bytes)", v, value_bytes (d, v));
+          return FALSE;
+        }
+      memset (d->buffers[v], 0, value_bytes (d, v) + XNN_EXTRA_BYTES);
+    }
+  return TRUE;
+}
+
+#ifdef XB_HAVE_RESHAPE
+/* Sizes a step's operators for the current shapes and allocates their
+ * memory now (at load, or when an input's shape changes) rather than in
+ * the next execute, and checks that XNNPACK computes the output shapes
+ * this delegate does. */
+static gboolean
+reshape_step (Delegate *d, Step *s, GError **error)
+{
+  static const size_t one[1] = { 1 };
+  enum xnn_status st = xnn_status_success;
+  for (uint32_t e = 0; e < s->n_ext && st == xnn_status_success; e++)
+    {
+      const XbShape *shape = &d->shapes[s->ext_values[e]];
+      if (!s->ext_written[e])
+        st = xnn_reshape_external_value (s->runtime, e, shape->ndim ? shape->ndim : 1, shape->ndim ? shape->dims : one);
+    }
+  if (st == xnn_status_success)
+    st = xnn_reshape_runtime (s->runtime);
+  if (st != xnn_status_success)
+    {
+      g_set_error (error, XB_ERROR, ET_ERROR_INVALID_PROGRAM, "XNNPACK: sizing nodes %u..%u failed (%s)", s->first,
+                   s->end - 1, status_name (st));
+      return FALSE;
+    }
+  for (uint32_t e = 0; e < s->n_ext; e++)
+    {
+      uint32_t v = s->ext_values[e];
+      const XbShape *shape = &d->shapes[v];
+      size_t ndim = 0, dims[XNN_MAX_TENSOR_DIMS];
+      if (!s->ext_written[e])
+        continue;
+      st = xnn_get_external_value_shape (s->runtime, e, &ndim, dims);
+      size_t want_ndim = shape->ndim ? shape->ndim : 1;
+      if (st != xnn_status_success || ndim != want_ndim ||
+          (shape->ndim && memcmp (dims, shape->dims, ndim * sizeof dims[0]) != 0) || (!shape->ndim && dims[0] != 1))
+        {
+          g_set_error (error, XB_ERROR, ET_ERROR_INVALID_PROGRAM,
+                       "XNNPACK: nodes %u..%u give value %u another shape than the graph declares (%zu dims)", s->first,
+                       s->end - 1, v, ndim);
+          return FALSE;
+        }
+    }
+  s->bound = FALSE;
+  return TRUE;
+}
+#endif
+
+/* New input shapes: the 2024 library resizes its runtimes; the 2022 one
+ * has them built again. */
+static gboolean
+resize (Delegate *d, GError **error)
+{
+#ifdef XB_HAVE_RESHAPE
+  const XbGraph *g = d->graph;
+  g_autofree uint32_t *first_step = g_new (uint32_t, g->n_values ? g->n_values : 1);
+  memset (first_step, 0xff, sizeof (uint32_t) * g->n_values);
+  for (uint32_t si = 0; si < d->n_steps; si++)
+    for (uint32_t i = d->steps[si].first; i < d->steps[si].end; i++)
+      for (uint32_t k = 0; k < g->nodes[i].n_inputs + g->nodes[i].n_outputs; k++)
+        {
+          const XbNode *n = &g->nodes[i];
+          uint32_t v = k < n->n_inputs ? n->inputs[k] : n->outputs[k - n->n_inputs];
+          if (v != XB_PAYLOAD_NO_VALUE && first_step[v] == UINT32_MAX)
+            first_step[v] = si;
+        }
+  if (d->n_steps == 0 || !alloc_buffers (d, first_step, error))
+    return d->n_steps == 0 && g->n_nodes == 0;
+  for (uint32_t si = 0; si < d->n_steps; si++)
+    if (!d->steps[si].host && !reshape_step (d, &d->steps[si], error))
+      return FALSE;
+  return TRUE;
+#else
+  return build (d, error);
+#endif
+}
+
 /* Cuts the graph into steps and creates their runtimes for the current shapes. */
 static gboolean
 build (Delegate *d, GError **error)
@@ -610,20 +737,8 @@ build (Delegate *d, GError **error)
             first_step[v] = node_step[i];
         }
     }
-  for (uint32_t v = 0; v < g->n_values; v++)
-    {
-      if (!d->boundary[v] || g->values[v].flags || g->values[v].data || first_step[v] == UINT32_MAX)
-        continue;
-      /* The payload's sizes are untrusted: an allocation may fail. */
-      if (posix_memalign (&d->buffers[v], 64, value_bytes (d, v) + XNN_EXTRA_BYTES) != 0)
-        {
-          d->buffers[v] = NULL;
-          g_set_error (error, XB_ERROR, ET_ERROR_MEMORY_ALLOCATION_FAILED,
-                       "XNNPACK: no memory for value %u (%zu bytes)", v, value_bytes (d, v));
-          return FALSE;
-        }
-      memset (d->buffers[v], 0, value_bytes (d, v) + XNN_EXTRA_BYTES);
-    }
+  if (!alloc_buffers (d, first_step, error))
+    return FALSE;
 
   for (uint32_t si = 0; si < d->n_steps; si++)
     {
@@ -647,6 +762,9 @@ build (Delegate *d, GError **error)
         if (role[v] && d->boundary[v] && !g->values[v].data)
           s->ext_values[s->n_ext++] = v;
       s->ext = g_new0 (struct xnn_external_value, s->n_ext ? s->n_ext : 1);
+      s->ext_written = g_new0 (gboolean, s->n_ext ? s->n_ext : 1);
+      for (uint32_t e = 0; e < s->n_ext; e++)
+        s->ext_written[e] = (role[s->ext_values[e]] & 2) != 0;
       xnn_subgraph_t sg = NULL;
       enum xnn_status st = xnn_create_subgraph (s->n_ext, 0, &sg);
       if (st != xnn_status_success)
@@ -693,10 +811,14 @@ build (Delegate *d, GError **error)
                                 status_name (st));
             }
         }
-      /* No XNN_FLAG_YIELD_WORKERS: XNNPACK runs many short parallel regions,
+        /* No XNN_FLAG_YIELD_WORKERS: XNNPACK runs many short parallel regions,
      * and workers put to sleep after each one cost a wake-up per operator
      * (upstream's runtime does not yield either). */
+#ifdef XB_HAVE_WEIGHTS_CACHE
+      st = xnn_create_runtime_v3 (sg, d->weights_cache, d->pool, 0, &s->runtime);
+#else
       st = xnn_create_runtime_v2 (sg, d->pool, 0, &s->runtime);
+#endif
       xnn_delete_subgraph (sg);
       if (st != xnn_status_success)
         {
@@ -707,6 +829,20 @@ build (Delegate *d, GError **error)
           return FALSE;
         }
     }
+#ifdef XB_HAVE_WEIGHTS_CACHE
+  /* Soft: a rebuild (for a new thread pool) finds every weight packed. */
+  if (d->weights_cache && !xnn_weights_cache_is_finalized (d->weights_cache) &&
+      xnn_finalize_weights_cache (d->weights_cache, xnn_weights_cache_finalization_kind_soft) != xnn_status_success)
+    {
+      g_set_error (error, XB_ERROR, ET_ERROR_MEMORY_ALLOCATION_FAILED, "XNNPACK: finalizing the weights cache failed");
+      return FALSE;
+    }
+#endif
+#ifdef XB_HAVE_RESHAPE
+  for (uint32_t si = 0; si < d->n_steps; si++)
+    if (!d->steps[si].host && !reshape_step (d, &d->steps[si], error))
+      return FALSE;
+#endif
   return TRUE;
 }
 
@@ -736,6 +872,18 @@ fail_init (EtBackendInitContext *context, GError *error)
   return code;
 }
 
+static gboolean
+classify_and_build (Delegate *d, GError **error)
+{
+  if (!classify (d, error) || !infer_shapes (d, TRUE, error))
+    return FALSE;
+  /* The runtimes keep the pool: built and run while it is held. */
+  d->pool = executorch_threadpool_acquire_pthreadpool ();
+  gboolean ok = build (d, error);
+  executorch_threadpool_release_pthreadpool ();
+  return ok;
+}
+
 void *
 xb_delegate_new (const void *processed, size_t size, XbNamedDataFunc named, gpointer named_data, GError **error)
 {
@@ -746,10 +894,14 @@ xb_delegate_new (const void *processed, size_t size, XbNamedDataFunc named, gpoi
       return NULL;
     }
   Delegate *d = g_new0 (Delegate, 1);
+#ifdef XB_HAVE_WEIGHTS_CACHE
+  if (xnn_create_weights_cache (&d->weights_cache) != xnn_status_success)
+    d->weights_cache = NULL; /* runtimes without one */
+#endif
   d->graph = xb_payload_parse (processed, size, named, named_data, error);
   if (d->graph == NULL)
     {
-      g_free (d);
+      delegate_free (d);
       return NULL;
     }
   uint32_t nv = MAX (d->graph->n_values, 1), nn = MAX (d->graph->n_nodes, 1);
@@ -764,13 +916,23 @@ xb_delegate_new (const void *processed, size_t size, XbNamedDataFunc named, gpoi
       d->shapes[v].ndim = d->graph->values[v].ndim;
       memcpy (d->shapes[v].dims, d->graph->values[v].dims, sizeof d->shapes[v].dims);
     }
-  gboolean ok = classify (d, error) && infer_shapes (d, TRUE, error);
-  if (ok)
+  gboolean ok = classify_and_build (d, error);
+  /* fp16 and bf16: XNNPACK's own nodes where the library has them, else
+   * the graph in fp32 (widen.c). */
+  if (!ok && xb_graph_has_16bit_floats (d->graph))
     {
-      /* The runtimes keep the pool: built and run while it is held. */
-      d->pool = executorch_threadpool_acquire_pthreadpool ();
-      ok = build (d, error);
-      executorch_threadpool_release_pthreadpool ();
+      g_debug ("XNNPACK: %s; running the graph's 16-bit floats in fp32", (*error)->message);
+      g_clear_error (error);
+      free_steps (d);
+#ifdef XB_HAVE_WEIGHTS_CACHE
+      /* It may be finalized already: new weights need a new one. */
+      if (d->weights_cache)
+        xnn_delete_weights_cache (d->weights_cache);
+      if (xnn_create_weights_cache (&d->weights_cache) != xnn_status_success)
+        d->weights_cache = NULL;
+#endif
+      xb_graph_widen (d->graph);
+      ok = classify_and_build (d, error);
     }
   if (!ok)
     {
@@ -799,6 +961,8 @@ scalar_for (int datatype)
   switch (datatype)
     {
       case XB_DT_FP32: return ET_SCALAR_FLOAT;
+      case XB_DT_FP16: return ET_SCALAR_HALF;
+      case XB_DT_BF16: return ET_SCALAR_BFLOAT16;
       case XB_DT_QINT8: return ET_SCALAR_CHAR;
       case XB_DT_QUINT8: return ET_SCALAR_BYTE;
       case XB_DT_QINT32:
@@ -860,11 +1024,12 @@ execute_locked (Delegate *d, EtValue **args, uint32_t n_args, EtErrorContext *re
                                         v, val->external_id, n_args);
         }
       EtTensor *t = args[val->external_id]->u.tensor;
-      if (t->scalar_type != scalar_for (val->datatype) || t->device_type != ET_DEVICE_CPU)
+      int datatype = val->narrow_datatype ? val->narrow_datatype : val->datatype;
+      if (t->scalar_type != scalar_for (datatype) || t->device_type != ET_DEVICE_CPU)
         {
           return et_error_context_fail (report, ET_ERROR_INVALID_ARGUMENT,
                                         "XNNPACK: argument %u is %s, the graph expects %s", val->external_id,
-                                        et_scalar_type_name (t->scalar_type), xb_datatype_name (val->datatype));
+                                        et_scalar_type_name (t->scalar_type), xb_datatype_name (datatype));
         }
       if (!(val->flags & 1) || same_scalar (t, &d->shapes[v]))
         continue;
@@ -887,7 +1052,7 @@ execute_locked (Delegate *d, EtValue **args, uint32_t n_args, EtErrorContext *re
   if (reshaped || pool_changed)
     {
       GError *error = NULL;
-      if (!infer_shapes (d, FALSE, &error) || !build (d, &error))
+      if (!infer_shapes (d, FALSE, &error) || !(pool_changed ? build (d, &error) : resize (d, &error)))
         {
           et_error_context_fail (report, ET_ERROR_INVALID_ARGUMENT, "XNNPACK: new input shapes: %s", error->message);
           g_clear_error (&error);
@@ -939,13 +1104,22 @@ execute_locked (Delegate *d, EtValue **args, uint32_t n_args, EtErrorContext *re
       else if (val->flags)
         {
           EtTensor *t = args[val->external_id]->u.tensor;
-          if (t->data == NULL || t->nbytes < value_bytes (d, v))
+          size_t need = value_bytes (d, v);
+          if (val->narrow_datatype)
+            need = need / sizeof (float) * xb_datatype_size (val->narrow_datatype);
+          if (t->data == NULL || t->nbytes < need)
             {
               return et_error_context_fail (report, ET_ERROR_INVALID_ARGUMENT,
                                             "XNNPACK: argument %u has %zu bytes, the graph needs %zu", val->external_id,
-                                            t->nbytes, value_bytes (d, v));
+                                            t->nbytes, need);
             }
           d->ptr[v] = t->data;
+          if (val->narrow_datatype)
+            {
+              d->ptr[v] = d->buffers[v];
+              if ((val->flags & 1) && d->buffers[v])
+                xb_widen_to_fp32 (val->narrow_datatype, t->data, d->buffers[v], need / 2);
+            }
         }
       else
         d->ptr[v] = d->buffers[v];
@@ -969,7 +1143,11 @@ execute_locked (Delegate *d, EtValue **args, uint32_t n_args, EtErrorContext *re
         }
       enum xnn_status st = xnn_status_success;
       if (changed)
+#ifdef XB_HAVE_RESHAPE
+        st = xnn_setup_runtime_v2 (s->runtime, s->n_ext, s->ext);
+#else
         st = xnn_setup_runtime (s->runtime, s->n_ext, s->ext);
+#endif
       if (st == xnn_status_success)
         {
           s->bound = TRUE;
@@ -980,6 +1158,15 @@ execute_locked (Delegate *d, EtValue **args, uint32_t n_args, EtErrorContext *re
           s->bound = FALSE;
           return et_error_context_fail (report, ET_ERROR_INTERNAL, "XNNPACK: running nodes %u..%u failed (%s)",
                                         s->first, s->end - 1, status_name (st));
+        }
+    }
+  for (uint32_t v = 0; v < g->n_values; v++)
+    {
+      const XbValue *val = &g->values[v];
+      if ((val->flags & 2) && val->narrow_datatype && d->buffers[v])
+        {
+          EtTensor *t = args[val->external_id]->u.tensor;
+          xb_narrow_from_fp32 (val->narrow_datatype, d->buffers[v], t->data, value_bytes (d, v) / sizeof (float));
         }
     }
   return ET_OK;
