@@ -281,7 +281,7 @@ classify (Delegate *d, GError **error)
                               "XNNPACK (2022)");
           if (!library_has_datatype (val->datatype))
             return node_fail (error, g, i, ET_ERROR_NOT_SUPPORTED,
-                              "datatype %s (value %u) is not supported by Debian's XNNPACK (2022)",
+                              "datatype %s (value %u) is not supported by the installed XNNPACK",
                               xb_datatype_name (val->datatype), v);
         }
       /* XNNPACK first (one runtime rather than several around host nodes);
@@ -292,11 +292,12 @@ classify (Delegate *d, GError **error)
       else if (xb_host_supports (g, n, &why))
         d->host[i] = TRUE;
       else if (why != NULL)
-        return node_fail (error, g, i, ET_ERROR_NOT_SUPPORTED, "not supported by Debian's XNNPACK (2022): %s", why);
+        return node_fail (error, g, i, ET_ERROR_NOT_SUPPORTED,
+                          "neither the installed XNNPACK nor this library runs it: %s", why);
       else if (library)
         d->host[i] = FALSE;
       else
-        return node_fail (error, g, i, ET_ERROR_NOT_SUPPORTED, "not supported by Debian's XNNPACK (2022)");
+        return node_fail (error, g, i, ET_ERROR_NOT_SUPPORTED, "not supported by the installed XNNPACK");
       /* Inputs must be computed before they are read. */
       for (uint32_t k = 0; k < n->n_inputs; k++)
         {
@@ -806,7 +807,7 @@ build (Delegate *d, GError **error)
             {
               xnn_delete_subgraph (sg);
               return node_fail (error, g, i, ET_ERROR_NOT_SUPPORTED,
-                                "Debian's XNNPACK refused it (%s): this combination of datatypes or "
+                                "the installed XNNPACK refused it (%s): this combination of datatypes or "
                                 "parameters is not supported",
                                 status_name (st));
             }
@@ -1182,6 +1183,15 @@ const XbGraph *
 xb_delegate_get_graph (void *handle)
 {
   return ((Delegate *) handle)->graph;
+}
+
+void
+xb_delegate_count_steps (void *handle, uint32_t *n_runtimes, uint32_t *n_host)
+{
+  const Delegate *d = handle;
+  *n_runtimes = *n_host = 0;
+  for (uint32_t i = 0; i < d->n_steps; i++)
+    (*(d->steps[i].host ? n_host : n_runtimes))++;
 }
 
 const XbShape *
