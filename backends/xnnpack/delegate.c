@@ -552,7 +552,11 @@ define_node (Delegate *d, xnn_subgraph_t sg, const XbNode *n)
       case XB_NODE_BATCH_MATRIX_MULTIPLY: return xnn_define_batch_matrix_multiply (sg, i0, i1, o, n->flags);
 #endif
       case XB_NODE_GLOBAL_AVG_POOLING_2D: return define_global_average_pooling (d, sg, n, i0, o);
-      case XB_NODE_STATIC_RESHAPE: return xnn_define_static_reshape (sg, os->ndim, os->dims, i0, o, 0);
+      case XB_NODE_STATIC_RESHAPE:
+        {
+          static const size_t one[1] = { 1 };
+          return xnn_define_static_reshape (sg, os->ndim ? os->ndim : 1, os->ndim ? os->dims : one, i0, o, 0);
+        }
       case XB_NODE_STATIC_CONSTANT_PAD:
         return xnn_define_static_constant_pad (sg, n->list_a, n->list_b, n->fparam, i0, o, 0);
       case XB_NODE_STATIC_RESIZE_BILINEAR_2D:
@@ -647,9 +651,10 @@ reshape_step (Delegate *d, Step *s, GError **error)
       if (!s->ext_written[e])
         continue;
       st = xnn_get_external_value_shape (s->runtime, e, &ndim, dims);
-      size_t want_ndim = shape->ndim ? shape->ndim : 1;
-      if (st != xnn_status_success || ndim != want_ndim ||
-          (shape->ndim && memcmp (dims, shape->dims, ndim * sizeof dims[0]) != 0) || (!shape->ndim && dims[0] != 1))
+      /* A 0-dim value is [1] to XNNPACK, or 0-dim where a node made it so. */
+      gboolean same = shape->ndim ? ndim == shape->ndim && memcmp (dims, shape->dims, ndim * sizeof dims[0]) == 0
+                                  : ndim == 0 || (ndim == 1 && dims[0] == 1);
+      if (st != xnn_status_success || !same)
         {
           g_set_error (error, XB_ERROR, ET_ERROR_INVALID_PROGRAM,
                        "XNNPACK: nodes %u..%u give value %u another shape than the graph declares (%zu dims)", s->first,
@@ -682,9 +687,12 @@ resize (Delegate *d, GError **error)
         }
   if (d->n_steps == 0 || !alloc_buffers (d, first_step, error))
     return d->n_steps == 0 && g->n_nodes == 0;
+  /* A node whose parameters hold sizes (a reshape's new shape, a slice's
+   * sizes) keeps them: XNNPACK then computes other shapes than ours, and
+   * the runtimes are built again for the new ones. */
   for (uint32_t si = 0; si < d->n_steps; si++)
-    if (!d->steps[si].host && !reshape_step (d, &d->steps[si], error))
-      return FALSE;
+    if (!d->steps[si].host && !reshape_step (d, &d->steps[si], NULL))
+      return build (d, error);
   return TRUE;
 #else
   return build (d, error);
