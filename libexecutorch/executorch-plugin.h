@@ -481,16 +481,26 @@ EtValue **et_method_graph_args (const EtMethodGraph *graph, uint32_t index, uint
 
 /* Whether @value is used where a rewrite cannot follow it: a method input
  * or output, moved to or from, freed, a jump condition, or an item of a
- * list.  Its only other uses are as arguments of kernel and delegate calls.
- * A value that is not one of the method's is pinned. */
+ * list (except a list whose every reader also takes the item directly, as
+ * a multi-output kernel's return list restates its outs).  Its only other
+ * uses are as arguments of kernel and delegate calls.  A value that is not
+ * one of the method's is pinned. */
 EXECUTORCH_AVAILABLE_IN_1_0
 bool et_method_graph_value_is_pinned (const EtMethodGraph *graph, const EtValue *value);
 
 /* Makes kernel instruction @index call @kernel, which must live as long
- * as the process; error names and profiles use @kernel's name.  Fails with
- * ET_ERROR_INVALID_ARGUMENT for another kind of instruction. */
+ * as the method: static, or from et_method_graph_alloc() (a kernel whose
+ * user_data says what this one instruction computes).  Error names and
+ * profiles use @kernel's name.  Fails with ET_ERROR_INVALID_ARGUMENT for
+ * another kind of instruction. */
 EXECUTORCH_AVAILABLE_IN_1_0
 EtError et_method_graph_set_kernel (EtMethodGraph *graph, uint32_t index, const EtKernel *kernel);
+
+/* Zeroed memory, aligned for any scalar, freed with the method: what a
+ * rewrite derives from the program (folded or packed constants, the
+ * kernels it installs).  NULL when @size is 0 or cannot be allocated. */
+EXECUTORCH_AVAILABLE_IN_1_0
+void *et_method_graph_alloc (EtMethodGraph *graph, size_t size);
 
 /* A rewrite a plug-in offers: the runtime calls every registered rewrite,
  * in registration order, once for each method it loads.  What a rewrite

@@ -34,23 +34,65 @@ is_list (const EtValue *value)
          value->tag == ET_VALUE_LIST_OPTIONAL_TENSOR;
 }
 
+static gboolean
+is_argument (const Instruction *ins, const EtValue *value)
+{
+  for (guint32 i = 0; i < ins->n_args; i++)
+    if (ins->args[i] == value)
+      return TRUE;
+  return FALSE;
+}
+
+/* Lists whose items a rewrite can follow anyway: every instruction that
+ * takes the list also takes each of its items directly (a multi-output
+ * kernel's return slot restating its outs).  Indexed by value; the rest
+ * pin their items. */
+static gboolean *
+find_restating_lists (EtMethodGraph *graph)
+{
+  EtMethod *method = graph->method;
+  gboolean *used = g_new0 (gboolean, MAX (method->n_values, 1));
+  gboolean *other = g_new0 (gboolean, MAX (method->n_values, 1));
+
+  for (guint i = 0; i < graph->n_instructions; i++)
+    {
+      const Instruction *ins = graph->instructions[i];
+
+      if (ins->kind != INSTRUCTION_KERNEL && ins->kind != INSTRUCTION_DELEGATE)
+        continue;
+      for (guint32 a = 0; a < ins->n_args; a++)
+        {
+          const EtValue *list = ins->args[a];
+          guint v;
+
+          if (list < method->values || list >= method->values + method->n_values || !is_list (list))
+            continue;
+          v = (guint) (list - method->values);
+          used[v] = TRUE;
+          for (uint32_t k = 0; k < list->u.list.length; k++)
+            if (list->u.list.items[k] != NULL && !is_argument (ins, list->u.list.items[k]))
+              other[v] = TRUE;
+        }
+    }
+  for (guint v = 0; v < method->n_values; v++)
+    used[v] = used[v] && !other[v];
+  g_free (other);
+  return used;
+}
+
 /* Everything that reads or writes a value other than as a kernel or
  * delegate argument pins it. */
 static void
 find_pinned (EtMethodGraph *graph)
 {
   EtMethod *method = graph->method;
+  g_autofree gboolean *restating = NULL;
 
   graph->pinned = g_new0 (gboolean, MAX (method->n_values, 1));
   for (guint i = 0; i < method->meta->n_inputs; i++)
     pin (graph, method->input_indices[i]);
   for (guint i = 0; i < method->meta->n_outputs; i++)
     pin (graph, method->output_indices[i]);
-  for (guint v = 0; v < method->n_values; v++)
-    if (is_list (&method->values[v]))
-      for (uint32_t i = 0; i < method->values[v].u.list.length; i++)
-        if (method->values[v].u.list.items[i] != NULL)
-          pin (graph, (guint32) (method->values[v].u.list.items[i] - method->values));
   for (guint i = 0; i < graph->n_instructions; i++)
     {
       const Instruction *ins = graph->instructions[i];
@@ -63,6 +105,13 @@ find_pinned (EtMethodGraph *graph)
       else if (ins->kind == INSTRUCTION_FREE || ins->kind == INSTRUCTION_JUMP_FALSE)
         pin (graph, ins->a);
     }
+  /* After the moves: a list moved or freed pins its items too. */
+  restating = find_restating_lists (graph);
+  for (guint v = 0; v < method->n_values; v++)
+    if (is_list (&method->values[v]) && (!restating[v] || graph->pinned[v]))
+      for (uint32_t i = 0; i < method->values[v].u.list.length; i++)
+        if (method->values[v].u.list.items[i] != NULL)
+          pin (graph, (guint32) (method->values[v].u.list.items[i] - method->values));
 }
 
 void
@@ -167,4 +216,17 @@ et_method_graph_set_kernel (EtMethodGraph *graph, uint32_t index, const EtKernel
   ins->a = slot;
   method->n_rewritten++;
   return ET_OK;
+}
+
+void *
+et_method_graph_alloc (EtMethodGraph *graph, size_t size)
+{
+  void *block;
+
+  if (graph == NULL || size == 0)
+    return NULL;
+  block = g_try_malloc0 (size);
+  if (block == NULL)
+    return NULL;
+  return _et_method_take (graph->method, block);
 }

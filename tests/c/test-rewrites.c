@@ -18,12 +18,33 @@ typedef struct
 {
   guint permutes;
   guint folded;
+  guint convolutions, fused_convolutions;
+  guint batch_norms, folded_batch_norms;
+  guint adds, folded_adds;
+  guint activations, folded_activations;
+  guint replaced; /* instructions whose kernel is not the registered one */
 } Seen;
 
 static Seen seen;
 static const EtKernel *registered_permute;
 
-/* Runs after the kernel library's rewrite: counts what it folded. */
+/* Counts @kernel in @total, and in @replaced when it is not the kernel
+ * the registry holds for its name. */
+static void
+count (const EtKernel *kernel, const char *name, guint *total, guint *replaced)
+{
+  const EtKernel *registered;
+
+  if (strcmp (kernel->name, name) != 0)
+    return;
+  registered = et_registry_find_kernel (et_registry_get_default (), name);
+  g_assert_nonnull (registered);
+  (*total)++;
+  if (kernel->func != registered->func)
+    (*replaced)++;
+}
+
+/* Runs after the kernel library's rewrites: counts what they changed. */
 static void
 observe (void *user_data, EtMethodGraph *graph)
 {
@@ -36,7 +57,17 @@ observe (void *user_data, EtMethodGraph *graph)
       EtValue **args;
       uint32_t n_args;
 
-      if (kernel == NULL || strcmp (kernel->name, "aten::permute_copy.out") != 0)
+      if (kernel == NULL)
+        continue;
+      if (kernel->func != et_registry_find_kernel (et_registry_get_default (), kernel->name)->func)
+        seen.replaced++;
+      count (kernel, "aten::convolution.out", &seen.convolutions, &seen.fused_convolutions);
+      count (kernel, "aten::_native_batch_norm_legit_no_training.out", &seen.batch_norms, &seen.folded_batch_norms);
+      count (kernel, "aten::add.out", &seen.adds, &seen.folded_adds);
+      count (kernel, "aten::relu.out", &seen.activations, &seen.folded_activations);
+      count (kernel, "aten::hardtanh.out", &seen.activations, &seen.folded_activations);
+      count (kernel, "aten::clamp.out", &seen.activations, &seen.folded_activations);
+      if (strcmp (kernel->name, "aten::permute_copy.out") != 0)
         continue;
       seen.permutes++;
       if (kernel->func == registered_permute->func)
@@ -75,9 +106,10 @@ read_npy (const char *dir, const char *name)
   return array;
 }
 
-/* Runs case @n of @dir's one-input, one-output float fixture. */
-static void
-check_case (ExecutorchMethod *method, const char *dir, guint n)
+/* Runs case @n of @dir's one-input, one-output float fixture; returns
+ * the output, checked against eager's. */
+static GBytes *
+run_case (ExecutorchMethod *method, const char *dir, guint n)
 {
   g_autofree char *in_name = g_strdup_printf ("forward.case%u.in0.npy", n);
   g_autofree char *out_name = g_strdup_printf ("forward.case%u.out0.npy", n);
@@ -106,6 +138,13 @@ check_case (ExecutorchMethod *method, const char *dir, guint n)
       g_error ("%s/%s element %" G_GINT64_FORMAT ": %g, eager %g", dir, out_name, i, got_data[i], want_data[i]);
   npy_array_clear (&in);
   npy_array_clear (&want);
+  return g_steal_pointer (&got);
+}
+
+static void
+check_case (ExecutorchMethod *method, const char *dir, guint n)
+{
+  g_autoptr (GBytes) got = run_case (method, dir, n);
 }
 
 static ExecutorchMethod *
@@ -148,6 +187,91 @@ test_input_permute_kept (void)
   g_assert_cmpuint (seen.folded, <, seen.permutes);
 }
 
+static gboolean
+has_case (const char *dir, guint n)
+{
+  g_autofree char *name = g_strdup_printf ("forward.case%u.in0.npy", n);
+  g_autofree char *path = g_build_filename (TEST_MODELS_DIR, dir, name, NULL);
+
+  return g_file_test (path, G_FILE_TEST_EXISTS);
+}
+
+/* @dir loaded with the library's rewrites and with
+ * EXECUTORCH_KERNELS_NO_REWRITES=1: the switch turns every rewrite off,
+ * and both methods give eager's outputs and (but for rounding) each
+ * other's.  Returns what the rewrites did. */
+static Seen
+load_both_ways (const char *dir)
+{
+  g_autoptr (ExecutorchMethod) fused = NULL;
+  g_autoptr (ExecutorchMethod) plain = NULL;
+  Seen with_rewrites;
+
+  g_assert_true (g_setenv ("EXECUTORCH_KERNELS_NO_REWRITES", "1", TRUE));
+  plain = load (dir);
+  g_assert_cmpuint (seen.replaced, ==, 0);
+  g_unsetenv ("EXECUTORCH_KERNELS_NO_REWRITES");
+  fused = load (dir);
+  with_rewrites = seen;
+  g_assert_cmpuint (seen.replaced, >, 0);
+  for (guint n = 0; has_case (dir, n); n++)
+    {
+      g_autoptr (GBytes) a = run_case (fused, dir, n);
+      g_autoptr (GBytes) b = run_case (plain, dir, n);
+      const float *x = g_bytes_get_data (a, NULL), *y = g_bytes_get_data (b, NULL);
+
+      g_assert_cmpuint (g_bytes_get_size (a), ==, g_bytes_get_size (b));
+      for (gsize i = 0; i < g_bytes_get_size (a) / sizeof (float); i++)
+        if (!(fabs (x[i] - y[i]) <= 1e-4 + 1e-4 * fabs (y[i])))
+          g_error ("%s case %u element %" G_GSIZE_FORMAT ": fused %g, unfused %g", dir, n, i, x[i], y[i]);
+      /* A second execution reuses the memory plan: still the same. */
+      g_autoptr (GBytes) again = run_case (fused, dir, n);
+      g_assert_true (g_bytes_equal (again, a));
+    }
+  return with_rewrites;
+}
+
+/* ResNet: every batch norm folds, every block's add and relu join a
+ * convolution. */
+static void
+test_fusion_resnet (gconstpointer data)
+{
+  Seen s = load_both_ways (data);
+
+  g_assert_cmpuint (s.batch_norms, >, 0);
+  g_assert_cmpuint (s.folded_batch_norms, ==, s.batch_norms);
+  g_assert_cmpuint (s.adds, >, 0);
+  g_assert_cmpuint (s.folded_adds, ==, s.adds);
+  g_assert_cmpuint (s.fused_convolutions, ==, s.convolutions);
+  g_assert_cmpuint (s.folded_activations, ==, s.activations);
+}
+
+/* MobileNet v2: batch norms fold, ReLU6 (hardtanh) and the residual adds
+ * join the convolutions; the classifier's Linear stays a GEMM. */
+static void
+test_fusion_mobilenet (gconstpointer data)
+{
+  Seen s = load_both_ways (data);
+
+  g_assert_cmpuint (s.folded_batch_norms, ==, s.batch_norms);
+  g_assert_cmpuint (s.fused_convolutions, ==, s.convolutions);
+  g_assert_cmpuint (s.activations, >, 0);
+  g_assert_cmpuint (s.folded_activations, ==, s.activations);
+  g_assert_cmpuint (s.adds, >, 0);
+  g_assert_cmpuint (s.folded_adds, ==, s.adds);
+}
+
+/* Whatever fuses, the outputs hold: nets with pools between the
+ * operators, dynamic batches, channels-last layouts, hard-swish. */
+static void
+test_fusion_outputs (gconstpointer data)
+{
+  Seen s = load_both_ways (data);
+
+  g_assert_cmpuint (s.fused_convolutions, >, 0);
+  g_assert_cmpuint (s.folded_batch_norms, >, 0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -165,5 +289,11 @@ main (int argc, char **argv)
   g_test_add_data_func ("/rewrites/constant-transposes/mlp", "mlp", test_linear_weights_folded);
   g_test_add_data_func ("/rewrites/constant-transposes/mlp-deep", "nets/mlp_deep", test_linear_weights_folded);
   g_test_add_func ("/rewrites/constant-transposes/input-permute-kept", test_input_permute_kept);
+  g_test_add_data_func ("/rewrites/conv-fusion/resnet18", "nets/resnet18", test_fusion_resnet);
+  g_test_add_data_func ("/rewrites/conv-fusion/mv2", "nets/mv2", test_fusion_mobilenet);
+  g_test_add_data_func ("/rewrites/conv-fusion/small-cnn", "nets/small_cnn", test_fusion_outputs);
+  g_test_add_data_func ("/rewrites/conv-fusion/small-cnn-dyn", "nets/small_cnn_dyn", test_fusion_outputs);
+  g_test_add_data_func ("/rewrites/conv-fusion/mv3-small", "nets/mv3_small", test_fusion_outputs);
+  g_test_add_data_func ("/rewrites/conv-fusion/resnet18-cl", "nets/resnet18_cl", test_fusion_outputs);
   return g_test_run ();
 }

@@ -144,6 +144,8 @@ fold_constant_transposes (void *user_data, EtMethodGraph *graph)
   uint32_t n = et_method_graph_n_instructions (graph);
 
   (void) user_data;
+  if (!_executorch_rewrites_enabled ())
+    return;
   for (uint32_t index = 0; index < n; index++)
     {
       EtValue **args;

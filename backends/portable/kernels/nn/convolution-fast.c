@@ -40,9 +40,10 @@ typedef struct
   const KernelConv *cv;
   const float *x, *weight;
   float *y;
-  int64_t tile;       /* pixels per task */
-  int64_t n_tiles;    /* per (batch, group) */
-  bool single_thread; /* the GEMMs run inside pool tasks */
+  const KernelConvEpilogue *epilogue; /* or NULL */
+  int64_t tile;                       /* pixels per task */
+  int64_t n_tiles;                    /* per (batch, group) */
+  bool single_thread;                 /* the GEMMs run inside pool tasks */
   int failed;
 } ConvJob;
 
@@ -127,6 +128,35 @@ choose_tile (int64_t pixels, int64_t outer_tasks)
     name##_body args;                    \
   }
 #endif
+
+/* The epilogue on n consecutive outputs (residual at the same offset). */
+ROW_BODY
+epilogue_row_body (float *restrict y, const float *restrict residual, bool clamp, float lo, float hi, int64_t n)
+{
+  if (residual != NULL)
+    for (int64_t i = 0; i < n; i++)
+      y[i] += residual[i];
+  if (clamp)
+    for (int64_t i = 0; i < n; i++)
+      {
+        float v = y[i];
+        v = v < lo ? lo : v;
+        y[i] = v > hi ? hi : v;
+      }
+}
+ROW_VARIANTS (epilogue_row,
+              (float *restrict y, const float *restrict residual, bool clamp, float lo, float hi, int64_t n),
+              (y, residual, clamp, lo, hi, n))
+
+/* The epilogue on outputs [offset, offset + n) of the whole output. */
+static void
+apply_epilogue (const ConvJob *job, int64_t offset, int64_t n)
+{
+  const KernelConvEpilogue *e = job->epilogue;
+
+  if (e != NULL)
+    epilogue_row (job->y + offset, e->residual != NULL ? e->residual + offset : NULL, e->clamp, e->lo, e->hi, n);
+}
 
 /* acc[i] += x[i * stride] * w for i < n.  restrict lets the compiler
  * vectorise without runtime alias checks (the library's cheap cost model
@@ -314,7 +344,7 @@ depthwise_row_padded (const KernelConv *cv, const float *xp, const float *wp, fl
  * 3x3 and 5x5 windows run whole windows over the interior columns of the
  * interior rows; borders (and other kernel sizes) go tap by tap. */
 static void
-depthwise_plane (void *data, size_t plane)
+depthwise_plane_compute (void *data, size_t plane)
 {
   ConvJob *job = data;
   const KernelConv *cv = job->cv;
@@ -361,6 +391,16 @@ depthwise_plane (void *data, size_t plane)
       for (int64_t ow = hi; ow < cv->ow; ow++)
         acc[ow] += depthwise_point (cv, xp, wp, oh, ow);
     }
+}
+
+static void
+depthwise_plane (void *data, size_t plane)
+{
+  ConvJob *job = data;
+  int64_t pixels = job->cv->oh * job->cv->ow;
+
+  depthwise_plane_compute (data, plane);
+  apply_epilogue (job, (int64_t) plane * pixels, pixels);
 }
 
 /* ---- Direct GEMM and implicit im2col ---- */
@@ -488,7 +528,12 @@ gemm_task (void *data, size_t task)
       gm.pack_b_user = &ic;
     }
   if (!_executorch_sgemm (&gm))
-    fail (job);
+    {
+      fail (job);
+      return;
+    }
+  for (int64_t co = g * cv->cout_g; co < (g + 1) * cv->cout_g; co++)
+    apply_epilogue (job, (b * cv->cout + co) * pixels + p0, t);
 }
 
 /* ---- Transposed ---- */
@@ -562,10 +607,10 @@ transposed_task (void *data, size_t task)
 
 EtError
 _executorch_conv_f32 (EtKernelContext *ctx, const KernelConv *cv, const float *x, const float *weight,
-                      const float *bias, float *y)
+                      const float *bias, float *y, const KernelConvEpilogue *epilogue)
 {
   int64_t out_pixels = cv->oh * cv->ow;
-  ConvJob job = { .cv = cv, .x = x, .weight = weight, .y = y };
+  ConvJob job = { .cv = cv, .x = x, .weight = weight, .y = y, .epilogue = epilogue };
 
   for (int64_t b = 0; b < cv->n; b++)
     for (int64_t co = 0; co < cv->cout; co++)
@@ -584,6 +629,9 @@ _executorch_conv_f32 (EtKernelContext *ctx, const KernelConv *cv, const float *x
       if (job.tile < 16)
         job.tile = 16;
       run_tasks (&job, transposed_task, cv->n * cv->groups);
+      /* Tasks scatter into overlapping windows: the epilogue waits for all. */
+      if (!job.failed)
+        apply_epilogue (&job, 0, cv->n * cv->cout * out_pixels);
     }
   else if (cv->groups == cv->cin && cv->cin_g == 1 && cv->kh * cv->kw > 1)
     {

@@ -21,5 +21,38 @@ typedef struct
 /* Computes a float32 convolution of contiguous NCHW @x with contiguous
  * @weight into contiguous NCHW @y, adding @bias (cout floats) when it is
  * not NULL.  Fails only when temporary memory runs out. */
+/* What runs on each part of the output as soon as it is computed, while
+ * it is still in cache: y += residual, then a clamp (relu is [0, +inf]);
+ * NaN passes through the clamp as the activation kernels let it. */
+typedef struct
+{
+  const float *residual; /* contiguous NCHW, the output's sizes; NULL: none */
+  bool clamp;
+  float lo, hi;
+} KernelConvEpilogue;
+
+/* @epilogue may be NULL. */
 EtError _executorch_conv_f32 (EtKernelContext *ctx, const KernelConv *cv, const float *x, const float *weight,
-                              const float *bias, float *y);
+                              const float *bias, float *y, const KernelConvEpilogue *epilogue);
+
+/* A convolution instruction fused by rewrites/conv-fusion.c with the batch
+ * norm, residual add and activation after it: the convolution of its own
+ * arguments, with @weight and @bias instead of theirs when set (the batch
+ * norm folded in), then the epilogue, written to @out (the last fused
+ * operator's out) instead of its own out.  Lives as long as the method;
+ * kernel.user_data points back here. */
+typedef struct
+{
+  EtKernel kernel;
+  const float *weight; /* [cout, cin / groups, kh, kw] contiguous, or NULL */
+  const float *bias;   /* [cout], or NULL */
+  EtValue *residual;   /* float32 tensor of the output's sizes, or NULL */
+  bool clamp;
+  float lo, hi;
+  EtValue *out;
+} KernelConvFusion;
+
+/* The plain kernel (to recognise this library's own instructions) and the
+ * one a fused instruction calls. */
+EtError _executorch_convolution_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args);
+EtError _executorch_convolution_fused_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args);

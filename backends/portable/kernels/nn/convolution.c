@@ -292,13 +292,56 @@ dense_copy (EtKernelContext *ctx, const EtTensor *t, int type, KernelTemp *temp,
 DIRECT_CONV (direct_f64, double, double)
 DIRECT_CONV (direct_i64, int64_t, uint64_t)
 
+/* Whether the bytes of @a and @b (dense, of any dim order) overlap. */
+static bool
+overlaps (const EtTensor *a, const EtTensor *b)
+{
+  const char *pa = a->data, *pb = b->data;
+  size_t na = (size_t) a->numel * _executorch_type_size (a->scalar_type);
+  size_t nb = (size_t) b->numel * _executorch_type_size (b->scalar_type);
+
+  return pa != NULL && pb != NULL && na > 0 && nb > 0 && pa < pb + nb && pb < pa + na;
+}
+
+/* The fused instruction's residual, checked against its output. */
 static EtError
-convolution_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
+fusion_residual (EtKernelContext *ctx, const KernelConvFusion *fusion, const EtTensor *y, const EtTensor **residual)
+{
+  const EtTensor *r;
+
+  *residual = NULL;
+  if (fusion == NULL || fusion->residual == NULL)
+    return ET_OK;
+  r = fusion->residual->tag == ET_VALUE_TENSOR ? fusion->residual->u.tensor : NULL;
+  if (r == NULL || r->scalar_type != ET_SCALAR_FLOAT || !_executorch_same_sizes (r, y) ||
+      !_executorch_dim_order_is_identity (r) || r->data == NULL)
+    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
+                        OP ": the fused residual add's other input must be a contiguous float32 tensor of the "
+                           "output's sizes");
+  *residual = r;
+  return ET_OK;
+}
+
+/* convolution.out, or with @fusion the fused instruction it describes:
+ * the output goes to fusion->out, and only float32 is fused. */
+static EtError
+convolution_run (EtKernelContext *ctx, EtValue **args, uint32_t n_args, const KernelConvFusion *fusion)
 {
   EtTensor *x, *w, *b, *y;
+  const EtTensor *r = NULL;
   KernelConv cv;
 
   KERNEL_TRY (parse (ctx, args, n_args, &x, &w, &b, &y, &cv));
+  if (fusion != NULL)
+    {
+      EtTensor *last = fusion->out->tag == ET_VALUE_TENSOR ? fusion->out->u.tensor : NULL;
+
+      if (last == NULL || x->scalar_type != ET_SCALAR_FLOAT || last->scalar_type != ET_SCALAR_FLOAT)
+        return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, OP ": a fused convolution computes float32 only");
+      KERNEL_TRY (_executorch_resize (ctx, last, y->ndim, y->sizes));
+      y = last;
+      KERNEL_TRY (fusion_residual (ctx, fusion, y, &r));
+    }
   if (y->numel == 0)
     return ET_OK;
 
@@ -308,15 +351,31 @@ convolution_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   size_t es = _executorch_type_size (ctype);
   KernelTemp tx, tw, tb, ty;
   void *dx = NULL, *dw = NULL, *db = NULL, *dy = NULL;
-  bool in_place = y->scalar_type == ctype && _executorch_dim_order_is_identity (y) && y->data != x->data &&
-                  y->data != w->data && (b == NULL || y->data != b->data);
-  EtError err;
+  /* Written straight into out unless it shares bytes with what is read. */
+  bool in_place = y->scalar_type == ctype && _executorch_dim_order_is_identity (y) && !overlaps (y, x) &&
+                  !overlaps (y, w) && (b == NULL || !overlaps (y, b)) && (r == NULL || !overlaps (y, r));
+  KernelConvEpilogue epilogue = { 0 };
+  EtError err = ET_OK;
 
   tw.data = tb.data = ty.data = NULL;
   tw.heap = tb.heap = ty.heap = false;
+  if (fusion != NULL)
+    {
+      epilogue.residual = r != NULL ? r->data : NULL;
+      epilogue.clamp = fusion->clamp;
+      epilogue.lo = fusion->lo;
+      epilogue.hi = fusion->hi;
+    }
   KERNEL_TRY (dense_copy (ctx, x, ctype, &tx, &dx));
-  err = dense_copy (ctx, w, ctype, &tw, &dw);
-  if (err == ET_OK && b != NULL)
+  if (fusion != NULL && fusion->weight != NULL)
+    dw = (void *) fusion->weight;
+  else
+    err = dense_copy (ctx, w, ctype, &tw, &dw);
+  if (err == ET_OK && fusion != NULL && fusion->bias != NULL)
+    {
+      db = (void *) fusion->bias;
+    }
+  else if (err == ET_OK && b != NULL)
     {
       err = _executorch_temp_alloc (ctx, (size_t) cv.cout * es, &tb);
       if (err == ET_OK)
@@ -343,7 +402,7 @@ convolution_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
         {
           case KERNEL_COMPUTE_F32:
             /* Half and BFloat16 were converted to float above. */
-            err = _executorch_conv_f32 (ctx, &cv, dx, dw, db, dy);
+            err = _executorch_conv_f32 (ctx, &cv, dx, dw, db, dy, fusion != NULL ? &epilogue : NULL);
             break;
           case KERNEL_COMPUTE_F64: direct_f64 (&cv, dx, dw, db, dy); break;
           case KERNEL_COMPUTE_I64: direct_i64 (&cv, dx, dw, db, dy); break;
@@ -363,8 +422,24 @@ convolution_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   return err;
 }
 
+EtError
+_executorch_convolution_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
+{
+  return convolution_run (ctx, args, n_args, NULL);
+}
+
+EtError
+_executorch_convolution_fused_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
+{
+  const KernelConvFusion *fusion = et_kernel_context_user_data (ctx);
+
+  if (fusion == NULL || fusion->out == NULL)
+    return KERNEL_FAIL (ctx, ET_ERROR_INTERNAL, OP ": fused instruction without its fusion");
+  return convolution_run (ctx, args, n_args, fusion);
+}
+
 const EtKernel _executorch_conv_kernels[] = {
-  { "aten::convolution.out", convolution_out, NULL },
+  { "aten::convolution.out", _executorch_convolution_out, NULL },
 };
 
 const size_t _executorch_conv_n_kernels = KERNEL_N_ELEMENTS (_executorch_conv_kernels);

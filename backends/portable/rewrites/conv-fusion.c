@@ -1,0 +1,435 @@
+/* conv-fusion.c: a convolution absorbs the batch norm, residual add and activation after it
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * A program exported without a partitioner runs convolution, batch norm,
+ * add and relu as four passes over the activations.  When the method
+ * has, as consecutive instructions of this library's own kernels,
+ *
+ *   convolution -> [_native_batch_norm_legit_no_training] -> [add] -> [relu | hardtanh | clamp]
+ *
+ * (at least one of the three after it), the convolution instruction
+ * becomes a fused one (KernelConvFusion, convolution.c): the batch norm is
+ * folded into a copy of the constant weight and bias made here, once,
+ * the add's other input and the clamp run on each tile of the output as
+ * soon as it is computed, and the result goes straight to the last
+ * operator's out; the instructions after it call kernels that do nothing.
+ *
+ * It is exactly what the four instructions compute (up to the rounding
+ * of the folded weights) only when everything below holds, so each is
+ * checked before anything changes and a pattern that does not match is
+ * left as the exporter wrote it:
+ * - every kernel is this library's (their func), every tensor float32;
+ * - each intermediate is not pinned and read only by the next operator,
+ *   as its input (the batch norm's save_mean/save_invstd read by nobody);
+ * - the batch norm's weight, bias, mean and variance, and the convolution's
+ *   weight and bias, are constant, contiguous and of the channel count;
+ * - the add has alpha 1 and its other input has the intermediate's sizes,
+ *   contiguous; the instructions are consecutive, so that input was
+ *   computed before the convolution runs.
+ * Writing the last out at the convolution's place is safe because nothing
+ * runs in between; the fused kernel checks at run time that the out does
+ * not share bytes with the input or the residual (the memory plan may let
+ * it, their lives having ended by then) and uses a temporary if it does.
+ */
+#include "kernels-private.h"
+#include "rewrites-private.h"
+#include "../kernels/nn/convolution-private.h"
+
+#include <math.h>
+#include <string.h>
+
+#define BATCH_NORM "aten::_native_batch_norm_legit_no_training.out"
+
+static EtError
+folded_op (EtKernelContext *context, EtValue **args, uint32_t n_args)
+{
+  (void) context;
+  (void) args;
+  (void) n_args;
+  return ET_OK;
+}
+
+/* Same names as the kernels they replace, so errors and profiles read alike. */
+static const EtKernel folded_kernels[] = {
+  { BATCH_NORM, folded_op, NULL },        { "aten::add.out", folded_op, NULL },
+  { "aten::relu.out", folded_op, NULL },  { "aten::hardtanh.out", folded_op, NULL },
+  { "aten::clamp.out", folded_op, NULL },
+};
+
+static const EtKernel *
+folded_kernel (const char *name)
+{
+  for (size_t i = 0; i < KERNEL_N_ELEMENTS (folded_kernels); i++)
+    if (strcmp (folded_kernels[i].name, name) == 0)
+      return &folded_kernels[i];
+  return NULL;
+}
+
+/* Whether instruction @index calls this library's own kernel @name. */
+static bool
+calls_own (EtMethodGraph *graph, uint32_t index, const char *name)
+{
+  static const struct
+  {
+    const EtKernel *kernels;
+    const size_t *n;
+  } tables[] = {
+    { _executorch_conv_kernels, &_executorch_conv_n_kernels },
+    { _executorch_norm_kernels, &_executorch_norm_n_kernels },
+    { _executorch_binary_kernels, &_executorch_binary_n_kernels },
+    { _executorch_unary_kernels, &_executorch_unary_n_kernels },
+    { _executorch_activation_kernels, &_executorch_activation_n_kernels },
+  };
+  const EtKernel *kernel = et_method_graph_kernel (graph, index);
+
+  if (kernel == NULL || strcmp (kernel->name, name) != 0)
+    return false;
+  for (size_t t = 0; t < KERNEL_N_ELEMENTS (tables); t++)
+    for (size_t i = 0; i < *tables[t].n; i++)
+      if (strcmp (tables[t].kernels[i].name, name) == 0)
+        return kernel->func == tables[t].kernels[i].func;
+  return false;
+}
+
+static const EtTensor *
+tensor_of (const EtValue *value)
+{
+  return value != NULL && value->tag == ET_VALUE_TENSOR ? value->u.tensor : NULL;
+}
+
+static bool
+is_float (const EtTensor *t)
+{
+  return t != NULL && t->scalar_type == ET_SCALAR_FLOAT && t->device_type == ET_DEVICE_CPU;
+}
+
+/* A constant contiguous float32 vector of @n elements. */
+static bool
+is_constant_vector (const EtValue *value, int64_t n)
+{
+  const EtTensor *t = tensor_of (value);
+
+  return is_float (t) && (t->flags & ET_TENSOR_FLAG_CONSTANT) != 0 && t->data != NULL && t->ndim == 1 &&
+         t->sizes[0] == n && t->strides[0] == 1;
+}
+
+/* True when @value is not pinned and its only uses are by instruction
+ * @producer and, once, by instruction @reader (UINT32_MAX: by nobody), so
+ * nothing else sees that it is no longer written. */
+static bool
+only_used_by (EtMethodGraph *graph, const EtValue *value, uint32_t producer, uint32_t reader)
+{
+  uint32_t n = et_method_graph_n_instructions (graph);
+  uint32_t reads = 0;
+
+  if (value == NULL || et_method_graph_value_is_pinned (graph, value))
+    return false;
+  for (uint32_t index = 0; index < n; index++)
+    {
+      EtValue **args;
+      uint32_t n_args;
+
+      if (index == producer)
+        continue;
+      args = et_method_graph_args (graph, index, &n_args);
+      for (uint32_t i = 0; i < n_args; i++)
+        if (args[i] == value)
+          {
+            if (index != reader)
+              return false;
+            reads++;
+          }
+    }
+  return reads == (reader == UINT32_MAX ? 0u : 1u);
+}
+
+static bool
+scalar_as_float (const EtValue *value, float *out)
+{
+  if (value->tag == ET_VALUE_INT)
+    *out = (float) value->u.int_value;
+  else if (value->tag == ET_VALUE_DOUBLE)
+    *out = (float) value->u.double_value;
+  else
+    return false;
+  return true;
+}
+
+typedef struct
+{
+  uint32_t conv;
+  int64_t cout;
+  int32_t batch_norm, add, activation; /* instruction indices, -1 when absent */
+  EtValue *residual;
+  bool clamp;
+  float lo, hi;
+  EtValue *out; /* the last fused operator's out */
+} Plan;
+
+/* convolution.out (input, weight, bias?, stride, padding, dilation,
+ * transposed, output_padding, groups, out, ret), float32, not transposed
+ * (the fold scales the weight's first dimension). */
+static bool
+match_convolution (EtMethodGraph *graph, uint32_t index, Plan *plan)
+{
+  const EtTensor *x, *w, *y;
+  EtValue **args;
+  uint32_t n_args;
+
+  if (!calls_own (graph, index, "aten::convolution.out"))
+    return false;
+  args = et_method_graph_args (graph, index, &n_args);
+  if (n_args != 11 || args[6]->tag != ET_VALUE_BOOL || args[6]->u.bool_value)
+    return false;
+  x = tensor_of (args[0]);
+  w = tensor_of (args[1]);
+  y = tensor_of (args[9]);
+  if (!is_float (x) || !is_float (w) || !is_float (y) || w->ndim < 3)
+    return false;
+  if (args[2]->tag != ET_VALUE_NONE && !is_float (tensor_of (args[2])))
+    return false;
+  *plan = (Plan){ 0 };
+  plan->conv = index;
+  plan->cout = w->sizes[0];
+  plan->batch_norm = plan->add = plan->activation = -1;
+  plan->out = args[9];
+  return true;
+}
+
+/* The batch norm may be folded when the weight and every parameter are
+ * constants laid out as the fold reads them. */
+static bool
+foldable (EtMethodGraph *graph, const Plan *plan, EtValue **bn)
+{
+  uint32_t n_args;
+  EtValue **conv = et_method_graph_args (graph, plan->conv, &n_args);
+  const EtTensor *w = tensor_of (conv[1]);
+
+  if ((w->flags & ET_TENSOR_FLAG_CONSTANT) == 0 || w->data == NULL || w->numel <= 0)
+    return false;
+  if (conv[2]->tag != ET_VALUE_NONE && !is_constant_vector (conv[2], plan->cout))
+    return false;
+  for (int i = 1; i <= 2; i++)
+    if (bn[i]->tag != ET_VALUE_NONE && !is_constant_vector (bn[i], plan->cout))
+      return false;
+  return is_constant_vector (bn[3], plan->cout) && is_constant_vector (bn[4], plan->cout) &&
+         bn[6]->tag == ET_VALUE_DOUBLE && bn[6]->u.double_value >= 0.0;
+}
+
+/* _native_batch_norm_legit_no_training.out (input, weight?, bias?,
+ * running_mean, running_var, momentum, eps, out, save_mean, save_invstd,
+ * ret) right after the convolution. */
+static bool
+match_batch_norm (EtMethodGraph *graph, uint32_t index, Plan *plan)
+{
+  EtValue **args;
+  uint32_t n_args;
+
+  if (!calls_own (graph, index, BATCH_NORM))
+    return false;
+  args = et_method_graph_args (graph, index, &n_args);
+  if (n_args != 11 || args[0] != plan->out || !is_float (tensor_of (args[7])) ||
+      !only_used_by (graph, plan->out, plan->conv, index) || !foldable (graph, plan, args))
+    return false;
+  /* save_mean and save_invstd are computed for nobody. */
+  if (!only_used_by (graph, args[8], index, UINT32_MAX) || !only_used_by (graph, args[9], index, UINT32_MAX))
+    return false;
+  plan->batch_norm = (int32_t) index;
+  plan->out = args[7];
+  return true;
+}
+
+/* add.out (self, other, alpha, out, ret) with alpha 1 and the other input
+ * contiguous, of the intermediate's sizes (no broadcast). */
+static bool
+match_add (EtMethodGraph *graph, uint32_t index, Plan *plan, uint32_t producer)
+{
+  const EtTensor *mine = tensor_of (plan->out), *other;
+  EtValue **args;
+  uint32_t n_args;
+  int side;
+
+  if (!calls_own (graph, index, "aten::add.out"))
+    return false;
+  args = et_method_graph_args (graph, index, &n_args);
+  if (n_args != 5 || (args[0] == plan->out) == (args[1] == plan->out))
+    return false;
+  side = args[0] == plan->out ? 1 : 0;
+  other = tensor_of (args[side]);
+  if (!((args[2]->tag == ET_VALUE_INT && args[2]->u.int_value == 1) ||
+        (args[2]->tag == ET_VALUE_DOUBLE && args[2]->u.double_value == 1.0)))
+    return false;
+  if (!is_float (other) || !is_float (tensor_of (args[3])) || !_executorch_same_sizes (other, mine) ||
+      !_executorch_dim_order_is_identity (other) || !only_used_by (graph, plan->out, producer, index))
+    return false;
+  plan->add = (int32_t) index;
+  plan->residual = args[side];
+  plan->out = args[3];
+  return true;
+}
+
+/* relu.out (self, out, ret), hardtanh.out (self, min, max, out, ret) or
+ * clamp.out (self, min?, max?, out, ret) with scalar bounds. */
+static bool
+match_activation (EtMethodGraph *graph, uint32_t index, Plan *plan, uint32_t producer)
+{
+  EtValue **args;
+  uint32_t n_args, out;
+  float lo = 0.0f, hi = INFINITY;
+
+  args = et_method_graph_args (graph, index, &n_args);
+  if (calls_own (graph, index, "aten::relu.out") && n_args == 3)
+    out = 1;
+  else if (calls_own (graph, index, "aten::hardtanh.out") && n_args == 5)
+    {
+      if (!scalar_as_float (args[1], &lo) || !scalar_as_float (args[2], &hi))
+        return false;
+      out = 3;
+    }
+  else if (calls_own (graph, index, "aten::clamp.out") && n_args == 5)
+    {
+      lo = -INFINITY;
+      if ((args[1]->tag == ET_VALUE_NONE && args[2]->tag == ET_VALUE_NONE) ||
+          (args[1]->tag != ET_VALUE_NONE && !scalar_as_float (args[1], &lo)) ||
+          (args[2]->tag != ET_VALUE_NONE && !scalar_as_float (args[2], &hi)))
+        return false;
+      out = 3;
+    }
+  else
+    return false;
+  if (args[0] != plan->out || isnan (lo) || isnan (hi) || !is_float (tensor_of (args[out])) ||
+      !only_used_by (graph, plan->out, producer, index))
+    return false;
+  plan->activation = (int32_t) index;
+  plan->clamp = true;
+  plan->lo = lo;
+  plan->hi = hi;
+  plan->out = args[out];
+  return true;
+}
+
+/* Where element @linear (in row-major order of the sizes) of @t lies:
+ * the weight may be in any dim order (channels-last exports). */
+static int64_t
+strided_offset (const EtTensor *t, int64_t linear)
+{
+  int64_t offset = 0;
+
+  for (int d = (int) t->ndim - 1; d >= 0; d--)
+    {
+      offset += linear % t->sizes[d] * t->strides[d];
+      linear /= t->sizes[d];
+    }
+  return offset;
+}
+
+/* The folded weight (contiguous, whatever the constant's layout) and bias: w' = w * s and b' = (b - mean) * s + beta
+ * with s = gamma / sqrt(var + eps), per output channel, in double. */
+static bool
+fold_batch_norm (EtMethodGraph *graph, const Plan *plan, KernelConvFusion *fusion)
+{
+  uint32_t n_args;
+  EtValue **conv = et_method_graph_args (graph, plan->conv, &n_args);
+  EtValue **bn = et_method_graph_args (graph, (uint32_t) plan->batch_norm, &n_args);
+  const EtTensor *w = tensor_of (conv[1]);
+  const float *wd = w->data;
+  const float *bias = conv[2]->tag != ET_VALUE_NONE ? tensor_of (conv[2])->data : NULL;
+  const float *gamma = bn[1]->tag != ET_VALUE_NONE ? tensor_of (bn[1])->data : NULL;
+  const float *beta = bn[2]->tag != ET_VALUE_NONE ? tensor_of (bn[2])->data : NULL;
+  const float *mean = tensor_of (bn[3])->data, *var = tensor_of (bn[4])->data;
+  double eps = bn[6]->u.double_value;
+  int64_t per_channel = w->numel / plan->cout;
+  bool contiguous = _executorch_dim_order_is_identity (w) && w->strides[w->ndim - 1] == 1;
+  float *folded_w, *folded_b;
+
+  for (uint32_t d = 0; contiguous && d + 1 < w->ndim; d++)
+    contiguous = w->strides[d] == w->strides[d + 1] * w->sizes[d + 1];
+
+  if (w->numel <= 0 || (size_t) w->numel > SIZE_MAX / sizeof (float) - (size_t) plan->cout)
+    return false;
+  folded_w = et_method_graph_alloc (graph, (size_t) (w->numel + plan->cout) * sizeof (float));
+  if (folded_w == NULL)
+    return false;
+  folded_b = folded_w + w->numel;
+  for (int64_t c = 0; c < plan->cout; c++)
+    {
+      double s = (gamma != NULL ? gamma[c] : 1.0) / sqrt ((double) var[c] + eps);
+      float *dst = folded_w + c * per_channel;
+      if (contiguous)
+        for (int64_t i = 0; i < per_channel; i++)
+          dst[i] = (float) (wd[c * per_channel + i] * s);
+      else
+        for (int64_t i = 0; i < per_channel; i++)
+          dst[i] = (float) (wd[strided_offset (w, c * per_channel + i)] * s);
+      folded_b[c] = (float) (((bias != NULL ? bias[c] : 0.0) - mean[c]) * s + (beta != NULL ? beta[c] : 0.0));
+    }
+  fusion->weight = folded_w;
+  fusion->bias = folded_b;
+  return true;
+}
+
+static void
+replace (EtMethodGraph *graph, int32_t index)
+{
+  if (index >= 0)
+    et_method_graph_set_kernel (graph, (uint32_t) index,
+                                folded_kernel (et_method_graph_kernel (graph, (uint32_t) index)->name));
+}
+
+static void
+fuse (EtMethodGraph *graph, const Plan *plan)
+{
+  KernelConvFusion *fusion = et_method_graph_alloc (graph, sizeof *fusion);
+
+  if (fusion == NULL || (plan->batch_norm >= 0 && !fold_batch_norm (graph, plan, fusion)))
+    return;
+  fusion->kernel.name = "aten::convolution.out";
+  fusion->kernel.func = _executorch_convolution_fused_out;
+  fusion->kernel.user_data = fusion;
+  fusion->residual = plan->residual;
+  fusion->clamp = plan->clamp;
+  fusion->lo = plan->lo;
+  fusion->hi = plan->hi;
+  fusion->out = plan->out;
+  /* Every instruction is a kernel call of ours (checked): none fails. */
+  if (et_method_graph_set_kernel (graph, plan->conv, &fusion->kernel) != ET_OK)
+    return;
+  replace (graph, plan->batch_norm);
+  replace (graph, plan->add);
+  replace (graph, plan->activation);
+}
+
+static void
+fuse_convolutions (void *user_data, EtMethodGraph *graph)
+{
+  uint32_t n = et_method_graph_n_instructions (graph);
+
+  (void) user_data;
+  if (!_executorch_rewrites_enabled ())
+    return;
+  for (uint32_t index = 0; index < n; index++)
+    {
+      Plan plan;
+      uint32_t next = index + 1, last = index;
+
+      if (!match_convolution (graph, index, &plan))
+        continue;
+      if (next < n && match_batch_norm (graph, next, &plan))
+        last = next++;
+      if (next < n && match_add (graph, next, &plan, last))
+        last = next++;
+      if (next < n && match_activation (graph, next, &plan, last))
+        last = next++;
+      if (last == index)
+        continue;
+      fuse (graph, &plan);
+      index = last;
+    }
+}
+
+const EtMethodRewrite _executorch_conv_fusion_rewrite = {
+  .abi_version = ET_PLUGIN_ABI_VERSION,
+  .name = "kernels:convolution-fusion",
+  .rewrite = fuse_convolutions,
+};
