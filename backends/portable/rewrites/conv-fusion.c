@@ -35,6 +35,7 @@
 #include "kernels-private.h"
 #include "rewrites-private.h"
 #include "../kernels/nn/convolution-private.h"
+#include "gemm.h"
 
 #include <math.h>
 #include <string.h>
@@ -102,6 +103,22 @@ static bool
 is_float (const EtTensor *t)
 {
   return t != NULL && t->scalar_type == ET_SCALAR_FLOAT && t->device_type == ET_DEVICE_CPU;
+}
+
+static bool
+is_contiguous (const EtTensor *t)
+{
+  int64_t expected = 1;
+
+  if (!_executorch_dim_order_is_identity (t))
+    return false;
+  for (int d = (int) t->ndim - 1; d >= 0; d--)
+    {
+      if (t->strides[d] != expected)
+        return false;
+      expected *= t->sizes[d];
+    }
+  return true;
 }
 
 /* A constant contiguous float32 vector of @n elements. */
@@ -340,11 +357,8 @@ fold_batch_norm (EtMethodGraph *graph, const Plan *plan, KernelConvFusion *fusio
   const float *mean = tensor_of (bn[3])->data, *var = tensor_of (bn[4])->data;
   double eps = bn[6]->u.double_value;
   int64_t per_channel = w->numel / plan->cout;
-  bool contiguous = _executorch_dim_order_is_identity (w) && w->strides[w->ndim - 1] == 1;
+  bool contiguous = is_contiguous (w);
   float *folded_w, *folded_b;
-
-  for (uint32_t d = 0; contiguous && d + 1 < w->ndim; d++)
-    contiguous = w->strides[d] == w->strides[d + 1] * w->sizes[d + 1];
 
   if (w->numel <= 0 || (size_t) w->numel > SIZE_MAX / sizeof (float) - (size_t) plan->cout)
     return false;
@@ -377,12 +391,48 @@ replace (EtMethodGraph *graph, int32_t index)
                                 folded_kernel (et_method_graph_kernel (graph, (uint32_t) index)->name));
 }
 
+/* Packs the weights the fused kernel will use (the folded ones, or the
+ * constant's when contiguous) for the GEMM path; nothing for depthwise. */
+static bool
+pack_weights (EtMethodGraph *graph, const Plan *plan, KernelConvFusion *fusion)
+{
+  uint32_t n_args;
+  EtValue **conv = et_method_graph_args (graph, plan->conv, &n_args);
+  const EtTensor *w = tensor_of (conv[1]);
+  const float *source = fusion->weight;
+  int64_t groups, cout_g, k = w->numel / plan->cout, floats;
+  float *packed;
+
+  if (conv[8]->tag != ET_VALUE_INT || conv[8]->u.int_value < 1 || plan->cout % conv[8]->u.int_value != 0)
+    return false;
+  groups = conv[8]->u.int_value;
+  cout_g = plan->cout / groups;
+  if (source == NULL && (w->flags & ET_TENSOR_FLAG_CONSTANT) != 0 && is_contiguous (w))
+    source = w->data;
+  floats = _executorch_conv_packed_weight_floats (groups, cout_g, k, w->sizes[1] == 1 && k > 1);
+  if (source == NULL || floats <= 0 || (uint64_t) floats > SIZE_MAX / sizeof (float))
+    return false;
+  packed = et_method_graph_alloc (graph, (size_t) floats * sizeof (float));
+  if (packed == NULL)
+    return false;
+  _executorch_conv_pack_weight (source, groups, cout_g, k, packed);
+  fusion->packed_weight = packed;
+  fusion->packed_groups = groups;
+  fusion->packed_cout_g = cout_g;
+  fusion->packed_k = k;
+  return true;
+}
+
+/* Installs the fused kernel when there is something to fuse or, for a
+ * lone convolution, weights to pack. */
 static void
-fuse (EtMethodGraph *graph, const Plan *plan)
+fuse (EtMethodGraph *graph, const Plan *plan, bool alone)
 {
   KernelConvFusion *fusion = et_method_graph_alloc (graph, sizeof *fusion);
 
   if (fusion == NULL || (plan->batch_norm >= 0 && !fold_batch_norm (graph, plan, fusion)))
+    return;
+  if (!pack_weights (graph, plan, fusion) && alone)
     return;
   fusion->kernel.name = "aten::convolution.out";
   fusion->kernel.func = _executorch_convolution_fused_out;
@@ -421,9 +471,7 @@ fuse_convolutions (void *user_data, EtMethodGraph *graph)
         last = next++;
       if (next < n && match_activation (graph, next, &plan, last))
         last = next++;
-      if (last == index)
-        continue;
-      fuse (graph, &plan);
+      fuse (graph, &plan, last == index);
       index = last;
     }
 }

@@ -128,7 +128,7 @@ typedef struct
 {
   const KernelSgemm *g;
   KernelGemmMicrokernel kernel;
-  float *apack;
+  float *apack; /* the packing buffer, or where a_packed's panel lies */
   float *bpack;
   int64_t ic, mc; /* row chunk */
   int64_t pc, kc; /* k slice */
@@ -343,6 +343,34 @@ small_m (const KernelSgemm *g, bool parallel)
   return true;
 }
 
+static int64_t
+rows_padded (int64_t m)
+{
+  return (m + MR - 1) / MR * MR;
+}
+
+int64_t
+_executorch_sgemm_packed_a_floats (int64_t m, int64_t k)
+{
+  return m > 0 && k > 0 ? rows_padded (m) * k : 0;
+}
+
+/* Panel (pc, all rows) at pc * rows_padded (m): every earlier k slice is
+ * KC wide; within it, strip s at s * MR * kc, as pack_a_strip lays them. */
+void
+_executorch_sgemm_pack_a (const KernelSgemm *g, float *dst)
+{
+  Job job = { .g = g, .ic = 0, .mc = g->m };
+
+  for (job.pc = 0; job.pc < g->k; job.pc += KC)
+    {
+      job.kc = g->k - job.pc < KC ? g->k - job.pc : KC;
+      job.apack = dst + job.pc * rows_padded (g->m);
+      for (size_t strip = 0; strip < (size_t) (rows_padded (g->m) / MR); strip++)
+        pack_a_strip (&job, strip);
+    }
+}
+
 static float *
 alloc_floats (int64_t n)
 {
@@ -381,9 +409,9 @@ _executorch_sgemm (const KernelSgemm *g)
   int64_t mchunk = m < MCHUNK ? m : MCHUNK;
   int64_t ncmax = n < NC ? n : NC;
   int64_t kcmax = k < KC ? k : KC;
-  float *apack = alloc_floats (((mchunk + MR - 1) / MR) * MR * kcmax);
+  float *apack = g->a_packed != NULL ? NULL : alloc_floats (((mchunk + MR - 1) / MR) * MR * kcmax);
   float *bpack = alloc_floats (((ncmax + NR - 1) / NR) * NR * kcmax);
-  if (apack == NULL || bpack == NULL)
+  if ((apack == NULL && g->a_packed == NULL) || bpack == NULL)
     {
       free (apack);
       free (bpack);
@@ -399,7 +427,10 @@ _executorch_sgemm (const KernelSgemm *g)
         {
           job.kc = k - job.pc < KC ? k - job.pc : KC;
           job.accumulate = g->accumulate || job.pc > 0;
-          run_1d (parallel && job.mc * job.kc >= PACK_PARALLEL_MIN, pack_a_strip, &job, a_strips);
+          if (g->a_packed != NULL)
+            job.apack = (float *) g->a_packed + job.pc * rows_padded (m) + job.ic * job.kc;
+          else
+            run_1d (parallel && job.mc * job.kc >= PACK_PARALLEL_MIN, pack_a_strip, &job, a_strips);
           for (job.jc = 0; job.jc < n; job.jc += NC)
             {
               job.nc = n - job.jc < NC ? n - job.jc : NC;

@@ -41,7 +41,18 @@ typedef struct
    * (an implicit matrix, such as im2col of an image). */
   KernelSgemmPackB pack_b;
   const void *pack_b_user;
+  /* When set, A as _executorch_sgemm_pack_a() laid it out once (constant
+   * weights), used instead of packing a on every call; a must still be
+   * set, for the small products that read it directly. */
+  const float *a_packed;
 } KernelSgemm;
+
+/* Floats _executorch_sgemm_pack_a() writes for an m x k matrix A. */
+int64_t _executorch_sgemm_packed_a_floats (int64_t m, int64_t k);
+
+/* Packs @g's A (m, k, a, a_rs, a_cs) into @dst, in the order the GEMM
+ * reads its panels, for KernelSgemm.a_packed. */
+void _executorch_sgemm_pack_a (const KernelSgemm *g, float *dst);
 
 /* Runs @g; false only when the packing buffers could not be allocated. */
 bool _executorch_sgemm (const KernelSgemm *g);

@@ -39,6 +39,7 @@ typedef struct
 {
   const KernelConv *cv;
   const float *x, *weight;
+  const float *packed_weight; /* or NULL */
   float *y;
   const KernelConvEpilogue *epilogue; /* or NULL */
   int64_t tile;                       /* pixels per task */
@@ -154,7 +155,7 @@ apply_epilogue (const ConvJob *job, int64_t offset, int64_t n)
 {
   const KernelConvEpilogue *e = job->epilogue;
 
-  if (e != NULL)
+  if (e != NULL && (e->residual != NULL || e->clamp))
     epilogue_row (job->y + offset, e->residual != NULL ? e->residual + offset : NULL, e->clamp, e->lo, e->hi, n);
 }
 
@@ -514,6 +515,8 @@ gemm_task (void *data, size_t task)
     .ldc = pixels,
     .accumulate = true,
     .single_thread = job->single_thread,
+    .a_packed =
+        job->packed_weight != NULL ? job->packed_weight + g * _executorch_sgemm_packed_a_floats (cv->cout_g, k) : NULL,
   };
 
   if (direct)
@@ -607,10 +610,10 @@ transposed_task (void *data, size_t task)
 
 EtError
 _executorch_conv_f32 (EtKernelContext *ctx, const KernelConv *cv, const float *x, const float *weight,
-                      const float *bias, float *y, const KernelConvEpilogue *epilogue)
+                      const float *packed_weight, const float *bias, float *y, const KernelConvEpilogue *epilogue)
 {
   int64_t out_pixels = cv->oh * cv->ow;
-  ConvJob job = { .cv = cv, .x = x, .weight = weight, .y = y, .epilogue = epilogue };
+  ConvJob job = { .cv = cv, .x = x, .weight = weight, .packed_weight = packed_weight, .y = y, .epilogue = epilogue };
 
   for (int64_t b = 0; b < cv->n; b++)
     for (int64_t co = 0; co < cv->cout; co++)
@@ -646,4 +649,22 @@ _executorch_conv_f32 (EtKernelContext *ctx, const KernelConv *cv, const float *x
   if (job.failed)
     return KERNEL_FAIL (ctx, ET_ERROR_MEMORY_ALLOCATION_FAILED, "convolution: out of memory for temporary buffers");
   return ET_OK;
+}
+
+int64_t
+_executorch_conv_packed_weight_floats (int64_t groups, int64_t cout_g, int64_t k, bool depthwise)
+{
+  if (depthwise || groups <= 0 || cout_g <= 0 || k <= 0)
+    return 0;
+  return groups * _executorch_sgemm_packed_a_floats (cout_g, k);
+}
+
+void
+_executorch_conv_pack_weight (const float *weight, int64_t groups, int64_t cout_g, int64_t k, float *dst)
+{
+  for (int64_t g = 0; g < groups; g++)
+    {
+      KernelSgemm gm = { .m = cout_g, .k = k, .a = weight + g * cout_g * k, .a_rs = k, .a_cs = 1 };
+      _executorch_sgemm_pack_a (&gm, dst + g * _executorch_sgemm_packed_a_floats (cout_g, k));
+    }
 }

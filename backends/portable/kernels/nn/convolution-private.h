@@ -31,9 +31,18 @@ typedef struct
   float lo, hi;
 } KernelConvEpilogue;
 
-/* @epilogue may be NULL. */
+/* @packed_weight: the GEMM path's weights as _executorch_conv_pack_weight()
+ * laid them out, or NULL; @epilogue may be NULL. */
 EtError _executorch_conv_f32 (EtKernelContext *ctx, const KernelConv *cv, const float *x, const float *weight,
-                              const float *bias, float *y, const KernelConvEpilogue *epilogue);
+                              const float *packed_weight, const float *bias, float *y,
+                              const KernelConvEpilogue *epilogue);
+
+/* Floats of the packed weights of a convolution that takes the GEMM path
+ * (not depthwise, not transposed) with @groups groups of @cout_g output
+ * channels and @k = cin / groups * kh * kw taps; 0 for the other paths. */
+int64_t _executorch_conv_packed_weight_floats (int64_t groups, int64_t cout_g, int64_t k, bool depthwise);
+/* Packs contiguous @weight [groups * cout_g, k] into @dst. */
+void _executorch_conv_pack_weight (const float *weight, int64_t groups, int64_t cout_g, int64_t k, float *dst);
 
 /* A convolution instruction fused by rewrites/conv-fusion.c with the batch
  * norm, residual add and activation after it: the convolution of its own
@@ -44,9 +53,11 @@ EtError _executorch_conv_f32 (EtKernelContext *ctx, const KernelConv *cv, const 
 typedef struct
 {
   EtKernel kernel;
-  const float *weight; /* [cout, cin / groups, kh, kw] contiguous, or NULL */
-  const float *bias;   /* [cout], or NULL */
-  EtValue *residual;   /* float32 tensor of the output's sizes, or NULL */
+  const float *weight;                            /* [cout, cin / groups, kh, kw] contiguous, or NULL */
+  const float *bias;                              /* [cout], or NULL */
+  const float *packed_weight;                     /* the GEMM's packing of the weights, or NULL */
+  int64_t packed_groups, packed_cout_g, packed_k; /* what it was packed for */
+  EtValue *residual;                              /* float32 tensor of the output's sizes, or NULL */
   bool clamp;
   float lo, hi;
   EtValue *out;

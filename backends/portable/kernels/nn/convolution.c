@@ -322,6 +322,16 @@ fusion_residual (EtKernelContext *ctx, const KernelConvFusion *fusion, const EtT
   return ET_OK;
 }
 
+/* The fusion's packed weights when they were packed for @cv's shape. */
+static const float *
+packed_weight (const KernelConvFusion *fusion, const KernelConv *cv)
+{
+  if (fusion == NULL || fusion->packed_weight == NULL || fusion->packed_groups != cv->groups ||
+      fusion->packed_cout_g != cv->cout_g || fusion->packed_k != cv->cin_g * cv->kh * cv->kw || cv->transposed)
+    return NULL;
+  return fusion->packed_weight;
+}
+
 /* convolution.out, or with @fusion the fused instruction it describes:
  * the output goes to fusion->out, and only float32 is fused. */
 static EtError
@@ -402,7 +412,8 @@ convolution_run (EtKernelContext *ctx, EtValue **args, uint32_t n_args, const Ke
         {
           case KERNEL_COMPUTE_F32:
             /* Half and BFloat16 were converted to float above. */
-            err = _executorch_conv_f32 (ctx, &cv, dx, dw, db, dy, fusion != NULL ? &epilogue : NULL);
+            err = _executorch_conv_f32 (ctx, &cv, dx, dw, packed_weight (fusion, &cv), db, dy,
+                                        fusion != NULL ? &epilogue : NULL);
             break;
           case KERNEL_COMPUTE_F64: direct_f64 (&cv, dx, dw, db, dy); break;
           case KERNEL_COMPUTE_I64: direct_i64 (&cv, dx, dw, db, dy); break;
