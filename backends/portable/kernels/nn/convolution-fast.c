@@ -18,6 +18,10 @@
  * - transposed: a GEMM of the transposed weight with a tile of input
  *   pixels, whose columns are then scattered into the output (col2im).
  *
+ * A fused instruction (rewrites/conv-fusion.c) adds an epilogue, the
+ * residual add and clamp, that each task runs on the part of the output it
+ * has just written, and may hand the GEMM path its weights packed at load.
+ *
  * Work is cut into tasks (batch x group x pixel tile, or output planes)
  * that write disjoint parts of the output, and spread over the process
  * thread pool; each task's GEMM then runs on its own thread.  When there
