@@ -3,7 +3,9 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * All paths take contiguous NCHW data (convolution.c relayouts anything
- * else) and start by filling the output with the bias (or zeros):
+ * else); the depthwise and transposed ones start by filling the output
+ * with the bias (or zeros), the GEMM ones add it to each tile after its
+ * product, which then need not read the output first:
  *
  * - depthwise (groups == cin, not transposed): a direct loop per output
  *   plane, split into border and interior columns so the interior runs
@@ -44,6 +46,7 @@ typedef struct
   const KernelConv *cv;
   const float *x, *weight;
   const float *packed_weight; /* or NULL */
+  const float *bias;          /* added after the GEMM, or NULL */
   float *y;
   const KernelConvEpilogue *epilogue; /* or NULL */
   int64_t tile;                       /* pixels per task */
@@ -134,10 +137,15 @@ choose_tile (int64_t pixels, int64_t outer_tasks)
   }
 #endif
 
-/* The epilogue on n consecutive outputs (residual at the same offset). */
+/* The epilogue on n consecutive outputs (residual at the same offset),
+ * after the bias when @add_bias. */
 ROW_BODY
-epilogue_row_body (float *restrict y, const float *restrict residual, bool clamp, float lo, float hi, int64_t n)
+epilogue_row_body (float *restrict y, bool add_bias, float bias, const float *restrict residual, bool clamp, float lo,
+                   float hi, int64_t n)
 {
+  if (add_bias)
+    for (int64_t i = 0; i < n; i++)
+      y[i] += bias;
   if (residual != NULL)
     for (int64_t i = 0; i < n; i++)
       y[i] += residual[i];
@@ -150,17 +158,23 @@ epilogue_row_body (float *restrict y, const float *restrict residual, bool clamp
       }
 }
 ROW_VARIANTS (epilogue_row,
-              (float *restrict y, const float *restrict residual, bool clamp, float lo, float hi, int64_t n),
-              (y, residual, clamp, lo, hi, n))
+              (float *restrict y, bool add_bias, float bias, const float *restrict residual, bool clamp, float lo,
+               float hi, int64_t n),
+              (y, add_bias, bias, residual, clamp, lo, hi, n))
 
-/* The epilogue on outputs [offset, offset + n) of the whole output. */
+/* The epilogue on outputs [offset, offset + n) of the whole output, all
+ * in channel @channel; with @add_bias, the channel's bias first. */
 static void
-apply_epilogue (const ConvJob *job, int64_t offset, int64_t n)
+apply_epilogue (const ConvJob *job, int64_t offset, int64_t n, int64_t channel, bool add_bias)
 {
   const KernelConvEpilogue *e = job->epilogue;
+  const float *residual = e != NULL ? e->residual : NULL;
+  bool clamp = e != NULL && e->clamp;
 
-  if (e != NULL && (e->residual != NULL || e->clamp))
-    epilogue_row (job->y + offset, e->residual != NULL ? e->residual + offset : NULL, e->clamp, e->lo, e->hi, n);
+  add_bias = add_bias && job->bias != NULL;
+  if (add_bias || residual != NULL || clamp)
+    epilogue_row (job->y + offset, add_bias, add_bias ? job->bias[channel] : 0.0f,
+                  residual != NULL ? residual + offset : NULL, clamp, clamp ? e->lo : 0.0f, clamp ? e->hi : 0.0f, n);
 }
 
 /* acc[i] += x[i * stride] * w for i < n.  restrict lets the compiler
@@ -405,7 +419,7 @@ depthwise_plane (void *data, size_t plane)
   int64_t pixels = job->cv->oh * job->cv->ow;
 
   depthwise_plane_compute (data, plane);
-  apply_epilogue (job, (int64_t) plane * pixels, pixels);
+  apply_epilogue (job, (int64_t) plane * pixels, pixels, (int64_t) plane % job->cv->cout, false);
 }
 
 /* ---- Direct GEMM and implicit im2col ---- */
@@ -517,7 +531,6 @@ gemm_task (void *data, size_t task)
     .a_cs = 1,
     .c = job->y + (b * cv->cout + g * cv->cout_g) * pixels + p0,
     .ldc = pixels,
-    .accumulate = true,
     .single_thread = job->single_thread,
     .a_packed =
         job->packed_weight != NULL ? job->packed_weight + g * _executorch_sgemm_packed_a_floats (cv->cout_g, k) : NULL,
@@ -540,7 +553,7 @@ gemm_task (void *data, size_t task)
       return;
     }
   for (int64_t co = g * cv->cout_g; co < (g + 1) * cv->cout_g; co++)
-    apply_epilogue (job, (b * cv->cout + co) * pixels + p0, t);
+    apply_epilogue (job, (b * cv->cout + co) * pixels + p0, t, co, true);
 }
 
 /* ---- Transposed ---- */
@@ -617,9 +630,13 @@ _executorch_conv_f32 (EtKernelContext *ctx, const KernelConv *cv, const float *x
                       const float *packed_weight, const float *bias, float *y, const KernelConvEpilogue *epilogue)
 {
   int64_t out_pixels = cv->oh * cv->ow;
+  bool gemm = !cv->transposed && !(cv->groups == cv->cin && cv->cin_g == 1 && cv->kh * cv->kw > 1);
   ConvJob job = { .cv = cv, .x = x, .weight = weight, .packed_weight = packed_weight, .y = y, .epilogue = epilogue };
 
-  for (int64_t b = 0; b < cv->n; b++)
+  /* The GEMM path writes its products and adds the bias after. */
+  if (gemm)
+    job.bias = bias;
+  for (int64_t b = 0; b < cv->n && !gemm; b++)
     for (int64_t co = 0; co < cv->cout; co++)
       {
         float *yp = y + (b * cv->cout + co) * out_pixels;
@@ -637,8 +654,8 @@ _executorch_conv_f32 (EtKernelContext *ctx, const KernelConv *cv, const float *x
         job.tile = 16;
       run_tasks (&job, transposed_task, cv->n * cv->groups);
       /* Tasks scatter into overlapping windows: the epilogue waits for all. */
-      if (!job.failed)
-        apply_epilogue (&job, 0, cv->n * cv->cout * out_pixels);
+      for (int64_t plane = 0; plane < cv->n * cv->cout && !job.failed; plane++)
+        apply_epilogue (&job, plane * out_pixels, out_pixels, plane % cv->cout, false);
     }
   else if (cv->groups == cv->cin && cv->cin_g == 1 && cv->kh * cv->kw > 1)
     {
