@@ -38,6 +38,7 @@
 #include "gemm.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define BATCH_NORM "aten::_native_batch_norm_legit_no_training.out"
@@ -341,10 +342,13 @@ strided_offset (const EtTensor *t, int64_t linear)
   return offset;
 }
 
-/* The folded weight (contiguous, whatever the constant's layout) and bias: w' = w * s and b' = (b - mean) * s + beta
- * with s = gamma / sqrt(var + eps), per output channel, in double. */
+/* The folded weight (contiguous, whatever the constant's layout) and
+ * bias: w' = w * s and b' = (b - mean) * s + beta with
+ * s = gamma / sqrt(var + eps), per output channel, in double.  With
+ * @scratch the weights go to a malloc'd block there, to be packed and
+ * freed; otherwise they live with the method. */
 static bool
-fold_batch_norm (EtMethodGraph *graph, const Plan *plan, KernelConvFusion *fusion)
+fold_batch_norm (EtMethodGraph *graph, const Plan *plan, KernelConvFusion *fusion, float **scratch)
 {
   uint32_t n_args;
   EtValue **conv = et_method_graph_args (graph, plan->conv, &n_args);
@@ -362,10 +366,15 @@ fold_batch_norm (EtMethodGraph *graph, const Plan *plan, KernelConvFusion *fusio
 
   if (w->numel <= 0 || (size_t) w->numel > SIZE_MAX / sizeof (float) - (size_t) plan->cout)
     return false;
-  folded_w = et_method_graph_alloc (graph, (size_t) (w->numel + plan->cout) * sizeof (float));
-  if (folded_w == NULL)
-    return false;
-  folded_b = folded_w + w->numel;
+  folded_b = et_method_graph_alloc (graph, (size_t) plan->cout * sizeof (float));
+  folded_w = scratch != NULL ? malloc ((size_t) w->numel * sizeof (float))
+                             : et_method_graph_alloc (graph, (size_t) w->numel * sizeof (float));
+  if (folded_b == NULL || folded_w == NULL)
+    {
+      if (scratch != NULL)
+        free (folded_w);
+      return false;
+    }
   for (int64_t c = 0; c < plan->cout; c++)
     {
       double s = (gamma != NULL ? gamma[c] : 1.0) / sqrt ((double) var[c] + eps);
@@ -380,6 +389,8 @@ fold_batch_norm (EtMethodGraph *graph, const Plan *plan, KernelConvFusion *fusio
     }
   fusion->weight = folded_w;
   fusion->bias = folded_b;
+  if (scratch != NULL)
+    *scratch = folded_w;
   return true;
 }
 
@@ -391,25 +402,37 @@ replace (EtMethodGraph *graph, int32_t index)
                                 folded_kernel (et_method_graph_kernel (graph, (uint32_t) index)->name));
 }
 
-/* Packs the weights the fused kernel will use (the folded ones, or the
- * constant's when contiguous) for the GEMM path; nothing for depthwise. */
+/* Whether the convolution takes the GEMM path (not depthwise; never
+ * transposed here), and with how many groups. */
 static bool
-pack_weights (EtMethodGraph *graph, const Plan *plan, KernelConvFusion *fusion)
+takes_gemm_path (EtMethodGraph *graph, const Plan *plan, int64_t *groups)
+{
+  uint32_t n_args;
+  EtValue **conv = et_method_graph_args (graph, plan->conv, &n_args);
+  const EtTensor *w = tensor_of (conv[1]);
+  int64_t k = w->numel / plan->cout;
+
+  if (conv[8]->tag != ET_VALUE_INT || conv[8]->u.int_value < 1 || plan->cout % conv[8]->u.int_value != 0)
+    return false;
+  *groups = conv[8]->u.int_value;
+  return _executorch_conv_packed_weight_floats (*groups, plan->cout / *groups, k, w->sizes[1] == 1 && k > 1) > 0;
+}
+
+/* Packs the weights the fused kernel will use (the folded ones, or the
+ * constant's when contiguous) for the GEMM path. */
+static bool
+pack_weights (EtMethodGraph *graph, const Plan *plan, KernelConvFusion *fusion, int64_t groups)
 {
   uint32_t n_args;
   EtValue **conv = et_method_graph_args (graph, plan->conv, &n_args);
   const EtTensor *w = tensor_of (conv[1]);
   const float *source = fusion->weight;
-  int64_t groups, cout_g, k = w->numel / plan->cout, floats;
+  int64_t cout_g = plan->cout / groups, k = w->numel / plan->cout, floats;
   float *packed;
 
-  if (conv[8]->tag != ET_VALUE_INT || conv[8]->u.int_value < 1 || plan->cout % conv[8]->u.int_value != 0)
-    return false;
-  groups = conv[8]->u.int_value;
-  cout_g = plan->cout / groups;
   if (source == NULL && (w->flags & ET_TENSOR_FLAG_CONSTANT) != 0 && is_contiguous (w))
     source = w->data;
-  floats = _executorch_conv_packed_weight_floats (groups, cout_g, k, w->sizes[1] == 1 && k > 1);
+  floats = _executorch_conv_packed_weight_floats (groups, cout_g, k, false);
   if (source == NULL || floats <= 0 || (uint64_t) floats > SIZE_MAX / sizeof (float))
     return false;
   packed = et_method_graph_alloc (graph, (size_t) floats * sizeof (float));
@@ -429,10 +452,25 @@ static void
 fuse (EtMethodGraph *graph, const Plan *plan, bool alone)
 {
   KernelConvFusion *fusion = et_method_graph_alloc (graph, sizeof *fusion);
+  int64_t groups = 0;
+  bool gemm = takes_gemm_path (graph, plan, &groups);
+  float *scratch = NULL;
+  bool packed;
 
-  if (fusion == NULL || (plan->batch_norm >= 0 && !fold_batch_norm (graph, plan, fusion)))
+  /* The GEMM path reads only the packed weights: folded ones are not
+   * kept unpacked beside them. */
+  if (fusion == NULL || (plan->batch_norm >= 0 && !fold_batch_norm (graph, plan, fusion, gemm ? &scratch : NULL)))
     return;
-  if (!pack_weights (graph, plan, fusion) && alone)
+  packed = gemm && pack_weights (graph, plan, fusion, groups);
+  free (scratch);
+  if (scratch != NULL)
+    {
+      if (!packed)
+        return;
+      fusion->weight = NULL;
+      fusion->folded_into_packed = true;
+    }
+  if (!packed && alone)
     return;
   fusion->kernel.name = "aten::convolution.out";
   fusion->kernel.func = _executorch_convolution_fused_out;

@@ -396,7 +396,7 @@ _executorch_sgemm (const KernelSgemm *g)
           memset (g->c + i * g->ldc, 0, (size_t) n * sizeof (float));
       return true;
     }
-  if ((double) m * (double) n * (double) k <= DIRECT_MAX && g->pack_b == NULL)
+  if ((double) m * (double) n * (double) k <= DIRECT_MAX && g->pack_b == NULL && g->a_packed == NULL)
     {
       direct (g);
       return true;
@@ -404,7 +404,7 @@ _executorch_sgemm (const KernelSgemm *g)
 
   guint threads = g->single_thread ? 1 : executorch_threadpool_get_num_threads ();
   bool parallel = threads > 1 && (double) m * (double) n * (double) k >= PARALLEL_MIN;
-  if (m <= SMALL_M && g->pack_b == NULL && ((g->b_rs == 1 && g->a_cs == 1) || g->b_cs == 1))
+  if (m <= SMALL_M && g->pack_b == NULL && g->a_packed == NULL && ((g->b_rs == 1 && g->a_cs == 1) || g->b_cs == 1))
     return small_m (g, parallel);
   int64_t mchunk = m < MCHUNK ? m : MCHUNK;
   int64_t ncmax = n < NC ? n : NC;

@@ -42,8 +42,8 @@ typedef struct
   KernelSgemmPackB pack_b;
   const void *pack_b_user;
   /* When set, A as _executorch_sgemm_pack_a() laid it out once (constant
-   * weights), used instead of packing a on every call; a must still be
-   * set, for the small products that read it directly. */
+   * weights), used instead of packing a on every call; a is then never
+   * read (small products take the packed path too). */
   const float *a_packed;
 } KernelSgemm;
 

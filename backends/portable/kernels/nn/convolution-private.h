@@ -54,6 +54,7 @@ typedef struct
 {
   EtKernel kernel;
   const float *weight;                            /* [cout, cin / groups, kh, kw] contiguous, or NULL */
+  bool folded_into_packed;                        /* the folded weights exist only packed */
   const float *bias;                              /* [cout], or NULL */
   const float *packed_weight;                     /* the GEMM's packing of the weights, or NULL */
   int64_t packed_groups, packed_cout_g, packed_k; /* what it was packed for */

@@ -376,6 +376,8 @@ convolution_run (EtKernelContext *ctx, EtValue **args, uint32_t n_args, const Ke
       epilogue.lo = fusion->lo;
       epilogue.hi = fusion->hi;
     }
+  if (fusion != NULL && fusion->folded_into_packed && packed_weight (fusion, &cv) == NULL)
+    return KERNEL_FAIL (ctx, ET_ERROR_INTERNAL, OP ": the folded weights were packed for another shape");
   KERNEL_TRY (dense_copy (ctx, x, ctype, &tx, &dx));
   if (fusion != NULL && fusion->weight != NULL)
     dw = (void *) fusion->weight;
