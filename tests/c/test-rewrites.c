@@ -60,7 +60,20 @@ observe (void *user_data, EtMethodGraph *graph)
       if (kernel == NULL)
         continue;
       if (kernel->func != et_registry_find_kernel (et_registry_get_default (), kernel->name)->func)
-        seen.replaced++;
+        {
+          seen.replaced++;
+          /* An operator folded into a convolution reads an intermediate
+           * nobody else can see: never a method input or output. */
+          if (strcmp (kernel->name, "aten::permute_copy.out") != 0 &&
+              strcmp (kernel->name, "aten::convolution.out") != 0)
+            {
+              args = et_method_graph_args (graph, i, &n_args);
+              g_assert_cmpuint (n_args, >, 0);
+              g_assert_true (
+                  !et_method_graph_value_is_pinned (graph, args[0]) ||
+                  (strcmp (kernel->name, "aten::add.out") == 0 && !et_method_graph_value_is_pinned (graph, args[1])));
+            }
+        }
       count (kernel, "aten::convolution.out", &seen.convolutions, &seen.fused_convolutions);
       count (kernel, "aten::_native_batch_norm_legit_no_training.out", &seen.batch_norms, &seen.folded_batch_norms);
       count (kernel, "aten::add.out", &seen.adds, &seen.folded_adds);
