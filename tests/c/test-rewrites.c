@@ -49,7 +49,13 @@ static void
 observe (void *user_data, EtMethodGraph *graph)
 {
   uint32_t n = et_method_graph_n_instructions (graph);
+  /* Memory that lives with the method comes zeroed; none for 0 bytes. */
+  const guint8 *block = et_method_graph_alloc (graph, 64);
 
+  g_assert_nonnull (block);
+  for (guint b = 0; b < 64; b++)
+    g_assert_cmpuint (block[b], ==, 0);
+  g_assert_null (et_method_graph_alloc (graph, 0));
   for (uint32_t i = 0; i < n; i++)
     {
       const EtKernel *kernel = et_method_graph_kernel (graph, i);
@@ -59,6 +65,16 @@ observe (void *user_data, EtMethodGraph *graph)
 
       if (kernel == NULL)
         continue;
+      /* The batch norm's return list restates its three outs: it does not
+       * pin them (they are no method's outputs in these nets). */
+      if (strcmp (kernel->name, "aten::_native_batch_norm_legit_no_training.out") == 0)
+        {
+          args = et_method_graph_args (graph, i, &n_args);
+          g_assert_cmpuint (n_args, ==, 11);
+          g_assert_cmpint (args[10]->tag, ==, ET_VALUE_LIST_TENSOR);
+          for (guint o = 7; o <= 9; o++)
+            g_assert_false (et_method_graph_value_is_pinned (graph, args[o]));
+        }
       if (kernel->func != et_registry_find_kernel (et_registry_get_default (), kernel->name)->func)
         {
           seen.replaced++;
