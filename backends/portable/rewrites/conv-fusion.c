@@ -203,7 +203,7 @@ match_convolution (EtMethodGraph *graph, uint32_t index, Plan *plan)
   x = tensor_of (args[0]);
   w = tensor_of (args[1]);
   y = tensor_of (args[9]);
-  if (!is_float (x) || !is_float (w) || !is_float (y) || w->ndim < 3)
+  if (!is_float (x) || !is_float (w) || !is_float (y) || w->ndim < 3 || w->sizes[0] < 1 || w->numel < 1)
     return false;
   if (args[2]->tag != ET_VALUE_NONE && !is_float (tensor_of (args[2])))
     return false;
