@@ -19,6 +19,8 @@
 #include <xnnpack.h>
 
 #include "backend-private.h"
+#define XB_DQ_DEFINE_XNN 1
+#include "dynamic-quant.h"
 
 /* The quark name is a string, not an expression. */
 /* clang-format off */
@@ -48,6 +50,7 @@ typedef struct
   Step *steps;
   uint32_t n_steps;
   uint32_t *step_id;        /* scratch: per value, its id in the step being built */
+  XbDqLinear **dq;          /* per node: repacked weights of a host dynamically quantized linear */
   struct pthreadpool *pool; /* the pool the runtimes were created with */
 } Delegate;
 
@@ -101,6 +104,10 @@ delegate_free (Delegate *d)
   g_free (d->host);
   g_free (d->boundary);
   g_free (d->step_id);
+  if (d->dq)
+    for (uint32_t i = 0; i < d->graph->n_nodes; i++)
+      xb_dq_linear_free (d->dq[i]);
+  g_free (d->dq);
   xb_graph_free (d->graph);
   g_free (d);
 }
@@ -172,10 +179,22 @@ static gboolean
 classify (Delegate *d, GError **error)
 {
   const XbGraph *g = d->graph;
+  const char *dq_missing = NULL;
+  gboolean dq_library = xb_dq_library_supports (g, &dq_missing);
   for (uint32_t i = 0; i < g->n_nodes; i++)
     {
       const XbNode *n = &g->nodes[i];
       const char *why = NULL;
+      /* Dynamic quantization: all on XNNPACK where it has everything the
+       * graph uses, else all here (a qdint8 value never crosses steps). */
+      if (xb_dq_node_is_dynamic (g, n))
+        {
+          if (!dq_library && !xb_dq_host_supports (g, n, &why))
+            return node_fail (error, g, i, ET_ERROR_NOT_SUPPORTED, "dynamically quantized values: %s; %s", dq_missing,
+                              why);
+          d->host[i] = !dq_library;
+          continue;
+        }
       for (uint32_t k = 0; k < n->n_inputs + n->n_outputs; k++)
         {
           uint32_t v = k < n->n_inputs ? n->inputs[k] : n->outputs[k - n->n_inputs];
@@ -292,6 +311,10 @@ define_value (Delegate *d, xnn_subgraph_t sg, uint32_t v, uint32_t ext_id, uint3
 {
   const XbValue *val = &d->graph->values[v];
   const XbShape *s = &d->shapes[v];
+  gboolean handled;
+  enum xnn_status dq_status = xb_dq_define_value (sg, val, s, ext_id, flags, id, &handled);
+  if (handled)
+    return dq_status;
   enum xnn_datatype dt = (enum xnn_datatype) val->datatype;
   switch (val->quant)
     {
@@ -368,6 +391,8 @@ static size_t
 value_bytes (const Delegate *d, uint32_t v)
 {
   const XbShape *s = &d->shapes[v];
+  if (d->graph->values[v].datatype == XB_DT_QDINT8)
+    return xb_dq_value_bytes (&d->graph->values[v], s);
   size_t n = xb_datatype_size (d->graph->values[v].datatype);
   for (uint32_t e = 0; e < s->ndim; e++)
     n *= s->dims[e];
@@ -576,6 +601,12 @@ xb_delegate_new (const void *processed, size_t size, XbNamedDataFunc named, gpoi
       memcpy (d->shapes[v].dims, d->graph->values[v].dims, sizeof d->shapes[v].dims);
     }
   gboolean ok = classify (d, error) && infer_shapes (d, TRUE, error);
+  /* Host dynamically quantized linears: weights repacked once. */
+  d->dq = g_new0 (XbDqLinear *, nn);
+  for (uint32_t i = 0; ok && i < d->graph->n_nodes; i++)
+    if (d->host[i] && d->graph->nodes[i].type == XB_NODE_FULLY_CONNECTED &&
+        xb_dq_node_is_dynamic (d->graph, &d->graph->nodes[i]))
+      ok = (d->dq[i] = xb_dq_linear_new (d->graph, &d->graph->nodes[i], error)) != NULL;
   if (ok)
     {
       /* The runtimes keep the pool: built and run while it is held. */
@@ -747,7 +778,11 @@ execute_locked (Delegate *d, EtValue **args, uint32_t n_args, EtErrorContext *re
       Step *s = &d->steps[si];
       if (s->host)
         {
-          xb_host_run (g, &g->nodes[s->first], d->shapes, d->ptr);
+          const XbNode *n = &g->nodes[s->first];
+          if (xb_dq_node_is_dynamic (g, n))
+            xb_dq_run (g, n, d->dq[s->first], d->shapes, d->ptr, d->pool);
+          else
+            xb_host_run (g, n, d->shapes, d->ptr);
           continue;
         }
       gboolean changed = !s->bound;
