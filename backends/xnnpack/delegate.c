@@ -19,6 +19,7 @@
 #include <xnnpack.h>
 
 #include "backend-private.h"
+#include "xnnpack-features.h"
 #define XB_DQ_DEFINE_XNN 1
 #include "dynamic-quant.h"
 
@@ -36,6 +37,7 @@ typedef struct
   uint32_t *ext_values; /* XNNPACK external id -> graph value */
   struct xnn_external_value *ext;
   gboolean bound;
+  gboolean reshaped; /* xnn_reshape_runtime done (the shapes are fixed per runtime) */
 } Step;
 
 typedef struct
@@ -193,6 +195,10 @@ classify (Delegate *d, GError **error)
             return node_fail (error, g, i, ET_ERROR_NOT_SUPPORTED, "dynamically quantized values: %s; %s", dq_missing,
                               why);
           d->host[i] = !dq_library;
+          for (uint32_t k = 1; n->type == XB_NODE_FULLY_CONNECTED && k < n->n_inputs; k++)
+            if (n->inputs[k] != XB_PAYLOAD_NO_VALUE && g->values[n->inputs[k]].data == NULL)
+              return node_fail (error, g, i, ET_ERROR_NOT_SUPPORTED, "a filter or bias that is not constant (value %u)",
+                                n->inputs[k]);
           continue;
         }
       for (uint32_t k = 0; k < n->n_inputs + n->n_outputs; k++)
@@ -651,6 +657,27 @@ scalar_for (int datatype)
 
 static int execute_locked (Delegate *d, EtValue **args, uint32_t n_args, EtErrorContext *report, gboolean pool_changed);
 
+/* Binds a step's external values.  Where the library has the two-step
+ * setup, it is used: newer releases' one-step xnn_setup_runtime plans too
+ * little memory for dynamically quantized values (their per-row
+ * parameters), and a row's results come out wrong. */
+static enum xnn_status
+setup_runtime (Step *s)
+{
+#if HAVE_XNN_RESHAPE_RUNTIME && HAVE_XNN_SETUP_RUNTIME_V2
+  if (!s->reshaped)
+    {
+      enum xnn_status st = xnn_reshape_runtime (s->runtime);
+      if (st != xnn_status_success)
+        return st;
+      s->reshaped = TRUE;
+    }
+  return xnn_setup_runtime_v2 (s->runtime, s->n_ext, s->ext);
+#else
+  return xnn_setup_runtime (s->runtime, s->n_ext, s->ext);
+#endif
+}
+
 int
 xb_delegate_execute (void *handle, void *args_ptr, uint32_t n_args, EtErrorContext *report)
 {
@@ -796,7 +823,7 @@ execute_locked (Delegate *d, EtValue **args, uint32_t n_args, EtErrorContext *re
         }
       enum xnn_status st = xnn_status_success;
       if (changed)
-        st = xnn_setup_runtime (s->runtime, s->n_ext, s->ext);
+        st = setup_runtime (s);
       if (st == xnn_status_success)
         {
           s->bound = TRUE;

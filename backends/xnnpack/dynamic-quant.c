@@ -62,6 +62,8 @@ xb_dq_node_is_dynamic (const XbGraph *g, const XbNode *n)
   return FALSE;
 }
 
+static gboolean library_int4_ok (gboolean blockwise);
+
 gboolean
 xb_dq_library_supports (const XbGraph *g, const char **missing)
 {
@@ -89,6 +91,15 @@ xb_dq_library_supports (const XbGraph *g, const char **missing)
             *missing = "per-channel int4 weights need xnn_define_channelwise_quantized_tensor_value_v2, which the "
                        "installed XNNPACK lacks";
         }
+    }
+  for (uint32_t i = 0; i < g->n_values && *missing == NULL; i++)
+    {
+      const XbValue *v = &g->values[i];
+      if (v->datatype == XB_DT_QBINT4 && !library_int4_ok (TRUE))
+        *missing = "the installed XNNPACK computes blockwise int4 fully-connected layers wrongly (checked at run time)";
+      else if (v->datatype == XB_DT_QCINT4 && !library_int4_ok (FALSE))
+        *missing =
+            "the installed XNNPACK computes per-channel int4 fully-connected layers wrongly (checked at run time)";
     }
   if (*missing != NULL)
     return FALSE;
@@ -441,6 +452,130 @@ xb_dq_run (const XbGraph *g, const XbNode *n, const XbDqLinear *lin, const XbSha
 }
 
 /* ---- XNNPACK's own path ---- */
+
+#if HAVE_XNN_DATATYPE_QDINT8 && HAVE_XNN_DEFINE_DYNAMICALLY_QUANTIZED_TENSOR_VALUE && HAVE_XNN_RESHAPE_RUNTIME && \
+    HAVE_XNN_SETUP_RUNTIME_V2
+#define CAN_PROBE 1
+/* Runs Convert -> FullyConnected on XNNPACK for @rows (1..3) rows of 64 inputs and 8
+ * channels of 4-bit weights (blockwise with blocks of 32 when @blockwise,
+ * else per channel) and compares with the exact quantized math: some
+ * releases get 4-bit weights wrong (Debian 13's leaves the last of 2 or 3
+ * rows unwritten, or reads per-channel int4 weights wrongly), so what the
+ * library computes decides, not its version. */
+static gboolean
+probe_int4 (gboolean blockwise, size_t rows)
+{
+  enum
+  {
+    ROWS = 3,
+    K = 64,
+    N = 8,
+    BLOCK = 32
+  };
+  float x[ROWS * K], y[ROWS * N], scales[N];
+  uint16_t block_scales[N * K / BLOCK];
+  uint8_t w[N * K / 2];
+  for (int i = 0; i < ROWS * K; i++)
+    x[i] = (float) ((i * 37) % 23 - 11) / (float) (1 + i / K);
+  for (int i = 0; i < N * K / 2; i++)
+    w[i] = (uint8_t) ((i * 29 + 3) % 256);
+  for (int i = 0; i < N; i++)
+    scales[i] = 0.01f * (float) (i + 1);
+  for (int i = 0; i < N * K / BLOCK; i++)
+    block_scales[i] = (uint16_t) (0x3c00 + 16 * i); /* bf16 0.0078.. upwards */
+  xnn_subgraph_t sg = NULL;
+  xnn_runtime_t rt = NULL;
+  uint32_t ids[4] = { 0, XNN_INVALID_VALUE_ID, XNN_INVALID_VALUE_ID, 1 };
+  size_t xdims[2] = { rows, K }, wdims[2] = { N, K }, ydims[2] = { rows, N };
+  gboolean same = FALSE;
+  enum xnn_status st = xnn_create_subgraph (2, 0, &sg);
+  if (st == xnn_status_success)
+    st = xnn_define_tensor_value (sg, xnn_datatype_fp32, 2, xdims, NULL, 0, XNN_VALUE_FLAG_EXTERNAL_INPUT, &ids[0]);
+  if (st == xnn_status_success)
+    st = xnn_define_dynamically_quantized_tensor_value (sg, xnn_datatype_qdint8, 2, 1, xdims, XNN_INVALID_VALUE_ID, 0,
+                                                        &ids[1]);
+#if HAVE_XNN_DATATYPE_QBINT4 && HAVE_XNN_DEFINE_BLOCKWISE_QUANTIZED_TENSOR_VALUE
+  if (st == xnn_status_success && blockwise)
+    st = xnn_define_blockwise_quantized_tensor_value (sg, xnn_datatype_qbint4, 8, block_scales, 2, 0, BLOCK, wdims, w,
+                                                      XNN_INVALID_VALUE_ID, 0, &ids[2]);
+#endif
+#if HAVE_XNN_DATATYPE_QCINT4 && HAVE_XNN_DEFINE_CHANNELWISE_QUANTIZED_TENSOR_VALUE_V2
+  if (st == xnn_status_success && !blockwise)
+    st = xnn_define_channelwise_quantized_tensor_value_v2 (sg, xnn_datatype_qcint4, 8, scales, 2, 0, wdims, w,
+                                                           XNN_INVALID_VALUE_ID, 0, &ids[2]);
+#endif
+  if (st == xnn_status_success && ids[2] == XNN_INVALID_VALUE_ID)
+    st = xnn_status_unsupported_parameter;
+  if (st == xnn_status_success)
+    st = xnn_define_tensor_value (sg, xnn_datatype_fp32, 2, ydims, NULL, 1, XNN_VALUE_FLAG_EXTERNAL_OUTPUT, &ids[3]);
+  if (st == xnn_status_success)
+    st = xnn_define_convert (sg, ids[0], ids[1], 0);
+  if (st == xnn_status_success)
+    st = xnn_define_fully_connected (sg, -INFINITY, INFINITY, ids[1], ids[2], XNN_INVALID_VALUE_ID, ids[3], 0);
+  if (st == xnn_status_success)
+    st = xnn_create_runtime_v2 (sg, NULL, 0, &rt);
+  struct xnn_external_value ext[2] = { { 0, x }, { 1, y } };
+  memset (y, 0, sizeof y);
+  if (st == xnn_status_success)
+    st = xnn_reshape_runtime (rt);
+  if (st == xnn_status_success)
+    st = xnn_setup_runtime_v2 (rt, 2, ext);
+  if (st == xnn_status_success)
+    st = xnn_invoke_runtime (rt);
+  if (st == xnn_status_success)
+    {
+      same = TRUE;
+      for (size_t r = 0; r < rows; r++)
+        {
+          int8_t q[K];
+          XbDqRowParams params = xb_dq_quantize_row (x + r * K, K, q);
+          for (int c = 0; c < N; c++)
+            {
+              double acc = 0.0, mag = 0.0;
+              for (int i = 0; i < K; i++)
+                {
+                  int wq = nibble_at (w + c * (K / 2), (size_t) i);
+                  double ws = blockwise ? bf16_to_f32 (block_scales[c * (K / BLOCK) + i / BLOCK]) : scales[c];
+                  double term = (double) (q[i] - params.zero_point) * wq * ws * params.scale;
+                  acc += term;
+                  mag += fabs (term);
+                }
+              if (!(fabs (y[r * N + c] - acc) <= 1e-4 * mag + 1e-6))
+                same = FALSE;
+            }
+        }
+    }
+  if (rt)
+    xnn_delete_runtime (rt);
+  if (sg)
+    xnn_delete_subgraph (sg);
+  return same;
+}
+#endif
+
+/* Whether XNNPACK computes 4-bit weights right: probed once per process
+ * (bit 0: known, bit 1: blockwise ok, bit 2: per-channel ok). */
+static gboolean
+library_int4_ok (gboolean blockwise)
+{
+#ifdef CAN_PROBE
+  static gsize probed;
+  if (g_once_init_enter (&probed))
+    {
+      gboolean blockwise = probe_int4 (TRUE, 1) && probe_int4 (TRUE, 3);
+      gboolean channelwise = probe_int4 (FALSE, 1) && probe_int4 (FALSE, 3);
+      gsize result = 1 | (blockwise ? 2 : 0) | (channelwise ? 4 : 0);
+      if (!(result & 2))
+        g_debug ("XNNPACK's blockwise int4 fully-connected fails its check: this library runs it");
+      if (!(result & 4))
+        g_debug ("XNNPACK's per-channel int4 fully-connected fails its check: this library runs it");
+      g_once_init_leave (&probed, result);
+    }
+  return (probed & (blockwise ? 2 : 4)) != 0;
+#else
+  return FALSE;
+#endif
+}
 
 enum xnn_status
 xb_dq_define_value (xnn_subgraph_t sg, const XbValue *val, const XbShape *s, uint32_t ext_id, uint32_t flags,
