@@ -36,64 +36,86 @@ hsum (__m256i v)
   return _mm_cvtsi128_si32 (s);
 }
 
-/* int8 weights may be -128, whose sign flip overflows: widened to int16
- * instead of the maddubs trick. */
-AVX2 int32_t
-xb_dq_dot_i8_avx2 (const int8_t *x, const int8_t *w, size_t n)
+AVX2 static inline float
+hsum_ps (__m256 v)
 {
-  __m256i acc = _mm256_setzero_si256 ();
+  __m128 s = _mm_add_ps (_mm256_castps256_ps128 (v), _mm256_extractf128_ps (v, 1));
+  s = _mm_add_ps (s, _mm_movehl_ps (s, s));
+  s = _mm_add_ss (s, _mm_movehdup_ps (s));
+  return _mm_cvtss_f32 (s);
+}
+
+/* int8 weights may be -128, whose sign flip overflows: widened to int16
+ * instead of the maddubs trick.  Each weight load serves the four rows. */
+AVX2 void
+xb_dq_dot4_i8_avx2 (const int8_t *const x[4], const int8_t *w, size_t n, int32_t dots[4])
+{
+  __m256i acc[4] = { _mm256_setzero_si256 (), _mm256_setzero_si256 (), _mm256_setzero_si256 (),
+                     _mm256_setzero_si256 () };
   size_t i = 0;
   for (; i + 16 <= n; i += 16)
     {
-      __m256i xv = _mm256_cvtepi8_epi16 (_mm_loadu_si128 ((const __m128i *) (const void *) (x + i)));
       __m256i wv = _mm256_cvtepi8_epi16 (_mm_loadu_si128 ((const __m128i *) (const void *) (w + i)));
-      acc = _mm256_add_epi32 (acc, _mm256_madd_epi16 (xv, wv));
+      for (int r = 0; r < 4; r++)
+        {
+          __m256i xv = _mm256_cvtepi8_epi16 (_mm_loadu_si128 ((const __m128i *) (const void *) (x[r] + i)));
+          acc[r] = _mm256_add_epi32 (acc[r], _mm256_madd_epi16 (xv, wv));
+        }
     }
-  int32_t sum = hsum (acc);
-  for (; i < n; i++)
-    sum += (int32_t) x[i] * w[i];
-  return sum;
+  for (int r = 0; r < 4; r++)
+    {
+      int32_t sum = hsum (acc[r]);
+      for (size_t j = i; j < n; j++)
+        sum += (int32_t) x[r][j] * w[j];
+      dots[r] = sum;
+    }
 }
 
-AVX2 int32_t
-xb_dq_dot_i4_avx2 (const int8_t *x, const uint8_t *w, size_t n_chunks)
+AVX2 __attribute__ ((target ("fma"))) void
+xb_dq_dot4_i4_avx2 (const int8_t *const x[4], const uint8_t *w, size_t n_blocks, size_t block_chunks,
+                    const float *scales, float out[4])
 {
   const __m128i low = _mm_set1_epi8 (15);
   const __m256i eight = _mm256_set1_epi8 (8);
-  __m256i acc = _mm256_setzero_si256 ();
-  for (size_t c = 0; c < n_chunks; c++)
+  __m256 facc[4] = { _mm256_setzero_ps (), _mm256_setzero_ps (), _mm256_setzero_ps (), _mm256_setzero_ps () };
+  size_t at = 0; /* chunk index */
+  for (size_t b = 0; b < n_blocks; b++)
     {
-      __m128i packed = _mm_loadu_si128 ((const __m128i *) (const void *) (w + c * 16));
-      __m128i lo = _mm_and_si128 (packed, low);
-      __m128i hi = _mm_and_si128 (_mm_srli_epi16 (packed, 4), low);
-      __m256i wq = _mm256_sub_epi8 (_mm256_set_m128i (hi, lo), eight);
-      __m256i xv = _mm256_loadu_si256 ((const __m256i *) (const void *) (x + c * 32));
-      acc = _mm256_add_epi32 (acc, madd_i8_i4 (xv, wq));
+      __m256i acc[4] = { _mm256_setzero_si256 (), _mm256_setzero_si256 (), _mm256_setzero_si256 (),
+                         _mm256_setzero_si256 () };
+      for (size_t c = 0; c < block_chunks; c++, at++)
+        {
+          __m128i packed = _mm_loadu_si128 ((const __m128i *) (const void *) (w + at * 16));
+          __m128i lo = _mm_and_si128 (packed, low);
+          __m128i hi = _mm_and_si128 (_mm_srli_epi16 (packed, 4), low);
+          __m256i wq = _mm256_sub_epi8 (_mm256_set_m128i (hi, lo), eight);
+          for (int r = 0; r < 4; r++)
+            {
+              __m256i xv = _mm256_loadu_si256 ((const __m256i *) (const void *) (x[r] + at * 32));
+              acc[r] = _mm256_add_epi32 (acc[r], madd_i8_i4 (xv, wq));
+            }
+        }
+      __m256 scale = _mm256_set1_ps (scales[b]);
+      for (int r = 0; r < 4; r++)
+        facc[r] = _mm256_fmadd_ps (_mm256_cvtepi32_ps (acc[r]), scale, facc[r]);
     }
-  return hsum (acc);
+  for (int r = 0; r < 4; r++)
+    out[r] = hsum_ps (facc[r]);
 }
 
 #else
 
-int32_t
-xb_dq_dot_i8_avx2 (const int8_t *x, const int8_t *w, size_t n)
+void
+xb_dq_dot4_i8_avx2 (const int8_t *const x[4], const int8_t *w, size_t n, int32_t dots[4])
 {
-  int32_t sum = 0;
-  for (size_t i = 0; i < n; i++)
-    sum += (int32_t) x[i] * w[i];
-  return sum;
+  g_assert_not_reached ();
 }
 
-int32_t
-xb_dq_dot_i4_avx2 (const int8_t *x, const uint8_t *w, size_t n_chunks)
+void
+xb_dq_dot4_i4_avx2 (const int8_t *const x[4], const uint8_t *w, size_t n_blocks, size_t block_chunks,
+                    const float *scales, float out[4])
 {
-  int32_t sum = 0;
-  for (size_t i = 0; i < n_chunks * 32; i++)
-    {
-      uint8_t b = w[i / 32 * 16 + i % 16];
-      sum += (int32_t) x[i] * ((i % 32 < 16 ? b & 15 : b >> 4) - 8);
-    }
-  return sum;
+  g_assert_not_reached ();
 }
 
 #endif

@@ -39,7 +39,8 @@ struct XbDqLinear
   size_t row_bytes;       /* packed bytes per channel */
   void *weights;          /* int8 [n][k], or CHUNK-chunked nibbles [n][row_bytes] */
   float *scales;          /* [n][n_blocks] */
-  int32_t *sums;          /* [n][n_blocks]: sum of the (signed) weights of a block */
+  int32_t *sums;          /* 8-bit: [n], the sum of a channel's weights */
+  float *scaled_sums;     /* 4-bit: [n], sum over blocks of scale * the block's weight sum */
   gboolean avx2;
 };
 
@@ -213,6 +214,7 @@ xb_dq_linear_free (XbDqLinear *lin)
   free (lin->weights);
   g_free (lin->scales);
   g_free (lin->sums);
+  g_free (lin->scaled_sums);
   g_free (lin);
 }
 
@@ -256,7 +258,8 @@ xb_dq_linear_new (const XbGraph *g, const XbNode *n, GError **error)
       return NULL;
     }
   lin->scales = g_new (float, n_scales);
-  lin->sums = g_new0 (int32_t, n_scales);
+  lin->sums = g_new0 (int32_t, lin->n);
+  lin->scaled_sums = g_new0 (float, lin->n);
   for (size_t c = 0; c < lin->n; c++)
     for (size_t b = 0; b < lin->n_blocks; b++)
       lin->scales[c * lin->n_blocks + b] =
@@ -288,8 +291,18 @@ xb_dq_linear_new (const XbGraph *g, const XbNode *n, GError **error)
             *byte = (uint8_t) ((*byte & 0xf0) | (q + 8));
           else
             *byte = (uint8_t) ((*byte & 0x0f) | (q + 8) << 4);
-          lin->sums[c * lin->n_blocks + i / lin->block] += q;
+          lin->sums[c] += q;
         }
+      /* in double: the products are exact, the sum rounds once */
+      double scaled = 0.0;
+      for (size_t b = 0; b < lin->n_blocks; b++)
+        {
+          int32_t block_sum = 0;
+          for (size_t i = b * lin->block; i < (b + 1) * lin->block; i++)
+            block_sum += nibble_at (row, i);
+          scaled += (double) block_sum * lin->scales[c * lin->n_blocks + b];
+        }
+      lin->scaled_sums[c] = (float) scaled;
     }
   return lin;
 }
@@ -364,23 +377,45 @@ dot_i4_range (const int8_t *x, const uint8_t *w, size_t from, size_t to)
   return acc;
 }
 
-static int32_t
-block_dot (const XbDqLinear *lin, const int8_t *x, size_t c, size_t from, size_t len)
+/* Channel @c for four rows (some may repeat): the sum over blocks of
+ * scale * dot, zero points not yet applied (4-bit), or the exact
+ * zero-point-corrected int32 sum times the scale (8-bit). */
+static void
+channel4 (const XbDqLinear *lin, const int8_t *const x[4], const int32_t zp[4], size_t c, float acc[4])
 {
+  const float *scales = lin->scales + c * lin->n_blocks;
   if (lin->kind == KIND_QC8)
     {
-      const int8_t *w = (const int8_t *) lin->weights + c * lin->row_bytes + from;
-      return lin->avx2 ? xb_dq_dot_i8_avx2 (x + from, w, len) : dot_i8 (x + from, w, len);
+      const int8_t *w = (const int8_t *) lin->weights + c * lin->row_bytes;
+      int32_t dots[4];
+      if (lin->avx2)
+        xb_dq_dot4_i8_avx2 (x, w, lin->k, dots);
+      else
+        for (int r = 0; r < 4; r++)
+          dots[r] = dot_i8 (x[r], w, lin->k);
+      for (int r = 0; r < 4; r++)
+        acc[r] = (float) (dots[r] - zp[r] * lin->sums[c]) * scales[0];
+      return;
     }
   const uint8_t *w = (const uint8_t *) lin->weights + c * lin->row_bytes;
-  /* blocks start on a chunk (a multiple of 32, or the whole row) */
-  size_t whole = len / CHUNK;
-  int32_t acc = 0;
-  if (lin->avx2 && whole)
-    acc = xb_dq_dot_i4_avx2 (x + from, w + from / 2, whole);
+  /* blocks are whole chunks, except a single block of a row whose length
+   * is no multiple of 32: its tail is added below */
+  size_t block_chunks = lin->block / CHUNK, done = lin->n_blocks * block_chunks * CHUNK;
+  if (lin->avx2 && block_chunks)
+    xb_dq_dot4_i4_avx2 (x, w, lin->n_blocks, block_chunks, scales, acc);
   else
-    acc = dot_i4_range (x, w, from, from + whole * CHUNK);
-  return acc + dot_i4_range (x, w, from + whole * CHUNK, from + len);
+    for (int r = 0; r < 4; r++)
+      {
+        acc[r] = 0.0f;
+        for (size_t b = 0; b < lin->n_blocks && block_chunks; b++)
+          acc[r] += (float) dot_i4_range (x[r], w, b * lin->block, b * lin->block + block_chunks * CHUNK) * scales[b];
+      }
+  for (int r = 0; r < 4; r++)
+    {
+      if (done < lin->k)
+        acc[r] += (float) dot_i4_range (x[r], w, done, lin->k) * scales[0];
+      acc[r] -= (float) zp[r] * lin->scaled_sums[c];
+    }
 }
 
 typedef struct
@@ -398,24 +433,28 @@ linear_tile (void *data, size_t r0, size_t c0, size_t nr, size_t nc)
 {
   const LinearJob *job = data;
   const XbDqLinear *lin = job->lin;
-  for (size_t c = c0; c < c0 + nc; c++)
+  for (size_t rb = r0; rb < r0 + nr; rb += 4)
     {
-      const float *scales = lin->scales + c * lin->n_blocks;
-      const int32_t *sums = lin->sums + c * lin->n_blocks;
-      float bias = job->bias ? job->bias[c] : 0.0f;
-      for (size_t r = r0; r < r0 + nr; r++)
+      size_t rows = MIN (4, r0 + nr - rb);
+      const int8_t *x[4];
+      int32_t zp[4];
+      for (size_t r = 0; r < 4; r++)
         {
-          const int8_t *x = job->x + r * lin->k;
-          int32_t zp = job->params[r].zero_point;
-          float acc = 0.0f;
-          for (size_t b = 0; b < lin->n_blocks; b++)
+          size_t row = rb + MIN (r, rows - 1); /* missing rows repeat the last */
+          x[r] = job->x + row * lin->k;
+          zp[r] = job->params[row].zero_point;
+        }
+      for (size_t c = c0; c < c0 + nc; c++)
+        {
+          float acc[4];
+          channel4 (lin, x, zp, c, acc);
+          float bias = job->bias ? job->bias[c] : 0.0f;
+          for (size_t r = 0; r < rows; r++)
             {
-              int32_t dot = block_dot (lin, x, c, b * lin->block, lin->block);
-              acc += (float) (dot - zp * sums[b]) * scales[b];
+              float v = acc[r] * job->params[rb + r].scale + bias;
+              v = v < job->lo ? job->lo : v > job->hi ? job->hi : v;
+              job->y[(rb + r) * lin->n + c] = v;
             }
-          float v = acc * job->params[r].scale + bias;
-          v = v < job->lo ? job->lo : v > job->hi ? job->hi : v;
-          job->y[r * lin->n + c] = v;
         }
     }
 }
