@@ -46,9 +46,10 @@ hsum_ps (__m256 v)
 }
 
 /* int8 weights may be -128, whose sign flip overflows: widened to int16
- * instead of the maddubs trick.  Each weight load serves the four rows. */
-AVX2 void
-xb_dq_dot4_i8_avx2 (const int8_t *const x[4], const int8_t *w, size_t n, int32_t dots[4])
+ * instead of the maddubs trick.  Each weight load serves the @nr rows
+ * (a constant in each caller below, so the loops unroll). */
+AVX2 static inline __attribute__ ((always_inline)) void
+dot_i8_rows (const int8_t *const *x, const int8_t *w, size_t n, int32_t *dots, const int nr)
 {
   __m256i acc[4] = { _mm256_setzero_si256 (), _mm256_setzero_si256 (), _mm256_setzero_si256 (),
                      _mm256_setzero_si256 () };
@@ -56,13 +57,13 @@ xb_dq_dot4_i8_avx2 (const int8_t *const x[4], const int8_t *w, size_t n, int32_t
   for (; i + 16 <= n; i += 16)
     {
       __m256i wv = _mm256_cvtepi8_epi16 (_mm_loadu_si128 ((const __m128i *) (const void *) (w + i)));
-      for (int r = 0; r < 4; r++)
+      for (int r = 0; r < nr; r++)
         {
           __m256i xv = _mm256_cvtepi8_epi16 (_mm_loadu_si128 ((const __m128i *) (const void *) (x[r] + i)));
           acc[r] = _mm256_add_epi32 (acc[r], _mm256_madd_epi16 (xv, wv));
         }
     }
-  for (int r = 0; r < 4; r++)
+  for (int r = 0; r < nr; r++)
     {
       int32_t sum = hsum (acc[r]);
       for (size_t j = i; j < n; j++)
@@ -71,9 +72,23 @@ xb_dq_dot4_i8_avx2 (const int8_t *const x[4], const int8_t *w, size_t n, int32_t
     }
 }
 
-AVX2 __attribute__ ((target ("fma"))) void
-xb_dq_dot4_i4_avx2 (const int8_t *const x[4], const uint8_t *w, size_t n_blocks, size_t block_chunks,
-                    const float *scales, float out[4])
+AVX2 void
+xb_dq_dot4_i8_avx2 (const int8_t *const x[4], const int8_t *w, size_t n, int32_t dots[4])
+{
+  dot_i8_rows (x, w, n, dots, 4);
+}
+
+AVX2 void
+xb_dq_dot1_i8_avx2 (const int8_t *x, const int8_t *w, size_t n, int32_t *dot)
+{
+  dot_i8_rows (&x, w, n, dot, 1);
+}
+
+#define AVX2_FMA __attribute__ ((target ("avx2,fma")))
+
+AVX2_FMA static inline __attribute__ ((always_inline)) void
+dot_i4_rows (const int8_t *const *x, const uint8_t *w, size_t n_blocks, size_t block_chunks, const float *scales,
+             float *out, const int nr)
 {
   const __m128i low = _mm_set1_epi8 (15);
   const __m256i eight = _mm256_set1_epi8 (8);
@@ -89,18 +104,32 @@ xb_dq_dot4_i4_avx2 (const int8_t *const x[4], const uint8_t *w, size_t n_blocks,
           __m128i lo = _mm_and_si128 (packed, low);
           __m128i hi = _mm_and_si128 (_mm_srli_epi16 (packed, 4), low);
           __m256i wq = _mm256_sub_epi8 (_mm256_set_m128i (hi, lo), eight);
-          for (int r = 0; r < 4; r++)
+          for (int r = 0; r < nr; r++)
             {
               __m256i xv = _mm256_loadu_si256 ((const __m256i *) (const void *) (x[r] + at * 32));
               acc[r] = _mm256_add_epi32 (acc[r], madd_i8_i4 (xv, wq));
             }
         }
       __m256 scale = _mm256_set1_ps (scales[b]);
-      for (int r = 0; r < 4; r++)
+      for (int r = 0; r < nr; r++)
         facc[r] = _mm256_fmadd_ps (_mm256_cvtepi32_ps (acc[r]), scale, facc[r]);
     }
-  for (int r = 0; r < 4; r++)
+  for (int r = 0; r < nr; r++)
     out[r] = hsum_ps (facc[r]);
+}
+
+AVX2_FMA void
+xb_dq_dot4_i4_avx2 (const int8_t *const x[4], const uint8_t *w, size_t n_blocks, size_t block_chunks,
+                    const float *scales, float out[4])
+{
+  dot_i4_rows (x, w, n_blocks, block_chunks, scales, out, 4);
+}
+
+AVX2_FMA void
+xb_dq_dot1_i4_avx2 (const int8_t *x, const uint8_t *w, size_t n_blocks, size_t block_chunks, const float *scales,
+                    float *out)
+{
+  dot_i4_rows (&x, w, n_blocks, block_chunks, scales, out, 1);
 }
 
 #else
@@ -112,8 +141,21 @@ xb_dq_dot4_i8_avx2 (const int8_t *const x[4], const int8_t *w, size_t n, int32_t
 }
 
 void
+xb_dq_dot1_i8_avx2 (const int8_t *x, const int8_t *w, size_t n, int32_t *dot)
+{
+  g_assert_not_reached ();
+}
+
+void
 xb_dq_dot4_i4_avx2 (const int8_t *const x[4], const uint8_t *w, size_t n_blocks, size_t block_chunks,
                     const float *scales, float out[4])
+{
+  g_assert_not_reached ();
+}
+
+void
+xb_dq_dot1_i4_avx2 (const int8_t *x, const uint8_t *w, size_t n_blocks, size_t block_chunks, const float *scales,
+                    float *out)
 {
   g_assert_not_reached ();
 }

@@ -377,23 +377,26 @@ dot_i4_range (const int8_t *x, const uint8_t *w, size_t from, size_t to)
   return acc;
 }
 
-/* Channel @c for four rows (some may repeat): the sum over blocks of
+/* Channel @c for @nr rows (1..4): the sum over blocks of
  * scale * dot, zero points not yet applied (4-bit), or the exact
  * zero-point-corrected int32 sum times the scale (8-bit). */
 static void
-channel4 (const XbDqLinear *lin, const int8_t *const x[4], const int32_t zp[4], size_t c, float acc[4])
+channel_rows (const XbDqLinear *lin, const int8_t *const x[4], const int32_t zp[4], size_t c, float acc[4], int nr)
 {
   const float *scales = lin->scales + c * lin->n_blocks;
   if (lin->kind == KIND_QC8)
     {
       const int8_t *w = (const int8_t *) lin->weights + c * lin->row_bytes;
       int32_t dots[4];
-      if (lin->avx2)
+      if (lin->avx2 && nr == 4)
         xb_dq_dot4_i8_avx2 (x, w, lin->k, dots);
+      else if (lin->avx2)
+        for (int r = 0; r < nr; r++)
+          xb_dq_dot1_i8_avx2 (x[r], w, lin->k, &dots[r]);
       else
-        for (int r = 0; r < 4; r++)
+        for (int r = 0; r < nr; r++)
           dots[r] = dot_i8 (x[r], w, lin->k);
-      for (int r = 0; r < 4; r++)
+      for (int r = 0; r < nr; r++)
         acc[r] = (float) (dots[r] - zp[r] * lin->sums[c]) * scales[0];
       return;
     }
@@ -401,16 +404,19 @@ channel4 (const XbDqLinear *lin, const int8_t *const x[4], const int32_t zp[4], 
   /* blocks are whole chunks, except a single block of a row whose length
    * is no multiple of 32: its tail is added below */
   size_t block_chunks = lin->block / CHUNK, done = lin->n_blocks * block_chunks * CHUNK;
-  if (lin->avx2 && block_chunks)
+  if (lin->avx2 && block_chunks && nr == 4)
     xb_dq_dot4_i4_avx2 (x, w, lin->n_blocks, block_chunks, scales, acc);
+  else if (lin->avx2 && block_chunks)
+    for (int r = 0; r < nr; r++)
+      xb_dq_dot1_i4_avx2 (x[r], w, lin->n_blocks, block_chunks, scales, &acc[r]);
   else
-    for (int r = 0; r < 4; r++)
+    for (int r = 0; r < nr; r++)
       {
         acc[r] = 0.0f;
         for (size_t b = 0; b < lin->n_blocks && block_chunks; b++)
           acc[r] += (float) dot_i4_range (x[r], w, b * lin->block, b * lin->block + block_chunks * CHUNK) * scales[b];
       }
-  for (int r = 0; r < 4; r++)
+  for (int r = 0; r < nr; r++)
     {
       if (done < lin->k)
         acc[r] += (float) dot_i4_range (x[r], w, done, lin->k) * scales[0];
@@ -438,16 +444,15 @@ linear_tile (void *data, size_t r0, size_t c0, size_t nr, size_t nc)
       size_t rows = MIN (4, r0 + nr - rb);
       const int8_t *x[4];
       int32_t zp[4];
-      for (size_t r = 0; r < 4; r++)
+      for (size_t r = 0; r < rows; r++)
         {
-          size_t row = rb + MIN (r, rows - 1); /* missing rows repeat the last */
-          x[r] = job->x + row * lin->k;
-          zp[r] = job->params[row].zero_point;
+          x[r] = job->x + (rb + r) * lin->k;
+          zp[r] = job->params[rb + r].zero_point;
         }
       for (size_t c = c0; c < c0 + nc; c++)
         {
           float acc[4];
-          channel4 (lin, x, zp, c, acc);
+          channel_rows (lin, x, zp, c, acc, (int) rows);
           float bias = job->bias ? job->bias[c] : 0.0f;
           for (size_t r = 0; r < rows; r++)
             {
