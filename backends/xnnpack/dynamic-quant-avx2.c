@@ -14,17 +14,15 @@
 
 #define AVX2 __attribute__ ((target ("avx2")))
 
-/* 32 products x*w of int8 x and 4-bit w (-8..7) summed pairwise into 8
- * int32: maddubs wants an unsigned operand, so |x| (-128 gives 128) times w
- * carrying x's sign; the int16 pair sums (at most 2 * 128 * 8) cannot
- * saturate. */
+/* 32 products (x + 128) * w of int8 x and 4-bit w (-8..7) summed pairwise
+ * into 8 int32: maddubs wants an unsigned operand, x + 128 is x with its
+ * top bit flipped, and the int16 pair sums (at most 2 * 255 * 8) cannot
+ * saturate.  The caller takes the 128 * sum(w) back out. */
 AVX2 static inline __m256i
-madd_i8_i4 (__m256i x, __m256i w)
+madd_u8_i4 (__m256i x, __m256i w)
 {
-  __m256i ax = _mm256_sign_epi8 (x, x);
-  __m256i sw = _mm256_sign_epi8 (w, x);
-  __m256i pairs = _mm256_maddubs_epi16 (ax, sw);
-  return _mm256_madd_epi16 (pairs, _mm256_set1_epi16 (1));
+  __m256i xu = _mm256_xor_si256 (x, _mm256_set1_epi8 ((char) 0x80));
+  return _mm256_madd_epi16 (_mm256_maddubs_epi16 (xu, w), _mm256_set1_epi16 (1));
 }
 
 AVX2 static inline int32_t
@@ -45,11 +43,12 @@ hsum_ps (__m256 v)
   return _mm_cvtss_f32 (s);
 }
 
-/* int8 weights may be -128, whose sign flip overflows: widened to int16
- * instead of the maddubs trick.  Each weight load serves the @nr rows
- * (a constant in each caller below, so the loops unroll). */
+/* int8 weights may be -128 and activations span 0..255 once offset, so
+ * maddubs could saturate: the activations come widened to int16 (once per
+ * run), the weights are widened here.  Each weight load serves the @nr
+ * rows (a constant in each caller below, so the loops unroll). */
 AVX2 static inline __attribute__ ((always_inline)) void
-dot_i8_rows (const int8_t *const *x, const int8_t *w, size_t n, int32_t *dots, const int nr)
+dot_i8_rows (const int16_t *const *x, const int8_t *w, size_t n, int32_t *dots, const int nr)
 {
   __m256i acc[4] = { _mm256_setzero_si256 (), _mm256_setzero_si256 (), _mm256_setzero_si256 (),
                      _mm256_setzero_si256 () };
@@ -59,7 +58,7 @@ dot_i8_rows (const int8_t *const *x, const int8_t *w, size_t n, int32_t *dots, c
       __m256i wv = _mm256_cvtepi8_epi16 (_mm_loadu_si128 ((const __m128i *) (const void *) (w + i)));
       for (int r = 0; r < nr; r++)
         {
-          __m256i xv = _mm256_cvtepi8_epi16 (_mm_loadu_si128 ((const __m128i *) (const void *) (x[r] + i)));
+          __m256i xv = _mm256_loadu_si256 ((const __m256i *) (const void *) (x[r] + i));
           acc[r] = _mm256_add_epi32 (acc[r], _mm256_madd_epi16 (xv, wv));
         }
     }
@@ -73,13 +72,13 @@ dot_i8_rows (const int8_t *const *x, const int8_t *w, size_t n, int32_t *dots, c
 }
 
 AVX2 void
-xb_dq_dot4_i8_avx2 (const int8_t *const x[4], const int8_t *w, size_t n, int32_t dots[4])
+xb_dq_dot4_i8_avx2 (const int16_t *const x[4], const int8_t *w, size_t n, int32_t dots[4])
 {
   dot_i8_rows (x, w, n, dots, 4);
 }
 
 AVX2 void
-xb_dq_dot1_i8_avx2 (const int8_t *x, const int8_t *w, size_t n, int32_t *dot)
+xb_dq_dot1_i8_avx2 (const int16_t *x, const int8_t *w, size_t n, int32_t *dot)
 {
   dot_i8_rows (&x, w, n, dot, 1);
 }
@@ -107,7 +106,7 @@ dot_i4_rows (const int8_t *const *x, const uint8_t *w, size_t n_blocks, size_t b
           for (int r = 0; r < nr; r++)
             {
               __m256i xv = _mm256_loadu_si256 ((const __m256i *) (const void *) (x[r] + at * 32));
-              acc[r] = _mm256_add_epi32 (acc[r], madd_i8_i4 (xv, wq));
+              acc[r] = _mm256_add_epi32 (acc[r], madd_u8_i4 (xv, wq));
             }
         }
       __m256 scale = _mm256_set1_ps (scales[b]);
@@ -135,13 +134,13 @@ xb_dq_dot1_i4_avx2 (const int8_t *x, const uint8_t *w, size_t n_blocks, size_t b
 #else
 
 void
-xb_dq_dot4_i8_avx2 (const int8_t *const x[4], const int8_t *w, size_t n, int32_t dots[4])
+xb_dq_dot4_i8_avx2 (const int16_t *const x[4], const int8_t *w, size_t n, int32_t dots[4])
 {
   g_assert_not_reached ();
 }
 
 void
-xb_dq_dot1_i8_avx2 (const int8_t *x, const int8_t *w, size_t n, int32_t *dot)
+xb_dq_dot1_i8_avx2 (const int16_t *x, const int8_t *w, size_t n, int32_t *dot)
 {
   g_assert_not_reached ();
 }

@@ -21,9 +21,8 @@
 #include "support-private.h"
 #include "xnnpack-features.h"
 
-#define CHUNK 32    /* 4-bit weights: elements per packed chunk */
-#define TILE_ROWS 4 /* rows and channels per thread pool task */
-#define TILE_CHANNELS 16
+#define CHUNK 32         /* 4-bit weights: elements per packed chunk */
+#define TILE_CHANNELS 16 /* channels per thread pool task (with every row) */
 
 typedef enum
 {
@@ -363,16 +362,16 @@ dot_i8 (const int8_t *x, const int8_t *w, size_t n)
   return acc;
 }
 
-/* Elements [from, to) of a chunked 4-bit row. */
+/* Elements [from, to) of a chunked 4-bit row, against x + @offset. */
 static int32_t
-dot_i4_range (const int8_t *x, const uint8_t *w, size_t from, size_t to)
+dot_i4_range (const int8_t *x, const uint8_t *w, size_t from, size_t to, int32_t offset)
 {
   int32_t acc = 0;
   for (size_t i = from; i < to; i++)
     {
       uint8_t b = w[i / CHUNK * (CHUNK / 2) + i % (CHUNK / 2)];
       int q = (i % CHUNK < CHUNK / 2 ? b & 15 : b >> 4) - 8;
-      acc += (int32_t) x[i] * q;
+      acc += ((int32_t) x[i] + offset) * q;
     }
   return acc;
 }
@@ -381,18 +380,19 @@ dot_i4_range (const int8_t *x, const uint8_t *w, size_t from, size_t to)
  * scale * dot, zero points not yet applied (4-bit), or the exact
  * zero-point-corrected int32 sum times the scale (8-bit). */
 static void
-channel_rows (const XbDqLinear *lin, const int8_t *const x[4], const int32_t zp[4], size_t c, float acc[4], int nr)
+channel_rows (const XbDqLinear *lin, const int8_t *const x[4], const int16_t *const x16[4], const int32_t zp[4],
+              size_t c, float acc[4], int nr)
 {
   const float *scales = lin->scales + c * lin->n_blocks;
   if (lin->kind == KIND_QC8)
     {
       const int8_t *w = (const int8_t *) lin->weights + c * lin->row_bytes;
       int32_t dots[4];
-      if (lin->avx2 && nr == 4)
-        xb_dq_dot4_i8_avx2 (x, w, lin->k, dots);
-      else if (lin->avx2)
+      if (x16[0] && nr == 4)
+        xb_dq_dot4_i8_avx2 (x16, w, lin->k, dots);
+      else if (x16[0])
         for (int r = 0; r < nr; r++)
-          xb_dq_dot1_i8_avx2 (x[r], w, lin->k, &dots[r]);
+          xb_dq_dot1_i8_avx2 (x16[r], w, lin->k, &dots[r]);
       else
         for (int r = 0; r < nr; r++)
           dots[r] = dot_i8 (x[r], w, lin->k);
@@ -404,6 +404,9 @@ channel_rows (const XbDqLinear *lin, const int8_t *const x[4], const int32_t zp[
   /* blocks are whole chunks, except a single block of a row whose length
    * is no multiple of 32: its tail is added below */
   size_t block_chunks = lin->block / CHUNK, done = lin->n_blocks * block_chunks * CHUNK;
+  /* the AVX2 kernels take x + 128 (unsigned): so does the tail, and the
+   * zero point's share grows by 128 */
+  int32_t offset = lin->avx2 && block_chunks ? 128 : 0;
   if (lin->avx2 && block_chunks && nr == 4)
     xb_dq_dot4_i4_avx2 (x, w, lin->n_blocks, block_chunks, scales, acc);
   else if (lin->avx2 && block_chunks)
@@ -414,13 +417,14 @@ channel_rows (const XbDqLinear *lin, const int8_t *const x[4], const int32_t zp[
       {
         acc[r] = 0.0f;
         for (size_t b = 0; b < lin->n_blocks && block_chunks; b++)
-          acc[r] += (float) dot_i4_range (x[r], w, b * lin->block, b * lin->block + block_chunks * CHUNK) * scales[b];
+          acc[r] +=
+              (float) dot_i4_range (x[r], w, b * lin->block, b * lin->block + block_chunks * CHUNK, 0) * scales[b];
       }
   for (int r = 0; r < nr; r++)
     {
       if (done < lin->k)
-        acc[r] += (float) dot_i4_range (x[r], w, done, lin->k) * scales[0];
-      acc[r] -= (float) zp[r] * lin->scaled_sums[c];
+        acc[r] += (float) dot_i4_range (x[r], w, done, lin->k, offset) * scales[0];
+      acc[r] -= (float) (zp[r] + offset) * lin->scaled_sums[c];
     }
 }
 
@@ -428,31 +432,37 @@ typedef struct
 {
   const XbDqLinear *lin;
   const int8_t *x;
+  const int16_t *x16; /* 8-bit weights on AVX2: x widened, else NULL */
   const XbDqRowParams *params;
   const float *bias;
   float *y;
   float lo, hi;
+  size_t rows;
 } LinearJob;
 
+/* Channels [c0, c0 + nc) for every row: the tile's weights are read from
+ * memory once and stay in cache while the rows pass by. */
 static void
-linear_tile (void *data, size_t r0, size_t c0, size_t nr, size_t nc)
+linear_tile (void *data, size_t c0, size_t nc)
 {
   const LinearJob *job = data;
   const XbDqLinear *lin = job->lin;
-  for (size_t rb = r0; rb < r0 + nr; rb += 4)
+  for (size_t rb = 0; rb < job->rows; rb += 4)
     {
-      size_t rows = MIN (4, r0 + nr - rb);
+      size_t rows = MIN (4, job->rows - rb);
       const int8_t *x[4];
+      const int16_t *x16[4] = { NULL };
       int32_t zp[4];
       for (size_t r = 0; r < rows; r++)
         {
           x[r] = job->x + (rb + r) * lin->k;
+          x16[r] = job->x16 ? job->x16 + (rb + r) * lin->k : NULL;
           zp[r] = job->params[rb + r].zero_point;
         }
       for (size_t c = c0; c < c0 + nc; c++)
         {
           float acc[4];
-          channel_rows (lin, x, zp, c, acc, (int) rows);
+          channel_rows (lin, x, x16, zp, c, acc, (int) rows);
           float bias = job->bias ? job->bias[c] : 0.0f;
           for (size_t r = 0; r < rows; r++)
             {
@@ -491,8 +501,19 @@ xb_dq_run (const XbGraph *g, const XbNode *n, const XbDqLinear *lin, const XbSha
     .y = ptr[n->outputs[0]],
     .lo = n->output_min,
     .hi = n->output_max,
+    .rows = rows,
   };
-  pthreadpool_parallelize_2d_tile_2d (pool, linear_tile, &job, rows, lin->n, TILE_ROWS, TILE_CHANNELS, 0);
+  /* 8-bit weights on AVX2 read the activations as int16: widened once */
+  int16_t *x16 = NULL;
+  if (lin->kind == KIND_QC8 && lin->avx2)
+    {
+      x16 = g_new (int16_t, MAX (rows * k, 1));
+      for (size_t i = 0; i < rows * k; i++)
+        x16[i] = job.x[i];
+      job.x16 = x16;
+    }
+  pthreadpool_parallelize_1d_tile_1d (pool, linear_tile, &job, lin->n, TILE_CHANNELS, 0);
+  g_free (x16);
 }
 
 /* ---- XNNPACK's own path ---- */

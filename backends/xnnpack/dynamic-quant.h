@@ -60,14 +60,15 @@ XbDqRowParams xb_dq_quantize_row (const float *x, size_t n, int8_t *q);
 
 /* ---- kernels (dynamic-quant-avx2.c) ---- */
 
-/* Four rows @x[r] (dot1: one row) against one channel: dots[r] = sum x[r][i] * w[i] over
- * @n int8 pairs. */
-void xb_dq_dot4_i8_avx2 (const int8_t *const x[4], const int8_t *w, size_t n, int32_t dots[4]);
-void xb_dq_dot1_i8_avx2 (const int8_t *x, const int8_t *w, size_t n, int32_t *dot);
+/* Four rows @x[r] (dot1: one row) of int8 values widened to int16 against
+ * one channel: dots[r] = sum x[r][i] * w[i] over @n pairs. */
+void xb_dq_dot4_i8_avx2 (const int16_t *const x[4], const int8_t *w, size_t n, int32_t dots[4]);
+void xb_dq_dot1_i8_avx2 (const int16_t *x, const int8_t *w, size_t n, int32_t *dot);
 /* Four rows against one channel's 4-bit weights in chunks of 32 (chunk c is
  * 16 bytes of @w, byte j holding element 32c+j in its low and 32c+16+j in
  * its high nibble, as value + 8): out[r] = sum over @n_blocks blocks of
- * @block_chunks chunks of scales[b] * (the block's int32 dot product). */
+ * @block_chunks chunks of scales[b] * (the block's int32 dot product of
+ * x + 128 with the weights). */
 void xb_dq_dot4_i4_avx2 (const int8_t *const x[4], const uint8_t *w, size_t n_blocks, size_t block_chunks,
                          const float *scales, float out[4]);
 void xb_dq_dot1_i4_avx2 (const int8_t *x, const uint8_t *w, size_t n_blocks, size_t block_chunks, const float *scales,
