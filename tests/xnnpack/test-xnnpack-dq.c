@@ -18,11 +18,14 @@
  * on both paths).  A quantized activation one level off would cost
  * xscale * |w| (about 1e-2 here), far above it.
  */
+#include <executorch-threadpool.h>
+#include <executorch.h>
 #include <math.h>
 #include <string.h>
 
 #include "executorch-plugin.h"
 #include "backend-private.h"
+#include "fixture-util.h"
 #include "payload-builder.h"
 
 enum
@@ -366,6 +369,36 @@ test_hostile (void)
   built_clear (&b);
 }
 
+/* One loaded method across changing token counts (its runtimes and
+ * buffers rebuilt per shape), at 1 and 2 threads: upstream's outputs
+ * within the fixture set's bound (tests/models/xnnpack_dq). */
+static void
+test_dynamic_tokens (void)
+{
+  g_unsetenv ("EXECUTORCH_XNNPACK_OWN_DQ");
+  guint old = executorch_threadpool_get_num_threads ();
+  g_autoptr (GError) error = NULL;
+  g_autofree char *path = g_build_filename (TEST_MODELS_DIR, "xnnpack_dq/dq_8da4w_dyn/dq_8da4w_dyn.pte", NULL);
+  g_autoptr (ExecutorchProgram) program = executorch_program_new_from_file (path, &error);
+  g_assert_no_error (error);
+  g_autoptr (ExecutorchMethod) method = executorch_program_load_method (program, "forward", &error);
+  g_assert_no_error (error);
+  static const int order[] = { 0, 1, 2, 1, 0, 2 }; /* T = 5, 1, 8 */
+  for (gsize i = 0; i < G_N_ELEMENTS (order); i++)
+    {
+      executorch_threadpool_set_num_threads (1 + i % 2);
+      g_autofree char *in = g_strdup_printf ("xnnpack_dq/dq_8da4w_dyn/forward.case%d.in0.npy", order[i]);
+      g_autofree char *up = g_strdup_printf ("xnnpack_dq/dq_8da4w_dyn/forward.case%d.upstream0.npy", order[i]);
+      g_autoptr (ExecutorchTensor) x = fixture_npy_tensor (in);
+      g_assert_nonnull (x);
+      ExecutorchTensor *inputs[] = { x };
+      g_autoptr (GPtrArray) outputs = executorch_method_run (method, inputs, 1, NULL, &error);
+      g_assert_no_error (error);
+      g_assert_true (fixture_tensor_matches (g_ptr_array_index (outputs, 0), up, 0.0, 1e-6));
+    }
+  executorch_threadpool_set_num_threads (old);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -377,5 +410,6 @@ main (int argc, char **argv)
     }
   g_test_add_func ("/xnnpack-dq/refused", test_refused);
   g_test_add_func ("/xnnpack-dq/hostile", test_hostile);
+  g_test_add_func ("/xnnpack-dq/dynamic-tokens", test_dynamic_tokens);
   return g_test_run ();
 }

@@ -12,6 +12,8 @@ qbint4 (8da4w, any group size, G=0 included) weights.
   dq_8da4w_g256    Linear(512,24), G=256; x [2,512]
   dq_8da8w         Linear(37,20) with bias (odd K), per-channel int8; x [4,37]
   dq_8da8w_mlp     Linear(64,96) ReLU Linear(96,32), per-channel int8; x [1,64]
+  dq_8da4w_dyn     Linear(64,48) with bias, G=32, on [1,T,64] with T dynamic
+                   (1..8, as an LLM's prompt length); cases T = 5, 1, 8
 
 The eager reference is the torchao-quantized module.  Upstream's runtime
 outputs are recorded too; ours are compared with them within "upstream_tol"
@@ -78,13 +80,14 @@ def quantized(model, bits, group_size):
     return unwrap_tensor_subclass(model)
 
 
-def dqfix(name, desc, model, shape, seeds):
+def dqfix(name, desc, model, shape, seeds, shapes=None, **kw):
     ex = (rand(*shape, seed=seeds[0]),)
     fx = Fixture(
         name, desc, {"forward": model}, {"forward": ex},
-        [Case("forward", (rand(*shape, seed=s),), tol=dict(DQ_TOL)) for s in seeds],
+        [Case("forward", (rand(*(sh or shape), seed=s),), tol=dict(DQ_TOL))
+         for s, sh in zip(seeds, shapes or [None] * len(seeds))],
         backend="xnnpack_dq", expect={"instructions": ["DelegateCall"]},
-        record_upstream=True)
+        record_upstream=True, **kw)
     fx.upstream_tol = dict(DQ_UPSTREAM_TOL)
     return fx
 
@@ -114,4 +117,10 @@ def fixtures():
         "dq_8da8w_mlp", "Linear(64,96) ReLU Linear(96,32) (seed 5, bias), 8da8w per "
         "channel; x [1,64] (one row, as in decoding).",
         quantized(MLP2(5, bias=True), 8, 0), (1, 64), (11, 12)))
+    out.append(dqfix(
+        "dq_8da4w_dyn", "Linear(64,48) with bias (seed 6), 8da4w G=32, on x [1,T,64] with T "
+        "dynamic (Dim 1..8, example 5); cases at T = 5, 1, 8.",
+        quantized(Linear1(64, 48, True, 6), 4, 32), (1, 5, 64), (13, 14, 15),
+        shapes=[(1, 5, 64), (1, 1, 64), (1, 8, 64)],
+        dynamic_shapes={"forward": ({1: torch.export.Dim("tokens", min=1, max=8)},)}))
     return out
