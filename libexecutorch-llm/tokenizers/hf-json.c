@@ -439,11 +439,50 @@ load_components (HfTokenizer *self, JsonObject *root, const char *name, GError *
          find_bos_eos (self, name, error);
 }
 
+/* json-glib's parser recurses once per level, with no limit of its own: a
+ * file of nested brackets would overflow the stack.  tokenizer.json nests
+ * about ten levels deep. */
+#define MAX_NESTING 128
+
+static gboolean
+check_nesting (const char *data, gsize size, const char *name, GError **error)
+{
+  guint depth = 0;
+  gboolean in_string = FALSE;
+  for (gsize i = 0; i < size; i++)
+    {
+      char c = data[i];
+      if (in_string)
+        {
+          if (c == '\\')
+            i++;
+          else if (c == '"')
+            in_string = FALSE;
+        }
+      else if (c == '"')
+        in_string = TRUE;
+      else if (c == '[' || c == '{')
+        {
+          if (++depth > MAX_NESTING)
+            {
+              g_set_error (error, LLM_TOKENIZER_ERROR, LLM_TOKENIZER_ERROR_MALFORMED,
+                           "%s: JSON nested deeper than %d levels (at byte %" G_GSIZE_FORMAT ")", name, MAX_NESTING, i);
+              return FALSE;
+            }
+        }
+      else if ((c == ']' || c == '}') && depth > 0)
+        depth--;
+    }
+  return TRUE;
+}
+
 LlmTokenizerImpl *
 _llm_hf_load (GBytes *contents, const char *name, GError **error)
 {
   gsize size = 0;
   const char *data = g_bytes_get_data (contents, &size);
+  if (!check_nesting (data, size, name, error))
+    return NULL;
   g_autoptr (JsonParser) parser = json_parser_new_immutable ();
   g_autoptr (GError) local = NULL;
   if (size > G_MAXSSIZE || !json_parser_load_from_data (parser, data != NULL ? data : "", size, &local))

@@ -119,6 +119,25 @@ static const BadFile bad_files[] = {
     "post_processor: post_processor Frobnicate is not supported" },
 };
 
+/* Nested brackets past json-glib's stack. */
+static void
+test_deep_nesting (void)
+{
+  g_autoptr (GString) json = g_string_new ("{\"model\":");
+  for (guint i = 0; i < 100000; i++)
+    g_string_append_c (json, '[');
+  for (guint i = 0; i < 100000; i++)
+    g_string_append_c (json, ']');
+  g_string_append_c (json, '}');
+  g_autoptr (GBytes) bytes = g_bytes_new (json->str, json->len);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (LlmTokenizerImpl) tok =
+      _llm_tokenizer_load (bytes, "/nonexistent/tokenizer.json", LLM_TOKENIZER_FORMAT_HUGGING_FACE, &error);
+  g_assert_null (tok);
+  g_assert_error (error, LLM_TOKENIZER_ERROR, LLM_TOKENIZER_ERROR_MALFORMED);
+  g_assert_nonnull (strstr (error->message, "nested deeper than"));
+}
+
 static LlmTokenizerImpl *
 load (const char *json, GError **error)
 {
@@ -262,5 +281,6 @@ main (int argc, char **argv)
   g_test_add_func ("/tokenizer/hf/no-bos", test_no_bos);
   g_test_add_func ("/tokenizer/hf/template-counts", test_template_counts);
   g_test_add_func ("/tokenizer/hf/gap", test_gap);
+  g_test_add_func ("/tokenizer/hf/deep-nesting", test_deep_nesting);
   return g_test_run ();
 }
