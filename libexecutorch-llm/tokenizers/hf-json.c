@@ -221,6 +221,43 @@ lookup (LlmTokenizerImpl *impl, const char *piece, guint32 *id)
   return _hf_bpe_lookup (self->model, piece, id);
 }
 
+/* json-glib's parser recurses once per level, with no limit of its own: a
+ * file of nested brackets would overflow the stack.  tokenizer.json nests
+ * about ten levels deep. */
+#define MAX_NESTING 128
+
+static gboolean
+check_nesting (const char *data, gsize size, const char *name, GError **error)
+{
+  guint depth = 0;
+  gboolean in_string = FALSE;
+  for (gsize i = 0; i < size; i++)
+    {
+      char c = data[i];
+      if (in_string)
+        {
+          if (c == '\\')
+            i++;
+          else if (c == '"')
+            in_string = FALSE;
+        }
+      else if (c == '"')
+        in_string = TRUE;
+      else if (c == '[' || c == '{')
+        {
+          if (++depth > MAX_NESTING)
+            {
+              g_set_error (error, LLM_TOKENIZER_ERROR, LLM_TOKENIZER_ERROR_MALFORMED,
+                           "%s: JSON nested deeper than %d levels (at byte %" G_GSIZE_FORMAT ")", name, MAX_NESTING, i);
+              return FALSE;
+            }
+        }
+      else if ((c == ']' || c == '}') && depth > 0)
+        depth--;
+    }
+  return TRUE;
+}
+
 /* "bos_token" in a config beside the file: "<s>" or {"content": "<s>"}. */
 static gboolean
 config_token (HfTokenizer *self, JsonObject *config, const char *key, const char *file, gint64 *id, GError **error)
@@ -260,9 +297,20 @@ read_configs (HfTokenizer *self, const char *name, GError **error)
         continue;
       g_autoptr (JsonParser) parser = json_parser_new_immutable ();
       g_autoptr (GError) local = NULL;
-      if (!json_parser_load_from_mapped_file (parser, file, &local))
+      g_autoptr (GMappedFile) mapped = g_mapped_file_new (file, FALSE, &local);
+      if (mapped == NULL)
         {
           g_set_error (error, LLM_TOKENIZER_ERROR, LLM_TOKENIZER_ERROR_MALFORMED, "%s: %s", file, local->message);
+          return FALSE;
+        }
+      const char *data = g_mapped_file_get_contents (mapped);
+      gsize size = g_mapped_file_get_length (mapped);
+      if (!check_nesting (data, size, file, error))
+        return FALSE;
+      if (size > G_MAXSSIZE || !json_parser_load_from_data (parser, data != NULL ? data : "", size, &local))
+        {
+          g_set_error (error, LLM_TOKENIZER_ERROR, LLM_TOKENIZER_ERROR_MALFORMED, "%s: %s", file,
+                       local != NULL ? local->message : "too large");
           return FALSE;
         }
       JsonNode *root = json_parser_get_root (parser);
@@ -437,43 +485,6 @@ load_components (HfTokenizer *self, JsonObject *root, const char *name, GError *
   return parse_post_processor (self, _hf_json_member (root, "post_processor"), "post_processor", error) &&
          _hf_decoder_parse (_hf_json_member (root, "decoder"), "decoder", &self->decoder, error) &&
          find_bos_eos (self, name, error);
-}
-
-/* json-glib's parser recurses once per level, with no limit of its own: a
- * file of nested brackets would overflow the stack.  tokenizer.json nests
- * about ten levels deep. */
-#define MAX_NESTING 128
-
-static gboolean
-check_nesting (const char *data, gsize size, const char *name, GError **error)
-{
-  guint depth = 0;
-  gboolean in_string = FALSE;
-  for (gsize i = 0; i < size; i++)
-    {
-      char c = data[i];
-      if (in_string)
-        {
-          if (c == '\\')
-            i++;
-          else if (c == '"')
-            in_string = FALSE;
-        }
-      else if (c == '"')
-        in_string = TRUE;
-      else if (c == '[' || c == '{')
-        {
-          if (++depth > MAX_NESTING)
-            {
-              g_set_error (error, LLM_TOKENIZER_ERROR, LLM_TOKENIZER_ERROR_MALFORMED,
-                           "%s: JSON nested deeper than %d levels (at byte %" G_GSIZE_FORMAT ")", name, MAX_NESTING, i);
-              return FALSE;
-            }
-        }
-      else if ((c == ']' || c == '}') && depth > 0)
-        depth--;
-    }
-  return TRUE;
 }
 
 LlmTokenizerImpl *
