@@ -24,7 +24,9 @@
  *    for the other formats (an error when the id is unknown).
  * bos_id and eos_id, each side on its own, come from the first of:
  *  1. special_tokens_map.json, then tokenizer_config.json, in the directory
- *     of the file: "bos_token"/"eos_token", a string or {"content": ...};
+ *     of the file: "bos_token"/"eos_token", a string or {"content": ...}
+ *     (a name no token has goes on to the next rule; a config that is not
+ *     JSON is an error);
  *  2. the template: its first special token before $A (BOS), its last one
  *     after $A (EOS);
  *  3. an added special token with a well-known name: BOS <|begin_of_text|>,
@@ -35,10 +37,15 @@
  * dropout, normalizers BertNormalizer and Precompiled, pre-tokenizers
  * UnicodeScripts, FixedLength and Metaspace with unknown schemes, decoders
  * WordPiece, BPEDecoder and CTC, ByteFallback or Strip's stop after Fuse,
- * post-processors other than the ones above.  Known differences: Metaspace's
- * prepend_scheme "first" treats a span as first when it starts the text
- * (the reference looks at original offsets, which a Strip normalizer shifts);
- * Unicode tables are GLib's and PCRE2's rather than Rust's and Oniguruma's.
+ * post-processors other than the ones above.  Refused although the
+ * reference loads them: an unk_token missing from the vocabulary, ids far
+ * past the number of tokens (they must be dense), JSON nested deeper than
+ * 128 levels.  Known differences: Metaspace's prepend_scheme "first" treats
+ * a span as first when it starts the text (the reference looks at original
+ * offsets, which a Strip normalizer shifts); a run of <0xHH> tokens that is
+ * not UTF-8 decodes to its bytes, not U+FFFD; Unicode tables are GLib's and
+ * PCRE2's rather than Rust's and Oniguruma's (\w is rewritten to
+ * Oniguruma's meaning).
  */
 #include "hf-private.h"
 
