@@ -25,10 +25,10 @@ of the typelib stays as it is, these only add to it:
 - ``stats.to_dict()``: upstream's ``PyTorchObserver`` report as a dict.
 
 Errors are ``GLib.Error`` raised as a subclass naming their kind:
-``ExecutorchLlm.TokenizerError`` (a tokenizer file or text it cannot take;
-also a ``ValueError``), ``ExecutorchLlm.ContextFullError`` (the prompt does
+``ExecutorchLlm.TokenizationError`` (a tokenizer file or text it cannot
+take; also a ``ValueError``), ``ExecutorchLlm.ContextFullError`` (the prompt does
 not fit in what is left of the context: ``generator.reset()`` makes room),
-``ExecutorchLlm.GeneratorError`` (the generator's other errors),
+``ExecutorchLlm.GenerationError`` (the generator's other errors),
 ``ExecutorchLlm.FileNotFoundError`` (also the builtin one), and the model's
 own errors as the Executorch override raises them.  ``except GLib.Error``
 still catches them all.
@@ -66,19 +66,19 @@ class _KindOfError:
         return self.message
 
 
-class TokenizerError(_KindOfError, GLib.Error, ValueError):
+class TokenizationError(_KindOfError, GLib.Error, ValueError):
     """A tokenizer file that cannot be read as a tokenizer, or text or token
-    ids it cannot take (``ExecutorchLlm.TokenizerError`` domain; ``e.code``
-    is an ``ExecutorchLlm.TokenizerError`` value).  A ``ValueError``."""
+    ids it cannot take (``e.code`` is an ``ExecutorchLlm.TokenizerError``
+    value; the enumeration keeps its name).  A ``ValueError``."""
 
 
-class GeneratorError(_KindOfError, GLib.Error):
+class GenerationError(_KindOfError, GLib.Error):
     """An error of the generator: a program it cannot drive, a setting out
     of range, a generator already generating... (``e.code`` is an
-    ``ExecutorchLlm.GeneratorError`` value)."""
+    ``ExecutorchLlm.GeneratorError`` value; the enumeration keeps its name)."""
 
 
-class ContextFullError(GeneratorError):
+class ContextFullError(GenerationError):
     """The prompt does not fit in what is left of the model's context (its
     KV cache), or the context is already full: ``generator.reset()`` starts
     a new conversation.  ``e.code`` is ``GeneratorError.PROMPT_TOO_LONG`` or
@@ -90,7 +90,7 @@ class FileNotFoundError(_KindOfError, GLib.Error, builtins.FileNotFoundError):
     ``FileNotFoundError`` (``errno.ENOENT``, ``filename`` the path)."""
 
 
-__all__ += ["TokenizerError", "GeneratorError", "ContextFullError", "FileNotFoundError"]
+__all__ += ["TokenizationError", "GenerationError", "ContextFullError", "FileNotFoundError"]
 
 _TOKENIZER_DOMAIN = GLib.quark_to_string(ExecutorchLlm.tokenizer_error_quark())
 _GENERATOR_DOMAIN = GLib.quark_to_string(ExecutorchLlm.generator_error_quark())
@@ -107,9 +107,9 @@ def _typed_error(error, paths=()):
     if (error.domain, error.code) in _NOT_FOUND_ERRORS:
         kind = FileNotFoundError
     elif error.domain == _TOKENIZER_DOMAIN:
-        kind = TokenizerError
+        kind = TokenizationError
     elif error.domain == _GENERATOR_DOMAIN:
-        kind = ContextFullError if error.code in _CONTEXT_CODES else GeneratorError
+        kind = ContextFullError if error.code in _CONTEXT_CODES else GenerationError
     elif _core is not None and hasattr(_core, "_typed_error"):
         return _core._typed_error(error, paths)
     else:
