@@ -61,7 +61,9 @@ static const GOptionEntry entries[] = {
     "Seed of the sampler; the same seed gives the same text (default: "
     "from the clock)",
     "S" },
-  { "bos", 0, 0, G_OPTION_ARG_STRING, &opt_bos, "Beginning-of-sequence tokens put before each prompt (default: 0)",
+  { "bos", 0, 0, G_OPTION_ARG_STRING, &opt_bos,
+    "Beginning-of-sequence tokens put before the prompt; with --chat, at the start of each conversation "
+    "(default: 0)",
     "N" },
   { "stop", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opt_stop, "End the text before STRING (may be repeated)", "STRING" },
   { "ignore-eos", 0, 0, G_OPTION_ARG_NONE, &opt_ignore_eos, "Go on past end-of-sequence tokens", NULL },
@@ -256,7 +258,16 @@ generate_one (ExecutorchLlmGenerator *generator, const char *prompt, ExecutorchL
 {
   g_autofree char *text = NULL;
   g_autofree char *wrapped = apply_template (prompt);
+  g_autoptr (ExecutorchLlmGenerationConfig) later_turn = NULL;
 
+  /* A conversation begins with the BOS tokens once, not at every turn. */
+  if (opt_chat && executorch_llm_generator_get_position (generator) > 0 &&
+      executorch_llm_generation_config_get_n_bos (config) > 0)
+    {
+      later_turn = executorch_llm_generation_config_copy (config);
+      executorch_llm_generation_config_set_n_bos (later_turn, 0);
+      config = later_turn;
+    }
   interrupted = 0;
   interruptible = generator;
   text = executorch_llm_generator_generate (generator, wrapped, config, NULL, error);

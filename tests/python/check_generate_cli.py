@@ -131,6 +131,7 @@ bad(1, r".*missing\.json.*(No such file|not found)", pte, "-k", "missing.json", 
 bad(1, r".*", pte, "-k", pte, "-p", "x")  # a program is no tokenizer
 bad(1, r".*tokenizer.*|.*not an ExecuTorch program", TOKENIZER, "-k", TOKENIZER, "-p", "x")
 bad(1, r"the prompt has \d+ tokens", pte, "-k", TOKENIZER, "-p", "word " * 200)
+bad(1, r".*BOS", pte, "-k", TOKENIZER, "-p", "x", "--bos", "1")  # the fixture's tokenizer has none
 bad(2, r"no tokenizer given", pte, "-p", "x")
 bad(2, r"no prompt given", pte, "-k", TOKENIZER)
 bad(2, r"no program given", "-k", TOKENIZER, "-p", "x")
