@@ -27,6 +27,19 @@ async function main() {
     const generator = ExecutorchLlm.Generator.new(`${here}/${fixture.pte}`, null, tokenizer, null);
     check(generator.get_eos_ids().join() === fixture.metadata.get_eos_ids.join(), 'EOS ids from the metadata');
 
+    // A stream started before the main loop runs (run() calls main() first),
+    // while this thread is busy: its pieces still come here, in this thread,
+    // none lost (they once ran in the worker whenever the default main
+    // context had no owner).
+    const early = generator.stream(prompt, greedy)[Symbol.asyncIterator]();
+    const other = ExecutorchLlm.Generator.new(`${here}/${fixture.pte}`, null, tokenizer, null);
+    check(other.generate(prompt, greedy) === expected, 'a synchronous generate meanwhile');
+    const earlyPieces = [];
+    for (let step = await early.next(); !step.done; step = await early.next())
+        earlyPieces.push(step.value);
+    check(earlyPieces.join('') === expected, `a stream started before the loop: ${JSON.stringify(earlyPieces)}`);
+    generator.reset();
+
     // await generate_async with a plain-object config: upstream's greedy text.
     const pending = generator.generate_async(prompt, greedy);
     check(pending instanceof Promise, 'generate_async without a callback returns a Promise');
