@@ -235,36 +235,6 @@ host_bytes_for (const EtInput *input, const uint8_t *dim_order, GError **error)
   return g_bytes_new_with_free_func (copy, input->nbytes, free, copy);
 }
 
-/* An unplanned input reads the caller's memory, which each binding
- * replaces: its sizes are checked against the program's bound, and the
- * previous binding (whose bytes may be fewer) is dropped, so that the input
- * may grow again up to the bound (a token input after a shorter one).  The
- * input stays unset until this binding completes. */
-static gboolean
-unplanned_input_fits (EtMethod *method, guint index, const EtInput *input, GError **error)
-{
-  const EtValueMeta *bound = &method->meta->inputs[index];
-  EtTensor *tensor = method->values[method->input_indices[index]].u.tensor;
-  gboolean fits = input->ndim == bound->ndim && input->ndim <= ET_MAX_DIMS;
-
-  for (uint32_t i = 0; fits && i < input->ndim; i++)
-    fits = input->sizes[i] >= 0 && input->sizes[i] <= bound->sizes[i];
-  if (!fits)
-    {
-      g_autofree char *given = format_sizes (input->ndim, input->sizes);
-      g_autofree char *expected = format_sizes (bound->ndim, bound->sizes);
-      _et_set_error (error, ET_ERROR_INVALID_ARGUMENT,
-                     "input %u of method %s has sizes %s, which do not fit the method's bound %s", index,
-                     method->meta->name, given, expected);
-      return FALSE;
-    }
-  method->input_set[index] = FALSE;
-  g_clear_pointer (&method->input_borrowed[index], g_bytes_unref);
-  tensor->data = NULL;
-  tensor->capacity = 0;
-  return TRUE;
-}
-
 gboolean
 _et_method_bind_input (EtMethod *method, guint index, const EtInput *input, GError **error)
 {
@@ -283,9 +253,6 @@ _et_method_bind_input (EtMethod *method, guint index, const EtInput *input, GErr
       _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "input %u of method %s has no data", index, method->meta->name);
       return FALSE;
     }
-  if (!(tensor->flags & (ET_TENSOR_FLAG_PLANNED | ET_TENSOR_FLAG_CONSTANT)) &&
-      tensor->shape_dynamism != ET_SHAPE_STATIC && !unplanned_input_fits (method, index, input, error))
-    return FALSE;
   code = et_tensor_resize (tensor, input->ndim, input->sizes);
   if (code != ET_OK)
     {
