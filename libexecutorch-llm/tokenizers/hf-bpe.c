@@ -517,7 +517,8 @@ _hf_bpe_encode (HfBpe *self, const char *word, gsize len, GArray *ids)
       guint n = ids->len - start;
       guint32 *entry = g_new (guint32, n + 1);
       entry[0] = n;
-      memcpy (entry + 1, &g_array_index (ids, guint32, start), n * sizeof (guint32));
+      if (n > 0)
+        memcpy (entry + 1, &g_array_index (ids, guint32, start), n * sizeof (guint32));
       g_mutex_lock (&self->cache_lock);
       if (g_hash_table_size (self->cache) < CACHE_MAX_ENTRIES)
         g_hash_table_replace (self->cache, g_steal_pointer (&key), entry);

@@ -338,7 +338,8 @@ _hf_decoder_apply (const HfDecoder *self, gboolean first, GByteArray *piece)
         g_byte_array_prepend (piece, (const guint8 *) " ", 1);
       return;
     }
-  for (guint i = 0; i < self->steps->len; i++)
+  /* Every decoder turns an empty token into an empty one. */
+  for (guint i = 0; i < self->steps->len && piece->len > 0; i++)
     {
       const Step *step = &g_array_index (self->steps, Step, i);
       switch (step->kind)

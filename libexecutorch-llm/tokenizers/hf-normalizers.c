@@ -63,6 +63,16 @@ static const struct
   { "ByteLevel", NORM_BYTE_LEVEL },
 };
 
+static gboolean
+required_string (JsonObject *obj, const char *member, const char *path, const char **out, GError **error)
+{
+  if (!_hf_json_string (obj, member, path, NULL, out, error))
+    return FALSE;
+  if (*out == NULL)
+    g_set_error (error, LLM_TOKENIZER_ERROR, LLM_TOKENIZER_ERROR_MALFORMED, "%s.%s: expected a string", path, member);
+  return *out != NULL;
+}
+
 gboolean
 _hf_normalizer_parse (JsonNode *node, const char *path, HfNormalizer **out, GError **error)
 {
@@ -90,7 +100,7 @@ _hf_normalizer_parse (JsonNode *node, const char *path, HfNormalizer **out, GErr
       const char *content = NULL, *literal = NULL;
       self->kind = NORM_REPLACE;
       self->regex = _hf_json_pattern (obj, "pattern", path, &literal, error);
-      if (self->regex == NULL || !_hf_json_string (obj, "content", path, NULL, &content, error))
+      if (self->regex == NULL || !required_string (obj, "content", path, &content, error))
         return FALSE;
       self->content = g_strdup (content);
     }
@@ -98,7 +108,7 @@ _hf_normalizer_parse (JsonNode *node, const char *path, HfNormalizer **out, GErr
     {
       const char *prepend = NULL;
       self->kind = NORM_PREPEND;
-      if (!_hf_json_string (obj, "prepend", path, NULL, &prepend, error))
+      if (!required_string (obj, "prepend", path, &prepend, error))
         return FALSE;
       self->content = g_strdup (prepend);
     }

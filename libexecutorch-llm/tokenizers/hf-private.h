@@ -4,7 +4,7 @@
  *
  * hf-json.c reads the file and runs the pipeline; each component kind has
  * its own file: hf-normalizers.c, hf-pre-tokenizers.c, hf-bpe.c (the
- * model), hf-decoders.c.  Every parser takes the JSON node and its path in
+ * model), hf-added-tokens.c, hf-decoders.c; hf-common.c has what they share.  Every parser takes the JSON node and its path in
  * the file ("normalizer.normalizers[2]") for its messages, and fails with
  * LLM_TOKENIZER_ERROR_MALFORMED (bad JSON) or _UNSUPPORTED (a component we
  * do not implement, named in the message).
@@ -17,7 +17,10 @@
 
 G_BEGIN_DECLS
 
-/* JSON helpers (hf-json.c).  A missing or null member gives @fallback. */
+/* JSON helpers (hf-common.c).  A missing or null member gives @fallback. */
+JsonNode *_hf_json_member (JsonObject *obj, const char *member); /* NULL when absent or null */
+gboolean _hf_json_holds (JsonNode *node, GType type);            /* a value of @type */
+gboolean _hf_json_node_uint (JsonNode *node, const char *path, guint64 max, guint64 *out, GError **error);
 gboolean _hf_json_string (JsonObject *obj, const char *member, const char *path, const char *fallback, const char **out,
                           GError **error);
 gboolean _hf_json_bool (JsonObject *obj, const char *member, const char *path, gboolean fallback, gboolean *out,
@@ -82,6 +85,48 @@ void _hf_bpe_encode (HfBpe *self, const char *word, gsize len, GArray *ids);
 const char *_hf_bpe_token (const HfBpe *self, guint32 id);
 gboolean _hf_bpe_lookup (const HfBpe *self, const char *token, guint32 *id);
 guint32 _hf_bpe_id_limit (const HfBpe *self); /* highest id + 1 */
+
+/* --- Added tokens ------------------------------------------------ */
+typedef struct
+{
+  guint32 id;
+  char *content;
+  char *match; /* content, normalized when the token is */
+  gsize match_len;
+  gboolean single_word, lstrip, rstrip, normalized, special;
+} HfAddedToken;
+
+/* Added tokens matched in one pass, indexed by their first byte. */
+typedef struct
+{
+  GPtrArray *by_byte[256]; /* HfAddedToken, longest first */
+  gboolean empty;
+} HfAddedSet;
+
+typedef struct
+{
+  GArray *tokens;         /* HfAddedToken */
+  GHashTable *by_id;      /* id -> HfAddedToken */
+  GHashTable *by_content; /* content -> HfAddedToken (the first) */
+  HfAddedSet raw_set, normalized_set;
+  guint32 id_limit; /* highest id + 1, 0 without tokens */
+} HfAddedVocab;
+
+/* A cut of the text: an added token, or text between them. */
+typedef struct
+{
+  gsize start, end;
+  const HfAddedToken *token; /* NULL: text */
+} HfSpan;
+
+/* Reads "added_tokens" (@node may be NULL); normalized ones are matched by
+ * their text through @normalizer.  Ids above @max_id are refused. */
+HfAddedVocab *_hf_added_parse (JsonNode *node, const HfNormalizer *normalizer, guint64 max_id, GError **error);
+void _hf_added_free (HfAddedVocab *self);
+const HfAddedToken *_hf_added_by_id (const HfAddedVocab *self, guint32 id);
+const HfAddedToken *_hf_added_by_content (const HfAddedVocab *self, const char *content);
+/* Cuts @text (raw, or normalized when @normalized) into HfSpans. */
+void _hf_added_find (const HfAddedVocab *self, gboolean normalized, const char *text, gsize len, GArray *spans);
 
 /* --- Decoders ------------------------------------------------------ */
 typedef struct _HfDecoder HfDecoder;

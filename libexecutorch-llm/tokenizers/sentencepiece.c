@@ -69,6 +69,13 @@ static gboolean G_GNUC_PRINTF (4, 5) model_fail (const char *name, guint code, G
   return FALSE;
 }
 
+/* A piece's text for messages: valid UTF-8, at most 64 bytes of it. */
+static char *
+piece_text (const SpPiece *piece)
+{
+  return g_utf8_make_valid ((const char *) piece->text.data, (gssize) MIN (piece->text.len, 64));
+}
+
 /* Each piece must be the one its text finds in its set. */
 static gboolean
 check_unique (const SpTokenizer *self, const SpTrie *trie, guint types, const char *name, GError **error)
@@ -80,9 +87,11 @@ check_unique (const SpTokenizer *self, const SpTrie *trie, guint types, const ch
         continue;
       gint32 found = _llm_sp_trie_find (trie, piece->text.data, piece->text.len);
       if (found != (gint32) i)
-        return model_fail (name, LLM_TOKENIZER_ERROR_MALFORMED, error,
-                           "ModelProto.pieces[%u] \"%.*s\" is already defined (as piece %d)", i,
-                           (int) MIN (piece->text.len, 64), (const char *) piece->text.data, found);
+        {
+          g_autofree char *text = piece_text (piece);
+          return model_fail (name, LLM_TOKENIZER_ERROR_MALFORMED, error,
+                             "ModelProto.pieces[%u] \"%s\" is already defined (as piece %d)", i, text, found);
+        }
     }
   return TRUE;
 }
@@ -124,9 +133,11 @@ sp_init (SpTokenizer *self, const char *name, GError **error)
                 return model_fail (name, LLM_TOKENIZER_ERROR_MALFORMED, error,
                                    "ModelProto.pieces[%u] is a byte piece, but trainer_spec.byte_fallback is false", i);
               if (byte < 0)
-                return model_fail (name, LLM_TOKENIZER_ERROR_MALFORMED, error,
-                                   "ModelProto.pieces[%u] is a byte piece, but \"%.*s\" is not <0xHH>", i,
-                                   (int) MIN (piece->text.len, 64), (const char *) piece->text.data);
+                {
+                  g_autofree char *text = piece_text (piece);
+                  return model_fail (name, LLM_TOKENIZER_ERROR_MALFORMED, error,
+                                     "ModelProto.pieces[%u] is a byte piece, but \"%s\" is not <0xHH>", i, text);
+                }
               byte_found[byte] = TRUE;
               break;
             }

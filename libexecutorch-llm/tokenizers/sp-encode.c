@@ -194,6 +194,7 @@ typedef struct
   BpeSymbol *symbols;
   GArray *heap;
   GHashTable *splits; /* piece id -> BpeSplit */
+  GArray *stack;      /* resegment's pending (start, len) pairs */
 } BpeState;
 
 static void
@@ -223,7 +224,7 @@ maybe_add_pair (BpeState *s, gint32 left, gint32 right)
 static void
 resegment (BpeState *s, guint32 start, guint32 len, GArray *segments)
 {
-  g_autoptr (GArray) stack = g_array_new (FALSE, FALSE, sizeof (guint32) * 2);
+  GArray *stack = s->stack;
   guint32 top[2] = { start, len };
   g_array_append_vals (stack, top, 1);
   while (stack->len > 0)
@@ -268,7 +269,10 @@ segment_bpe (const SpTokenizer *self, const guint8 *text, gsize size, GArray *se
     return;
 
   g_autoptr (GArray) heap = g_array_new (FALSE, FALSE, sizeof (BpePair));
-  BpeState s = { .self = self, .text = text, .symbols = (BpeSymbol *) (void *) symbols->data, .heap = heap };
+  g_autoptr (GArray) stack = g_array_new (FALSE, FALSE, sizeof (guint32) * 2);
+  BpeState s = {
+    .self = self, .text = text, .symbols = (BpeSymbol *) (void *) symbols->data, .heap = heap, .stack = stack
+  };
   for (guint i = 1; i < symbols->len; i++)
     maybe_add_pair (&s, (gint32) i - 1, (gint32) i);
 

@@ -249,7 +249,7 @@ parse_piece (PbReader *r, const char *path, SpPiece *piece, GError **error)
 }
 
 static gboolean
-parse_trainer_spec (PbReader *r, SpModel *model, GError **error)
+parse_trainer_spec (PbReader *r, SpModel *model, guint *ids_set, GError **error)
 {
   const char *path = "ModelProto.trainer_spec";
   while (r->pos < r->end)
@@ -289,6 +289,8 @@ parse_trainer_spec (PbReader *r, SpModel *model, GError **error)
         }
       if (!ok)
         return FALSE;
+      if (field >= 40 && field <= 43)
+        *ids_set |= 1u << (field - 40);
     }
   return TRUE;
 }
@@ -334,10 +336,12 @@ parse_normalizer_spec (PbReader *r, const char *path, NormalizerSpec *spec, GErr
   return TRUE;
 }
 
+/* Ids the file sets must name a piece or be -1 (the defaults need not:
+ * sentencepiece itself finds BOS and EOS by their pieces' text). */
 static gboolean
-check_trainer_id (SpModel *model, const char *name, const char *field, gint32 id, GError **error)
+check_trainer_id (SpModel *model, const char *name, const char *field, gboolean set, gint32 id, GError **error)
 {
-  if (id >= -1 && (id < 0 || (guint32) id < model->n_pieces))
+  if (!set || (id >= -1 && (id < 0 || (guint32) id < model->n_pieces)))
     return TRUE;
   g_set_error (error, LLM_TOKENIZER_ERROR, LLM_TOKENIZER_ERROR_MALFORMED,
                "%s: ModelProto.trainer_spec.%s %d is outside the %u pieces", name, field, id, model->n_pieces);
@@ -372,6 +376,7 @@ _llm_sp_model_parse (GBytes *contents, const char *name, GError **error)
                                 .escape_whitespaces = TRUE };
   NormalizerSpec denormalizer = normalizer;
   g_autoptr (GArray) pieces = g_array_new (FALSE, TRUE, sizeof (SpPiece));
+  guint ids_set = 0; /* bit n: trainer_spec field 40 + n (unk, bos, eos, pad id) */
 
   while (r.pos < r.end)
     {
@@ -402,7 +407,7 @@ _llm_sp_model_parse (GBytes *contents, const char *name, GError **error)
             }
           case 2:
             if (!pb_message (&r, "ModelProto", ".trainer_spec", wire, at, &sub, error) ||
-                !parse_trainer_spec (&sub, model, error))
+                !parse_trainer_spec (&sub, model, &ids_set, error))
               return NULL;
             break;
           case 3:
@@ -429,10 +434,10 @@ _llm_sp_model_parse (GBytes *contents, const char *name, GError **error)
                    "%s: the model has no pieces (ModelProto.pieces is empty)", name);
       return NULL;
     }
-  if (!check_trainer_id (model, name, "unk_id", model->unk_id, error) ||
-      !check_trainer_id (model, name, "bos_id", model->bos_id, error) ||
-      !check_trainer_id (model, name, "eos_id", model->eos_id, error) ||
-      !check_trainer_id (model, name, "pad_id", model->pad_id, error))
+  if (!check_trainer_id (model, name, "unk_id", ids_set & 1, model->unk_id, error) ||
+      !check_trainer_id (model, name, "bos_id", ids_set & 2, model->bos_id, error) ||
+      !check_trainer_id (model, name, "eos_id", ids_set & 4, model->eos_id, error) ||
+      !check_trainer_id (model, name, "pad_id", ids_set & 8, model->pad_id, error))
     return NULL;
 
   model->normalizer_name = normalizer.name;

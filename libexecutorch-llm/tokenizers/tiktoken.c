@@ -126,6 +126,14 @@ encode_ordinary (Tiktoken *self, const char *text, gsize len, GArray *ends, GArr
 {
   if (len == 0)
     return TRUE;
+  /* GRegex reports match offsets as gint. */
+  if (len > G_MAXINT)
+    {
+      g_set_error (error, LLM_TOKENIZER_ERROR, LLM_TOKENIZER_ERROR_INVALID_TEXT,
+                   "tiktoken: a text of %" G_GSIZE_FORMAT " bytes without special tokens is too long (2 GiB at most)",
+                   len);
+      return FALSE;
+    }
   g_autoptr (GMatchInfo) match = NULL;
   GError *regex_error = NULL;
   g_regex_match_full (self->pattern, text, (gssize) len, 0, 0, &match, &regex_error);

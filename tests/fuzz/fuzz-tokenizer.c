@@ -3,10 +3,11 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * The first byte picks the format (its LlmTokenizerFormat value, modulo
- * the number of formats: 0 auto-detects); the rest is the file.  It must
- * load or fail with a GError.  When it loads, a few texts (and the input's
- * last bytes, made valid UTF-8) are encoded with and without BOS/EOS, every
- * id must be in the vocabulary, and the ids decode one by one.  Seeds:
+ * the number of formats: 0 auto-detects); the second says how many of the
+ * last bytes are a text to encode (made valid UTF-8); the bytes between are
+ * the file.  It must load or fail with a GError.  When it loads, that text
+ * and a few fixed ones are encoded with and without BOS/EOS, every id must
+ * be in the vocabulary, and the ids decode one by one.  Seeds:
  * tests/fuzz/seeds/tokenizer/, written with the fixtures by
  * tests/llm/export/tokenizers_tiktoken_llama2c.py.
  */
@@ -63,10 +64,12 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   };
   GError *error = NULL;
 
-  if (size == 0)
+  if (size < 2)
     return 0;
-  g_autoptr (GBytes) contents = g_bytes_new (data + 1, size - 1);
   LlmTokenizerFormat format = (LlmTokenizerFormat) (data[0] % N_FORMATS);
+  gsize text_len = MIN (data[1], size - 2);
+  gsize file_len = size - 2 - text_len;
+  g_autoptr (GBytes) contents = g_bytes_new (data + 2, file_len);
   g_autoptr (LlmTokenizerImpl) tokenizer = _llm_tokenizer_load (contents, "fuzz", format, &error);
   if (tokenizer == NULL)
     {
@@ -81,11 +84,10 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
       encode_and_decode (tokenizer, texts[i], 0, 0);
       encode_and_decode (tokenizer, texts[i], 1, 1);
     }
-  /* Text from the input itself, which the file's tokens may match. */
   {
-    gsize tail = MIN (size - 1, 64);
-    g_autofree char *text = g_utf8_make_valid ((const char *) data + size - tail, (gssize) tail);
+    g_autofree char *text = g_utf8_make_valid ((const char *) data + 2 + file_len, (gssize) text_len);
     encode_and_decode (tokenizer, text, 0, 0);
+    encode_and_decode (tokenizer, text, 2, 0);
   }
   /* Ids at both ends of the vocabulary, and one past it. */
   {

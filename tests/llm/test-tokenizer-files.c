@@ -289,6 +289,26 @@ test_llama2c_small (void)
 static void
 test_detect (void)
 {
+  /* A tokenizer.bin of 10 tokens starts with 0x0a, as a SentencePiece
+   * model does: its header tells them apart. */
+  g_autoptr (GByteArray) bin = small_bin (10, 1, 2, 6);
+  g_autoptr (GBytes) bin_bytes = g_bytes_new (bin->data, bin->len);
+  g_assert_cmpint (_llm_tokenizer_detect (bin_bytes, "small.bin"), ==, LLM_TOKENIZER_FORMAT_LLAMA2C);
+  g_autoptr (GString) ranks = byte_ranks ("\n");
+  g_autoptr (GBytes) ranks_bytes = g_bytes_new (ranks->str, ranks->len);
+  g_assert_cmpint (_llm_tokenizer_detect (ranks_bytes, "ranks"), ==, LLM_TOKENIZER_FORMAT_TIKTOKEN);
+  const char *const sp_start =
+      "\x0a\x0b\x0a\x05<unk>\x15\x00\x00\x00\x00\x18\x02\x0a\x09\x0a\x03<s>\x15\x00\x00\x00\x00";
+  g_autoptr (GBytes) sp_bytes = g_bytes_new (sp_start, 26);
+  g_assert_cmpint (_llm_tokenizer_detect (sp_bytes, "sp.model"), ==, LLM_TOKENIZER_FORMAT_SENTENCEPIECE);
+  /* The .model sp-bpe.bin was converted from. */
+  g_autofree char *model_path =
+      g_test_build_filename (G_TEST_DIST, "llm", "tokenizers", "llama2c", "sp-bpe.model", NULL);
+  g_autoptr (GMappedFile) model = g_mapped_file_new (model_path, FALSE, NULL);
+  g_assert_nonnull (model);
+  g_autoptr (GBytes) model_bytes = g_mapped_file_get_bytes (model);
+  g_assert_cmpint (_llm_tokenizer_detect (model_bytes, model_path), ==, LLM_TOKENIZER_FORMAT_SENTENCEPIECE);
+
   const char *const files[][2] = { { "tiktoken", "bpe512.tiktoken" }, { "llama2c", "sp-bpe.bin" } };
   const LlmTokenizerFormat formats[] = { LLM_TOKENIZER_FORMAT_TIKTOKEN, LLM_TOKENIZER_FORMAT_LLAMA2C };
   for (guint i = 0; i < G_N_ELEMENTS (files); i++)

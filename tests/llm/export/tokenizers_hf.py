@@ -19,6 +19,10 @@ How the cases map onto the C interface (documented in hf-json.c):
   * without one, n_bos BOS and n_eos EOS ids are added around the text (the
     rule every format shares), so those cases are computed here.
 The decoded string is decode(ids, skip_special_tokens=False).
+
+BPE training breaks ties between equally frequent pairs in no fixed order,
+so a rerun may change some files; each reference is recorded from the
+tokenizer.json written beside it, so the set stays consistent.
 """
 import json
 import os
@@ -115,6 +119,21 @@ def nfkc_lower():
     return tok, {}, extra
 
 
+def bert_like():
+    """continuing_subword_prefix, BertPreTokenizer, StripAccents, BertProcessing,
+    added tokens with lstrip/rstrip/single_word matched after normalization."""
+    tok = Tokenizer(models.BPE(unk_token="[UNK]", continuing_subword_prefix="##"))
+    tok.normalizer = normalizers.Sequence([normalizers.NFD(), normalizers.StripAccents(), normalizers.Lowercase()])
+    tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    train(tok, ["[UNK]", "[CLS]", "[SEP]"], continuing_subword_prefix="##")
+    tok.post_processor = processors.BertProcessing(("[SEP]", tok.token_to_id("[SEP]")),
+                                                   ("[CLS]", tok.token_to_id("[CLS]")))
+    tok.add_tokens([AddedToken("Tok", single_word=True, lstrip=True, rstrip=True, normalized=True)])
+    tok.add_special_tokens([AddedToken("<mask>", lstrip=True, normalized=True, special=True)])
+    extra = ["tok Tok TOK xtok tok_ tok. (tok)", "a  <mask>  b <MASK>", "Crème brûlée ## ##ing"]
+    return tok, {}, extra
+
+
 def variant(base, name, normalizer=None, pre_tokenizer=None, decoder=None):
     """A copy of @base with other components: the vocabulary need not fit them."""
     data = json.loads(base.to_str())
@@ -140,13 +159,13 @@ def component(obj):
     return json.loads(tok.to_str())["decoder"]
 
 
-def template_parts(tok):
-    """The ids a TemplateProcessing adds before and after $A, or None."""
+def has_template(tok):
+    """Whether the post-processor adds special tokens around the text."""
     data = json.loads(tok.to_str())
     proc = data.get("post_processor")
     procs = proc.get("processors", []) if proc and proc["type"] == "Sequence" else [proc] if proc else []
     for p in procs:
-        if p["type"] == "TemplateProcessing":
+        if p["type"] in ("TemplateProcessing", "BertProcessing", "RobertaProcessing"):
             return True
     return False
 
@@ -170,13 +189,13 @@ def record(name, tok, config, extra, bos, eos, with_train, merges_as_strings=Fal
     if with_train:
         with open(TRAIN, encoding="utf-8") as f:
             texts.append(f.read())
-    has_template = template_parts(tok)
+    with_template = has_template(tok)
     cases = []
 
     def add(text, n_bos, n_eos):
         if n_bos == 0 and n_eos == 0:
             ids = tok.encode(text, add_special_tokens=False).ids
-        elif has_template:
+        elif with_template:
             assert n_bos > 0 and n_eos > 0
             ids = tok.encode(text, add_special_tokens=True).ids
         else:
@@ -188,7 +207,7 @@ def record(name, tok, config, extra, bos, eos, with_train, merges_as_strings=Fal
         add(text, 0, 0)
     for text in ["Hello, world!", "", "<s>x", texts[1]]:
         add(text, 1, 1)
-    if not has_template:
+    if not with_template:
         add("Hello, world!", 2, 0)
         add("Hello, world!", 0, 1)
     vocab = tok.get_vocab(with_added_tokens=True)
@@ -216,6 +235,19 @@ def main():
 
     base, config, extra = nfkc_lower()
     record("nfkc-lower", base, config, extra, base.token_to_id("[CLS]"), base.token_to_id("[SEP]"), False)
+
+    tok, config, extra = bert_like()
+    record("bert-like", tok, config, extra, tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]"), False)
+
+    # The Llama 2 layout of Hugging Face's converted files: no pre-tokenizer,
+    # Prepend and Replace normalizers (the whole text is one BPE word).
+    tok = variant(l2, "llama2-normalizer", normalizer={"type": "Sequence", "normalizers": [
+        {"type": "Prepend", "prepend": "\u2581"}, {"type": "Replace", "pattern": {"String": " "}, "content": "\u2581"}]})
+    data = json.loads(tok.to_str())
+    data["pre_tokenizer"] = None
+    tok = Tokenizer.from_str(json.dumps(data))
+    _, config, extra = llama2()
+    record("llama2-normalizer", tok, config, extra, l2.token_to_id("<s>"), l2.token_to_id("</s>"), False)
 
     # Variants of one trained model, for the components the four above do not use.
     cls, sep = base.token_to_id("[CLS]"), base.token_to_id("[SEP]")

@@ -24,7 +24,8 @@ for tests/llm/data/corpus.json plus a few BOS/EOS-count, special-token and
 whitespace cases, the ids of the reference library (tiktoken; sentencepiece
 on the .model) and the text of decoding them token by token as upstream's
 runner defines it.  The fuzz seeds tests/fuzz/seeds/tokenizer/ are the two
-files behind fuzz-tokenizer's format byte.
+files framed as fuzz-tokenizer reads them (format byte, text length, file,
+text).
 """
 
 import base64
@@ -266,10 +267,12 @@ def main():
     write_json(llama2c_reference(sp, pieces, bin_file, texts), out / "sp-bpe.reference.json")
 
     # Fuzz seeds: fuzz-tokenizer's first byte picks the format (the
-    # LlmTokenizerFormat value: 2 tiktoken, 4 llama2c).
+    # LlmTokenizerFormat value: 2 tiktoken, 4 llama2c), the second is the
+    # length of the text after the file.
     FUZZ_SEEDS.mkdir(parents=True, exist_ok=True)
-    (FUZZ_SEEDS / "tiktoken-bpe512").write_bytes(b"\x02" + tiktoken_file.read_bytes())
-    (FUZZ_SEEDS / "llama2c-sp-bpe").write_bytes(b"\x04" + bin_file.read_bytes())
+    text = "Hello <|eot_id|>  a   b\n\u00e9\U0001F600".encode("utf-8")
+    (FUZZ_SEEDS / "tiktoken-bpe512").write_bytes(bytes([2, len(text)]) + tiktoken_file.read_bytes() + text)
+    (FUZZ_SEEDS / "llama2c-sp-bpe").write_bytes(bytes([4, len(text)]) + bin_file.read_bytes() + text)
     for f in [tiktoken_file, bin_file, out / "sp-bpe.model"]:
         print(f"{f.relative_to(LLM.parent.parent)}: {f.stat().st_size} bytes", file=sys.stderr)
 
