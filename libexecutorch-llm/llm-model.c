@@ -164,6 +164,13 @@ read_metadata (LlmModel *self, GCancellable *cancellable, GError **error)
   return TRUE;
 }
 
+/* Upstream's sampler takes these too (-d fp16 / bf16 exports). */
+static gboolean
+is_logits_type (ExecutorchScalarType t)
+{
+  return t == EXECUTORCH_SCALAR_TYPE_FLOAT || t == EXECUTORCH_SCALAR_TYPE_HALF || t == EXECUTORCH_SCALAR_TYPE_BFLOAT16;
+}
+
 static gboolean
 is_token_type (ExecutorchScalarType t)
 {
@@ -221,11 +228,14 @@ check_signature (LlmModel *self, GError **error)
   ExecutorchValueInfo *out = executorch_method_info_get_output (info, 0);
   sizes = executorch_value_info_get_sizes (out, &n_dims);
   if (executorch_value_info_get_kind (out) != EXECUTORCH_VALUE_KIND_TENSOR ||
-      executorch_value_info_get_scalar_type (out) != EXECUTORCH_SCALAR_TYPE_FLOAT || n_dims < 2 || n_dims > 3 ||
-      sizes[0] != 1 || sizes[n_dims - 1] < 1 || sizes[n_dims - 1] > G_MAXINT32)
+      !is_logits_type (executorch_value_info_get_scalar_type (out)) || n_dims < 2 || n_dims > 3 || sizes[0] != 1 ||
+      sizes[n_dims - 1] < 1 || sizes[n_dims - 1] > G_MAXINT32)
     {
       g_autofree char *s = executorch_value_info_to_string (out);
-      return invalid (error, "forward's output 0 is %s, not logits: a Float tensor [1, V] or [1, T, V]", s);
+      return invalid (error,
+                      "forward's output 0 is %s, not logits: a Float, Half or BFloat16 tensor [1, V] or "
+                      "[1, T, V]",
+                      s);
     }
   self->logits_width = (guint) sizes[n_dims - 1];
 
@@ -327,18 +337,16 @@ _llm_model_run (LlmModel *self, const guint32 *tokens, guint n, gint64 start, GC
     return FALSE;
   gsize n_dims = 0;
   const gint64 *sizes = executorch_tensor_get_sizes (out, &n_dims);
-  if (executorch_tensor_get_scalar_type (out) != EXECUTORCH_SCALAR_TYPE_FLOAT || n_dims < 2 ||
-      sizes[n_dims - 1] != self->logits_width || executorch_tensor_get_numel (out) < self->logits_width)
-    return invalid (error, "forward returned logits of another type or width than its signature says");
-  g_autoptr (GBytes) bytes = executorch_tensor_get_bytes (out, error);
-  if (bytes == NULL)
+  if (n_dims < 2 || sizes[n_dims - 1] != self->logits_width)
+    return invalid (error, "forward returned logits of another width than its signature says");
+  gsize n_logits = 0;
+  g_autofree float *logits = executorch_tensor_to_floats (out, &n_logits, error);
+  if (logits == NULL)
     return FALSE;
-  gsize nbytes = 0;
-  const guint8 *data = g_bytes_get_data (bytes, &nbytes);
-  gsize row = (gsize) self->logits_width * sizeof (float);
-  if (nbytes < row)
-    return invalid (error, "forward returned %" G_GSIZE_FORMAT " bytes of logits, fewer than one row", nbytes);
+  if (n_logits < self->logits_width)
+    return invalid (error, "forward returned %" G_GSIZE_FORMAT " logits, fewer than one row", n_logits);
   /* [1, T, V]: the last position's row. */
-  memcpy (self->logits, data + (nbytes / row - 1) * row, row);
+  memcpy (self->logits, logits + (n_logits / self->logits_width - 1) * self->logits_width,
+          self->logits_width * sizeof (float));
   return TRUE;
 }

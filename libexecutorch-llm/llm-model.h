@@ -30,7 +30,7 @@ typedef struct
   guint logits_width;          /* the vocabulary of the logits row */
   guint max_chunk;             /* tokens per prefill call */
 
-  float *logits; /* the last row, logits_width entries */
+  float *logits; /* the last row, logits_width entries, as floats */
   gint64 last_execution_start_ms, last_execution_end_ms, execution_time_ms;
 } LlmModel;
 
