@@ -321,7 +321,7 @@ read_line (void)
 
   while ((c = getchar ()) != EOF && c != '\n')
     g_string_append_c (line, (char) c);
-  if (c == EOF && line->len == 0)
+  if (c == EOF && (line->len == 0 || interrupted)) /* Ctrl-C drops a line being typed */
     {
       g_string_free (line, TRUE);
       return NULL;
