@@ -67,6 +67,12 @@ check(generator.get_stop_reason() in (ExecutorchLlm.StopReason.STOPPED, Executor
 generator.reset()
 check(generator.generate(PROMPT, ExecutorchLlm.GenerationConfig(**GREEDY)) == TEXT, "generate after a break")
 
+# An iterator never used starts nothing: the generator stays free.
+unused = generator.generate_stream(PROMPT, **GREEDY)
+del unused
+generator.reset()
+check(generator.generate(PROMPT, **GREEDY) == TEXT, "generate after an unused stream")
+
 # A config and keyword settings over it; a stop string ends the text.
 config = ExecutorchLlm.GenerationConfig(max_new_tokens=N)
 generator.reset()

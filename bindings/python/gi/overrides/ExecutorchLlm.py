@@ -319,7 +319,11 @@ class Generator(ExecutorchLlm.Generator):
         loop.  Leaving the loop early (``break``, an exception) stops the
         generation and waits for it to end, so the generator is free again.
         Errors are raised by kind from the loop."""
-        config = _config(config, settings)
+        return self._stream(prompt, _config(config, settings), cancellable)
+
+    def _stream(self, prompt, config, cancellable):
+        # A generator function: nothing starts before the first next(), so an
+        # iterator never used leaves nothing running or connected.
         context = GLib.MainContext.new()
         pieces = collections.deque()
         results = []
@@ -327,20 +331,15 @@ class Generator(ExecutorchLlm.Generator):
         def finished(generator, result, *unused):
             results.append(result)
 
-        context.push_thread_default()
+        handler = self.connect("text", lambda generator, text: pieces.append(text))
+        started = False
         try:
-            handler = self.connect("text", lambda generator, text: pieces.append(text))
+            context.push_thread_default()
             try:
                 super().generate_async(prompt, config, cancellable, finished)
-            except BaseException:
-                self.disconnect(handler)
-                raise
-        finally:
-            context.pop_thread_default()
-        return self._drain(context, pieces, results, handler)
-
-    def _drain(self, context, pieces, results, handler):
-        try:
+                started = True
+            finally:
+                context.pop_thread_default()
             while True:
                 while pieces:
                     yield pieces.popleft()
@@ -349,7 +348,7 @@ class Generator(ExecutorchLlm.Generator):
                 context.iteration(True)
             self.generate_finish(results[0])
         finally:
-            if not results:
+            if started and not results:
                 self.stop()
                 while not results:
                     context.iteration(True)
