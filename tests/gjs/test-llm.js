@@ -93,6 +93,10 @@ async function main() {
         thrown = e;
     }
     check(thrown?.matches(Gio.IOErrorEnum, Gio.IOErrorEnum.CANCELLED), `a cancelled stream throws: ${thrown}`);
+    // new Generator({...}) throws the load's error at once.
+    const unloaded = errorOf(() => new ExecutorchLlm.Generator({tokenizer}));
+    check(unloaded?.matches(ExecutorchLlm.generator_error_quark(), ExecutorchLlm.GeneratorError.INVALID_PROGRAM),
+        `new Generator without a program throws: ${unloaded}`);
     const missing = errorOf(() => ExecutorchLlm.Generator.new(`${here}/missing.pte`, null, tokenizer, null));
     check(missing instanceof GLib.Error, `a missing model throws: ${missing}`);
 }
