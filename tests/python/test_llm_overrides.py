@@ -13,6 +13,12 @@ import gi
 gi.require_version("ExecutorchLlm", "1.0")
 from gi.repository import ExecutorchLlm, Gio, GLib  # noqa: E402
 
+try:  # PyGObject 3.50+: asyncio on the GLib main loop
+    import gi.events  # noqa: F401
+    HAVE_GLIB_EVENT_LOOP = True
+except ImportError:
+    HAVE_GLIB_EVENT_LOOP = False
+
 MANIFEST = os.environ["LLM_MANIFEST"]
 HERE = os.path.dirname(MANIFEST)
 manifest = json.load(open(MANIFEST))
@@ -115,16 +121,26 @@ async def stream_async():
     generator.reset()
     pieces = [piece async for piece in generator.generate_async_stream(PROMPT, **GREEDY)]
     check("".join(pieces) == TEXT, "generate_async_stream after an early close")
-    if hasattr(gi, "events") and isinstance(asyncio.get_running_loop(), gi.events.GLibEventLoop):
+    if HAVE_GLIB_EVENT_LOOP and isinstance(asyncio.get_running_loop(), gi.events.GLibEventLoop):
         generator.reset()
         check(await generator.generate_async(PROMPT, **GREEDY) == TEXT, "await generate_async")
 
 
 asyncio.run(stream_async())
-if hasattr(gi, "events"):
+if HAVE_GLIB_EVENT_LOOP:
     # PyGObject 3.50+: the GLib event loop runs generate_async itself.
-    asyncio.set_event_loop_policy(gi.events.GLibEventLoopPolicy())
-    asyncio.run(stream_async())
+    # (PyGObject 3.50 refuses asyncio.run() on the main thread, which already
+    # has GLib's default main context: the loop comes from the policy.)
+    policy = gi.events.GLibEventLoopPolicy()
+    asyncio.set_event_loop_policy(policy)
+    loop = policy.get_event_loop()
+
+    def no_executor(*args):
+        raise AssertionError("ran in asyncio's executor, not on the GLib main loop")
+    loop.run_in_executor = no_executor
+    loop.run_until_complete(stream_async())
+    loop.close()
+    asyncio.set_event_loop_policy(None)
     print(f"# PyGObject {gi.__version__}: also on the GLib event loop")
 else:
     print(f"# PyGObject {gi.__version__} has no GLib event loop (gi.events): asyncio's own loop only")
