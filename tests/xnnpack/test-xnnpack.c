@@ -454,7 +454,8 @@ test_payload_words (void)
 {
   static const guint32 hostile[] = { 0, 1, 3, 0x10, 0xff, 0x7fffffff, 0x80000000, 0xfffffffe, 0xffffffff };
   const char *fixtures[] = { FIXTURES_DIR "xnn_mlp/xnn_mlp.pte", FIXTURES_DIR "xnn_cnn_dyn/xnn_cnn_dyn.pte",
-                             FIXTURES_DIR "xnn_mlp_q8pc/xnn_mlp_q8pc.pte" };
+                             FIXTURES_DIR "xnn_mlp_q8pc/xnn_mlp_q8pc.pte",
+                             FIXTURES_DIR "xnn_cnn_fp16/xnn_cnn_fp16.pte" };
   for (gsize f = 0; f < G_N_ELEMENTS (fixtures); f++)
     {
       g_autoptr (GBytes) payload = payload_of (fixtures[f]);
