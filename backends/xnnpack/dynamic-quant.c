@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "support-private.h"
+#include "xnnpack-api.h"
 #include "xnnpack-features.h"
 
 #define CHUNK 32         /* 4-bit weights: elements per packed chunk */
@@ -518,8 +519,8 @@ xb_dq_run (const XbGraph *g, const XbNode *n, const XbDqLinear *lin, const XbSha
 
 /* ---- XNNPACK's own path ---- */
 
-#if HAVE_XNN_DATATYPE_QDINT8 && HAVE_XNN_DEFINE_DYNAMICALLY_QUANTIZED_TENSOR_VALUE && HAVE_XNN_RESHAPE_RUNTIME && \
-    HAVE_XNN_SETUP_RUNTIME_V2
+#if HAVE_XNN_DATATYPE_QDINT8 && HAVE_XNN_DEFINE_DYNAMICALLY_QUANTIZED_TENSOR_VALUE && \
+    defined(HAVE_XNN_RESHAPE_RUNTIME) && defined(HAVE_XNN_SETUP_RUNTIME_V2)
 #define CAN_PROBE 1
 /* Runs Convert -> FullyConnected on XNNPACK for @rows (1..3) rows of 64 inputs and 8
  * channels of 4-bit weights (blockwise with blocks of 32 when @blockwise,

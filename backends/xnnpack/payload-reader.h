@@ -128,6 +128,7 @@ typedef struct
   size_t n_block_scales;
   const void *data; /* constant data, or NULL */
   size_t data_size;
+  int16_t narrow_datatype; /* widen.c: an external value's fp16/bf16 type, now fp32 here; else 0 */
 } XbValue;
 
 typedef struct
@@ -176,5 +177,13 @@ size_t xb_datatype_size (int datatype);
  * unknown. */
 size_t xb_value_bytes (const XbValue *value);
 size_t xb_value_numel (const XbValue *value);
+
+/* widen.c: fp16 and bf16 values become fp32 (constants converted; external
+ * values remember their type in narrow_datatype).  Returns whether any
+ * value changed. */
+gboolean xb_graph_widen (XbGraph *graph);
+gboolean xb_graph_has_16bit_floats (const XbGraph *graph);
+void xb_widen_to_fp32 (int datatype, const void *src, float *dst, size_t n);
+void xb_narrow_from_fp32 (int datatype, const float *src, void *dst, size_t n);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (XbGraph, xb_graph_free)

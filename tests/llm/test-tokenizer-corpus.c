@@ -62,7 +62,7 @@ test_case (gconstpointer data)
   gboolean ok = _llm_tokenizer_encode (tokenizer, text, -1, n_bos, n_eos, ids, &error);
   g_assert_no_error (error);
   g_assert_true (ok);
-  if (ids->len != n_want || memcmp (ids->data, want_ids, n_want * sizeof (guint32)) != 0)
+  if (ids->len != n_want || (n_want > 0 && memcmp (ids->data, want_ids, n_want * sizeof (guint32)) != 0))
     {
       g_autofree char *got_s = ids_to_string ((guint32 *) ids->data, ids->len);
       g_autofree char *want_s = ids_to_string (want_ids, n_want);

@@ -5,7 +5,7 @@ Usage (needs the export venv, see tests/models/README.md):
 
     ~/venv-export/bin/python tests/models/export_fixtures.py [--out DIR]
         [--no-verify] [--example-dir DIR] [--only NAME ...]
-        [--set basic|nets|ops ...]
+        [--set basic|nets|ops|quant|bundled|xnnpack|llm ...]
     ~/venv-export/bin/python tests/models/export_fixtures.py --full
         --out tests/models/full
 
@@ -17,6 +17,8 @@ Three committed sets, each with its own manifest.json:
     DIR/bundled/       bundled programs, .bpte (export/bundled.py)
     DIR/xnnpack/       XNNPACK-delegated models (export/xnnpack.py)
     DIR/xnnpack_dq/    dynamically quantized XNNPACK linears (export/xnnpack_dq.py)
+    DIR/llm/           a tiny trained llama exported with export_llama, with
+                       upstream text-runner generations (export/llm.py)
 
 --full writes the full-size models (and an XNNPACK-delegated variant of
 each, for the benchmark) into --out instead; they are not committed.
@@ -901,8 +903,8 @@ def main(argv=None) -> int:
     ap.add_argument(
         "--set",
         nargs="*",
-        choices=["basic", "nets", "ops", "quant", "bundled", "xnnpack", "xnnpack_dq"],
-        help="export only these sets (default: all seven)",
+        choices=["basic", "nets", "ops", "quant", "bundled", "xnnpack", "xnnpack_dq", "llm"],
+        help="export only these sets (default: all eight)",
     )
     ap.add_argument(
         "--full",
@@ -913,12 +915,13 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     args.timing = args.full
 
-    from export import bundled, nets, ops, quant, xnnpack, xnnpack_dq
+    from export import bundled, llm, nets, ops, quant, xnnpack, xnnpack_dq
 
     if args.full:
-        export_set("full", nets.fixtures(full=True) + quant.fixtures(full=True), args.out, args)
+        export_set("full", nets.fixtures(full=True) + quant.fixtures(full=True) + xnnpack.fixtures(full=True),
+                   args.out, args)
         return 0
-    sets = args.set or ["basic", "nets", "ops", "quant", "bundled", "xnnpack", "xnnpack_dq"]
+    sets = args.set or ["basic", "nets", "ops", "quant", "bundled", "xnnpack", "xnnpack_dq", "llm"]
     if "basic" in sets:
         export_set("basic", fixtures(), args.out, args)
         if args.example_dir and not args.only:
@@ -938,6 +941,8 @@ def main(argv=None) -> int:
         export_set("xnnpack_dq", xnnpack_dq.fixtures(), os.path.join(args.out, "xnnpack_dq"), args)
     if "bundled" in sets:
         bundled.export_all(os.path.join(args.out, "bundled"))
+    if "llm" in sets:
+        llm.export_all(os.path.join(args.out, "llm"), inspect_pte, _executorch_version())
     return 0
 
 
