@@ -14,15 +14,13 @@
 
 #define AVX2 __attribute__ ((target ("avx2")))
 
-/* 32 products (x + 128) * w of int8 x and 4-bit w (-8..7) summed pairwise
- * into 8 int32: maddubs wants an unsigned operand, x + 128 is x with its
- * top bit flipped, and the int16 pair sums (at most 2 * 255 * 8) cannot
- * saturate.  The caller takes the 128 * sum(w) back out. */
+/* 32 products w * x of unsigned 4-bit w (0..15) and int8 x summed
+ * pairwise into 8 int32: maddubs takes w as its unsigned operand, and the
+ * int16 pair sums (at most 2 * 15 * 128) cannot saturate. */
 AVX2 static inline __m256i
-madd_u8_i4 (__m256i x, __m256i w)
+madd_u4_i8 (__m256i w, __m256i x)
 {
-  __m256i xu = _mm256_xor_si256 (x, _mm256_set1_epi8 ((char) 0x80));
-  return _mm256_madd_epi16 (_mm256_maddubs_epi16 (xu, w), _mm256_set1_epi16 (1));
+  return _mm256_madd_epi16 (_mm256_maddubs_epi16 (w, x), _mm256_set1_epi16 (1));
 }
 
 AVX2 static inline int32_t
@@ -86,49 +84,57 @@ xb_dq_dot1_i8_avx2 (const int16_t *x, const int8_t *w, size_t n, int32_t *dot)
 #define AVX2_FMA __attribute__ ((target ("avx2,fma")))
 
 AVX2_FMA static inline __attribute__ ((always_inline)) void
-dot_i4_rows (const int8_t *const *x, const uint8_t *w, size_t n_blocks, size_t block_chunks, const float *scales,
-             float *out, const int nr)
+dot_i4_rows (const int8_t *const *x, const uint8_t *w, size_t n_chunks, size_t block_chunks, const float *scales,
+             const float *const *xsums, size_t n_blocks, float *out, const int nr)
 {
-  const __m128i low = _mm_set1_epi8 (15);
-  const __m256i eight = _mm256_set1_epi8 (8);
+  const __m256i low = _mm256_set1_epi8 (15);
   __m256 facc[4] = { _mm256_setzero_ps (), _mm256_setzero_ps (), _mm256_setzero_ps (), _mm256_setzero_ps () };
-  size_t at = 0; /* chunk index */
-  for (size_t b = 0; b < n_blocks; b++)
+  for (size_t c = 0; c < n_chunks; c += 2)
     {
-      __m256i acc[4] = { _mm256_setzero_si256 (), _mm256_setzero_si256 (), _mm256_setzero_si256 (),
-                         _mm256_setzero_si256 () };
-      for (size_t c = 0; c < block_chunks; c++, at++)
+      /* chunk c from the low nibbles, chunk c + 1 (if any) from the high */
+      __m256i packed = _mm256_loadu_si256 ((const __m256i *) (const void *) (w + c * 16));
+      __m256i lo = _mm256_and_si256 (packed, low);
+      __m256i hi = _mm256_and_si256 (_mm256_srli_epi16 (packed, 4), low);
+      __m256 scale_lo = _mm256_set1_ps (scales[c / block_chunks]);
+      gboolean pair = c + 1 < n_chunks;
+      __m256 scale_hi = _mm256_set1_ps (scales[(c + pair) / block_chunks]);
+      for (int r = 0; r < nr; r++)
         {
-          __m128i packed = _mm_loadu_si128 ((const __m128i *) (const void *) (w + at * 16));
-          __m128i lo = _mm_and_si128 (packed, low);
-          __m128i hi = _mm_and_si128 (_mm_srli_epi16 (packed, 4), low);
-          __m256i wq = _mm256_sub_epi8 (_mm256_set_m128i (hi, lo), eight);
-          for (int r = 0; r < nr; r++)
+          __m256i xl = _mm256_loadu_si256 ((const __m256i *) (const void *) (x[r] + c * 32));
+          facc[r] = _mm256_fmadd_ps (_mm256_cvtepi32_ps (madd_u4_i8 (lo, xl)), scale_lo, facc[r]);
+          if (pair)
             {
-              __m256i xv = _mm256_loadu_si256 ((const __m256i *) (const void *) (x[r] + at * 32));
-              acc[r] = _mm256_add_epi32 (acc[r], madd_u8_i4 (xv, wq));
+              __m256i xh = _mm256_loadu_si256 ((const __m256i *) (const void *) (x[r] + c * 32 + 32));
+              facc[r] = _mm256_fmadd_ps (_mm256_cvtepi32_ps (madd_u4_i8 (hi, xh)), scale_hi, facc[r]);
             }
         }
-      __m256 scale = _mm256_set1_ps (scales[b]);
-      for (int r = 0; r < nr; r++)
-        facc[r] = _mm256_fmadd_ps (_mm256_cvtepi32_ps (acc[r]), scale, facc[r]);
     }
+  /* the nibbles were value + 8: minus 8 * sum over blocks of scale * sum(x) */
   for (int r = 0; r < nr; r++)
-    out[r] = hsum_ps (facc[r]);
+    {
+      __m256 corr = _mm256_setzero_ps ();
+      size_t b = 0;
+      for (; b + 8 <= n_blocks; b += 8)
+        corr = _mm256_fmadd_ps (_mm256_loadu_ps (scales + b), _mm256_loadu_ps (xsums[r] + b), corr);
+      float tail = 0.0f;
+      for (; b < n_blocks; b++)
+        tail += scales[b] * xsums[r][b];
+      out[r] = hsum_ps (facc[r]) - 8.0f * (hsum_ps (corr) + tail);
+    }
 }
 
 AVX2_FMA void
-xb_dq_dot4_i4_avx2 (const int8_t *const x[4], const uint8_t *w, size_t n_blocks, size_t block_chunks,
-                    const float *scales, float out[4])
+xb_dq_dot4_i4_avx2 (const int8_t *const x[4], const uint8_t *w, size_t n_chunks, size_t block_chunks,
+                    const float *scales, const float *const xsums[4], size_t n_blocks, float out[4])
 {
-  dot_i4_rows (x, w, n_blocks, block_chunks, scales, out, 4);
+  dot_i4_rows (x, w, n_chunks, block_chunks, scales, xsums, n_blocks, out, 4);
 }
 
 AVX2_FMA void
-xb_dq_dot1_i4_avx2 (const int8_t *x, const uint8_t *w, size_t n_blocks, size_t block_chunks, const float *scales,
-                    float *out)
+xb_dq_dot1_i4_avx2 (const int8_t *x, const uint8_t *w, size_t n_chunks, size_t block_chunks, const float *scales,
+                    const float *xsums, size_t n_blocks, float *out)
 {
-  dot_i4_rows (&x, w, n_blocks, block_chunks, scales, out, 1);
+  dot_i4_rows (&x, w, n_chunks, block_chunks, scales, &xsums, n_blocks, out, 1);
 }
 
 #else
@@ -146,15 +152,15 @@ xb_dq_dot1_i8_avx2 (const int16_t *x, const int8_t *w, size_t n, int32_t *dot)
 }
 
 void
-xb_dq_dot4_i4_avx2 (const int8_t *const x[4], const uint8_t *w, size_t n_blocks, size_t block_chunks,
-                    const float *scales, float out[4])
+xb_dq_dot4_i4_avx2 (const int8_t *const x[4], const uint8_t *w, size_t n_chunks, size_t block_chunks,
+                    const float *scales, const float *const xsums[4], size_t n_blocks, float out[4])
 {
   g_assert_not_reached ();
 }
 
 void
-xb_dq_dot1_i4_avx2 (const int8_t *x, const uint8_t *w, size_t n_blocks, size_t block_chunks, const float *scales,
-                    float *out)
+xb_dq_dot1_i4_avx2 (const int8_t *x, const uint8_t *w, size_t n_chunks, size_t block_chunks, const float *scales,
+                    const float *xsums, size_t n_blocks, float *out)
 {
   g_assert_not_reached ();
 }

@@ -22,7 +22,11 @@
 #include "xnnpack-api.h"
 #include "xnnpack-features.h"
 
-#define CHUNK 32         /* 4-bit weights: elements per packed chunk */
+#define CHUNK 32 /* 4-bit weights: elements per block unit (a block is whole chunks) */
+/* 4-bit weights are stored in pairs of chunks, 64 elements in 32 bytes:
+ * byte j holds element j in its low and element 32 + j in its high nibble,
+ * as value + 8, so that one 32-byte load splits into two chunks. */
+#define PAIR 64
 #define TILE_CHANNELS 16 /* channels per thread pool task (with every row) */
 
 typedef enum
@@ -37,7 +41,7 @@ struct XbDqLinear
   size_t n, k;
   size_t block, n_blocks; /* input channels per scale; k / block */
   size_t row_bytes;       /* packed bytes per channel */
-  void *weights;          /* int8 [n][k], or CHUNK-chunked nibbles [n][row_bytes] */
+  void *weights;          /* int8 [n][k], or nibbles in chunk pairs [n][row_bytes] */
   float *scales;          /* [n][n_blocks] */
   int32_t *sums;          /* 8-bit: [n], the sum of a channel's weights */
   float *scaled_sums;     /* 4-bit: [n], sum over blocks of scale * the block's weight sum */
@@ -248,7 +252,7 @@ xb_dq_linear_new (const XbGraph *g, const XbNode *n, GError **error)
       return NULL;
     }
   size_t n_scales = lin->n * lin->n_blocks;
-  lin->row_bytes = four ? (lin->k + CHUNK - 1) / CHUNK * (CHUNK / 2) : lin->k;
+  lin->row_bytes = four ? (lin->k + PAIR - 1) / PAIR * (PAIR / 2) : lin->k;
   if (posix_memalign (&lin->weights, 64, lin->n * lin->row_bytes + 64) != 0)
     {
       lin->weights = NULL;
@@ -273,9 +277,7 @@ xb_dq_linear_new (const XbGraph *g, const XbNode *n, GError **error)
           lin->sums[c] += src[c * lin->k + i];
       return lin;
     }
-  /* 4-bit: chunks of 32 elements in 16 bytes, element j of a chunk in the
-   * low nibble of byte j, element 16+j in its high nibble; the padding is
-   * the value 0 (nibble 8). */
+  /* 4-bit: in chunk pairs (PAIR); the padding is the value 0 (nibble 8). */
   size_t src_row = (lin->k + 1) / 2;
   uint8_t *dst = lin->weights;
   memset (dst, 0x88, lin->n * lin->row_bytes);
@@ -286,8 +288,8 @@ xb_dq_linear_new (const XbGraph *g, const XbNode *n, GError **error)
       for (size_t i = 0; i < lin->k; i++)
         {
           int q = nibble_at (row, i);
-          uint8_t *byte = &out[i / CHUNK * (CHUNK / 2) + i % (CHUNK / 2)];
-          if (i % CHUNK < CHUNK / 2)
+          uint8_t *byte = &out[i / PAIR * (PAIR / 2) + i % (PAIR / 2)];
+          if (i % PAIR < PAIR / 2)
             *byte = (uint8_t) ((*byte & 0xf0) | (q + 8));
           else
             *byte = (uint8_t) ((*byte & 0x0f) | (q + 8) << 4);
@@ -363,16 +365,16 @@ dot_i8 (const int8_t *x, const int8_t *w, size_t n)
   return acc;
 }
 
-/* Elements [from, to) of a chunked 4-bit row, against x + @offset. */
+/* Elements [from, to) of a repacked 4-bit row. */
 static int32_t
-dot_i4_range (const int8_t *x, const uint8_t *w, size_t from, size_t to, int32_t offset)
+dot_i4_range (const int8_t *x, const uint8_t *w, size_t from, size_t to)
 {
   int32_t acc = 0;
   for (size_t i = from; i < to; i++)
     {
-      uint8_t b = w[i / CHUNK * (CHUNK / 2) + i % (CHUNK / 2)];
-      int q = (i % CHUNK < CHUNK / 2 ? b & 15 : b >> 4) - 8;
-      acc += ((int32_t) x[i] + offset) * q;
+      uint8_t b = w[i / PAIR * (PAIR / 2) + i % (PAIR / 2)];
+      int q = (i % PAIR < PAIR / 2 ? b & 15 : b >> 4) - 8;
+      acc += (int32_t) x[i] * q;
     }
   return acc;
 }
@@ -381,8 +383,8 @@ dot_i4_range (const int8_t *x, const uint8_t *w, size_t from, size_t to, int32_t
  * scale * dot, zero points not yet applied (4-bit), or the exact
  * zero-point-corrected int32 sum times the scale (8-bit). */
 static void
-channel_rows (const XbDqLinear *lin, const int8_t *const x[4], const int16_t *const x16[4], const int32_t zp[4],
-              size_t c, float acc[4], int nr)
+channel_rows (const XbDqLinear *lin, const int8_t *const x[4], const int16_t *const x16[4], const float *const xsums[4],
+              const int32_t zp[4], size_t c, float acc[4], int nr)
 {
   const float *scales = lin->scales + c * lin->n_blocks;
   if (lin->kind == KIND_QC8)
@@ -404,28 +406,24 @@ channel_rows (const XbDqLinear *lin, const int8_t *const x[4], const int16_t *co
   const uint8_t *w = (const uint8_t *) lin->weights + c * lin->row_bytes;
   /* blocks are whole chunks, except a single block of a row whose length
    * is no multiple of 32: its tail is added below */
-  size_t block_chunks = lin->block / CHUNK, done = lin->n_blocks * block_chunks * CHUNK;
-  /* the AVX2 kernels take x + 128 (unsigned): so does the tail, and the
-   * zero point's share grows by 128 */
-  int32_t offset = lin->avx2 && block_chunks ? 128 : 0;
-  if (lin->avx2 && block_chunks && nr == 4)
-    xb_dq_dot4_i4_avx2 (x, w, lin->n_blocks, block_chunks, scales, acc);
-  else if (lin->avx2 && block_chunks)
+  size_t block_chunks = lin->block / CHUNK, n_chunks = lin->n_blocks * block_chunks, done = n_chunks * CHUNK;
+  if (xsums[0] && nr == 4)
+    xb_dq_dot4_i4_avx2 (x, w, n_chunks, block_chunks, scales, xsums, lin->n_blocks, acc);
+  else if (xsums[0])
     for (int r = 0; r < nr; r++)
-      xb_dq_dot1_i4_avx2 (x[r], w, lin->n_blocks, block_chunks, scales, &acc[r]);
+      xb_dq_dot1_i4_avx2 (x[r], w, n_chunks, block_chunks, scales, xsums[r], lin->n_blocks, &acc[r]);
   else
     for (int r = 0; r < nr; r++)
       {
         acc[r] = 0.0f;
         for (size_t b = 0; b < lin->n_blocks && block_chunks; b++)
-          acc[r] +=
-              (float) dot_i4_range (x[r], w, b * lin->block, b * lin->block + block_chunks * CHUNK, 0) * scales[b];
+          acc[r] += (float) dot_i4_range (x[r], w, b * lin->block, b * lin->block + block_chunks * CHUNK) * scales[b];
       }
   for (int r = 0; r < nr; r++)
     {
       if (done < lin->k)
-        acc[r] += (float) dot_i4_range (x[r], w, done, lin->k, offset) * scales[0];
-      acc[r] -= (float) (zp[r] + offset) * lin->scaled_sums[c];
+        acc[r] += (float) dot_i4_range (x[r], w, done, lin->k) * scales[0];
+      acc[r] -= (float) zp[r] * lin->scaled_sums[c];
     }
 }
 
@@ -434,6 +432,7 @@ typedef struct
   const XbDqLinear *lin;
   const int8_t *x;
   const int16_t *x16; /* 8-bit weights on AVX2: x widened, else NULL */
+  const float *xsums; /* 4-bit weights on AVX2: [rows][n_blocks] sums of x over whole chunks, else NULL */
   const XbDqRowParams *params;
   const float *bias;
   float *y;
@@ -453,17 +452,19 @@ linear_tile (void *data, size_t c0, size_t nc)
       size_t rows = MIN (4, job->rows - rb);
       const int8_t *x[4];
       const int16_t *x16[4] = { NULL };
+      const float *xsums[4] = { NULL };
       int32_t zp[4];
       for (size_t r = 0; r < rows; r++)
         {
           x[r] = job->x + (rb + r) * lin->k;
           x16[r] = job->x16 ? job->x16 + (rb + r) * lin->k : NULL;
+          xsums[r] = job->xsums ? job->xsums + (rb + r) * lin->n_blocks : NULL;
           zp[r] = job->params[rb + r].zero_point;
         }
       for (size_t c = c0; c < c0 + nc; c++)
         {
           float acc[4];
-          channel_rows (lin, x, x16, zp, c, acc, (int) rows);
+          channel_rows (lin, x, x16, xsums, zp, c, acc, (int) rows);
           float bias = job->bias ? job->bias[c] : 0.0f;
           for (size_t r = 0; r < rows; r++)
             {
@@ -513,8 +514,26 @@ xb_dq_run (const XbGraph *g, const XbNode *n, const XbDqLinear *lin, const XbSha
         x16[i] = job.x[i];
       job.x16 = x16;
     }
+  /* 4-bit weights on AVX2 take their nibbles unsigned (value + 8): the 8
+   * times the activations' sums per block come back out */
+  float *xsums = NULL;
+  size_t block_chunks = lin->block / CHUNK;
+  if (lin->kind == KIND_Q4 && lin->avx2 && block_chunks)
+    {
+      xsums = g_new0 (float, MAX (rows * lin->n_blocks, 1));
+      for (size_t r = 0; r < rows; r++)
+        for (size_t b = 0; b < lin->n_blocks; b++)
+          {
+            int32_t sum = 0;
+            for (size_t i = b * lin->block; i < b * lin->block + block_chunks * CHUNK; i++)
+              sum += job.x[r * k + i];
+            xsums[r * lin->n_blocks + b] = (float) sum;
+          }
+      job.xsums = xsums;
+    }
   pthreadpool_parallelize_1d_tile_1d (pool, linear_tile, &job, lin->n, TILE_CHANNELS, 0);
   g_free (x16);
+  g_free (xsums);
 }
 
 /* ---- XNNPACK's own path ---- */

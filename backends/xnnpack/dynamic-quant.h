@@ -64,15 +64,16 @@ XbDqRowParams xb_dq_quantize_row (const float *x, size_t n, int8_t *q);
  * one channel: dots[r] = sum x[r][i] * w[i] over @n pairs. */
 void xb_dq_dot4_i8_avx2 (const int16_t *const x[4], const int8_t *w, size_t n, int32_t dots[4]);
 void xb_dq_dot1_i8_avx2 (const int16_t *x, const int8_t *w, size_t n, int32_t *dot);
-/* Four rows against one channel's 4-bit weights in chunks of 32 (chunk c is
- * 16 bytes of @w, byte j holding element 32c+j in its low and 32c+16+j in
- * its high nibble, as value + 8): out[r] = sum over @n_blocks blocks of
- * @block_chunks chunks of scales[b] * (the block's int32 dot product of
- * x + 128 with the weights). */
-void xb_dq_dot4_i4_avx2 (const int8_t *const x[4], const uint8_t *w, size_t n_blocks, size_t block_chunks,
-                         const float *scales, float out[4]);
-void xb_dq_dot1_i4_avx2 (const int8_t *x, const uint8_t *w, size_t n_blocks, size_t block_chunks, const float *scales,
-                         float *out);
+/* Four rows (dot1: one row) against one channel's 4-bit weights, stored in
+ * pairs of 32-element chunks (32 bytes: byte j holds element j in its low
+ * and element 32 + j in its high nibble, as value + 8): out[r] = sum over
+ * the @n_chunks chunks of scales[chunk / block_chunks] * (the chunk's int32
+ * dot product), the weights' + 8 taken back out with @xsums[r] (the sums of
+ * x over each of the @n_blocks blocks' chunks). */
+void xb_dq_dot4_i4_avx2 (const int8_t *const x[4], const uint8_t *w, size_t n_chunks, size_t block_chunks,
+                         const float *scales, const float *const xsums[4], size_t n_blocks, float out[4]);
+void xb_dq_dot1_i4_avx2 (const int8_t *x, const uint8_t *w, size_t n_chunks, size_t block_chunks, const float *scales,
+                         const float *xsums, size_t n_blocks, float *out);
 
 #ifdef XB_DQ_DEFINE_XNN
 #include <xnnpack.h>

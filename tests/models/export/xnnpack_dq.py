@@ -32,8 +32,9 @@ from .spec import Case, Fixture, rand
 # up to 1.9).
 DQ_TOL = {"rtol": 0.0, "atol": 1e-2}
 # Against upstream's runtime (the same quantized math, other summation
-# order).  Measured: 4-bit outputs byte-equal, 8-bit within 1.2e-7.
-DQ_UPSTREAM_TOL = {"rtol": 0.0, "atol": 1e-6}
+# order).  Measured: 4-bit within 5.7e-7 (byte-equal on the portable
+# loops), 8-bit within 1.2e-7.
+DQ_UPSTREAM_TOL = {"rtol": 0.0, "atol": 2e-6}
 
 
 class Linear1(nn.Module):
