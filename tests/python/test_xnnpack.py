@@ -26,6 +26,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 MODELS = os.path.join(os.environ.get("TEST_MODELS_DIR", os.path.join(HERE, "..", "models")), "xnnpack")
 DTYPES = {
     Executorch.ScalarType.FLOAT: np.float32,
+    Executorch.ScalarType.HALF: np.float16,
     Executorch.ScalarType.LONG: np.int64,
     Executorch.ScalarType.CHAR: np.int8,
     Executorch.ScalarType.BYTE: np.uint8,
