@@ -896,7 +896,7 @@ def main(argv=None) -> int:
     ap.add_argument(
         "--set",
         nargs="*",
-        choices=["basic", "nets", "ops", "quant", "bundled", "xnnpack", "llm"],
+        choices=["basic", "nets", "ops", "quant", "bundled", "xnnpack", "llm", "llm-tokenizers"],
         help="export only these sets (default: all seven)",
     )
     ap.add_argument(
@@ -934,6 +934,8 @@ def main(argv=None) -> int:
         bundled.export_all(os.path.join(args.out, "bundled"))
     if "llm" in sets:
         llm.export_all(os.path.join(args.out, "llm"), inspect_pte, _executorch_version())
+    if "llm-tokenizers" in sets:  # only llm/manifest.json's tokenizer_runs
+        llm.update_tokenizer_runs(os.path.join(args.out, "llm"))
     return 0
 
 
