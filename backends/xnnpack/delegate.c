@@ -691,8 +691,16 @@ resize (Delegate *d, GError **error)
    * sizes) keeps them: XNNPACK then computes other shapes than ours, and
    * the runtimes are built again for the new ones. */
   for (uint32_t si = 0; si < d->n_steps; si++)
-    if (!d->steps[si].host && !reshape_step (d, &d->steps[si], NULL))
-      return build (d, error);
+    {
+      GError *why = NULL;
+      if (!d->steps[si].host && !reshape_step (d, &d->steps[si], &why))
+        {
+          g_debug ("%s; building the runtimes again", why->message);
+          g_error_free (why);
+          return build (d, error);
+        }
+    }
+  g_debug ("XNNPACK: runtimes resized for new input shapes");
   return TRUE;
 #else
   return build (d, error);

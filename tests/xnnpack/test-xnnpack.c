@@ -454,7 +454,8 @@ test_payload_words (void)
 {
   static const guint32 hostile[] = { 0, 1, 3, 0x10, 0xff, 0x7fffffff, 0x80000000, 0xfffffffe, 0xffffffff };
   const char *fixtures[] = { FIXTURES_DIR "xnn_mlp/xnn_mlp.pte", FIXTURES_DIR "xnn_cnn_dyn/xnn_cnn_dyn.pte",
-                             FIXTURES_DIR "xnn_mlp_q8pc/xnn_mlp_q8pc.pte" };
+                             FIXTURES_DIR "xnn_mlp_q8pc/xnn_mlp_q8pc.pte",
+                             FIXTURES_DIR "xnn_cnn_fp16/xnn_cnn_fp16.pte" };
   for (gsize f = 0; f < G_N_ELEMENTS (fixtures); f++)
     {
       g_autoptr (GBytes) payload = payload_of (fixtures[f]);
@@ -587,10 +588,10 @@ main (int argc, char **argv)
   g_test_add_func ("/xnnpack/threads", test_threads);
   g_test_add_func ("/xnnpack/dynamic", test_dynamic);
   g_test_add_func ("/xnnpack/unsupported", test_unsupported);
-  g_test_add_func ("/xnnpack/unplanned-input-grows", test_unplanned_input_grows);
   g_test_add_func ("/xnnpack/fp16", test_fp16);
   g_test_add_func ("/xnnpack/one-runtime", test_one_runtime);
   g_test_add_func ("/xnnpack/widen-conversions", test_widen_conversions);
+  g_test_add_func ("/xnnpack/unplanned-input-grows", test_unplanned_input_grows);
   g_test_add_func ("/xnnpack/payload/valid", test_payload_valid);
   g_test_add_func ("/xnnpack/payload/truncated", test_payload_truncated);
   g_test_add_func ("/xnnpack/payload/words", test_payload_words);
