@@ -903,8 +903,8 @@ def main(argv=None) -> int:
     ap.add_argument(
         "--set",
         nargs="*",
-        choices=["basic", "nets", "ops", "quant", "bundled", "xnnpack", "xnnpack_dq", "llm"],
-        help="export only these sets (default: all eight)",
+        choices=["basic", "nets", "ops", "quant", "bundled", "xnnpack", "xnnpack_dq", "llm", "llm-tokenizers"],
+        help="export only these sets (default: all; llm-tokenizers redoes only the tokenizer runs of llm)",
     )
     ap.add_argument(
         "--full",
@@ -943,6 +943,8 @@ def main(argv=None) -> int:
         bundled.export_all(os.path.join(args.out, "bundled"))
     if "llm" in sets:
         llm.export_all(os.path.join(args.out, "llm"), inspect_pte, _executorch_version())
+    if "llm-tokenizers" in sets:  # only llm/manifest.json's tokenizer_runs
+        llm.update_tokenizer_runs(os.path.join(args.out, "llm"))
     return 0
 
 

@@ -78,12 +78,12 @@ VARIANTS = [
     ("llama_8da4w", ["-X", "-qmode", "8da4w", "--group_size", "32", "-E", "4,32"] + KV_SDPA + COMMON,
      "the standard 8da4w export: linears int8 dynamic activations with int4 weights in groups of "
      "32 (XNNPACK qdint8 x qbint4), embedding 4-bit in groups of 32 "
-     "(quantized_decomposed::embedding_4bit)", None, "xnnpack-dynamic-quantization", True),
+     "(quantized_decomposed::embedding_4bit)", None, None, True),
     ("llama_8da8w", ["-X"] + KV_SDPA + COMMON,
      "linears int8 dynamic activations with int8 per-channel weights (XNNPACK qdint8 x qcint8; "
      "extension/llm/export/quantize.py quantize_model_(qlinear_config='8da8w') applied before "
      "lowering, the export_llama CLI has no 8da8w), fp32 embedding", "8da8w",
-     "xnnpack-dynamic-quantization", True),
+     None, True),
     ("llama_fp32_static", ["-X", "--disable_dynamic_shape"] + KV_SDPA + COMMON,
      "fp32 as llama_fp32 but with a static [1,1] token input: the runner prefills one token "
      "per call", None, None, False),
@@ -329,23 +329,45 @@ def margins(rows):
 
 TOKENIZER_DIR = os.path.join(REPO, "tests", "llm", "tokenizers")
 TOKENIZER_MODELS = ("llama_fp32", "llama_8da4w")
-# No token callback: the Python binding turns each piece into a str and
-# raises on a piece that is not whole UTF-8, so the text is taken from what
-# the runner prints on stdout (safe_printf drops one-byte pieces that are
-# neither printable nor whitespace), followed by its PyTorchObserver line.
-RUN_ONE = """
-import sys
+# One process per tokenizer (upstream may fail hard on a tokenizer the model
+# was not trained with), one runner per program and prompt. No token
+# callback: the Python binding turns each piece into a str and raises on a
+# piece that is not whole UTF-8, so the text is what the runner prints on
+# stdout (safe_printf drops one-byte pieces that are neither printable nor
+# whitespace) up to its PyTorchObserver line. stdout and stderr go to a file
+# per prompt; the results come back as JSON on a copy of the real stdout.
+RUN_PROMPTS = """
+import ctypes, json, os, sys, tempfile
 from executorch.extension.llm.custom_ops import custom_ops
 from executorch.kernels import quantized
 from executorch.extension.llm.runner import GenerationConfig, TextLLMRunner
-pte, tok, prompt, n = sys.argv[1:5]
-runner = TextLLMRunner(pte, tok)
-runner.generate(prompt, GenerationConfig(echo=False, max_new_tokens=int(n), temperature=0.0))
+libc = ctypes.CDLL(None)
+tok, n, ptes, prompts = sys.argv[1], int(sys.argv[2]), json.loads(sys.argv[3]), json.loads(sys.argv[4])
+real_out, real_err = os.dup(1), os.dup(2)
+results = []
+for pte, prompt in [(p, q) for p in ptes for q in prompts]:
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        sys.stdout.flush(); libc.fflush(None)
+        os.dup2(out.fileno(), 1); os.dup2(err.fileno(), 2)
+        failure = None
+        try:
+            runner = TextLLMRunner(pte, tok)
+            runner.generate(prompt, GenerationConfig(echo=False, max_new_tokens=n, temperature=0.0))
+        except Exception as e:
+            failure = f"{type(e).__name__}: {e}"
+        sys.stdout.flush(); sys.stderr.flush(); libc.fflush(None)
+        os.dup2(real_out, 1); os.dup2(real_err, 2)
+        out.seek(0); err.seek(0)
+        results.append({"stdout": out.read().hex(), "stderr": err.read().decode("utf-8", "replace"),
+                        "failure": failure})
+os.write(real_out, ("RESULTS " + json.dumps(results) + "\\n").encode())
 """
 
 
 def tokenizer_fixtures():
-    """Tokenizer files of the fixture sets, as paths from the repository."""
+    """The tokenizer fixtures, as paths from the repository: files, and the
+    hf folders (tokenizer.json with its config files, which the runner reads
+    from a folder)."""
     found = []
     if not os.path.isdir(TOKENIZER_DIR):
         return found
@@ -354,41 +376,97 @@ def tokenizer_fixtures():
         if not os.path.isdir(d):
             continue
         for f in sorted(os.listdir(d)):
-            if f.endswith(".reference.json") or f.startswith("README") or f.endswith(".md"):
+            path = os.path.join(d, f)
+            if os.path.isdir(path):
+                if not os.path.exists(os.path.join(path, "tokenizer.json")):
+                    continue
+            elif f.endswith(".reference.json") or f.endswith(".md"):
                 continue
-            found.append(os.path.relpath(os.path.join(d, f), REPO))
+            found.append(os.path.relpath(path, REPO))
     return found
+
+
+def upstream_tokenizer(path):
+    """The tokenizer upstream's runner would load from path (its order: HF
+    for a tokenizer.json or a folder, tiktoken with the Llama 3 specials,
+    SentencePiece, llama2.c), or None."""
+    import pytorch_tokenizers as pt
+
+    kinds = [pt.CppTiktoken, pt.CppSPTokenizer, pt.CppLlama2cTokenizer]
+    if os.path.isdir(path) or path.endswith(".json"):
+        kinds.insert(0, pt.CppHFTokenizer)
+    for kind in kinds:
+        tok = kind()
+        try:
+            with contextlib.redirect_stderr(sys.stderr):
+                tok.load(path)
+        except Exception:  # noqa: BLE001 (each format raises its own)
+            continue
+        if tok.is_loaded():
+            return tok
+    return None
+
+
+def runtime_complaint(stderr):
+    """The runtime's last error line (its log has the file:line prefix)."""
+    lines = [ln for ln in stderr.splitlines() if "rror" in ln or "ailed" in ln]
+    return lines[-1][:300] if lines else ""
 
 
 def tokenizer_runs(out_dir, fixtures):
     """Upstream TextLLMRunner's greedy text for the fp32 and 8da4w programs
-    with each tokenizer fixture; each in its own process (a tokenizer with
-    more ids than the model's 512 logits may make upstream fail hard)."""
+    with each tokenizer fixture and prompt."""
     import subprocess
 
     runs = []
+    models = [fx for fx in fixtures if fx["name"] in TOKENIZER_MODELS]
+    ptes = [os.path.join(out_dir, fx["pte"]) for fx in models]
     for tok in tokenizer_fixtures():
-        for fx in fixtures:
-            if fx["name"] not in TOKENIZER_MODELS:
-                continue
+        # Ids past the model's rows: upstream's sampler takes the argmax over
+        # the tokenizer's vocab_size floats of a 512-float logits row, and
+        # embedding_4bit does not check its indices.
+        reference = upstream_tokenizer(os.path.join(REPO, tok))
+        vocab = reference.vocab_size() if reference else None
+        r = subprocess.run([sys.executable, "-c", RUN_PROMPTS, os.path.join(REPO, tok), str(NEW_TOKENS),
+                            json.dumps(ptes), json.dumps(PROMPTS)],
+                           capture_output=True, timeout=900)
+        marker = [ln for ln in r.stdout.splitlines() if ln.startswith(b"RESULTS ")]
+        results = json.loads(marker[-1][len(b"RESULTS "):]) if marker else None
+        for fx, pte in zip(models, ptes):
             for prompt in PROMPTS:
-                r = subprocess.run([sys.executable, "-c", RUN_ONE, os.path.join(out_dir, fx["pte"]),
-                                    os.path.join(REPO, tok), prompt, str(NEW_TOKENS)],
-                                   capture_output=True, timeout=300)
+                k = len([x for x in runs if x["tokenizer"] == tok])
                 rec = {"tokenizer": tok, "model": fx["name"], "prompt": prompt}
-                printed, observer, _ = r.stdout.partition(b"PyTorchObserver ")
-                if r.returncode == 0 and observer:
+                if reference is not None:
+                    ids = list(reference.encode(prompt, 0, 0))
+                    rec.update(loaded_as=type(reference).__name__, vocab_size=vocab, prompt_ids=ids)
+                    if vocab > VOCAB_SIZE or max(ids, default=0) >= VOCAB_SIZE:
+                        rec["beyond_model_vocab"] = True
+                result = results[k] if results else None
+                if results is None:
+                    # it crashed: this run alone, so the others keep their results
+                    one = subprocess.run([sys.executable, "-c", RUN_PROMPTS, os.path.join(REPO, tok),
+                                          str(NEW_TOKENS), json.dumps([pte]), json.dumps([prompt])],
+                                         capture_output=True, timeout=600)
+                    marker = [ln for ln in one.stdout.splitlines() if ln.startswith(b"RESULTS ")]
+                    if marker:
+                        result = json.loads(marker[-1][len(b"RESULTS "):])[0]
+                    else:
+                        said = runtime_complaint(one.stderr.decode("utf-8", "replace"))
+                        rec["error"] = (f"the process ended (exit status {one.returncode})"
+                                        + (f": {said}" if said else ""))
+                if result is None:
+                    pass
+                elif result["failure"]:
+                    said = runtime_complaint(result["stderr"])
+                    rec["error"] = result["failure"] + (f" ({said})" if said else "")
+                else:
+                    printed = bytes.fromhex(result["stdout"]).partition(b"PyTorchObserver ")[0]
                     printed = printed[:-1] if printed.endswith(b"\n") else printed
                     try:
                         rec["printed"] = printed.decode("utf-8")
                     except UnicodeDecodeError:
                         rec["printed_hex"] = printed.hex()
-                else:
-                    lines = r.stderr.decode("utf-8", "replace").strip().splitlines()
-                    # the runtime's own complaint, then the binding's exception
-                    said = [ln for ln in lines[:-1] if "rror" in ln or "ailed" in ln][-1:] + lines[-1:]
-                    rec["error"] = f"exit status {r.returncode}: " + " / ".join(x[:300] for x in said)
-                log(f"  {tok} {fx['name']}: {rec}")
+                log(f"  {tok} {fx['name']} #{k}: {rec.get('printed', rec.get('printed_hex', rec.get('error')))!r}")
                 runs.append(rec)
     return runs
 
@@ -396,6 +474,19 @@ def tokenizer_runs(out_dir, fixtures):
 # --------------------------------------------------------------------------
 # Main
 # --------------------------------------------------------------------------
+
+
+def update_tokenizer_runs(out_dir):
+    """Recompute only the manifest's tokenizer_runs (new tokenizer fixtures)
+    with the programs already in out_dir."""
+    torch.set_num_threads(1)
+    path = os.path.join(out_dir, "manifest.json")
+    with open(path) as f:
+        manifest = json.load(f)
+    manifest["tokenizer_runs"] = tokenizer_runs(out_dir, manifest["fixtures"])
+    with open(path, "w") as f:
+        json.dump(manifest, f, indent=1, ensure_ascii=False)
+        f.write("\n")
 
 
 def export_all(out_dir, inspect_pte, executorch_version):
