@@ -365,8 +365,8 @@ find_bos_eos (HfTokenizer *self, const char *name, GError **error)
 
 /* Normalizes, pre-tokenizes and encodes one text span (no added token in it
  * that is matched on raw text). */
-static void
-encode_span (HfTokenizer *self, const char *text, gsize len, gboolean at_start, GArray *ids)
+static gboolean
+encode_span (HfTokenizer *self, const char *text, gsize len, gboolean at_start, GArray *ids, GError **error)
 {
   g_autoptr (GString) normal =
       self->normalizer != NULL ? _hf_normalizer_apply (self->normalizer, text, len) : g_string_new_len (text, len);
@@ -388,9 +388,17 @@ encode_span (HfTokenizer *self, const char *text, gsize len, gboolean at_start, 
       for (guint k = 0; k < pieces->len; k++)
         {
           HfPiece *piece = &g_array_index (pieces, HfPiece, k);
+          /* The BPE model numbers a word's symbols with 32 bits. */
+          if (piece->len >= G_MAXUINT32 - 2)
+            {
+              g_set_error (error, LLM_TOKENIZER_ERROR, LLM_TOKENIZER_ERROR_INVALID_TEXT,
+                           "a word of %" G_GSIZE_FORMAT " bytes is too long (4 GiB at most)", piece->len);
+              return FALSE;
+            }
           _hf_bpe_encode (self->model, piece->text, piece->len, ids);
         }
     }
+  return TRUE;
 }
 
 static gboolean
@@ -412,8 +420,8 @@ encode (LlmTokenizerImpl *impl, const char *text, gsize len, guint n_bos, guint 
       HfSpan *s = &g_array_index (spans, HfSpan, i);
       if (s->token != NULL)
         g_array_append_val (ids, s->token->id);
-      else
-        encode_span (self, text + s->start, s->end - s->start, s->start == 0, ids);
+      else if (!encode_span (self, text + s->start, s->end - s->start, s->start == 0, ids, error))
+        return FALSE;
     }
 
   if (self->has_template)

@@ -21,6 +21,8 @@
 #include <string.h>
 
 #define HEADER_SIZE 16
+/* The value of a character no merge has made: its id is not known yet. */
+#define UNMERGED G_MAXUINT32
 
 typedef struct
 {
@@ -49,14 +51,24 @@ llama2c_free (LlmTokenizerImpl *impl)
   g_free (self);
 }
 
-static gboolean
-score_priority (gconstpointer data, const guint8 *bytes, gsize len, double *priority)
+/* What the pair function needs: the pieces and the text being merged. */
+typedef struct
 {
-  const Llama2c *self = data;
+  const Llama2c *self;
+  const guint8 *text;
+} TextMerge;
+
+/* A pair joins when its bytes are a piece; the higher its score, the
+ * earlier. */
+static gboolean
+score_pair (gpointer data, const LlmBpePart *left, const LlmBpePart *right, guint32 *priority, guint32 *merged)
+{
+  const TextMerge *m = data;
   guint32 id;
-  if (!_llm_token_table_lookup (self->pieces, bytes, len, &id))
+  if (!_llm_token_table_lookup (m->self->pieces, m->text + left->start, right->end - left->start, &id))
     return FALSE;
-  *priority = -(double) self->score[id];
+  *priority = _llm_bpe_score_priority (m->self->score[id]);
+  *merged = id;
   return TRUE;
 }
 
@@ -79,29 +91,33 @@ llama2c_encode (LlmTokenizerImpl *impl, const char *text, gsize len, guint n_bos
     return FALSE;
   if (len > 0)
     {
-      if (len >= G_MAXSIZE - 1)
+      /* The merge numbers the text's bytes (and a space) with 32 bits. */
+      if (len >= G_MAXUINT32 - 3)
         {
-          g_set_error (error, LLM_TOKENIZER_ERROR, LLM_TOKENIZER_ERROR_INVALID_TEXT, "the text is too long");
+          g_set_error (error, LLM_TOKENIZER_ERROR, LLM_TOKENIZER_ERROR_INVALID_TEXT,
+                       "llama2c: a text of %" G_GSIZE_FORMAT " bytes is too long (4 GiB at most)", len);
           return FALSE;
         }
       /* The dummy prefix: a space before the text, merged like the rest. */
       g_autofree guint8 *work = g_malloc (len + 1);
       work[0] = ' ';
       memcpy (work + 1, text, len);
-      g_autoptr (GArray) ends = g_array_new (FALSE, FALSE, sizeof (gsize));
-      for (const char *p = (const char *) work, *end = p + len + 1; p < end;)
+      g_autoptr (GArray) parts = g_array_new (FALSE, FALSE, sizeof (LlmBpePart));
+      for (guint32 start = 0; start < len + 1;)
         {
-          p = g_utf8_next_char (p);
-          gsize at = (gsize) (p - (const char *) work);
-          g_array_append_val (ends, at);
+          guint32 end = (guint32) (g_utf8_next_char ((const char *) work + start) - (const char *) work);
+          LlmBpePart part = { start, end, UNMERGED };
+          g_array_append_val (parts, part);
+          start = end;
         }
-      _llm_bpe_merge (work, ends, score_priority, self);
-      gsize start = 0;
-      for (guint i = 0; i < ends->len; i++)
+      TextMerge merge = { self, work };
+      _llm_bpe_merge (parts, score_pair, &merge, LLM_BPE_MERGE_DEFAULT);
+      for (guint i = 0; i < parts->len; i++)
         {
-          gsize end = g_array_index (ends, gsize, i);
-          guint32 id;
-          if (_llm_token_table_lookup (self->pieces, work + start, end - start, &id))
+          const LlmBpePart *part = &g_array_index (parts, LlmBpePart, i);
+          gsize start = part->start, end = part->end;
+          guint32 id = part->value;
+          if (id != UNMERGED || _llm_token_table_lookup (self->pieces, work + start, end - start, &id))
             g_array_append_val (ids, id);
           else
             /* A character that is no piece (a merge only makes pieces). */
@@ -119,7 +135,6 @@ llama2c_encode (LlmTokenizerImpl *impl, const char *text, gsize len, guint n_bos
                 guint32 fallback_id = (guint32) fallback;
                 g_array_append_val (ids, fallback_id);
               }
-          start = end;
         }
     }
   return _llm_tokenizer_add_eos (impl, n_eos, ids, error);
