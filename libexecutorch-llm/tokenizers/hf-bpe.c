@@ -15,6 +15,7 @@
  * Dropout is refused: the reference draws random numbers for it.
  */
 #include "bpe-merge.h"
+#include "byte-piece.h"
 #include "hf-private.h"
 
 #include <string.h>
@@ -318,8 +319,8 @@ _hf_bpe_parse (JsonNode *node, const char *path, GError **error)
     }
   for (guint b = 0; b < 256; b++)
     {
-      char name[8];
-      g_snprintf (name, sizeof name, "<0x%02X>", b);
+      char name[LLM_BYTE_PIECE_SIZE];
+      _llm_byte_piece_format ((guint8) b, name);
       if (!_hf_bpe_lookup (self, name, &self->byte_ids[b]))
         self->byte_ids[b] = G_MAXUINT32;
     }

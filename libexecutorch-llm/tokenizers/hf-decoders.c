@@ -25,6 +25,7 @@
  *                prepend_scheme is "never", as the reference does.
  * Other decoders (WordPiece, BPEDecoder, CTC) are refused.
  */
+#include "byte-piece.h"
 #include "hf-private.h"
 
 #include <string.h>
@@ -253,11 +254,11 @@ replace (const Step *step, GByteArray *piece)
 static void
 byte_fallback (GByteArray *piece)
 {
-  const guint8 *d = piece->data;
-  if (piece->len == 6 && memcmp (d, "<0x", 3) == 0 && d[5] == '>' && g_ascii_isxdigit (d[3]) && g_ascii_isxdigit (d[4]))
+  int byte = _llm_byte_piece_parse (piece->data, piece->len, FALSE);
+  if (byte >= 0)
     {
-      guint8 byte = (guint8) (g_ascii_xdigit_value (d[3]) * 16 + g_ascii_xdigit_value (d[4]));
-      set_bytes (piece, &byte, 1);
+      guint8 b = (guint8) byte;
+      set_bytes (piece, &b, 1);
     }
 }
 

@@ -14,6 +14,7 @@
  * SentencePiece, control and byte pieces never come out of a merge.
  */
 #include "bpe-merge.h"
+#include "byte-piece.h"
 #include "token-table.h"
 #include "tokenizer-impl.h"
 
@@ -70,16 +71,6 @@ score_pair (gpointer data, const LlmBpePart *left, const LlmBpePart *right, guin
   *priority = _llm_bpe_score_priority (m->self->score[id]);
   *merged = id;
   return TRUE;
-}
-
-/* The byte a "<0xHH>" piece stands for, or -1. */
-static int
-byte_piece_value (const guint8 *piece, gsize len)
-{
-  if (len != 6 || memcmp (piece, "<0x", 3) != 0 || piece[5] != '>' || !g_ascii_isxdigit (piece[3]) ||
-      !g_ascii_isxdigit (piece[4]))
-    return -1;
-  return g_ascii_xdigit_value (piece[3]) * 16 + g_ascii_xdigit_value (piece[4]);
 }
 
 static gboolean
@@ -152,7 +143,7 @@ llama2c_decode (LlmTokenizerImpl *impl, guint32 prev, guint32 id, GByteArray *ou
       piece++;
       len--;
     }
-  int byte = byte_piece_value (piece, len);
+  int byte = _llm_byte_piece_parse (piece, len, FALSE);
   if (byte >= 0)
     {
       guint8 b = (guint8) byte;
@@ -195,6 +186,19 @@ read_f32 (const guint8 *p)
   float f;
   memcpy (&f, &v, 4);
   return f;
+}
+
+/* vocab_size tokens of at least 8 bytes, BOS/EOS ids -1 or in the
+ * vocabulary, and a first token whose length is within max_token_length. */
+gboolean
+_llm_llama2c_header_fits (const guint8 *p, gsize size)
+{
+  if (size < HEADER_SIZE + 8)
+    return FALSE;
+  gint32 vocab_size = read_i32 (p), bos = read_i32 (p + 4), eos = read_i32 (p + 8), max_len = read_i32 (p + 12);
+  gint32 first_len = read_i32 (p + HEADER_SIZE + 4);
+  return vocab_size > 0 && (gsize) vocab_size <= (size - HEADER_SIZE) / 8 && bos >= -1 && bos < vocab_size &&
+         eos >= -1 && eos < vocab_size && max_len >= 0 && first_len >= 0 && first_len <= max_len;
 }
 
 /* A header id: -1 for none (the converter writes SentencePiece's -1 as
@@ -285,7 +289,7 @@ index_pieces (Llama2c *self)
       gsize len = self->piece_len[id];
       /* A duplicate piece keeps its first id, in both tables. */
       _llm_token_table_insert (self->all, piece, len, id, NULL);
-      int byte = byte_piece_value (piece, len);
+      int byte = _llm_byte_piece_parse (piece, len, FALSE);
       if (byte >= 0)
         {
           if (self->byte_id[byte] < 0)
