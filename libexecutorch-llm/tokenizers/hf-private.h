@@ -30,6 +30,29 @@ gboolean _hf_json_uint (JsonObject *obj, const char *member, const char *path, g
 JsonObject *_hf_json_object (JsonNode *node, const char *path, GError **error);
 /* The "type" member of a component object. */
 const char *_hf_json_type (JsonObject *obj, const char *path, GError **error);
+/* A component (normalizer, pre_tokenizer, decoder step...): the object
+ * and its "type".  A NULL @node or JSON null is no component: TRUE with
+ * *obj NULL. */
+gboolean _hf_json_component (JsonNode *node, const char *path, JsonObject **obj, const char **type, GError **error);
+/* Calls @func on each element of the array @member (a Sequence's list), with
+ * the element's path "PATH.MEMBER[i]"; stops at the first FALSE. */
+typedef gboolean (*HfJsonElementFunc) (gpointer data, JsonNode *element, const char *path, GError **error);
+gboolean _hf_json_each (JsonObject *obj, const char *member, const char *path, HfJsonElementFunc func, gpointer data,
+                        GError **error);
+/* A string member holding exactly one character (Metaspace's replacement,
+ * a delimiter). */
+gboolean _hf_json_char (JsonObject *obj, const char *member, const char *path, const char **out, GError **error);
+
+/* Metaspace's prepend_scheme (the pre-tokenizer's and the decoder's); files
+ * from before it have add_prefix_space, true meaning always. */
+typedef enum
+{
+  HF_PREPEND_ALWAYS,
+  HF_PREPEND_NEVER,
+  HF_PREPEND_FIRST,
+} HfPrependScheme;
+gboolean _hf_json_prepend_scheme (JsonObject *obj, const char *path, HfPrependScheme *out, GError **error);
+
 /* A "pattern": {"String": s} or {"Regex": r} compiled to a GRegex (a
  * String is matched literally).  *literal is the String's text, else NULL. */
 GRegex *_hf_json_pattern (JsonObject *obj, const char *member, const char *path, const char **literal, GError **error);
