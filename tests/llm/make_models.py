@@ -10,6 +10,7 @@ named by --metadata get_eos_ids [257]):
   static.pte  the same with --disable_dynamic_shape (tokens [1, 1])
   nokv.pte    no KV cache (tokens [1, 1..7], the whole sequence each call)
   plain.pte   kv.pte without --metadata (no get_eos_ids)
+  fp16.pte    kv.pte in half precision (-d fp16: Half logits)
 
 reference.json then holds, per program and prompt, the greedy tokens (at
 most 6, fewer when the context fills up first: the stop) that upstream's
@@ -40,6 +41,7 @@ VARIANTS = {
     "static": ["-kv", "--use_sdpa_with_kv_cache", "--disable_dynamic_shape"],
     "nokv": [],
     "plain": ["-kv", "--use_sdpa_with_kv_cache"],  # no --metadata: the tokenizer's EOS counts
+    "fp16": ["-kv", "--use_sdpa_with_kv_cache", "-d", "fp16"],  # Half logits and KV cache
 }
 PROMPTS = [[72, 105], [256, 84, 104, 101, 32, 71, 80, 76], list(b"Apache License 2.0")[:12]]
 NEW_TOKENS = 6
@@ -111,7 +113,7 @@ def main():
         with tempfile.TemporaryDirectory() as tmp:
             export(tmp)
     reference = {"max_seq_len": MAX_SEQ, "max_context_len": MAX_CONTEXT, "new_tokens": NEW_TOKENS, "cases": []}
-    for name in ["kv", "static", "nokv"]:
+    for name in ["kv", "static", "nokv", "fp16"]:
         for prompt in PROMPTS:
             if name == "nokv" and len(prompt) > 7:
                 continue
