@@ -786,7 +786,15 @@ emit (Generation *g, guint signal, guint32 id, const char *text)
   e->signal = signal;
   e->id = id;
   e->text = g_strdup (text);
-  g_main_context_invoke_full (g->context, G_PRIORITY_DEFAULT, emission_dispatch, e, emission_free);
+  /* A source, never g_main_context_invoke(): that would run the handler
+   * here, in the worker, whenever no thread holds the context (before the
+   * caller's loop runs). */
+  GSource *source = g_idle_source_new ();
+  g_source_set_priority (source, G_PRIORITY_DEFAULT);
+  g_source_set_callback (source, emission_dispatch, e, emission_free);
+  g_source_set_static_name (source, "[executorch-llm] generator signal");
+  g_source_attach (source, g->context);
+  g_source_unref (source);
 }
 
 static gboolean

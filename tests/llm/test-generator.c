@@ -591,6 +591,32 @@ test_async (void)
 }
 
 static void
+test_async_idle_context (void)
+{
+  /* The global default context, which no thread holds until the loop
+   * runs: the worker must still not emit the signals itself. */
+  g_autoptr (ExecutorchLlmTokenizer) tok = fake_tokenizer (FAKE_LETTERS, 512, 257);
+  g_autoptr (ExecutorchLlmGenerator) g = make_generator ("kv.pte", tok);
+  g_autoptr (ExecutorchLlmGenerationConfig) config = greedy_config (4);
+  AsyncState s = { g_main_loop_new (NULL, FALSE), recorder_new (g), 0, NULL, NULL };
+  s.r->thread = g_thread_self ();
+  executorch_llm_generator_generate_async (g, "Hi", config, NULL, async_done, &s);
+  /* Let the worker finish before anything iterates the context. */
+  while (executorch_llm_generator_get_stop_reason (g) == EXECUTORCH_LLM_STOP_REASON_NONE)
+    g_usleep (1000);
+  g_assert_cmpuint (s.r->tokens->len, ==, 0);
+  g_main_loop_run (s.loop);
+  g_assert_no_error (s.error);
+  g_assert_false (s.r->wrong_thread);
+  g_assert_cmpuint (s.r->tokens->len, ==, 4);
+  g_assert_cmpstr (s.text, ==, "oooo");
+  g_assert_cmpuint (s.pieces_at_callback, ==, s.r->n_pieces);
+  g_free (s.text);
+  g_main_loop_unref (s.loop);
+  recorder_free (s.r);
+}
+
+static void
 test_reentry (void)
 {
   g_autoptr (GError) error = NULL;
@@ -1044,6 +1070,7 @@ main (int argc, char **argv)
   g_test_add_func ("/llm/generator/stop", test_stop);
   g_test_add_func ("/llm/generator/cancel", test_cancel);
   g_test_add_func ("/llm/generator/async", test_async);
+  g_test_add_func ("/llm/generator/async-idle-context", test_async_idle_context);
   g_test_add_func ("/llm/generator/reentry", test_reentry);
   g_test_add_func ("/llm/generator/utf8-halves", test_utf8_halves);
   g_test_add_func ("/llm/generator/echo", test_echo);
