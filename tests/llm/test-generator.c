@@ -91,7 +91,9 @@ fake_lookup (LlmTokenizerImpl *impl, const char *piece, guint32 *id)
   return TRUE;
 }
 
-static const LlmTokenizerVTable fake_vtable = { "fake", fake_free, fake_encode, fake_decode, fake_lookup };
+static const LlmTokenizerVTable fake_vtable = {
+  .name = "fake", .free = fake_free, .encode = fake_encode, .decode = fake_decode, .lookup = fake_lookup
+};
 
 static ExecutorchLlmTokenizer *
 fake_tokenizer (FakeMode mode, guint vocab_size, gint64 eos)
