@@ -32,7 +32,8 @@
  *
  * It follows upstream's `TextLLMRunner`: the metadata with upstream's
  * defaults (`get_max_context_len` defaults to `get_max_seq_len`,
- * `use_kv_cache` to true, `enable_dynamic_shape` to false, and
+ * `use_kv_cache` to whether `forward` takes a position, `enable_dynamic_shape`
+ * to false, and
  * `get_eos_ids`, when present, replaces the tokenizer's EOS); the prompt
  * is run in chunks as large as the program takes (one call per chunk with
  * a dynamic token count, one call per token otherwise); temperature 0 is
@@ -236,8 +237,9 @@ executorch_llm_generator_class_init (ExecutorchLlmGeneratorClass *klass)
   /**
    * ExecutorchLlmGenerator:use-kv-cache:
    *
-   * Whether the program keeps a KV cache (`use_kv_cache`, true when
-   * absent); without one, every step runs the whole sequence.
+   * Whether the program keeps a KV cache (`use_kv_cache`; when absent,
+   * whether `forward` takes a position as its second input); without one,
+   * every step runs the whole sequence.
    *
    * Since: 1.0
    */
