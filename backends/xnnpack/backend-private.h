@@ -43,6 +43,8 @@ int xb_delegate_execute (void *handle, void *args, uint32_t n_args, EtErrorConte
 void xb_delegate_free (void *handle);
 const XbGraph *xb_delegate_get_graph (void *handle);
 const XbShape *xb_delegate_get_shapes (void *handle);
+/* How the graph was cut: XNNPACK runtimes and host nodes. */
+void xb_delegate_count_steps (void *handle, uint32_t *n_runtimes, uint32_t *n_host);
 
 /* test-helpers.c (internal library only): every named blob is 1 MiB of
  * zeros; runs a built delegate on zero tensors shaped like its externals,

@@ -13,17 +13,31 @@
 #include "executorch-plugin.h"
 #include "executorch-threadpool.h"
 
+#include <math.h>
 #include <pthreadpool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <xnnpack.h>
 
 #include "backend-private.h"
+#include "xnnpack-api.h" /* what the installed XNNPACK offers (meson.build) */
 
 /* The quark name is a string, not an expression. */
 /* clang-format off */
 G_DEFINE_QUARK (executorch-xnnpack-error-quark, xb_error)
 /* clang-format on */
+
+/* The 2024 library sizes its operators in a step of its own (reshape) and
+ * binds pointers in another (setup): both can happen at load, and a new
+ * input shape needs no new runtime. */
+#if defined(HAVE_XNN_RESHAPE_RUNTIME) && defined(HAVE_XNN_RESHAPE_EXTERNAL_VALUE) && \
+    defined(HAVE_XNN_SETUP_RUNTIME_V2) && defined(HAVE_XNN_GET_EXTERNAL_VALUE_SHAPE)
+#define XB_HAVE_RESHAPE 1
+#endif
+/* Packed weights kept across rebuilds (a new thread pool). */
+#if defined(HAVE_XNN_CREATE_WEIGHTS_CACHE) && defined(HAVE_XNN_CREATE_RUNTIME_V3)
+#define XB_HAVE_WEIGHTS_CACHE 1
+#endif
 
 typedef struct
 {
@@ -33,6 +47,7 @@ typedef struct
   uint32_t n_ext;
   uint32_t *ext_values; /* XNNPACK external id -> graph value */
   struct xnn_external_value *ext;
+  gboolean *ext_written; /* per external id: this step writes it */
   gboolean bound;
 } Step;
 
@@ -49,6 +64,9 @@ typedef struct
   uint32_t n_steps;
   uint32_t *step_id;        /* scratch: per value, its id in the step being built */
   struct pthreadpool *pool; /* the pool the runtimes were created with */
+#ifdef XB_HAVE_WEIGHTS_CACHE
+  xnn_weights_cache_t weights_cache;
+#endif
 } Delegate;
 
 static GMutex init_lock;
@@ -79,6 +97,7 @@ free_steps (Delegate *d)
         xnn_delete_runtime (d->steps[i].runtime);
       g_free (d->steps[i].ext_values);
       g_free (d->steps[i].ext);
+      g_free (d->steps[i].ext_written);
     }
   g_clear_pointer (&d->steps, g_free);
   d->n_steps = 0;
@@ -94,6 +113,11 @@ delegate_free (Delegate *d)
     return;
   if (d->graph)
     free_steps (d);
+#ifdef XB_HAVE_WEIGHTS_CACHE
+  /* After the runtimes that use it. */
+  if (d->weights_cache)
+    xnn_delete_weights_cache (d->weights_cache);
+#endif
   g_free (d->buffers);
   g_free (d->ptr);
   g_free (d->shapes);
@@ -105,19 +129,55 @@ delegate_free (Delegate *d)
   g_free (d);
 }
 
-/* Datatypes Debian's XNNPACK has, with the same numbers as fb_xnnpack's. */
+/* Datatypes XNNPACK takes here.  fp16 and bf16 values never reach this
+ * check as such when the library cannot run them: widen.c turns them into
+ * fp32 first. */
 static gboolean
 library_has_datatype (int dt)
 {
-  return dt == XB_DT_FP32 || dt == XB_DT_QINT8 || dt == XB_DT_QUINT8 || dt == XB_DT_QINT32 || dt == XB_DT_QCINT8 ||
-         dt == XB_DT_QCINT32;
+  return dt == XB_DT_FP32 || dt == XB_DT_FP16 || dt == XB_DT_QINT8 || dt == XB_DT_QUINT8 || dt == XB_DT_QINT32 ||
+         dt == XB_DT_QCINT8 || dt == XB_DT_QCINT32;
 }
 
-/* Node types Debian's XNNPACK can define. */
-static gboolean
-library_has_node (uint32_t type)
+/* fb_xnnpack's datatype numbers are not XNNPACK's (int32 and the 4-bit
+ * types moved between releases): mapped by name. */
+static enum xnn_datatype
+library_datatype (int dt)
 {
-  switch (type)
+  switch (dt)
+    {
+      case XB_DT_FP32: return xnn_datatype_fp32;
+      case XB_DT_FP16: return xnn_datatype_fp16;
+      case XB_DT_QINT8: return xnn_datatype_qint8;
+      case XB_DT_QUINT8: return xnn_datatype_quint8;
+      case XB_DT_QINT32: return xnn_datatype_qint32;
+      case XB_DT_QCINT8: return xnn_datatype_qcint8;
+      case XB_DT_QCINT32: return xnn_datatype_qcint32;
+#ifdef HAVE_XNN_DATATYPE_INT32
+      case XB_DT_INT32: return xnn_datatype_int32;
+#endif
+#ifdef HAVE_XNN_DATATYPE_BF16
+      case XB_DT_BF16: return xnn_datatype_bf16;
+#endif
+      default: return xnn_datatype_invalid;
+    }
+}
+
+/* Whether an output clamp is a no-op (the unary nodes of the newer API
+ * have none). */
+G_GNUC_UNUSED static gboolean
+unbounded (const XbNode *n)
+{
+  return n->output_min == -INFINITY && n->output_max == INFINITY;
+}
+
+/* Nodes the installed XNNPACK can define.  The 2024 library defines data
+ * movement, batch matmul and more unary ops that the 2022 one lacks (those
+ * run in host-nodes.c there). */
+static gboolean
+library_has_node (const XbNode *n)
+{
+  switch (n->type)
     {
       case XB_NODE_ADD:
       case XB_NODE_FULLY_CONNECTED:
@@ -149,6 +209,35 @@ library_has_node (uint32_t type)
       case XB_NODE_ABS:
       case XB_NODE_PRELU:
       case XB_NODE_CONV_TRANSPOSE_2D: return TRUE;
+#ifdef HAVE_XNN_DEFINE_STATIC_TRANSPOSE
+      case XB_NODE_STATIC_TRANSPOSE: return TRUE;
+#endif
+#ifdef HAVE_XNN_DEFINE_STATIC_SLICE
+      case XB_NODE_STATIC_SLICE: return TRUE;
+#endif
+#ifdef HAVE_XNN_DEFINE_COPY
+      case XB_NODE_COPY: return TRUE;
+#endif
+#if defined(HAVE_XNN_DEFINE_CONCATENATE2) && defined(HAVE_XNN_DEFINE_CONCATENATE5)
+      case XB_NODE_CONCATENATE2:
+      case XB_NODE_CONCATENATE3:
+      case XB_NODE_CONCATENATE4:
+      case XB_NODE_CONCATENATE5: return TRUE;
+#endif
+#ifdef HAVE_XNN_DEFINE_BATCH_MATRIX_MULTIPLY
+      case XB_NODE_BATCH_MATRIX_MULTIPLY: return TRUE;
+#endif
+#ifdef HAVE_XNN_DEFINE_UNARY
+      case XB_NODE_TANH:
+      case XB_NODE_EXP:
+      case XB_NODE_LOG:
+      case XB_NODE_GELU:
+      case XB_NODE_RSQRT: return unbounded (n);
+#if defined(HAVE_XNN_UNARY_SINE) && defined(HAVE_XNN_UNARY_COSINE)
+      case XB_NODE_SIN:
+      case XB_NODE_COS: return unbounded (n);
+#endif
+#endif
       default: return FALSE;
     }
 }
@@ -192,17 +281,23 @@ classify (Delegate *d, GError **error)
                               "XNNPACK (2022)");
           if (!library_has_datatype (val->datatype))
             return node_fail (error, g, i, ET_ERROR_NOT_SUPPORTED,
-                              "datatype %s (value %u) is not supported by Debian's XNNPACK (2022)",
+                              "datatype %s (value %u) is not supported by the installed XNNPACK",
                               xb_datatype_name (val->datatype), v);
         }
-      if (xb_host_supports (g, n, &why))
+      /* XNNPACK first (one runtime rather than several around host nodes);
+       * fully-connected keeps its host path for per-channel weights. */
+      gboolean library = library_has_node (n);
+      if (library && n->type != XB_NODE_FULLY_CONNECTED)
+        d->host[i] = FALSE;
+      else if (xb_host_supports (g, n, &why))
         d->host[i] = TRUE;
       else if (why != NULL)
-        return node_fail (error, g, i, ET_ERROR_NOT_SUPPORTED, "not supported by Debian's XNNPACK (2022): %s", why);
-      else if (library_has_node (n->type))
+        return node_fail (error, g, i, ET_ERROR_NOT_SUPPORTED,
+                          "neither the installed XNNPACK nor this library runs it: %s", why);
+      else if (library)
         d->host[i] = FALSE;
       else
-        return node_fail (error, g, i, ET_ERROR_NOT_SUPPORTED, "not supported by Debian's XNNPACK (2022)");
+        return node_fail (error, g, i, ET_ERROR_NOT_SUPPORTED, "not supported by the installed XNNPACK");
       /* Inputs must be computed before they are read. */
       for (uint32_t k = 0; k < n->n_inputs; k++)
         {
@@ -292,55 +387,176 @@ define_value (Delegate *d, xnn_subgraph_t sg, uint32_t v, uint32_t ext_id, uint3
 {
   const XbValue *val = &d->graph->values[v];
   const XbShape *s = &d->shapes[v];
-  enum xnn_datatype dt = (enum xnn_datatype) val->datatype;
+  enum xnn_datatype dt = library_datatype (val->datatype);
+  /* A 0-dim value (a scalar) is [1] to XNNPACK, as upstream serializes it. */
+  static const size_t one[1] = { 1 };
+  size_t ndim = s->ndim ? s->ndim : 1;
+  const size_t *dims = s->ndim ? s->dims : one;
   switch (val->quant)
     {
       case XB_QUANT_PER_TENSOR:
-        return xnn_define_quantized_tensor_value (sg, dt, val->zero_point, val->scale, s->ndim, s->dims, val->data,
-                                                  ext_id, flags, id);
+        return xnn_define_quantized_tensor_value (sg, dt, val->zero_point, val->scale, ndim, dims, val->data, ext_id,
+                                                  flags, id);
       case XB_QUANT_PER_CHANNEL:
-        return xnn_define_channelwise_quantized_tensor_value (sg, dt, val->scales, s->ndim, val->channel_dim, s->dims,
+        return xnn_define_channelwise_quantized_tensor_value (sg, dt, val->scales, ndim, val->channel_dim, dims,
                                                               val->data, ext_id, flags, id);
-      default: return xnn_define_tensor_value (sg, dt, s->ndim, s->dims, val->data, ext_id, flags, id);
+      default: return xnn_define_tensor_value (sg, dt, ndim, dims, val->data, ext_id, flags, id);
     }
+}
+
+/* The per-operator calls the 2024 library deprecates, through the
+ * xnn_define_binary / xnn_define_unary it has instead. */
+#ifdef HAVE_XNN_DEFINE_BINARY
+static enum xnn_status
+define_binary (xnn_subgraph_t sg, enum xnn_binary_operator op, const XbNode *n, uint32_t a, uint32_t b, uint32_t o)
+{
+  struct xnn_binary_params params = { .output_min = n->output_min, .output_max = n->output_max };
+  return xnn_define_binary (sg, op, unbounded (n) ? NULL : &params, a, b, o, 0);
+}
+#define BINARY(op, legacy) define_binary (sg, xnn_binary_##op, n, i0, i1, o)
+#else
+#define BINARY(op, legacy) (legacy)
+#endif
+
+#ifdef HAVE_XNN_DEFINE_UNARY
+#define UNARY(op, legacy) xnn_define_unary (sg, xnn_unary_##op, NULL, i0, o, 0)
+#else
+#define UNARY(op, legacy) (legacy)
+#endif
+
+static enum xnn_status
+define_clamp (xnn_subgraph_t sg, float lo, float hi, uint32_t i0, uint32_t o)
+{
+#ifdef HAVE_XNN_DEFINE_UNARY
+  union xnn_unary_params params = { .clamp = { .min = lo, .max = hi } };
+  return xnn_define_unary (sg, xnn_unary_clamp, &params, i0, o, 0);
+#else
+  return xnn_define_clamp (sg, lo, hi, i0, o, 0);
+#endif
+}
+
+static enum xnn_status
+define_elu (xnn_subgraph_t sg, float alpha, uint32_t i0, uint32_t o)
+{
+#ifdef HAVE_XNN_DEFINE_UNARY
+  union xnn_unary_params params = { .elu = { .alpha = alpha } };
+  return xnn_define_unary (sg, xnn_unary_elu, &params, i0, o, 0);
+#else
+  return xnn_define_elu (sg, alpha, i0, o, 0);
+#endif
+}
+
+static enum xnn_status
+define_leaky_relu (xnn_subgraph_t sg, float slope, uint32_t i0, uint32_t o)
+{
+#ifdef HAVE_XNN_DEFINE_UNARY
+  union xnn_unary_params params = { .leaky_relu = { .negative_slope = slope } };
+  return xnn_define_unary (sg, xnn_unary_leaky_relu, &params, i0, o, 0);
+#else
+  return xnn_define_leaky_relu (sg, slope, i0, o, 0);
+#endif
+}
+
+/* Mean over H and W of an NHWC tensor.  The 2024 library sizes the output
+ * itself: it keeps the reduced dims only when told (XNN_FLAG_KEEP_DIMS), so
+ * a 4-D output such as a squeeze-excitation block's needs the flag. */
+static enum xnn_status
+define_global_average_pooling (Delegate *d, xnn_subgraph_t sg, const XbNode *n, uint32_t i0, uint32_t o)
+{
+  gboolean keep = d->shapes[n->outputs[0]].ndim == d->shapes[n->inputs[0]].ndim;
+#ifdef HAVE_XNN_DEFINE_STATIC_REDUCE
+  static const size_t axes[2] = { 1, 2 };
+  uint32_t flags = keep ? XNN_FLAG_KEEP_DIMS : 0;
+  if (unbounded (n))
+    return xnn_define_static_reduce (sg, xnn_reduce_mean, 2, axes, i0, o, flags);
+  /* The reduction has no output clamp: mean into a value of this subgraph, then clamp. */
+  const XbShape *s = &d->shapes[n->outputs[0]];
+  uint32_t mean = XNN_INVALID_VALUE_ID;
+  enum xnn_status st = xnn_define_tensor_value (sg, library_datatype (d->graph->values[n->outputs[0]].datatype),
+                                                s->ndim, s->dims, NULL, XNN_INVALID_VALUE_ID, 0, &mean);
+  if (st == xnn_status_success)
+    st = xnn_define_static_reduce (sg, xnn_reduce_mean, 2, axes, i0, mean, flags);
+  if (st == xnn_status_success)
+    st = define_clamp (sg, n->output_min, n->output_max, mean, o);
+  return st;
+#else
+  (void) keep; /* the 2022 library's output is always 4-D */
+  return xnn_define_global_average_pooling_2d (sg, n->output_min, n->output_max, i0, o, 0);
+#endif
 }
 
 static enum xnn_status
 define_node (Delegate *d, xnn_subgraph_t sg, const XbNode *n)
 {
   const uint32_t *sid = d->step_id;
-  uint32_t i0 = sid[n->inputs[0]];
-  uint32_t i1 = n->n_inputs > 1 && n->inputs[1] != XB_PAYLOAD_NO_VALUE ? sid[n->inputs[1]] : XNN_INVALID_VALUE_ID;
-  uint32_t i2 = n->n_inputs > 2 && n->inputs[2] != XB_PAYLOAD_NO_VALUE ? sid[n->inputs[2]] : XNN_INVALID_VALUE_ID;
+  uint32_t in[5];
+  for (uint32_t k = 0; k < 5; k++)
+    in[k] = k < n->n_inputs && n->inputs[k] != XB_PAYLOAD_NO_VALUE ? sid[n->inputs[k]] : XNN_INVALID_VALUE_ID;
+  uint32_t i0 = in[0], i1 = in[1], i2 = in[2];
   uint32_t o = sid[n->outputs[0]];
   float lo = n->output_min, hi = n->output_max;
   const uint32_t *p = n->p;
+  const XbShape *os = &d->shapes[n->outputs[0]];
   switch (n->type)
     {
-      case XB_NODE_ADD: return xnn_define_add2 (sg, lo, hi, i0, i1, o, 0);
-      case XB_NODE_MULTIPLY: return xnn_define_multiply2 (sg, lo, hi, i0, i1, o, 0);
-      case XB_NODE_SUBTRACT: return xnn_define_subtract (sg, lo, hi, i0, i1, o, 0);
-      case XB_NODE_DIV: return xnn_define_divide (sg, lo, hi, i0, i1, o, 0);
-      case XB_NODE_MINIMUM: return xnn_define_minimum2 (sg, i0, i1, o, 0);
-      case XB_NODE_MAXIMUM: return xnn_define_maximum2 (sg, i0, i1, o, 0);
-      case XB_NODE_PRELU: return xnn_define_prelu (sg, i0, i1, o, 0);
+      case XB_NODE_ADD: return BINARY (add, xnn_define_add2 (sg, lo, hi, i0, i1, o, 0));
+      case XB_NODE_MULTIPLY: return BINARY (multiply, xnn_define_multiply2 (sg, lo, hi, i0, i1, o, 0));
+      case XB_NODE_SUBTRACT: return BINARY (subtract, xnn_define_subtract (sg, lo, hi, i0, i1, o, 0));
+      case XB_NODE_DIV: return BINARY (divide, xnn_define_divide (sg, lo, hi, i0, i1, o, 0));
+      case XB_NODE_MINIMUM: return BINARY (minimum, xnn_define_minimum2 (sg, i0, i1, o, 0));
+      case XB_NODE_MAXIMUM: return BINARY (maximum, xnn_define_maximum2 (sg, i0, i1, o, 0));
+      case XB_NODE_PRELU: return BINARY (prelu, xnn_define_prelu (sg, i0, i1, o, 0));
       case XB_NODE_FULLY_CONNECTED: return xnn_define_fully_connected (sg, lo, hi, i0, i1, i2, o, n->flags);
       case XB_NODE_SOFTMAX: return xnn_define_softmax (sg, i0, o, 0);
-      case XB_NODE_SIGMOID: return xnn_define_sigmoid (sg, i0, o, 0);
-      case XB_NODE_CLAMP: return xnn_define_clamp (sg, lo, hi, i0, o, 0);
-      case XB_NODE_FLOOR: return xnn_define_floor (sg, i0, o, 0);
-      case XB_NODE_CEILING: return xnn_define_ceiling (sg, i0, o, 0);
-      case XB_NODE_SQUARE_ROOT: return xnn_define_square_root (sg, i0, o, 0);
-      case XB_NODE_SQUARE: return xnn_define_square (sg, i0, o, 0);
-      case XB_NODE_NEGATE: return xnn_define_negate (sg, i0, o, 0);
-      case XB_NODE_ABS: return xnn_define_abs (sg, i0, o, 0);
-      case XB_NODE_HARDSWISH: return xnn_define_hardswish (sg, i0, o, 0);
-      case XB_NODE_LEAKY_RELU: return xnn_define_leaky_relu (sg, n->fparam, i0, o, 0);
-      case XB_NODE_ELU: return xnn_define_elu (sg, n->fparam, i0, o, 0);
-      case XB_NODE_CONVERT: return xnn_define_convert (sg, i0, o, 0);
-      case XB_NODE_GLOBAL_AVG_POOLING_2D: return xnn_define_global_average_pooling_2d (sg, lo, hi, i0, o, 0);
+      case XB_NODE_SIGMOID: return UNARY (sigmoid, xnn_define_sigmoid (sg, i0, o, 0));
+      case XB_NODE_CLAMP: return define_clamp (sg, lo, hi, i0, o);
+      case XB_NODE_FLOOR: return UNARY (floor, xnn_define_floor (sg, i0, o, 0));
+      case XB_NODE_CEILING: return UNARY (ceiling, xnn_define_ceiling (sg, i0, o, 0));
+      case XB_NODE_SQUARE_ROOT: return UNARY (square_root, xnn_define_square_root (sg, i0, o, 0));
+      case XB_NODE_SQUARE: return UNARY (square, xnn_define_square (sg, i0, o, 0));
+      case XB_NODE_NEGATE: return UNARY (negate, xnn_define_negate (sg, i0, o, 0));
+      case XB_NODE_ABS: return UNARY (abs, xnn_define_abs (sg, i0, o, 0));
+      case XB_NODE_HARDSWISH: return UNARY (hardswish, xnn_define_hardswish (sg, i0, o, 0));
+      case XB_NODE_LEAKY_RELU: return define_leaky_relu (sg, n->fparam, i0, o);
+      case XB_NODE_ELU: return define_elu (sg, n->fparam, i0, o);
+      case XB_NODE_CONVERT: return UNARY (convert, xnn_define_convert (sg, i0, o, 0));
+#ifdef HAVE_XNN_DEFINE_UNARY
+      case XB_NODE_TANH: return UNARY (tanh, 0);
+      case XB_NODE_EXP: return UNARY (exp, 0);
+      case XB_NODE_LOG: return UNARY (log, 0);
+      case XB_NODE_GELU: return UNARY (gelu, 0);
+      case XB_NODE_RSQRT: return UNARY (reciprocal_square_root, 0);
+#if defined(HAVE_XNN_UNARY_SINE) && defined(HAVE_XNN_UNARY_COSINE)
+      case XB_NODE_SIN: return UNARY (sine, 0);
+      case XB_NODE_COS: return UNARY (cosine, 0);
+#endif
+#endif
+#ifdef HAVE_XNN_DEFINE_STATIC_TRANSPOSE
+      case XB_NODE_STATIC_TRANSPOSE: return xnn_define_static_transpose (sg, n->n_list, n->list_a, i0, o, 0);
+#endif
+#ifdef HAVE_XNN_DEFINE_STATIC_SLICE
+      case XB_NODE_STATIC_SLICE:
+        /* The computed sizes: a size of 0 in the payload means "to the end". */
+        return xnn_define_static_slice (sg, n->n_list, n->list_a, os->dims, i0, o, 0);
+#endif
+#ifdef HAVE_XNN_DEFINE_COPY
+      case XB_NODE_COPY: return xnn_define_copy (sg, i0, o, 0);
+#endif
+#if defined(HAVE_XNN_DEFINE_CONCATENATE2) && defined(HAVE_XNN_DEFINE_CONCATENATE5)
+      case XB_NODE_CONCATENATE2: return xnn_define_concatenate2 (sg, p[0], i0, i1, o, 0);
+      case XB_NODE_CONCATENATE3: return xnn_define_concatenate3 (sg, p[0], i0, i1, i2, o, 0);
+      case XB_NODE_CONCATENATE4: return xnn_define_concatenate4 (sg, p[0], i0, i1, i2, in[3], o, 0);
+      case XB_NODE_CONCATENATE5: return xnn_define_concatenate5 (sg, p[0], i0, i1, i2, in[3], in[4], o, 0);
+#endif
+#ifdef HAVE_XNN_DEFINE_BATCH_MATRIX_MULTIPLY
+      case XB_NODE_BATCH_MATRIX_MULTIPLY: return xnn_define_batch_matrix_multiply (sg, i0, i1, o, n->flags);
+#endif
+      case XB_NODE_GLOBAL_AVG_POOLING_2D: return define_global_average_pooling (d, sg, n, i0, o);
       case XB_NODE_STATIC_RESHAPE:
-        return xnn_define_static_reshape (sg, d->shapes[n->outputs[0]].ndim, d->shapes[n->outputs[0]].dims, i0, o, 0);
+        {
+          static const size_t one[1] = { 1 };
+          return xnn_define_static_reshape (sg, os->ndim ? os->ndim : 1, os->ndim ? os->dims : one, i0, o, 0);
+        }
       case XB_NODE_STATIC_CONSTANT_PAD:
         return xnn_define_static_constant_pad (sg, n->list_a, n->list_b, n->fparam, i0, o, 0);
       case XB_NODE_STATIC_RESIZE_BILINEAR_2D:
@@ -372,6 +588,123 @@ value_bytes (const Delegate *d, uint32_t v)
   for (uint32_t e = 0; e < s->ndim; e++)
     n *= s->dims[e];
   return n;
+}
+
+static gboolean build (Delegate *d, GError **error);
+
+/* This delegate's memory for the values that cross a step boundary (and
+ * for widened 16-bit arguments), at the current shapes.  @first_step: per
+ * value, the first step that touches it, UINT32_MAX for none. */
+static gboolean
+alloc_buffers (Delegate *d, const uint32_t *first_step, GError **error)
+{
+  const XbGraph *g = d->graph;
+  for (uint32_t v = 0; v < g->n_values; v++)
+    {
+      g_clear_pointer (&d->buffers[v], free);
+      /* Widened 16-bit arguments are staged in fp32 here too. */
+      gboolean staged = g->values[v].flags == 0 || g->values[v].narrow_datatype != 0;
+      if (!d->boundary[v] || !staged || g->values[v].data || first_step[v] == UINT32_MAX)
+        continue;
+      /* The payload's sizes are untrusted: an allocation may fail. */
+      if (posix_memalign (&d->buffers[v], 64, value_bytes (d, v) + XNN_EXTRA_BYTES) != 0)
+        {
+          d->buffers[v] = NULL;
+          g_set_error (error, XB_ERROR, ET_ERROR_MEMORY_ALLOCATION_FAILED,
+                       "XNNPACK: no memory for value %u (%zu bytes)", v, value_bytes (d, v));
+          return FALSE;
+        }
+      memset (d->buffers[v], 0, value_bytes (d, v) + XNN_EXTRA_BYTES);
+    }
+  return TRUE;
+}
+
+#ifdef XB_HAVE_RESHAPE
+/* Sizes a step's operators for the current shapes and allocates their
+ * memory now (at load, or when an input's shape changes) rather than in
+ * the next execute, and checks that XNNPACK computes the output shapes
+ * this delegate does. */
+static gboolean
+reshape_step (Delegate *d, Step *s, GError **error)
+{
+  static const size_t one[1] = { 1 };
+  enum xnn_status st = xnn_status_success;
+  for (uint32_t e = 0; e < s->n_ext && st == xnn_status_success; e++)
+    {
+      const XbShape *shape = &d->shapes[s->ext_values[e]];
+      if (!s->ext_written[e])
+        st = xnn_reshape_external_value (s->runtime, e, shape->ndim ? shape->ndim : 1, shape->ndim ? shape->dims : one);
+    }
+  if (st == xnn_status_success)
+    st = xnn_reshape_runtime (s->runtime);
+  if (st != xnn_status_success)
+    {
+      g_set_error (error, XB_ERROR, ET_ERROR_INVALID_PROGRAM, "XNNPACK: sizing nodes %u..%u failed (%s)", s->first,
+                   s->end - 1, status_name (st));
+      return FALSE;
+    }
+  for (uint32_t e = 0; e < s->n_ext; e++)
+    {
+      uint32_t v = s->ext_values[e];
+      const XbShape *shape = &d->shapes[v];
+      size_t ndim = 0, dims[XNN_MAX_TENSOR_DIMS];
+      if (!s->ext_written[e])
+        continue;
+      st = xnn_get_external_value_shape (s->runtime, e, &ndim, dims);
+      /* A 0-dim value is [1] to XNNPACK, or 0-dim where a node made it so. */
+      gboolean same = shape->ndim ? ndim == shape->ndim && memcmp (dims, shape->dims, ndim * sizeof dims[0]) == 0
+                                  : ndim == 0 || (ndim == 1 && dims[0] == 1);
+      if (st != xnn_status_success || !same)
+        {
+          g_set_error (error, XB_ERROR, ET_ERROR_INVALID_PROGRAM,
+                       "XNNPACK: nodes %u..%u give value %u another shape than the graph declares (%zu dims)", s->first,
+                       s->end - 1, v, ndim);
+          return FALSE;
+        }
+    }
+  s->bound = FALSE;
+  return TRUE;
+}
+#endif
+
+/* New input shapes: the 2024 library resizes its runtimes; the 2022 one
+ * has them built again. */
+static gboolean
+resize (Delegate *d, GError **error)
+{
+#ifdef XB_HAVE_RESHAPE
+  const XbGraph *g = d->graph;
+  g_autofree uint32_t *first_step = g_new (uint32_t, g->n_values ? g->n_values : 1);
+  memset (first_step, 0xff, sizeof (uint32_t) * g->n_values);
+  for (uint32_t si = 0; si < d->n_steps; si++)
+    for (uint32_t i = d->steps[si].first; i < d->steps[si].end; i++)
+      for (uint32_t k = 0; k < g->nodes[i].n_inputs + g->nodes[i].n_outputs; k++)
+        {
+          const XbNode *n = &g->nodes[i];
+          uint32_t v = k < n->n_inputs ? n->inputs[k] : n->outputs[k - n->n_inputs];
+          if (v != XB_PAYLOAD_NO_VALUE && first_step[v] == UINT32_MAX)
+            first_step[v] = si;
+        }
+  if (d->n_steps == 0 || !alloc_buffers (d, first_step, error))
+    return d->n_steps == 0 && g->n_nodes == 0;
+  /* A node whose parameters hold sizes (a reshape's new shape, a slice's
+   * sizes) keeps them: XNNPACK then computes other shapes than ours, and
+   * the runtimes are built again for the new ones. */
+  for (uint32_t si = 0; si < d->n_steps; si++)
+    {
+      GError *why = NULL;
+      if (!d->steps[si].host && !reshape_step (d, &d->steps[si], &why))
+        {
+          g_debug ("%s; building the runtimes again", why->message);
+          g_error_free (why);
+          return build (d, error);
+        }
+    }
+  g_debug ("XNNPACK: runtimes resized for new input shapes");
+  return TRUE;
+#else
+  return build (d, error);
+#endif
 }
 
 /* Cuts the graph into steps and creates their runtimes for the current shapes. */
@@ -421,20 +754,8 @@ build (Delegate *d, GError **error)
             first_step[v] = node_step[i];
         }
     }
-  for (uint32_t v = 0; v < g->n_values; v++)
-    {
-      if (!d->boundary[v] || g->values[v].flags || g->values[v].data || first_step[v] == UINT32_MAX)
-        continue;
-      /* The payload's sizes are untrusted: an allocation may fail. */
-      if (posix_memalign (&d->buffers[v], 64, value_bytes (d, v) + XNN_EXTRA_BYTES) != 0)
-        {
-          d->buffers[v] = NULL;
-          g_set_error (error, XB_ERROR, ET_ERROR_MEMORY_ALLOCATION_FAILED,
-                       "XNNPACK: no memory for value %u (%zu bytes)", v, value_bytes (d, v));
-          return FALSE;
-        }
-      memset (d->buffers[v], 0, value_bytes (d, v) + XNN_EXTRA_BYTES);
-    }
+  if (!alloc_buffers (d, first_step, error))
+    return FALSE;
 
   for (uint32_t si = 0; si < d->n_steps; si++)
     {
@@ -458,6 +779,9 @@ build (Delegate *d, GError **error)
         if (role[v] && d->boundary[v] && !g->values[v].data)
           s->ext_values[s->n_ext++] = v;
       s->ext = g_new0 (struct xnn_external_value, s->n_ext ? s->n_ext : 1);
+      s->ext_written = g_new0 (gboolean, s->n_ext ? s->n_ext : 1);
+      for (uint32_t e = 0; e < s->n_ext; e++)
+        s->ext_written[e] = (role[s->ext_values[e]] & 2) != 0;
       xnn_subgraph_t sg = NULL;
       enum xnn_status st = xnn_create_subgraph (s->n_ext, 0, &sg);
       if (st != xnn_status_success)
@@ -499,15 +823,19 @@ build (Delegate *d, GError **error)
             {
               xnn_delete_subgraph (sg);
               return node_fail (error, g, i, ET_ERROR_NOT_SUPPORTED,
-                                "Debian's XNNPACK refused it (%s): this combination of datatypes or "
+                                "the installed XNNPACK refused it (%s): this combination of datatypes or "
                                 "parameters is not supported",
                                 status_name (st));
             }
         }
-      /* No XNN_FLAG_YIELD_WORKERS: XNNPACK runs many short parallel regions,
+        /* No XNN_FLAG_YIELD_WORKERS: XNNPACK runs many short parallel regions,
      * and workers put to sleep after each one cost a wake-up per operator
      * (upstream's runtime does not yield either). */
+#ifdef XB_HAVE_WEIGHTS_CACHE
+      st = xnn_create_runtime_v3 (sg, d->weights_cache, d->pool, 0, &s->runtime);
+#else
       st = xnn_create_runtime_v2 (sg, d->pool, 0, &s->runtime);
+#endif
       xnn_delete_subgraph (sg);
       if (st != xnn_status_success)
         {
@@ -518,6 +846,20 @@ build (Delegate *d, GError **error)
           return FALSE;
         }
     }
+#ifdef XB_HAVE_WEIGHTS_CACHE
+  /* Soft: a rebuild (for a new thread pool) finds every weight packed. */
+  if (d->weights_cache && !xnn_weights_cache_is_finalized (d->weights_cache) &&
+      xnn_finalize_weights_cache (d->weights_cache, xnn_weights_cache_finalization_kind_soft) != xnn_status_success)
+    {
+      g_set_error (error, XB_ERROR, ET_ERROR_MEMORY_ALLOCATION_FAILED, "XNNPACK: finalizing the weights cache failed");
+      return FALSE;
+    }
+#endif
+#ifdef XB_HAVE_RESHAPE
+  for (uint32_t si = 0; si < d->n_steps; si++)
+    if (!d->steps[si].host && !reshape_step (d, &d->steps[si], error))
+      return FALSE;
+#endif
   return TRUE;
 }
 
@@ -547,6 +889,18 @@ fail_init (EtBackendInitContext *context, GError *error)
   return code;
 }
 
+static gboolean
+classify_and_build (Delegate *d, GError **error)
+{
+  if (!classify (d, error) || !infer_shapes (d, TRUE, error))
+    return FALSE;
+  /* The runtimes keep the pool: built and run while it is held. */
+  d->pool = executorch_threadpool_acquire_pthreadpool ();
+  gboolean ok = build (d, error);
+  executorch_threadpool_release_pthreadpool ();
+  return ok;
+}
+
 void *
 xb_delegate_new (const void *processed, size_t size, XbNamedDataFunc named, gpointer named_data, GError **error)
 {
@@ -557,10 +911,14 @@ xb_delegate_new (const void *processed, size_t size, XbNamedDataFunc named, gpoi
       return NULL;
     }
   Delegate *d = g_new0 (Delegate, 1);
+#ifdef XB_HAVE_WEIGHTS_CACHE
+  if (xnn_create_weights_cache (&d->weights_cache) != xnn_status_success)
+    d->weights_cache = NULL; /* runtimes without one */
+#endif
   d->graph = xb_payload_parse (processed, size, named, named_data, error);
   if (d->graph == NULL)
     {
-      g_free (d);
+      delegate_free (d);
       return NULL;
     }
   uint32_t nv = MAX (d->graph->n_values, 1), nn = MAX (d->graph->n_nodes, 1);
@@ -575,13 +933,23 @@ xb_delegate_new (const void *processed, size_t size, XbNamedDataFunc named, gpoi
       d->shapes[v].ndim = d->graph->values[v].ndim;
       memcpy (d->shapes[v].dims, d->graph->values[v].dims, sizeof d->shapes[v].dims);
     }
-  gboolean ok = classify (d, error) && infer_shapes (d, TRUE, error);
-  if (ok)
+  gboolean ok = classify_and_build (d, error);
+  /* fp16 and bf16: XNNPACK's own nodes where the library has them, else
+   * the graph in fp32 (widen.c). */
+  if (!ok && xb_graph_has_16bit_floats (d->graph))
     {
-      /* The runtimes keep the pool: built and run while it is held. */
-      d->pool = executorch_threadpool_acquire_pthreadpool ();
-      ok = build (d, error);
-      executorch_threadpool_release_pthreadpool ();
+      g_debug ("XNNPACK: %s; running the graph's 16-bit floats in fp32", (*error)->message);
+      g_clear_error (error);
+      free_steps (d);
+#ifdef XB_HAVE_WEIGHTS_CACHE
+      /* It may be finalized already: new weights need a new one. */
+      if (d->weights_cache)
+        xnn_delete_weights_cache (d->weights_cache);
+      if (xnn_create_weights_cache (&d->weights_cache) != xnn_status_success)
+        d->weights_cache = NULL;
+#endif
+      xb_graph_widen (d->graph);
+      ok = classify_and_build (d, error);
     }
   if (!ok)
     {
@@ -610,12 +978,31 @@ scalar_for (int datatype)
   switch (datatype)
     {
       case XB_DT_FP32: return ET_SCALAR_FLOAT;
+      case XB_DT_FP16: return ET_SCALAR_HALF;
+      case XB_DT_BF16: return ET_SCALAR_BFLOAT16;
       case XB_DT_QINT8: return ET_SCALAR_CHAR;
       case XB_DT_QUINT8: return ET_SCALAR_BYTE;
       case XB_DT_QINT32:
       case XB_DT_INT32: return ET_SCALAR_INT;
       default: return -1;
     }
+}
+
+/* A 0-dim tensor and a one-element value of another rank hold the same
+ * thing: upstream serializes scalars (such as an attention scale the exporter
+ * lifted to a constant) as [1]. */
+static gboolean
+same_scalar (const EtTensor *t, const XbShape *s)
+{
+  if (t->ndim != 0 && s->ndim != 0)
+    return FALSE;
+  for (uint32_t e = 0; e < t->ndim; e++)
+    if (t->sizes[e] != 1)
+      return FALSE;
+  for (uint32_t e = 0; e < s->ndim; e++)
+    if (s->dims[e] != 1)
+      return FALSE;
+  return TRUE;
 }
 
 static int execute_locked (Delegate *d, EtValue **args, uint32_t n_args, EtErrorContext *report, gboolean pool_changed);
@@ -654,13 +1041,14 @@ execute_locked (Delegate *d, EtValue **args, uint32_t n_args, EtErrorContext *re
                                         v, val->external_id, n_args);
         }
       EtTensor *t = args[val->external_id]->u.tensor;
-      if (t->scalar_type != scalar_for (val->datatype) || t->device_type != ET_DEVICE_CPU)
+      int datatype = val->narrow_datatype ? val->narrow_datatype : val->datatype;
+      if (t->scalar_type != scalar_for (datatype) || t->device_type != ET_DEVICE_CPU)
         {
           return et_error_context_fail (report, ET_ERROR_INVALID_ARGUMENT,
                                         "XNNPACK: argument %u is %s, the graph expects %s", val->external_id,
-                                        et_scalar_type_name (t->scalar_type), xb_datatype_name (val->datatype));
+                                        et_scalar_type_name (t->scalar_type), xb_datatype_name (datatype));
         }
-      if (!(val->flags & 1))
+      if (!(val->flags & 1) || same_scalar (t, &d->shapes[v]))
         continue;
       if (t->ndim != d->shapes[v].ndim)
         {
@@ -681,7 +1069,7 @@ execute_locked (Delegate *d, EtValue **args, uint32_t n_args, EtErrorContext *re
   if (reshaped || pool_changed)
     {
       GError *error = NULL;
-      if (!infer_shapes (d, FALSE, &error) || !build (d, &error))
+      if (!infer_shapes (d, FALSE, &error) || !(pool_changed ? build (d, &error) : resize (d, &error)))
         {
           et_error_context_fail (report, ET_ERROR_INVALID_ARGUMENT, "XNNPACK: new input shapes: %s", error->message);
           g_clear_error (&error);
@@ -708,6 +1096,8 @@ execute_locked (Delegate *d, EtValue **args, uint32_t n_args, EtErrorContext *re
         continue;
       EtTensor *t = args[val->external_id]->u.tensor;
       const XbShape *s = &d->shapes[v];
+      if (same_scalar (t, s))
+        continue;
       if (t->ndim != s->ndim)
         {
           return et_error_context_fail (report, ET_ERROR_INVALID_ARGUMENT,
@@ -731,13 +1121,22 @@ execute_locked (Delegate *d, EtValue **args, uint32_t n_args, EtErrorContext *re
       else if (val->flags)
         {
           EtTensor *t = args[val->external_id]->u.tensor;
-          if (t->data == NULL || t->nbytes < value_bytes (d, v))
+          size_t need = value_bytes (d, v);
+          if (val->narrow_datatype)
+            need = need / sizeof (float) * xb_datatype_size (val->narrow_datatype);
+          if (t->data == NULL || t->nbytes < need)
             {
               return et_error_context_fail (report, ET_ERROR_INVALID_ARGUMENT,
                                             "XNNPACK: argument %u has %zu bytes, the graph needs %zu", val->external_id,
-                                            t->nbytes, value_bytes (d, v));
+                                            t->nbytes, need);
             }
           d->ptr[v] = t->data;
+          if (val->narrow_datatype)
+            {
+              d->ptr[v] = d->buffers[v];
+              if ((val->flags & 1) && d->buffers[v])
+                xb_widen_to_fp32 (val->narrow_datatype, t->data, d->buffers[v], need / 2);
+            }
         }
       else
         d->ptr[v] = d->buffers[v];
@@ -761,7 +1160,11 @@ execute_locked (Delegate *d, EtValue **args, uint32_t n_args, EtErrorContext *re
         }
       enum xnn_status st = xnn_status_success;
       if (changed)
+#ifdef XB_HAVE_RESHAPE
+        st = xnn_setup_runtime_v2 (s->runtime, s->n_ext, s->ext);
+#else
         st = xnn_setup_runtime (s->runtime, s->n_ext, s->ext);
+#endif
       if (st == xnn_status_success)
         {
           s->bound = TRUE;
@@ -772,6 +1175,15 @@ execute_locked (Delegate *d, EtValue **args, uint32_t n_args, EtErrorContext *re
           s->bound = FALSE;
           return et_error_context_fail (report, ET_ERROR_INTERNAL, "XNNPACK: running nodes %u..%u failed (%s)",
                                         s->first, s->end - 1, status_name (st));
+        }
+    }
+  for (uint32_t v = 0; v < g->n_values; v++)
+    {
+      const XbValue *val = &g->values[v];
+      if ((val->flags & 2) && val->narrow_datatype && d->buffers[v])
+        {
+          EtTensor *t = args[val->external_id]->u.tensor;
+          xb_narrow_from_fp32 (val->narrow_datatype, d->buffers[v], t->data, value_bytes (d, v) / sizeof (float));
         }
     }
   return ET_OK;
@@ -787,6 +1199,15 @@ const XbGraph *
 xb_delegate_get_graph (void *handle)
 {
   return ((Delegate *) handle)->graph;
+}
+
+void
+xb_delegate_count_steps (void *handle, uint32_t *n_runtimes, uint32_t *n_host)
+{
+  const Delegate *d = handle;
+  *n_runtimes = *n_host = 0;
+  for (uint32_t i = 0; i < d->n_steps; i++)
+    (*(d->steps[i].host ? n_host : n_runtimes))++;
 }
 
 const XbShape *

@@ -120,6 +120,7 @@ typedef struct
   float *scales;    /* per-channel scales (owned), n_scales of them */
   const void *data; /* constant data, or NULL */
   size_t data_size;
+  int16_t narrow_datatype; /* widen.c: an external value's fp16/bf16 type, now fp32 here; else 0 */
 } XbValue;
 
 typedef struct
@@ -164,5 +165,13 @@ const char *xb_datatype_name (int datatype);
 /* Bytes per element (1 for 8-bit types, 4 for 32-bit), 0 for packed/unknown. */
 size_t xb_datatype_size (int datatype);
 size_t xb_value_numel (const XbValue *value);
+
+/* widen.c: fp16 and bf16 values become fp32 (constants converted; external
+ * values remember their type in narrow_datatype).  Returns whether any
+ * value changed. */
+gboolean xb_graph_widen (XbGraph *graph);
+gboolean xb_graph_has_16bit_floats (const XbGraph *graph);
+void xb_widen_to_fp32 (int datatype, const void *src, float *dst, size_t n);
+void xb_narrow_from_fp32 (int datatype, const float *src, void *dst, size_t n);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (XbGraph, xb_graph_free)

@@ -113,36 +113,37 @@ parse_vocab (HfBpe *self, JsonObject *model, const char *path, GError **error)
       return FALSE;
     }
   JsonObject *vocab = json_node_get_object (node);
-  g_autoptr (GList) names = json_object_get_members (vocab);
   guint n = json_object_get_size (vocab);
   /* Ids are dense in real files; a bound keeps a hostile one from making
    * the id table huge. */
   guint64 max_id = 2 * (guint64) n + 1024;
   guint32 limit = 0;
-  for (GList *l = names; l != NULL; l = l->next)
+  JsonObjectIter members;
+  const char *name;
+  JsonNode *value;
+  json_object_iter_init (&members, vocab);
+  while (json_object_iter_next (&members, &name, &value))
     {
       guint64 id = 0;
-      g_autofree char *member_path = g_strdup_printf ("%s.vocab[\"%s\"]", path, (const char *) l->data);
-      JsonNode *value = json_object_get_member (vocab, l->data);
       if (!JSON_NODE_HOLDS_VALUE (value) || json_node_get_value_type (value) != G_TYPE_INT64 ||
           json_node_get_int (value) < 0 || (guint64) json_node_get_int (value) >= max_id)
         {
           g_set_error (error, LLM_TOKENIZER_ERROR, LLM_TOKENIZER_ERROR_MALFORMED,
-                       "%s: expected an id from 0 to %" G_GUINT64_FORMAT, member_path, max_id - 1);
+                       "%s.vocab[\"%s\"]: expected an id from 0 to %" G_GUINT64_FORMAT, path, name, max_id - 1);
           return FALSE;
         }
       id = json_node_get_int (value);
-      g_hash_table_insert (self->vocab, g_strdup (l->data), GUINT_TO_POINTER ((guint32) id + 1));
+      g_hash_table_insert (self->vocab, g_strdup (name), GUINT_TO_POINTER ((guint32) id + 1));
       limit = MAX (limit, (guint32) id + 1);
     }
   self->id_limit = limit;
   self->id_to_token = g_new0 (const char *, limit + 1);
   GHashTableIter iter;
-  gpointer key, value;
+  gpointer key, stored;
   g_hash_table_iter_init (&iter, self->vocab);
-  while (g_hash_table_iter_next (&iter, &key, &value))
+  while (g_hash_table_iter_next (&iter, &key, &stored))
     {
-      guint32 id = GPOINTER_TO_UINT (value) - 1;
+      guint32 id = GPOINTER_TO_UINT (stored) - 1;
       if (self->id_to_token[id] != NULL)
         {
           g_set_error (error, LLM_TOKENIZER_ERROR, LLM_TOKENIZER_ERROR_MALFORMED,
@@ -237,10 +238,14 @@ parse_merges (HfBpe *self, JsonObject *model, const char *path, GError **error)
     self->merges[i] = (MergeSlot){ 0, G_MAXUINT32, 0 };
   for (guint i = 0; i < n; i++)
     {
-      g_autofree char *merge_path = g_strdup_printf ("%s.merges[%u]", path, i);
       guint32 left, right, merged;
-      if (!parse_merge (self, json_array_get_element (merges, i), merge_path, &left, &right, &merged, error))
-        return FALSE;
+      g_autoptr (GError) local = NULL;
+      /* The path is only spelt out for a message. */
+      if (!parse_merge (self, json_array_get_element (merges, i), "", &left, &right, &merged, &local))
+        {
+          g_set_error (error, local->domain, local->code, "%s.merges[%u]%s", path, i, local->message);
+          return FALSE;
+        }
       /* A repeated pair takes its last rank, as in the reference. */
       MergeSlot *slot = merge_find (self, left, right);
       *slot = (MergeSlot){ ((guint64) left << 32) | right, i, merged };

@@ -103,10 +103,25 @@ _hf_json_type (JsonObject *obj, const char *path, GError **error)
   return type;
 }
 
-/* Oniguruma's \w and \W (letters, marks, digits, connectors) in PCRE2's
- * words; everything else means the same in both for tokenizer patterns. */
-static char *
-onig_to_pcre (const char *pattern)
+/* How one escape reads in PCRE2: NULL when it means the same. */
+static const char *
+class_escape (char c, gboolean in_class)
+{
+  switch (c)
+    {
+      case 'w': return in_class ? HF_WORD_CLASS : "[" HF_WORD_CLASS "]";
+      case 'W': return in_class ? NULL : "[^" HF_WORD_CLASS "]";
+      case 's': return in_class ? HF_SPACE_CLASS : "[" HF_SPACE_CLASS "]";
+      case 'S': return in_class ? NULL : "[^" HF_SPACE_CLASS "]";
+      /* Ruby's \h is a hexadecimal digit, PCRE2's horizontal space. */
+      case 'h': return in_class ? "0-9a-fA-F" : "[0-9a-fA-F]";
+      case 'H': return in_class ? NULL : "[^0-9a-fA-F]";
+      default: return NULL;
+    }
+}
+
+char *
+_hf_onig_to_pcre (const char *pattern)
 {
   GString *out = g_string_new (NULL);
   guint depth = 0; /* inside a character class */
@@ -115,10 +130,9 @@ onig_to_pcre (const char *pattern)
       if (*p == '\\' && p[1] != '\0')
         {
           p++;
-          if (*p == 'w')
-            g_string_append (out, depth > 0 ? HF_WORD_CLASS : "[" HF_WORD_CLASS "]");
-          else if (*p == 'W' && depth == 0)
-            g_string_append (out, "[^" HF_WORD_CLASS "]");
+          const char *replacement = class_escape (*p, depth > 0);
+          if (replacement != NULL)
+            g_string_append (out, replacement);
           else
             {
               g_string_append_c (out, '\\');
@@ -169,7 +183,7 @@ _hf_json_pattern (JsonObject *obj, const char *name, const char *path, const cha
       return NULL;
     }
   *literal = string;
-  g_autofree char *escaped = string != NULL ? g_regex_escape_string (string, -1) : onig_to_pcre (regex);
+  g_autofree char *escaped = string != NULL ? g_regex_escape_string (string, -1) : _hf_onig_to_pcre (regex);
   g_autoptr (GError) regex_error = NULL;
   /* Oniguruma's Ruby syntax, which the reference uses, has ^ and $ match at
    * line ends. */

@@ -24,7 +24,9 @@
  *    for the other formats (an error when the id is unknown).
  * bos_id and eos_id, each side on its own, come from the first of:
  *  1. special_tokens_map.json, then tokenizer_config.json, in the directory
- *     of the file: "bos_token"/"eos_token", a string or {"content": ...};
+ *     of the file: "bos_token"/"eos_token", a string or {"content": ...}
+ *     (a name no token has goes on to the next rule; a config that is not
+ *     JSON is an error);
  *  2. the template: its first special token before $A (BOS), its last one
  *     after $A (EOS);
  *  3. an added special token with a well-known name: BOS <|begin_of_text|>,
@@ -35,10 +37,15 @@
  * dropout, normalizers BertNormalizer and Precompiled, pre-tokenizers
  * UnicodeScripts, FixedLength and Metaspace with unknown schemes, decoders
  * WordPiece, BPEDecoder and CTC, ByteFallback or Strip's stop after Fuse,
- * post-processors other than the ones above.  Known differences: Metaspace's
- * prepend_scheme "first" treats a span as first when it starts the text
- * (the reference looks at original offsets, which a Strip normalizer shifts);
- * Unicode tables are GLib's and PCRE2's rather than Rust's and Oniguruma's.
+ * post-processors other than the ones above.  Refused although the
+ * reference loads them: an unk_token missing from the vocabulary, ids far
+ * past the number of tokens (they must be dense), JSON nested deeper than
+ * 128 levels.  Known differences: Metaspace's prepend_scheme "first" treats
+ * a span as first when it starts the text (the reference looks at original
+ * offsets, which a Strip normalizer shifts); a run of <0xHH> tokens that is
+ * not UTF-8 decodes to its bytes, not U+FFFD; Unicode tables are GLib's and
+ * PCRE2's rather than Rust's and Oniguruma's (\w is rewritten to
+ * Oniguruma's meaning).
  */
 #include "hf-private.h"
 
@@ -221,6 +228,43 @@ lookup (LlmTokenizerImpl *impl, const char *piece, guint32 *id)
   return _hf_bpe_lookup (self->model, piece, id);
 }
 
+/* json-glib's parser recurses once per level, with no limit of its own: a
+ * file of nested brackets would overflow the stack.  tokenizer.json nests
+ * about ten levels deep. */
+#define MAX_NESTING 128
+
+static gboolean
+check_nesting (const char *data, gsize size, const char *name, GError **error)
+{
+  guint depth = 0;
+  gboolean in_string = FALSE;
+  for (gsize i = 0; i < size; i++)
+    {
+      char c = data[i];
+      if (in_string)
+        {
+          if (c == '\\')
+            i++;
+          else if (c == '"')
+            in_string = FALSE;
+        }
+      else if (c == '"')
+        in_string = TRUE;
+      else if (c == '[' || c == '{')
+        {
+          if (++depth > MAX_NESTING)
+            {
+              g_set_error (error, LLM_TOKENIZER_ERROR, LLM_TOKENIZER_ERROR_MALFORMED,
+                           "%s: JSON nested deeper than %d levels (at byte %" G_GSIZE_FORMAT ")", name, MAX_NESTING, i);
+              return FALSE;
+            }
+        }
+      else if ((c == ']' || c == '}') && depth > 0)
+        depth--;
+    }
+  return TRUE;
+}
+
 /* "bos_token" in a config beside the file: "<s>" or {"content": "<s>"}. */
 static gboolean
 config_token (HfTokenizer *self, JsonObject *config, const char *key, const char *file, gint64 *id, GError **error)
@@ -260,9 +304,20 @@ read_configs (HfTokenizer *self, const char *name, GError **error)
         continue;
       g_autoptr (JsonParser) parser = json_parser_new_immutable ();
       g_autoptr (GError) local = NULL;
-      if (!json_parser_load_from_mapped_file (parser, file, &local))
+      g_autoptr (GMappedFile) mapped = g_mapped_file_new (file, FALSE, &local);
+      if (mapped == NULL)
         {
           g_set_error (error, LLM_TOKENIZER_ERROR, LLM_TOKENIZER_ERROR_MALFORMED, "%s: %s", file, local->message);
+          return FALSE;
+        }
+      const char *data = g_mapped_file_get_contents (mapped);
+      gsize size = g_mapped_file_get_length (mapped);
+      if (!check_nesting (data, size, file, error))
+        return FALSE;
+      if (size > G_MAXSSIZE || !json_parser_load_from_data (parser, data != NULL ? data : "", size, &local))
+        {
+          g_set_error (error, LLM_TOKENIZER_ERROR, LLM_TOKENIZER_ERROR_MALFORMED, "%s: %s", file,
+                       local != NULL ? local->message : "too large");
           return FALSE;
         }
       JsonNode *root = json_parser_get_root (parser);
@@ -444,6 +499,8 @@ _llm_hf_load (GBytes *contents, const char *name, GError **error)
 {
   gsize size = 0;
   const char *data = g_bytes_get_data (contents, &size);
+  if (!check_nesting (data, size, name, error))
+    return NULL;
   g_autoptr (JsonParser) parser = json_parser_new_immutable ();
   g_autoptr (GError) local = NULL;
   if (size > G_MAXSSIZE || !json_parser_load_from_data (parser, data != NULL ? data : "", size, &local))

@@ -64,9 +64,7 @@ static const char gpt2_pattern[] = "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+|
 
 /* The reference's Whitespace pattern \w+|[^\w\s]+ with Rust's \w and \s. */
 #define RUST_WORD HF_WORD_CLASS "\\x{200C}\\x{200D}"
-#define RUST_SPACE \
-  "\\t\\n\\x{0B}\\f\\r \\x{85}\\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{2029}\\x{202F}\\x{205F}\\x{3000}"
-static const char whitespace_pattern[] = "[" RUST_WORD "]+|[^" RUST_WORD RUST_SPACE "]+";
+static const char whitespace_pattern[] = "[" RUST_WORD "]+|[^" RUST_WORD HF_SPACE_CLASS "]+";
 
 void
 _hf_pre_tokenizer_free (HfPreTokenizer *self)
@@ -81,9 +79,10 @@ _hf_pre_tokenizer_free (HfPreTokenizer *self)
 }
 
 static GRegex *
-compile_builtin (const char *pattern)
+compile_builtin (const char *onig_pattern)
 {
   g_autoptr (GError) error = NULL;
+  g_autofree char *pattern = _hf_onig_to_pcre (onig_pattern);
   GRegex *regex = g_regex_new (pattern, G_REGEX_OPTIMIZE, 0, &error);
   if (regex == NULL)
     g_error ("built-in pattern %s: %s", pattern, error->message); /* a bug here, not bad input */

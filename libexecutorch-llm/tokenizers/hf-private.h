@@ -38,6 +38,15 @@ GRegex *_hf_json_pattern (JsonObject *obj, const char *member, const char *path,
  * inside a character class; Rust's \w adds the joiners U+200C and U+200D. */
 #define HF_WORD_CLASS "\\p{L}\\p{Nl}\\p{Nd}\\p{M}\\p{Pc}\\x{24B6}-\\x{24E9}\\x{1F130}-\\x{1F189}"
 
+/* Regex \s as both Oniguruma and Rust define it (the White_Space property;
+ * PCRE2's \s also takes U+180E), for use inside a character class. */
+#define HF_SPACE_CLASS \
+  "\\t\\n\\x{0B}\\f\\r \\x{85}\\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{2029}\\x{202F}\\x{205F}\\x{3000}"
+
+/* An Oniguruma (Ruby syntax) pattern, as the reference compiles them, in
+ * PCRE2's words: \w, \W, \s, \S, \h and \H rewritten. */
+char *_hf_onig_to_pcre (const char *pattern);
+
 /* Unicode classes as the reference library (Rust) defines them. */
 gboolean _hf_is_white_space (gunichar c); /* char::is_whitespace */
 gboolean _hf_is_word_char (gunichar c);   /* regex \w */

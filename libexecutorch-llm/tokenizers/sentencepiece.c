@@ -2,13 +2,16 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Encodes as the sentencepiece library does: normalization (sp-normalizer.c),
- * segmentation (sp-encode.c), then unknown pieces become their UTF-8
- * bytes' <0xHH> pieces with byte_fallback, or one unknown id per run.
- * Text that looks like a control piece ("<s>") is plain text.
+ * Loads a ModelProto (sp-model.c) with the checks sentencepiece makes, and
+ * encodes as the sentencepiece library does: normalization
+ * (sp-normalizer.c), segmentation (sp-encode.c), then unknown pieces become
+ * their UTF-8 bytes' <0xHH> pieces with byte_fallback, or one unknown id
+ * per run.  Text that looks like a control piece ("<s>") is plain text.
+ * BOS and EOS are the control pieces named by trainer_spec.bos_piece and
+ * eos_piece ("<s>", "</s>"), as SentencePieceProcessor::bos_id() finds them.
  *
- * Decoding is piece by piece and joins to what sentencepiece's whole
- * decode gives, with two exceptions noted at sp_decode().
+ * Not supported: a denormalizer_spec with rules (refused), sampling and
+ * n-best encoding, the self-test samples a model may carry (not run).
  */
 #include <float.h>
 #include <stdarg.h>
@@ -76,24 +79,16 @@ piece_text (const SpPiece *piece)
   return g_utf8_make_valid ((const char *) piece->text.data, (gssize) MIN (piece->text.len, 64));
 }
 
-/* Each piece must be the one its text finds in its set. */
+/* Builds @trie over the pieces of @types; a text may be there once. */
 static gboolean
-check_unique (const SpTokenizer *self, const SpTrie *trie, guint types, const char *name, GError **error)
+build_unique (const SpTokenizer *self, SpTrie *trie, guint types, const char *name, GError **error)
 {
-  for (guint32 i = 0; i < self->model->n_pieces; i++)
-    {
-      const SpPiece *piece = &self->model->pieces[i];
-      if ((types & (1u << piece->type)) == 0)
-        continue;
-      gint32 found = _llm_sp_trie_find (trie, piece->text.data, piece->text.len);
-      if (found != (gint32) i)
-        {
-          g_autofree char *text = piece_text (piece);
-          return model_fail (name, LLM_TOKENIZER_ERROR_MALFORMED, error,
-                             "ModelProto.pieces[%u] \"%s\" is already defined (as piece %d)", i, text, found);
-        }
-    }
-  return TRUE;
+  guint32 duplicate = 0, first = 0;
+  if (_llm_sp_trie_build (trie, self->model, types, &duplicate, &first))
+    return TRUE;
+  g_autofree char *text = piece_text (&self->model->pieces[duplicate]);
+  return model_fail (name, LLM_TOKENIZER_ERROR_MALFORMED, error,
+                     "ModelProto.pieces[%u] \"%s\" is already defined (as piece %u)", duplicate, text, first);
 }
 
 /* sentencepiece's InitializePieces checks, and what encoding needs. */
@@ -156,13 +151,11 @@ sp_init (SpTokenizer *self, const char *name, GError **error)
     return model_fail (name, LLM_TOKENIZER_ERROR_UNSUPPORTED, error,
                        "the model has a denormalizer_spec, which is not supported");
 
-  _llm_sp_trie_build (&self->pieces, model, PIECE_TYPES);
-  _llm_sp_trie_build (&self->reserved, model, RESERVED_TYPES);
-  if (!check_unique (self, &self->pieces, PIECE_TYPES, name, error) ||
-      !check_unique (self, &self->reserved, RESERVED_TYPES, name, error))
+  if (!build_unique (self, &self->pieces, PIECE_TYPES, name, error) ||
+      !build_unique (self, &self->reserved, RESERVED_TYPES, name, error))
     return FALSE;
   if (has_user_defined)
-    _llm_sp_trie_build (&self->user_defined, model, 1u << SP_PIECE_USER_DEFINED);
+    build_unique (self, &self->user_defined, 1u << SP_PIECE_USER_DEFINED, name, error); /* a subset: unique */
   if (model->byte_fallback)
     for (guint b = 0; b < 256; b++)
       {
@@ -250,13 +243,21 @@ sp_encode (LlmTokenizerImpl *impl, const char *text, gsize len, guint n_bos, gui
   return _llm_tokenizer_add_eos (impl, n_eos, ids, error);
 }
 
-/* Upstream decodes the whole sequence; piece by piece we differ in two
- * places.  Control pieces give nothing here (the C++ runner of
- * meta-pytorch/tokenizers gives " ", which sentencepiece's own decode does
- * not).  The leading "▁" is dropped from the first piece after the start
- * (prev G_MAXUINT32 or BOS) only, where upstream with
- * remove_extra_whitespaces drops it from every piece until some text has
- * come out; encoding never gives two such pieces in a row. */
+/* One piece, given the one before it.  Joined, the pieces of an encoded
+ * text give what sentencepiece's whole-sequence decode gives:
+ *  - "▁" becomes " ", and the first piece of the stream (prev G_MAXUINT32
+ *    or BOS) loses one leading "▁" when the model adds a dummy prefix or
+ *    removes extra whitespace;
+ *  - byte pieces give their raw byte (the caller joins bytes into UTF-8);
+ *  - control pieces give nothing, as in sentencepiece (the C++ runner of
+ *    meta-pytorch/tokenizers gives " " for them, which would put spaces
+ *    around <s> and </s> that the reference decode does not have);
+ *  - the unknown piece gives trainer_spec.unk_surface, by default " ⁇ ".
+ * Where upstream differs, it is because it sees the whole sequence: with
+ * remove_extra_whitespaces it drops the leading "▁" of every piece until
+ * some text has come out (here only the first piece's: encoding gives two
+ * such pieces in a row only for text that itself holds "▁"), and it turns
+ * byte pieces that are not valid UTF-8 into U+FFFD. */
 static gboolean
 sp_decode (LlmTokenizerImpl *impl, guint32 prev, guint32 id, GByteArray *out, GError **error)
 {

@@ -211,6 +211,27 @@ pb_message (PbReader *r, const char *path, const char *field, guint wire, gsize 
   return TRUE;
 }
 
+/* "ModelProto.pieces[INDEX]", without printf's cost on every piece. */
+static void
+piece_path (char path[48], guint32 index)
+{
+  static const char prefix[] = "ModelProto.pieces[";
+  char digits[12];
+  guint n = 0;
+  do
+    {
+      digits[n++] = (char) ('0' + index % 10);
+      index /= 10;
+    }
+  while (index > 0);
+  memcpy (path, prefix, sizeof prefix - 1);
+  char *p = path + sizeof prefix - 1;
+  while (n > 0)
+    *p++ = digits[--n];
+  *p++ = ']';
+  *p = '\0';
+}
+
 static gboolean
 parse_piece (PbReader *r, const char *path, SpPiece *piece, GError **error)
 {
@@ -364,6 +385,13 @@ _llm_sp_model_parse (GBytes *contents, const char *name, GError **error)
   gsize size = 0;
   const guint8 *data = g_bytes_get_data (contents, &size);
   PbReader r = { .file = data, .pos = 0, .end = size, .name = name };
+  /* Offsets and ids are 32-bit below; real models are a few megabytes. */
+  if (size > G_MAXINT32)
+    {
+      g_set_error (error, LLM_TOKENIZER_ERROR, LLM_TOKENIZER_ERROR_UNSUPPORTED,
+                   "%s: %" G_GSIZE_FORMAT " bytes is too large for a SentencePiece model", name, size);
+      return NULL;
+    }
   g_autoptr (SpModel) model = g_new0 (SpModel, 1);
   model->contents = g_bytes_ref (contents);
   model->model_type = SP_MODEL_UNIGRAM;
@@ -390,8 +418,8 @@ _llm_sp_model_parse (GBytes *contents, const char *name, GError **error)
         {
           case 1:
             {
-              char path[64];
-              g_snprintf (path, sizeof path, "ModelProto.pieces[%u]", pieces->len);
+              char path[48];
+              piece_path (path, pieces->len);
               if (!pb_message (&r, path, "", wire, at, &sub, error))
                 return NULL;
               if (pieces->len >= G_MAXINT32)

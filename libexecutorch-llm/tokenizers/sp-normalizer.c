@@ -92,8 +92,34 @@ _llm_sp_charsmap_init (SpCharsmap *charsmap, const SpModel *model, const char *n
   gsize value_limit = last_nul == NULL ? 0 : (gsize) (last_nul - charsmap->replacements) + 1;
 
   /* Visit every node a search can reach.  At a node's base, a search reads
-   * base ^ c for any byte c, so the whole 256-unit block must be inside. */
-  g_autofree guint8 *seen = g_malloc0 (charsmap->n_units / 8 + 1);
+   * base ^ c for any byte c, so the whole 256-unit block must be inside;
+   * the units it then follows are those whose label is c, that is the
+   * units u with u ^ label(u) == base.  Grouping the units by that base
+   * first makes the walk linear in the trie's size. */
+  guint32 n = charsmap->n_units;
+  g_autofree guint32 *first_child = g_try_new0 (guint32, (gsize) n + 1);
+  g_autofree guint32 *children = g_try_new (guint32, n);
+  g_autofree guint8 *seen = g_try_malloc0 (n / 8 + 1);
+  if (first_child == NULL || children == NULL || seen == NULL)
+    return charsmap_fail (model, name, 0, error, "too large to check");
+  for (guint32 i = 0; i < n; i++)
+    {
+      guint32 label = unit_label (unit_at (charsmap, i));
+      if (label <= 0xffu && (i ^ label) < n)
+        first_child[(i ^ label) + 1]++;
+    }
+  for (guint32 b = 0; b < n; b++)
+    first_child[b + 1] += first_child[b];
+  {
+    g_autofree guint32 *fill = g_memdup2 (first_child, (gsize) n * sizeof (guint32));
+    for (guint32 i = 0; i < n; i++)
+      {
+        guint32 label = unit_label (unit_at (charsmap, i));
+        if (label <= 0xffu && (i ^ label) < n)
+          children[fill[i ^ label]++] = i;
+      }
+  }
+
   g_autoptr (GArray) stack = g_array_new (FALSE, FALSE, sizeof (guint32));
   guint32 root_base = unit_offset (unit_at (charsmap, 0));
   g_array_append_val (stack, root_base);
@@ -101,23 +127,20 @@ _llm_sp_charsmap_init (SpCharsmap *charsmap, const SpModel *model, const char *n
     {
       guint32 base = g_array_index (stack, guint32, stack->len - 1);
       g_array_set_size (stack, stack->len - 1);
-      if ((base | 0xffu) >= charsmap->n_units)
+      if ((base | 0xffu) >= n)
         {
-          g_autofree char *what =
-              g_strdup_printf ("the trie points outside itself (unit %u of %u)", base | 0xffu, charsmap->n_units);
+          g_autofree char *what = g_strdup_printf ("the trie points outside itself (unit %u of %u)", base | 0xffu, n);
           return charsmap_fail (model, name, 4, error, what);
         }
-      for (guint c = 0; c < 256; c++)
+      for (guint32 k = first_child[base]; k < first_child[base + 1]; k++)
         {
-          guint32 child = base ^ c;
+          guint32 child = children[k];
           guint32 unit = unit_at (charsmap, child);
-          if (unit_label (unit) != c)
-            continue;
           guint32 next = child ^ unit_offset (unit);
-          if (next >= charsmap->n_units)
+          if (next >= n)
             {
-              g_autofree char *what = g_strdup_printf ("unit %u points outside the trie (to unit %u of %u)", child,
-                                                       next, charsmap->n_units);
+              g_autofree char *what =
+                  g_strdup_printf ("unit %u points outside the trie (to unit %u of %u)", child, next, n);
               return charsmap_fail (model, name, 4 + (gsize) child * 4, error, what);
             }
           if (unit_has_leaf (unit) && unit_value (unit_at (charsmap, next)) >= value_limit)

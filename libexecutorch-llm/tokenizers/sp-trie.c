@@ -4,79 +4,115 @@
  */
 #include "sp-trie.h"
 
+#include <stdlib.h>
 #include <string.h>
 
-static int
-compare_pieces (gconstpointer a, gconstpointer b, gpointer user_data)
+typedef struct
 {
-  const SpPiece *pieces = user_data;
-  const SpString *x = &pieces[*(const guint32 *) a].text;
-  const SpString *y = &pieces[*(const guint32 *) b].text;
-  int c = memcmp (x->data, y->data, MIN (x->len, y->len));
+  guint64 head; /* the first 8 bytes, big-endian, zero-padded */
+  SpString text;
+  guint32 id;
+} Key;
+
+/* Byte order, then shorter first.  Comparing the heads first gives the
+ * same order and mostly spares reading the texts, scattered in the file. */
+static int
+compare_keys (gconstpointer a, gconstpointer b)
+{
+  const Key *x = a, *y = b;
+  if (x->head != y->head)
+    return x->head < y->head ? -1 : 1;
+  int c = memcmp (x->text.data, y->text.data, MIN (x->text.len, y->text.len));
   if (c != 0)
     return c;
-  if (x->len != y->len)
-    return x->len < y->len ? -1 : 1;
+  if (x->text.len != y->text.len)
+    return x->text.len < y->text.len ? -1 : 1;
   /* Equal texts keep id order, so the first one wins. */
-  return *(const guint32 *) a < *(const guint32 *) b ? -1 : 1;
+  return x->id < y->id ? -1 : 1;
 }
 
 typedef struct
 {
   guint32 node;
-  guint32 lo, hi; /* the sorted pieces below the node */
+  guint32 lo, hi; /* the sorted keys below the node */
   gsize depth;    /* bytes from the root */
 } PendingNode;
 
-void
-_llm_sp_trie_build (SpTrie *trie, const SpModel *model, guint types)
+gboolean
+_llm_sp_trie_build (SpTrie *trie, const SpModel *model, guint types, guint32 *duplicate, guint32 *first)
 {
-  g_autoptr (GArray) order = g_array_new (FALSE, FALSE, sizeof (guint32));
+  g_autoptr (GArray) sorted = g_array_new (FALSE, FALSE, sizeof (Key));
   for (guint32 i = 0; i < model->n_pieces; i++)
     if (types & (1u << model->pieces[i].type))
-      g_array_append_val (order, i);
-  g_array_sort_with_data (order, compare_pieces, model->pieces);
-  const guint32 *ids = (const guint32 *) (void *) order->data;
+      {
+        Key key = { 0, model->pieces[i].text, i };
+        for (gsize k = 0; k < 8; k++)
+          key.head = (key.head << 8) | (k < key.text.len ? key.text.data[k] : 0);
+        g_array_append_val (sorted, key);
+      }
+  qsort (sorted->data, sorted->len, sizeof (Key), compare_keys);
+  const Key *keys = (const Key *) (void *) sorted->data;
+  gboolean unique = TRUE;
 
-  /* Breadth first, so no input can make the build recurse deeply. */
+  /* Depth first with a stack (no input can make it recurse deeply), so a
+   * subtree's keys are read while they are still in the cache. */
   g_autoptr (GArray) nodes = g_array_new (FALSE, TRUE, sizeof (SpTrieNode));
-  g_autoptr (GArray) queue = g_array_new (FALSE, FALSE, sizeof (PendingNode));
+  g_autoptr (GArray) stack = g_array_new (FALSE, FALSE, sizeof (PendingNode));
   SpTrieNode root = { .value = -1 };
   g_array_append_val (nodes, root);
-  PendingNode first = { .node = SP_TRIE_ROOT, .lo = 0, .hi = order->len, .depth = 0 };
-  g_array_append_val (queue, first);
-  for (guint q = 0; q < queue->len; q++)
+  PendingNode top = { .node = SP_TRIE_ROOT, .lo = 0, .hi = sorted->len, .depth = 0 };
+  g_array_append_val (stack, top);
+  while (stack->len > 0)
     {
-      PendingNode p = g_array_index (queue, PendingNode, q);
+      PendingNode p = g_array_index (stack, PendingNode, stack->len - 1);
+      g_array_set_size (stack, stack->len - 1);
       guint32 lo = p.lo;
-      /* Sorted, so the piece that ends here (if any) comes first. */
-      if (lo < p.hi && model->pieces[ids[lo]].text.len == p.depth)
+      /* Sorted, so the key that ends here (if any) comes first; any other
+       * that ends here has the same text. */
+      if (lo < p.hi && keys[lo].text.len == p.depth)
         {
-          g_array_index (nodes, SpTrieNode, p.node).value = (gint32) ids[lo];
-          while (lo < p.hi && model->pieces[ids[lo]].text.len == p.depth)
+          g_array_index (nodes, SpTrieNode, p.node).value = (gint32) keys[lo].id;
+          if (lo + 1 < p.hi && keys[lo + 1].text.len == p.depth && (unique || keys[lo + 1].id < *duplicate))
+            {
+              unique = FALSE;
+              *duplicate = keys[lo + 1].id;
+              *first = keys[lo].id;
+            }
+          while (lo < p.hi && keys[lo].text.len == p.depth)
             lo++;
         }
       guint32 first_child = nodes->len;
       guint n_children = 0;
       for (guint32 i = lo; i < p.hi;)
         {
-          guint8 label = model->pieces[ids[i]].text.data[p.depth];
+          guint8 label = keys[i].text.data[p.depth];
           guint32 j = i + 1;
-          while (j < p.hi && model->pieces[ids[j]].text.data[p.depth] == label)
+          while (j < p.hi && keys[j].text.data[p.depth] == label)
             j++;
           SpTrieNode child = { .label = label, .value = -1 };
           g_array_append_val (nodes, child);
-          PendingNode next = { .node = nodes->len - 1, .lo = i, .hi = j, .depth = p.depth + 1 };
-          g_array_append_val (queue, next);
           n_children++;
           i = j;
         }
       SpTrieNode *n = &g_array_index (nodes, SpTrieNode, p.node);
       n->first_child = first_child;
       n->n_children = (guint16) n_children;
+      /* Children pushed last first, so the first is built next. */
+      guint32 hi = p.hi;
+      for (guint k = n_children; k > 0; k--)
+        {
+          guint32 i = hi;
+          guint8 label = g_array_index (nodes, SpTrieNode, first_child + k - 1).label;
+          while (i > lo && keys[i - 1].text.data[p.depth] == label)
+            i--;
+          PendingNode next = { .node = first_child + k - 1, .lo = i, .hi = hi, .depth = p.depth + 1 };
+          g_array_append_val (stack, next);
+          hi = i;
+        }
     }
   trie->n_nodes = nodes->len;
   trie->nodes = (SpTrieNode *) (void *) g_array_free (g_steal_pointer (&nodes), FALSE);
+  return unique;
 }
 
 void

@@ -30,8 +30,10 @@ typedef struct
 #define SP_TRIE_ROOT 0
 
 /* Adds the pieces of @model whose type is in @types (a bit per SpPieceType)
- * with their ids as values.  Piece texts are unique within the set. */
-void _llm_sp_trie_build (SpTrie *trie, const SpModel *model, guint types);
+ * with their ids as values.  Where two have the same text, the first is
+ * kept; FALSE then, with the lowest such later id in @duplicate and the id
+ * it repeats in @first. */
+gboolean _llm_sp_trie_build (SpTrie *trie, const SpModel *model, guint types, guint32 *duplicate, guint32 *first);
 void _llm_sp_trie_clear (SpTrie *trie);
 
 /* The child of @node along @byte, or 0 (the root is no one's child). */

@@ -7,9 +7,11 @@
  * last bytes are a text to encode (made valid UTF-8); the bytes between are
  * the file.  It must load or fail with a GError.  When it loads, that text
  * and a few fixed ones are encoded with and without BOS/EOS, every id must
- * be in the vocabulary, and the ids decode one by one.  Seeds:
- * tests/fuzz/seeds/tokenizer/, written with the fixtures by
- * tests/llm/export/tokenizers_tiktoken_llama2c.py.
+ * be in the vocabulary, and the ids decode one by one.  Seeds in
+ * tests/fuzz/seeds/tokenizer/: tiktoken and llama2c, written with their
+ * fixtures by tests/llm/export/tokenizers_tiktoken_llama2c.py; a
+ * tokenizer.json and two SentencePiece models, framed copies of fixtures
+ * in tests/llm/tokenizers/.
  */
 #include <glib.h>
 #include <stdint.h>

@@ -911,7 +911,8 @@ def main(argv=None) -> int:
     from export import bundled, llm, nets, ops, quant, xnnpack
 
     if args.full:
-        export_set("full", nets.fixtures(full=True) + quant.fixtures(full=True), args.out, args)
+        export_set("full", nets.fixtures(full=True) + quant.fixtures(full=True) + xnnpack.fixtures(full=True),
+                   args.out, args)
         return 0
     sets = args.set or ["basic", "nets", "ops", "quant", "bundled", "xnnpack", "llm"]
     if "basic" in sets:

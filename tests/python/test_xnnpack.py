@@ -26,6 +26,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 MODELS = os.path.join(os.environ.get("TEST_MODELS_DIR", os.path.join(HERE, "..", "models")), "xnnpack")
 DTYPES = {
     Executorch.ScalarType.FLOAT: np.float32,
+    Executorch.ScalarType.HALF: np.float16,
     Executorch.ScalarType.LONG: np.int64,
     Executorch.ScalarType.CHAR: np.int8,
     Executorch.ScalarType.BYTE: np.uint8,
@@ -34,7 +35,8 @@ DTYPES = {
 
 
 def to_tensor(array):
-    array = np.ascontiguousarray(array)
+    # not ascontiguousarray: it makes a 0-dim array 1-dim
+    array = np.asarray(array, order="C")
     kind = {np.dtype(v): k for k, v in DTYPES.items()}[array.dtype]
     return Executorch.Tensor.new(kind, list(array.shape), GLib.Bytes.new(array.tobytes()))
 

@@ -8,11 +8,13 @@
  */
 #include <executorch.h>
 #include <executorch-threadpool.h>
+#include <math.h>
 #include <string.h>
 
 #include "executorch-plugin.h"
 #include "fixture-util.h"
 #include "backend-private.h"
+#include "xnnpack-api.h"
 
 #define FIXTURES_DIR "xnnpack/"
 
@@ -49,9 +51,18 @@ test_fixtures (void)
     double rtol, atol;
     gboolean upstream;
   } cases[] = {
-    { "xnn_mlp", 1e-4, 1e-4, FALSE },      { "xnn_mv2", 1e-4, 1e-4, FALSE },   { "xnn_resnet18", 1e-4, 1e-4, FALSE },
-    { "xnn_vit_tiny", 1e-4, 1e-4, FALSE }, { "xnn_mlp_q8", 0, 0, TRUE },       { "xnn_mlp_q8pc", 0, 0, TRUE },
-    { "xnn_mv2_q8", 0, 0, TRUE },          { "xnn_mixed", 1e-4, 1e-4, FALSE },
+    { "xnn_mlp", 1e-4, 1e-4, FALSE },
+    { "xnn_mv2", 1e-4, 1e-4, FALSE },
+    { "xnn_resnet18", 1e-4, 1e-4, FALSE },
+    { "xnn_vit_tiny", 1e-4, 1e-4, FALSE },
+    { "xnn_mlp_q8", 0, 0, TRUE },
+    { "xnn_mlp_q8pc", 0, 0, TRUE },
+    { "xnn_mv2_q8", 0, 0, TRUE },
+    { "xnn_mixed", 1e-4, 1e-4, FALSE },
+    /* squeeze-excitation: a 4-D global mean (XNN_FLAG_KEEP_DIMS on the 2024 library) */
+    { "xnn_effnet", 1e-4, 1e-4, FALSE },
+    /* an attention scale lifted to a 0-dim constant, a delegate input */
+    { "xnn_vit_scale", 1e-4, 1e-4, FALSE },
   };
   for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
     {
@@ -199,6 +210,136 @@ test_unsupported (void)
   g_assert_nonnull (strstr (error->message, "dynamically quantized"));
 }
 
+static GBytes *payload_of (const char *rel);
+
+/* ---- 16-bit floats ---- */
+
+static void
+test_widen_conversions (void)
+{
+  /* fp16: exact values, rounding to nearest even, overflow, subnormals, nan */
+  static const struct
+  {
+    guint16 half;
+    float value;
+  } exact[] = {
+    { 0x0000, 0.0f },     { 0x8000, -0.0f },           { 0x3c00, 1.0f },           { 0xc000, -2.0f },
+    { 0x7bff, 65504.0f }, { 0x0400, 6.103515625e-5f }, { 0x0001, 5.96046448e-8f }, { 0x03ff, 6.09755516e-5f },
+    { 0x7c00, INFINITY }, { 0xfc00, -INFINITY },       { 0x3555, 0.333251953f },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (exact); i++)
+    {
+      float f;
+      guint16 h;
+      xb_widen_to_fp32 (XB_DT_FP16, &exact[i].half, &f, 1);
+      g_assert_cmpfloat (f, ==, exact[i].value);
+      g_assert_cmpint (signbit (f), ==, signbit (exact[i].value));
+      xb_narrow_from_fp32 (XB_DT_FP16, &exact[i].value, &h, 1);
+      g_assert_cmphex (h, ==, exact[i].half);
+    }
+  static const struct
+  {
+    float value;
+    guint16 half;
+  } rounded[] = {
+    { 1.0f + 1.0f / 2048, 0x3c00 }, /* a tie: to even */
+    { 1.0f + 3.0f / 2048, 0x3c02 }, /* a tie: to even (up) */
+    { 1.0f + 1.0f / 2048 + 1e-6f, 0x3c01 },
+    { 65519.0f, 0x7bff },
+    { 65520.0f, 0x7c00 },
+    { 1e9f, 0x7c00 },
+    { 2.98023224e-8f, 0x0000 }, /* half the smallest subnormal: to even (0) */
+    { 8.94069672e-8f, 0x0002 }, /* 1.5 subnormal units: to even (2) */
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (rounded); i++)
+    {
+      guint16 h;
+      xb_narrow_from_fp32 (XB_DT_FP16, &rounded[i].value, &h, 1);
+      g_assert_cmphex (h, ==, rounded[i].half);
+    }
+  float nan_in = NAN, nan_out;
+  guint16 h;
+  xb_narrow_from_fp32 (XB_DT_FP16, &nan_in, &h, 1);
+  xb_widen_to_fp32 (XB_DT_FP16, &h, &nan_out, 1);
+  g_assert_true (isnan (nan_out));
+
+  /* bf16: the upper half of a float, rounded to nearest even */
+  static const float bf_values[] = { 1.0f, -3.5f, 1.0f + 1.0f / 256, 1.0f + 3.0f / 256, 3.0e38f };
+  static const guint16 bf_bits[] = { 0x3f80, 0xc060, 0x3f80, 0x3f82, 0x7f62 };
+  for (gsize i = 0; i < G_N_ELEMENTS (bf_values); i++)
+    {
+      guint16 b;
+      xb_narrow_from_fp32 (XB_DT_BF16, &bf_values[i], &b, 1);
+      g_assert_cmphex (b, ==, bf_bits[i]);
+      float back;
+      xb_widen_to_fp32 (XB_DT_BF16, &b, &back, 1);
+      g_assert_cmpfloat (fabsf (back - bf_values[i]), <=, fabsf (bf_values[i]) / 128);
+    }
+  xb_narrow_from_fp32 (XB_DT_BF16, &nan_in, &h, 1);
+  xb_widen_to_fp32 (XB_DT_BF16, &h, &nan_out, 1);
+  g_assert_true (isnan (nan_out));
+}
+
+/* The data of a .npy file whose dtype is @descr. */
+static guint8 *
+npy_data (const char *rel, const char *descr, gsize *size)
+{
+  g_autofree char *path = g_build_filename (TEST_MODELS_DIR, rel, NULL);
+  g_autofree char *contents = NULL;
+  gsize len;
+  g_assert_true (g_file_get_contents (path, &contents, &len, NULL));
+  g_assert_cmpuint (len, >, 10);
+  gsize header = 10 + (guint8) contents[8] + ((guint8) contents[9] << 8);
+  g_assert_cmpuint (header, <=, len);
+  g_autofree char *text = g_strndup (contents + 10, header - 10);
+  g_assert_nonnull (strstr (text, descr));
+  *size = len - header;
+  return g_memdup2 (contents + header, *size);
+}
+
+/* The fp16 CNN (fp16 input, weights and output): through XNNPACK's fp16
+ * nodes where the library has them, else computed in fp32 (widen.c);
+ * either way it matches eager PyTorch, run after run. */
+static void
+test_fp16 (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ExecutorchMethod) method = load_method (FIXTURES_DIR "xnn_cnn_fp16/xnn_cnn_fp16.pte", &error);
+  g_assert_no_error (error);
+  for (int k = 0; k < 2; k++)
+    {
+      gsize in_size, want_size;
+      g_autofree char *in = g_strdup_printf (FIXTURES_DIR "xnn_cnn_fp16/forward.case%d.in0.npy", k);
+      g_autofree char *out = g_strdup_printf (FIXTURES_DIR "xnn_cnn_fp16/forward.case%d.out0.npy", k);
+      g_autofree guint8 *input = npy_data (in, "'<f2'", &in_size);
+      g_autofree guint8 *want = npy_data (out, "'<f2'", &want_size);
+      static const gint64 sizes[] = { 2, 3, 16, 16 };
+      g_assert_cmpuint (in_size, ==, 2 * 3 * 16 * 16 * 2);
+      g_autoptr (GBytes) bytes = g_bytes_new (input, in_size);
+      g_autoptr (ExecutorchTensor) x = executorch_tensor_new (EXECUTORCH_SCALAR_TYPE_HALF, sizes, 4, bytes, &error);
+      g_assert_no_error (error);
+      ExecutorchTensor *inputs[] = { x };
+      for (int run = 0; run < 2; run++)
+        {
+          g_autoptr (GPtrArray) outputs = executorch_method_run (method, inputs, 1, NULL, &error);
+          g_assert_no_error (error);
+          g_assert_cmpuint (outputs->len, ==, 1);
+          ExecutorchTensor *y = g_ptr_array_index (outputs, 0);
+          g_assert_cmpint (executorch_tensor_get_scalar_type (y), ==, EXECUTORCH_SCALAR_TYPE_HALF);
+          g_autoptr (GBytes) got = executorch_tensor_get_bytes (y, &error);
+          g_assert_no_error (error);
+          g_assert_cmpuint (g_bytes_get_size (got), ==, want_size);
+          float a[64], b[64];
+          gsize n = want_size / 2;
+          g_assert_cmpuint (n, <=, G_N_ELEMENTS (a));
+          xb_widen_to_fp32 (XB_DT_FP16, g_bytes_get_data (got, NULL), a, n);
+          xb_widen_to_fp32 (XB_DT_FP16, want, b, n);
+          for (gsize i = 0; i < n; i++)
+            g_assert_cmpfloat (fabsf (a[i] - b[i]), <=, 2e-2 + 2e-2 * fabsf (b[i]));
+        }
+    }
+}
+
 /* ---- hostile payloads ---- */
 
 #define zero_named_data xb_zero_named_data
@@ -313,7 +454,8 @@ test_payload_words (void)
 {
   static const guint32 hostile[] = { 0, 1, 3, 0x10, 0xff, 0x7fffffff, 0x80000000, 0xfffffffe, 0xffffffff };
   const char *fixtures[] = { FIXTURES_DIR "xnn_mlp/xnn_mlp.pte", FIXTURES_DIR "xnn_cnn_dyn/xnn_cnn_dyn.pte",
-                             FIXTURES_DIR "xnn_mlp_q8pc/xnn_mlp_q8pc.pte" };
+                             FIXTURES_DIR "xnn_mlp_q8pc/xnn_mlp_q8pc.pte",
+                             FIXTURES_DIR "xnn_cnn_fp16/xnn_cnn_fp16.pte" };
   for (gsize f = 0; f < G_N_ELEMENTS (fixtures); f++)
     {
       g_autoptr (GBytes) payload = payload_of (fixtures[f]);
@@ -353,6 +495,66 @@ test_payload_words (void)
     }
 }
 
+/* Every delegate payload of a fixture, in order. */
+static GPtrArray *
+payloads_of (const char *rel)
+{
+  g_autofree char *path = g_build_filename (TEST_MODELS_DIR, rel, NULL);
+  g_autofree gchar *data = NULL;
+  gsize len;
+  g_assert_true (g_file_get_contents (path, &data, &len, NULL));
+  GPtrArray *out = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
+  const guint8 *b = (const guint8 *) data;
+  for (gsize i = 4; i + 30 <= len; i++)
+    {
+      if (memcmp (b + i, "XH00", 4) != 0)
+        continue;
+      const guint8 *h = b + i - 4;
+      guint32 co = h[18] | h[19] << 8 | h[20] << 16 | (guint32) h[21] << 24;
+      guint64 cs = 0;
+      for (int k = 7; k >= 0; k--)
+        cs = cs << 8 | h[22 + k];
+      g_assert_cmpuint (i - 4 + co + cs, <=, len);
+      g_ptr_array_add (out, g_bytes_new (h, co + cs));
+    }
+  return out;
+}
+
+/* Where the library defines transposes, slices, concatenations, batch
+ * matmuls and gelu (2024), a ViT's delegates are one XNNPACK runtime each;
+ * the 2022 library runs those nodes on the host between runtimes. */
+static void
+test_one_runtime (void)
+{
+  g_autoptr (GPtrArray) payloads = payloads_of (FIXTURES_DIR "xnn_vit_tiny/xnn_vit_tiny.pte");
+  g_assert_cmpuint (payloads->len, >, 0);
+  uint32_t total_runtimes = 0, total_host = 0;
+  for (guint i = 0; i < payloads->len; i++)
+    {
+      gsize len;
+      const guint8 *data = g_bytes_get_data (g_ptr_array_index (payloads, i), &len);
+      g_autoptr (GError) error = NULL;
+      void *handle = xb_delegate_new (data, len, zero_named_data, NULL, &error);
+      g_assert_no_error (error);
+      uint32_t runtimes, host;
+      xb_delegate_count_steps (handle, &runtimes, &host);
+      g_test_message ("delegate %u: %u nodes, %u XNNPACK runtimes, %u host nodes", i,
+                      xb_delegate_get_graph (handle)->n_nodes, runtimes, host);
+      total_runtimes += runtimes;
+      total_host += host;
+#if defined(HAVE_XNN_DEFINE_STATIC_TRANSPOSE) && defined(HAVE_XNN_DEFINE_BATCH_MATRIX_MULTIPLY) && \
+    defined(HAVE_XNN_DEFINE_UNARY) && defined(HAVE_XNN_DEFINE_STATIC_SLICE) && defined(HAVE_XNN_DEFINE_CONCATENATE2)
+      g_assert_cmpuint (host, ==, 0);
+      g_assert_cmpuint (runtimes, ==, 1);
+#endif
+      xb_delegate_free (handle);
+    }
+#ifndef HAVE_XNN_DEFINE_STATIC_TRANSPOSE
+  g_assert_cmpuint (total_host, >, 0); /* the 2022 library: transposes on the host */
+#endif
+  g_assert_cmpuint (total_runtimes, >=, payloads->len);
+}
+
 static void
 test_payload_header (void)
 {
@@ -386,6 +588,9 @@ main (int argc, char **argv)
   g_test_add_func ("/xnnpack/threads", test_threads);
   g_test_add_func ("/xnnpack/dynamic", test_dynamic);
   g_test_add_func ("/xnnpack/unsupported", test_unsupported);
+  g_test_add_func ("/xnnpack/fp16", test_fp16);
+  g_test_add_func ("/xnnpack/one-runtime", test_one_runtime);
+  g_test_add_func ("/xnnpack/widen-conversions", test_widen_conversions);
   g_test_add_func ("/xnnpack/unplanned-input-grows", test_unplanned_input_grows);
   g_test_add_func ("/xnnpack/payload/valid", test_payload_valid);
   g_test_add_func ("/xnnpack/payload/truncated", test_payload_truncated);

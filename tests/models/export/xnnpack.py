@@ -15,6 +15,17 @@ XnnpackPartitioner (to_edge_transform_and_lower), run by libexecutorch-xnnpack.
                  delegate, CPU kernel, delegate
   xnn_cnn_dyn    a small CNN with a dynamic batch (1..4)
   xnn_cnn_cl     the same CNN on a channels_last input (dim order 0,2,3,1)
+  xnn_vit_scale  a small ViT whose attention scale is a 0-dim tensor constant
+                 (the exporter lifts it; it reaches the delegate as a 0-dim value)
+  xnn_effnet     torchvision EfficientNet-B0 structure (width 0.25, depth 0.5):
+                 SiLU, squeeze-excitation (mean, 1x1 convs, sigmoid, broadcast
+                 multiply)
+  xnn_cnn_fp16   the small CNN converted with .half(): fp16 through XNNPACK
+  xnn_scalar     0-dim tensors as a delegate's input and output
+
+No bf16 fixture: upstream's XnnpackPartitioner (1.5.1) delegates no bf16 op.
+
+full=True gives the full-size torchvision efficientnet_b0 (the --full set).
 
 The eager reference is the (quantized) PyTorch module; quantized fixtures
 also record upstream's runtime outputs.
@@ -82,6 +93,59 @@ class SmallCNN(nn.Module):
         return self.fc(x.mean(dim=(2, 3)))
 
 
+class ScalarMul(nn.Module):
+    def forward(self, x, s):
+        return x * s, s * s
+
+
+class ScaledAttentionBlock(nn.Module):
+    """Pre-norm transformer block whose attention scale is a plain tensor
+    attribute: torch.export lifts it to a 0-dim constant."""
+
+    def __init__(self, dim, heads, mlp):
+        super().__init__()
+        self.heads = heads
+        self.ln1, self.ln2 = nn.LayerNorm(dim), nn.LayerNorm(dim)
+        self.qkv = nn.Linear(dim, 3 * dim)
+        self.proj = nn.Linear(dim, dim)
+        self.fc1, self.fc2 = nn.Linear(dim, mlp), nn.Linear(mlp, dim)
+        self.scale = torch.tensor((dim // heads) ** -0.5)
+
+    def forward(self, x):
+        b, n, d = x.shape
+        q, k, v = self.qkv(self.ln1(x)).reshape(b, n, 3, self.heads, d // self.heads).permute(2, 0, 3, 1, 4)
+        attn = torch.softmax((q @ k.transpose(-2, -1)) * self.scale, dim=-1)
+        x = x + self.proj((attn @ v).transpose(1, 2).reshape(b, n, d))
+        return x + self.fc2(F.gelu(self.fc1(self.ln2(x))))
+
+
+class ScaledViT(nn.Module):
+    def __init__(self, image=32, patch=8, dim=32, heads=4, mlp=64, layers=2, classes=10):
+        super().__init__()
+        torch.manual_seed(21)
+        self.embed = nn.Conv2d(3, dim, patch, stride=patch)
+        self.pos = nn.Parameter(torch.randn(1, (image // patch) ** 2, dim) * 0.1)
+        self.blocks = nn.ModuleList(ScaledAttentionBlock(dim, heads, mlp) for _ in range(layers))
+        self.ln = nn.LayerNorm(dim)
+        self.head = nn.Linear(dim, classes)
+
+    def forward(self, x):
+        x = self.embed(x).flatten(2).transpose(1, 2) + self.pos
+        for block in self.blocks:
+            x = block(x)
+        return self.head(self.ln(x).mean(dim=1))
+
+
+def efficientnet_b0(width, depth, classes):
+    from torchvision.models.efficientnet import EfficientNet, _efficientnet_conf
+
+    from .nets import randomize_bn
+
+    torch.manual_seed(0)
+    setting, last = _efficientnet_conf("efficientnet_b0", width_mult=width, depth_mult=depth)
+    return randomize_bn(EfficientNet(setting, 0.2, last_channel=last, num_classes=classes), seed=6)
+
+
 def vit_random_head():
     """torchvision initialises the ViT classifier head to zeros, which would
     make every output 0 whatever the network computes: give it weights."""
@@ -100,9 +164,15 @@ def xfix(name, desc, model, ex, cases, **kw):
 
 
 def fixtures(full=False):
+    t = XNN_TOL
+    if full:
+        return [xfix(
+            "xnn_effnet_b0", "torchvision efficientnet_b0 (full size, random weights, BN "
+            "randomised, 1000 classes), fp32, XNNPACK-delegated; x [1,3,224,224].",
+            efficientnet_b0(1.0, 1.0, 1000), (rand(1, 3, 224, 224, seed=60),),
+            [Case("forward", (rand(1, 3, 224, 224, seed=60),), tol=dict(t))])]
     _quant_libs()
     out = []
-    t = XNN_TOL
     mlp_ex = (rand(4, 32, seed=1),)
     out.append(xfix(
         "xnn_mlp", "Linear(32,64) ReLU Linear(64,64) ReLU Linear(64,10) (seed 1), fp32, "
@@ -165,6 +235,29 @@ def fixtures(full=False):
         SmallCNN(), (x_cl,),
         [Case("forward", (rand(2, 3, 16, 16, seed=s).to(memory_format=torch.channels_last),),
               tol=dict(t)) for s in (40, 41)]))
+    out.append(xfix(
+        "xnn_vit_scale", "A ViT (image 32, patch 8, 2 pre-norm layers, 4 heads, dim 32, mlp 64, "
+        "10 classes) whose attention scale is a tensor attribute: the exporter lifts it to a "
+        "0-dim constant the delegate takes; x [1,3,32,32].",
+        ScaledViT(), (rand(1, 3, 32, 32, seed=50),),
+        [Case("forward", (rand(1, 3, 32, 32, seed=s),), tol=dict(t)) for s in (50, 51)]))
+    out.append(xfix(
+        "xnn_effnet", "torchvision EfficientNet-B0 structure (width 0.25, depth 0.5, 10 "
+        "classes), BN randomised, fp32: SiLU and squeeze-excitation blocks; x [1,3,64,64].",
+        efficientnet_b0(0.25, 0.5, 10), (rand(*img, seed=60),),
+        [Case("forward", (rand(*img, seed=s),), tol=dict(t)) for s in (60, 61)]))
+    half_tol = {"rtol": 2e-2, "atol": 2e-2}
+    out.append(xfix(
+        "xnn_cnn_fp16", "The xnn_cnn_dyn CNN (static batch 2) converted with .half(): fp16 "
+        "input, weights and output through XNNPACK; x [2,3,16,16] fp16.",
+        SmallCNN().half(), (rand(2, 3, 16, 16, seed=70, dtype=torch.float16),),
+        [Case("forward", (rand(2, 3, 16, 16, seed=s, dtype=torch.float16),), tol=dict(half_tol))
+         for s in (70, 71)]))
+    out.append(xfix(
+        "xnn_scalar", "x * s and s * s with s a 0-dim input: 0-dim tensors as a delegate's "
+        "input and output; x [4,8], s [].",
+        ScalarMul(), (rand(4, 8, seed=90), rand(seed=91)),
+        [Case("forward", (rand(4, 8, seed=s), rand(seed=s + 1)), tol=dict(t)) for s in (90, 92)]))
     return out
 
 
