@@ -888,6 +888,28 @@ test_no_metadata (void)
 }
 
 static void
+test_bad_metadata (void)
+{
+  g_autoptr (ExecutorchLlmTokenizer) tok = fake_tokenizer (FAKE_BYTES, 512, 257);
+  struct
+  {
+    const char *model, *says;
+  } cases[] = {
+    { "badcontext.pte", "get_max_context_len returned 0" },
+    { "badkv.pte", "use_kv_cache says false, but forward takes 2 inputs" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autofree char *path = model_path (cases[i].model);
+      g_autoptr (ExecutorchLlmGenerator) g = executorch_llm_generator_new (path, NULL, tok, NULL, &error);
+      g_assert_null (g);
+      g_assert_error (error, EXECUTORCH_LLM_GENERATOR_ERROR, EXECUTORCH_LLM_GENERATOR_ERROR_INVALID_PROGRAM);
+      g_assert_nonnull (strstr (error->message, cases[i].says));
+    }
+}
+
+static void
 test_vocab_mismatch (void)
 {
   g_autoptr (GError) error = NULL;
@@ -1079,6 +1101,7 @@ main (int argc, char **argv)
   g_test_add_func ("/llm/generator/seed", test_seed);
   g_test_add_func ("/llm/generator/stats", test_stats);
   g_test_add_func ("/llm/generator/no-metadata", test_no_metadata);
+  g_test_add_func ("/llm/generator/bad-metadata", test_bad_metadata);
   g_test_add_func ("/llm/generator/vocab-mismatch", test_vocab_mismatch);
   g_test_add_func ("/llm/generator/prompt-errors", test_prompt_errors);
   g_test_add_func ("/llm/text-stream", test_text_stream);
