@@ -32,7 +32,8 @@
  *
  * It follows upstream's `TextLLMRunner`: the metadata with upstream's
  * defaults (`get_max_context_len` defaults to `get_max_seq_len`,
- * `use_kv_cache` to true, `enable_dynamic_shape` to false, and
+ * `use_kv_cache` to whether `forward` takes a position, `enable_dynamic_shape`
+ * to false, and
  * `get_eos_ids`, when present, replaces the tokenizer's EOS); the prompt
  * is run in chunks as large as the program takes (one call per chunk with
  * a dynamic token count, one call per token otherwise); temperature 0 is
@@ -52,6 +53,11 @@
  * its last token, then the second prompt).  An empty prompt continues the
  * generation where it stopped.  [method@ExecutorchLlm.Generator.reset]
  * starts over.
+ *
+ * Made from its properties alone (`new ExecutorchLlm.Generator({program,
+ * tokenizer})` in GJS, `ExecutorchLlm.Generator(program=..., tokenizer=...)`
+ * in Python), a generator sets itself up all the same; if that failed,
+ * g_initable_init() and every generation return the error.
  *
  * A generator runs one generation at a time (another one meanwhile fails
  * with %EXECUTORCH_LLM_GENERATOR_ERROR_BUSY).  The asynchronous form runs
@@ -112,6 +118,7 @@ static GParamSpec *properties[N_PROPS];
 static guint signals[N_SIGNALS];
 
 static void executorch_llm_generator_initable_iface_init (GInitableIface *iface);
+static void executorch_llm_generator_constructed (GObject *object);
 
 G_DEFINE_FINAL_TYPE_WITH_CODE (ExecutorchLlmGenerator, executorch_llm_generator, G_TYPE_OBJECT,
                                G_IMPLEMENT_INTERFACE (G_TYPE_INITABLE, executorch_llm_generator_initable_iface_init))
@@ -182,6 +189,7 @@ static void
 executorch_llm_generator_class_init (ExecutorchLlmGeneratorClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  object_class->constructed = executorch_llm_generator_constructed;
   object_class->dispose = executorch_llm_generator_dispose;
   object_class->finalize = executorch_llm_generator_finalize;
   object_class->get_property = executorch_llm_generator_get_property;
@@ -229,8 +237,9 @@ executorch_llm_generator_class_init (ExecutorchLlmGeneratorClass *klass)
   /**
    * ExecutorchLlmGenerator:use-kv-cache:
    *
-   * Whether the program keeps a KV cache (`use_kv_cache`, true when
-   * absent); without one, every step runs the whole sequence.
+   * Whether the program keeps a KV cache (`use_kv_cache`; when absent,
+   * whether `forward` takes a position as its second input); without one,
+   * every step runs the whole sequence.
    *
    * Since: 1.0
    */
@@ -339,6 +348,21 @@ generator_setup (ExecutorchLlmGenerator *self, GCancellable *cancellable, GError
       g_array_append_val (self->eos_ids, eos);
     }
   return TRUE;
+}
+
+/* Made with g_object_new() and both properties (GJS's and PyGObject's
+ * `new Generator({program, tokenizer})`, which may not call init): set up
+ * here, the failure kept for init and for generate. */
+static void
+executorch_llm_generator_constructed (GObject *object)
+{
+  ExecutorchLlmGenerator *self = EXECUTORCH_LLM_GENERATOR (object);
+  G_OBJECT_CLASS (executorch_llm_generator_parent_class)->constructed (object);
+  if (self->program != NULL && self->tokenizer != NULL)
+    {
+      self->initialized = TRUE;
+      generator_setup (self, NULL, &self->init_error);
+    }
 }
 
 static gboolean
@@ -786,13 +810,13 @@ emit (Generation *g, guint signal, guint32 id, const char *text)
   e->signal = signal;
   e->id = id;
   e->text = g_strdup (text);
-  /* Always through a source: g_main_context_invoke_full() would run the
-   * handler here, in the worker, whenever the caller's context is the
-   * global default and nobody owns it at that moment. */
+  /* A source, never g_main_context_invoke(): that would run the handler
+   * here, in the worker, whenever no thread holds the context (before the
+   * caller's loop runs). */
   GSource *source = g_idle_source_new ();
   g_source_set_priority (source, G_PRIORITY_DEFAULT);
   g_source_set_callback (source, emission_dispatch, e, emission_free);
-  g_source_set_static_name (source, "[executorch-llm] emission");
+  g_source_set_static_name (source, "[executorch-llm] generator signal");
   g_source_attach (source, g->context);
   g_source_unref (source);
 }
@@ -1074,10 +1098,20 @@ generation_new (ExecutorchLlmGenerator *self, const char *prompt, const guint32 
   return g;
 }
 
+/* A generator whose setup failed (made without init) says why. */
+static gboolean
+check_setup (ExecutorchLlmGenerator *self, GError **error)
+{
+  if (self->init_error == NULL)
+    return TRUE;
+  g_propagate_error (error, g_error_copy (self->init_error));
+  return FALSE;
+}
+
 static char *
 generate_now (ExecutorchLlmGenerator *self, Generation *g, GCancellable *cancellable, GError **error)
 {
-  if (!claim (self, error))
+  if (!check_setup (self, error) || !claim (self, error))
     {
       generation_free (g);
       return NULL;
@@ -1122,7 +1156,7 @@ char *
 executorch_llm_generator_generate (ExecutorchLlmGenerator *generator, const char *prompt,
                                    ExecutorchLlmGenerationConfig *config, GCancellable *cancellable, GError **error)
 {
-  CHECK_READY (generator, NULL);
+  g_return_val_if_fail (EXECUTORCH_LLM_IS_GENERATOR (generator) && generator->initialized, NULL);
   g_return_val_if_fail (prompt != NULL, NULL);
   g_return_val_if_fail (config == NULL || EXECUTORCH_LLM_IS_GENERATION_CONFIG (config), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
@@ -1152,7 +1186,7 @@ executorch_llm_generator_generate_tokens (ExecutorchLlmGenerator *generator, con
                                           ExecutorchLlmGenerationConfig *config, GCancellable *cancellable,
                                           GError **error)
 {
-  CHECK_READY (generator, NULL);
+  g_return_val_if_fail (EXECUTORCH_LLM_IS_GENERATOR (generator) && generator->initialized, NULL);
   g_return_val_if_fail (ids != NULL || n_ids == 0, NULL);
   g_return_val_if_fail (n_ids <= G_MAXUINT, NULL);
   g_return_val_if_fail (config == NULL || EXECUTORCH_LLM_IS_GENERATION_CONFIG (config), NULL);
@@ -1197,14 +1231,14 @@ executorch_llm_generator_generate_async (ExecutorchLlmGenerator *generator, cons
                                          ExecutorchLlmGenerationConfig *config, GCancellable *cancellable,
                                          GAsyncReadyCallback callback, gpointer user_data)
 {
-  g_return_if_fail (is_ready (generator));
+  g_return_if_fail (EXECUTORCH_LLM_IS_GENERATOR (generator) && generator->initialized);
   g_return_if_fail (prompt != NULL);
   g_return_if_fail (config == NULL || EXECUTORCH_LLM_IS_GENERATION_CONFIG (config));
 
   g_autoptr (GTask) task = g_task_new (generator, cancellable, callback, user_data);
   g_task_set_source_tag (task, executorch_llm_generator_generate_async);
   GError *error = NULL;
-  if (!claim (generator, &error))
+  if (!check_setup (generator, &error) || !claim (generator, &error))
     {
       g_task_return_error (task, error);
       return;

@@ -16,8 +16,9 @@ G_BEGIN_DECLS
 
 /**
  * ExecutorchLlmStats:
- * @model_load_start_ms: when loading the model's methods began (wall clock, milliseconds since
- *   the Unix epoch, as every time here)
+ * @model_load_start_ms: when loading the model's methods began, as the generator was made
+ *   (upstream loads them in its first generate); wall clock, milliseconds since the Unix epoch,
+ *   as every time here
  * @model_load_end_ms: when loading the model's methods ended
  * @inference_start_ms: when the generation began, before the prompt was encoded
  * @prompt_eval_end_ms: when the prompt had been run through the model (prefill done)

@@ -4,8 +4,10 @@
  *
  * The metadata methods and their defaults are upstream's
  * (llm_runner_helper.cpp): get_max_seq_len is required, get_max_context_len
- * defaults to it, use_kv_cache to true, enable_dynamic_shape to false;
- * get_eos_ids, when present, replaces the tokenizer's EOS.  Every value and
+ * defaults to it, use_kv_cache to true (here: to whether forward takes a
+ * position, which upstream's runner checks per call), enable_dynamic_shape
+ * to false; get_eos_ids, when present, replaces the tokenizer's EOS.  Every
+ * value and
  * every input and output of forward is checked before the first call, so
  * a program that is not a text model fails here with its method named.
  */
@@ -131,7 +133,7 @@ read_metadata (LlmModel *self, GCancellable *cancellable, GError **error)
     return invalid (error, "get_max_context_len returned %" G_GINT64_FORMAT ", outside 1..%" G_GINT64_FORMAT,
                     self->max_context_len, MAX_LENGTH);
   v = 1;
-  if (!read_int (program, "use_kv_cache", &v, NULL, cancellable, error))
+  if (!read_int (program, "use_kv_cache", &v, &self->has_use_kv_cache, cancellable, error))
     return FALSE;
   self->use_kv_cache = v != 0;
   v = 0;
@@ -193,6 +195,10 @@ check_signature (LlmModel *self, GError **error)
                     "forward takes %u inputs; a text model takes the tokens and, with a KV cache, "
                     "their position",
                     n_inputs);
+  /* Absent, it follows forward's inputs, as upstream's runner decides per
+   * call from their number. */
+  if (!self->has_use_kv_cache)
+    self->use_kv_cache = kv;
   if (kv != self->use_kv_cache)
     return invalid (error, "use_kv_cache says %s, but forward takes %u input%s", self->use_kv_cache ? "true" : "false",
                     n_inputs, n_inputs == 1 ? "" : "s");

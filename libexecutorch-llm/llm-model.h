@@ -17,6 +17,7 @@ typedef struct
   gint64 max_seq_len;
   gint64 max_context_len;
   gboolean use_kv_cache;
+  gboolean has_use_kv_cache;
   gboolean enable_dynamic_shape;
   gint64 metadata_vocab_size; /* -1: absent */
   gint64 metadata_bos_id;     /* -1: absent */

@@ -1,6 +1,6 @@
 """Tiny random-weight llamas for the generator tests (tests/llm/models).
 
-    ~/venv-export/bin/python tests/llm/make_models.py [OUT_DIR] [--reference-only]
+    ~/venv-export/bin/python tests/llm/make_models.py [OUT_DIR] [--reference-only] [--only=NAME,...]
 
 Upstream's export_llama writes three programs of one checkpoint (dim 16,
 one layer, vocabulary 512, max_seq_length 8, max_context_length 16, EOS
@@ -10,6 +10,10 @@ named by --metadata get_eos_ids [257]):
   static.pte  the same with --disable_dynamic_shape (tokens [1, 1])
   nokv.pte    no KV cache (tokens [1, 1..7], the whole sequence each call)
   plain.pte   kv.pte without --metadata (no get_eos_ids)
+  fp16.pte    kv.pte in half precision (-d fp16: Half logits)
+  badcontext.pte, badkv.pte
+              hostile metadata: get_max_context_len 0; use_kv_cache false with
+              a KV cache
 
 reference.json then holds, per program and prompt, the greedy tokens (at
 most 6, fewer when the context fills up first: the stop) that upstream's
@@ -31,6 +35,8 @@ import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ARGS = [a for a in sys.argv[1:] if not a.startswith("--")]
+# --only=NAME,NAME: export these variants alone (the others stay as they are).
+ONLY = next((a.split("=", 1)[1].split(",") for a in sys.argv[1:] if a.startswith("--only=")), None)
 OUT = ARGS[0] if ARGS else os.path.join(HERE, "models")
 PARAMS = {"dim": 16, "n_layers": 1, "n_heads": 2, "n_kv_heads": 1, "vocab_size": 512, "hidden_dim": 32,
           "norm_eps": 1e-5, "rope_theta": 10000.0}
@@ -40,6 +46,15 @@ VARIANTS = {
     "static": ["-kv", "--use_sdpa_with_kv_cache", "--disable_dynamic_shape"],
     "nokv": [],
     "plain": ["-kv", "--use_sdpa_with_kv_cache"],  # no --metadata: the tokenizer's EOS counts
+    "fp16": ["-kv", "--use_sdpa_with_kv_cache", "-d", "fp16"],  # Half logits and KV cache
+    # Hostile metadata: a KV cache of no positions; a KV program saying it has none.
+    "badcontext": ["-kv", "--use_sdpa_with_kv_cache"],
+    "badkv": ["-kv", "--use_sdpa_with_kv_cache"],
+}
+METADATA = {
+    "plain": None,
+    "badcontext": {"get_eos_ids": [257], "get_max_context_len": 0},
+    "badkv": {"get_eos_ids": [257], "use_kv_cache": False},
 }
 PROMPTS = [[72, 105], [256, 84, 104, 101, 32, 71, 80, 76], list(b"Apache License 2.0")[:12]]
 NEW_TOKENS = 6
@@ -63,10 +78,13 @@ def export(tmp):
     torch.save(state, ckpt)
     os.makedirs(OUT, exist_ok=True)
     for name, flags in VARIANTS.items():
+        if ONLY and name not in ONLY:
+            continue
         args = flags + ["--max_seq_length", str(MAX_SEQ), "--max_context_length", str(MAX_CONTEXT), "-c", ckpt,
                         "-p", params, "--output-dir", OUT, "--output_name", os.path.join(OUT, name + ".pte")]
-        if name != "plain":
-            args += ["--metadata", json.dumps({"get_eos_ids": [257]})]
+        metadata = METADATA.get(name, {"get_eos_ids": [257]})
+        if metadata:
+            args += ["--metadata", json.dumps(metadata)]
         lib.export_llama(lib.build_args_parser().parse_args(args))
 
 
@@ -111,7 +129,7 @@ def main():
         with tempfile.TemporaryDirectory() as tmp:
             export(tmp)
     reference = {"max_seq_len": MAX_SEQ, "max_context_len": MAX_CONTEXT, "new_tokens": NEW_TOKENS, "cases": []}
-    for name in ["kv", "static", "nokv"]:
+    for name in ["kv", "static", "nokv", "fp16"]:
         for prompt in PROMPTS:
             if name == "nokv" and len(prompt) > 7:
                 continue

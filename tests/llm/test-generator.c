@@ -6,7 +6,7 @@
  * weights and a vocabulary of 512: a byte-level tokenizer made here (ids
  * 0-255 bytes, 256 BOS, 257 EOS) stands for a real one, so the tests do not
  * depend on the tokenizer file formats.  reference.json holds the greedy
- * tokens upstream's runtime gives.
+ * tokens upstream's runtime gives (fp16.pte: Half logits and KV cache).
  */
 #include <json-glib/json-glib.h>
 #include <string.h>
@@ -91,7 +91,9 @@ fake_lookup (LlmTokenizerImpl *impl, const char *piece, guint32 *id)
   return TRUE;
 }
 
-static const LlmTokenizerVTable fake_vtable = { "fake", fake_free, fake_encode, fake_decode, fake_lookup };
+static const LlmTokenizerVTable fake_vtable = {
+  .name = "fake", .free = fake_free, .encode = fake_encode, .decode = fake_decode, .lookup = fake_lookup
+};
 
 static ExecutorchLlmTokenizer *
 fake_tokenizer (FakeMode mode, guint vocab_size, gint64 eos)
@@ -274,7 +276,7 @@ test_greedy_reference (void)
   g_autoptr (ExecutorchLlmTokenizer) tok = fake_tokenizer (FAKE_BYTES, 512, 257);
   g_autoptr (ExecutorchLlmGenerationConfig) config = greedy_config ((gint) new_tokens);
 
-  g_assert_cmpuint (json_array_get_length (cases), >=, 7);
+  g_assert_cmpuint (json_array_get_length (cases), >=, 10);
   for (guint i = 0; i < json_array_get_length (cases); i++)
     {
       JsonObject *c = json_array_get_object_element (cases, i);
@@ -591,6 +593,32 @@ test_async (void)
 }
 
 static void
+test_async_idle_context (void)
+{
+  /* The global default context, which no thread holds until the loop
+   * runs: the worker must still not emit the signals itself. */
+  g_autoptr (ExecutorchLlmTokenizer) tok = fake_tokenizer (FAKE_LETTERS, 512, 257);
+  g_autoptr (ExecutorchLlmGenerator) g = make_generator ("kv.pte", tok);
+  g_autoptr (ExecutorchLlmGenerationConfig) config = greedy_config (4);
+  AsyncState s = { g_main_loop_new (NULL, FALSE), recorder_new (g), 0, NULL, NULL };
+  s.r->thread = g_thread_self ();
+  executorch_llm_generator_generate_async (g, "Hi", config, NULL, async_done, &s);
+  /* Let the worker finish before anything iterates the context. */
+  while (executorch_llm_generator_get_stop_reason (g) == EXECUTORCH_LLM_STOP_REASON_NONE)
+    g_usleep (1000);
+  g_assert_cmpuint (s.r->tokens->len, ==, 0);
+  g_main_loop_run (s.loop);
+  g_assert_no_error (s.error);
+  g_assert_false (s.r->wrong_thread);
+  g_assert_cmpuint (s.r->tokens->len, ==, 4);
+  g_assert_cmpstr (s.text, ==, "oooo");
+  g_assert_cmpuint (s.pieces_at_callback, ==, s.r->n_pieces);
+  g_free (s.text);
+  g_main_loop_unref (s.loop);
+  recorder_free (s.r);
+}
+
+static void
 test_reentry (void)
 {
   g_autoptr (GError) error = NULL;
@@ -860,6 +888,28 @@ test_no_metadata (void)
 }
 
 static void
+test_bad_metadata (void)
+{
+  g_autoptr (ExecutorchLlmTokenizer) tok = fake_tokenizer (FAKE_BYTES, 512, 257);
+  struct
+  {
+    const char *model, *says;
+  } cases[] = {
+    { "badcontext.pte", "get_max_context_len returned 0" },
+    { "badkv.pte", "use_kv_cache says false, but forward takes 2 inputs" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autofree char *path = model_path (cases[i].model);
+      g_autoptr (ExecutorchLlmGenerator) g = executorch_llm_generator_new (path, NULL, tok, NULL, &error);
+      g_assert_null (g);
+      g_assert_error (error, EXECUTORCH_LLM_GENERATOR_ERROR, EXECUTORCH_LLM_GENERATOR_ERROR_INVALID_PROGRAM);
+      g_assert_nonnull (strstr (error->message, cases[i].says));
+    }
+}
+
+static void
 test_vocab_mismatch (void)
 {
   g_autoptr (GError) error = NULL;
@@ -1044,12 +1094,14 @@ main (int argc, char **argv)
   g_test_add_func ("/llm/generator/stop", test_stop);
   g_test_add_func ("/llm/generator/cancel", test_cancel);
   g_test_add_func ("/llm/generator/async", test_async);
+  g_test_add_func ("/llm/generator/async-idle-context", test_async_idle_context);
   g_test_add_func ("/llm/generator/reentry", test_reentry);
   g_test_add_func ("/llm/generator/utf8-halves", test_utf8_halves);
   g_test_add_func ("/llm/generator/echo", test_echo);
   g_test_add_func ("/llm/generator/seed", test_seed);
   g_test_add_func ("/llm/generator/stats", test_stats);
   g_test_add_func ("/llm/generator/no-metadata", test_no_metadata);
+  g_test_add_func ("/llm/generator/bad-metadata", test_bad_metadata);
   g_test_add_func ("/llm/generator/vocab-mismatch", test_vocab_mismatch);
   g_test_add_func ("/llm/generator/prompt-errors", test_prompt_errors);
   g_test_add_func ("/llm/text-stream", test_text_stream);

@@ -41,5 +41,20 @@ stats.num_prompt_tokens = 10
 stats.inference_start_ms, stats.prompt_eval_end_ms = 1000, 1004
 check(stats.to_json().startswith('{"prefill_token_per_sec":2500,'), "Stats.to_json from Python")
 program = Executorch.Program.new_from_file(os.path.join(sys.argv[1], "nets", "llama", "llama.pte"))
-check(program.has_method("forward"), "an Executorch.Program for the generator")
+tokenizer = ExecutorchLlm.Tokenizer.new_from_file(os.path.join(sys.argv[1], "llm", "tokenizer.json"))
+check(tokenizer.props.vocab_size == 512, "the fixture's tokenizer.json: 512 tokens")
+try:
+    ExecutorchLlm.Generator.new_for_program(program, tokenizer, None)
+    check(False, "a program without metadata refused")
+except GLib.Error as e:
+    check(e.matches(ExecutorchLlm.generator_error_quark(), ExecutorchLlm.GeneratorError.INVALID_PROGRAM)
+          and "get_max_seq_len" in e.message, f"a program without metadata: {e.message}")
+# Made with properties (no init): the failure comes back from generate.
+generator = ExecutorchLlm.Generator(program=program, tokenizer=tokenizer)
+try:
+    generator.generate("Hi", None, None)
+    check(False, "generate on a failed generator refused")
+except GLib.Error as e:
+    check(e.matches(ExecutorchLlm.generator_error_quark(), ExecutorchLlm.GeneratorError.INVALID_PROGRAM),
+          "Generator(program=, tokenizer=) without init: generate raises the setup error")
 sys.exit(1 if failures else 0)
