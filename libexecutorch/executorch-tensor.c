@@ -761,6 +761,59 @@ executorch_tensor_get_floats (ExecutorchTensor *tensor, gsize *n_values, GError 
   return values;
 }
 
+/**
+ * executorch_tensor_to_floats:
+ * @tensor: a %EXECUTORCH_SCALAR_TYPE_FLOAT, %EXECUTORCH_SCALAR_TYPE_HALF or
+ *   %EXECUTORCH_SCALAR_TYPE_BFLOAT16 tensor
+ * @n_values: (out) (optional): return location for the number of elements
+ * @error: return location for a #GError, or %NULL
+ *
+ * Copies the elements of a floating-point tensor into a new array of
+ * floats, in memory order, converting Half and BFloat16 elements (exactly:
+ * every value of theirs is a float).  For a Float tensor it is
+ * [method@Executorch.Tensor.get_floats].  Convenient for the outputs of a
+ * program exported in half precision, such as a language model's logits.
+ *
+ * Returns: (transfer full) (array length=n_values) (nullable): the
+ *   elements (free with g_free()), or %NULL with @error set to
+ *   %EXECUTORCH_ERROR_INVALID_TYPE when the tensor holds another type, or
+ *   another error when the elements cannot be read
+ *
+ * Since: 1.0
+ */
+gfloat *
+executorch_tensor_to_floats (ExecutorchTensor *tensor, gsize *n_values, GError **error)
+{
+  g_autoptr (GBytes) bytes = NULL;
+  const guint16 *bits;
+  gfloat *values;
+
+  g_return_val_if_fail (EXECUTORCH_IS_TENSOR (tensor), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (tensor->scalar_type == EXECUTORCH_SCALAR_TYPE_FLOAT)
+    return executorch_tensor_get_floats (tensor, n_values, error);
+  if (n_values != NULL)
+    *n_values = 0;
+  if (tensor->scalar_type != EXECUTORCH_SCALAR_TYPE_HALF && tensor->scalar_type != EXECUTORCH_SCALAR_TYPE_BFLOAT16)
+    {
+      _et_set_error (error, ET_ERROR_INVALID_TYPE, "the tensor holds %s, not Float, Half or BFloat16",
+                     et_scalar_type_name (tensor->scalar_type));
+      return NULL;
+    }
+  bytes = executorch_tensor_get_bytes (tensor, error);
+  if (bytes == NULL)
+    return NULL;
+  bits = g_bytes_get_data (bytes, NULL);
+  values = g_new (gfloat, MAX (tensor->numel, 1));
+  for (gint64 i = 0; i < tensor->numel; i++)
+    values[i] = tensor->scalar_type == EXECUTORCH_SCALAR_TYPE_HALF ? et_half_to_float (bits[i])
+                                                                   : et_bfloat16_to_float (bits[i]);
+  if (n_values != NULL)
+    *n_values = (gsize) tensor->numel;
+  return values;
+}
+
 /* A tensor with @self's metadata on another device, owning @data. */
 static ExecutorchTensor *
 tensor_like (ExecutorchTensor *self, int device_type, int device_index)

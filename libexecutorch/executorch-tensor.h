@@ -57,6 +57,8 @@ GBytes *executorch_tensor_get_bytes (ExecutorchTensor *tensor, GError **error);
 EXECUTORCH_AVAILABLE_IN_1_0
 gfloat *executorch_tensor_get_floats (ExecutorchTensor *tensor, gsize *n_values, GError **error);
 EXECUTORCH_AVAILABLE_IN_1_0
+gfloat *executorch_tensor_to_floats (ExecutorchTensor *tensor, gsize *n_values, GError **error);
+EXECUTORCH_AVAILABLE_IN_1_0
 ExecutorchTensor *executorch_tensor_copy (ExecutorchTensor *tensor, GError **error) G_GNUC_WARN_UNUSED_RESULT;
 EXECUTORCH_AVAILABLE_IN_1_0
 gboolean executorch_tensor_compare (ExecutorchTensor *tensor, ExecutorchTensor *expected, gdouble rtol, gdouble atol,

@@ -21,6 +21,8 @@
 
 #include "backend-private.h"
 #include "xnnpack-api.h" /* what the installed XNNPACK offers (meson.build) */
+#define XB_DQ_DEFINE_XNN 1
+#include "dynamic-quant.h"
 
 /* The quark name is a string, not an expression. */
 /* clang-format off */
@@ -63,6 +65,7 @@ typedef struct
   Step *steps;
   uint32_t n_steps;
   uint32_t *step_id;        /* scratch: per value, its id in the step being built */
+  XbDqLinear **dq;          /* per node: repacked weights of a host dynamically quantized linear */
   struct pthreadpool *pool; /* the pool the runtimes were created with */
 #ifdef XB_HAVE_WEIGHTS_CACHE
   xnn_weights_cache_t weights_cache;
@@ -125,6 +128,10 @@ delegate_free (Delegate *d)
   g_free (d->host);
   g_free (d->boundary);
   g_free (d->step_id);
+  if (d->dq)
+    for (uint32_t i = 0; i < d->graph->n_nodes; i++)
+      xb_dq_linear_free (d->dq[i]);
+  g_free (d->dq);
   xb_graph_free (d->graph);
   g_free (d);
 }
@@ -261,24 +268,32 @@ static gboolean
 classify (Delegate *d, GError **error)
 {
   const XbGraph *g = d->graph;
+  const char *dq_missing = NULL;
+  gboolean dq_library = xb_dq_library_supports (g, &dq_missing);
   for (uint32_t i = 0; i < g->n_nodes; i++)
     {
       const XbNode *n = &g->nodes[i];
       const char *why = NULL;
+      /* Dynamic quantization: all on XNNPACK where it has everything the
+       * graph uses, else all here (a qdint8 value never crosses steps). */
+      if (xb_dq_node_is_dynamic (g, n))
+        {
+          if (!dq_library && !xb_dq_host_supports (g, n, &why))
+            return node_fail (error, g, i, ET_ERROR_NOT_SUPPORTED, "dynamically quantized values: %s; %s", dq_missing,
+                              why);
+          d->host[i] = !dq_library;
+          for (uint32_t k = 1; n->type == XB_NODE_FULLY_CONNECTED && k < n->n_inputs; k++)
+            if (n->inputs[k] != XB_PAYLOAD_NO_VALUE && g->values[n->inputs[k]].data == NULL)
+              return node_fail (error, g, i, ET_ERROR_NOT_SUPPORTED, "a filter or bias that is not constant (value %u)",
+                                n->inputs[k]);
+          continue;
+        }
       for (uint32_t k = 0; k < n->n_inputs + n->n_outputs; k++)
         {
           uint32_t v = k < n->n_inputs ? n->inputs[k] : n->outputs[k - n->n_inputs];
           if (v == XB_PAYLOAD_NO_VALUE)
             continue;
           const XbValue *val = &g->values[v];
-          if (val->dq_datatype != XB_DT_INVALID || val->quant == XB_QUANT_PER_TOKEN)
-            return node_fail (error, g, i, ET_ERROR_NOT_SUPPORTED,
-                              "dynamically quantized values are not supported by Debian's XNNPACK "
-                              "(2022); export without dynamic quantization");
-          if (val->quant == XB_QUANT_PER_CHANNEL_GROUP)
-            return node_fail (error, g, i, ET_ERROR_NOT_SUPPORTED,
-                              "blockwise (per-group) quantization is not supported by Debian's "
-                              "XNNPACK (2022)");
           if (!library_has_datatype (val->datatype))
             return node_fail (error, g, i, ET_ERROR_NOT_SUPPORTED,
                               "datatype %s (value %u) is not supported by the installed XNNPACK",
@@ -387,6 +402,10 @@ define_value (Delegate *d, xnn_subgraph_t sg, uint32_t v, uint32_t ext_id, uint3
 {
   const XbValue *val = &d->graph->values[v];
   const XbShape *s = &d->shapes[v];
+  gboolean handled;
+  enum xnn_status dq_status = xb_dq_define_value (sg, val, s, ext_id, flags, id, &handled);
+  if (handled)
+    return dq_status;
   enum xnn_datatype dt = library_datatype (val->datatype);
   /* A 0-dim value (a scalar) is [1] to XNNPACK, as upstream serializes it. */
   static const size_t one[1] = { 1 };
@@ -584,6 +603,8 @@ static size_t
 value_bytes (const Delegate *d, uint32_t v)
 {
   const XbShape *s = &d->shapes[v];
+  if (d->graph->values[v].datatype == XB_DT_QDINT8)
+    return xb_dq_value_bytes (&d->graph->values[v], s);
   size_t n = xb_datatype_size (d->graph->values[v].datatype);
   for (uint32_t e = 0; e < s->ndim; e++)
     n *= s->dims[e];
@@ -691,8 +712,16 @@ resize (Delegate *d, GError **error)
    * sizes) keeps them: XNNPACK then computes other shapes than ours, and
    * the runtimes are built again for the new ones. */
   for (uint32_t si = 0; si < d->n_steps; si++)
-    if (!d->steps[si].host && !reshape_step (d, &d->steps[si], NULL))
-      return build (d, error);
+    {
+      GError *why = NULL;
+      if (!d->steps[si].host && !reshape_step (d, &d->steps[si], &why))
+        {
+          g_debug ("%s; building the runtimes again", why->message);
+          g_error_free (why);
+          return build (d, error);
+        }
+    }
+  g_debug ("XNNPACK: runtimes resized for new input shapes");
   return TRUE;
 #else
   return build (d, error);
@@ -881,10 +910,27 @@ fail_init (EtBackendInitContext *context, GError *error)
   return code;
 }
 
+/* Host dynamically quantized linears: their weights repacked once. */
+static gboolean
+prepare_dynamic_quant (Delegate *d, GError **error)
+{
+  const XbGraph *g = d->graph;
+  if (d->dq == NULL)
+    d->dq = g_new0 (XbDqLinear *, MAX (g->n_nodes, 1));
+  for (uint32_t i = 0; i < g->n_nodes; i++)
+    {
+      g_clear_pointer (&d->dq[i], xb_dq_linear_free);
+      if (d->host[i] && g->nodes[i].type == XB_NODE_FULLY_CONNECTED && xb_dq_node_is_dynamic (g, &g->nodes[i]) &&
+          (d->dq[i] = xb_dq_linear_new (g, &g->nodes[i], error)) == NULL)
+        return FALSE;
+    }
+  return TRUE;
+}
+
 static gboolean
 classify_and_build (Delegate *d, GError **error)
 {
-  if (!classify (d, error) || !infer_shapes (d, TRUE, error))
+  if (!classify (d, error) || !infer_shapes (d, TRUE, error) || !prepare_dynamic_quant (d, error))
     return FALSE;
   /* The runtimes keep the pool: built and run while it is held. */
   d->pool = executorch_threadpool_acquire_pthreadpool ();
@@ -1138,7 +1184,11 @@ execute_locked (Delegate *d, EtValue **args, uint32_t n_args, EtErrorContext *re
       Step *s = &d->steps[si];
       if (s->host)
         {
-          xb_host_run (g, &g->nodes[s->first], d->shapes, d->ptr);
+          const XbNode *n = &g->nodes[s->first];
+          if (xb_dq_node_is_dynamic (g, n))
+            xb_dq_run (g, n, d->dq[s->first], d->shapes, d->ptr, d->pool);
+          else
+            xb_host_run (g, n, d->shapes, d->ptr);
           continue;
         }
       gboolean changed = !s->bound;

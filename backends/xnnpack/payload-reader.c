@@ -107,13 +107,31 @@ xb_value_numel (const XbValue *value)
   return n;
 }
 
+size_t
+xb_value_bytes (const XbValue *value)
+{
+  if (value->datatype == XB_DT_QCINT4 || value->datatype == XB_DT_QBINT4)
+    {
+      if (value->ndim == 0)
+        return 1;
+      size_t rows = 1;
+      for (uint32_t d = 0; d + 1 < value->ndim; d++)
+        rows *= value->dims[d];
+      return rows * ((value->dims[value->ndim - 1] + 1) / 2);
+    }
+  return xb_value_numel (value) * xb_datatype_size (value->datatype);
+}
+
 void
 xb_graph_free (XbGraph *graph)
 {
   if (graph == NULL)
     return;
   for (uint32_t i = 0; i < graph->n_values; i++)
-    g_free (graph->values[i].scales);
+    {
+      g_free (graph->values[i].scales);
+      g_free (graph->values[i].block_scales);
+    }
   g_free (graph->values);
   g_free (graph->nodes);
   if (graph->owned)
@@ -267,14 +285,16 @@ parse_tensor_value (Parser *p, EtFbTable t, XbValue *v, uint32_t index)
       g_snprintf (what, sizeof what, "value %u", index);
       if (!constant_bytes (p, v->constant_index, what, &v->data, &v->data_size))
         return FALSE;
-      size_t esize = xb_datatype_size (v->datatype);
-      if (esize && v->data_size < numel * esize)
+      size_t need = xb_value_bytes (v);
+      if (need && v->data_size < need)
         return fail (p, ET_ERROR_INVALID_PROGRAM,
-                     "XNNPACK payload: constant value %u (%s) needs %llu bytes, its data has %zu", index,
-                     xb_datatype_name (v->datatype), (unsigned long long) (numel * esize), v->data_size);
+                     "XNNPACK payload: constant value %u (%s) needs %zu bytes, its data has %zu", index,
+                     xb_datatype_name (v->datatype), need, v->data_size);
     }
   return TRUE;
 }
+
+static gboolean parse_group_quant (Parser *p, EtFbTable q, XbValue *v, uint32_t index);
 
 static gboolean
 parse_value (Parser *p, EtFbTable xv, uint32_t index)
@@ -355,10 +375,91 @@ parse_value (Parser *p, EtFbTable xv, uint32_t index)
                            v->scales[c], c);
           return TRUE;
         }
-      default:
-        /* Dynamic and blockwise quantization: checked when the graph is built. */
-        return TRUE;
+      case XB_QUANT_PER_TOKEN:
+        {
+          int32_t nonbatch = _et_fb_i32 (fb, q, 0, 0);
+          if (!fb_ok (p, "PerTokenDynamicQuant"))
+            return FALSE;
+          if (nonbatch < 1 || (uint32_t) nonbatch > v->ndim)
+            return fail (p, ET_ERROR_INVALID_PROGRAM, "XNNPACK payload: value %u has num_nonbatch_dims %d of %u dims",
+                         index, nonbatch, v->ndim);
+          if (v->constant_index)
+            return fail (p, ET_ERROR_INVALID_PROGRAM,
+                         "XNNPACK payload: dynamically quantized value %u has constant data", index);
+          v->num_nonbatch_dims = (uint32_t) nonbatch;
+          return TRUE;
+        }
+      default: return parse_group_quant (p, q, v, index);
     }
+}
+
+/* bf16 from fp32 the way upstream's runtime converts legacy fp32 block
+ * scales: scaled by 1.00389105 (rounding up), then the top 16 bits. */
+static uint16_t
+bf16_from_legacy_f32 (float f)
+{
+  float scaled = f * 1.00389105f;
+  uint32_t bits;
+  memcpy (&bits, &scaled, 4);
+  return (uint16_t) (bits >> 16);
+}
+
+/* PerChannelGroupQuant: [N, K] weights, K / group_size bf16 scales a row. */
+static gboolean
+parse_group_quant (Parser *p, EtFbTable q, XbValue *v, uint32_t index)
+{
+  EtFb *fb = &p->fb;
+  EtFbVector scales = _et_fb_vector (fb, q, 0, 4, "PerChannelGroupQuant.scale");
+  int32_t channel_dim = _et_fb_i32 (fb, q, 1, 0);
+  int32_t group_size = _et_fb_i32 (fb, q, 2, 0);
+  uint32_t buf = _et_fb_u32 (fb, q, 4, 0), num = _et_fb_u32 (fb, q, 5, 0);
+  if (!fb_ok (p, "PerChannelGroupQuant"))
+    return FALSE;
+  if (v->ndim != 2 || channel_dim != 0)
+    return fail (p, ET_ERROR_NOT_SUPPORTED,
+                 "XNNPACK payload: blockwise quantized value %u has %u dims and channel_dim %d "
+                 "(only [out, in] weights with channel_dim 0)",
+                 index, v->ndim, channel_dim);
+  if (group_size <= 0 || v->dims[1] % (size_t) group_size != 0)
+    return fail (p, ET_ERROR_INVALID_PROGRAM,
+                 "XNNPACK payload: value %u has group size %d, which does not divide its %zu input channels", index,
+                 group_size, v->dims[1]);
+  size_t count = v->dims[0] * (v->dims[1] / (size_t) group_size);
+  v->channel_dim = 0;
+  v->group_size = (uint32_t) group_size;
+  v->n_block_scales = count;
+  v->block_scales = g_new (uint16_t, count ? count : 1);
+  if (buf)
+    {
+      const void *data;
+      size_t size;
+      char what[64];
+      g_snprintf (what, sizeof what, "block scales of value %u", index);
+      if (!constant_bytes (p, buf, what, &data, &size))
+        return FALSE;
+      if (num != count || size / 2 < count)
+        return fail (p, ET_ERROR_INVALID_PROGRAM,
+                     "XNNPACK payload: value %u has %u block scales (%zu bytes), its shape needs %zu", index, num, size,
+                     count);
+      memcpy (v->block_scales, data, count * 2);
+    }
+  else
+    {
+      if (scales.length != count)
+        return fail (p, ET_ERROR_INVALID_PROGRAM, "XNNPACK payload: value %u has %u block scales, its shape needs %zu",
+                     index, scales.length, count);
+      for (size_t i = 0; i < count; i++)
+        v->block_scales[i] = bf16_from_legacy_f32 (_et_fb_vector_f32 (fb, scales, (uint32_t) i));
+    }
+  for (size_t i = 0; i < count; i++)
+    {
+      uint32_t bits = (uint32_t) v->block_scales[i] << 16;
+      float f;
+      memcpy (&f, &bits, 4);
+      if (!isfinite (f))
+        return fail (p, ET_ERROR_INVALID_PROGRAM, "XNNPACK payload: value %u has block scale %g at %zu", index, f, i);
+    }
+  return TRUE;
 }
 
 /* Reads a value id field and turns it into a value index. */

@@ -117,7 +117,15 @@ typedef struct
   int32_t zero_point;
   int32_t channel_dim;
   uint32_t n_scales;
-  float *scales;    /* per-channel scales (owned), n_scales of them */
+  float *scales; /* per-channel scales (owned), n_scales of them */
+  /* Dynamic quantization (PerTokenDynamicQuant): rows are the leading
+   * ndim - num_nonbatch_dims dims. */
+  uint32_t num_nonbatch_dims;
+  /* Blockwise (PerChannelGroupQuant): bf16 scales [dims[0], dims[1] /
+   * group_size] (owned), n_block_scales of them. */
+  uint32_t group_size;
+  uint16_t *block_scales;
+  size_t n_block_scales;
   const void *data; /* constant data, or NULL */
   size_t data_size;
   int16_t narrow_datatype; /* widen.c: an external value's fp16/bf16 type, now fp32 here; else 0 */
@@ -164,6 +172,10 @@ const char *xb_node_type_name (uint32_t type);
 const char *xb_datatype_name (int datatype);
 /* Bytes per element (1 for 8-bit types, 4 for 32-bit), 0 for packed/unknown. */
 size_t xb_datatype_size (int datatype);
+/* Bytes of a constant of @value's datatype and dims: 4-bit types pack two
+ * elements a byte, each row of the last dim padded to a whole byte; 0 when
+ * unknown. */
+size_t xb_value_bytes (const XbValue *value);
 size_t xb_value_numel (const XbValue *value);
 
 /* widen.c: fp16 and bf16 values become fp32 (constants converted; external

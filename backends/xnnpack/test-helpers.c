@@ -16,8 +16,26 @@ xb_zero_named_data (gpointer user_data, const char *key, const void **data, size
   return TRUE;
 }
 
+/* The tensor type of an external value's argument, and its element size. */
+static int
+argument_type (const XbValue *val, size_t *size)
+{
+  int datatype = val->narrow_datatype ? val->narrow_datatype : val->datatype;
+  *size = xb_datatype_size (datatype) ? xb_datatype_size (datatype) : 4;
+  switch (datatype)
+    {
+      case XB_DT_FP16: return ET_SCALAR_HALF;
+      case XB_DT_BF16: return ET_SCALAR_BFLOAT16;
+      case XB_DT_QINT8: return ET_SCALAR_CHAR;
+      case XB_DT_QUINT8: return ET_SCALAR_BYTE;
+      case XB_DT_QINT32:
+      case XB_DT_INT32: return ET_SCALAR_INT;
+      default: return ET_SCALAR_FLOAT;
+    }
+}
+
 /* Runs a delegate that built from a hostile payload on zero inputs shaped
- * like its external values: it must return, with an error or not. */
+ * and typed like its external values: it must return, with an error or not. */
 void
 xb_delegate_run_zeros (void *handle)
 {
@@ -39,8 +57,9 @@ xb_delegate_run_zeros (void *handle)
       if (!val->flags || val->external_id >= n_args || values[val->external_id].tag != ET_VALUE_NONE)
         continue;
       EtTensor *t = &tensors[val->external_id];
+      size_t esize;
       t->ndim = shapes[v].ndim;
-      t->scalar_type = ET_SCALAR_FLOAT;
+      t->scalar_type = argument_type (val, &esize);
       t->shape_dynamism = ET_SHAPE_DYNAMIC_BOUND;
       size_t numel = 1;
       gboolean small = t->ndim <= ET_MAX_DIMS;
@@ -57,8 +76,8 @@ xb_delegate_run_zeros (void *handle)
         continue;
       et_strides_from_dim_order (t->ndim, t->sizes, t->dim_order, t->strides);
       t->numel = (int64_t) numel;
-      t->nbytes = t->capacity = numel * 4;
-      t->data = blocks[val->external_id] = g_malloc0 (numel * 4 + 16);
+      t->nbytes = t->capacity = numel * esize;
+      t->data = blocks[val->external_id] = g_malloc0 (numel * esize + 16);
       values[val->external_id].tag = ET_VALUE_TENSOR;
       values[val->external_id].u.tensor = t;
     }

@@ -5,135 +5,142 @@
  * Parts form a doubly linked list over the initial parts' slots.  A merge
  * keeps the left part (its start never moves) and unlinks the right one.
  * Candidates are never removed from the heap when a merge makes them
- * stale; a popped candidate is used only if both parts are still alive,
- * still adjacent, and the right one still ends where it did.
+ * stale; a popped candidate is current only if its left part is not dead and
+ * the part after it still ends where the right one did (part ends only
+ * grow, so that is the same right part, unchanged).
  */
 #include "bpe-merge.h"
 
 typedef struct
 {
-  gsize start;
-  gsize end;
-  guint prev; /* G_MAXUINT: none */
-  guint next;
-  gboolean alive;
-} Part;
+  LlmBpePart part;
+  guint32 prev; /* NONE: none; DEAD: merged into its left neighbour */
+  guint32 next;
+} Node;
 
 typedef struct
 {
-  double priority;
-  gsize start; /* the left part's start: the leftmost pair wins ties */
-  gsize right_end;
-  guint left;
-  guint right;
+  guint32 priority;
+  guint32 left; /* the left part's slot: the leftmost pair wins ties */
+  guint32 merged;
+  guint32 right_end;
 } Candidate;
 
-#define NONE G_MAXUINT
+#define NONE G_MAXUINT32
+#define DEAD (G_MAXUINT32 - 1)
 
-static gboolean
+static inline gboolean
 before (const Candidate *a, const Candidate *b)
 {
-  return a->priority < b->priority || (a->priority == b->priority && a->start < b->start);
+  return a->priority < b->priority || (a->priority == b->priority && a->left < b->left);
 }
 
+/* Sift with a hole rather than swaps: each step moves one candidate. */
 static void
 heap_push (GArray *heap, const Candidate *c)
 {
-  g_array_append_val (heap, *c);
-  Candidate *h = (Candidate *) heap->data;
+  g_array_set_size (heap, heap->len + 1);
+  Candidate *h = (Candidate *) (void *) heap->data;
   guint i = heap->len - 1;
   while (i > 0)
     {
       guint parent = (i - 1) / 2;
-      if (!before (&h[i], &h[parent]))
+      if (!before (c, &h[parent]))
         break;
-      Candidate tmp = h[i];
       h[i] = h[parent];
-      h[parent] = tmp;
       i = parent;
     }
+  h[i] = *c;
 }
 
 static Candidate
 heap_pop (GArray *heap)
 {
-  Candidate *h = (Candidate *) heap->data;
+  Candidate *h = (Candidate *) (void *) heap->data;
   Candidate top = h[0];
-  h[0] = h[heap->len - 1];
-  g_array_set_size (heap, heap->len - 1);
-  guint n = heap->len;
+  Candidate last = h[heap->len - 1];
+  guint n = heap->len - 1;
+  g_array_set_size (heap, n);
   guint i = 0;
   for (;;)
     {
-      guint best = i;
-      guint l = 2 * i + 1;
-      guint r = l + 1;
-      if (l < n && before (&h[l], &h[best]))
-        best = l;
-      if (r < n && before (&h[r], &h[best]))
-        best = r;
-      if (best == i)
+      guint child = 2 * i + 1;
+      if (child >= n)
         break;
-      Candidate tmp = h[i];
-      h[i] = h[best];
-      h[best] = tmp;
-      i = best;
+      if (child + 1 < n && before (&h[child + 1], &h[child]))
+        child++;
+      if (!before (&h[child], &last))
+        break;
+      h[i] = h[child];
+      i = child;
     }
+  if (n > 0)
+    h[i] = last;
   return top;
 }
 
 static void
-consider (GArray *heap, const guint8 *text, const Part *parts, guint left, LlmBpePriorityFunc priority,
-          gconstpointer data)
+consider (GArray *heap, const Node *nodes, guint32 left, LlmBpePairFunc pair, gpointer data)
 {
-  if (left == NONE || parts[left].next == NONE)
+  if (left == NONE || nodes[left].next == NONE)
     return;
-  guint right = parts[left].next;
-  Candidate c = { .start = parts[left].start, .right_end = parts[right].end, .left = left, .right = right };
-  if (priority (data, text + c.start, c.right_end - c.start, &c.priority))
+  const Node *right = &nodes[nodes[left].next];
+  Candidate c = { .left = left, .right_end = right->part.end };
+  if (pair (data, &nodes[left].part, &right->part, &c.priority, &c.merged))
     heap_push (heap, &c);
 }
 
-void
-_llm_bpe_merge (const guint8 *text, GArray *ends, LlmBpePriorityFunc priority, gconstpointer data)
+/* Whether @c may merge now (see the file's comment and the flag's). */
+static gboolean
+is_current (const Candidate *c, const Node *nodes, LlmBpePairFunc pair, gpointer data, LlmBpeMergeFlags flags)
 {
-  guint n = ends->len;
+  const Node *left = &nodes[c->left];
+  if (left->prev == DEAD || left->next == NONE)
+    return FALSE;
+  const Node *right = &nodes[left->next];
+  if (right->part.end == c->right_end)
+    return TRUE;
+  guint32 priority, merged;
+  return (flags & LLM_BPE_MERGE_SAME_VALUE_IS_CURRENT) && pair (data, &left->part, &right->part, &priority, &merged) &&
+         merged == c->merged;
+}
+
+void
+_llm_bpe_merge (GArray *parts, LlmBpePairFunc pair, gpointer data, LlmBpeMergeFlags flags)
+{
+  guint n = parts->len;
   if (n < 2)
     return;
-  const gsize *end = (const gsize *) ends->data;
-  g_autofree Part *parts = g_new (Part, n);
-  for (guint i = 0; i < n; i++)
-    {
-      parts[i].start = i == 0 ? 0 : end[i - 1];
-      parts[i].end = end[i];
-      parts[i].prev = i == 0 ? NONE : i - 1;
-      parts[i].next = i + 1 == n ? NONE : i + 1;
-      parts[i].alive = TRUE;
-    }
+  g_return_if_fail (n < DEAD);
+  const LlmBpePart *initial = (const LlmBpePart *) (void *) parts->data;
+  g_autofree Node *nodes = g_new (Node, n);
+  for (guint32 i = 0; i < n; i++)
+    nodes[i] = (Node){ .part = initial[i], .prev = i == 0 ? NONE : i - 1, .next = i + 1 == n ? NONE : i + 1 };
 
   g_autoptr (GArray) heap = g_array_sized_new (FALSE, FALSE, sizeof (Candidate), n);
-  for (guint i = 0; i + 1 < n; i++)
-    consider (heap, text, parts, i, priority, data);
+  for (guint32 i = 0; i + 1 < n; i++)
+    consider (heap, nodes, i, pair, data);
 
   while (heap->len > 0)
     {
       Candidate c = heap_pop (heap);
-      Part *left = &parts[c.left];
-      Part *right = &parts[c.right];
-      if (!left->alive || !right->alive || left->next != c.right || right->end != c.right_end)
+      if (!is_current (&c, nodes, pair, data, flags))
         continue;
-      left->end = right->end;
+      Node *left = &nodes[c.left];
+      Node *right = &nodes[left->next];
+      left->part.end = right->part.end;
+      left->part.value = c.merged;
       left->next = right->next;
       if (right->next != NONE)
-        parts[right->next].prev = c.left;
-      right->alive = FALSE;
-      consider (heap, text, parts, left->prev, priority, data);
-      consider (heap, text, parts, c.left, priority, data);
+        nodes[right->next].prev = c.left;
+      right->prev = DEAD;
+      consider (heap, nodes, left->prev, pair, data);
+      consider (heap, nodes, c.left, pair, data);
     }
 
   guint out = 0;
-  gsize *new_end = (gsize *) ends->data;
-  for (guint i = 0; i != NONE; i = parts[i].next)
-    new_end[out++] = parts[i].end;
-  g_array_set_size (ends, out);
+  LlmBpePart *merged = (LlmBpePart *) (void *) parts->data;
+  for (guint32 i = 0; i != NONE; i = nodes[i].next)
+    merged[out++] = nodes[i].part;
+  g_array_set_size (parts, out);
 }

@@ -14,6 +14,8 @@
  * for words under 256 bytes are cached (10000 words), as the reference does.
  * Dropout is refused: the reference draws random numbers for it.
  */
+#include "bpe-merge.h"
+#include "byte-piece.h"
 #include "hf-private.h"
 
 #include <string.h>
@@ -113,36 +115,37 @@ parse_vocab (HfBpe *self, JsonObject *model, const char *path, GError **error)
       return FALSE;
     }
   JsonObject *vocab = json_node_get_object (node);
-  g_autoptr (GList) names = json_object_get_members (vocab);
   guint n = json_object_get_size (vocab);
   /* Ids are dense in real files; a bound keeps a hostile one from making
    * the id table huge. */
   guint64 max_id = 2 * (guint64) n + 1024;
   guint32 limit = 0;
-  for (GList *l = names; l != NULL; l = l->next)
+  JsonObjectIter members;
+  const char *name;
+  JsonNode *value;
+  json_object_iter_init (&members, vocab);
+  while (json_object_iter_next (&members, &name, &value))
     {
       guint64 id = 0;
-      g_autofree char *member_path = g_strdup_printf ("%s.vocab[\"%s\"]", path, (const char *) l->data);
-      JsonNode *value = json_object_get_member (vocab, l->data);
       if (!JSON_NODE_HOLDS_VALUE (value) || json_node_get_value_type (value) != G_TYPE_INT64 ||
           json_node_get_int (value) < 0 || (guint64) json_node_get_int (value) >= max_id)
         {
           g_set_error (error, LLM_TOKENIZER_ERROR, LLM_TOKENIZER_ERROR_MALFORMED,
-                       "%s: expected an id from 0 to %" G_GUINT64_FORMAT, member_path, max_id - 1);
+                       "%s.vocab[\"%s\"]: expected an id from 0 to %" G_GUINT64_FORMAT, path, name, max_id - 1);
           return FALSE;
         }
       id = json_node_get_int (value);
-      g_hash_table_insert (self->vocab, g_strdup (l->data), GUINT_TO_POINTER ((guint32) id + 1));
+      g_hash_table_insert (self->vocab, g_strdup (name), GUINT_TO_POINTER ((guint32) id + 1));
       limit = MAX (limit, (guint32) id + 1);
     }
   self->id_limit = limit;
   self->id_to_token = g_new0 (const char *, limit + 1);
   GHashTableIter iter;
-  gpointer key, value;
+  gpointer key, stored;
   g_hash_table_iter_init (&iter, self->vocab);
-  while (g_hash_table_iter_next (&iter, &key, &value))
+  while (g_hash_table_iter_next (&iter, &key, &stored))
     {
-      guint32 id = GPOINTER_TO_UINT (value) - 1;
+      guint32 id = GPOINTER_TO_UINT (stored) - 1;
       if (self->id_to_token[id] != NULL)
         {
           g_set_error (error, LLM_TOKENIZER_ERROR, LLM_TOKENIZER_ERROR_MALFORMED,
@@ -237,10 +240,14 @@ parse_merges (HfBpe *self, JsonObject *model, const char *path, GError **error)
     self->merges[i] = (MergeSlot){ 0, G_MAXUINT32, 0 };
   for (guint i = 0; i < n; i++)
     {
-      g_autofree char *merge_path = g_strdup_printf ("%s.merges[%u]", path, i);
       guint32 left, right, merged;
-      if (!parse_merge (self, json_array_get_element (merges, i), merge_path, &left, &right, &merged, error))
-        return FALSE;
+      g_autoptr (GError) local = NULL;
+      /* The path is only spelt out for a message. */
+      if (!parse_merge (self, json_array_get_element (merges, i), "", &left, &right, &merged, &local))
+        {
+          g_set_error (error, local->domain, local->code, "%s.merges[%u]%s", path, i, local->message);
+          return FALSE;
+        }
       /* A repeated pair takes its last rank, as in the reference. */
       MergeSlot *slot = merge_find (self, left, right);
       *slot = (MergeSlot){ ((guint64) left << 32) | right, i, merged };
@@ -312,8 +319,8 @@ _hf_bpe_parse (JsonNode *node, const char *path, GError **error)
     }
   for (guint b = 0; b < 256; b++)
     {
-      char name[8];
-      g_snprintf (name, sizeof name, "<0x%02X>", b);
+      char name[LLM_BYTE_PIECE_SIZE];
+      _llm_byte_piece_format ((guint8) b, name);
       if (!_hf_bpe_lookup (self, name, &self->byte_ids[b]))
         self->byte_ids[b] = G_MAXUINT32;
     }
@@ -322,84 +329,24 @@ _hf_bpe_parse (JsonNode *node, const char *path, GError **error)
 
 /* --- Encoding -------------------------------------------------------- */
 
-typedef struct
-{
-  guint32 id;
-  int prev, next;
-  gboolean alive;
-} Symbol;
-
-typedef struct
-{
-  guint32 rank, pos, new_id;
-} Candidate;
-
+/* Parts are symbols (part i spans [i, i + 1) at first) with their token
+ * ids; a pair joins when the merges list it, its rank is the priority. */
 static gboolean
-candidate_before (const Candidate *a, const Candidate *b)
+merge_pair (gpointer data, const LlmBpePart *left, const LlmBpePart *right, guint32 *priority, guint32 *merged)
 {
-  return a->rank < b->rank || (a->rank == b->rank && a->pos < b->pos);
-}
-
-static void
-heap_push (GArray *heap, Candidate c)
-{
-  g_array_append_val (heap, c);
-  Candidate *h = (Candidate *) heap->data;
-  for (guint i = heap->len - 1; i > 0;)
-    {
-      guint parent = (i - 1) / 2;
-      if (!candidate_before (&h[i], &h[parent]))
-        break;
-      Candidate t = h[i];
-      h[i] = h[parent];
-      h[parent] = t;
-      i = parent;
-    }
-}
-
-static Candidate
-heap_pop (GArray *heap)
-{
-  Candidate *h = (Candidate *) heap->data;
-  Candidate top = h[0];
-  h[0] = h[heap->len - 1];
-  g_array_set_size (heap, heap->len - 1);
-  h = (Candidate *) heap->data;
-  for (guint i = 0;;)
-    {
-      guint l = 2 * i + 1, r = l + 1, best = i;
-      if (l < heap->len && candidate_before (&h[l], &h[best]))
-        best = l;
-      if (r < heap->len && candidate_before (&h[r], &h[best]))
-        best = r;
-      if (best == i)
-        break;
-      Candidate t = h[i];
-      h[i] = h[best];
-      h[best] = t;
-      i = best;
-    }
-  return top;
-}
-
-static void
-push_pair (const HfBpe *self, GArray *heap, const Symbol *syms, int pos)
-{
-  int next = syms[pos].next;
-  if (next < 0)
-    return;
-  MergeSlot *slot = merge_find (self, syms[pos].id, syms[next].id);
-  if (slot->rank != G_MAXUINT32)
-    heap_push (heap, (Candidate){ slot->rank, (guint32) pos, slot->new_id });
+  const MergeSlot *slot = merge_find (data, left->value, right->value);
+  if (slot->rank == G_MAXUINT32)
+    return FALSE;
+  *priority = slot->rank;
+  *merged = slot->new_id;
+  return TRUE;
 }
 
 static void
 add_symbol (GArray *symbols, guint32 id)
 {
-  Symbol s = { id, (int) symbols->len - 1, -1, TRUE };
-  if (symbols->len > 0)
-    g_array_index (symbols, Symbol, symbols->len - 1).next = (int) symbols->len;
-  g_array_append_val (symbols, s);
+  LlmBpePart part = { symbols->len, symbols->len + 1, id };
+  g_array_append_val (symbols, part);
 }
 
 /* The word's characters as symbols, with byte fallback and unk. */
@@ -457,34 +404,11 @@ initial_symbols (const HfBpe *self, const char *word, gsize len, GArray *symbols
 static void
 merge_word (const HfBpe *self, const char *word, gsize len, GArray *ids)
 {
-  g_autoptr (GArray) symbols = g_array_new (FALSE, FALSE, sizeof (Symbol));
+  g_autoptr (GArray) symbols = g_array_new (FALSE, FALSE, sizeof (LlmBpePart));
   initial_symbols (self, word, len, symbols);
-  Symbol *syms = (Symbol *) symbols->data;
-  g_autoptr (GArray) heap = g_array_new (FALSE, FALSE, sizeof (Candidate));
-  for (guint i = 0; i + 1 < symbols->len; i++)
-    push_pair (self, heap, syms, (int) i);
-  while (heap->len > 0)
-    {
-      Candidate top = heap_pop (heap);
-      Symbol *left = &syms[top.pos];
-      if (!left->alive || left->next < 0)
-        continue;
-      Symbol *right = &syms[left->next];
-      MergeSlot *slot = merge_find (self, left->id, right->id);
-      if (slot->rank == G_MAXUINT32 || slot->new_id != top.new_id)
-        continue; /* stale: one side changed since it was queued */
-      left->id = top.new_id;
-      right->alive = FALSE;
-      left->next = right->next;
-      if (right->next >= 0)
-        syms[right->next].prev = (int) top.pos;
-      if (left->prev >= 0)
-        push_pair (self, heap, syms, left->prev);
-      push_pair (self, heap, syms, (int) top.pos);
-    }
+  _llm_bpe_merge (symbols, merge_pair, (gpointer) self, LLM_BPE_MERGE_SAME_VALUE_IS_CURRENT);
   for (guint i = 0; i < symbols->len; i++)
-    if (syms[i].alive)
-      g_array_append_val (ids, syms[i].id);
+    g_array_append_val (ids, g_array_index (symbols, LlmBpePart, i).value);
 }
 
 void

@@ -103,10 +103,104 @@ _hf_json_type (JsonObject *obj, const char *path, GError **error)
   return type;
 }
 
-/* Oniguruma's \w and \W (letters, marks, digits, connectors) in PCRE2's
- * words; everything else means the same in both for tokenizer patterns. */
-static char *
-onig_to_pcre (const char *pattern)
+gboolean
+_hf_json_component (JsonNode *node, const char *path, JsonObject **obj, const char **type, GError **error)
+{
+  *obj = NULL;
+  *type = NULL;
+  if (node == NULL || JSON_NODE_HOLDS_NULL (node))
+    return TRUE;
+  JsonObject *object = _hf_json_object (node, path, error);
+  if (object == NULL)
+    return FALSE;
+  *type = _hf_json_type (object, path, error);
+  if (*type == NULL)
+    return FALSE;
+  *obj = object;
+  return TRUE;
+}
+
+gboolean
+_hf_json_each (JsonObject *obj, const char *member, const char *path, HfJsonElementFunc func, gpointer data,
+               GError **error)
+{
+  JsonNode *list = json_object_get_member (obj, member);
+  if (list == NULL || !JSON_NODE_HOLDS_ARRAY (list))
+    {
+      g_set_error (error, LLM_TOKENIZER_ERROR, LLM_TOKENIZER_ERROR_MALFORMED, "%s.%s: expected an array", path, member);
+      return FALSE;
+    }
+  JsonArray *array = json_node_get_array (list);
+  for (guint i = 0; i < json_array_get_length (array); i++)
+    {
+      g_autofree char *element_path = g_strdup_printf ("%s.%s[%u]", path, member, i);
+      if (!func (data, json_array_get_element (array, i), element_path, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+_hf_json_char (JsonObject *obj, const char *member, const char *path, const char **out, GError **error)
+{
+  const char *s = NULL;
+  if (!_hf_json_string (obj, member, path, NULL, &s, error))
+    return FALSE;
+  if (s == NULL || *s == '\0' || *g_utf8_next_char (s) != '\0')
+    {
+      g_set_error (error, LLM_TOKENIZER_ERROR, LLM_TOKENIZER_ERROR_MALFORMED, "%s.%s: expected one character", path,
+                   member);
+      return FALSE;
+    }
+  *out = s;
+  return TRUE;
+}
+
+gboolean
+_hf_json_prepend_scheme (JsonObject *obj, const char *path, HfPrependScheme *out, GError **error)
+{
+  static const char *const names[] = { "always", "never", "first" };
+  const char *scheme = NULL;
+  if (!_hf_json_string (obj, "prepend_scheme", path, NULL, &scheme, error))
+    return FALSE;
+  if (scheme == NULL)
+    {
+      gboolean add_prefix_space = TRUE;
+      if (!_hf_json_bool (obj, "add_prefix_space", path, TRUE, &add_prefix_space, error))
+        return FALSE;
+      *out = add_prefix_space ? HF_PREPEND_ALWAYS : HF_PREPEND_NEVER;
+      return TRUE;
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    if (strcmp (scheme, names[i]) == 0)
+      {
+        *out = (HfPrependScheme) i;
+        return TRUE;
+      }
+  g_set_error (error, LLM_TOKENIZER_ERROR, LLM_TOKENIZER_ERROR_UNSUPPORTED, "%s.prepend_scheme: unknown scheme %s",
+               path, scheme);
+  return FALSE;
+}
+
+/* How one escape reads in PCRE2: NULL when it means the same. */
+static const char *
+class_escape (char c, gboolean in_class)
+{
+  switch (c)
+    {
+      case 'w': return in_class ? HF_WORD_CLASS : "[" HF_WORD_CLASS "]";
+      case 'W': return in_class ? NULL : "[^" HF_WORD_CLASS "]";
+      case 's': return in_class ? HF_SPACE_CLASS : "[" HF_SPACE_CLASS "]";
+      case 'S': return in_class ? NULL : "[^" HF_SPACE_CLASS "]";
+      /* Ruby's \h is a hexadecimal digit, PCRE2's horizontal space. */
+      case 'h': return in_class ? "0-9a-fA-F" : "[0-9a-fA-F]";
+      case 'H': return in_class ? NULL : "[^0-9a-fA-F]";
+      default: return NULL;
+    }
+}
+
+char *
+_hf_onig_to_pcre (const char *pattern)
 {
   GString *out = g_string_new (NULL);
   guint depth = 0; /* inside a character class */
@@ -115,10 +209,9 @@ onig_to_pcre (const char *pattern)
       if (*p == '\\' && p[1] != '\0')
         {
           p++;
-          if (*p == 'w')
-            g_string_append (out, depth > 0 ? HF_WORD_CLASS : "[" HF_WORD_CLASS "]");
-          else if (*p == 'W' && depth == 0)
-            g_string_append (out, "[^" HF_WORD_CLASS "]");
+          const char *replacement = class_escape (*p, depth > 0);
+          if (replacement != NULL)
+            g_string_append (out, replacement);
           else
             {
               g_string_append_c (out, '\\');
@@ -169,7 +262,7 @@ _hf_json_pattern (JsonObject *obj, const char *name, const char *path, const cha
       return NULL;
     }
   *literal = string;
-  g_autofree char *escaped = string != NULL ? g_regex_escape_string (string, -1) : onig_to_pcre (regex);
+  g_autofree char *escaped = string != NULL ? g_regex_escape_string (string, -1) : _hf_onig_to_pcre (regex);
   g_autoptr (GError) regex_error = NULL;
   /* Oniguruma's Ruby syntax, which the reference uses, has ^ and $ match at
    * line ends. */

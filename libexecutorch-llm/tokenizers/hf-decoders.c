@@ -25,6 +25,7 @@
  *                prepend_scheme is "never", as the reference does.
  * Other decoders (WordPiece, BPEDecoder, CTC) are refused.
  */
+#include "byte-piece.h"
 #include "hf-private.h"
 
 #include <string.h>
@@ -77,25 +78,22 @@ _hf_decoder_free (HfDecoder *self)
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (HfDecoder, _hf_decoder_free)
 
+/* A member holding exactly one character, copied. */
 static gboolean
 parse_char (JsonObject *obj, const char *member, const char *path, char **out, GError **error)
 {
   const char *s = NULL;
-  if (!_hf_json_string (obj, member, path, NULL, &s, error))
+  if (!_hf_json_char (obj, member, path, &s, error))
     return FALSE;
-  if (s == NULL || *s == '\0' || *g_utf8_next_char (s) != '\0')
-    {
-      g_set_error (error, LLM_TOKENIZER_ERROR, LLM_TOKENIZER_ERROR_MALFORMED, "%s.%s: expected one character", path,
-                   member);
-      return FALSE;
-    }
   *out = g_strdup (s);
   return TRUE;
 }
 
+/* One decoder, or a Sequence's steps (flattened). */
 static gboolean
-parse_step (HfDecoder *self, JsonNode *node, const char *path, GError **error)
+parse_step (gpointer data, JsonNode *node, const char *path, GError **error)
 {
+  HfDecoder *self = data;
   JsonObject *obj = _hf_json_object (node, path, error);
   if (obj == NULL)
     return FALSE;
@@ -104,23 +102,7 @@ parse_step (HfDecoder *self, JsonNode *node, const char *path, GError **error)
     return FALSE;
 
   if (strcmp (type, "Sequence") == 0)
-    {
-      JsonNode *list = json_object_get_member (obj, "decoders");
-      if (list == NULL || !JSON_NODE_HOLDS_ARRAY (list))
-        {
-          g_set_error (error, LLM_TOKENIZER_ERROR, LLM_TOKENIZER_ERROR_MALFORMED, "%s.decoders: expected an array",
-                       path);
-          return FALSE;
-        }
-      JsonArray *array = json_node_get_array (list);
-      for (guint i = 0; i < json_array_get_length (array); i++)
-        {
-          g_autofree char *child_path = g_strdup_printf ("%s.decoders[%u]", path, i);
-          if (!parse_step (self, json_array_get_element (array, i), child_path, error))
-            return FALSE;
-        }
-      return TRUE;
-    }
+    return _hf_json_each (obj, "decoders", path, parse_step, self, error);
 
   Step step = { 0 };
   step.fused = self->fused;
@@ -180,26 +162,12 @@ parse_step (HfDecoder *self, JsonNode *node, const char *path, GError **error)
     }
   else if (strcmp (type, "Metaspace") == 0)
     {
-      const char *scheme = NULL;
+      HfPrependScheme scheme = HF_PREPEND_ALWAYS;
       s->kind = DEC_METASPACE;
       if (!parse_char (obj, "replacement", path, &s->literal, error) ||
-          !_hf_json_string (obj, "prepend_scheme", path, NULL, &scheme, error))
+          !_hf_json_prepend_scheme (obj, path, &scheme, error))
         return FALSE;
-      if (scheme == NULL)
-        {
-          gboolean add_prefix_space = TRUE;
-          if (!_hf_json_bool (obj, "add_prefix_space", path, TRUE, &add_prefix_space, error))
-            return FALSE;
-          s->drop_first = add_prefix_space;
-        }
-      else if (strcmp (scheme, "always") == 0 || strcmp (scheme, "first") == 0 || strcmp (scheme, "never") == 0)
-        s->drop_first = strcmp (scheme, "never") != 0;
-      else
-        {
-          g_set_error (error, LLM_TOKENIZER_ERROR, LLM_TOKENIZER_ERROR_UNSUPPORTED,
-                       "%s.prepend_scheme: unknown scheme %s", path, scheme);
-          return FALSE;
-        }
+      s->drop_first = scheme != HF_PREPEND_NEVER;
     }
   else
     {
@@ -286,11 +254,11 @@ replace (const Step *step, GByteArray *piece)
 static void
 byte_fallback (GByteArray *piece)
 {
-  const guint8 *d = piece->data;
-  if (piece->len == 6 && memcmp (d, "<0x", 3) == 0 && d[5] == '>' && g_ascii_isxdigit (d[3]) && g_ascii_isxdigit (d[4]))
+  int byte = _llm_byte_piece_parse (piece->data, piece->len, FALSE);
+  if (byte >= 0)
     {
-      guint8 byte = (guint8) (g_ascii_xdigit_value (d[3]) * 16 + g_ascii_xdigit_value (d[4]));
-      set_bytes (piece, &byte, 1);
+      guint8 b = (guint8) byte;
+      set_bytes (piece, &b, 1);
     }
 }
 

@@ -24,7 +24,9 @@
  *    for the other formats (an error when the id is unknown).
  * bos_id and eos_id, each side on its own, come from the first of:
  *  1. special_tokens_map.json, then tokenizer_config.json, in the directory
- *     of the file: "bos_token"/"eos_token", a string or {"content": ...};
+ *     of the file: "bos_token"/"eos_token", a string or {"content": ...}
+ *     (a name no token has goes on to the next rule; a config that is not
+ *     JSON is an error);
  *  2. the template: its first special token before $A (BOS), its last one
  *     after $A (EOS);
  *  3. an added special token with a well-known name: BOS <|begin_of_text|>,
@@ -35,10 +37,15 @@
  * dropout, normalizers BertNormalizer and Precompiled, pre-tokenizers
  * UnicodeScripts, FixedLength and Metaspace with unknown schemes, decoders
  * WordPiece, BPEDecoder and CTC, ByteFallback or Strip's stop after Fuse,
- * post-processors other than the ones above.  Known differences: Metaspace's
- * prepend_scheme "first" treats a span as first when it starts the text
- * (the reference looks at original offsets, which a Strip normalizer shifts);
- * Unicode tables are GLib's and PCRE2's rather than Rust's and Oniguruma's.
+ * post-processors other than the ones above.  Refused although the
+ * reference loads them: an unk_token missing from the vocabulary, ids far
+ * past the number of tokens (they must be dense), JSON nested deeper than
+ * 128 levels.  Known differences: Metaspace's prepend_scheme "first" treats
+ * a span as first when it starts the text (the reference looks at original
+ * offsets, which a Strip normalizer shifts); a run of <0xHH> tokens that is
+ * not UTF-8 decodes to its bytes, not U+FFFD; Unicode tables are GLib's and
+ * PCRE2's rather than Rust's and Oniguruma's (\w is rewritten to
+ * Oniguruma's meaning).
  */
 #include "hf-private.h"
 
@@ -152,34 +159,18 @@ parse_cls_sep (HfTokenizer *self, JsonObject *obj, const char *name, const char 
 }
 
 static gboolean
-parse_post_processor (HfTokenizer *self, JsonNode *node, const char *path, GError **error)
+parse_post_processor (gpointer data, JsonNode *node, const char *path, GError **error)
 {
-  if (node == NULL || JSON_NODE_HOLDS_NULL (node))
-    return TRUE;
-  JsonObject *obj = _hf_json_object (node, path, error);
-  const char *type = obj != NULL ? _hf_json_type (obj, path, error) : NULL;
-  if (type == NULL)
+  HfTokenizer *self = data;
+  JsonObject *obj = NULL;
+  const char *type = NULL;
+  if (!_hf_json_component (node, path, &obj, &type, error))
     return FALSE;
-  if (strcmp (type, "ByteLevel") == 0)
-    return TRUE; /* offsets only */
+  if (obj == NULL || strcmp (type, "ByteLevel") == 0)
+    return TRUE; /* none, or offsets only */
   if (strcmp (type, "Sequence") == 0)
-    {
-      JsonNode *list = _hf_json_member (obj, "processors");
-      if (list == NULL || !JSON_NODE_HOLDS_ARRAY (list))
-        {
-          g_set_error (error, LLM_TOKENIZER_ERROR, LLM_TOKENIZER_ERROR_MALFORMED, "%s.processors: expected an array",
-                       path);
-          return FALSE;
-        }
-      JsonArray *array = json_node_get_array (list);
-      for (guint i = 0; i < json_array_get_length (array); i++)
-        {
-          g_autofree char *child_path = g_strdup_printf ("%s.processors[%u]", path, i);
-          if (!parse_post_processor (self, json_array_get_element (array, i), child_path, error))
-            return FALSE;
-        }
-      return TRUE;
-    }
+    return _hf_json_each (obj, "processors", path, parse_post_processor, self, error);
+
   /* Each template wraps what the ones before it made. */
   g_autoptr (GArray) prefix = g_array_new (FALSE, FALSE, sizeof (guint32));
   g_autoptr (GArray) suffix = g_array_new (FALSE, FALSE, sizeof (guint32));
@@ -221,6 +212,59 @@ lookup (LlmTokenizerImpl *impl, const char *piece, guint32 *id)
   return _hf_bpe_lookup (self->model, piece, id);
 }
 
+/* json-glib's parser recurses once per level, with no limit of its own: a
+ * file of nested brackets would overflow the stack.  tokenizer.json nests
+ * about ten levels deep. */
+#define MAX_NESTING 128
+
+static gboolean
+check_nesting (const char *data, gsize size, const char *name, GError **error)
+{
+  guint depth = 0;
+  gboolean in_string = FALSE;
+  for (gsize i = 0; i < size; i++)
+    {
+      char c = data[i];
+      if (in_string)
+        {
+          if (c == '\\')
+            i++;
+          else if (c == '"')
+            in_string = FALSE;
+        }
+      else if (c == '"')
+        in_string = TRUE;
+      else if (c == '[' || c == '{')
+        {
+          if (++depth > MAX_NESTING)
+            {
+              g_set_error (error, LLM_TOKENIZER_ERROR, LLM_TOKENIZER_ERROR_MALFORMED,
+                           "%s: JSON nested deeper than %d levels (at byte %" G_GSIZE_FORMAT ")", name, MAX_NESTING, i);
+              return FALSE;
+            }
+        }
+      else if ((c == ']' || c == '}') && depth > 0)
+        depth--;
+    }
+  return TRUE;
+}
+
+/* @data (@size bytes of the file @name) parsed into @parser. */
+static gboolean
+parse_json (JsonParser *parser, const char *data, gsize size, const char *name, GError **error)
+{
+  if (!check_nesting (data, size, name, error))
+    return FALSE;
+  g_autoptr (GError) local = NULL;
+  if (size > G_MAXSSIZE || !json_parser_load_from_data (parser, data != NULL ? data : "", size, &local))
+    {
+      g_set_error (error, LLM_TOKENIZER_ERROR, LLM_TOKENIZER_ERROR_MALFORMED, "%s: not valid JSON: %s", name,
+                   local != NULL ? local->message : "too large");
+      return FALSE;
+    }
+  return TRUE;
+}
+
 /* "bos_token" in a config beside the file: "<s>" or {"content": "<s>"}. */
 static gboolean
 config_token (HfTokenizer *self, JsonObject *config, const char *key, const char *file, gint64 *id, GError **error)
@@ -260,11 +304,14 @@ read_configs (HfTokenizer *self, const char *name, GError **error)
         continue;
       g_autoptr (JsonParser) parser = json_parser_new_immutable ();
       g_autoptr (GError) local = NULL;
-      if (!json_parser_load_from_mapped_file (parser, file, &local))
+      g_autoptr (GMappedFile) mapped = g_mapped_file_new (file, FALSE, &local);
+      if (mapped == NULL)
         {
           g_set_error (error, LLM_TOKENIZER_ERROR, LLM_TOKENIZER_ERROR_MALFORMED, "%s: %s", file, local->message);
           return FALSE;
         }
+      if (!parse_json (parser, g_mapped_file_get_contents (mapped), g_mapped_file_get_length (mapped), file, error))
+        return FALSE;
       JsonNode *root = json_parser_get_root (parser);
       if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
         continue;
@@ -310,8 +357,8 @@ find_bos_eos (HfTokenizer *self, const char *name, GError **error)
 
 /* Normalizes, pre-tokenizes and encodes one text span (no added token in it
  * that is matched on raw text). */
-static void
-encode_span (HfTokenizer *self, const char *text, gsize len, gboolean at_start, GArray *ids)
+static gboolean
+encode_span (HfTokenizer *self, const char *text, gsize len, gboolean at_start, GArray *ids, GError **error)
 {
   g_autoptr (GString) normal =
       self->normalizer != NULL ? _hf_normalizer_apply (self->normalizer, text, len) : g_string_new_len (text, len);
@@ -333,9 +380,17 @@ encode_span (HfTokenizer *self, const char *text, gsize len, gboolean at_start, 
       for (guint k = 0; k < pieces->len; k++)
         {
           HfPiece *piece = &g_array_index (pieces, HfPiece, k);
+          /* The BPE model numbers a word's symbols with 32 bits. */
+          if (piece->len >= G_MAXUINT32 - 2)
+            {
+              g_set_error (error, LLM_TOKENIZER_ERROR, LLM_TOKENIZER_ERROR_INVALID_TEXT,
+                           "a word of %" G_GSIZE_FORMAT " bytes is too long (4 GiB at most)", piece->len);
+              return FALSE;
+            }
           _hf_bpe_encode (self->model, piece->text, piece->len, ids);
         }
     }
+  return TRUE;
 }
 
 static gboolean
@@ -357,8 +412,8 @@ encode (LlmTokenizerImpl *impl, const char *text, gsize len, guint n_bos, guint 
       HfSpan *s = &g_array_index (spans, HfSpan, i);
       if (s->token != NULL)
         g_array_append_val (ids, s->token->id);
-      else
-        encode_span (self, text + s->start, s->end - s->start, s->start == 0, ids);
+      else if (!encode_span (self, text + s->start, s->end - s->start, s->start == 0, ids, error))
+        return FALSE;
     }
 
   if (self->has_template)
@@ -445,13 +500,8 @@ _llm_hf_load (GBytes *contents, const char *name, GError **error)
   gsize size = 0;
   const char *data = g_bytes_get_data (contents, &size);
   g_autoptr (JsonParser) parser = json_parser_new_immutable ();
-  g_autoptr (GError) local = NULL;
-  if (size > G_MAXSSIZE || !json_parser_load_from_data (parser, data != NULL ? data : "", size, &local))
-    {
-      g_set_error (error, LLM_TOKENIZER_ERROR, LLM_TOKENIZER_ERROR_MALFORMED, "%s: not valid JSON: %s", name,
-                   local != NULL ? local->message : "too large");
-      return NULL;
-    }
+  if (!parse_json (parser, data, size, name, error))
+    return NULL;
   JsonNode *root = json_parser_get_root (parser);
   if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
     {

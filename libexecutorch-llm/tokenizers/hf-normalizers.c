@@ -73,18 +73,28 @@ required_string (JsonObject *obj, const char *member, const char *path, const ch
   return *out != NULL;
 }
 
+/* A Sequence's element: its normalizer joins @data's children. */
+static gboolean
+add_child (gpointer data, JsonNode *element, const char *path, GError **error)
+{
+  HfNormalizer *child = NULL;
+  if (!_hf_normalizer_parse (element, path, &child, error))
+    return FALSE;
+  if (child != NULL)
+    g_ptr_array_add (((HfNormalizer *) data)->children, child);
+  return TRUE;
+}
+
 gboolean
 _hf_normalizer_parse (JsonNode *node, const char *path, HfNormalizer **out, GError **error)
 {
+  JsonObject *obj = NULL;
+  const char *type = NULL;
   *out = NULL;
-  if (node == NULL || JSON_NODE_HOLDS_NULL (node))
-    return TRUE;
-  JsonObject *obj = _hf_json_object (node, path, error);
+  if (!_hf_json_component (node, path, &obj, &type, error))
+    return FALSE;
   if (obj == NULL)
-    return FALSE;
-  const char *type = _hf_json_type (obj, path, error);
-  if (type == NULL)
-    return FALSE;
+    return TRUE;
 
   g_autoptr (HfNormalizer) self = g_new0 (HfNormalizer, 1);
   for (gsize i = 0; i < G_N_ELEMENTS (simple_kinds); i++)
@@ -123,23 +133,8 @@ _hf_normalizer_parse (JsonNode *node, const char *path, HfNormalizer **out, GErr
     {
       self->kind = NORM_SEQUENCE;
       self->children = g_ptr_array_new_with_free_func ((GDestroyNotify) _hf_normalizer_free);
-      JsonNode *list = json_object_get_member (obj, "normalizers");
-      if (list == NULL || !JSON_NODE_HOLDS_ARRAY (list))
-        {
-          g_set_error (error, LLM_TOKENIZER_ERROR, LLM_TOKENIZER_ERROR_MALFORMED, "%s.normalizers: expected an array",
-                       path);
-          return FALSE;
-        }
-      JsonArray *array = json_node_get_array (list);
-      for (guint i = 0; i < json_array_get_length (array); i++)
-        {
-          g_autofree char *child_path = g_strdup_printf ("%s.normalizers[%u]", path, i);
-          HfNormalizer *child = NULL;
-          if (!_hf_normalizer_parse (json_array_get_element (array, i), child_path, &child, error))
-            return FALSE;
-          if (child != NULL)
-            g_ptr_array_add (self->children, child);
-        }
+      if (!_hf_json_each (obj, "normalizers", path, add_child, self, error))
+        return FALSE;
     }
   else
     {

@@ -39,13 +39,6 @@ typedef enum
   BEHAVIOR_CONTIGUOUS,
 } Behavior;
 
-typedef enum
-{
-  PREPEND_ALWAYS,
-  PREPEND_NEVER,
-  PREPEND_FIRST,
-} PrependScheme;
-
 struct _HfPreTokenizer
 {
   PreKind kind;
@@ -55,7 +48,7 @@ struct _HfPreTokenizer
   gboolean add_prefix_space; /* ByteLevel */
   gboolean individual;       /* Digits */
   gunichar replacement;      /* Metaspace, CharDelimiterSplit */
-  PrependScheme prepend;     /* Metaspace */
+  HfPrependScheme prepend;   /* Metaspace */
   gboolean split;            /* Metaspace */
   GPtrArray *children;       /* Sequence */
 };
@@ -64,9 +57,7 @@ static const char gpt2_pattern[] = "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+|
 
 /* The reference's Whitespace pattern \w+|[^\w\s]+ with Rust's \w and \s. */
 #define RUST_WORD HF_WORD_CLASS "\\x{200C}\\x{200D}"
-#define RUST_SPACE \
-  "\\t\\n\\x{0B}\\f\\r \\x{85}\\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{2029}\\x{202F}\\x{205F}\\x{3000}"
-static const char whitespace_pattern[] = "[" RUST_WORD "]+|[^" RUST_WORD RUST_SPACE "]+";
+static const char whitespace_pattern[] = "[" RUST_WORD "]+|[^" RUST_WORD HF_SPACE_CLASS "]+";
 
 void
 _hf_pre_tokenizer_free (HfPreTokenizer *self)
@@ -81,9 +72,10 @@ _hf_pre_tokenizer_free (HfPreTokenizer *self)
 }
 
 static GRegex *
-compile_builtin (const char *pattern)
+compile_builtin (const char *onig_pattern)
 {
   g_autoptr (GError) error = NULL;
+  g_autofree char *pattern = _hf_onig_to_pcre (onig_pattern);
   GRegex *regex = g_regex_new (pattern, G_REGEX_OPTIMIZE, 0, &error);
   if (regex == NULL)
     g_error ("built-in pattern %s: %s", pattern, error->message); /* a bug here, not bad input */
@@ -116,14 +108,8 @@ static gboolean
 parse_char (JsonObject *obj, const char *member, const char *path, gunichar *out, GError **error)
 {
   const char *s = NULL;
-  if (!_hf_json_string (obj, member, path, NULL, &s, error))
+  if (!_hf_json_char (obj, member, path, &s, error))
     return FALSE;
-  if (s == NULL || *s == '\0' || *g_utf8_next_char (s) != '\0')
-    {
-      g_set_error (error, LLM_TOKENIZER_ERROR, LLM_TOKENIZER_ERROR_MALFORMED, "%s.%s: expected one character", path,
-                   member);
-      return FALSE;
-    }
   *out = g_utf8_get_char (s);
   return TRUE;
 }
@@ -131,46 +117,33 @@ parse_char (JsonObject *obj, const char *member, const char *path, gunichar *out
 static gboolean
 parse_metaspace (HfPreTokenizer *self, JsonObject *obj, const char *path, GError **error)
 {
-  const char *scheme = NULL;
-  if (!parse_char (obj, "replacement", path, &self->replacement, error) ||
-      !_hf_json_bool (obj, "split", path, TRUE, &self->split, error) ||
-      !_hf_json_string (obj, "prepend_scheme", path, NULL, &scheme, error))
+  return parse_char (obj, "replacement", path, &self->replacement, error) &&
+         _hf_json_bool (obj, "split", path, TRUE, &self->split, error) &&
+         _hf_json_prepend_scheme (obj, path, &self->prepend, error);
+}
+
+/* A Sequence's element: its pre-tokenizer joins @data's children. */
+static gboolean
+add_child (gpointer data, JsonNode *element, const char *path, GError **error)
+{
+  HfPreTokenizer *child = NULL;
+  if (!_hf_pre_tokenizer_parse (element, path, &child, error))
     return FALSE;
-  if (scheme == NULL)
-    {
-      /* Files from before prepend_scheme: add_prefix_space true means always. */
-      gboolean add_prefix_space = TRUE;
-      if (!_hf_json_bool (obj, "add_prefix_space", path, TRUE, &add_prefix_space, error))
-        return FALSE;
-      self->prepend = add_prefix_space ? PREPEND_ALWAYS : PREPEND_NEVER;
-    }
-  else if (strcmp (scheme, "always") == 0)
-    self->prepend = PREPEND_ALWAYS;
-  else if (strcmp (scheme, "never") == 0)
-    self->prepend = PREPEND_NEVER;
-  else if (strcmp (scheme, "first") == 0)
-    self->prepend = PREPEND_FIRST;
-  else
-    {
-      g_set_error (error, LLM_TOKENIZER_ERROR, LLM_TOKENIZER_ERROR_UNSUPPORTED, "%s.prepend_scheme: unknown scheme %s",
-                   path, scheme);
-      return FALSE;
-    }
+  if (child != NULL)
+    g_ptr_array_add (((HfPreTokenizer *) data)->children, child);
   return TRUE;
 }
 
 gboolean
 _hf_pre_tokenizer_parse (JsonNode *node, const char *path, HfPreTokenizer **out, GError **error)
 {
+  JsonObject *obj = NULL;
+  const char *type = NULL;
   *out = NULL;
-  if (node == NULL || JSON_NODE_HOLDS_NULL (node))
-    return TRUE;
-  JsonObject *obj = _hf_json_object (node, path, error);
+  if (!_hf_json_component (node, path, &obj, &type, error))
+    return FALSE;
   if (obj == NULL)
-    return FALSE;
-  const char *type = _hf_json_type (obj, path, error);
-  if (type == NULL)
-    return FALSE;
+    return TRUE;
 
   g_autoptr (HfPreTokenizer) self = g_new0 (HfPreTokenizer, 1);
   if (strcmp (type, "ByteLevel") == 0)
@@ -229,23 +202,8 @@ _hf_pre_tokenizer_parse (JsonNode *node, const char *path, HfPreTokenizer **out,
     {
       self->kind = PRE_SEQUENCE;
       self->children = g_ptr_array_new_with_free_func ((GDestroyNotify) _hf_pre_tokenizer_free);
-      JsonNode *list = json_object_get_member (obj, "pretokenizers");
-      if (list == NULL || !JSON_NODE_HOLDS_ARRAY (list))
-        {
-          g_set_error (error, LLM_TOKENIZER_ERROR, LLM_TOKENIZER_ERROR_MALFORMED, "%s.pretokenizers: expected an array",
-                       path);
-          return FALSE;
-        }
-      JsonArray *array = json_node_get_array (list);
-      for (guint i = 0; i < json_array_get_length (array); i++)
-        {
-          g_autofree char *child_path = g_strdup_printf ("%s.pretokenizers[%u]", path, i);
-          HfPreTokenizer *child = NULL;
-          if (!_hf_pre_tokenizer_parse (json_array_get_element (array, i), child_path, &child, error))
-            return FALSE;
-          if (child != NULL)
-            g_ptr_array_add (self->children, child);
-        }
+      if (!_hf_json_each (obj, "pretokenizers", path, add_child, self, error))
+        return FALSE;
     }
   else
     {
@@ -293,6 +251,16 @@ pieces_add_owned (GArray *pieces, GString *text, gboolean at_start)
   HfPiece piece = { NULL, text->len, at_start };
   piece.text = g_string_free (text, FALSE);
   g_array_append_val (pieces, piece);
+}
+
+/* Moves the pieces of @from into @pieces, which keeps its identity for the
+ * caller; @from is left to be freed. */
+static void
+pieces_replace (GArray *pieces, GArray *from)
+{
+  g_array_set_size (pieces, 0);
+  g_array_append_vals (pieces, from->data, from->len);
+  g_array_set_clear_func (from, NULL);
 }
 
 /* --- Splitting ------------------------------------------------------- */
@@ -413,19 +381,13 @@ split_piece (const HfPiece *piece, GArray *events, gboolean invert, Behavior beh
             g_array_append_val (spans, ev[i]);
         break;
       case BEHAVIOR_CONTIGUOUS:
-        for (guint i = 0; i < n; i++)
-          {
-            if (ev[i].match == previous && spans->len > 0)
-              g_array_index (spans, Event, spans->len - 1).end = ev[i].end;
-            else
-              g_array_append_val (spans, ev[i]);
-            previous = ev[i].match;
-          }
-        break;
       case BEHAVIOR_MERGED_WITH_PREVIOUS:
+        /* Contiguous joins runs of the same kind, MergedWithPrevious a match
+         * to the text before it. */
         for (guint i = 0; i < n; i++)
           {
-            if (ev[i].match && !previous && spans->len > 0)
+            gboolean join = behavior == BEHAVIOR_CONTIGUOUS ? ev[i].match == previous : ev[i].match && !previous;
+            if (join && spans->len > 0)
               g_array_index (spans, Event, spans->len - 1).end = ev[i].end;
             else
               g_array_append_val (spans, ev[i]);
@@ -472,10 +434,7 @@ split_all (GArray *pieces, const GRegex *regex, CharClass is_in, gunichar arg, g
         char_events (is_in, arg, piece->text, piece->len, events);
       split_piece (piece, events, invert, behavior, out);
     }
-  /* Swap the contents: @pieces keeps its identity for the caller. */
-  g_array_set_size (pieces, 0);
-  g_array_append_vals (pieces, out->data, out->len);
-  g_array_set_clear_func (out, NULL);
+  pieces_replace (pieces, out);
 }
 
 static void
@@ -523,13 +482,11 @@ metaspace (const HfPreTokenizer *self, GArray *pieces)
         else
           g_string_append_c (text, piece->text[k]);
       gboolean starts = g_str_has_prefix (text->str, rep);
-      if (!starts && (self->prepend == PREPEND_ALWAYS || (self->prepend == PREPEND_FIRST && piece->at_start)))
+      if (!starts && (self->prepend == HF_PREPEND_ALWAYS || (self->prepend == HF_PREPEND_FIRST && piece->at_start)))
         g_string_prepend (text, rep);
       pieces_add_owned (out, text, piece->at_start);
     }
-  g_array_set_size (pieces, 0);
-  g_array_append_vals (pieces, out->data, out->len);
-  g_array_set_clear_func (out, NULL);
+  pieces_replace (pieces, out);
   if (self->split)
     split_all (pieces, NULL, is_char, self->replacement, FALSE, BEHAVIOR_MERGED_WITH_NEXT);
 }

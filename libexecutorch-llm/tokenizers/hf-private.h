@@ -30,6 +30,29 @@ gboolean _hf_json_uint (JsonObject *obj, const char *member, const char *path, g
 JsonObject *_hf_json_object (JsonNode *node, const char *path, GError **error);
 /* The "type" member of a component object. */
 const char *_hf_json_type (JsonObject *obj, const char *path, GError **error);
+/* A component (normalizer, pre_tokenizer, decoder step...): the object
+ * and its "type".  A NULL @node or JSON null is no component: TRUE with
+ * *obj NULL. */
+gboolean _hf_json_component (JsonNode *node, const char *path, JsonObject **obj, const char **type, GError **error);
+/* Calls @func on each element of the array @member (a Sequence's list), with
+ * the element's path "PATH.MEMBER[i]"; stops at the first FALSE. */
+typedef gboolean (*HfJsonElementFunc) (gpointer data, JsonNode *element, const char *path, GError **error);
+gboolean _hf_json_each (JsonObject *obj, const char *member, const char *path, HfJsonElementFunc func, gpointer data,
+                        GError **error);
+/* A string member holding exactly one character (Metaspace's replacement,
+ * a delimiter). */
+gboolean _hf_json_char (JsonObject *obj, const char *member, const char *path, const char **out, GError **error);
+
+/* Metaspace's prepend_scheme (the pre-tokenizer's and the decoder's); files
+ * from before it have add_prefix_space, true meaning always. */
+typedef enum
+{
+  HF_PREPEND_ALWAYS,
+  HF_PREPEND_NEVER,
+  HF_PREPEND_FIRST,
+} HfPrependScheme;
+gboolean _hf_json_prepend_scheme (JsonObject *obj, const char *path, HfPrependScheme *out, GError **error);
+
 /* A "pattern": {"String": s} or {"Regex": r} compiled to a GRegex (a
  * String is matched literally).  *literal is the String's text, else NULL. */
 GRegex *_hf_json_pattern (JsonObject *obj, const char *member, const char *path, const char **literal, GError **error);
@@ -37,6 +60,15 @@ GRegex *_hf_json_pattern (JsonObject *obj, const char *member, const char *path,
 /* Regex \w as Oniguruma defines it (PCRE2 10.42's \w has no marks), for use
  * inside a character class; Rust's \w adds the joiners U+200C and U+200D. */
 #define HF_WORD_CLASS "\\p{L}\\p{Nl}\\p{Nd}\\p{M}\\p{Pc}\\x{24B6}-\\x{24E9}\\x{1F130}-\\x{1F189}"
+
+/* Regex \s as both Oniguruma and Rust define it (the White_Space property;
+ * PCRE2's \s also takes U+180E), for use inside a character class. */
+#define HF_SPACE_CLASS \
+  "\\t\\n\\x{0B}\\f\\r \\x{85}\\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{2029}\\x{202F}\\x{205F}\\x{3000}"
+
+/* An Oniguruma (Ruby syntax) pattern, as the reference compiles them, in
+ * PCRE2's words: \w, \W, \s, \S, \h and \H rewritten. */
+char *_hf_onig_to_pcre (const char *pattern);
 
 /* Unicode classes as the reference library (Rust) defines them. */
 gboolean _hf_is_white_space (gunichar c); /* char::is_whitespace */

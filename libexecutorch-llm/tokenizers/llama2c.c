@@ -14,6 +14,7 @@
  * SentencePiece, control and byte pieces never come out of a merge.
  */
 #include "bpe-merge.h"
+#include "byte-piece.h"
 #include "token-table.h"
 #include "tokenizer-impl.h"
 
@@ -21,6 +22,8 @@
 #include <string.h>
 
 #define HEADER_SIZE 16
+/* The value of a character no merge has made: its id is not known yet. */
+#define UNMERGED G_MAXUINT32
 
 typedef struct
 {
@@ -49,25 +52,25 @@ llama2c_free (LlmTokenizerImpl *impl)
   g_free (self);
 }
 
-static gboolean
-score_priority (gconstpointer data, const guint8 *bytes, gsize len, double *priority)
+/* What the pair function needs: the pieces and the text being merged. */
+typedef struct
 {
-  const Llama2c *self = data;
-  guint32 id;
-  if (!_llm_token_table_lookup (self->pieces, bytes, len, &id))
-    return FALSE;
-  *priority = -(double) self->score[id];
-  return TRUE;
-}
+  const Llama2c *self;
+  const guint8 *text;
+} TextMerge;
 
-/* The byte a "<0xHH>" piece stands for, or -1. */
-static int
-byte_piece_value (const guint8 *piece, gsize len)
+/* A pair joins when its bytes are a piece; the higher its score, the
+ * earlier. */
+static gboolean
+score_pair (gpointer data, const LlmBpePart *left, const LlmBpePart *right, guint32 *priority, guint32 *merged)
 {
-  if (len != 6 || memcmp (piece, "<0x", 3) != 0 || piece[5] != '>' || !g_ascii_isxdigit (piece[3]) ||
-      !g_ascii_isxdigit (piece[4]))
-    return -1;
-  return g_ascii_xdigit_value (piece[3]) * 16 + g_ascii_xdigit_value (piece[4]);
+  const TextMerge *m = data;
+  guint32 id;
+  if (!_llm_token_table_lookup (m->self->pieces, m->text + left->start, right->end - left->start, &id))
+    return FALSE;
+  *priority = _llm_bpe_score_priority (m->self->score[id]);
+  *merged = id;
+  return TRUE;
 }
 
 static gboolean
@@ -79,29 +82,33 @@ llama2c_encode (LlmTokenizerImpl *impl, const char *text, gsize len, guint n_bos
     return FALSE;
   if (len > 0)
     {
-      if (len >= G_MAXSIZE - 1)
+      /* The merge numbers the text's bytes (and a space) with 32 bits. */
+      if (len >= G_MAXUINT32 - 3)
         {
-          g_set_error (error, LLM_TOKENIZER_ERROR, LLM_TOKENIZER_ERROR_INVALID_TEXT, "the text is too long");
+          g_set_error (error, LLM_TOKENIZER_ERROR, LLM_TOKENIZER_ERROR_INVALID_TEXT,
+                       "llama2c: a text of %" G_GSIZE_FORMAT " bytes is too long (4 GiB at most)", len);
           return FALSE;
         }
       /* The dummy prefix: a space before the text, merged like the rest. */
       g_autofree guint8 *work = g_malloc (len + 1);
       work[0] = ' ';
       memcpy (work + 1, text, len);
-      g_autoptr (GArray) ends = g_array_new (FALSE, FALSE, sizeof (gsize));
-      for (const char *p = (const char *) work, *end = p + len + 1; p < end;)
+      g_autoptr (GArray) parts = g_array_new (FALSE, FALSE, sizeof (LlmBpePart));
+      for (guint32 start = 0; start < len + 1;)
         {
-          p = g_utf8_next_char (p);
-          gsize at = (gsize) (p - (const char *) work);
-          g_array_append_val (ends, at);
+          guint32 end = (guint32) (g_utf8_next_char ((const char *) work + start) - (const char *) work);
+          LlmBpePart part = { start, end, UNMERGED };
+          g_array_append_val (parts, part);
+          start = end;
         }
-      _llm_bpe_merge (work, ends, score_priority, self);
-      gsize start = 0;
-      for (guint i = 0; i < ends->len; i++)
+      TextMerge merge = { self, work };
+      _llm_bpe_merge (parts, score_pair, &merge, LLM_BPE_MERGE_DEFAULT);
+      for (guint i = 0; i < parts->len; i++)
         {
-          gsize end = g_array_index (ends, gsize, i);
-          guint32 id;
-          if (_llm_token_table_lookup (self->pieces, work + start, end - start, &id))
+          const LlmBpePart *part = &g_array_index (parts, LlmBpePart, i);
+          gsize start = part->start, end = part->end;
+          guint32 id = part->value;
+          if (id != UNMERGED || _llm_token_table_lookup (self->pieces, work + start, end - start, &id))
             g_array_append_val (ids, id);
           else
             /* A character that is no piece (a merge only makes pieces). */
@@ -119,7 +126,6 @@ llama2c_encode (LlmTokenizerImpl *impl, const char *text, gsize len, guint n_bos
                 guint32 fallback_id = (guint32) fallback;
                 g_array_append_val (ids, fallback_id);
               }
-          start = end;
         }
     }
   return _llm_tokenizer_add_eos (impl, n_eos, ids, error);
@@ -137,7 +143,7 @@ llama2c_decode (LlmTokenizerImpl *impl, guint32 prev, guint32 id, GByteArray *ou
       piece++;
       len--;
     }
-  int byte = byte_piece_value (piece, len);
+  int byte = _llm_byte_piece_parse (piece, len, FALSE);
   if (byte >= 0)
     {
       guint8 b = (guint8) byte;
@@ -180,6 +186,19 @@ read_f32 (const guint8 *p)
   float f;
   memcpy (&f, &v, 4);
   return f;
+}
+
+/* vocab_size tokens of at least 8 bytes, BOS/EOS ids -1 or in the
+ * vocabulary, and a first token whose length is within max_token_length. */
+gboolean
+_llm_llama2c_header_fits (const guint8 *p, gsize size)
+{
+  if (size < HEADER_SIZE + 8)
+    return FALSE;
+  gint32 vocab_size = read_i32 (p), bos = read_i32 (p + 4), eos = read_i32 (p + 8), max_len = read_i32 (p + 12);
+  gint32 first_len = read_i32 (p + HEADER_SIZE + 4);
+  return vocab_size > 0 && (gsize) vocab_size <= (size - HEADER_SIZE) / 8 && bos >= -1 && bos < vocab_size &&
+         eos >= -1 && eos < vocab_size && max_len >= 0 && first_len >= 0 && first_len <= max_len;
 }
 
 /* A header id: -1 for none (the converter writes SentencePiece's -1 as
@@ -270,7 +289,7 @@ index_pieces (Llama2c *self)
       gsize len = self->piece_len[id];
       /* A duplicate piece keeps its first id, in both tables. */
       _llm_token_table_insert (self->all, piece, len, id, NULL);
-      int byte = byte_piece_value (piece, len);
+      int byte = _llm_byte_piece_parse (piece, len, FALSE);
       if (byte >= 0)
         {
           if (self->byte_id[byte] < 0)

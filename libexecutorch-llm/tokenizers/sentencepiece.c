@@ -17,6 +17,7 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "byte-piece.h"
 #include "sp-tokenizer.h"
 
 #define SPACE_SYMBOL "\xe2\x96\x81"
@@ -47,19 +48,6 @@ sp_free (LlmTokenizerImpl *impl)
   _llm_sp_trie_clear (&self->user_defined);
   _llm_sp_model_free (self->model);
   g_free (self);
-}
-
-/* "<0xHH>" with upper-case hex, as sentencepiece writes byte pieces. */
-static int
-byte_of_piece (const SpString *text)
-{
-  static const char hex[] = "0123456789ABCDEF";
-  if (text->len != 6 || memcmp (text->data, "<0x", 3) != 0 || text->data[5] != '>')
-    return -1;
-  const char *hi = memchr (hex, text->data[3], 16), *lo = memchr (hex, text->data[4], 16);
-  if (hi == NULL || lo == NULL)
-    return -1;
-  return (int) ((hi - hex) * 16 + (lo - hex));
 }
 
 static gboolean G_GNUC_PRINTF (4, 5) model_fail (const char *name, guint code, GError **error, const char *format, ...)
@@ -123,7 +111,7 @@ sp_init (SpTokenizer *self, const char *name, GError **error)
           case SP_PIECE_USER_DEFINED: has_user_defined = TRUE; break;
           case SP_PIECE_BYTE:
             {
-              int byte = byte_of_piece (&piece->text);
+              int byte = _llm_byte_piece_parse (piece->text.data, piece->text.len, TRUE);
               if (!model->byte_fallback)
                 return model_fail (name, LLM_TOKENIZER_ERROR_MALFORMED, error,
                                    "ModelProto.pieces[%u] is a byte piece, but trainer_spec.byte_fallback is false", i);
@@ -159,8 +147,8 @@ sp_init (SpTokenizer *self, const char *name, GError **error)
   if (model->byte_fallback)
     for (guint b = 0; b < 256; b++)
       {
-        char text[8];
-        g_snprintf (text, sizeof text, "<0x%02X>", b);
+        char text[LLM_BYTE_PIECE_SIZE];
+        _llm_byte_piece_format ((guint8) b, text);
         self->byte_ids[b] = _llm_sp_piece_to_id (self, (const guint8 *) text, 6);
       }
 
@@ -280,7 +268,7 @@ sp_decode (LlmTokenizerImpl *impl, guint32 prev, guint32 id, GByteArray *out, GE
         return TRUE;
       case SP_PIECE_BYTE:
         {
-          guint8 byte = (guint8) byte_of_piece (&piece->text); /* checked at load */
+          guint8 byte = (guint8) _llm_byte_piece_parse (piece->text.data, piece->text.len, TRUE); /* checked at load */
           g_byte_array_append (out, &byte, 1);
           return TRUE;
         }

@@ -8,6 +8,8 @@
  */
 #include "sp-tokenizer.h"
 
+#include "bpe-merge.h"
+
 #include <float.h>
 #include <string.h>
 
@@ -117,69 +119,6 @@ segment_unigram (const SpTokenizer *self, const guint8 *text, gsize size, GArray
     }
 }
 
-typedef struct
-{
-  gint32 prev, next;  /* neighbours, -1 at the ends */
-  guint32 start, len; /* len 0: merged into its left neighbour */
-  gboolean freeze;    /* a user-defined piece: never merged */
-} BpeSymbol;
-
-typedef struct
-{
-  float score;
-  gint32 left, right;
-  guint32 size;
-} BpePair;
-
-/* Upstream's priority queue order: higher score first, then leftmost. */
-static inline gboolean
-pair_before (const BpePair *a, const BpePair *b)
-{
-  return a->score > b->score || (a->score == b->score && a->left < b->left);
-}
-
-static void
-heap_push (GArray *heap, const BpePair *pair)
-{
-  g_array_append_vals (heap, pair, 1);
-  BpePair *h = (BpePair *) (void *) heap->data;
-  for (guint i = heap->len - 1; i > 0;)
-    {
-      guint parent = (i - 1) / 2;
-      if (!pair_before (&h[i], &h[parent]))
-        break;
-      BpePair t = h[i];
-      h[i] = h[parent];
-      h[parent] = t;
-      i = parent;
-    }
-}
-
-static BpePair
-heap_pop (GArray *heap)
-{
-  BpePair *h = (BpePair *) (void *) heap->data;
-  BpePair top = h[0];
-  h[0] = h[heap->len - 1];
-  g_array_set_size (heap, heap->len - 1);
-  h = (BpePair *) (void *) heap->data;
-  for (guint i = 0;;)
-    {
-      guint l = 2 * i + 1, r = l + 1, m = i;
-      if (l < heap->len && pair_before (&h[l], &h[m]))
-        m = l;
-      if (r < heap->len && pair_before (&h[r], &h[m]))
-        m = r;
-      if (m == i)
-        break;
-      BpePair t = h[i];
-      h[i] = h[m];
-      h[m] = t;
-      i = m;
-    }
-  return top;
-}
-
 /* An UNUSED piece met while merging: the two halves it was made of, so
  * the result can be split back (upstream's rev_merge). */
 typedef struct
@@ -191,32 +130,36 @@ typedef struct
 {
   const SpTokenizer *self;
   const guint8 *text;
-  BpeSymbol *symbols;
-  GArray *heap;
   GHashTable *splits; /* piece id -> BpeSplit */
   GArray *stack;      /* resegment's pending (start, len) pairs */
 } BpeState;
 
-static void
-maybe_add_pair (BpeState *s, gint32 left, gint32 right)
+/* A part's value: a user-defined piece is frozen, never merged. */
+#define FROZEN 1
+
+/* Parts are characters and user-defined pieces; a pair joins when its
+ * bytes are a piece, the higher its score the earlier (upstream's queue:
+ * higher score first, then leftmost). */
+static gboolean
+piece_pair (gpointer data, const LlmBpePart *left, const LlmBpePart *right, guint32 *priority, guint32 *merged)
 {
-  if (left < 0 || right < 0 || s->symbols[left].freeze || s->symbols[right].freeze)
-    return;
-  const BpeSymbol *l = &s->symbols[left], *r = &s->symbols[right];
-  guint32 size = l->len + r->len;
-  gint32 id = _llm_sp_trie_find (&s->self->pieces, s->text + l->start, size);
+  BpeState *s = data;
+  if (left->value == FROZEN || right->value == FROZEN)
+    return FALSE;
+  gint32 id = _llm_sp_trie_find (&s->self->pieces, s->text + left->start, right->end - left->start);
   if (id < 0)
-    return;
-  BpePair pair = { .score = s->self->model->pieces[id].score, .left = left, .right = right, .size = size };
-  heap_push (s->heap, &pair);
+    return FALSE;
+  *priority = _llm_bpe_score_priority (s->self->model->pieces[id].score);
+  *merged = 0;
   if (piece_type (s->self, (guint32) id) == SP_PIECE_UNUSED)
     {
       if (s->splits == NULL)
         s->splits = g_hash_table_new_full (NULL, NULL, NULL, g_free);
       BpeSplit *split = g_new (BpeSplit, 1);
-      *split = (BpeSplit){ l->start, l->len, r->start, r->len };
+      *split = (BpeSplit){ left->start, left->end - left->start, right->start, right->end - right->start };
       g_hash_table_insert (s->splits, GUINT_TO_POINTER (id), split);
     }
+  return TRUE;
 }
 
 /* Emits a merged symbol, splitting UNUSED pieces back into the pieces
@@ -251,49 +194,25 @@ resegment (BpeState *s, guint32 start, guint32 len, GArray *segments)
 static void
 segment_bpe (const SpTokenizer *self, const guint8 *text, gsize size, GArray *segments)
 {
-  g_autoptr (GArray) symbols = g_array_new (FALSE, FALSE, sizeof (BpeSymbol));
+  g_autoptr (GArray) parts = g_array_new (FALSE, FALSE, sizeof (LlmBpePart));
   for (gsize pos = 0; pos < size;)
     {
       gboolean freeze = FALSE;
       gsize n = prefix_match (self, text + pos, size - pos, &freeze);
-      gint32 index = (gint32) symbols->len;
-      BpeSymbol sym = { .prev = index - 1,
-                        .next = pos + n < size ? index + 1 : -1,
-                        .start = (guint32) pos,
-                        .len = (guint32) n,
-                        .freeze = freeze };
-      g_array_append_val (symbols, sym);
+      /* The normalized text is below 1 GiB (sentencepiece.c's check). */
+      LlmBpePart part = { (guint32) pos, (guint32) (pos + n), freeze ? FROZEN : 0 };
+      g_array_append_val (parts, part);
       pos += n;
     }
-  if (symbols->len == 0)
-    return;
 
-  g_autoptr (GArray) heap = g_array_new (FALSE, FALSE, sizeof (BpePair));
   g_autoptr (GArray) stack = g_array_new (FALSE, FALSE, sizeof (guint32) * 2);
-  BpeState s = {
-    .self = self, .text = text, .symbols = (BpeSymbol *) (void *) symbols->data, .heap = heap, .stack = stack
-  };
-  for (guint i = 1; i < symbols->len; i++)
-    maybe_add_pair (&s, (gint32) i - 1, (gint32) i);
-
-  while (heap->len > 0)
+  BpeState s = { .self = self, .text = text, .stack = stack };
+  _llm_bpe_merge (parts, piece_pair, &s, LLM_BPE_MERGE_DEFAULT);
+  for (guint i = 0; i < parts->len; i++)
     {
-      BpePair top = heap_pop (heap);
-      BpeSymbol *l = &s.symbols[top.left], *r = &s.symbols[top.right];
-      /* Stale: one side was merged away or has grown since. */
-      if (l->len == 0 || r->len == 0 || l->len + r->len != top.size)
-        continue;
-      l->len += r->len;
-      l->next = r->next;
-      if (r->next >= 0)
-        s.symbols[r->next].prev = top.left;
-      r->len = 0;
-      maybe_add_pair (&s, l->prev, top.left);
-      maybe_add_pair (&s, top.left, l->next);
+      const LlmBpePart *part = &g_array_index (parts, LlmBpePart, i);
+      resegment (&s, part->start, part->end - part->start, segments);
     }
-
-  for (gint32 i = 0; i >= 0; i = s.symbols[i].next)
-    resegment (&s, s.symbols[i].start, s.symbols[i].len, segments);
   if (s.splits != NULL)
     g_hash_table_unref (s.splits);
 }

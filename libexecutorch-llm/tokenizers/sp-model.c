@@ -142,27 +142,6 @@ pb_uint (PbReader *r, const char *path, const char *field, guint wire, gsize at,
 }
 
 static gboolean
-pb_bool (PbReader *r, const char *path, const char *field, guint wire, gsize at, gboolean *out, GError **error)
-{
-  guint64 v = 0;
-  if (!pb_uint (r, path, field, wire, at, &v, error))
-    return FALSE;
-  *out = v != 0;
-  return TRUE;
-}
-
-/* int32 fields: negative values are sign-extended 10-byte varints. */
-static gboolean
-pb_int32 (PbReader *r, const char *path, const char *field, guint wire, gsize at, gint32 *out, GError **error)
-{
-  guint64 v = 0;
-  if (!pb_uint (r, path, field, wire, at, &v, error))
-    return FALSE;
-  *out = (gint32) (guint32) v;
-  return TRUE;
-}
-
-static gboolean
 pb_float (PbReader *r, const char *path, const char *field, guint wire, gsize at, float *out, GError **error)
 {
   if (!pb_expect (r, path, field, wire, WIRE_I32, at, error))
@@ -232,130 +211,129 @@ piece_path (char path[48], guint32 index)
   *p = '\0';
 }
 
+/* A scalar or string field of a message, and where it goes. */
+typedef enum
+{
+  FIELD_BOOL,   /* gboolean */
+  FIELD_INT32,  /* gint32; negative values are sign-extended 10-byte varints */
+  FIELD_ENUM,   /* an enum (int) from min to max */
+  FIELD_FLOAT,  /* float */
+  FIELD_STRING, /* SpString */
+} FieldKind;
+
+typedef struct
+{
+  guint32 number;
+  const char *name; /* ".score", for messages */
+  FieldKind kind;
+  gsize offset;     /* in the struct the message fills */
+  guint32 min, max; /* FIELD_ENUM's values */
+  const char *what; /* FIELD_ENUM: "a SentencePiece model type" */
+} Field;
+
+/* Reads the message @r into @out: the fields of @fields (bit i of *@seen set
+ * for fields[i]), skipping any other. */
 static gboolean
-parse_piece (PbReader *r, const char *path, SpPiece *piece, GError **error)
+pb_fields (PbReader *r, const char *path, const Field *fields, guint n_fields, gpointer out, guint32 *seen,
+           GError **error)
 {
   while (r->pos < r->end)
     {
-      guint32 field = 0;
+      guint32 number = 0;
       guint wire = 0;
       gsize at = 0;
-      guint64 type = 0;
-      if (!pb_tag (r, path, &field, &wire, &at, error))
+      if (!pb_tag (r, path, &number, &wire, &at, error))
         return FALSE;
-      switch (field)
+      guint i = 0;
+      while (i < n_fields && fields[i].number != number)
+        i++;
+      if (i == n_fields)
         {
-          case 1:
-            if (!pb_string (r, path, ".piece", wire, at, &piece->text, error))
-              return FALSE;
-            break;
-          case 2:
-            if (!pb_float (r, path, ".score", wire, at, &piece->score, error))
-              return FALSE;
-            break;
-          case 3:
-            if (!pb_uint (r, path, ".type", wire, at, &type, error))
-              return FALSE;
-            if (type < SP_PIECE_NORMAL || type > SP_PIECE_BYTE)
-              return pb_fail (r, at, error, "%s.type: %" G_GUINT64_FORMAT " is not a SentencePiece piece type", path,
-                              type);
-            piece->type = (SpPieceType) type;
-            break;
-          default:
-            if (!pb_skip (r, path, field, wire, at, error))
-              return FALSE;
+          if (!pb_skip (r, path, number, wire, at, error))
+            return FALSE;
+          continue;
         }
+      const Field *f = &fields[i];
+      guint8 *dest = (guint8 *) out + f->offset;
+      guint64 v = 0;
+      switch (f->kind)
+        {
+          case FIELD_FLOAT:
+            if (!pb_float (r, path, f->name, wire, at, (float *) (void *) dest, error))
+              return FALSE;
+            break;
+          case FIELD_STRING:
+            if (!pb_string (r, path, f->name, wire, at, (SpString *) (void *) dest, error))
+              return FALSE;
+            break;
+          case FIELD_BOOL:
+          case FIELD_INT32:
+          case FIELD_ENUM:
+            if (!pb_uint (r, path, f->name, wire, at, &v, error))
+              return FALSE;
+            if (f->kind == FIELD_BOOL)
+              *(gboolean *) (void *) dest = v != 0;
+            else if (f->kind == FIELD_INT32)
+              *(gint32 *) (void *) dest = (gint32) (guint32) v;
+            else if (v < f->min || v > f->max)
+              return pb_fail (r, at, error, "%s%s: %" G_GUINT64_FORMAT " is not %s", path, f->name, v, f->what);
+            else
+              *(int *) (void *) dest = (int) v;
+            break;
+        }
+      *seen |= 1u << i;
     }
   return TRUE;
 }
 
-static gboolean
-parse_trainer_spec (PbReader *r, SpModel *model, guint *ids_set, GError **error)
+static const Field piece_fields[] = {
+  { 1, ".piece", FIELD_STRING, G_STRUCT_OFFSET (SpPiece, text) },
+  { 2, ".score", FIELD_FLOAT, G_STRUCT_OFFSET (SpPiece, score) },
+  { 3, ".type", FIELD_ENUM, G_STRUCT_OFFSET (SpPiece, type), SP_PIECE_NORMAL, SP_PIECE_BYTE,
+    "a SentencePiece piece type" },
+};
+
+/* The trainer_spec fields we use; the first four are the ids whose range
+ * is checked when the file sets them. */
+enum
 {
-  const char *path = "ModelProto.trainer_spec";
-  while (r->pos < r->end)
-    {
-      guint32 field = 0;
-      guint wire = 0;
-      gsize at = 0;
-      guint64 type = 0;
-      gboolean ok = TRUE;
-      if (!pb_tag (r, path, &field, &wire, &at, error))
-        return FALSE;
-      switch (field)
-        {
-          case 3:
-            ok = pb_uint (r, path, ".model_type", wire, at, &type, error);
-            if (ok && (type < SP_MODEL_UNIGRAM || type > SP_MODEL_CHAR))
-              return pb_fail (r, at, error, "%s.model_type: %" G_GUINT64_FORMAT " is not a SentencePiece model type",
-                              path, type);
-            model->model_type = (SpModelType) type;
-            break;
-          case 24:
-            ok = pb_bool (r, path, ".treat_whitespace_as_suffix", wire, at, &model->treat_whitespace_as_suffix, error);
-            break;
-          case 35: ok = pb_bool (r, path, ".byte_fallback", wire, at, &model->byte_fallback, error); break;
-          case 40: ok = pb_int32 (r, path, ".unk_id", wire, at, &model->unk_id, error); break;
-          case 41: ok = pb_int32 (r, path, ".bos_id", wire, at, &model->bos_id, error); break;
-          case 42: ok = pb_int32 (r, path, ".eos_id", wire, at, &model->eos_id, error); break;
-          case 43: ok = pb_int32 (r, path, ".pad_id", wire, at, &model->pad_id, error); break;
-          case 44:
-            ok = pb_string (r, path, ".unk_surface", wire, at, &model->unk_surface, error);
-            model->has_unk_surface = TRUE;
-            break;
-          case 45: ok = pb_string (r, path, ".unk_piece", wire, at, &model->unk_piece, error); break;
-          case 46: ok = pb_string (r, path, ".bos_piece", wire, at, &model->bos_piece, error); break;
-          case 47: ok = pb_string (r, path, ".eos_piece", wire, at, &model->eos_piece, error); break;
-          default: ok = pb_skip (r, path, field, wire, at, error);
-        }
-      if (!ok)
-        return FALSE;
-      if (field >= 40 && field <= 43)
-        *ids_set |= 1u << (field - 40);
-    }
-  return TRUE;
-}
+  SEEN_UNK_ID = 1u << 0,
+  SEEN_BOS_ID = 1u << 1,
+  SEEN_EOS_ID = 1u << 2,
+  SEEN_PAD_ID = 1u << 3,
+  SEEN_UNK_SURFACE = 1u << 4,
+};
+static const Field trainer_fields[] = {
+  { 40, ".unk_id", FIELD_INT32, G_STRUCT_OFFSET (SpModel, unk_id) },
+  { 41, ".bos_id", FIELD_INT32, G_STRUCT_OFFSET (SpModel, bos_id) },
+  { 42, ".eos_id", FIELD_INT32, G_STRUCT_OFFSET (SpModel, eos_id) },
+  { 43, ".pad_id", FIELD_INT32, G_STRUCT_OFFSET (SpModel, pad_id) },
+  { 44, ".unk_surface", FIELD_STRING, G_STRUCT_OFFSET (SpModel, unk_surface) },
+  { 3, ".model_type", FIELD_ENUM, G_STRUCT_OFFSET (SpModel, model_type), SP_MODEL_UNIGRAM, SP_MODEL_CHAR,
+    "a SentencePiece model type" },
+  { 24, ".treat_whitespace_as_suffix", FIELD_BOOL, G_STRUCT_OFFSET (SpModel, treat_whitespace_as_suffix) },
+  { 35, ".byte_fallback", FIELD_BOOL, G_STRUCT_OFFSET (SpModel, byte_fallback) },
+  { 45, ".unk_piece", FIELD_STRING, G_STRUCT_OFFSET (SpModel, unk_piece) },
+  { 46, ".bos_piece", FIELD_STRING, G_STRUCT_OFFSET (SpModel, bos_piece) },
+  { 47, ".eos_piece", FIELD_STRING, G_STRUCT_OFFSET (SpModel, eos_piece) },
+};
 
 typedef struct
 {
   SpString name;
   SpString charsmap;
-  gsize charsmap_offset;
   gboolean add_dummy_prefix;
   gboolean remove_extra_whitespaces;
   gboolean escape_whitespaces;
 } NormalizerSpec;
 
-static gboolean
-parse_normalizer_spec (PbReader *r, const char *path, NormalizerSpec *spec, GError **error)
-{
-  while (r->pos < r->end)
-    {
-      guint32 field = 0;
-      guint wire = 0;
-      gsize at = 0;
-      gboolean ok = TRUE;
-      if (!pb_tag (r, path, &field, &wire, &at, error))
-        return FALSE;
-      switch (field)
-        {
-          case 1: ok = pb_string (r, path, ".name", wire, at, &spec->name, error); break;
-          case 2:
-            ok = pb_string (r, path, ".precompiled_charsmap", wire, at, &spec->charsmap, error);
-            spec->charsmap_offset = (gsize) (spec->charsmap.data - r->file);
-            break;
-          case 3: ok = pb_bool (r, path, ".add_dummy_prefix", wire, at, &spec->add_dummy_prefix, error); break;
-          case 4:
-            ok = pb_bool (r, path, ".remove_extra_whitespaces", wire, at, &spec->remove_extra_whitespaces, error);
-            break;
-          case 5: ok = pb_bool (r, path, ".escape_whitespaces", wire, at, &spec->escape_whitespaces, error); break;
-          default: ok = pb_skip (r, path, field, wire, at, error);
-        }
-      if (!ok)
-        return FALSE;
-    }
-  return TRUE;
-}
+static const Field normalizer_fields[] = {
+  { 1, ".name", FIELD_STRING, G_STRUCT_OFFSET (NormalizerSpec, name) },
+  { 2, ".precompiled_charsmap", FIELD_STRING, G_STRUCT_OFFSET (NormalizerSpec, charsmap) },
+  { 3, ".add_dummy_prefix", FIELD_BOOL, G_STRUCT_OFFSET (NormalizerSpec, add_dummy_prefix) },
+  { 4, ".remove_extra_whitespaces", FIELD_BOOL, G_STRUCT_OFFSET (NormalizerSpec, remove_extra_whitespaces) },
+  { 5, ".escape_whitespaces", FIELD_BOOL, G_STRUCT_OFFSET (NormalizerSpec, escape_whitespaces) },
+};
 
 /* Ids the file sets must name a piece or be -1 (the defaults need not:
  * sentencepiece itself finds BOS and EOS by their pieces' text). */
@@ -404,7 +382,7 @@ _llm_sp_model_parse (GBytes *contents, const char *name, GError **error)
                                 .escape_whitespaces = TRUE };
   NormalizerSpec denormalizer = normalizer;
   g_autoptr (GArray) pieces = g_array_new (FALSE, TRUE, sizeof (SpPiece));
-  guint ids_set = 0; /* bit n: trainer_spec field 40 + n (unk, bos, eos, pad id) */
+  guint32 trainer_seen = 0, normalizer_seen = 0;
 
   while (r.pos < r.end)
     {
@@ -428,24 +406,28 @@ _llm_sp_model_parse (GBytes *contents, const char *name, GError **error)
                   return NULL;
                 }
               SpPiece piece = { .type = SP_PIECE_NORMAL };
-              if (!parse_piece (&sub, path, &piece, error))
+              guint32 seen = 0;
+              if (!pb_fields (&sub, path, piece_fields, G_N_ELEMENTS (piece_fields), &piece, &seen, error))
                 return NULL;
               g_array_append_val (pieces, piece);
               break;
             }
           case 2:
             if (!pb_message (&r, "ModelProto", ".trainer_spec", wire, at, &sub, error) ||
-                !parse_trainer_spec (&sub, model, &ids_set, error))
+                !pb_fields (&sub, "ModelProto.trainer_spec", trainer_fields, G_N_ELEMENTS (trainer_fields), model,
+                            &trainer_seen, error))
               return NULL;
             break;
           case 3:
             if (!pb_message (&r, "ModelProto", ".normalizer_spec", wire, at, &sub, error) ||
-                !parse_normalizer_spec (&sub, "ModelProto.normalizer_spec", &normalizer, error))
+                !pb_fields (&sub, "ModelProto.normalizer_spec", normalizer_fields, G_N_ELEMENTS (normalizer_fields),
+                            &normalizer, &normalizer_seen, error))
               return NULL;
             break;
           case 5:
             if (!pb_message (&r, "ModelProto", ".denormalizer_spec", wire, at, &sub, error) ||
-                !parse_normalizer_spec (&sub, "ModelProto.denormalizer_spec", &denormalizer, error))
+                !pb_fields (&sub, "ModelProto.denormalizer_spec", normalizer_fields, G_N_ELEMENTS (normalizer_fields),
+                            &denormalizer, &normalizer_seen, error))
               return NULL;
             break;
           default:
@@ -462,15 +444,16 @@ _llm_sp_model_parse (GBytes *contents, const char *name, GError **error)
                    "%s: the model has no pieces (ModelProto.pieces is empty)", name);
       return NULL;
     }
-  if (!check_trainer_id (model, name, "unk_id", ids_set & 1, model->unk_id, error) ||
-      !check_trainer_id (model, name, "bos_id", ids_set & 2, model->bos_id, error) ||
-      !check_trainer_id (model, name, "eos_id", ids_set & 4, model->eos_id, error) ||
-      !check_trainer_id (model, name, "pad_id", ids_set & 8, model->pad_id, error))
+  if (!check_trainer_id (model, name, "unk_id", trainer_seen & SEEN_UNK_ID, model->unk_id, error) ||
+      !check_trainer_id (model, name, "bos_id", trainer_seen & SEEN_BOS_ID, model->bos_id, error) ||
+      !check_trainer_id (model, name, "eos_id", trainer_seen & SEEN_EOS_ID, model->eos_id, error) ||
+      !check_trainer_id (model, name, "pad_id", trainer_seen & SEEN_PAD_ID, model->pad_id, error))
     return NULL;
+  model->has_unk_surface = (trainer_seen & SEEN_UNK_SURFACE) != 0;
 
   model->normalizer_name = normalizer.name;
   model->charsmap = normalizer.charsmap;
-  model->charsmap_offset = normalizer.charsmap_offset;
+  model->charsmap_offset = normalizer.charsmap.data != NULL ? (gsize) (normalizer.charsmap.data - data) : 0;
   model->add_dummy_prefix = normalizer.add_dummy_prefix;
   model->remove_extra_whitespaces = normalizer.remove_extra_whitespaces;
   model->escape_whitespaces = normalizer.escape_whitespaces;

@@ -56,6 +56,7 @@ typedef struct
   gsize *token_start;   /* by rank: where its bytes start in @bytes */
   guint32 *token_len;   /* by rank */
   LlmTokenTable *ranks; /* bytes -> rank */
+  guint32 byte_rank[256];
   char *specials[N_SPECIALS];
   gsize special_len[N_SPECIALS];
   LlmTokenTable *special_table;
@@ -82,20 +83,30 @@ tiktoken_free (LlmTokenizerImpl *impl)
   g_free (self);
 }
 
-static gboolean
-rank_priority (gconstpointer data, const guint8 *bytes, gsize len, double *priority)
+/* What the pair function needs: the ranks and the piece being merged. */
+typedef struct
 {
-  const Tiktoken *self = data;
+  const Tiktoken *self;
+  const guint8 *piece;
+} PieceMerge;
+
+/* Parts are bytes of the piece; a pair joins when its bytes are a rank,
+ * which is both its priority and its id. */
+static gboolean
+rank_pair (gpointer data, const LlmBpePart *left, const LlmBpePart *right, guint32 *priority, guint32 *merged)
+{
+  const PieceMerge *m = data;
   guint32 rank;
-  if (!_llm_token_table_lookup (self->ranks, bytes, len, &rank))
+  if (!_llm_token_table_lookup (m->self->ranks, m->piece + left->start, right->end - left->start, &rank))
     return FALSE;
   *priority = rank;
+  *merged = rank;
   return TRUE;
 }
 
 /* One pre-split piece: its rank if it is a token, else its bytes merged. */
 static void
-encode_piece (Tiktoken *self, const guint8 *piece, gsize len, GArray *ends, GArray *ids)
+encode_piece (Tiktoken *self, const guint8 *piece, gsize len, GArray *parts, GArray *ids)
 {
   guint32 rank;
   if (_llm_token_table_lookup (self->ranks, piece, len, &rank))
@@ -103,26 +114,19 @@ encode_piece (Tiktoken *self, const guint8 *piece, gsize len, GArray *ends, GArr
       g_array_append_val (ids, rank);
       return;
     }
-  g_array_set_size (ends, 0);
-  for (gsize i = 1; i <= len; i++)
-    g_array_append_val (ends, i);
-  _llm_bpe_merge (piece, ends, rank_priority, self);
-  gsize start = 0;
-  for (guint i = 0; i < ends->len; i++)
-    {
-      gsize end = g_array_index (ends, gsize, i);
-      /* Every single byte is a rank (the loader checks), and a merge only
-       * makes a rank's bytes: the lookup cannot fail. */
-      gboolean found = _llm_token_table_lookup (self->ranks, piece + start, end - start, &rank);
-      g_assert (found);
-      g_array_append_val (ids, rank);
-      start = end;
-    }
+  g_array_set_size (parts, len);
+  /* Pieces are below 2 GiB (encode_ordinary's check). */
+  for (guint32 i = 0; i < len; i++)
+    g_array_index (parts, LlmBpePart, i) = (LlmBpePart){ i, i + 1, self->byte_rank[piece[i]] };
+  PieceMerge merge = { self, piece };
+  _llm_bpe_merge (parts, rank_pair, &merge, LLM_BPE_MERGE_DEFAULT);
+  for (guint i = 0; i < parts->len; i++)
+    g_array_append_val (ids, g_array_index (parts, LlmBpePart, i).value);
 }
 
 /* Text without special tokens: pre-split, then each piece. */
 static gboolean
-encode_ordinary (Tiktoken *self, const char *text, gsize len, GArray *ends, GArray *ids, GError **error)
+encode_ordinary (Tiktoken *self, const char *text, gsize len, GArray *parts, GArray *ids, GError **error)
 {
   if (len == 0)
     return TRUE;
@@ -141,7 +145,7 @@ encode_ordinary (Tiktoken *self, const char *text, gsize len, GArray *ends, GArr
     {
       gint start, end;
       g_match_info_fetch_pos (match, 0, &start, &end);
-      encode_piece (self, (const guint8 *) text + start, (gsize) (end - start), ends, ids);
+      encode_piece (self, (const guint8 *) text + start, (gsize) (end - start), parts, ids);
       g_match_info_next (match, &regex_error);
     }
   if (regex_error != NULL)
@@ -184,14 +188,14 @@ tiktoken_encode (LlmTokenizerImpl *impl, const char *text, gsize len, guint n_bo
   Tiktoken *self = (Tiktoken *) impl;
   if (!_llm_tokenizer_add_bos (impl, n_bos, ids, error))
     return FALSE;
-  g_autoptr (GArray) ends = g_array_new (FALSE, FALSE, sizeof (gsize));
+  g_autoptr (GArray) parts = g_array_new (FALSE, FALSE, sizeof (LlmBpePart));
   gsize pos = 0;
   while (pos < len)
     {
       guint special = 0;
       gsize at = len;
       gboolean found = find_special (self, text, len, pos, &special, &at);
-      if (!encode_ordinary (self, text + pos, at - pos, ends, ids, error))
+      if (!encode_ordinary (self, text + pos, at - pos, parts, ids, error))
         return FALSE;
       if (!found)
         break;
@@ -424,8 +428,7 @@ read_ranks (Tiktoken *self, const guint8 *data, gsize size, const char *name, GE
   for (guint b = 0; b < 256; b++)
     {
       guint8 byte = (guint8) b;
-      guint32 rank;
-      if (!_llm_token_table_lookup (self->ranks, &byte, 1, &rank))
+      if (!_llm_token_table_lookup (self->ranks, &byte, 1, &self->byte_rank[b]))
         {
           g_set_error (error, LLM_TOKENIZER_ERROR, LLM_TOKENIZER_ERROR_MALFORMED,
                        "%s: no token for the byte 0x%02x (byte-level BPE needs all 256)", name, b);

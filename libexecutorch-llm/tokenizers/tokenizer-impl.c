@@ -10,29 +10,6 @@
 G_DEFINE_QUARK (executorch-llm-tokenizer-error-quark, _llm_tokenizer_error)
 /* clang-format on */
 
-static gint32
-read_le32 (const guint8 *p)
-{
-  guint32 v;
-  memcpy (&v, p, 4);
-  return (gint32) GUINT32_FROM_LE (v);
-}
-
-/* A llama2.c header that fits the file: vocab_size tokens of at least 8
- * bytes, BOS/EOS ids -1 or in the vocabulary, and a first token whose
- * length is within max_token_length.  Checked before the SentencePiece
- * test, since a vocab_size of 10 modulo 256 starts with 0x0a too. */
-static gboolean
-looks_like_llama2c (const guint8 *p, gsize size)
-{
-  if (size < 16 + 8)
-    return FALSE;
-  gint32 vocab_size = read_le32 (p), bos = read_le32 (p + 4), eos = read_le32 (p + 8), max_len = read_le32 (p + 12);
-  gint32 first_len = read_le32 (p + 20);
-  return vocab_size > 0 && (gsize) vocab_size <= (size - 16) / 8 && bos >= -1 && bos < vocab_size && eos >= -1 &&
-         eos < vocab_size && max_len >= 0 && first_len >= 0 && first_len <= max_len;
-}
-
 LlmTokenizerFormat
 _llm_tokenizer_detect (GBytes *contents, const char *name)
 {
@@ -43,7 +20,9 @@ _llm_tokenizer_detect (GBytes *contents, const char *name)
     i++;
   if (i < size && p[i] == '{')
     return LLM_TOKENIZER_FORMAT_HUGGING_FACE;
-  if (looks_like_llama2c (p, size))
+  /* Before the SentencePiece test: a vocab_size of 10 modulo 256 starts
+   * with 0x0a too. */
+  if (_llm_llama2c_header_fits (p, size))
     return LLM_TOKENIZER_FORMAT_LLAMA2C;
   /* A SentencePiece ModelProto starts with field 1 (pieces), length-delimited. */
   if (size > 0 && p[0] == 0x0a)
@@ -141,14 +120,14 @@ add_special (LlmTokenizerImpl *self, gint64 id, const char *which, guint count, 
   if (id < 0)
     {
       g_set_error (error, LLM_TOKENIZER_ERROR, LLM_TOKENIZER_ERROR_UNSUPPORTED,
-                   "%u %s token(s) asked for, but the %s tokenizer names no %s token", count, which,
-                   self->vtable->name, which);
+                   "%u %s token(s) asked for, but the %s tokenizer names no %s token", count, which, self->vtable->name,
+                   which);
       return FALSE;
     }
   guint32 v = (guint32) id;
   for (guint k = 0; k < count; k++)
     {
-    g_array_append_val (ids, v);
+      g_array_append_val (ids, v);
     }
   return TRUE;
 }

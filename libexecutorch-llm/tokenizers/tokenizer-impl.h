@@ -25,8 +25,8 @@ GQuark _llm_tokenizer_error_quark (void);
  * enum has the same values. */
 typedef enum
 {
-  LLM_TOKENIZER_ERROR_MALFORMED,    /* the file is not a valid file of its format */
-  LLM_TOKENIZER_ERROR_UNSUPPORTED,  /* valid, but uses what we do not implement */
+  LLM_TOKENIZER_ERROR_MALFORMED,   /* the file is not a valid file of its format */
+  LLM_TOKENIZER_ERROR_UNSUPPORTED, /* valid, but uses what we do not implement */
   LLM_TOKENIZER_ERROR_UNKNOWN_FORMAT,
   LLM_TOKENIZER_ERROR_INVALID_TOKEN, /* an id outside the vocabulary */
   LLM_TOKENIZER_ERROR_INVALID_TEXT,  /* input that is not UTF-8 */
@@ -70,8 +70,7 @@ struct _LlmTokenizerImpl
 /* Reads @contents (the file named @name, for messages and for the
  * tokenizer_config.json beside a tokenizer.json) as @format, or as the
  * format its bytes show when @format is AUTO. */
-LlmTokenizerImpl *_llm_tokenizer_load (GBytes *contents, const char *name, LlmTokenizerFormat format,
-                                       GError **error);
+LlmTokenizerImpl *_llm_tokenizer_load (GBytes *contents, const char *name, LlmTokenizerFormat format, GError **error);
 /* Loads a file, or a directory holding tokenizer.json. */
 LlmTokenizerImpl *_llm_tokenizer_load_path (const char *path, LlmTokenizerFormat format, GError **error);
 LlmTokenizerFormat _llm_tokenizer_detect (GBytes *contents, const char *name);
@@ -90,6 +89,9 @@ gboolean _llm_tokenizer_add_eos (LlmTokenizerImpl *self, guint n_eos, GArray *id
 /* Per format; @contents is not kept unless the loader refs it. */
 LlmTokenizerImpl *_llm_tiktoken_load (GBytes *contents, const char *name, GError **error);
 LlmTokenizerImpl *_llm_llama2c_load (GBytes *contents, const char *name, GError **error);
+/* Whether the @size bytes at @p start with a llama2.c header that fits them
+ * (for detection). */
+gboolean _llm_llama2c_header_fits (const guint8 *p, gsize size);
 LlmTokenizerImpl *_llm_hf_load (GBytes *contents, const char *name, GError **error);
 LlmTokenizerImpl *_llm_sentencepiece_load (GBytes *contents, const char *name, GError **error);
 

@@ -255,6 +255,42 @@ test_tensor_floats (void)
     g_assert_no_error (error);
     g_assert_null (executorch_tensor_get_floats (l, &n, &error));
     g_assert_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_TYPE);
+    g_clear_error (&error);
+    g_assert_null (executorch_tensor_to_floats (l, &n, &error));
+    g_assert_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_TYPE);
+    g_clear_error (&error);
+  }
+
+  /* to_floats: Float as it is, Half and BFloat16 converted exactly. */
+  {
+    const gint64 three[] = { 3 };
+    g_autofree gfloat *same = executorch_tensor_to_floats (t, &n, &error);
+    g_assert_no_error (error);
+    g_assert_cmpmem (same, n * sizeof (float), values, sizeof values);
+    /* 1.0, -2.5, 65504 (the largest half) */
+    const guint16 half[] = { 0x3C00, 0xC100, 0x7BFF };
+    g_autoptr (GBytes) hb = g_bytes_new (half, sizeof half);
+    g_autoptr (ExecutorchTensor) h = executorch_tensor_new (EXECUTORCH_SCALAR_TYPE_HALF, three, 1, hb, &error);
+    g_assert_no_error (error);
+    g_autofree gfloat *hf = executorch_tensor_to_floats (h, &n, &error);
+    g_assert_no_error (error);
+    g_assert_cmpuint (n, ==, 3);
+    g_assert_cmpfloat (hf[0], ==, 1.0f);
+    g_assert_cmpfloat (hf[1], ==, -2.5f);
+    g_assert_cmpfloat (hf[2], ==, 65504.0f);
+    /* 1.0, -2.5, 3.0e38 rounded to bfloat16's 0x7F62 */
+    const guint16 bf[] = { 0x3F80, 0xC020, 0x7F62 };
+    g_autoptr (GBytes) bb = g_bytes_new (bf, sizeof bf);
+    g_autoptr (ExecutorchTensor) b = executorch_tensor_new (EXECUTORCH_SCALAR_TYPE_BFLOAT16, three, 1, bb, &error);
+    g_assert_no_error (error);
+    g_autofree gfloat *bff = executorch_tensor_to_floats (b, NULL, &error);
+    g_assert_no_error (error);
+    guint32 top = 0x7F620000;
+    float big;
+    memcpy (&big, &top, sizeof big);
+    g_assert_cmpfloat (bff[0], ==, 1.0f);
+    g_assert_cmpfloat (bff[1], ==, -2.5f);
+    g_assert_cmpfloat (bff[2], ==, big);
   }
 }
 

@@ -6,6 +6,7 @@ undocumented symbol, parameter or return value, or any other warning.
 (`gi-docgen check` itself exits 1 only for missing documentation; other
 warnings go to its log, so this reads the log too.)
 """
+import os
 import re
 import subprocess
 import sys
@@ -13,7 +14,8 @@ import sys
 
 def main():
     gidocgen, gir = sys.argv[1], sys.argv[2]
-    cmd = [gidocgen, "check"]
+    # The GIRs it includes (Executorch-1.0 for ExecutorchLlm-1.0) lie beside it.
+    cmd = [gidocgen, "check", "--add-include-path=" + os.path.dirname(os.path.abspath(gir))]
     if len(sys.argv) > 3:
         cmd.append("--config=" + sys.argv[3])
     cmd.append(gir)

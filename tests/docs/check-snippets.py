@@ -36,7 +36,8 @@ A tag, an HTML comment on the line just before the fence, says how:
   mode=file       any language: write the block to out=PATH
   mode=skip       not run; why=... says why (reported)
   args="..."      command-line arguments
-  pkgs="..."      C: the pkg-config packages (default executorch)
+  pkgs="..."      C: the pkg-config packages; Vala: the --pkg packages
+                  (default executorch)
   cwd=DIR         run there instead of the source root
   env="K=V ..."   extra environment, over the devenv's
   expect=REGEX    standard output must match (re.search, multiline)
@@ -186,7 +187,8 @@ class Runner:
             name = os.path.basename(base)
             with open(base + ".vala", "w", encoding="utf-8") as f:
                 f.write(s.code)
-            cmd = f"valac --pkg executorch {shlex.quote(name)}.vala"
+            vala_pkgs = " ".join("--pkg " + shlex.quote(p) for p in shlex.split(tag.get("pkgs", "executorch")))
+            cmd = f"valac {vala_pkgs} {shlex.quote(name)}.vala"
             status, out = self.shell(cmd, tmp)
             log.append("$ " + cmd + "\n" + out)
             if status != 0 or "warning" in out:

@@ -11,6 +11,8 @@
 #include <executorch.h>
 #include <stdint.h>
 
+#include "fuzz-error.h"
+
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 
 /* Planned memory a fuzzed program may ask for: far below libFuzzer's
@@ -48,14 +50,3 @@ fuzz_fixture (const char *name)
   executorch_program_set_max_memory (program, FUZZ_MAX_MEMORY);
   return program;
 }
-
-/* Every failure must be a GError with a message (G_MESSAGES_DEBUG=all
- * shows them). */
-#define FUZZ_CHECK_ERROR(error)                                                            \
-  G_STMT_START                                                                             \
-  {                                                                                        \
-    g_assert ((error) != NULL && (error)->message != NULL && (error)->message[0] != '\0'); \
-    g_debug ("%s", (error)->message);                                                      \
-    g_clear_error (&(error));                                                              \
-  }                                                                                        \
-  G_STMT_END

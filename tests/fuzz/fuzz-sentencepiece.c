@@ -7,11 +7,7 @@
  * when it loads, a text with spaces, digits, byte-fallback and
  * normalizable characters is encoded and every id decoded.
  */
-#include <stdint.h>
-
-#include "tokenizer-impl.h"
-
-int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
+#include "fuzz-tokenizer-common.h"
 
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
@@ -27,17 +23,6 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     }
   static const char text[] = "  Héllo,\twörld!  0123 <s>\xe2\x96\x81 😀 ﬁ ＡＢ \xe3\x80\x80"
                              "end ";
-  g_autoptr (GArray) ids = g_array_new (FALSE, FALSE, sizeof (guint32));
-  if (!_llm_tokenizer_encode (tokenizer, text, -1, 0, 0, ids, &error))
-    g_error ("a loaded model failed to encode: %s", error->message);
-  g_autoptr (GByteArray) out = g_byte_array_new ();
-  guint32 prev = G_MAXUINT32;
-  for (guint i = 0; i < ids->len; i++)
-    {
-      guint32 id = g_array_index (ids, guint32, i);
-      if (!_llm_tokenizer_decode (tokenizer, prev, id, out, &error))
-        g_error ("id %u of a loaded model failed to decode: %s", id, error->message);
-      prev = id;
-    }
+  fuzz_round_trip (tokenizer, text, 0, 0, FUZZ_STRICT);
   return 0;
 }

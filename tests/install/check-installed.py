@@ -111,6 +111,8 @@ PARTS = [
     # the plug-in entry and the AOTInductor host functions a model .so imports
     ("cuda", "libexecutorch-cuda.so.0", "libexecutorch-cuda0", r"(executorch_(backend_)?cuda_\w+|aoti_torch_\w+)",
      False),
+    # text generation (libexecutorch-llm), on the runtime's public API
+    ("llm", "libexecutorch-llm.so.0", "libexecutorch-llm0", r"executorch_llm_\w+", True),
     ("runtime", "libexecutorch.so.0", "libexecutorch0", r"(executorch|et)_\w+", True),
 ]
 SONAME_OF_PART = {p[0]: p[1] for p in PARTS}
@@ -316,6 +318,9 @@ typelib = f"{libdir}/girepository-1.0/Executorch-1.0.typelib"
 rc, out = run(["g-ir-generate", typelib])
 shared = re.findall(r'shared-library="([^"]*)"', out)
 check(shared == ["libexecutorch.so.0"], f"the typelib's shared-library is {shared}")
+rc, out = run(["g-ir-generate", f"{libdir}/girepository-1.0/ExecutorchLlm-1.0.typelib"])
+shared = re.findall(r'shared-library="([^"]*)"', out)
+check(shared == ["libexecutorch-llm.so.0"], f"the ExecutorchLlm typelib's shared-library is {shared}")
 runtime = libraries.get(by_soname.get("libexecutorch.so.0"), {"needed": [], "defined": []})
 code_in_runtime = [k for k, regs in kernel_records.items() for r in regs if "libexecutorch.so.0" in r] + \
     [b for b, r in backend_records.items() if "libexecutorch.so.0" in r] + \
@@ -481,7 +486,7 @@ for missing in missing_components:
 
 print("# headers")
 all_modules = ["executorch", "executorch-kernels", "executorch-kernels-quantized", "executorch-threadpool",
-               "executorch-profiler"] + (["executorch-xnnpack"] if have_xnnpack else []) + \
+               "executorch-profiler", "executorch-llm"] + (["executorch-xnnpack"] if have_xnnpack else []) + \
     (["executorch-cuda-stream", "executorch-cuda"] if have_cuda else [])
 all_cflags = pkg_config("--cflags", *all_modules)
 all_libs = pkg_config("--libs", *all_modules)
@@ -493,7 +498,7 @@ compilers = [("C", ["gcc", "-x", "c", "-std=c99"]), ("C++", ["g++", "-x", "c++",
 for header in headers:
     name = header[len(include_root):] if header.startswith(include_root) else header
     text = open(header).read()
-    guard = re.search(r'#error "(Only <executorch/executorch.h> can be included directly\.)"', text)
+    guard = re.search(r'#error "(Only <executorch(-llm)?/executorch(-llm)?.h> can be included directly\.)"', text)
     unstable = re.search(r'#error "(executorch-plugin.h is unstable[^"]*)"', text)
     for language, compiler in compilers:
         base = compiler + ["-Wall", "-Wextra", "-Werror", "-fsyntax-only", *all_cflags, "-"]
@@ -505,7 +510,8 @@ for header in headers:
             check(proc.returncode != 0 and expected in proc.stderr,
                   f"{name} ({language}) alone stops at its guard: {expected}", proc.stderr[-300:])
             # ... and with the guard satisfied it needs nothing else.
-            define = "#define __EXECUTORCH_H_INSIDE__\n" if guard else "#define EXECUTORCH_USE_UNSTABLE_PLUGIN_API\n"
+            define = ("#define __EXECUTORCH_LLM_H_INSIDE__\n" if guard and guard.group(2) else
+                      "#define __EXECUTORCH_H_INSIDE__\n" if guard else "#define EXECUTORCH_USE_UNSTABLE_PLUGIN_API\n")
             source = define + source
         proc = subprocess.run(base, input=source, text=True, capture_output=True)
         if check(proc.returncode == 0, f"{name} compiles on its own as {language}", proc.stderr[-500:]):
@@ -515,10 +521,11 @@ report["header compilations (C and C++)"] = compiled
 
 print("# every declared function links")
 umbrella = ("#define EXECUTORCH_USE_UNSTABLE_PLUGIN_API\n#include <executorch/executorch.h>\n"
-            "#include <executorch/executorch-plugin.h>\n" +
+            "#include <executorch/executorch-plugin.h>\n#include <executorch-llm/executorch-llm.h>\n" +
             "".join(f"#include <{h[len(include_root):]}>\n" for h in headers
                     if h.startswith(include_root) and not h.endswith(("/executorch.h", "/executorch-plugin.h"))
-                    and "__EXECUTORCH_H_INSIDE__" not in open(h).read()))
+                    and "__EXECUTORCH_H_INSIDE__" not in open(h).read()
+                    and "__EXECUTORCH_LLM_H_INSIDE__" not in open(h).read()))
 with open(f"{work}/all.c", "w") as f:
     f.write(umbrella)
 rc, out = run(["gcc", "-std=c99", "-c", "-o", f"{work}/all.o", f"-aux-info={work}/aux.txt", f"{work}/all.c",
@@ -559,6 +566,9 @@ rc, out = run(["/usr/bin/python3", f"{HERE}/test_python.py", mlp], env=clean_env
 check(rc == 0, "PyGObject (and the installed override) runs mlp and matches", out.strip()[-600:])
 example = f"{DATA}/data/models/example.pte"
 example_input = f"{DATA}/data/models/example.input.npy"
+rc, out = run(["/usr/bin/python3", f"{HERE}/test_llm.py", f"{DATA}/tests/llm"], env=clean_env())
+check(rc == 0, "PyGObject: ExecutorchLlm (installed typelib) generates with a tiny llama and a tokenizer.json",
+      out.strip()[-600:])
 rc, out = run(["gjs", "-m", f"{DATA}/examples/gjs/classify.js", example, example_input], env=clean_env())
 check(rc == 0 and re.fullmatch(r"class 0 score 0\.3596\s*", out), "GJS: examples/gjs/classify.js gives class 0 score "
       "0.3596", out.strip())

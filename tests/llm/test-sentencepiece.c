@@ -321,27 +321,25 @@ test_pieces (void)
     put_piece (bytes, "a", 0, NORMAL);
     assert_fails (bytes, "no piece is of type UNKNOWN", NULL);
   }
+  /* One piece more than small_model's; a byte piece needs byte_fallback. */
+  static const struct
   {
-    g_autoptr (GByteArray) bytes = small_model (NULL, NULL);
-    put_piece (bytes, "<unk2>", 0, UNKNOWN);
-    assert_fails (bytes, "ModelProto.pieces[9] is a second unknown piece", NULL);
-  }
-  {
-    g_autoptr (GByteArray) bytes = small_model (NULL, NULL);
-    put_piece (bytes, "ab", 0, NORMAL);
-    assert_fails (bytes, "ModelProto.pieces[9] \"ab\" is already defined (as piece 8)", NULL);
-  }
-  {
-    g_autoptr (GByteArray) bytes = small_model (NULL, NULL);
-    put_piece (bytes, "", 0, NORMAL);
-    assert_fails (bytes, "ModelProto.pieces[9] is empty", NULL);
-  }
-  /* Byte pieces: only with byte_fallback, all 256, spelled <0xHH>. */
-  {
-    g_autoptr (GByteArray) bytes = small_model (NULL, NULL);
-    put_piece (bytes, "<0x41>", 0, BYTE);
-    assert_fails (bytes, "ModelProto.pieces[9] is a byte piece, but trainer_spec.byte_fallback is false", NULL);
-  }
+    const char *piece;
+    guint type;
+    const char *says;
+  } extra_pieces[] = {
+    { "<unk2>", UNKNOWN, "ModelProto.pieces[9] is a second unknown piece" },
+    { "ab", NORMAL, "ModelProto.pieces[9] \"ab\" is already defined (as piece 8)" },
+    { "", NORMAL, "ModelProto.pieces[9] is empty" },
+    { "<0x41>", BYTE, "ModelProto.pieces[9] is a byte piece, but trainer_spec.byte_fallback is false" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (extra_pieces); i++)
+    {
+      g_autoptr (GByteArray) bytes = small_model (NULL, NULL);
+      put_piece (bytes, extra_pieces[i].piece, 0, extra_pieces[i].type);
+      assert_fails (bytes, extra_pieces[i].says, NULL);
+    }
+  /* Byte pieces with byte_fallback: all 256, spelled <0xHH>. */
   {
     g_autoptr (GByteArray) extra = g_byte_array_new ();
     put_uint (extra, 35, 1);

@@ -7,6 +7,7 @@
  * job (tokenizer-hf-* tests); this checks what the reference cannot tell:
  * every refusal is a GError with the right code naming the JSON path.
  */
+#include <glib/gstdio.h>
 #include <string.h>
 
 #include "tokenizer-impl.h"
@@ -118,6 +119,77 @@ static const BadFile bad_files[] = {
   { FILE_WITH ("\"post_processor\":{\"type\":\"Frobnicate\"},", ""), LLM_TOKENIZER_ERROR_UNSUPPORTED,
     "post_processor: post_processor Frobnicate is not supported" },
 };
+
+static LlmTokenizerImpl *
+load_with_config (const char *json, const char *config_name, const char *config, GError **error)
+{
+  g_autofree char *dir = g_dir_make_tmp ("test-tokenizer-hf-XXXXXX", NULL);
+  g_assert_nonnull (dir);
+  g_autofree char *file = g_build_filename (dir, "tokenizer.json", NULL);
+  g_autofree char *config_file = g_build_filename (dir, config_name, NULL);
+  g_assert_true (g_file_set_contents (file, json, -1, NULL));
+  g_assert_true (g_file_set_contents (config_file, config, -1, NULL));
+  /* A directory: its tokenizer.json, with the config beside it. */
+  LlmTokenizerImpl *tok = _llm_tokenizer_load_path (dir, LLM_TOKENIZER_FORMAT_AUTO, error);
+  g_remove (file);
+  g_remove (config_file);
+  g_rmdir (dir);
+  return tok;
+}
+
+/* BOS/EOS from the configs beside the file, before the well-known names. */
+static void
+test_configs (void)
+{
+  const char *json = FILE_WITH ("\"added_tokens\":[{\"id\":3,\"content\":\"<s>\",\"special\":true},"
+                                "{\"id\":4,\"content\":\"</s>\",\"special\":true}],",
+                                "");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (LlmTokenizerImpl) tok =
+      load_with_config (json, "tokenizer_config.json", "{\"bos_token\":{\"content\":\"ab\"},\"eos_token\":\"b\"}",
+                        &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (tok->bos_id, ==, 2);
+  g_assert_cmpint (tok->eos_id, ==, 1);
+  g_clear_pointer (&tok, _llm_tokenizer_free);
+
+  /* A name the vocabulary lacks: the next rule (here the well-known names). */
+  tok = load_with_config (json, "special_tokens_map.json", "{\"bos_token\":\"<nope>\",\"eos_token\":null}", &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (tok->bos_id, ==, 3);
+  g_assert_cmpint (tok->eos_id, ==, 4);
+  g_clear_pointer (&tok, _llm_tokenizer_free);
+
+  tok = load_with_config (json, "tokenizer_config.json", "{\"bos_token\":{\"content\":5}}", &error);
+  g_assert_null (tok);
+  g_assert_error (error, LLM_TOKENIZER_ERROR, LLM_TOKENIZER_ERROR_MALFORMED);
+  g_assert_nonnull (strstr (error->message, "tokenizer_config.json: bos_token"));
+  g_clear_error (&error);
+
+  tok = load_with_config (json, "tokenizer_config.json", "{\"bos_token\":", &error);
+  g_assert_null (tok);
+  g_assert_error (error, LLM_TOKENIZER_ERROR, LLM_TOKENIZER_ERROR_MALFORMED);
+  g_assert_nonnull (strstr (error->message, "tokenizer_config.json"));
+}
+
+/* Nested brackets past json-glib's stack. */
+static void
+test_deep_nesting (void)
+{
+  g_autoptr (GString) json = g_string_new ("{\"model\":");
+  for (guint i = 0; i < 100000; i++)
+    g_string_append_c (json, '[');
+  for (guint i = 0; i < 100000; i++)
+    g_string_append_c (json, ']');
+  g_string_append_c (json, '}');
+  g_autoptr (GBytes) bytes = g_bytes_new (json->str, json->len);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (LlmTokenizerImpl) tok =
+      _llm_tokenizer_load (bytes, "/nonexistent/tokenizer.json", LLM_TOKENIZER_FORMAT_HUGGING_FACE, &error);
+  g_assert_null (tok);
+  g_assert_error (error, LLM_TOKENIZER_ERROR, LLM_TOKENIZER_ERROR_MALFORMED);
+  g_assert_nonnull (strstr (error->message, "nested deeper than"));
+}
 
 static LlmTokenizerImpl *
 load (const char *json, GError **error)
@@ -262,5 +334,7 @@ main (int argc, char **argv)
   g_test_add_func ("/tokenizer/hf/no-bos", test_no_bos);
   g_test_add_func ("/tokenizer/hf/template-counts", test_template_counts);
   g_test_add_func ("/tokenizer/hf/gap", test_gap);
+  g_test_add_func ("/tokenizer/hf/deep-nesting", test_deep_nesting);
+  g_test_add_func ("/tokenizer/hf/configs", test_configs);
   return g_test_run ();
 }

@@ -5,7 +5,7 @@ Usage (needs the export venv, see tests/models/README.md):
 
     ~/venv-export/bin/python tests/models/export_fixtures.py [--out DIR]
         [--no-verify] [--example-dir DIR] [--only NAME ...]
-        [--set basic|nets|ops ...]
+        [--set basic|nets|ops|quant|bundled|xnnpack|llm ...]
     ~/venv-export/bin/python tests/models/export_fixtures.py --full
         --out tests/models/full
 
@@ -16,6 +16,9 @@ Three committed sets, each with its own manifest.json:
     DIR/ops/           per-operator programs (export/ops.py)
     DIR/bundled/       bundled programs, .bpte (export/bundled.py)
     DIR/xnnpack/       XNNPACK-delegated models (export/xnnpack.py)
+    DIR/xnnpack_dq/    dynamically quantized XNNPACK linears (export/xnnpack_dq.py)
+    DIR/llm/           a tiny trained llama exported with export_llama, with
+                       upstream text-runner generations (export/llm.py)
 
 --full writes the full-size models (and an XNNPACK-delegated variant of
 each, for the benchmark) into --out instead; they are not committed.
@@ -418,14 +421,17 @@ def lower(fx: Fixture, backend=None):
     edge_kwargs = {}
     if fx.edge_config:
         edge_kwargs["compile_config"] = EdgeCompileConfig(**fx.edge_config)
-    if backend == "xnnpack":
+    if backend in ("xnnpack", "xnnpack_dq"):
         from executorch.backends.xnnpack.partition.xnnpack_partitioner import (
+            XnnpackDynamicallyQuantizedPartitioner,
             XnnpackPartitioner,
         )
 
+        partitioner = (XnnpackDynamicallyQuantizedPartitioner() if backend == "xnnpack_dq"
+                       else XnnpackPartitioner())
         edge = to_edge_transform_and_lower(
             programs,
-            partitioner=[XnnpackPartitioner()],
+            partitioner=[partitioner],
             constant_methods=consts,
             **edge_kwargs,
         )
@@ -788,6 +794,9 @@ def write_fixture(fx: Fixture, out_dir: str, verify: bool, flat: bool = False):
                 rel = os.path.join(sub, f"{case.method}.case{k}.upstream{i}.npy")
                 np.save(os.path.join(out_dir, rel), to_numpy(v)[1])
                 rec["upstream_outputs"].append(rel)
+            # not byte for byte: within this tolerance (run_fixtures.py)
+            if getattr(fx, "upstream_tol", None):
+                rec["upstream_tol"] = fx.upstream_tol
         integer = all(to_numpy(v)[1].dtype.kind in "biu" for v in flat_want)
         rec.update(EXACT if integer else case.tol)
         if case.note:
@@ -894,8 +903,8 @@ def main(argv=None) -> int:
     ap.add_argument(
         "--set",
         nargs="*",
-        choices=["basic", "nets", "ops", "quant", "bundled", "xnnpack"],
-        help="export only these sets (default: all six)",
+        choices=["basic", "nets", "ops", "quant", "bundled", "xnnpack", "xnnpack_dq", "llm", "llm-tokenizers"],
+        help="export only these sets (default: all; llm-tokenizers redoes only the tokenizer runs of llm)",
     )
     ap.add_argument(
         "--full",
@@ -906,13 +915,13 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     args.timing = args.full
 
-    from export import bundled, nets, ops, quant, xnnpack
+    from export import bundled, llm, nets, ops, quant, xnnpack, xnnpack_dq
 
     if args.full:
         export_set("full", nets.fixtures(full=True) + quant.fixtures(full=True) + xnnpack.fixtures(full=True),
                    args.out, args)
         return 0
-    sets = args.set or ["basic", "nets", "ops", "quant", "bundled", "xnnpack"]
+    sets = args.set or ["basic", "nets", "ops", "quant", "bundled", "xnnpack", "xnnpack_dq", "llm"]
     if "basic" in sets:
         export_set("basic", fixtures(), args.out, args)
         if args.example_dir and not args.only:
@@ -928,8 +937,14 @@ def main(argv=None) -> int:
         export_set("xnnpack", xnnpack.fixtures(), os.path.join(args.out, "xnnpack"), args)
         if not args.only:
             xnnpack.export_unsupported(os.path.join(args.out, "xnnpack", "unsupported"), lower, write_pte)
+    if "xnnpack_dq" in sets:
+        export_set("xnnpack_dq", xnnpack_dq.fixtures(), os.path.join(args.out, "xnnpack_dq"), args)
     if "bundled" in sets:
         bundled.export_all(os.path.join(args.out, "bundled"))
+    if "llm" in sets:
+        llm.export_all(os.path.join(args.out, "llm"), inspect_pte, _executorch_version())
+    if "llm-tokenizers" in sets:  # only llm/manifest.json's tokenizer_runs
+        llm.update_tokenizer_runs(os.path.join(args.out, "llm"))
     return 0
 
 

@@ -35,7 +35,8 @@ DTYPES = {
 
 
 def to_tensor(array):
-    array = np.ascontiguousarray(array)
+    # not ascontiguousarray: it makes a 0-dim array 1-dim
+    array = np.asarray(array, order="C")
     kind = {np.dtype(v): k for k, v in DTYPES.items()}[array.dtype]
     return Executorch.Tensor.new(kind, list(array.shape), GLib.Bytes.new(array.tobytes()))
 

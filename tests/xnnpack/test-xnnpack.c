@@ -138,20 +138,99 @@ test_dynamic (void)
              FIXTURES_DIR "xnn_cnn_dyn/forward.case1.out0.npy", 1e-4, 1e-4);
 }
 
+/* The logits of tokens [1, @n] (ids 2, 3, ...) through the no-KV-cache llama
+ * (tests/models/llm), or NULL with @error set. */
+static GBytes *
+run_tokens (ExecutorchMethod *method, gint64 n, GError **error)
+{
+  gint64 sizes[] = { 1, n };
+  g_autofree gint64 *ids = g_new (gint64, n);
+  g_autoptr (GBytes) data = NULL;
+  g_autoptr (ExecutorchTensor) tokens = NULL;
+  g_autoptr (GPtrArray) outputs = NULL;
+
+  for (gint64 i = 0; i < n; i++)
+    ids[i] = 2 + i;
+  data = g_bytes_new (ids, n * sizeof ids[0]);
+  tokens = executorch_tensor_new (EXECUTORCH_SCALAR_TYPE_LONG, sizes, 2, data, error);
+  g_assert_no_error (error == NULL ? NULL : *error);
+  ExecutorchTensor *inputs[] = { tokens };
+  outputs = executorch_method_run (method, inputs, 1, NULL, error);
+  if (outputs == NULL)
+    return NULL;
+  g_assert_cmpuint (outputs->len, ==, 1);
+  return executorch_tensor_get_bytes (g_ptr_array_index (outputs, 0), error);
+}
+
+/* export_llama leaves the token input unplanned (read in place): a longer
+ * sequence after a shorter one must bind, up to the bound and no further. */
 static void
-test_unsupported (void)
+test_unplanned_input_grows (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ExecutorchMethod) method = load_method ("llm/llama_fp32_nokv/llama_fp32_nokv.pte", &error);
+  g_autoptr (GBytes) five = NULL;
+  g_assert_no_error (error);
+
+  five = run_tokens (method, 5, &error);
+  g_assert_no_error (error);
+  static const gint64 lengths[] = { 1, 63, 2, 5 };
+  for (gsize i = 0; i < G_N_ELEMENTS (lengths); i++)
+    {
+      g_autoptr (GBytes) logits = run_tokens (method, lengths[i], &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (g_bytes_get_size (logits), ==, 512 * sizeof (float));
+      if (lengths[i] == 5) /* no state: the same tokens, the same logits */
+        g_assert_true (g_bytes_equal (logits, five));
+    }
+  g_assert_null (run_tokens (method, 64, &error));
+  g_assert_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull (strstr (error->message, "bound [1, 63]"));
+  g_clear_error (&error);
+  {
+    g_autoptr (GBytes) again = run_tokens (method, 5, &error);
+    g_assert_no_error (error);
+    g_assert_true (g_bytes_equal (again, five));
+  }
+}
+
+/* A PT2E dynamically quantized MLP (XNNPACKQuantizer, is_dynamic): once
+ * refused, now run by the dynamic-quantization path; tests/models/xnnpack_dq
+ * has the fixtures with references. */
+static void
+test_dynamic_quant_pt2e (void)
 {
   g_autoptr (GError) error = NULL;
   g_autofree char *path = g_build_filename (TEST_MODELS_DIR, FIXTURES_DIR "unsupported/mlp_dynq.pte", NULL);
   g_autoptr (ExecutorchProgram) program = executorch_program_new_from_file (path, &error);
   g_assert_no_error (error);
   g_autoptr (ExecutorchMethod) method = executorch_program_load_method (program, "forward", &error);
-  g_assert_null (method);
-  g_assert_nonnull (error);
-  g_test_message ("%s", error->message);
-  g_assert_nonnull (strstr (error->message, "XnnpackBackend"));
-  g_assert_nonnull (strstr (error->message, "XNNConvert"));
-  g_assert_nonnull (strstr (error->message, "dynamically quantized"));
+  g_assert_no_error (error);
+  gint64 sizes[] = { 4, 32 };
+  float xd[128];
+  for (int i = 0; i < 128; i++)
+    xd[i] = (float) ((i * 37) % 19 - 9) / 4.0f;
+  g_autoptr (ExecutorchTensor) x = executorch_tensor_new_from_floats (sizes, 2, xd, 128, &error);
+  g_assert_no_error (error);
+  ExecutorchTensor *inputs[] = { x };
+  g_autoptr (GPtrArray) first = executorch_method_run (method, inputs, 1, NULL, &error);
+  g_assert_no_error (error);
+  g_autoptr (GPtrArray) second = executorch_method_run (method, inputs, 1, NULL, &error);
+  g_assert_no_error (error);
+  gsize n1, n2;
+  g_autofree float *y1 = executorch_tensor_get_floats (g_ptr_array_index (first, 0), &n1, &error);
+  g_assert_no_error (error);
+  g_autofree float *y2 = executorch_tensor_get_floats (g_ptr_array_index (second, 0), &n2, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (n1, ==, 4 * 10);
+  g_assert_cmpmem (y1, n1 * sizeof (float), y2, n2 * sizeof (float));
+  gboolean nonzero = FALSE;
+  for (gsize i = 0; i < n1; i++)
+    {
+      g_assert_true (isfinite (y1[i]));
+      nonzero |= y1[i] != 0.0f;
+    }
+  g_assert_true (nonzero);
 }
 
 static GBytes *payload_of (const char *rel);
@@ -398,7 +477,8 @@ test_payload_words (void)
 {
   static const guint32 hostile[] = { 0, 1, 3, 0x10, 0xff, 0x7fffffff, 0x80000000, 0xfffffffe, 0xffffffff };
   const char *fixtures[] = { FIXTURES_DIR "xnn_mlp/xnn_mlp.pte", FIXTURES_DIR "xnn_cnn_dyn/xnn_cnn_dyn.pte",
-                             FIXTURES_DIR "xnn_mlp_q8pc/xnn_mlp_q8pc.pte" };
+                             FIXTURES_DIR "xnn_mlp_q8pc/xnn_mlp_q8pc.pte",
+                             FIXTURES_DIR "xnn_cnn_fp16/xnn_cnn_fp16.pte" };
   for (gsize f = 0; f < G_N_ELEMENTS (fixtures); f++)
     {
       g_autoptr (GBytes) payload = payload_of (fixtures[f]);
@@ -530,10 +610,11 @@ main (int argc, char **argv)
   g_test_add_func ("/xnnpack/fixtures", test_fixtures);
   g_test_add_func ("/xnnpack/threads", test_threads);
   g_test_add_func ("/xnnpack/dynamic", test_dynamic);
-  g_test_add_func ("/xnnpack/unsupported", test_unsupported);
   g_test_add_func ("/xnnpack/fp16", test_fp16);
   g_test_add_func ("/xnnpack/one-runtime", test_one_runtime);
   g_test_add_func ("/xnnpack/widen-conversions", test_widen_conversions);
+  g_test_add_func ("/xnnpack/unplanned-input-grows", test_unplanned_input_grows);
+  g_test_add_func ("/xnnpack/dynamic-quant-pt2e", test_dynamic_quant_pt2e);
   g_test_add_func ("/xnnpack/payload/valid", test_payload_valid);
   g_test_add_func ("/xnnpack/payload/truncated", test_payload_truncated);
   g_test_add_func ("/xnnpack/payload/words", test_payload_words);

@@ -1,0 +1,698 @@
+/* dynamic-quant.c: dynamically quantized linears, on XNNPACK or here
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The host path computes what XNNPACK's qd8 operators compute: each row
+ * of the fp32 activations is quantized to int8 with its own scale and zero
+ * point (asymmetric, from the row's min/max widened to include 0); the
+ * fully-connected takes int32 dot products of those int8 values with the
+ * int8 or int4 weights, per block for blockwise weights, subtracts the zero
+ * point's share, applies the scales, adds the bias and clamps.  4-bit
+ * weights stay packed (repacked once into 32-element chunks); AVX2 where
+ * the CPU has it, on the process thread pool.
+ */
+#define XB_DQ_DEFINE_XNN 1
+#include "dynamic-quant.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "support-private.h"
+#include "xnnpack-api.h"
+#include "xnnpack-features.h"
+
+#define CHUNK 32 /* 4-bit weights: elements per block unit (a block is whole chunks) */
+/* 4-bit weights are stored in pairs of chunks, 64 elements in 32 bytes:
+ * byte j holds element j in its low and element 32 + j in its high nibble,
+ * as value + 8, so that one 32-byte load splits into two chunks. */
+#define PAIR 64
+#define TILE_CHANNELS 16 /* channels per thread pool task (with every row) */
+
+typedef enum
+{
+  KIND_QC8, /* int8, one fp32 scale per channel */
+  KIND_Q4,  /* int4 (qcint4, or qbint4 with blocks a multiple of CHUNK) */
+} Kind;
+
+struct XbDqLinear
+{
+  Kind kind;
+  size_t n, k;
+  size_t block, n_blocks; /* input channels per scale; k / block */
+  size_t row_bytes;       /* packed bytes per channel */
+  void *weights;          /* int8 [n][k], or nibbles in chunk pairs [n][row_bytes] */
+  float *scales;          /* [n][n_blocks] */
+  int32_t *sums;          /* 8-bit: [n], the sum of a channel's weights */
+  float *scaled_sums;     /* 4-bit: [n], sum over blocks of scale * the block's weight sum */
+  gboolean avx2;
+};
+
+static gboolean
+value_is_dynamic (const XbValue *v)
+{
+  return v->datatype == XB_DT_QDINT8 || v->datatype == XB_DT_QCINT4 || v->datatype == XB_DT_QBINT4 ||
+         v->quant == XB_QUANT_PER_TOKEN || v->quant == XB_QUANT_PER_CHANNEL_GROUP || v->dq_datatype != XB_DT_INVALID;
+}
+
+gboolean
+xb_dq_node_is_dynamic (const XbGraph *g, const XbNode *n)
+{
+  for (uint32_t k = 0; k < n->n_inputs + n->n_outputs; k++)
+    {
+      uint32_t v = k < n->n_inputs ? n->inputs[k] : n->outputs[k - n->n_inputs];
+      if (v != XB_PAYLOAD_NO_VALUE && value_is_dynamic (&g->values[v]))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static gboolean library_int4_ok (gboolean blockwise);
+
+gboolean
+xb_dq_library_supports (const XbGraph *g, const char **missing)
+{
+  *missing = NULL;
+  for (uint32_t i = 0; i < g->n_values && *missing == NULL; i++)
+    {
+      const XbValue *v = &g->values[i];
+      if (v->dq_datatype != XB_DT_INVALID)
+        *missing = "values with a dq_datatype (the legacy dynamic-quantization form) are not supported";
+      else if (v->datatype == XB_DT_QDINT8 || v->quant == XB_QUANT_PER_TOKEN)
+        {
+          if (!HAVE_XNN_DATATYPE_QDINT8 || !HAVE_XNN_DEFINE_DYNAMICALLY_QUANTIZED_TENSOR_VALUE)
+            *missing = "qdint8 activations need xnn_define_dynamically_quantized_tensor_value, which the installed "
+                       "XNNPACK lacks";
+        }
+      else if (v->datatype == XB_DT_QBINT4 || v->quant == XB_QUANT_PER_CHANNEL_GROUP)
+        {
+          if (!HAVE_XNN_DATATYPE_QBINT4 || !HAVE_XNN_DEFINE_BLOCKWISE_QUANTIZED_TENSOR_VALUE)
+            *missing = "blockwise int4 weights need xnn_define_blockwise_quantized_tensor_value, which the installed "
+                       "XNNPACK lacks";
+        }
+      else if (v->datatype == XB_DT_QCINT4)
+        {
+          if (!HAVE_XNN_DATATYPE_QCINT4 || !HAVE_XNN_DEFINE_CHANNELWISE_QUANTIZED_TENSOR_VALUE_V2)
+            *missing = "per-channel int4 weights need xnn_define_channelwise_quantized_tensor_value_v2, which the "
+                       "installed XNNPACK lacks";
+        }
+    }
+  for (uint32_t i = 0; i < g->n_values && *missing == NULL; i++)
+    {
+      const XbValue *v = &g->values[i];
+      if (v->datatype == XB_DT_QBINT4 && !library_int4_ok (TRUE))
+        *missing = "the installed XNNPACK computes blockwise int4 fully-connected layers wrongly (checked at run time)";
+      else if (v->datatype == XB_DT_QCINT4 && !library_int4_ok (FALSE))
+        *missing =
+            "the installed XNNPACK computes per-channel int4 fully-connected layers wrongly (checked at run time)";
+    }
+  if (*missing != NULL)
+    return FALSE;
+  const char *own = g_getenv ("EXECUTORCH_XNNPACK_OWN_DQ");
+  if (own != NULL && own[0] != '\0' && strcmp (own, "0") != 0)
+    {
+      *missing = "EXECUTORCH_XNNPACK_OWN_DQ is set";
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static size_t
+rows_of (const XbShape *s, size_t row_length)
+{
+  size_t n = 1;
+  for (uint32_t d = 0; d < s->ndim; d++)
+    n *= s->dims[d];
+  return row_length ? n / row_length : 0;
+}
+
+size_t
+xb_dq_params_offset (size_t numel)
+{
+  return (numel + 15) & ~(size_t) 15;
+}
+
+size_t
+xb_dq_value_bytes (const XbValue *value, const XbShape *shape)
+{
+  size_t row = shape->ndim ? shape->dims[shape->ndim - 1] : 1;
+  size_t numel = rows_of (shape, 1);
+  return xb_dq_params_offset (numel) + rows_of (shape, row) * sizeof (XbDqRowParams);
+}
+
+static gboolean
+is_per_token_qdint8 (const XbValue *v)
+{
+  return v->datatype == XB_DT_QDINT8 && v->quant == XB_QUANT_PER_TOKEN && v->num_nonbatch_dims == 1 &&
+         v->dq_datatype == XB_DT_INVALID;
+}
+
+gboolean
+xb_dq_host_supports (const XbGraph *g, const XbNode *n, const char **why)
+{
+  *why = NULL;
+  const XbValue *x = &g->values[n->inputs[0]], *y = &g->values[n->outputs[0]];
+  if (n->type == XB_NODE_CONVERT)
+    {
+      if (x->datatype != XB_DT_FP32 || x->quant != XB_QUANT_NONE || !is_per_token_qdint8 (y))
+        {
+          *why = "this library converts only fp32 to per-token qdint8 (num_nonbatch_dims 1)";
+          return FALSE;
+        }
+      return TRUE;
+    }
+  if (n->type != XB_NODE_FULLY_CONNECTED)
+    {
+      *why = "this library runs only Convert and FullyConnected with dynamically quantized values";
+      return FALSE;
+    }
+  const XbValue *w = &g->values[n->inputs[1]];
+  const XbValue *b = n->inputs[2] == XB_PAYLOAD_NO_VALUE ? NULL : &g->values[n->inputs[2]];
+  if (!is_per_token_qdint8 (x) || y->datatype != XB_DT_FP32 || y->quant != XB_QUANT_NONE)
+    {
+      *why = "a dynamically quantized fully-connected needs a per-token qdint8 input and an fp32 output";
+      return FALSE;
+    }
+  if (b != NULL && (b->datatype != XB_DT_FP32 || b->quant != XB_QUANT_NONE))
+    {
+      *why = "a dynamically quantized fully-connected needs an fp32 bias";
+      return FALSE;
+    }
+  if (n->flags != 0 || w->ndim != 2 || w->data == NULL)
+    {
+      *why = "a dynamically quantized fully-connected needs constant [out, in] weights (no flags)";
+      return FALSE;
+    }
+  gboolean qc = w->quant == XB_QUANT_PER_CHANNEL && w->channel_dim == 0 &&
+                (w->datatype == XB_DT_QCINT8 || w->datatype == XB_DT_QCINT4);
+  gboolean qb = w->quant == XB_QUANT_PER_CHANNEL_GROUP && w->datatype == XB_DT_QBINT4;
+  if (!qc && !qb)
+    {
+      *why = "weights must be qcint8 or qcint4 (per channel, channel_dim 0) or qbint4 (blockwise)";
+      return FALSE;
+    }
+  if (qb && w->group_size != w->dims[1] && w->group_size % CHUNK != 0)
+    {
+      *why = "blockwise int4 weights need blocks of a multiple of 32 input channels (or one block a row)";
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* ---- weights ---- */
+
+static float
+bf16_to_f32 (uint16_t h)
+{
+  uint32_t bits = (uint32_t) h << 16;
+  float f;
+  memcpy (&f, &bits, 4);
+  return f;
+}
+
+void
+xb_dq_linear_free (XbDqLinear *lin)
+{
+  if (lin == NULL)
+    return;
+  free (lin->weights);
+  g_free (lin->scales);
+  g_free (lin->sums);
+  g_free (lin->scaled_sums);
+  g_free (lin);
+}
+
+/* Element @i (0..k-1) of row @row of 4-bit weights in the exporter's
+ * layout: element 2j in the low, 2j+1 in the high nibble, stored as q+8. */
+static int
+nibble_at (const uint8_t *row, size_t i)
+{
+  uint8_t b = row[i / 2];
+  return (int) ((i & 1) ? b >> 4 : b & 15) - 8;
+}
+
+XbDqLinear *
+xb_dq_linear_new (const XbGraph *g, const XbNode *n, GError **error)
+{
+  const XbValue *w = &g->values[n->inputs[1]];
+  XbDqLinear *lin = g_new0 (XbDqLinear, 1);
+  lin->n = w->dims[0];
+  lin->k = w->dims[1];
+  lin->avx2 = _executorch_support_cpu_has_avx2_fma ();
+  gboolean four = w->datatype != XB_DT_QCINT8;
+  lin->kind = four ? KIND_Q4 : KIND_QC8;
+  lin->block = w->quant == XB_QUANT_PER_CHANNEL_GROUP ? w->group_size : lin->k;
+  lin->n_blocks = lin->block ? lin->k / lin->block : 0;
+  if (lin->k == 0 || lin->n == 0 || lin->n_blocks == 0 || xb_value_bytes (w) > w->data_size)
+    {
+      g_set_error (error, XB_ERROR, ET_ERROR_INVALID_PROGRAM,
+                   "XNNPACK: dynamically quantized weights [%zu, %zu] (%s) do not fit their %zu bytes", lin->n, lin->k,
+                   xb_datatype_name (w->datatype), w->data_size);
+      xb_dq_linear_free (lin);
+      return NULL;
+    }
+  size_t n_scales = lin->n * lin->n_blocks;
+  lin->row_bytes = four ? (lin->k + PAIR - 1) / PAIR * (PAIR / 2) : lin->k;
+  if (posix_memalign (&lin->weights, 64, lin->n * lin->row_bytes + 64) != 0)
+    {
+      lin->weights = NULL;
+      g_set_error (error, XB_ERROR, ET_ERROR_MEMORY_ALLOCATION_FAILED,
+                   "XNNPACK: no memory for repacked weights [%zu, %zu]", lin->n, lin->k);
+      xb_dq_linear_free (lin);
+      return NULL;
+    }
+  lin->scales = g_new (float, n_scales);
+  lin->sums = g_new0 (int32_t, lin->n);
+  lin->scaled_sums = g_new0 (float, lin->n);
+  for (size_t c = 0; c < lin->n; c++)
+    for (size_t b = 0; b < lin->n_blocks; b++)
+      lin->scales[c * lin->n_blocks + b] =
+          w->quant == XB_QUANT_PER_CHANNEL_GROUP ? bf16_to_f32 (w->block_scales[c * lin->n_blocks + b]) : w->scales[c];
+  if (!four)
+    {
+      const int8_t *src = w->data;
+      memcpy (lin->weights, src, lin->n * lin->k);
+      for (size_t c = 0; c < lin->n; c++)
+        for (size_t i = 0; i < lin->k; i++)
+          lin->sums[c] += src[c * lin->k + i];
+      return lin;
+    }
+  /* 4-bit: in chunk pairs (PAIR); the padding is the value 0 (nibble 8). */
+  size_t src_row = (lin->k + 1) / 2;
+  uint8_t *dst = lin->weights;
+  memset (dst, 0x88, lin->n * lin->row_bytes);
+  for (size_t c = 0; c < lin->n; c++)
+    {
+      const uint8_t *row = (const uint8_t *) w->data + c * src_row;
+      uint8_t *out = dst + c * lin->row_bytes;
+      for (size_t i = 0; i < lin->k; i++)
+        {
+          int q = nibble_at (row, i);
+          uint8_t *byte = &out[i / PAIR * (PAIR / 2) + i % (PAIR / 2)];
+          if (i % PAIR < PAIR / 2)
+            *byte = (uint8_t) ((*byte & 0xf0) | (q + 8));
+          else
+            *byte = (uint8_t) ((*byte & 0x0f) | (q + 8) << 4);
+          lin->sums[c] += q;
+        }
+      /* in double: the products are exact, the sum rounds once */
+      double scaled = 0.0;
+      for (size_t b = 0; b < lin->n_blocks; b++)
+        {
+          int32_t block_sum = 0;
+          for (size_t i = b * lin->block; i < (b + 1) * lin->block; i++)
+            block_sum += nibble_at (row, i);
+          scaled += (double) block_sum * lin->scales[c * lin->n_blocks + b];
+        }
+      lin->scaled_sums[c] = (float) scaled;
+    }
+  return lin;
+}
+
+/* ---- activations ---- */
+
+XbDqRowParams
+xb_dq_quantize_row (const float *x, size_t n, int8_t *q)
+{
+  float lo = 0.0f, hi = 0.0f; /* the range always includes 0 */
+  for (size_t i = 0; i < n; i++)
+    {
+      lo = x[i] < lo ? x[i] : lo;
+      hi = x[i] > hi ? x[i] : hi;
+    }
+  const float qmin = -128.0f, qmax = 127.0f;
+  float scale = lo == hi ? 1.0f : (qmax - qmin) / (hi - lo);
+  float lo_scaled = lo * scale, hi_scaled = hi * scale;
+  float zp = qmin + lo_scaled + (qmax + hi_scaled) > 0 ? qmin - lo_scaled : qmax - hi_scaled;
+  zp = zp < qmin ? qmin : zp > qmax ? qmax : zp;
+  if (!(zp == zp))
+    zp = 0.0f;
+  int32_t zero_point = (int32_t) rintf (zp);
+  float vmin = qmin - (float) zero_point, vmax = qmax - (float) zero_point;
+  for (size_t i = 0; i < n; i++)
+    {
+      float v = x[i] * scale;
+      v = v >= vmin ? v : vmin; /* NaN goes to the bottom */
+      v = v <= vmax ? v : vmax;
+      q[i] = (int8_t) ((int32_t) rintf (v) + zero_point);
+    }
+  return (XbDqRowParams){ .scale = 1.0f / scale, .zero_point = zero_point };
+}
+
+typedef struct
+{
+  const float *x;
+  int8_t *q;
+  XbDqRowParams *params;
+  size_t k;
+} ConvertJob;
+
+static void
+convert_row (void *data, size_t r)
+{
+  const ConvertJob *job = data;
+  job->params[r] = xb_dq_quantize_row (job->x + r * job->k, job->k, job->q + r * job->k);
+}
+
+/* ---- fully-connected ---- */
+
+static int32_t
+dot_i8 (const int8_t *x, const int8_t *w, size_t n)
+{
+  int32_t acc = 0;
+  for (size_t i = 0; i < n; i++)
+    acc += (int32_t) x[i] * w[i];
+  return acc;
+}
+
+/* Elements [from, to) of a repacked 4-bit row. */
+static int32_t
+dot_i4_range (const int8_t *x, const uint8_t *w, size_t from, size_t to)
+{
+  int32_t acc = 0;
+  for (size_t i = from; i < to; i++)
+    {
+      uint8_t b = w[i / PAIR * (PAIR / 2) + i % (PAIR / 2)];
+      int q = (i % PAIR < PAIR / 2 ? b & 15 : b >> 4) - 8;
+      acc += (int32_t) x[i] * q;
+    }
+  return acc;
+}
+
+/* Channel @c for @nr rows (1..4): the sum over blocks of
+ * scale * dot, zero points not yet applied (4-bit), or the exact
+ * zero-point-corrected int32 sum times the scale (8-bit). */
+static void
+channel_rows (const XbDqLinear *lin, const int8_t *const x[4], const int16_t *const x16[4], const float *const xsums[4],
+              const int32_t zp[4], size_t c, float acc[4], int nr)
+{
+  const float *scales = lin->scales + c * lin->n_blocks;
+  if (lin->kind == KIND_QC8)
+    {
+      const int8_t *w = (const int8_t *) lin->weights + c * lin->row_bytes;
+      int32_t dots[4];
+      if (x16[0] && nr == 4)
+        xb_dq_dot4_i8_avx2 (x16, w, lin->k, dots);
+      else if (x16[0])
+        for (int r = 0; r < nr; r++)
+          xb_dq_dot1_i8_avx2 (x16[r], w, lin->k, &dots[r]);
+      else
+        for (int r = 0; r < nr; r++)
+          dots[r] = dot_i8 (x[r], w, lin->k);
+      for (int r = 0; r < nr; r++)
+        acc[r] = (float) (dots[r] - zp[r] * lin->sums[c]) * scales[0];
+      return;
+    }
+  const uint8_t *w = (const uint8_t *) lin->weights + c * lin->row_bytes;
+  /* blocks are whole chunks, except a single block of a row whose length
+   * is no multiple of 32: its tail is added below */
+  size_t block_chunks = lin->block / CHUNK, n_chunks = lin->n_blocks * block_chunks, done = n_chunks * CHUNK;
+  if (xsums[0] && nr == 4)
+    xb_dq_dot4_i4_avx2 (x, w, n_chunks, block_chunks, scales, xsums, lin->n_blocks, acc);
+  else if (xsums[0])
+    for (int r = 0; r < nr; r++)
+      xb_dq_dot1_i4_avx2 (x[r], w, n_chunks, block_chunks, scales, xsums[r], lin->n_blocks, &acc[r]);
+  else
+    for (int r = 0; r < nr; r++)
+      {
+        acc[r] = 0.0f;
+        for (size_t b = 0; b < lin->n_blocks && block_chunks; b++)
+          acc[r] += (float) dot_i4_range (x[r], w, b * lin->block, b * lin->block + block_chunks * CHUNK) * scales[b];
+      }
+  for (int r = 0; r < nr; r++)
+    {
+      if (done < lin->k)
+        acc[r] += (float) dot_i4_range (x[r], w, done, lin->k) * scales[0];
+      acc[r] -= (float) zp[r] * lin->scaled_sums[c];
+    }
+}
+
+typedef struct
+{
+  const XbDqLinear *lin;
+  const int8_t *x;
+  const int16_t *x16; /* 8-bit weights on AVX2: x widened, else NULL */
+  const float *xsums; /* 4-bit weights on AVX2: [rows][n_blocks] sums of x over whole chunks, else NULL */
+  const XbDqRowParams *params;
+  const float *bias;
+  float *y;
+  float lo, hi;
+  size_t rows;
+} LinearJob;
+
+/* Channels [c0, c0 + nc) for every row: the tile's weights are read from
+ * memory once and stay in cache while the rows pass by. */
+static void
+linear_tile (void *data, size_t c0, size_t nc)
+{
+  const LinearJob *job = data;
+  const XbDqLinear *lin = job->lin;
+  for (size_t rb = 0; rb < job->rows; rb += 4)
+    {
+      size_t rows = MIN (4, job->rows - rb);
+      const int8_t *x[4];
+      const int16_t *x16[4] = { NULL };
+      const float *xsums[4] = { NULL };
+      int32_t zp[4];
+      for (size_t r = 0; r < rows; r++)
+        {
+          x[r] = job->x + (rb + r) * lin->k;
+          x16[r] = job->x16 ? job->x16 + (rb + r) * lin->k : NULL;
+          xsums[r] = job->xsums ? job->xsums + (rb + r) * lin->n_blocks : NULL;
+          zp[r] = job->params[rb + r].zero_point;
+        }
+      for (size_t c = c0; c < c0 + nc; c++)
+        {
+          float acc[4];
+          channel_rows (lin, x, x16, xsums, zp, c, acc, (int) rows);
+          float bias = job->bias ? job->bias[c] : 0.0f;
+          for (size_t r = 0; r < rows; r++)
+            {
+              float v = acc[r] * job->params[rb + r].scale + bias;
+              v = v < job->lo ? job->lo : v > job->hi ? job->hi : v;
+              job->y[(rb + r) * lin->n + c] = v;
+            }
+        }
+    }
+}
+
+void
+xb_dq_run (const XbGraph *g, const XbNode *n, const XbDqLinear *lin, const XbShape *shapes, void *const *ptr,
+           struct pthreadpool *pool)
+{
+  const XbShape *xs = &shapes[n->inputs[0]];
+  size_t k = xs->ndim ? xs->dims[xs->ndim - 1] : 1;
+  size_t rows = rows_of (xs, k);
+  if (n->type == XB_NODE_CONVERT)
+    {
+      ConvertJob job = {
+        .x = ptr[n->inputs[0]],
+        .q = ptr[n->outputs[0]],
+        .params = (XbDqRowParams *) (void *) ((uint8_t *) ptr[n->outputs[0]] + xb_dq_params_offset (rows * k)),
+        .k = k,
+      };
+      pthreadpool_parallelize_1d (pool, convert_row, &job, rows, 0);
+      return;
+    }
+  LinearJob job = {
+    .lin = lin,
+    .x = ptr[n->inputs[0]],
+    .params =
+        (const XbDqRowParams *) (const void *) ((const uint8_t *) ptr[n->inputs[0]] + xb_dq_params_offset (rows * k)),
+    .bias = n->inputs[2] == XB_PAYLOAD_NO_VALUE ? NULL : ptr[n->inputs[2]],
+    .y = ptr[n->outputs[0]],
+    .lo = n->output_min,
+    .hi = n->output_max,
+    .rows = rows,
+  };
+  /* 8-bit weights on AVX2 read the activations as int16: widened once */
+  int16_t *x16 = NULL;
+  if (lin->kind == KIND_QC8 && lin->avx2)
+    {
+      x16 = g_new (int16_t, MAX (rows * k, 1));
+      for (size_t i = 0; i < rows * k; i++)
+        x16[i] = job.x[i];
+      job.x16 = x16;
+    }
+  /* 4-bit weights on AVX2 take their nibbles unsigned (value + 8): the 8
+   * times the activations' sums per block come back out */
+  float *xsums = NULL;
+  size_t block_chunks = lin->block / CHUNK;
+  if (lin->kind == KIND_Q4 && lin->avx2 && block_chunks)
+    {
+      xsums = g_new0 (float, MAX (rows * lin->n_blocks, 1));
+      for (size_t r = 0; r < rows; r++)
+        for (size_t b = 0; b < lin->n_blocks; b++)
+          {
+            int32_t sum = 0;
+            for (size_t i = b * lin->block; i < b * lin->block + block_chunks * CHUNK; i++)
+              sum += job.x[r * k + i];
+            xsums[r * lin->n_blocks + b] = (float) sum;
+          }
+      job.xsums = xsums;
+    }
+  pthreadpool_parallelize_1d_tile_1d (pool, linear_tile, &job, lin->n, TILE_CHANNELS, 0);
+  g_free (x16);
+  g_free (xsums);
+}
+
+/* ---- XNNPACK's own path ---- */
+
+#if HAVE_XNN_DATATYPE_QDINT8 && HAVE_XNN_DEFINE_DYNAMICALLY_QUANTIZED_TENSOR_VALUE && \
+    defined(HAVE_XNN_RESHAPE_RUNTIME) && defined(HAVE_XNN_SETUP_RUNTIME_V2)
+#define CAN_PROBE 1
+/* Runs Convert -> FullyConnected on XNNPACK for @rows (1..3) rows of 64 inputs and 8
+ * channels of 4-bit weights (blockwise with blocks of 32 when @blockwise,
+ * else per channel) and compares with the exact quantized math: some
+ * releases get 4-bit weights wrong (Debian 13's leaves the last of 2 or 3
+ * rows unwritten, or reads per-channel int4 weights wrongly), so what the
+ * library computes decides, not its version. */
+static gboolean
+probe_int4 (gboolean blockwise, size_t rows)
+{
+  enum
+  {
+    ROWS = 3,
+    K = 64,
+    N = 8,
+    BLOCK = 32
+  };
+  float x[ROWS * K], y[ROWS * N], scales[N];
+  uint16_t block_scales[N * K / BLOCK];
+  uint8_t w[N * K / 2];
+  for (int i = 0; i < ROWS * K; i++)
+    x[i] = (float) ((i * 37) % 23 - 11) / (float) (1 + i / K);
+  for (int i = 0; i < N * K / 2; i++)
+    w[i] = (uint8_t) ((i * 29 + 3) % 256);
+  for (int i = 0; i < N; i++)
+    scales[i] = 0.01f * (float) (i + 1);
+  for (int i = 0; i < N * K / BLOCK; i++)
+    block_scales[i] = (uint16_t) (0x3c00 + 16 * i); /* bf16 0.0078.. upwards */
+  xnn_subgraph_t sg = NULL;
+  xnn_runtime_t rt = NULL;
+  uint32_t ids[4] = { 0, XNN_INVALID_VALUE_ID, XNN_INVALID_VALUE_ID, 1 };
+  size_t xdims[2] = { rows, K }, wdims[2] = { N, K }, ydims[2] = { rows, N };
+  gboolean same = FALSE;
+  enum xnn_status st = xnn_create_subgraph (2, 0, &sg);
+  if (st == xnn_status_success)
+    st = xnn_define_tensor_value (sg, xnn_datatype_fp32, 2, xdims, NULL, 0, XNN_VALUE_FLAG_EXTERNAL_INPUT, &ids[0]);
+  if (st == xnn_status_success)
+    st = xnn_define_dynamically_quantized_tensor_value (sg, xnn_datatype_qdint8, 2, 1, xdims, XNN_INVALID_VALUE_ID, 0,
+                                                        &ids[1]);
+#if HAVE_XNN_DATATYPE_QBINT4 && HAVE_XNN_DEFINE_BLOCKWISE_QUANTIZED_TENSOR_VALUE
+  if (st == xnn_status_success && blockwise)
+    st = xnn_define_blockwise_quantized_tensor_value (sg, xnn_datatype_qbint4, 8, block_scales, 2, 0, BLOCK, wdims, w,
+                                                      XNN_INVALID_VALUE_ID, 0, &ids[2]);
+#endif
+#if HAVE_XNN_DATATYPE_QCINT4 && HAVE_XNN_DEFINE_CHANNELWISE_QUANTIZED_TENSOR_VALUE_V2
+  if (st == xnn_status_success && !blockwise)
+    st = xnn_define_channelwise_quantized_tensor_value_v2 (sg, xnn_datatype_qcint4, 8, scales, 2, 0, wdims, w,
+                                                           XNN_INVALID_VALUE_ID, 0, &ids[2]);
+#endif
+  if (st == xnn_status_success && ids[2] == XNN_INVALID_VALUE_ID)
+    st = xnn_status_unsupported_parameter;
+  if (st == xnn_status_success)
+    st = xnn_define_tensor_value (sg, xnn_datatype_fp32, 2, ydims, NULL, 1, XNN_VALUE_FLAG_EXTERNAL_OUTPUT, &ids[3]);
+  if (st == xnn_status_success)
+    st = xnn_define_convert (sg, ids[0], ids[1], 0);
+  if (st == xnn_status_success)
+    st = xnn_define_fully_connected (sg, -INFINITY, INFINITY, ids[1], ids[2], XNN_INVALID_VALUE_ID, ids[3], 0);
+  if (st == xnn_status_success)
+    st = xnn_create_runtime_v2 (sg, NULL, 0, &rt);
+  struct xnn_external_value ext[2] = { { 0, x }, { 1, y } };
+  memset (y, 0, sizeof y);
+  if (st == xnn_status_success)
+    st = xnn_reshape_runtime (rt);
+  if (st == xnn_status_success)
+    st = xnn_setup_runtime_v2 (rt, 2, ext);
+  if (st == xnn_status_success)
+    st = xnn_invoke_runtime (rt);
+  if (st == xnn_status_success)
+    {
+      same = TRUE;
+      for (size_t r = 0; r < rows; r++)
+        {
+          int8_t q[K];
+          XbDqRowParams params = xb_dq_quantize_row (x + r * K, K, q);
+          for (int c = 0; c < N; c++)
+            {
+              double acc = 0.0, mag = 0.0;
+              for (int i = 0; i < K; i++)
+                {
+                  int wq = nibble_at (w + c * (K / 2), (size_t) i);
+                  double ws = blockwise ? bf16_to_f32 (block_scales[c * (K / BLOCK) + i / BLOCK]) : scales[c];
+                  double term = (double) (q[i] - params.zero_point) * wq * ws * params.scale;
+                  acc += term;
+                  mag += fabs (term);
+                }
+              if (!(fabs (y[r * N + c] - acc) <= 1e-4 * mag + 1e-6))
+                same = FALSE;
+            }
+        }
+    }
+  if (rt)
+    xnn_delete_runtime (rt);
+  if (sg)
+    xnn_delete_subgraph (sg);
+  return same;
+}
+#endif
+
+/* Whether XNNPACK computes 4-bit weights right: probed once per process
+ * (bit 0: known, bit 1: blockwise ok, bit 2: per-channel ok). */
+static gboolean
+library_int4_ok (gboolean blockwise)
+{
+#ifdef CAN_PROBE
+  static gsize probed;
+  if (g_once_init_enter (&probed))
+    {
+      gboolean blockwise = probe_int4 (TRUE, 1) && probe_int4 (TRUE, 3);
+      gboolean channelwise = probe_int4 (FALSE, 1) && probe_int4 (FALSE, 3);
+      gsize result = 1 | (blockwise ? 2 : 0) | (channelwise ? 4 : 0);
+      if (!(result & 2))
+        g_debug ("XNNPACK's blockwise int4 fully-connected fails its check: this library runs it");
+      if (!(result & 4))
+        g_debug ("XNNPACK's per-channel int4 fully-connected fails its check: this library runs it");
+      g_once_init_leave (&probed, result);
+    }
+  return (probed & (blockwise ? 2 : 4)) != 0;
+#else
+  return FALSE;
+#endif
+}
+
+enum xnn_status
+xb_dq_define_value (xnn_subgraph_t sg, const XbValue *val, const XbShape *s, uint32_t ext_id, uint32_t flags,
+                    uint32_t *id, gboolean *handled)
+{
+  *handled = FALSE;
+#if HAVE_XNN_DATATYPE_QDINT8 && HAVE_XNN_DEFINE_DYNAMICALLY_QUANTIZED_TENSOR_VALUE
+  if (val->datatype == XB_DT_QDINT8 && val->quant == XB_QUANT_PER_TOKEN)
+    {
+      *handled = TRUE;
+      return xnn_define_dynamically_quantized_tensor_value (sg, xnn_datatype_qdint8, s->ndim, val->num_nonbatch_dims,
+                                                            s->dims, ext_id, flags, id);
+    }
+#endif
+#if HAVE_XNN_DATATYPE_QBINT4 && HAVE_XNN_DEFINE_BLOCKWISE_QUANTIZED_TENSOR_VALUE
+  if (val->datatype == XB_DT_QBINT4 && val->quant == XB_QUANT_PER_CHANNEL_GROUP)
+    {
+      *handled = TRUE;
+      return xnn_define_blockwise_quantized_tensor_value (sg, xnn_datatype_qbint4, 8, val->block_scales, s->ndim,
+                                                          (size_t) val->channel_dim, val->group_size, s->dims,
+                                                          val->data, ext_id, flags, id);
+    }
+#endif
+#if HAVE_XNN_DATATYPE_QCINT4 && HAVE_XNN_DEFINE_CHANNELWISE_QUANTIZED_TENSOR_VALUE_V2
+  if (val->datatype == XB_DT_QCINT4 && val->quant == XB_QUANT_PER_CHANNEL)
+    {
+      *handled = TRUE;
+      return xnn_define_channelwise_quantized_tensor_value_v2 (sg, xnn_datatype_qcint4, 8, val->scales, s->ndim,
+                                                               (size_t) val->channel_dim, s->dims, val->data, ext_id,
+                                                               flags, id);
+    }
+#endif
+  (void) sg, (void) val, (void) s, (void) ext_id, (void) flags, (void) id;
+  return xnn_status_unsupported_parameter;
+}
