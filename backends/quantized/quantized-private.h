@@ -108,3 +108,13 @@ extern const EtKernel _executorch_qk_embedding_kernels[];
 extern const size_t _executorch_qk_embedding_n_kernels;
 extern const EtKernel _executorch_qk_linear_kernels[];
 extern const size_t _executorch_qk_linear_n_kernels;
+
+/* int-conv.c: the integer convolution's kernels and the bytes each staged
+ * float buffer must hold (int-conv-rewrite.c matches the sites). */
+extern const EtKernel _executorch_qk_stage_input_kernel;
+extern const EtKernel _executorch_qk_stage_weight_channel_kernel;
+extern const EtKernel _executorch_qk_stage_weight_tensor_kernel;
+extern const EtKernel _executorch_qk_int_conv_kernel;
+size_t _executorch_qk_staged_input_size (int64_t numel);
+size_t _executorch_qk_staged_weight_size (int64_t n_channels);
+extern const EtMethodRewrite _executorch_qk_int_conv_rewrite;
