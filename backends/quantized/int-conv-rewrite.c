@@ -171,7 +171,7 @@ small_int_tensor (const EtTensor *t, int64_t numel)
 /* dequantize_per_channel.out (axis 0) or dequantize_per_tensor.out of a
  * constant int8 weight into Float; returns the staging kernel or NULL. */
 static const EtKernel *
-weight_stager (EtMethodGraph *graph, uint32_t index)
+weight_stager (EtMethodGraph *graph, uint32_t index, uint32_t ndim)
 {
   const EtKernel *kernel = et_method_graph_kernel (graph, index);
   const EtTensor *w, *out, *scales;
@@ -191,7 +191,7 @@ weight_stager (EtMethodGraph *graph, uint32_t index)
       (out = tensor_of (args[n_args - 2])) == NULL)
     return NULL;
   if (w->scalar_type != ET_SCALAR_CHAR || (w->flags & ET_TENSOR_FLAG_CONSTANT) == 0 || w->data == NULL ||
-      w->ndim != 4 || !et_tensor_is_contiguous (w) || w->device_type != ET_DEVICE_CPU || w->sizes[0] <= 0)
+      w->ndim != ndim || !et_tensor_is_contiguous (w) || w->device_type != ET_DEVICE_CPU || w->sizes[0] <= 0)
     return NULL;
   if (per_channel)
     {
@@ -234,6 +234,106 @@ is_plain_conv (EtMethodGraph *graph, uint32_t index)
   return out->scalar_type == ET_SCALAR_FLOAT && out->ndim == 4 && out->device_type == ET_DEVICE_CPU;
 }
 
+static bool
+is_one (const EtValue *value)
+{
+  return value != NULL && ((value->tag == ET_VALUE_INT && value->u.int_value == 1) ||
+                           (value->tag == ET_VALUE_DOUBLE && value->u.double_value == 1.0));
+}
+
+/* addmm.out with beta = alpha = 1 and a constant Float bias, or mm.out;
+ * *mat1 and *mat2 get their argument positions. */
+static bool
+is_plain_linear (EtMethodGraph *graph, uint32_t index, uint32_t *mat1, uint32_t *mat2)
+{
+  const EtKernel *kernel = et_method_graph_kernel (graph, index);
+  const EtTensor *bias, *out;
+  EtValue **args;
+  uint32_t n_args;
+
+  args = et_method_graph_args (graph, index, &n_args);
+  if (kernel_named (kernel, "aten::addmm.out") && n_args == 7 && args[5] == args[6] && is_one (args[3]) &&
+      is_one (args[4]))
+    {
+      if (!is_none (args[0]) &&
+          ((bias = tensor_of (args[0])) == NULL || (bias->flags & ET_TENSOR_FLAG_CONSTANT) == 0 ||
+           bias->scalar_type != ET_SCALAR_FLOAT || bias->ndim != 1 || !et_tensor_is_contiguous (bias)))
+        return false;
+      *mat1 = 1, *mat2 = 2;
+      out = tensor_of (args[5]);
+    }
+  else if (kernel_named (kernel, "aten::mm.out") && n_args == 4 && args[2] == args[3])
+    {
+      *mat1 = 0, *mat2 = 1;
+      out = tensor_of (args[2]);
+    }
+  else
+    return false;
+  return out != NULL && out->scalar_type == ET_SCALAR_FLOAT && out->ndim == 2 && out->device_type == ET_DEVICE_CPU;
+}
+
+/* permute_copy.out (self, [1, 0], out, ret) of a 2-D Float tensor into a
+ * static one that can hold the staged weight header of self's rows. */
+static bool
+is_weight_transpose (EtMethodGraph *graph, uint32_t index)
+{
+  const EtTensor *self, *out;
+  const EtValueList *dims;
+  EtValue **args;
+  uint32_t n_args;
+
+  if (!kernel_named (et_method_graph_kernel (graph, index), "aten::permute_copy.out"))
+    return false;
+  args = et_method_graph_args (graph, index, &n_args);
+  if (n_args != 4 || args[1]->tag != ET_VALUE_LIST_INT || args[2] != args[3] || args[0] == args[2] ||
+      (self = tensor_of (args[0])) == NULL || (out = tensor_of (args[2])) == NULL)
+    return false;
+  dims = &args[1]->u.list;
+  if (dims->length != 2 || dims->items[0] == NULL || dims->items[1] == NULL || dims->items[0]->tag != ET_VALUE_INT ||
+      dims->items[1]->tag != ET_VALUE_INT || dims->items[0]->u.int_value != 1 || dims->items[1]->u.int_value != 0)
+    return false;
+  return self->ndim == 2 && out->ndim == 2 && out->scalar_type == ET_SCALAR_FLOAT &&
+         out->shape_dynamism == ET_SHAPE_STATIC && (out->flags & ET_TENSOR_FLAG_CONSTANT) == 0 &&
+         out->device_type == ET_DEVICE_CPU && out->sizes[1] == self->sizes[0] &&
+         out->nbytes >= _executorch_qk_staged_weight_size (self->sizes[0]);
+}
+
+/* dequantize(x) → mat1, dequantize(w) → permute_copy → mat2 of addmm/mm. */
+static void
+rewrite_linear (EtMethodGraph *graph, uint32_t linear)
+{
+  const EtKernel *stager;
+  EtValue **args, **permute_args;
+  uint32_t n_args, n_permute_args, mat1, mat2;
+  int64_t x_producer, permute, w_producer;
+
+  if (!is_plain_linear (graph, linear, &mat1, &mat2))
+    return;
+  args = et_method_graph_args (graph, linear, &n_args);
+  if (args[mat1] == args[mat2] || !read_once_as (graph, linear, args[mat1], mat1) ||
+      !read_once_as (graph, linear, args[mat2], mat2))
+    return;
+  x_producer = sole_producer (graph, args[mat1], linear);
+  permute = sole_producer (graph, args[mat2], linear);
+  if (x_producer < 0 || permute < 0 || x_producer >= linear || permute >= linear ||
+      !is_input_dequantize (graph, (uint32_t) x_producer) || tensor_of (args[mat1])->ndim != 2 ||
+      !is_weight_transpose (graph, (uint32_t) permute))
+    return;
+  permute_args = et_method_graph_args (graph, (uint32_t) permute, &n_permute_args);
+  if (!read_once_as (graph, (uint32_t) permute, permute_args[0], 0))
+    return;
+  w_producer = sole_producer (graph, permute_args[0], (uint32_t) permute);
+  if (w_producer < 0 || w_producer >= permute || (stager = weight_stager (graph, (uint32_t) w_producer, 2)) == NULL)
+    return;
+  if (et_method_graph_set_kernel (graph, linear,
+                                  mat1 == 1 ? &_executorch_qk_int_addmm_kernel : &_executorch_qk_int_mm_kernel) !=
+      ET_OK)
+    return;
+  et_method_graph_set_kernel (graph, (uint32_t) permute, &_executorch_qk_forward_weight_kernel);
+  et_method_graph_set_kernel (graph, (uint32_t) x_producer, &_executorch_qk_stage_input_kernel);
+  et_method_graph_set_kernel (graph, (uint32_t) w_producer, stager);
+}
+
 static void
 rewrite_int_convs (void *user_data, EtMethodGraph *graph)
 {
@@ -243,6 +343,8 @@ rewrite_int_convs (void *user_data, EtMethodGraph *graph)
   (void) user_data;
   if (reference != NULL && reference[0] != '\0' && strcmp (reference, "0") != 0)
     return;
+  for (uint32_t linear = 0; linear < n; linear++)
+    rewrite_linear (graph, linear);
   for (uint32_t conv = 0; conv < n; conv++)
     {
       const EtKernel *stager;
@@ -261,7 +363,7 @@ rewrite_int_convs (void *user_data, EtMethodGraph *graph)
       if (x_producer < 0 || w_producer < 0 || x_producer >= conv || w_producer >= conv)
         continue;
       if (!is_input_dequantize (graph, (uint32_t) x_producer) ||
-          (stager = weight_stager (graph, (uint32_t) w_producer)) == NULL)
+          (stager = weight_stager (graph, (uint32_t) w_producer, 4)) == NULL)
         continue;
       if (tensor_of (args[0])->ndim != 4 || tensor_of (args[1])->ndim != 4)
         continue;

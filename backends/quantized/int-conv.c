@@ -27,6 +27,7 @@
 
 #include "executorch-threadpool.h"
 
+#include <glib.h>
 #include <string.h>
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -162,99 +163,123 @@ stage_weight (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
 
 /* ---- the convolution ---- */
 
+/* One group of one image as a product: the columns hold, for each pair of
+ * reduction indices kk (input channel, kernel row, kernel column, two at a
+ * time) and each output pixel p, the two staged inputs side by side
+ * (cols[kk][p][2]), so that one 256-bit multiply-add of eight pixels'
+ * pairs by a broadcast pair of weights gives eight int32 partial sums. */
 typedef struct
 {
-  const int16_t *cols; /* [P][kpad], one group of one image */
-  const int16_t *w;    /* [OC in group][kpad] */
-  int64_t n_pixels, kpad;
+  const int16_t *cols; /* [k_pairs][p_pad][2] */
+  const uint32_t *w;   /* [OC in group][k_pairs]: two int16 weights per word */
+  int64_t n_pixels, p_pad, k_pairs;
+  int64_t n_channels;  /* OC in group */
   const double *scale; /* x_scale * w_scale[oc], for the group's channels */
   const float *bias;   /* NULL, or the group's channels */
-  float *out;          /* [OC in group][P] */
+  int32_t *acc;        /* [OC in group][p_pad] */
+  float *out;          /* (oc, p) at oc * out_channel_stride + p * out_pixel_stride */
+  int64_t out_channel_stride, out_pixel_stride;
   bool avx2;
 } ConvJob;
 
-static int32_t
-dot_portable (const int16_t *a, const int16_t *b, int64_t n)
-{
-  int32_t acc = 0;
+#define CHANNEL_BLOCK 4
 
-  for (int64_t i = 0; i < n; i++)
-    acc += (int32_t) a[i] * b[i];
-  return acc;
+static void
+sums_portable (const ConvJob *job, int64_t oc)
+{
+  int32_t *acc = job->acc + oc * job->p_pad;
+  const uint32_t *w = job->w + oc * job->k_pairs;
+
+  memset (acc, 0, (size_t) job->n_pixels * sizeof (int32_t));
+  for (int64_t kk = 0; kk < job->k_pairs; kk++)
+    {
+      int32_t w0 = (int16_t) (w[kk] & 0xffff), w1 = (int16_t) (w[kk] >> 16);
+      const int16_t *c = job->cols + kk * job->p_pad * 2;
+      for (int64_t p = 0; p < job->n_pixels; p++)
+        acc[p] += c[2 * p] * w0 + c[2 * p + 1] * w1;
+    }
 }
 
 #ifdef QK_HAVE_AVX2
-/* n is a multiple of 16; four pixels against one channel per pass. */
+/* Channels [oc, oc + 4) over every pixel, eight pixels at a time. */
 __attribute__ ((target ("avx2"))) static void
-dot4_avx2 (const int16_t *a, int64_t stride, const int16_t *w, int64_t n, int32_t *out)
+sums_avx2_block (const ConvJob *job, int64_t oc)
 {
-  __m256i acc0 = _mm256_setzero_si256 (), acc1 = acc0, acc2 = acc0, acc3 = acc0;
+  const uint32_t *w = job->w + oc * job->k_pairs;
+  int64_t kp = job->k_pairs;
 
-  for (int64_t i = 0; i < n; i += 16)
+  for (int64_t p = 0; p < job->p_pad; p += 8)
     {
-      __m256i wv = _mm256_loadu_si256 ((const __m256i *) (w + i));
-      acc0 = _mm256_add_epi32 (acc0, _mm256_madd_epi16 (_mm256_loadu_si256 ((const __m256i *) (a + i)), wv));
-      acc1 = _mm256_add_epi32 (acc1, _mm256_madd_epi16 (_mm256_loadu_si256 ((const __m256i *) (a + stride + i)), wv));
-      acc2 =
-          _mm256_add_epi32 (acc2, _mm256_madd_epi16 (_mm256_loadu_si256 ((const __m256i *) (a + 2 * stride + i)), wv));
-      acc3 =
-          _mm256_add_epi32 (acc3, _mm256_madd_epi16 (_mm256_loadu_si256 ((const __m256i *) (a + 3 * stride + i)), wv));
+      __m256i a0 = _mm256_setzero_si256 (), a1 = a0, a2 = a0, a3 = a0;
+      const int16_t *c = job->cols + p * 2;
+      for (int64_t kk = 0; kk < kp; kk++, c += job->p_pad * 2)
+        {
+          __m256i x = _mm256_loadu_si256 ((const __m256i *) c);
+          a0 = _mm256_add_epi32 (a0, _mm256_madd_epi16 (x, _mm256_set1_epi32 ((int32_t) w[kk])));
+          a1 = _mm256_add_epi32 (a1, _mm256_madd_epi16 (x, _mm256_set1_epi32 ((int32_t) w[kp + kk])));
+          a2 = _mm256_add_epi32 (a2, _mm256_madd_epi16 (x, _mm256_set1_epi32 ((int32_t) w[2 * kp + kk])));
+          a3 = _mm256_add_epi32 (a3, _mm256_madd_epi16 (x, _mm256_set1_epi32 ((int32_t) w[3 * kp + kk])));
+        }
+      _mm256_storeu_si256 ((__m256i *) (job->acc + oc * job->p_pad + p), a0);
+      _mm256_storeu_si256 ((__m256i *) (job->acc + (oc + 1) * job->p_pad + p), a1);
+      _mm256_storeu_si256 ((__m256i *) (job->acc + (oc + 2) * job->p_pad + p), a2);
+      _mm256_storeu_si256 ((__m256i *) (job->acc + (oc + 3) * job->p_pad + p), a3);
     }
-  /* horizontal sums of the four accumulators at once */
-  __m256i s01 = _mm256_hadd_epi32 (acc0, acc1), s23 = _mm256_hadd_epi32 (acc2, acc3);
-  __m256i s = _mm256_hadd_epi32 (s01, s23);
-  __m128i r = _mm_add_epi32 (_mm256_castsi256_si128 (s), _mm256_extracti128_si256 (s, 1));
-  _mm_storeu_si128 ((__m128i *) out, r);
 }
 
-__attribute__ ((target ("avx2"))) static int32_t
-dot_avx2 (const int16_t *a, const int16_t *b, int64_t n)
+__attribute__ ((target ("avx2"))) static void
+sums_avx2_one (const ConvJob *job, int64_t oc)
 {
-  __m256i acc = _mm256_setzero_si256 ();
+  const uint32_t *w = job->w + oc * job->k_pairs;
 
-  for (int64_t i = 0; i < n; i += 16)
-    acc = _mm256_add_epi32 (acc, _mm256_madd_epi16 (_mm256_loadu_si256 ((const __m256i *) (a + i)),
-                                                    _mm256_loadu_si256 ((const __m256i *) (b + i))));
-  __m128i r = _mm_add_epi32 (_mm256_castsi256_si128 (acc), _mm256_extracti128_si256 (acc, 1));
-  r = _mm_hadd_epi32 (r, r);
-  r = _mm_hadd_epi32 (r, r);
-  return _mm_cvtsi128_si32 (r);
+  for (int64_t p = 0; p < job->p_pad; p += 8)
+    {
+      __m256i a = _mm256_setzero_si256 ();
+      const int16_t *c = job->cols + p * 2;
+      for (int64_t kk = 0; kk < job->k_pairs; kk++, c += job->p_pad * 2)
+        a = _mm256_add_epi32 (a, _mm256_madd_epi16 (_mm256_loadu_si256 ((const __m256i *) c),
+                                                    _mm256_set1_epi32 ((int32_t) w[kk])));
+      _mm256_storeu_si256 ((__m256i *) (job->acc + oc * job->p_pad + p), a);
+    }
 }
 #endif
 
-static inline float
-scaled (int32_t acc, double scale, const float *bias, int64_t oc)
+/* The float result: one rounding of acc * scale + bias, in double, as
+ * both paths do (so they agree bit for bit). */
+static void
+scale_channel (const ConvJob *job, int64_t oc)
 {
-  return (float) ((double) acc * scale + (bias != NULL ? (double) bias[oc] : 0.0));
+  const int32_t *acc = job->acc + oc * job->p_pad;
+  float *out = job->out + oc * job->out_channel_stride;
+  double scale = job->scale[oc], bias = job->bias != NULL ? (double) job->bias[oc] : 0.0;
+
+  for (int64_t p = 0; p < job->n_pixels; p++)
+    out[p * job->out_pixel_stride] = (float) ((double) acc[p] * scale + bias);
 }
 
-/* One output channel of the group over every pixel. */
+/* Task @block: output channels [block * 4, block * 4 + 4) of the group. */
 static void
-conv_channel (void *data, size_t oc)
+conv_block (void *data, size_t block)
 {
   const ConvJob *job = data;
-  const int16_t *w = job->w + (int64_t) oc * job->kpad;
-  float *out = job->out + (int64_t) oc * job->n_pixels;
-  double scale = job->scale[oc];
-  int64_t p = 0;
+  int64_t first = (int64_t) block * CHANNEL_BLOCK;
+  int64_t end = MIN (first + CHANNEL_BLOCK, job->n_channels);
 
 #ifdef QK_HAVE_AVX2
   if (job->avx2)
     {
-      int32_t acc[4];
-      for (; p + 4 <= job->n_pixels; p += 4)
-        {
-          dot4_avx2 (job->cols + p * job->kpad, job->kpad, w, job->kpad, acc);
-          for (int j = 0; j < 4; j++)
-            out[p + j] = scaled (acc[j], scale, job->bias, (int64_t) oc);
-        }
-      for (; p < job->n_pixels; p++)
-        out[p] = scaled (dot_avx2 (job->cols + p * job->kpad, w, job->kpad), scale, job->bias, (int64_t) oc);
-      return;
+      if (end - first == CHANNEL_BLOCK)
+        sums_avx2_block (job, first);
+      else
+        for (int64_t oc = first; oc < end; oc++)
+          sums_avx2_one (job, oc);
     }
+  else
 #endif
-  for (; p < job->n_pixels; p++)
-    out[p] = scaled (dot_portable (job->cols + p * job->kpad, w, job->kpad), scale, job->bias, (int64_t) oc);
+    for (int64_t oc = first; oc < end; oc++)
+      sums_portable (job, oc);
+  for (int64_t oc = first; oc < end; oc++)
+    scale_channel (job, oc);
 }
 
 /* Work below which the pool's hand-off costs more than it saves. */
@@ -285,6 +310,45 @@ int_list (const EtValue *v, uint32_t length, int64_t *items)
   return true;
 }
 
+/* The headers stage_input and stage_weight left in @input and @weight. */
+static EtError
+read_staged (const QkCall *c, const EtTensor *input, const EtTensor *weight, StagedInput *xin, StagedWeightHead *wh,
+             const int16_t **x, const double **w_scales, const int32_t **w_zps)
+{
+  if (input->data == NULL || weight->data == NULL || weight->ndim == 0 ||
+      input->nbytes < _executorch_qk_staged_input_size (input->numel) ||
+      weight->nbytes < _executorch_qk_staged_weight_size (weight->sizes[0]))
+    return _executorch_qk_fail (c, ET_ERROR_INTERNAL, "input or weight not staged");
+  memcpy (xin, input->data, sizeof *xin);
+  memcpy (wh, weight->data, sizeof *wh);
+  if (xin->magic != STAGE_INPUT_MAGIC || wh->magic != STAGE_WEIGHT_MAGIC || xin->numel != input->numel ||
+      wh->numel != weight->numel || wh->n_channels != weight->sizes[0])
+    return _executorch_qk_fail (c, ET_ERROR_INTERNAL, "input or weight not staged");
+  *x = (const int16_t *) ((const char *) input->data + sizeof *xin);
+  *w_scales = (const double *) ((const char *) weight->data + sizeof *wh);
+  *w_zps = (const int32_t *) (*w_scales + wh->n_channels);
+  return ET_OK;
+}
+
+/* Weights as int16 pairs (minus their zero points; an odd K's partner is
+ * 0) and x_scale * w_scale per channel. */
+static void
+pack_weights (const StagedWeightHead *wh, const double *w_scales, const int32_t *w_zps, double x_scale, int64_t k,
+              int64_t k_pairs, uint32_t *w_pairs, double *scale)
+{
+  for (int64_t o = 0; o < wh->n_channels; o++)
+    {
+      const int8_t *src = wh->weights + o * k;
+      for (int64_t kk = 0; kk < k_pairs; kk++)
+        {
+          int16_t w0 = (int16_t) (src[2 * kk] - w_zps[o]);
+          int16_t w1 = 2 * kk + 1 < k ? (int16_t) (src[2 * kk + 1] - w_zps[o]) : 0;
+          w_pairs[o * k_pairs + kk] = (uint16_t) w0 | ((uint32_t) (uint16_t) w1 << 16);
+        }
+      scale[o] = x_scale * w_scales[o];
+    }
+}
+
 /* convolution.out's arguments: input, weight, bias, stride, padding,
  * dilation, transposed, output_padding, groups, out, ret; input and weight
  * staged by the two kernels above. */
@@ -296,11 +360,13 @@ int_conv (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   StagedInput xin;
   StagedWeightHead wh;
   int64_t stride[2], padding[2], dilation[2], groups, sizes[4];
-  int64_t n, ic, ih, iw, oc, kh, kw, oh, ow, icg, ocg, k, kpad, n_pixels;
-  const int16_t *x;
-  const double *w_scales;
-  const int32_t *w_zps;
-  int16_t *cols, *w16;
+  int64_t n, ic, ih, iw, oc, kh, kw, oh, ow, icg, ocg, k, k_pairs, n_pixels, p_pad;
+  const int16_t *x = NULL;
+  const double *w_scales = NULL;
+  const int32_t *w_zps = NULL;
+  int16_t *cols;
+  uint32_t *w_pairs;
+  int32_t *acc;
   double *scale;
 
   QK_TRY (_executorch_qk_check_n_args (&c, 11));
@@ -311,17 +377,9 @@ int_conv (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   QK_TRY (_executorch_qk_tensor (&c, 9, "out", &out));
   if (!int_list (args[3], 2, stride) || !int_list (args[4], 2, padding) || !int_list (args[5], 2, dilation))
     return _executorch_qk_fail (&c, ET_ERROR_INVALID_ARGUMENT, "stride, padding or dilation is not 2 integers");
-  if (input->ndim != 4 || weight->ndim != 4 || input->data == NULL || weight->data == NULL ||
-      input->nbytes < sizeof xin || weight->nbytes < sizeof wh)
+  if (input->ndim != 4 || weight->ndim != 4)
     return _executorch_qk_fail (&c, ET_ERROR_INTERNAL, "input or weight not staged");
-  memcpy (&xin, input->data, sizeof xin);
-  memcpy (&wh, weight->data, sizeof wh);
-  if (xin.magic != STAGE_INPUT_MAGIC || wh.magic != STAGE_WEIGHT_MAGIC || xin.numel != input->numel ||
-      wh.numel != weight->numel || wh.n_channels != weight->sizes[0])
-    return _executorch_qk_fail (&c, ET_ERROR_INTERNAL, "input or weight not staged");
-  x = (const int16_t *) ((const char *) input->data + sizeof xin);
-  w_scales = (const double *) ((const char *) weight->data + sizeof wh);
-  w_zps = (const int32_t *) (w_scales + wh.n_channels);
+  QK_TRY (read_staged (&c, input, weight, &xin, &wh, &x, &w_scales, &w_zps));
 
   n = input->sizes[0], ic = input->sizes[1], ih = input->sizes[2], iw = input->sizes[3];
   oc = weight->sizes[0], icg = weight->sizes[1], kh = weight->sizes[2], kw = weight->sizes[3];
@@ -342,74 +400,212 @@ int_conv (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
 
   ocg = oc / groups;
   k = icg * kh * kw;
-  kpad = (k + 15) / 16 * 16;
+  k_pairs = (k + 1) / 2;
   n_pixels = oh * ow;
-  cols = et_kernel_context_scratch (ctx, (size_t) (n_pixels + 4) * kpad * sizeof (int16_t));
-  w16 = et_kernel_context_scratch (ctx, (size_t) oc * kpad * sizeof (int16_t));
+  p_pad = (n_pixels + 7) / 8 * 8;
+  cols = et_kernel_context_scratch (ctx, (size_t) k_pairs * p_pad * 2 * sizeof (int16_t));
+  w_pairs = et_kernel_context_scratch (ctx, (size_t) oc * k_pairs * sizeof (uint32_t));
+  acc = et_kernel_context_scratch (ctx, (size_t) ocg * p_pad * sizeof (int32_t));
   scale = et_kernel_context_scratch (ctx, (size_t) oc * sizeof (double));
-  if (cols == NULL || w16 == NULL || scale == NULL)
+  if (cols == NULL || w_pairs == NULL || acc == NULL || scale == NULL)
     return _executorch_qk_fail (&c, ET_ERROR_MEMORY_ALLOCATION_FAILED, "no scratch memory for the convolution");
-  for (int64_t o = 0; o < oc; o++)
-    {
-      const int8_t *src = wh.weights + o * k;
-      int16_t *dst = w16 + o * kpad;
-      for (int64_t i = 0; i < k; i++)
-        dst[i] = (int16_t) (src[i] - w_zps[o]);
-      memset (dst + k, 0, (size_t) (kpad - k) * sizeof (int16_t));
-      scale[o] = xin.scale * w_scales[o];
-    }
+  pack_weights (&wh, w_scales, w_zps, xin.scale, k, k_pairs, w_pairs, scale);
 
   bool avx2 = _executorch_support_cpu_has_avx2_fma ();
-  bool parallel = (double) n_pixels * (double) oc * (double) k * (double) n >= PARALLEL_MIN_MACS &&
+  size_t n_blocks = (size_t) ((ocg + CHANNEL_BLOCK - 1) / CHANNEL_BLOCK);
+  bool parallel = (double) p_pad * (double) ocg * (double) k >= PARALLEL_MIN_MACS && n_blocks > 1 &&
                   executorch_threadpool_get_num_threads () > 1;
   for (int64_t b = 0; b < n; b++)
     for (int64_t g = 0; g < groups; g++)
       {
-        /* im2col of one group: padding is 0 in the (x - zero point) domain,
-         * as it is 0.0 after dequantization */
-        for (int64_t y = 0; y < oh; y++)
-          for (int64_t xo = 0; xo < ow; xo++)
-            {
-              int16_t *row = cols + (y * ow + xo) * kpad;
-              int64_t j = 0;
-              for (int64_t ci = 0; ci < icg; ci++)
+        /* the columns of one group: padding is 0 in the (x - zero point)
+         * domain, as it is 0.0 after dequantization; so are the pixels
+         * past the last and the odd reduction index's partner */
+        memset (cols, 0, (size_t) k_pairs * p_pad * 2 * sizeof (int16_t));
+        for (int64_t ci = 0, j = 0; ci < icg; ci++)
+          {
+            const int16_t *plane = x + ((b * ic) + g * icg + ci) * ih * iw;
+            for (int64_t ky = 0; ky < kh; ky++)
+              for (int64_t kx = 0; kx < kw; kx++, j++)
                 {
-                  const int16_t *plane = x + ((b * ic) + g * icg + ci) * ih * iw;
-                  for (int64_t ky = 0; ky < kh; ky++)
+                  int16_t *col = cols + (j / 2) * p_pad * 2 + (j & 1);
+                  /* output columns whose input column is inside the image */
+                  int64_t off = kx * dilation[1] - padding[1];
+                  int64_t x_lo = off >= 0 ? 0 : (-off + stride[1] - 1) / stride[1];
+                  int64_t x_hi = iw - 1 - off < 0 ? 0 : (iw - 1 - off) / stride[1] + 1;
+                  x_hi = MIN (x_hi, ow);
+                  for (int64_t y = 0; y < oh; y++)
                     {
                       int64_t yy = y * stride[0] - padding[0] + ky * dilation[0];
-                      for (int64_t kx = 0; kx < kw; kx++, j++)
-                        {
-                          int64_t xx = xo * stride[1] - padding[1] + kx * dilation[1];
-                          row[j] = (yy >= 0 && yy < ih && xx >= 0 && xx < iw) ? plane[yy * iw + xx] : 0;
-                        }
+                      int16_t *dst = col + y * ow * 2;
+                      const int16_t *src;
+                      if (yy < 0 || yy >= ih)
+                        continue;
+                      src = plane + yy * iw + off;
+                      for (int64_t xo = x_lo; xo < x_hi; xo++)
+                        dst[2 * xo] = src[xo * stride[1]];
                     }
                 }
-              memset (row + k, 0, (size_t) (kpad - k) * sizeof (int16_t));
-            }
+          }
         ConvJob job = {
           .cols = cols,
-          .w = w16 + g * ocg * kpad,
+          .w = w_pairs + g * ocg * k_pairs,
           .n_pixels = n_pixels,
-          .kpad = kpad,
+          .p_pad = p_pad,
+          .k_pairs = k_pairs,
+          .n_channels = ocg,
           .scale = scale + g * ocg,
           .bias = bias != NULL ? (const float *) bias->data + g * ocg : NULL,
+          .acc = acc,
           .out = (float *) out->data + (b * oc + g * ocg) * n_pixels,
+          .out_channel_stride = n_pixels,
+          .out_pixel_stride = 1,
           .avx2 = avx2,
         };
         if (parallel)
-          executorch_threadpool_parallelize_1d (conv_channel, &job, (gsize) ocg);
+          executorch_threadpool_parallelize_1d (conv_block, &job, n_blocks);
         else
-          for (int64_t o = 0; o < ocg; o++)
-            conv_channel (&job, (size_t) o);
+          for (size_t blk = 0; blk < n_blocks; blk++)
+            conv_block (&job, blk);
       }
   return ET_OK;
 }
 
-const EtKernel _executorch_qk_stage_input_kernel = { "quantized_decomposed::dequantize_per_tensor.out", stage_input,
-                                                     NULL };
-const EtKernel _executorch_qk_stage_weight_channel_kernel = { "quantized_decomposed::dequantize_per_channel.out",
-                                                              stage_weight, NULL };
-const EtKernel _executorch_qk_stage_weight_tensor_kernel = { "quantized_decomposed::dequantize_per_tensor.out",
-                                                             stage_weight, NULL };
-const EtKernel _executorch_qk_int_conv_kernel = { "aten::convolution.out", int_conv, NULL };
+/* addmm.out (bias, mat1, mat2, beta, alpha, out, ret) or mm.out (mat1,
+ * mat2, out, ret): mat1 staged by stage_input, mat2 the transposed weight
+ * whose header forward_weight copied. out[m][n] = x[m] . w[n] + bias[n]. */
+static EtError
+int_linear (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
+{
+  bool addmm = n_args == 7;
+  QkCall c = { ctx, addmm ? "aten::addmm.out" : "aten::mm.out", args, n_args };
+  EtTensor *input, *weight, *bias = NULL, *out;
+  StagedInput xin;
+  StagedWeightHead wh;
+  const int16_t *x = NULL;
+  const double *w_scales = NULL;
+  const int32_t *w_zps = NULL;
+  int64_t m, k, nn, k_pairs, p_pad, sizes[2];
+  int16_t *cols;
+  uint32_t *w_pairs;
+  int32_t *acc;
+  double *scale;
+
+  if (addmm)
+    QK_TRY (_executorch_qk_opt_tensor (&c, 0, "self", &bias));
+  else
+    QK_TRY (_executorch_qk_check_n_args (&c, 4));
+  QK_TRY (_executorch_qk_tensor (&c, addmm ? 1 : 0, "mat1", &input));
+  QK_TRY (_executorch_qk_tensor (&c, addmm ? 2 : 1, "mat2", &weight));
+  QK_TRY (_executorch_qk_tensor (&c, addmm ? 5 : 2, "out", &out));
+  /* mat2 is [K, N]; the header counts the weight's N rows */
+  if (input->ndim != 2 || weight->ndim != 2 || input->data == NULL || weight->data == NULL ||
+      input->nbytes < _executorch_qk_staged_input_size (input->numel) ||
+      weight->nbytes < _executorch_qk_staged_weight_size (weight->sizes[1]))
+    return _executorch_qk_fail (&c, ET_ERROR_INTERNAL, "mat1 or mat2 not staged");
+  memcpy (&xin, input->data, sizeof xin);
+  memcpy (&wh, weight->data, sizeof wh);
+  if (xin.magic != STAGE_INPUT_MAGIC || wh.magic != STAGE_WEIGHT_MAGIC || xin.numel != input->numel ||
+      wh.numel != weight->numel || wh.n_channels != weight->sizes[1])
+    return _executorch_qk_fail (&c, ET_ERROR_INTERNAL, "mat1 or mat2 not staged");
+  x = (const int16_t *) ((const char *) input->data + sizeof xin);
+  w_scales = (const double *) ((const char *) weight->data + sizeof wh);
+  w_zps = (const int32_t *) (w_scales + wh.n_channels);
+  m = input->sizes[0], k = input->sizes[1], nn = weight->sizes[1];
+  if (weight->sizes[0] != k)
+    return _executorch_qk_fail (&c, ET_ERROR_INVALID_ARGUMENT,
+                                "mat1 [%" PRId64 ", %" PRId64 "] and mat2 [%" PRId64 ", %" PRId64 "] do not chain", m,
+                                k, weight->sizes[0], nn);
+  if (bias != NULL && (bias->scalar_type != ET_SCALAR_FLOAT || bias->numel != nn || !et_tensor_is_contiguous (bias)))
+    return _executorch_qk_fail (&c, ET_ERROR_INVALID_ARGUMENT, "self is not %" PRId64 " floats", nn);
+  sizes[0] = m, sizes[1] = nn;
+  QK_TRY (_executorch_qk_resize (&c, out, "out", 2, sizes));
+  QK_TRY (_executorch_qk_contiguous (&c, out, "out"));
+  if (out->scalar_type != ET_SCALAR_FLOAT)
+    return _executorch_qk_fail (&c, ET_ERROR_INVALID_ARGUMENT, "out is not Float");
+  if (m == 0 || nn == 0)
+    return ET_OK;
+
+  k_pairs = (k + 1) / 2;
+  p_pad = (m + 7) / 8 * 8;
+  cols = et_kernel_context_scratch (ctx, (size_t) k_pairs * p_pad * 2 * sizeof (int16_t));
+  w_pairs = et_kernel_context_scratch (ctx, (size_t) nn * MAX (k_pairs, 1) * sizeof (uint32_t));
+  acc = et_kernel_context_scratch (ctx, (size_t) nn * p_pad * sizeof (int32_t));
+  scale = et_kernel_context_scratch (ctx, (size_t) nn * sizeof (double));
+  if (cols == NULL || w_pairs == NULL || acc == NULL || scale == NULL)
+    return _executorch_qk_fail (&c, ET_ERROR_MEMORY_ALLOCATION_FAILED, "no scratch memory for the product");
+  pack_weights (&wh, w_scales, w_zps, xin.scale, k, k_pairs, w_pairs, scale);
+  /* rows of mat1 are the "pixels": cols[kk][m][2] */
+  memset (cols, 0, (size_t) k_pairs * p_pad * 2 * sizeof (int16_t));
+  for (int64_t r = 0; r < m; r++)
+    for (int64_t j = 0; j < k; j++)
+      cols[((j / 2) * p_pad + r) * 2 + (j & 1)] = x[r * k + j];
+
+  size_t n_blocks = (size_t) ((nn + CHANNEL_BLOCK - 1) / CHANNEL_BLOCK);
+  ConvJob job = {
+    .cols = cols,
+    .w = w_pairs,
+    .n_pixels = m,
+    .p_pad = p_pad,
+    .k_pairs = k_pairs,
+    .n_channels = nn,
+    .scale = scale,
+    .bias = bias != NULL ? (const float *) bias->data : NULL,
+    .acc = acc,
+    .out = (float *) out->data,
+    .out_channel_stride = 1,
+    .out_pixel_stride = nn,
+    .avx2 = _executorch_support_cpu_has_avx2_fma (),
+  };
+  if ((double) p_pad * (double) nn * (double) k >= PARALLEL_MIN_MACS && n_blocks > 1 &&
+      executorch_threadpool_get_num_threads () > 1)
+    executorch_threadpool_parallelize_1d (conv_block, &job, n_blocks);
+  else
+    for (size_t blk = 0; blk < n_blocks; blk++)
+      conv_block (&job, blk);
+  return ET_OK;
+}
+
+/* permute_copy.out (self, [1, 0], out, ret) of a staged weight: the
+ * product reads the weight rows as they are, so only the header moves to
+ * the permuted tensor's buffer. */
+static EtError
+forward_weight (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
+{
+  QkCall c = { ctx, "aten::permute_copy.out", args, n_args };
+  EtTensor *self, *out;
+  StagedWeightHead wh;
+  int64_t sizes[2];
+  size_t size;
+
+  QK_TRY (_executorch_qk_check_n_args (&c, 4));
+  QK_TRY (_executorch_qk_tensor (&c, 0, "self", &self));
+  QK_TRY (_executorch_qk_tensor (&c, 2, "out", &out));
+  if (self->ndim != 2 || self->data == NULL || out->data == NULL || self->nbytes < sizeof wh)
+    return _executorch_qk_fail (&c, ET_ERROR_INTERNAL, "weight not staged");
+  memcpy (&wh, self->data, sizeof wh);
+  size = _executorch_qk_staged_weight_size (self->sizes[0]);
+  if (wh.magic != STAGE_WEIGHT_MAGIC || wh.n_channels != self->sizes[0] || self->nbytes < size)
+    return _executorch_qk_fail (&c, ET_ERROR_INTERNAL, "weight not staged");
+  sizes[0] = self->sizes[1], sizes[1] = self->sizes[0];
+  QK_TRY (_executorch_qk_resize (&c, out, "out", 2, sizes));
+  if (out->nbytes < size)
+    return _executorch_qk_fail (&c, ET_ERROR_INTERNAL, "weight not staged");
+  memcpy (out->data, self->data, size);
+  return ET_OK;
+}
+
+/* Named after the operator they stand in for, marked, so that profiles
+ * and errors show which sites run on integers. */
+const EtKernel _executorch_qk_stage_input_kernel = { "quantized_decomposed::dequantize_per_tensor.out [int8 staging]",
+                                                     stage_input, NULL };
+const EtKernel _executorch_qk_stage_weight_channel_kernel = {
+  "quantized_decomposed::dequantize_per_channel.out [int8 staging]", stage_weight, NULL
+};
+const EtKernel _executorch_qk_stage_weight_tensor_kernel = {
+  "quantized_decomposed::dequantize_per_tensor.out [int8 staging]", stage_weight, NULL
+};
+const EtKernel _executorch_qk_int_conv_kernel = { "aten::convolution.out [int8]", int_conv, NULL };
+const EtKernel _executorch_qk_int_addmm_kernel = { "aten::addmm.out [int8]", int_linear, NULL };
+const EtKernel _executorch_qk_int_mm_kernel = { "aten::mm.out [int8]", int_linear, NULL };
+const EtKernel _executorch_qk_forward_weight_kernel = { "aten::permute_copy.out [int8 weight]", forward_weight, NULL };

@@ -117,6 +117,32 @@ class SmallCNN(nn.Module):
         return self.fc(x.flatten(1))
 
 
+class ResBlock(nn.Module):
+    """A small ResNet-style int8 stage: the convolution shapes the integer
+    kernels must handle (stride 2, no padding, dilation 2, a 1x1 shortcut,
+    uint8-free int8 with per-channel weights) and a residual add."""
+
+    def __init__(self, width=16):
+        super().__init__()
+        torch.manual_seed(5)
+        self.stem = nn.Conv2d(3, width, 3, padding=1)
+        self.a = nn.Conv2d(width, width, 3, padding=1)
+        self.b = nn.Conv2d(width, width, 3, padding=1, bias=False)
+        self.down = nn.Conv2d(width, 2 * width, 3, stride=2, padding=1)
+        self.short = nn.Conv2d(width, 2 * width, 1, stride=2)
+        self.dil = nn.Conv2d(2 * width, 2 * width, 3, padding=2, dilation=2)
+        self.valid = nn.Conv2d(2 * width, width, (3, 2))
+        self.fc = nn.Linear(width, 10)
+
+    def forward(self, x):
+        x = F.relu(self.stem(x))
+        x = F.relu(x + self.b(F.relu(self.a(x))))
+        y = F.relu(self.down(x)) + self.short(x)
+        y = F.relu(self.dil(y))
+        y = self.valid(y)
+        return self.fc(y.mean((2, 3)))
+
+
 class MLP(nn.Module):
     def __init__(self):
         super().__init__()
@@ -307,6 +333,18 @@ def fixtures(full=False):
         "weights), calibrated on 8 batches, no delegate; x [2,1,16,16].",
         {"forward": pt2e_quantize(SmallCNN(), ex, calib)}, {"forward": ex},
         [Case("forward", (rand(2, 1, 16, 16, seed=s),), tol=dict(Q_TOL)) for s in (1, 2, 3)],
+        targets=Q_OPS, record_upstream=True))
+
+    ex = (rand(1, 3, 16, 16, seed=1),)
+    calib = [(rand(1, 3, 16, 16, seed=300 + i),) for i in range(8)]
+    out.append(Fixture(
+        "resblock_q8",
+        "Conv(3,16,3,p1) ReLU, a residual pair Conv(16,16,3,p1) ReLU Conv(16,16,3,p1,no bias) "
+        "+ x ReLU, Conv(16,32,3,s2,p1) ReLU + a 1x1 stride-2 shortcut, Conv(32,32,3,p2,d2) "
+        "ReLU, Conv(32,16,(3,2)) unpadded, mean, Linear(16,10); PT2E static int8 "
+        "(XNNPACKQuantizer, per-channel weights), no delegate; x [1,3,16,16].",
+        {"forward": pt2e_quantize(ResBlock(), ex, calib)}, {"forward": ex},
+        [Case("forward", (rand(1, 3, 16, 16, seed=s),), tol=dict(Q_TOL)) for s in (1, 2, 3)],
         targets=Q_OPS, record_upstream=True))
 
     ex = (rand(4, 32, seed=1),)
