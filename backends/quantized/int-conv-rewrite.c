@@ -298,6 +298,21 @@ is_weight_transpose (EtMethodGraph *graph, uint32_t index)
          out->nbytes >= _executorch_qk_staged_weight_size (self->sizes[0]);
 }
 
+/* int32 sums cannot overflow: K products of |x - zp| and |w - w_zp| (at
+ * most 255, as the weight check keeps its zero points in int8 range). */
+static bool
+sums_fit (EtMethodGraph *graph, uint32_t x_producer, int64_t k)
+{
+  EtValue **args;
+  uint32_t n_args;
+  int64_t zp;
+
+  args = et_method_graph_args (graph, x_producer, &n_args);
+  if (n_args < 3 || !int_value (args[2], &zp))
+    return false;
+  return k > 0 && (double) k * 255.0 * (double) (llabs (zp) + 255) < 2147483647.0;
+}
+
 /* dequantize(x) → mat1, dequantize(w) → permute_copy → mat2 of addmm/mm. */
 static void
 rewrite_linear (EtMethodGraph *graph, uint32_t linear)
@@ -323,7 +338,8 @@ rewrite_linear (EtMethodGraph *graph, uint32_t linear)
   if (!read_once_as (graph, (uint32_t) permute, permute_args[0], 0))
     return;
   w_producer = sole_producer (graph, permute_args[0], (uint32_t) permute);
-  if (w_producer < 0 || w_producer >= permute || (stager = weight_stager (graph, (uint32_t) w_producer, 2)) == NULL)
+  if (w_producer < 0 || w_producer >= permute || (stager = weight_stager (graph, (uint32_t) w_producer, 2)) == NULL ||
+      !sums_fit (graph, (uint32_t) x_producer, tensor_of (permute_args[0])->sizes[1]))
     return;
   if (et_method_graph_set_kernel (graph, linear,
                                   mat1 == 1 ? &_executorch_qk_int_addmm_kernel : &_executorch_qk_int_mm_kernel) !=
@@ -365,7 +381,8 @@ rewrite_int_convs (void *user_data, EtMethodGraph *graph)
       if (!is_input_dequantize (graph, (uint32_t) x_producer) ||
           (stager = weight_stager (graph, (uint32_t) w_producer, 4)) == NULL)
         continue;
-      if (tensor_of (args[0])->ndim != 4 || tensor_of (args[1])->ndim != 4)
+      if (tensor_of (args[0])->ndim != 4 || tensor_of (args[1])->ndim != 4 ||
+          !sums_fit (graph, (uint32_t) x_producer, tensor_of (args[1])->numel / tensor_of (args[1])->sizes[0]))
         continue;
       /* all three are kernel instructions with valid replacements: none
        * of these can fail once the first has succeeded */

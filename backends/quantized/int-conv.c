@@ -244,17 +244,39 @@ sums_avx2_one (const ConvJob *job, int64_t oc)
 }
 #endif
 
+#ifdef QK_HAVE_AVX2
+/* Four at a time: double multiply, double add, round to float. */
+__attribute__ ((target ("avx2"))) static int64_t
+scale_avx2 (const int32_t *acc, float *out, int64_t n, double scale, double bias)
+{
+  __m256d vs = _mm256_set1_pd (scale), vb = _mm256_set1_pd (bias);
+  int64_t p = 0;
+
+  for (; p + 4 <= n; p += 4)
+    {
+      __m256d v = _mm256_cvtepi32_pd (_mm_loadu_si128 ((const __m128i *) (acc + p)));
+      _mm_storeu_ps (out + p, _mm256_cvtpd_ps (_mm256_add_pd (_mm256_mul_pd (v, vs), vb)));
+    }
+  return p;
+}
+#endif
+
 /* The float result: one rounding of acc * scale + bias, in double, as
  * both paths do (so they agree bit for bit). */
 static void
 scale_channel (const ConvJob *job, int64_t oc)
 {
   const int32_t *acc = job->acc + oc * job->p_pad;
-  float *out = job->out + oc * job->out_channel_stride;
+  float *out = job->out + oc * job->n_pixels;
   double scale = job->scale[oc], bias = job->bias != NULL ? (double) job->bias[oc] : 0.0;
+  int64_t p = 0;
 
-  for (int64_t p = 0; p < job->n_pixels; p++)
-    out[p * job->out_pixel_stride] = (float) ((double) acc[p] * scale + bias);
+#ifdef QK_HAVE_AVX2
+  if (job->avx2)
+    p = scale_avx2 (acc, out, job->n_pixels, scale, bias);
+#endif
+  for (; p < job->n_pixels; p++)
+    out[p] = (float) ((double) acc[p] * scale + bias);
 }
 
 /* Task @block: output channels [block * 4, block * 4 + 4) of the group. */
@@ -458,8 +480,6 @@ int_conv (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
           .bias = bias != NULL ? (const float *) bias->data + g * ocg : NULL,
           .acc = acc,
           .out = (float *) out->data + (b * oc + g * ocg) * n_pixels,
-          .out_channel_stride = n_pixels,
-          .out_pixel_stride = 1,
           .avx2 = avx2,
         };
         if (parallel)
@@ -471,9 +491,126 @@ int_conv (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   return ET_OK;
 }
 
+/* ---- the linear product ---- */
+
+/* out[m][n] = x[m] . (w[n] - zp[n]) scaled: rows of the staged int16 input
+ * against the int8 weight rows as stored, widened on the fly, so a linear
+ * needs no packing and no column buffer (its "pixels" are the few rows of
+ * its input). */
+typedef struct
+{
+  const int16_t *x; /* [M][K] */
+  const int8_t *w;  /* [N][K] */
+  const int32_t *w_zps;
+  const double *scale;
+  const float *bias;
+  float *out; /* [M][N] */
+  int64_t m, k, n;
+  bool avx2;
+} LinearJob;
+
+#define LINEAR_BLOCK 16
+
+static int32_t
+row_dot_portable (const int16_t *x, const int8_t *w, int32_t zp, int64_t k)
+{
+  int32_t acc = 0;
+
+  for (int64_t i = 0; i < k; i++)
+    acc += (int32_t) x[i] * (int16_t) (w[i] - zp);
+  return acc;
+}
+
+#ifdef QK_HAVE_AVX2
+/* Rows [r, r + 4) of x against one weight row; acc gets four sums. */
+__attribute__ ((target ("avx2"))) static void
+row_dot4_avx2 (const int16_t *x, int64_t k, const int8_t *w, int32_t zp, int32_t *acc)
+{
+  __m256i a0 = _mm256_setzero_si256 (), a1 = a0, a2 = a0, a3 = a0, vzp = _mm256_set1_epi16 ((int16_t) zp);
+  int64_t i = 0;
+
+  for (; i + 16 <= k; i += 16)
+    {
+      __m256i wv = _mm256_sub_epi16 (_mm256_cvtepi8_epi16 (_mm_loadu_si128 ((const __m128i *) (w + i))), vzp);
+      a0 = _mm256_add_epi32 (a0, _mm256_madd_epi16 (_mm256_loadu_si256 ((const __m256i *) (x + i)), wv));
+      a1 = _mm256_add_epi32 (a1, _mm256_madd_epi16 (_mm256_loadu_si256 ((const __m256i *) (x + k + i)), wv));
+      a2 = _mm256_add_epi32 (a2, _mm256_madd_epi16 (_mm256_loadu_si256 ((const __m256i *) (x + 2 * k + i)), wv));
+      a3 = _mm256_add_epi32 (a3, _mm256_madd_epi16 (_mm256_loadu_si256 ((const __m256i *) (x + 3 * k + i)), wv));
+    }
+  __m256i s = _mm256_hadd_epi32 (_mm256_hadd_epi32 (a0, a1), _mm256_hadd_epi32 (a2, a3));
+  _mm_storeu_si128 ((__m128i *) acc, _mm_add_epi32 (_mm256_castsi256_si128 (s), _mm256_extracti128_si256 (s, 1)));
+  for (; i < k; i++)
+    {
+      int32_t wi = (int16_t) (w[i] - zp);
+      for (int r = 0; r < 4; r++)
+        acc[r] += (int32_t) x[r * k + i] * wi;
+    }
+}
+
+__attribute__ ((target ("avx2"))) static int32_t
+row_dot_avx2 (const int16_t *x, const int8_t *w, int32_t zp, int64_t k)
+{
+  __m256i a = _mm256_setzero_si256 (), vzp = _mm256_set1_epi16 ((int16_t) zp);
+  int64_t i = 0;
+  int32_t acc;
+
+  for (; i + 16 <= k; i += 16)
+    a = _mm256_add_epi32 (a, _mm256_madd_epi16 (_mm256_loadu_si256 ((const __m256i *) (x + i)),
+                                                _mm256_sub_epi16 (_mm256_cvtepi8_epi16 (
+                                                                      _mm_loadu_si128 ((const __m128i *) (w + i))),
+                                                                  vzp)));
+  __m128i r = _mm_add_epi32 (_mm256_castsi256_si128 (a), _mm256_extracti128_si256 (a, 1));
+  r = _mm_hadd_epi32 (r, r);
+  r = _mm_hadd_epi32 (r, r);
+  acc = _mm_cvtsi128_si32 (r);
+  for (; i < k; i++)
+    acc += (int32_t) x[i] * (int16_t) (w[i] - zp);
+  return acc;
+}
+#endif
+
+static inline void
+store_linear (const LinearJob *job, int64_t row, int64_t n, int32_t acc)
+{
+  job->out[row * job->n + n] =
+      (float) ((double) acc * job->scale[n] + (job->bias != NULL ? (double) job->bias[n] : 0.0));
+}
+
+/* Task @block: output columns [block * 16, block * 16 + 16). */
+static void
+linear_block (void *data, size_t block)
+{
+  const LinearJob *job = data;
+  int64_t first = (int64_t) block * LINEAR_BLOCK, end = MIN (first + LINEAR_BLOCK, job->n);
+
+  for (int64_t n = first; n < end; n++)
+    {
+      const int8_t *w = job->w + n * job->k;
+      int32_t zp = job->w_zps[n];
+      int64_t r = 0;
+#ifdef QK_HAVE_AVX2
+      if (job->avx2)
+        {
+          int32_t acc[4];
+          for (; r + 4 <= job->m; r += 4)
+            {
+              row_dot4_avx2 (job->x + r * job->k, job->k, w, zp, acc);
+              for (int j = 0; j < 4; j++)
+                store_linear (job, r + j, n, acc[j]);
+            }
+          for (; r < job->m; r++)
+            store_linear (job, r, n, row_dot_avx2 (job->x + r * job->k, w, zp, job->k));
+          continue;
+        }
+#endif
+      for (; r < job->m; r++)
+        store_linear (job, r, n, row_dot_portable (job->x + r * job->k, w, zp, job->k));
+    }
+}
+
 /* addmm.out (bias, mat1, mat2, beta, alpha, out, ret) or mm.out (mat1,
  * mat2, out, ret): mat1 staged by stage_input, mat2 the transposed weight
- * whose header forward_weight copied. out[m][n] = x[m] . w[n] + bias[n]. */
+ * whose header forward_weight copied. */
 static EtError
 int_linear (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
 {
@@ -482,13 +619,9 @@ int_linear (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   EtTensor *input, *weight, *bias = NULL, *out;
   StagedInput xin;
   StagedWeightHead wh;
-  const int16_t *x = NULL;
-  const double *w_scales = NULL;
-  const int32_t *w_zps = NULL;
-  int64_t m, k, nn, k_pairs, p_pad, sizes[2];
-  int16_t *cols;
-  uint32_t *w_pairs;
-  int32_t *acc;
+  const double *w_scales;
+  const int32_t *w_zps;
+  int64_t m, k, nn, sizes[2];
   double *scale;
 
   if (addmm)
@@ -508,7 +641,6 @@ int_linear (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   if (xin.magic != STAGE_INPUT_MAGIC || wh.magic != STAGE_WEIGHT_MAGIC || xin.numel != input->numel ||
       wh.numel != weight->numel || wh.n_channels != weight->sizes[1])
     return _executorch_qk_fail (&c, ET_ERROR_INTERNAL, "mat1 or mat2 not staged");
-  x = (const int16_t *) ((const char *) input->data + sizeof xin);
   w_scales = (const double *) ((const char *) weight->data + sizeof wh);
   w_zps = (const int32_t *) (w_scales + wh.n_channels);
   m = input->sizes[0], k = input->sizes[1], nn = weight->sizes[1];
@@ -525,44 +657,31 @@ int_linear (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
     return _executorch_qk_fail (&c, ET_ERROR_INVALID_ARGUMENT, "out is not Float");
   if (m == 0 || nn == 0)
     return ET_OK;
-
-  k_pairs = (k + 1) / 2;
-  p_pad = (m + 7) / 8 * 8;
-  cols = et_kernel_context_scratch (ctx, (size_t) k_pairs * p_pad * 2 * sizeof (int16_t));
-  w_pairs = et_kernel_context_scratch (ctx, (size_t) nn * MAX (k_pairs, 1) * sizeof (uint32_t));
-  acc = et_kernel_context_scratch (ctx, (size_t) nn * p_pad * sizeof (int32_t));
   scale = et_kernel_context_scratch (ctx, (size_t) nn * sizeof (double));
-  if (cols == NULL || w_pairs == NULL || acc == NULL || scale == NULL)
+  if (scale == NULL)
     return _executorch_qk_fail (&c, ET_ERROR_MEMORY_ALLOCATION_FAILED, "no scratch memory for the product");
-  pack_weights (&wh, w_scales, w_zps, xin.scale, k, k_pairs, w_pairs, scale);
-  /* rows of mat1 are the "pixels": cols[kk][m][2] */
-  memset (cols, 0, (size_t) k_pairs * p_pad * 2 * sizeof (int16_t));
-  for (int64_t r = 0; r < m; r++)
-    for (int64_t j = 0; j < k; j++)
-      cols[((j / 2) * p_pad + r) * 2 + (j & 1)] = x[r * k + j];
+  for (int64_t o = 0; o < nn; o++)
+    scale[o] = xin.scale * w_scales[o];
 
-  size_t n_blocks = (size_t) ((nn + CHANNEL_BLOCK - 1) / CHANNEL_BLOCK);
-  ConvJob job = {
-    .cols = cols,
-    .w = w_pairs,
-    .n_pixels = m,
-    .p_pad = p_pad,
-    .k_pairs = k_pairs,
-    .n_channels = nn,
+  LinearJob job = {
+    .x = (const int16_t *) ((const char *) input->data + sizeof xin),
+    .w = wh.weights,
+    .w_zps = w_zps,
     .scale = scale,
     .bias = bias != NULL ? (const float *) bias->data : NULL,
-    .acc = acc,
     .out = (float *) out->data,
-    .out_channel_stride = 1,
-    .out_pixel_stride = nn,
+    .m = m,
+    .k = k,
+    .n = nn,
     .avx2 = _executorch_support_cpu_has_avx2_fma (),
   };
-  if ((double) p_pad * (double) nn * (double) k >= PARALLEL_MIN_MACS && n_blocks > 1 &&
+  size_t n_blocks = (size_t) ((nn + LINEAR_BLOCK - 1) / LINEAR_BLOCK);
+  if ((double) m * (double) nn * (double) k >= PARALLEL_MIN_MACS && n_blocks > 1 &&
       executorch_threadpool_get_num_threads () > 1)
-    executorch_threadpool_parallelize_1d (conv_block, &job, n_blocks);
+    executorch_threadpool_parallelize_1d (linear_block, &job, n_blocks);
   else
     for (size_t blk = 0; blk < n_blocks; blk++)
-      conv_block (&job, blk);
+      linear_block (&job, blk);
   return ET_OK;
 }
 

@@ -6,6 +6,10 @@ the top level and run on libexecutorch-kernels-quantized:
   cnn_q8, mlp_q8   PT2E static quantization with XNNPACKQuantizer
                    (symmetric, per-channel int8 weights, int8 activations),
                    prepare_pt2e / calibrate / convert_pt2e.
+  resblock_q8      the same flow on a small ResNet-style stage: the
+                   convolution shapes the integer kernels chosen at load
+                   must handle (stride 2, 1x1, dilation 2, unpadded, no
+                   bias) and a residual add.
   mlp_dynq         the same MLP with dynamic activation quantization
                    (choose_qparams + the Tensor qparams forms).
   lm_wq            an LLM-style model with weight-only quantized embeddings
@@ -22,7 +26,9 @@ the top level and run on libexecutorch-kernels-quantized:
 "Eager" is the quantized model run by PyTorch (the converted reference
 model, or the python reference of each quantized_decomposed op); every case
 also records upstream's runtime outputs (executorch.runtime from the
-wheel), which ours must equal byte for byte (record_upstream=True).
+wheel), which ours must equal byte for byte on the reference path and
+within one quantized unit with the integer kernels (record_upstream=True;
+docs/quantized.md).
 """
 
 import torch
@@ -120,7 +126,7 @@ class SmallCNN(nn.Module):
 class ResBlock(nn.Module):
     """A small ResNet-style int8 stage: the convolution shapes the integer
     kernels must handle (stride 2, no padding, dilation 2, a 1x1 shortcut,
-    uint8-free int8 with per-channel weights) and a residual add."""
+    int8 with per-channel weights) and a residual add."""
 
     def __init__(self, width=16):
         super().__init__()
