@@ -208,7 +208,7 @@ weight_stager (EtMethodGraph *graph, uint32_t index, uint32_t ndim)
     return NULL;
   if (dtype != ET_SCALAR_CHAR || qmin > qmax || !float_out (args[n_args - 3], out) ||
       out->shape_dynamism != ET_SHAPE_STATIC || out->device_type != ET_DEVICE_CPU ||
-      out->nbytes < _executorch_qk_staged_weight_size (w->sizes[0]))
+      out->nbytes < _executorch_qk_staged_weight_size (w->sizes[0], w->numel))
     return NULL;
   return per_channel ? &_executorch_qk_stage_weight_channel_kernel : &_executorch_qk_stage_weight_tensor_kernel;
 }
@@ -295,7 +295,7 @@ is_weight_transpose (EtMethodGraph *graph, uint32_t index)
   return self->ndim == 2 && out->ndim == 2 && out->scalar_type == ET_SCALAR_FLOAT &&
          out->shape_dynamism == ET_SHAPE_STATIC && (out->flags & ET_TENSOR_FLAG_CONSTANT) == 0 &&
          out->device_type == ET_DEVICE_CPU && out->sizes[1] == self->sizes[0] &&
-         out->nbytes >= _executorch_qk_staged_weight_size (self->sizes[0]);
+         out->nbytes >= _executorch_qk_staged_weight_size (self->sizes[0], self->numel);
 }
 
 /* int32 sums cannot overflow: K products of |x - zp| and |w - w_zp| (at

@@ -6,11 +6,14 @@
  *
  *   dequantize(x)  → stage_input:  (x - zero point) as int16 into the
  *                    float result's own buffer, after a header;
- *   dequantize(w)  → stage_weight: a header naming the constant int8
- *                    weights, one scale and zero point per channel;
+ *   dequantize(w)  → stage_weight: one scale and zero point per
+ *                    channel and a copy of the constant int8 weights
+ *                    (a quarter of what dequantizing wrote);
  *   convolution    → int_conv:     int16 × int16 products summed in int32,
  *                    scaled once per output by x_scale × w_scale[oc],
- *                    plus the float bias, into the float result.
+ *                    plus the float bias, into the float result;
+ *   addmm / mm     → int_linear:   the same for a linear, whose weight
+ *   (permute_copy  → forward_weight: copies the staged weight along).
  *
  * The staged buffers are the planned float results the dequantizations
  * wrote before, live exactly from producer to convolution, so the data
@@ -46,14 +49,17 @@ typedef struct
   int64_t pad;
 } StagedInput; /* followed by numel int16 */
 
+/* No pointers: the buffer is planned memory another value may share in a
+ * hostile program, so everything read from it is data checked against the
+ * tensor's own sizes, never an address. */
 typedef struct
 {
   uint64_t magic;
-  const int8_t *weights;  /* the constant, [OC][K] */
-  int32_t zero_point_all; /* -1: per channel below */
+  int32_t pad;
   int32_t n_channels;
   int64_t numel;
-} StagedWeightHead; /* followed by n_channels doubles (scales), n_channels int32 (zero points) */
+} StagedWeightHead; /* followed by n_channels doubles (scales), n_channels
+                     * int32 (zero points), numel int8 (the weights, [OC][K]) */
 
 size_t
 _executorch_qk_staged_input_size (int64_t numel)
@@ -62,9 +68,15 @@ _executorch_qk_staged_input_size (int64_t numel)
 }
 
 size_t
-_executorch_qk_staged_weight_size (int64_t n_channels)
+_executorch_qk_staged_weight_size (int64_t n_channels, int64_t numel)
 {
-  return sizeof (StagedWeightHead) + (size_t) n_channels * (sizeof (double) + sizeof (int32_t));
+  return sizeof (StagedWeightHead) + (size_t) n_channels * (sizeof (double) + sizeof (int32_t)) + (size_t) numel;
+}
+
+static const int8_t *
+staged_weights (const void *data, const StagedWeightHead *wh)
+{
+  return (const int8_t *) data + sizeof *wh + (size_t) wh->n_channels * (sizeof (double) + sizeof (int32_t));
 }
 
 static const EtTensor *
@@ -128,9 +140,10 @@ stage_weight (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   QK_TRY (_executorch_qk_resize_like (&c, out, "out", weights));
   n_channels = weights->ndim > 0 ? weights->sizes[0] : 0;
   if (weights->scalar_type != ET_SCALAR_CHAR || out->data == NULL || n_channels <= 0 ||
-      out->nbytes < _executorch_qk_staged_weight_size (n_channels))
+      out->nbytes < _executorch_qk_staged_weight_size (n_channels, weights->numel) ||
+      !et_tensor_is_contiguous (weights))
     return _executorch_qk_fail (&c, ET_ERROR_INTERNAL, "weights cannot be staged for the integer convolution");
-  head = (StagedWeightHead){ STAGE_WEIGHT_MAGIC, weights->data, 0, (int32_t) n_channels, weights->numel };
+  head = (StagedWeightHead){ STAGE_WEIGHT_MAGIC, 0, (int32_t) n_channels, weights->numel };
   scales = (double *) ((char *) out->data + sizeof head);
   zps = (int32_t *) (scales + n_channels);
   if (per_channel)
@@ -157,6 +170,7 @@ stage_weight (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
           zps[ch] = (int32_t) zp;
         }
     }
+  memcpy ((int8_t *) staged_weights (out->data, &head), weights->data, (size_t) weights->numel);
   memcpy (out->data, &head, sizeof head);
   return ET_OK;
 }
@@ -335,11 +349,11 @@ int_list (const EtValue *v, uint32_t length, int64_t *items)
 /* The headers stage_input and stage_weight left in @input and @weight. */
 static EtError
 read_staged (const QkCall *c, const EtTensor *input, const EtTensor *weight, StagedInput *xin, StagedWeightHead *wh,
-             const int16_t **x, const double **w_scales, const int32_t **w_zps)
+             const int16_t **x, const double **w_scales, const int32_t **w_zps, const int8_t **w)
 {
   if (input->data == NULL || weight->data == NULL || weight->ndim == 0 ||
       input->nbytes < _executorch_qk_staged_input_size (input->numel) ||
-      weight->nbytes < _executorch_qk_staged_weight_size (weight->sizes[0]))
+      weight->nbytes < _executorch_qk_staged_weight_size (weight->sizes[0], weight->numel))
     return _executorch_qk_fail (c, ET_ERROR_INTERNAL, "input or weight not staged");
   memcpy (xin, input->data, sizeof *xin);
   memcpy (wh, weight->data, sizeof *wh);
@@ -349,18 +363,19 @@ read_staged (const QkCall *c, const EtTensor *input, const EtTensor *weight, Sta
   *x = (const int16_t *) ((const char *) input->data + sizeof *xin);
   *w_scales = (const double *) ((const char *) weight->data + sizeof *wh);
   *w_zps = (const int32_t *) (*w_scales + wh->n_channels);
+  *w = staged_weights (weight->data, wh);
   return ET_OK;
 }
 
 /* Weights as int16 pairs (minus their zero points; an odd K's partner is
  * 0) and x_scale * w_scale per channel. */
 static void
-pack_weights (const StagedWeightHead *wh, const double *w_scales, const int32_t *w_zps, double x_scale, int64_t k,
-              int64_t k_pairs, uint32_t *w_pairs, double *scale)
+pack_weights (const StagedWeightHead *wh, const int8_t *w, const double *w_scales, const int32_t *w_zps, double x_scale,
+              int64_t k, int64_t k_pairs, uint32_t *w_pairs, double *scale)
 {
   for (int64_t o = 0; o < wh->n_channels; o++)
     {
-      const int8_t *src = wh->weights + o * k;
+      const int8_t *src = w + o * k;
       for (int64_t kk = 0; kk < k_pairs; kk++)
         {
           int16_t w0 = (int16_t) (src[2 * kk] - w_zps[o]);
@@ -384,6 +399,7 @@ int_conv (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   int64_t stride[2], padding[2], dilation[2], groups, sizes[4];
   int64_t n, ic, ih, iw, oc, kh, kw, oh, ow, icg, ocg, k, k_pairs, n_pixels, p_pad;
   const int16_t *x = NULL;
+  const int8_t *w8 = NULL;
   const double *w_scales = NULL;
   const int32_t *w_zps = NULL;
   int16_t *cols;
@@ -401,7 +417,7 @@ int_conv (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
     return _executorch_qk_fail (&c, ET_ERROR_INVALID_ARGUMENT, "stride, padding or dilation is not 2 integers");
   if (input->ndim != 4 || weight->ndim != 4)
     return _executorch_qk_fail (&c, ET_ERROR_INTERNAL, "input or weight not staged");
-  QK_TRY (read_staged (&c, input, weight, &xin, &wh, &x, &w_scales, &w_zps));
+  QK_TRY (read_staged (&c, input, weight, &xin, &wh, &x, &w_scales, &w_zps, &w8));
 
   n = input->sizes[0], ic = input->sizes[1], ih = input->sizes[2], iw = input->sizes[3];
   oc = weight->sizes[0], icg = weight->sizes[1], kh = weight->sizes[2], kw = weight->sizes[3];
@@ -431,7 +447,7 @@ int_conv (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   scale = et_kernel_context_scratch (ctx, (size_t) oc * sizeof (double));
   if (cols == NULL || w_pairs == NULL || acc == NULL || scale == NULL)
     return _executorch_qk_fail (&c, ET_ERROR_MEMORY_ALLOCATION_FAILED, "no scratch memory for the convolution");
-  pack_weights (&wh, w_scales, w_zps, xin.scale, k, k_pairs, w_pairs, scale);
+  pack_weights (&wh, w8, w_scales, w_zps, xin.scale, k, k_pairs, w_pairs, scale);
 
   bool avx2 = _executorch_support_cpu_has_avx2_fma ();
   size_t n_blocks = (size_t) ((ocg + CHANNEL_BLOCK - 1) / CHANNEL_BLOCK);
@@ -634,7 +650,7 @@ int_linear (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   /* mat2 is [K, N]; the header counts the weight's N rows */
   if (input->ndim != 2 || weight->ndim != 2 || input->data == NULL || weight->data == NULL ||
       input->nbytes < _executorch_qk_staged_input_size (input->numel) ||
-      weight->nbytes < _executorch_qk_staged_weight_size (weight->sizes[1]))
+      weight->nbytes < _executorch_qk_staged_weight_size (weight->sizes[1], weight->numel))
     return _executorch_qk_fail (&c, ET_ERROR_INTERNAL, "mat1 or mat2 not staged");
   memcpy (&xin, input->data, sizeof xin);
   memcpy (&wh, weight->data, sizeof wh);
@@ -665,7 +681,7 @@ int_linear (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
 
   LinearJob job = {
     .x = (const int16_t *) ((const char *) input->data + sizeof xin),
-    .w = wh.weights,
+    .w = staged_weights (weight->data, &wh),
     .w_zps = w_zps,
     .scale = scale,
     .bias = bias != NULL ? (const float *) bias->data : NULL,
@@ -703,7 +719,7 @@ forward_weight (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   if (self->ndim != 2 || self->data == NULL || out->data == NULL || self->nbytes < sizeof wh)
     return _executorch_qk_fail (&c, ET_ERROR_INTERNAL, "weight not staged");
   memcpy (&wh, self->data, sizeof wh);
-  size = _executorch_qk_staged_weight_size (self->sizes[0]);
+  size = _executorch_qk_staged_weight_size (self->sizes[0], self->numel);
   if (wh.magic != STAGE_WEIGHT_MAGIC || wh.n_channels != self->sizes[0] || self->nbytes < size)
     return _executorch_qk_fail (&c, ET_ERROR_INTERNAL, "weight not staged");
   sizes[0] = self->sizes[1], sizes[1] = self->sizes[0];

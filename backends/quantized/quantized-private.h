@@ -126,5 +126,5 @@ extern const EtKernel _executorch_qk_int_addmm_kernel;
 extern const EtKernel _executorch_qk_int_mm_kernel;
 extern const EtKernel _executorch_qk_forward_weight_kernel;
 size_t _executorch_qk_staged_input_size (int64_t numel);
-size_t _executorch_qk_staged_weight_size (int64_t n_channels);
+size_t _executorch_qk_staged_weight_size (int64_t n_channels, int64_t numel);
 extern const EtMethodRewrite _executorch_qk_int_conv_rewrite;
