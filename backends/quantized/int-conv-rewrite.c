@@ -9,13 +9,16 @@
  *   dequantize_per_channel(w) ┼→ convolution → (relu) → quantize_per_tensor
  *   float bias ───────────────┘
  *
- * and running it as written dequantizes every weight on every run and
- * convolves in float.  Where the pattern holds exactly, the two
+ * (a linear likewise, as dequantize(w) → permute_copy → addmm or mm), and
+ * running it as written dequantizes every weight on every run and
+ * multiplies in float.  Where the pattern holds exactly, the two
  * dequantizations and the convolution get int-conv.c's kernels instead,
  * which compute the same float convolution result from integer products
  * (within float rounding: docs/kernels.md states the tolerance).
  *
  * Exactly means: both dequantizations are this library's kernels, the
+ * product (and permute) the kernels the registry holds for their names
+ * (not an earlier rewrite's replacement), the
  * weight is a constant int8 tensor quantized along axis 0 (or per tensor),
  * the input is int8 or uint8 with a Float result, each dequantized tensor
  * is read only by the convolution (not a method output, input, list item
@@ -47,6 +50,20 @@ own_kernel (const EtKernel *kernel, const char *name)
     if (strcmp (_executorch_qk_quantize_kernels[i].name, name) == 0)
       return _executorch_qk_quantize_kernels[i].func == kernel->func;
   return false;
+}
+
+/* True when @kernel is what the registry resolves its name to: not a
+ * replacement an earlier rewrite made (another library's fusion may keep
+ * the operator's name for a kernel that also does the relu after it). */
+static bool
+registered (const EtKernel *kernel)
+{
+  const EtKernel *found;
+
+  if (kernel == NULL)
+    return false;
+  found = et_registry_find_kernel (et_registry_get_default (), kernel->name);
+  return found != NULL && found->func == kernel->func && found->user_data == kernel->user_data;
 }
 
 static const EtTensor *
@@ -221,7 +238,8 @@ is_plain_conv (EtMethodGraph *graph, uint32_t index)
   EtValue **args;
   uint32_t n_args;
 
-  if (!kernel_named (et_method_graph_kernel (graph, index), "aten::convolution.out"))
+  if (!kernel_named (et_method_graph_kernel (graph, index), "aten::convolution.out") ||
+      !registered (et_method_graph_kernel (graph, index)))
     return false;
   args = et_method_graph_args (graph, index, &n_args);
   if (n_args != 11 || args[9] != args[10] || (out = tensor_of (args[9])) == NULL)
@@ -251,6 +269,8 @@ is_plain_linear (EtMethodGraph *graph, uint32_t index, uint32_t *mat1, uint32_t 
   EtValue **args;
   uint32_t n_args;
 
+  if (!registered (kernel))
+    return false;
   args = et_method_graph_args (graph, index, &n_args);
   if (kernel_named (kernel, "aten::addmm.out") && n_args == 7 && args[5] == args[6] && is_one (args[3]) &&
       is_one (args[4]))
@@ -282,7 +302,8 @@ is_weight_transpose (EtMethodGraph *graph, uint32_t index)
   EtValue **args;
   uint32_t n_args;
 
-  if (!kernel_named (et_method_graph_kernel (graph, index), "aten::permute_copy.out"))
+  if (!kernel_named (et_method_graph_kernel (graph, index), "aten::permute_copy.out") ||
+      !registered (et_method_graph_kernel (graph, index)))
     return false;
   args = et_method_graph_args (graph, index, &n_args);
   if (n_args != 4 || args[1]->tag != ET_VALUE_LIST_INT || args[2] != args[3] || args[0] == args[2] ||
