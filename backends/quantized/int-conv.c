@@ -386,6 +386,81 @@ pack_weights (const StagedWeightHead *wh, const int8_t *w, const double *w_scale
     }
 }
 
+/* The convolution's shape, as the column fill needs it. */
+typedef struct
+{
+  int64_t icg, ih, iw, kh, kw, oh, ow, k, k_pairs, p_pad;
+  int64_t stride[2], padding[2], dilation[2];
+} ConvGeometry;
+
+/* Where reduction index @j of output row @y reads: the input row (NULL
+ * when it is padding) offset so that output column xo reads
+ * src[xo * stride], and the output columns [lo, hi) inside the image. */
+static const int16_t *
+column_source (const ConvGeometry *geo, const int16_t *planes, int64_t j, int64_t y, int64_t *lo, int64_t *hi)
+{
+  int64_t ci = j / (geo->kh * geo->kw), r = j % (geo->kh * geo->kw), ky = r / geo->kw, kx = r % geo->kw;
+  int64_t yy = y * geo->stride[0] - geo->padding[0] + ky * geo->dilation[0];
+  int64_t off = kx * geo->dilation[1] - geo->padding[1];
+
+  if (j >= geo->k || yy < 0 || yy >= geo->ih)
+    return NULL;
+  *lo = off >= 0 ? 0 : (-off + geo->stride[1] - 1) / geo->stride[1];
+  *hi = geo->iw - 1 - off < 0 ? 0 : MIN ((geo->iw - 1 - off) / geo->stride[1] + 1, geo->ow);
+  return planes + (ci * geo->ih + yy) * geo->iw + off;
+}
+
+/* cols[kk][p][2] of one group of one image, every element written:
+ * padding is 0 in the (x - zero point) domain, as it is 0.0 after
+ * dequantization, and so are the pixels past the last and an odd K's
+ * last partner. */
+static void
+fill_columns (const ConvGeometry *geo, const int16_t *planes, int16_t *cols)
+{
+  int64_t n_pixels = geo->oh * geo->ow;
+
+  for (int64_t kk = 0; kk < geo->k_pairs; kk++)
+    {
+      int16_t *col = cols + kk * geo->p_pad * 2;
+      for (int64_t y = 0; y < geo->oh; y++)
+        {
+          int64_t lo_a = 0, hi_a = 0, lo_b = 0, hi_b = 0, xo = 0;
+          const int16_t *a = column_source (geo, planes, 2 * kk, y, &lo_a, &hi_a);
+          const int16_t *b = column_source (geo, planes, 2 * kk + 1, y, &lo_b, &hi_b);
+          int16_t *dst = col + y * geo->ow * 2;
+          if (a == NULL)
+            lo_a = hi_a = 0;
+          if (b == NULL)
+            lo_b = hi_b = 0;
+#if defined(__x86_64__) && defined(__SSE2__)
+          /* stride 1, both inside the image: interleave eight at a time */
+          if (geo->stride[1] == 1 && a != NULL && b != NULL)
+            {
+              int64_t from = MAX (lo_a, lo_b), to = MIN (hi_a, hi_b);
+              for (; xo < from; xo++)
+                {
+                  dst[2 * xo] = xo >= lo_a && xo < hi_a ? a[xo] : 0;
+                  dst[2 * xo + 1] = xo >= lo_b && xo < hi_b ? b[xo] : 0;
+                }
+              for (; xo + 8 <= to; xo += 8)
+                {
+                  __m128i va = _mm_loadu_si128 ((const __m128i *) (a + xo));
+                  __m128i vb = _mm_loadu_si128 ((const __m128i *) (b + xo));
+                  _mm_storeu_si128 ((__m128i *) (dst + 2 * xo), _mm_unpacklo_epi16 (va, vb));
+                  _mm_storeu_si128 ((__m128i *) (dst + 2 * xo + 8), _mm_unpackhi_epi16 (va, vb));
+                }
+            }
+#endif
+          for (; xo < geo->ow; xo++)
+            {
+              dst[2 * xo] = xo >= lo_a && xo < hi_a ? a[xo * geo->stride[1]] : 0;
+              dst[2 * xo + 1] = xo >= lo_b && xo < hi_b ? b[xo * geo->stride[1]] : 0;
+            }
+        }
+      memset (col + n_pixels * 2, 0, (size_t) (geo->p_pad - n_pixels) * 2 * sizeof (int16_t));
+    }
+}
+
 /* convolution.out's arguments: input, weight, bias, stride, padding,
  * dilation, transposed, output_padding, groups, out, ret; input and weight
  * staged by the two kernels above. */
@@ -449,6 +524,21 @@ int_conv (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
     return _executorch_qk_fail (&c, ET_ERROR_MEMORY_ALLOCATION_FAILED, "no scratch memory for the convolution");
   pack_weights (&wh, w8, w_scales, w_zps, xin.scale, k, k_pairs, w_pairs, scale);
 
+  ConvGeometry geo = {
+    .icg = icg,
+    .ih = ih,
+    .iw = iw,
+    .kh = kh,
+    .kw = kw,
+    .oh = oh,
+    .ow = ow,
+    .k = k,
+    .k_pairs = k_pairs,
+    .p_pad = p_pad,
+    .stride = { stride[0], stride[1] },
+    .padding = { padding[0], padding[1] },
+    .dilation = { dilation[0], dilation[1] },
+  };
   bool avx2 = _executorch_support_cpu_has_avx2_fma ();
   size_t n_blocks = (size_t) ((ocg + CHANNEL_BLOCK - 1) / CHANNEL_BLOCK);
   bool parallel = (double) p_pad * (double) ocg * (double) k >= PARALLEL_MIN_MACS && n_blocks > 1 &&
@@ -456,35 +546,7 @@ int_conv (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   for (int64_t b = 0; b < n; b++)
     for (int64_t g = 0; g < groups; g++)
       {
-        /* the columns of one group: padding is 0 in the (x - zero point)
-         * domain, as it is 0.0 after dequantization; so are the pixels
-         * past the last and the odd reduction index's partner */
-        memset (cols, 0, (size_t) k_pairs * p_pad * 2 * sizeof (int16_t));
-        for (int64_t ci = 0, j = 0; ci < icg; ci++)
-          {
-            const int16_t *plane = x + ((b * ic) + g * icg + ci) * ih * iw;
-            for (int64_t ky = 0; ky < kh; ky++)
-              for (int64_t kx = 0; kx < kw; kx++, j++)
-                {
-                  int16_t *col = cols + (j / 2) * p_pad * 2 + (j & 1);
-                  /* output columns whose input column is inside the image */
-                  int64_t off = kx * dilation[1] - padding[1];
-                  int64_t x_lo = off >= 0 ? 0 : (-off + stride[1] - 1) / stride[1];
-                  int64_t x_hi = iw - 1 - off < 0 ? 0 : (iw - 1 - off) / stride[1] + 1;
-                  x_hi = MIN (x_hi, ow);
-                  for (int64_t y = 0; y < oh; y++)
-                    {
-                      int64_t yy = y * stride[0] - padding[0] + ky * dilation[0];
-                      int16_t *dst = col + y * ow * 2;
-                      const int16_t *src;
-                      if (yy < 0 || yy >= ih)
-                        continue;
-                      src = plane + yy * iw + off;
-                      for (int64_t xo = x_lo; xo < x_hi; xo++)
-                        dst[2 * xo] = src[xo * stride[1]];
-                    }
-                }
-          }
+        fill_columns (&geo, x + (b * ic + g * icg) * ih * iw, cols);
         ConvJob job = {
           .cols = cols,
           .w = w_pairs + g * ocg * k_pairs,
