@@ -393,21 +393,45 @@ typedef struct
   int64_t stride[2], padding[2], dilation[2];
 } ConvGeometry;
 
-/* Where reduction index @j of output row @y reads: the input row (NULL
- * when it is padding) offset so that output column xo reads
- * src[xo * stride], and the output columns [lo, hi) inside the image. */
-static const int16_t *
-column_source (const ConvGeometry *geo, const int16_t *planes, int64_t j, int64_t y, int64_t *lo, int64_t *hi)
+/* Where reduction index j reads, independent of the output row: its
+ * input plane and row offset, its column offset and the output columns
+ * [lo, hi) whose input column is inside the image. */
+typedef struct
 {
-  int64_t ci = j / (geo->kh * geo->kw), r = j % (geo->kh * geo->kw), ky = r / geo->kw, kx = r % geo->kw;
-  int64_t yy = y * geo->stride[0] - geo->padding[0] + ky * geo->dilation[0];
-  int64_t off = kx * geo->dilation[1] - geo->padding[1];
+  int64_t plane, ky_off, off, lo, hi;
+} ColumnTap;
 
-  if (j >= geo->k || yy < 0 || yy >= geo->ih)
+static void
+column_taps (const ConvGeometry *geo, ColumnTap *taps)
+{
+  for (int64_t j = 0; j < geo->k; j++)
+    {
+      int64_t ci = j / (geo->kh * geo->kw), r = j % (geo->kh * geo->kw), ky = r / geo->kw, kx = r % geo->kw;
+      int64_t off = kx * geo->dilation[1] - geo->padding[1];
+      taps[j].plane = ci * geo->ih * geo->iw;
+      taps[j].ky_off = ky * geo->dilation[0] - geo->padding[0];
+      taps[j].off = off;
+      taps[j].lo = off >= 0 ? 0 : (-off + geo->stride[1] - 1) / geo->stride[1];
+      taps[j].hi = geo->iw - 1 - off < 0 ? 0 : MIN ((geo->iw - 1 - off) / geo->stride[1] + 1, geo->ow);
+    }
+}
+
+/* The input row tap @j reads for output row @y (NULL: padding, or past
+ * K), offset so that output column xo reads src[xo * stride]. */
+static inline const int16_t *
+column_source (const ConvGeometry *geo, const ColumnTap *taps, const int16_t *planes, int64_t j, int64_t y, int64_t *lo,
+               int64_t *hi)
+{
+  int64_t yy;
+
+  if (j >= geo->k)
     return NULL;
-  *lo = off >= 0 ? 0 : (-off + geo->stride[1] - 1) / geo->stride[1];
-  *hi = geo->iw - 1 - off < 0 ? 0 : MIN ((geo->iw - 1 - off) / geo->stride[1] + 1, geo->ow);
-  return planes + (ci * geo->ih + yy) * geo->iw + off;
+  yy = y * geo->stride[0] + taps[j].ky_off;
+  if (yy < 0 || yy >= geo->ih)
+    return NULL;
+  *lo = taps[j].lo;
+  *hi = taps[j].hi;
+  return planes + taps[j].plane + yy * geo->iw + taps[j].off;
 }
 
 /* cols[kk][p][2] of one group of one image, every element written:
@@ -415,7 +439,7 @@ column_source (const ConvGeometry *geo, const int16_t *planes, int64_t j, int64_
  * dequantization, and so are the pixels past the last and an odd K's
  * last partner. */
 static void
-fill_columns (const ConvGeometry *geo, const int16_t *planes, int16_t *cols)
+fill_columns (const ConvGeometry *geo, const ColumnTap *taps, const int16_t *planes, int16_t *cols)
 {
   int64_t n_pixels = geo->oh * geo->ow;
 
@@ -424,38 +448,36 @@ fill_columns (const ConvGeometry *geo, const int16_t *planes, int16_t *cols)
       int16_t *col = cols + kk * geo->p_pad * 2;
       for (int64_t y = 0; y < geo->oh; y++)
         {
-          int64_t lo_a = 0, hi_a = 0, lo_b = 0, hi_b = 0, xo = 0;
-          const int16_t *a = column_source (geo, planes, 2 * kk, y, &lo_a, &hi_a);
-          const int16_t *b = column_source (geo, planes, 2 * kk + 1, y, &lo_b, &hi_b);
+          int64_t lo_a = 0, hi_a = 0, lo_b = 0, hi_b = 0, xo = 0, s = geo->stride[1];
+          const int16_t *a = column_source (geo, taps, planes, 2 * kk, y, &lo_a, &hi_a);
+          const int16_t *b = column_source (geo, taps, planes, 2 * kk + 1, y, &lo_b, &hi_b);
           int16_t *dst = col + y * geo->ow * 2;
-          if (a == NULL)
-            lo_a = hi_a = 0;
-          if (b == NULL)
-            lo_b = hi_b = 0;
-#if defined(__x86_64__) && defined(__SSE2__)
-          /* stride 1, both inside the image: interleave eight at a time */
-          if (geo->stride[1] == 1 && a != NULL && b != NULL)
+          if (a != NULL && b != NULL && s == 1 && lo_a == 0 && lo_b == 0 && hi_a == geo->ow && hi_b == geo->ow)
             {
-              int64_t from = MAX (lo_a, lo_b), to = MIN (hi_a, hi_b);
-              for (; xo < from; xo++)
-                {
-                  dst[2 * xo] = xo >= lo_a && xo < hi_a ? a[xo] : 0;
-                  dst[2 * xo + 1] = xo >= lo_b && xo < hi_b ? b[xo] : 0;
-                }
-              for (; xo + 8 <= to; xo += 8)
+              /* an interior row of both: interleave, eight at a time */
+#if defined(__x86_64__) && defined(__SSE2__)
+              for (; xo + 8 <= geo->ow; xo += 8)
                 {
                   __m128i va = _mm_loadu_si128 ((const __m128i *) (a + xo));
                   __m128i vb = _mm_loadu_si128 ((const __m128i *) (b + xo));
                   _mm_storeu_si128 ((__m128i *) (dst + 2 * xo), _mm_unpacklo_epi16 (va, vb));
                   _mm_storeu_si128 ((__m128i *) (dst + 2 * xo + 8), _mm_unpackhi_epi16 (va, vb));
                 }
-            }
 #endif
-          for (; xo < geo->ow; xo++)
-            {
-              dst[2 * xo] = xo >= lo_a && xo < hi_a ? a[xo * geo->stride[1]] : 0;
-              dst[2 * xo + 1] = xo >= lo_b && xo < hi_b ? b[xo * geo->stride[1]] : 0;
+              for (; xo < geo->ow; xo++)
+                {
+                  dst[2 * xo] = a[xo];
+                  dst[2 * xo + 1] = b[xo];
+                }
+              continue;
             }
+          memset (dst, 0, (size_t) geo->ow * 2 * sizeof (int16_t));
+          if (a != NULL)
+            for (xo = lo_a; xo < hi_a; xo++)
+              dst[2 * xo] = a[xo * s];
+          if (b != NULL)
+            for (xo = lo_b; xo < hi_b; xo++)
+              dst[2 * xo + 1] = b[xo * s];
         }
       memset (col + n_pixels * 2, 0, (size_t) (geo->p_pad - n_pixels) * 2 * sizeof (int16_t));
     }
@@ -539,6 +561,10 @@ int_conv (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
     .padding = { padding[0], padding[1] },
     .dilation = { dilation[0], dilation[1] },
   };
+  ColumnTap *taps = et_kernel_context_scratch (ctx, (size_t) k * sizeof (ColumnTap));
+  if (taps == NULL)
+    return _executorch_qk_fail (&c, ET_ERROR_MEMORY_ALLOCATION_FAILED, "no scratch memory for the convolution");
+  column_taps (&geo, taps);
   bool avx2 = _executorch_support_cpu_has_avx2_fma ();
   size_t n_blocks = (size_t) ((ocg + CHANNEL_BLOCK - 1) / CHANNEL_BLOCK);
   bool parallel = (double) p_pad * (double) ocg * (double) k >= PARALLEL_MIN_MACS && n_blocks > 1 &&
@@ -546,7 +572,7 @@ int_conv (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   for (int64_t b = 0; b < n; b++)
     for (int64_t g = 0; g < groups; g++)
       {
-        fill_columns (&geo, x + (b * ic + g * icg) * ih * iw, cols);
+        fill_columns (&geo, taps, x + (b * ic + g * icg) * ih * iw, cols);
         ConvJob job = {
           .cols = cols,
           .w = w_pairs + g * ocg * k_pairs,
