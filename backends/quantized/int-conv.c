@@ -452,32 +452,35 @@ fill_columns (const ConvGeometry *geo, const ColumnTap *taps, const int16_t *pla
           const int16_t *a = column_source (geo, taps, planes, 2 * kk, y, &lo_a, &hi_a);
           const int16_t *b = column_source (geo, taps, planes, 2 * kk + 1, y, &lo_b, &hi_b);
           int16_t *dst = col + y * geo->ow * 2;
-          if (a != NULL && b != NULL && s == 1 && lo_a == 0 && lo_b == 0 && hi_a == geo->ow && hi_b == geo->ow)
-            {
-              /* an interior row of both: interleave, eight at a time */
 #if defined(__x86_64__) && defined(__SSE2__)
-              for (; xo + 8 <= geo->ow; xo += 8)
+          /* stride 1 where both are inside the image: interleave the two
+           * input rows eight at a time */
+          if (a != NULL && b != NULL && s == 1)
+            {
+              int64_t from = MAX (lo_a, lo_b), to = MIN (hi_a, hi_b);
+              for (; xo < from; xo++)
+                {
+                  dst[2 * xo] = xo >= lo_a && xo < hi_a ? a[xo] : 0;
+                  dst[2 * xo + 1] = xo >= lo_b && xo < hi_b ? b[xo] : 0;
+                }
+              for (; xo + 8 <= to; xo += 8)
                 {
                   __m128i va = _mm_loadu_si128 ((const __m128i *) (a + xo));
                   __m128i vb = _mm_loadu_si128 ((const __m128i *) (b + xo));
                   _mm_storeu_si128 ((__m128i *) (dst + 2 * xo), _mm_unpacklo_epi16 (va, vb));
                   _mm_storeu_si128 ((__m128i *) (dst + 2 * xo + 8), _mm_unpackhi_epi16 (va, vb));
                 }
-#endif
-              for (; xo < geo->ow; xo++)
-                {
-                  dst[2 * xo] = a[xo];
-                  dst[2 * xo + 1] = b[xo];
-                }
-              continue;
             }
-          memset (dst, 0, (size_t) geo->ow * 2 * sizeof (int16_t));
-          if (a != NULL)
-            for (xo = lo_a; xo < hi_a; xo++)
-              dst[2 * xo] = a[xo * s];
-          if (b != NULL)
-            for (xo = lo_b; xo < hi_b; xo++)
-              dst[2 * xo + 1] = b[xo * s];
+#endif
+          if (a == NULL)
+            lo_a = hi_a = 0;
+          if (b == NULL)
+            lo_b = hi_b = 0;
+          for (; xo < geo->ow; xo++)
+            {
+              dst[2 * xo] = xo >= lo_a && xo < hi_a ? a[xo * s] : 0;
+              dst[2 * xo + 1] = xo >= lo_b && xo < hi_b ? b[xo * s] : 0;
+            }
         }
       memset (col + n_pixels * 2, 0, (size_t) (geo->p_pad - n_pixels) * 2 * sizeof (int16_t));
     }
