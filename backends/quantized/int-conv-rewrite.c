@@ -12,7 +12,8 @@
  * (a linear likewise, as dequantize(w) → permute_copy → addmm or mm), and
  * running it as written dequantizes every weight on every run and
  * multiplies in float.  Where the pattern holds exactly, the two
- * dequantizations and the convolution get int-conv.c's kernels instead,
+ * dequantizations and the product get the integer kernels instead
+ * (int-kernels-private.h),
  * which compute the same float convolution result from integer products
  * (within float rounding: docs/kernels.md states the tolerance).
  *

@@ -116,8 +116,9 @@ extern const size_t _executorch_qk_embedding_n_kernels;
 extern const EtKernel _executorch_qk_linear_kernels[];
 extern const size_t _executorch_qk_linear_n_kernels;
 
-/* int-conv.c: the integer convolution's kernels and the bytes each staged
- * float buffer must hold (int-conv-rewrite.c matches the sites). */
+/* int-stage.c, int-conv.c, int-linear.c: the integer kernels and the bytes
+ * each staged float buffer must hold (int-conv-rewrite.c matches the
+ * sites; int-kernels-private.h describes the scheme). */
 extern const EtKernel _executorch_qk_stage_input_kernel;
 extern const EtKernel _executorch_qk_stage_weight_channel_kernel;
 extern const EtKernel _executorch_qk_stage_weight_tensor_kernel;
