@@ -13,9 +13,9 @@
  * running it as written dequantizes every weight on every run and
  * multiplies in float.  Where the pattern holds exactly, the two
  * dequantizations and the product get the integer kernels instead
- * (int-kernels-private.h),
- * which compute the same float convolution result from integer products
- * (within float rounding: docs/kernels.md states the tolerance).
+ * (int-kernels-private.h), which compute the same float result from
+ * integer products
+ * (within float rounding: docs/quantized.md states the tolerance).
  *
  * Exactly means: both dequantizations are this library's kernels, the
  * product (and permute) the kernels the registry holds for their names
