@@ -5,7 +5,8 @@
  * The library's only exported symbol is
  * executorch_kernels_quantized_get_plugin(); the registry calls its init
  * once, which registers every quantized_decomposed:: kernel of upstream's
- * kernels/quantized/quantized.yaml.
+ * kernels/quantized/quantized.yaml, and the integer-convolution rewrite
+ * (int-conv-rewrite.c).
  */
 #include "quantized-private.h"
 
@@ -31,7 +32,7 @@ quantized_init (EtRegistry *registry, EtErrorContext *error)
   for (size_t i = 0; i < QK_N_ELEMENTS (tables); i++)
     if (et_registry_add_kernels (registry, tables[i].kernels, *tables[i].n_kernels, error) != ET_OK)
       return false;
-  return true;
+  return et_registry_add_rewrite (registry, &_executorch_qk_int_conv_rewrite, error) == ET_OK;
 }
 
 static const EtPluginDesc plugin_desc = {

@@ -85,6 +85,13 @@ quantize_run (const EtTensor *input, EtTensor *out, int64_t begin, int64_t n, do
   int32_t zp = (int32_t) zero_point;
   int in_type = input->scalar_type, out_type = out->scalar_type;
 
+  if (in_type == ET_SCALAR_FLOAT && (out_type == ET_SCALAR_CHAR || out_type == ET_SCALAR_BYTE) && zp >= -(1 << 24) &&
+      zp <= (1 << 24))
+    {
+      _executorch_qk_quantize_float_to_8bit ((const float *) input->data + begin, (char *) out->data + begin,
+                                             out_type == ET_SCALAR_CHAR, n, scale, zp, qmin, qmax);
+      return;
+    }
   for (int64_t i = begin; i < begin + n; i++)
     {
       float v;
@@ -351,6 +358,13 @@ dequantize_run (const EtTensor *input, EtTensor *out, int64_t begin, int64_t n, 
   int32_t zp = (int32_t) zero_point;
   int in_type = input->scalar_type, out_type = out->scalar_type;
 
+  if (mode == DEQ_FLOAT && out_type == ET_SCALAR_FLOAT && (in_type == ET_SCALAR_CHAR || in_type == ET_SCALAR_BYTE) &&
+      zp >= -(1 << 24) && zp <= (1 << 24))
+    {
+      _executorch_qk_dequantize_8bit_to_float ((const char *) input->data + begin, in_type == ET_SCALAR_CHAR,
+                                               (float *) out->data + begin, n, zp, scale);
+      return;
+    }
   for (int64_t i = begin; i < begin + n; i++)
     {
       int64_t diff = _executorch_qk_load_int (in_type, input->data, i) - zp;
@@ -363,8 +377,7 @@ dequantize_run (const EtTensor *input, EtTensor *out, int64_t begin, int64_t n, 
           if (out_type == ET_SCALAR_DOUBLE)
             ((double *) out->data)[i] = (double) diff * (double) scale;
           else if (out_type == ET_SCALAR_HALF)
-            ((uint16_t *) out->data)[i] = et_float_to_half (
-                et_half_to_float (et_float_to_half ((float) diff)) * scale);
+            ((uint16_t *) out->data)[i] = et_float_to_half (et_half_to_float (et_float_to_half ((float) diff)) * scale);
           else
             ((float *) out->data)[i] = (float) diff * scale;
         }

@@ -101,6 +101,13 @@ void _executorch_qk_store_int (int type, void *data, int64_t i, int64_t v);
  * bounds (upstream leaves those undefined). */
 int64_t _executorch_qk_requantize (float v, int32_t zero_point, int64_t qmin, int64_t qmax);
 
+/* int8-fast.c: the per-tensor Float ⇄ Char/Byte loops with upstream's
+ * formulas (byte-identical to the generic ones), AVX2 where allowed. */
+void _executorch_qk_quantize_float_to_8bit (const float *in, void *out, bool is_signed, int64_t n, double scale,
+                                            int32_t zero_point, int64_t qmin, int64_t qmax);
+void _executorch_qk_dequantize_8bit_to_float (const void *in, bool is_signed, float *out, int64_t n, int32_t zero_point,
+                                              float scale);
+
 /* Kernel tables, one per source file; plugin.c registers them all. */
 extern const EtKernel _executorch_qk_quantize_kernels[];
 extern const size_t _executorch_qk_quantize_n_kernels;
@@ -108,3 +115,17 @@ extern const EtKernel _executorch_qk_embedding_kernels[];
 extern const size_t _executorch_qk_embedding_n_kernels;
 extern const EtKernel _executorch_qk_linear_kernels[];
 extern const size_t _executorch_qk_linear_n_kernels;
+
+/* int-stage.c, int-conv.c, int-linear.c: the integer kernels and the bytes
+ * each staged float buffer must hold (int-conv-rewrite.c matches the
+ * sites; int-kernels-private.h describes the scheme). */
+extern const EtKernel _executorch_qk_stage_input_kernel;
+extern const EtKernel _executorch_qk_stage_weight_channel_kernel;
+extern const EtKernel _executorch_qk_stage_weight_tensor_kernel;
+extern const EtKernel _executorch_qk_int_conv_kernel;
+extern const EtKernel _executorch_qk_int_addmm_kernel;
+extern const EtKernel _executorch_qk_int_mm_kernel;
+extern const EtKernel _executorch_qk_forward_weight_kernel;
+size_t _executorch_qk_staged_input_size (int64_t numel);
+size_t _executorch_qk_staged_weight_size (int64_t n_channels, int64_t numel);
+extern const EtMethodRewrite _executorch_qk_int_conv_rewrite;

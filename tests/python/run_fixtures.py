@@ -2,6 +2,7 @@
 """Runs every case of a fixture manifest through executorch-run.
 
     run_fixtures.py MANIFEST.json|DIR RUNNER [--missing-hint TEXT] [--no-bindings]
+                    [--quantized-units N]
 
 DIR means DIR/manifest.json (tests/models, tests/models/nets,
 tests/models/ops, tests/models/full). Each case must match the eager-PyTorch
@@ -16,6 +17,13 @@ method, e.g. llama decode steps with a KV cache) run through
 with a message when those are not available. --no-bindings (sanitizer
 builds: an instrumented library cannot be loaded into an uninstrumented
 python) runs them through executorch-run only.
+
+Recorded upstream outputs (upstream_outputs) must match byte for byte, or,
+with --quantized-units N (libexecutorch-kernels-quantized's integer kernels,
+docs/kernels.md), within N quantized units: integer outputs differ by at most
+N, float outputs (dequantized) by at most N times their quantum, the smallest
+gap between distinct values of the two outputs together (the output's scale
+or a multiple of it).
 
 A missing manifest is a failure; --missing-hint says how to generate it.
 """
@@ -145,6 +153,34 @@ def compare_bytes(got_paths, want_paths):
     return None
 
 
+def compare_units(got_paths, want_paths, units):
+    """(error or None, summary): each saved output within @units quantized
+    units of the recorded one; the summary gives the largest difference in
+    units and how many elements differ."""
+    import numpy as np
+
+    notes = []
+    for i, (g, w) in enumerate(zip(got_paths, want_paths)):
+        got, want = np.load(g), np.load(w)
+        if got.dtype != want.dtype or got.shape != want.shape:
+            return f"output {i}: {got.dtype}{list(got.shape)}, upstream {want.dtype}{list(want.shape)}", ""
+        a, b = got.astype(np.float64).ravel(), want.astype(np.float64).ravel()
+        if np.issubdtype(got.dtype, np.integer):
+            quantum = 1.0
+        else:
+            values = np.unique(np.concatenate([a, b]))
+            gaps = np.diff(values)
+            quantum = float(gaps.min()) if gaps.size else 1.0
+        diff = np.abs(a - b) / quantum if a.size else np.zeros(0)
+        worst = float(diff.max()) if diff.size else 0.0
+        n = int((a != b).sum())
+        notes.append(f"output {i}: {n} of {got.size} differ, max {worst:.3g} units")
+        if worst > units + 1e-6:
+            return (f"output {i} differs from upstream's runtime ({w}) by {worst:.3g} quantized units "
+                    f"(quantum {quantum:.6g}) in {n} of {got.size} elements; allowed {units}"), ""
+    return None, "; ".join(notes)
+
+
 # --------------------------------------------------------------------------
 
 
@@ -153,6 +189,11 @@ def main(argv):
     hint = None
     use_bindings = "--no-bindings" not in args
     args = [a for a in args if a != "--no-bindings"]
+    units = None
+    if "--quantized-units" in args:
+        k = args.index("--quantized-units")
+        units = float(args[k + 1])
+        del args[k:k + 2]
     if "--missing-hint" in args:
         k = args.index("--missing-hint")
         hint = args[k + 1]
@@ -219,6 +260,11 @@ def main(argv):
                         ok = error is None
                         expectation += (f" and upstream's runtime within rtol {tol['rtol']} atol {tol['atol']}"
                                         f" ({len(upstream)} outputs)")
+                    elif ok and upstream and units is not None:
+                        error, summary = compare_units(saved, [os.path.join(models, p) for p in upstream], units)
+                        ok = error is None
+                        expectation += (f" and upstream's runtime within {units:g} quantized units "
+                                        f"({summary or len(upstream)})")
                     elif ok and upstream:
                         # upstream's runtime outputs: byte for byte
                         error = compare_bytes(saved, [os.path.join(models, p) for p in upstream])

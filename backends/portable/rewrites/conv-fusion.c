@@ -205,6 +205,11 @@ match_convolution (EtMethodGraph *graph, uint32_t index, Plan *plan)
   y = tensor_of (args[9]);
   if (!is_float (x) || !is_float (w) || !is_float (y) || w->ndim < 3 || w->sizes[0] < 1 || w->numel < 1)
     return false;
+  /* Constant weights only: a weight computed at run time (a PT2E
+   * program's dequantized int8 weight) is left to the plug-in that
+   * rewrites that pattern. */
+  if ((w->flags & ET_TENSOR_FLAG_CONSTANT) == 0 || w->data == NULL)
+    return false;
   if (args[2]->tag != ET_VALUE_NONE && !is_float (tensor_of (args[2])))
     return false;
   *plan = (Plan){ 0 };

@@ -6,6 +6,10 @@ the top level and run on libexecutorch-kernels-quantized:
   cnn_q8, mlp_q8   PT2E static quantization with XNNPACKQuantizer
                    (symmetric, per-channel int8 weights, int8 activations),
                    prepare_pt2e / calibrate / convert_pt2e.
+  resblock_q8      the same flow on a small ResNet-style stage: the
+                   convolution shapes the integer kernels chosen at load
+                   must handle (stride 2, 1x1, dilation 2, unpadded, no
+                   bias) and a residual add.
   mlp_dynq         the same MLP with dynamic activation quantization
                    (choose_qparams + the Tensor qparams forms).
   lm_wq            an LLM-style model with weight-only quantized embeddings
@@ -22,7 +26,9 @@ the top level and run on libexecutorch-kernels-quantized:
 "Eager" is the quantized model run by PyTorch (the converted reference
 model, or the python reference of each quantized_decomposed op); every case
 also records upstream's runtime outputs (executorch.runtime from the
-wheel), which ours must equal byte for byte (record_upstream=True).
+wheel), which ours must equal byte for byte on the reference path and
+within one quantized unit with the integer kernels (record_upstream=True;
+docs/quantized.md).
 """
 
 import torch
@@ -115,6 +121,32 @@ class SmallCNN(nn.Module):
         x = F.max_pool2d(F.relu(self.c2(x)), 2)
         x = F.relu(self.c3(x))
         return self.fc(x.flatten(1))
+
+
+class ResBlock(nn.Module):
+    """A small ResNet-style int8 stage: the convolution shapes the integer
+    kernels must handle (stride 2, no padding, dilation 2, a 1x1 shortcut,
+    int8 with per-channel weights) and a residual add."""
+
+    def __init__(self, width=16):
+        super().__init__()
+        torch.manual_seed(5)
+        self.stem = nn.Conv2d(3, width, 3, padding=1)
+        self.a = nn.Conv2d(width, width, 3, padding=1)
+        self.b = nn.Conv2d(width, width, 3, padding=1, bias=False)
+        self.down = nn.Conv2d(width, 2 * width, 3, stride=2, padding=1)
+        self.short = nn.Conv2d(width, 2 * width, 1, stride=2)
+        self.dil = nn.Conv2d(2 * width, 2 * width, 3, padding=2, dilation=2)
+        self.valid = nn.Conv2d(2 * width, width, (3, 2))
+        self.fc = nn.Linear(width, 10)
+
+    def forward(self, x):
+        x = F.relu(self.stem(x))
+        x = F.relu(x + self.b(F.relu(self.a(x))))
+        y = F.relu(self.down(x)) + self.short(x)
+        y = F.relu(self.dil(y))
+        y = self.valid(y)
+        return self.fc(y.mean((2, 3)))
 
 
 class MLP(nn.Module):
@@ -307,6 +339,18 @@ def fixtures(full=False):
         "weights), calibrated on 8 batches, no delegate; x [2,1,16,16].",
         {"forward": pt2e_quantize(SmallCNN(), ex, calib)}, {"forward": ex},
         [Case("forward", (rand(2, 1, 16, 16, seed=s),), tol=dict(Q_TOL)) for s in (1, 2, 3)],
+        targets=Q_OPS, record_upstream=True))
+
+    ex = (rand(1, 3, 16, 16, seed=1),)
+    calib = [(rand(1, 3, 16, 16, seed=300 + i),) for i in range(8)]
+    out.append(Fixture(
+        "resblock_q8",
+        "Conv(3,16,3,p1) ReLU, a residual pair Conv(16,16,3,p1) ReLU Conv(16,16,3,p1,no bias) "
+        "+ x ReLU, Conv(16,32,3,s2,p1) ReLU + a 1x1 stride-2 shortcut, Conv(32,32,3,p2,d2) "
+        "ReLU, Conv(32,16,(3,2)) unpadded, mean, Linear(16,10); PT2E static int8 "
+        "(XNNPACKQuantizer, per-channel weights), no delegate; x [1,3,16,16].",
+        {"forward": pt2e_quantize(ResBlock(), ex, calib)}, {"forward": ex},
+        [Case("forward", (rand(1, 3, 16, 16, seed=s),), tol=dict(Q_TOL)) for s in (1, 2, 3)],
         targets=Q_OPS, record_upstream=True))
 
     ex = (rand(4, 32, seed=1),)

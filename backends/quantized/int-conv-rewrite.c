@@ -1,0 +1,422 @@
+/* int-conv-rewrite.c: dequantize → float convolution becomes an integer convolution
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * A PT2E statically quantized program that no partitioner delegated keeps
+ * upstream's reference pattern at the top level:
+ *
+ *   dequantize_per_tensor(x) ─┐
+ *   dequantize_per_channel(w) ┼→ convolution → (relu) → quantize_per_tensor
+ *   float bias ───────────────┘
+ *
+ * (a linear likewise, as dequantize(w) → permute_copy → addmm or mm), and
+ * running it as written dequantizes every weight on every run and
+ * multiplies in float.  Where the pattern holds exactly, the two
+ * dequantizations and the product get the integer kernels instead
+ * (int-kernels-private.h), which compute the same float result from
+ * integer products
+ * (within float rounding: docs/quantized.md states the tolerance).
+ *
+ * Exactly means: both dequantizations are this library's kernels, the
+ * product (and permute) the kernels the registry holds for their names
+ * (not an earlier rewrite's replacement), the
+ * weight is a constant int8 tensor quantized along axis 0 (or per tensor),
+ * the input is int8 or uint8 with a Float result, each dequantized tensor
+ * is read only by the convolution (not a method output, input, list item
+ * or moved value), the staged data fits the float buffer it replaces, and
+ * the convolution is 2-D, not transposed, with a constant Float bias or
+ * none.  Anything else is left as the exporter wrote it.
+ *
+ * EXECUTORCH_QUANTIZED_REFERENCE=1 turns the rewrite off: every operator
+ * then runs as upstream's reference kernels do, byte for byte.
+ */
+#include "quantized-private.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static bool
+kernel_named (const EtKernel *kernel, const char *name)
+{
+  return kernel != NULL && strcmp (kernel->name, name) == 0;
+}
+
+/* True when @kernel is this library's own @name. */
+static bool
+own_kernel (const EtKernel *kernel, const char *name)
+{
+  if (!kernel_named (kernel, name))
+    return false;
+  for (size_t i = 0; i < _executorch_qk_quantize_n_kernels; i++)
+    if (strcmp (_executorch_qk_quantize_kernels[i].name, name) == 0)
+      return _executorch_qk_quantize_kernels[i].func == kernel->func;
+  return false;
+}
+
+/* True when @kernel is what the registry resolves its name to: not a
+ * replacement an earlier rewrite made (another library's fusion may keep
+ * the operator's name for a kernel that also does the relu after it). */
+static bool
+registered (const EtKernel *kernel)
+{
+  const EtKernel *found;
+
+  if (kernel == NULL)
+    return false;
+  found = et_registry_find_kernel (et_registry_get_default (), kernel->name);
+  return found != NULL && found->func == kernel->func && found->user_data == kernel->user_data;
+}
+
+static const EtTensor *
+tensor_of (const EtValue *value)
+{
+  return value != NULL && value->tag == ET_VALUE_TENSOR ? value->u.tensor : NULL;
+}
+
+static bool
+is_none (const EtValue *value)
+{
+  return value != NULL && value->tag == ET_VALUE_NONE;
+}
+
+static bool
+int_value (const EtValue *value, int64_t *out)
+{
+  if (value == NULL || value->tag != ET_VALUE_INT)
+    return false;
+  *out = value->u.int_value;
+  return true;
+}
+
+/* The instruction whose out argument (@out_arg, with the return slot after
+ * it) is @value and that is the only other instruction than @reader using
+ * it, or -1.  Any other use disqualifies the site. */
+static int64_t
+sole_producer (EtMethodGraph *graph, const EtValue *value, uint32_t reader)
+{
+  uint32_t n = et_method_graph_n_instructions (graph);
+  int64_t producer = -1;
+
+  if (et_method_graph_value_is_pinned (graph, value))
+    return -1;
+  for (uint32_t index = 0; index < n; index++)
+    {
+      EtValue **args;
+      uint32_t n_args;
+      bool uses = false;
+
+      args = et_method_graph_args (graph, index, &n_args);
+      for (uint32_t i = 0; i < n_args; i++)
+        uses |= args[i] == value;
+      if (!uses || index == reader)
+        continue;
+      if (producer >= 0 || n_args < 2 || args[n_args - 1] != value || args[n_args - 2] != value)
+        return -1;
+      for (uint32_t i = 0; i + 2 < n_args; i++)
+        if (args[i] == value)
+          return -1;
+      producer = index;
+    }
+  return producer;
+}
+
+/* The reader must use @value only as argument @arg. */
+static bool
+read_once_as (EtMethodGraph *graph, uint32_t reader, const EtValue *value, uint32_t arg)
+{
+  EtValue **args;
+  uint32_t n_args;
+
+  args = et_method_graph_args (graph, reader, &n_args);
+  for (uint32_t i = 0; i < n_args; i++)
+    if ((args[i] == value) != (i == arg))
+      return false;
+  return true;
+}
+
+static bool
+float_out (const EtValue *out_dtype, const EtTensor *out)
+{
+  int64_t dtype;
+
+  if (out->scalar_type != ET_SCALAR_FLOAT || !et_tensor_is_contiguous (out) ||
+      (out->flags & ET_TENSOR_FLAG_CONSTANT) != 0)
+    return false;
+  return is_none (out_dtype) || (int_value (out_dtype, &dtype) && dtype == ET_SCALAR_FLOAT);
+}
+
+/* dequantize_per_tensor.out of an int8/uint8 activation into Float. */
+static bool
+is_input_dequantize (EtMethodGraph *graph, uint32_t index)
+{
+  const EtTensor *input, *out;
+  EtValue **args;
+  uint32_t n_args;
+  int64_t dtype, zp, qmin, qmax;
+
+  if (!own_kernel (et_method_graph_kernel (graph, index), "quantized_decomposed::dequantize_per_tensor.out"))
+    return false;
+  args = et_method_graph_args (graph, index, &n_args);
+  if (n_args != 9 || (input = tensor_of (args[0])) == NULL || (out = tensor_of (args[7])) == NULL)
+    return false;
+  if ((args[1]->tag != ET_VALUE_DOUBLE && args[1]->tag != ET_VALUE_INT) || !int_value (args[2], &zp) ||
+      !int_value (args[3], &qmin) || !int_value (args[4], &qmax) || !int_value (args[5], &dtype))
+    return false;
+  if (dtype != input->scalar_type || (dtype != ET_SCALAR_CHAR && dtype != ET_SCALAR_BYTE) || qmin > qmax)
+    return false;
+  /* (x - zero point) must fit int16 for the products */
+  if (zp < -32767 + 255 || zp > 32767 - 255)
+    return false;
+  return float_out (args[6], out) && out->shape_dynamism == ET_SHAPE_STATIC && input->device_type == ET_DEVICE_CPU &&
+         out->device_type == ET_DEVICE_CPU && out->nbytes >= _executorch_qk_staged_input_size (out->numel);
+}
+
+static bool
+small_int_tensor (const EtTensor *t, int64_t numel)
+{
+  if (t == NULL || t->numel != numel || (t->flags & ET_TENSOR_FLAG_CONSTANT) == 0 || t->data == NULL ||
+      !et_tensor_is_contiguous (t) || (t->scalar_type != ET_SCALAR_INT && t->scalar_type != ET_SCALAR_LONG))
+    return false;
+  for (int64_t i = 0; i < numel; i++)
+    {
+      int64_t zp = _executorch_qk_load_int (t->scalar_type, t->data, i);
+      if (zp < -128 || zp > 127)
+        return false;
+    }
+  return true;
+}
+
+/* dequantize_per_channel.out (axis 0) or dequantize_per_tensor.out of a
+ * constant int8 weight into Float; returns the staging kernel or NULL. */
+static const EtKernel *
+weight_stager (EtMethodGraph *graph, uint32_t index, uint32_t ndim)
+{
+  const EtKernel *kernel = et_method_graph_kernel (graph, index);
+  const EtTensor *w, *out, *scales;
+  EtValue **args;
+  uint32_t n_args;
+  int64_t dtype, axis, zp, qmin, qmax;
+  bool per_channel;
+
+  if (own_kernel (kernel, "quantized_decomposed::dequantize_per_channel.out"))
+    per_channel = true;
+  else if (own_kernel (kernel, "quantized_decomposed::dequantize_per_tensor.out"))
+    per_channel = false;
+  else
+    return NULL;
+  args = et_method_graph_args (graph, index, &n_args);
+  if (n_args != (per_channel ? 10u : 9u) || (w = tensor_of (args[0])) == NULL ||
+      (out = tensor_of (args[n_args - 2])) == NULL)
+    return NULL;
+  if (w->scalar_type != ET_SCALAR_CHAR || (w->flags & ET_TENSOR_FLAG_CONSTANT) == 0 || w->data == NULL ||
+      w->ndim != ndim || !et_tensor_is_contiguous (w) || w->device_type != ET_DEVICE_CPU || w->sizes[0] <= 0)
+    return NULL;
+  if (per_channel)
+    {
+      if ((scales = tensor_of (args[1])) == NULL || (scales->flags & ET_TENSOR_FLAG_CONSTANT) == 0 ||
+          scales->numel != w->sizes[0] ||
+          (scales->scalar_type != ET_SCALAR_FLOAT && scales->scalar_type != ET_SCALAR_DOUBLE) ||
+          !(is_none (args[2]) || small_int_tensor (tensor_of (args[2]), w->sizes[0])) || !int_value (args[3], &axis) ||
+          axis != 0 || !int_value (args[4], &qmin) || !int_value (args[5], &qmax) || !int_value (args[6], &dtype))
+        return NULL;
+    }
+  else if ((args[1]->tag != ET_VALUE_DOUBLE && args[1]->tag != ET_VALUE_INT) || !int_value (args[2], &zp) ||
+           zp < -128 || zp > 127 || !int_value (args[3], &qmin) || !int_value (args[4], &qmax) ||
+           !int_value (args[5], &dtype))
+    return NULL;
+  if (dtype != ET_SCALAR_CHAR || qmin > qmax || !float_out (args[n_args - 3], out) ||
+      out->shape_dynamism != ET_SHAPE_STATIC || out->device_type != ET_DEVICE_CPU ||
+      out->nbytes < _executorch_qk_staged_weight_size (w->sizes[0], w->numel))
+    return NULL;
+  return per_channel ? &_executorch_qk_stage_weight_channel_kernel : &_executorch_qk_stage_weight_tensor_kernel;
+}
+
+/* aten::convolution.out, 2-D, not transposed, constant Float bias or none. */
+static bool
+is_plain_conv (EtMethodGraph *graph, uint32_t index)
+{
+  const EtTensor *bias, *out;
+  EtValue **args;
+  uint32_t n_args;
+
+  if (!kernel_named (et_method_graph_kernel (graph, index), "aten::convolution.out") ||
+      !registered (et_method_graph_kernel (graph, index)))
+    return false;
+  args = et_method_graph_args (graph, index, &n_args);
+  if (n_args != 11 || args[9] != args[10] || (out = tensor_of (args[9])) == NULL)
+    return false;
+  if (args[6]->tag != ET_VALUE_BOOL || args[6]->u.bool_value)
+    return false;
+  if (!is_none (args[2]) && ((bias = tensor_of (args[2])) == NULL || (bias->flags & ET_TENSOR_FLAG_CONSTANT) == 0 ||
+                             bias->scalar_type != ET_SCALAR_FLOAT || !et_tensor_is_contiguous (bias)))
+    return false;
+  return out->scalar_type == ET_SCALAR_FLOAT && out->ndim == 4 && out->device_type == ET_DEVICE_CPU;
+}
+
+static bool
+is_one (const EtValue *value)
+{
+  return value != NULL && ((value->tag == ET_VALUE_INT && value->u.int_value == 1) ||
+                           (value->tag == ET_VALUE_DOUBLE && value->u.double_value == 1.0));
+}
+
+/* addmm.out with beta = alpha = 1 and a constant Float bias, or mm.out;
+ * *mat1 and *mat2 get their argument positions. */
+static bool
+is_plain_linear (EtMethodGraph *graph, uint32_t index, uint32_t *mat1, uint32_t *mat2)
+{
+  const EtKernel *kernel = et_method_graph_kernel (graph, index);
+  const EtTensor *bias, *out;
+  EtValue **args;
+  uint32_t n_args;
+
+  if (!registered (kernel))
+    return false;
+  args = et_method_graph_args (graph, index, &n_args);
+  if (kernel_named (kernel, "aten::addmm.out") && n_args == 7 && args[5] == args[6] && is_one (args[3]) &&
+      is_one (args[4]))
+    {
+      if (!is_none (args[0]) &&
+          ((bias = tensor_of (args[0])) == NULL || (bias->flags & ET_TENSOR_FLAG_CONSTANT) == 0 ||
+           bias->scalar_type != ET_SCALAR_FLOAT || bias->ndim != 1 || !et_tensor_is_contiguous (bias)))
+        return false;
+      *mat1 = 1, *mat2 = 2;
+      out = tensor_of (args[5]);
+    }
+  else if (kernel_named (kernel, "aten::mm.out") && n_args == 4 && args[2] == args[3])
+    {
+      *mat1 = 0, *mat2 = 1;
+      out = tensor_of (args[2]);
+    }
+  else
+    return false;
+  return out != NULL && out->scalar_type == ET_SCALAR_FLOAT && out->ndim == 2 && out->device_type == ET_DEVICE_CPU;
+}
+
+/* permute_copy.out (self, [1, 0], out, ret) of a 2-D Float tensor into a
+ * static one that can hold the staged weight header of self's rows. */
+static bool
+is_weight_transpose (EtMethodGraph *graph, uint32_t index)
+{
+  const EtTensor *self, *out;
+  const EtValueList *dims;
+  EtValue **args;
+  uint32_t n_args;
+
+  if (!kernel_named (et_method_graph_kernel (graph, index), "aten::permute_copy.out") ||
+      !registered (et_method_graph_kernel (graph, index)))
+    return false;
+  args = et_method_graph_args (graph, index, &n_args);
+  if (n_args != 4 || args[1]->tag != ET_VALUE_LIST_INT || args[2] != args[3] || args[0] == args[2] ||
+      (self = tensor_of (args[0])) == NULL || (out = tensor_of (args[2])) == NULL)
+    return false;
+  dims = &args[1]->u.list;
+  if (dims->length != 2 || dims->items[0] == NULL || dims->items[1] == NULL || dims->items[0]->tag != ET_VALUE_INT ||
+      dims->items[1]->tag != ET_VALUE_INT || dims->items[0]->u.int_value != 1 || dims->items[1]->u.int_value != 0)
+    return false;
+  return self->ndim == 2 && out->ndim == 2 && out->scalar_type == ET_SCALAR_FLOAT &&
+         out->shape_dynamism == ET_SHAPE_STATIC && (out->flags & ET_TENSOR_FLAG_CONSTANT) == 0 &&
+         out->device_type == ET_DEVICE_CPU && out->sizes[1] == self->sizes[0] &&
+         out->nbytes >= _executorch_qk_staged_weight_size (self->sizes[0], self->numel);
+}
+
+/* int32 sums cannot overflow: K products of |x - zp| and |w - w_zp| (at
+ * most 255, as the weight check keeps its zero points in int8 range). */
+static bool
+sums_fit (EtMethodGraph *graph, uint32_t x_producer, int64_t k)
+{
+  EtValue **args;
+  uint32_t n_args;
+  int64_t zp;
+
+  args = et_method_graph_args (graph, x_producer, &n_args);
+  if (n_args < 3 || !int_value (args[2], &zp))
+    return false;
+  return k > 0 && (double) k * 255.0 * (double) (llabs (zp) + 255) < 2147483647.0;
+}
+
+/* dequantize(x) → mat1, dequantize(w) → permute_copy → mat2 of addmm/mm. */
+static void
+rewrite_linear (EtMethodGraph *graph, uint32_t linear)
+{
+  const EtKernel *stager;
+  EtValue **args, **permute_args;
+  uint32_t n_args, n_permute_args, mat1, mat2;
+  int64_t x_producer, permute, w_producer;
+
+  if (!is_plain_linear (graph, linear, &mat1, &mat2))
+    return;
+  args = et_method_graph_args (graph, linear, &n_args);
+  if (args[mat1] == args[mat2] || !read_once_as (graph, linear, args[mat1], mat1) ||
+      !read_once_as (graph, linear, args[mat2], mat2))
+    return;
+  x_producer = sole_producer (graph, args[mat1], linear);
+  permute = sole_producer (graph, args[mat2], linear);
+  if (x_producer < 0 || permute < 0 || x_producer >= linear || permute >= linear ||
+      !is_input_dequantize (graph, (uint32_t) x_producer) || tensor_of (args[mat1])->ndim != 2 ||
+      !is_weight_transpose (graph, (uint32_t) permute))
+    return;
+  permute_args = et_method_graph_args (graph, (uint32_t) permute, &n_permute_args);
+  if (!read_once_as (graph, (uint32_t) permute, permute_args[0], 0))
+    return;
+  w_producer = sole_producer (graph, permute_args[0], (uint32_t) permute);
+  if (w_producer < 0 || w_producer >= permute || (stager = weight_stager (graph, (uint32_t) w_producer, 2)) == NULL ||
+      !sums_fit (graph, (uint32_t) x_producer, tensor_of (permute_args[0])->sizes[1]))
+    return;
+  if (et_method_graph_set_kernel (graph, linear,
+                                  mat1 == 1 ? &_executorch_qk_int_addmm_kernel : &_executorch_qk_int_mm_kernel) !=
+      ET_OK)
+    return;
+  et_method_graph_set_kernel (graph, (uint32_t) permute, &_executorch_qk_forward_weight_kernel);
+  et_method_graph_set_kernel (graph, (uint32_t) x_producer, &_executorch_qk_stage_input_kernel);
+  et_method_graph_set_kernel (graph, (uint32_t) w_producer, stager);
+}
+
+static void
+rewrite_int_convs (void *user_data, EtMethodGraph *graph)
+{
+  uint32_t n = et_method_graph_n_instructions (graph);
+  const char *reference = getenv ("EXECUTORCH_QUANTIZED_REFERENCE");
+
+  (void) user_data;
+  if (reference != NULL && reference[0] != '\0' && strcmp (reference, "0") != 0)
+    return;
+  for (uint32_t linear = 0; linear < n; linear++)
+    rewrite_linear (graph, linear);
+  for (uint32_t conv = 0; conv < n; conv++)
+    {
+      const EtKernel *stager;
+      EtValue **args;
+      uint32_t n_args;
+      int64_t x_producer, w_producer;
+
+      if (!is_plain_conv (graph, conv))
+        continue;
+      args = et_method_graph_args (graph, conv, &n_args);
+      if (args[0] == args[1] || !read_once_as (graph, conv, args[0], 0) || !read_once_as (graph, conv, args[1], 1))
+        continue;
+      x_producer = sole_producer (graph, args[0], conv);
+      w_producer = sole_producer (graph, args[1], conv);
+      /* producers run before the convolution in program order */
+      if (x_producer < 0 || w_producer < 0 || x_producer >= conv || w_producer >= conv)
+        continue;
+      if (!is_input_dequantize (graph, (uint32_t) x_producer) ||
+          (stager = weight_stager (graph, (uint32_t) w_producer, 4)) == NULL)
+        continue;
+      if (tensor_of (args[0])->ndim != 4 || tensor_of (args[1])->ndim != 4 ||
+          !sums_fit (graph, (uint32_t) x_producer, tensor_of (args[1])->numel / tensor_of (args[1])->sizes[0]))
+        continue;
+      /* all three are kernel instructions with valid replacements: none
+       * of these can fail once the first has succeeded */
+      if (et_method_graph_set_kernel (graph, conv, &_executorch_qk_int_conv_kernel) != ET_OK)
+        continue;
+      et_method_graph_set_kernel (graph, (uint32_t) x_producer, &_executorch_qk_stage_input_kernel);
+      et_method_graph_set_kernel (graph, (uint32_t) w_producer, stager);
+    }
+}
+
+const EtMethodRewrite _executorch_qk_int_conv_rewrite = {
+  .abi_version = ET_PLUGIN_ABI_VERSION,
+  .name = "kernels-quantized:integer-convolution",
+  .rewrite = rewrite_int_convs,
+};

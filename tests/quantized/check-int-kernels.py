@@ -1,0 +1,84 @@
+#!/usr/bin/python3
+"""Which sites of the quantized fixtures run on the integer kernels.
+
+    check-int-kernels.py EXECUTORCH_RUN MODELS_DIR
+
+libexecutorch-kernels-quantized's load-time rewrite (int-conv-rewrite.c)
+gives the sites it takes kernels named "OPERATOR [int8]" (and "[int8
+staging]", "[int8 weight]"), which executorch-run --profile lists. This
+checks, per fixture, how many calls per execution each marked kernel gets,
+that every convolution and linear product of the PT2E int8 programs was
+taken, that programs without the pattern (float activations) were left
+alone, and that EXECUTORCH_QUANTIZED_REFERENCE=1 leaves every program alone.
+"""
+import os
+import re
+import subprocess
+import sys
+
+# fixture -> {operator row: calls per execution}
+EXPECTED = {
+    "cnn_q8": {"aten::convolution.out [int8]": 3, "aten::addmm.out [int8]": 1,
+               "aten::permute_copy.out [int8 weight]": 1,
+               "quantized_decomposed::dequantize_per_channel.out [int8 staging]": 4,
+               "quantized_decomposed::dequantize_per_tensor.out [int8 staging]": 4},
+    "resblock_q8": {"aten::convolution.out [int8]": 7, "aten::addmm.out [int8]": 1,
+                    "quantized_decomposed::dequantize_per_channel.out [int8 staging]": 8},
+    "mlp_q8": {"aten::addmm.out [int8]": 3},
+    # weight-only quantized: the activations are float, nothing to take
+    "lm_wq": {},
+    # dynamic activation qparams (Tensor overloads): not taken
+    "mlp_dynq": {},
+}
+UNTAKEN = ("aten::convolution.out", "aten::addmm.out")
+
+
+def profile(runner, models, name, reference):
+    pte = os.path.join(models, name, f"{name}.pte")
+    inputs = sorted(f for f in os.listdir(os.path.join(models, name)) if f.startswith("forward.case0.in"))
+    cmd = [runner, pte, "--profile", "--profile-top", "100", "--iterations", "2", "--threads", "1"]
+    for f in inputs:
+        cmd += ["--input", os.path.join(models, name, f)]
+    env = dict(os.environ)
+    env.pop("EXECUTORCH_QUANTIZED_REFERENCE", None)
+    if reference:
+        env["EXECUTORCH_QUANTIZED_REFERENCE"] = "1"
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    if done.returncode != 0:
+        sys.exit(f"{' '.join(cmd)} failed:\n{done.stderr}")
+    rows = {}
+    for line in done.stdout.splitlines():
+        m = re.match(r"^(\S+(?: \[[^\]]+\])?)\s+(\d+)\s+[\d.]+\s+[\d.]+\s+[\d.]+%$", line)
+        if m:
+            rows[m.group(1)] = int(m.group(2)) // 2
+    if not rows:
+        sys.exit(f"no profile rows in the output of {' '.join(cmd)}:\n{done.stdout}")
+    return rows
+
+
+def main():
+    runner, models = sys.argv[1], sys.argv[2]
+    failures = []
+    for name, expected in EXPECTED.items():
+        rows = profile(runner, models, name, reference=False)
+        marked = {op: n for op, n in rows.items() if "[int8" in op}
+        for op, n in expected.items():
+            if marked.get(op) != n:
+                failures.append(f"{name}: {op} ran {marked.get(op, 0)} times per execution, expected {n}")
+        if not expected and marked:
+            failures.append(f"{name}: the rewrite took {sorted(marked)}, expected none")
+        if expected:
+            left = [op for op in UNTAKEN if rows.get(op)]
+            if left:
+                failures.append(f"{name}: {left} still run on float")
+        reference = profile(runner, models, name, reference=True)
+        if any("[int8" in op for op in reference):
+            failures.append(f"{name}: EXECUTORCH_QUANTIZED_REFERENCE=1 still ran {sorted(reference)}")
+        print(f"{'FAIL' if failures else 'ok'} {name}: {sorted(marked.items()) or 'untouched'}")
+    for f in failures:
+        print(f"FAIL {f}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
