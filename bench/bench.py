@@ -9,9 +9,11 @@ Usage (needs the export venv for upstream's runtime, see tests/models/README.md)
         [--ours-prefix "tools/in-root trixie" --build _build-trixie-release] \
         [--json OUT.json]
 
-Every row runs both runtimes in separate child processes of this one
-invocation, on the same file, inputs and thread count, alternating between
-them, so the machine's state affects both alike:
+Every row runs both runtimes in child processes of this one invocation, on
+the same file, inputs and thread count, alternating between them, so the
+machine's state affects both alike (ours: a fresh process per run; upstream:
+one long-lived process that loads the program afresh per run, since importing
+torch can take longer than the runs):
 
   ours      build/tools/executorch-run --timing, with EXECUTORCH_NUM_THREADS
   upstream  executorch.runtime from the pip wheel (portable + optimized
@@ -57,35 +59,91 @@ REPO = os.path.dirname(HERE)
 # --------------------------------------------------------------------------
 
 
-def upstream_worker(args):
+def upstream_server():
+    """One long-lived upstream process: importing torch and executorch takes
+    seconds to a minute on a busy machine, more than the runs themselves.
+    Reads one JSON request a line on stdin (pte, method, inputs, threads,
+    iterations, warmup), answers one JSON line on stdout; each request loads
+    the program afresh. Its peak RSS is reset before each (clear_refs 5)."""
     import numpy as np
     import torch
     from executorch.extension.pybindings import portable_lib
     from executorch.runtime import Runtime
 
-    # Registers upstream's quantized_decomposed:: kernels (quantized rows).
     import executorch.kernels.quantized  # noqa: F401
 
-    portable_lib._unsafe_reset_threadpool(args.threads)
-    inputs = [torch.from_numpy(np.load(p)) for p in args.inputs]
     runtime = Runtime.get()
-    base_kib = proc_status_kib("VmRSS")
-    start = time.perf_counter()
-    program = runtime.load_program(args.pte)
-    program_ms = (time.perf_counter() - start) * 1000.0
-    start = time.perf_counter()
-    method = program.load_method(args.method)
-    method_ms = (time.perf_counter() - start) * 1000.0
-    for _ in range(args.warmup):
-        method.execute(inputs)
-    times = []
-    for _ in range(args.iterations):
-        start = time.perf_counter()
-        method.execute(inputs)
-        times.append((time.perf_counter() - start) * 1000.0)
-    with open(args.timing, "w") as f:
-        json.dump({"program_load_ms": program_ms, "method_load_ms": method_ms, "times_ms": times,
-                   "rss_growth_mib": (proc_status_kib("VmHWM") - base_kib) / 1024.0}, f)
+    out = sys.stdout
+    sys.stdout = sys.stderr
+    print(json.dumps({"ready": True}), file=out, flush=True)
+    for line in sys.stdin:
+        req = json.loads(line)
+        if "flops" in req:
+            print(json.dumps({"flops": count_flops(req["flops"], req["method"])}), file=out, flush=True)
+            continue
+        try:
+            portable_lib._unsafe_reset_threadpool(req["threads"])
+            inputs = [torch.from_numpy(np.load(p)) for p in req["inputs"]]
+            try:
+                with open("/proc/self/clear_refs", "w") as f:
+                    f.write("5")
+            except OSError:
+                pass
+            base_kib = proc_status_kib("VmRSS")
+            start = time.perf_counter()
+            program = runtime.load_program(req["pte"])
+            program_ms = (time.perf_counter() - start) * 1000.0
+            start = time.perf_counter()
+            method = program.load_method(req["method"])
+            method_ms = (time.perf_counter() - start) * 1000.0
+            for _ in range(req["warmup"]):
+                method.execute(inputs)
+            times = []
+            for _ in range(req["iterations"]):
+                start = time.perf_counter()
+                method.execute(inputs)
+                times.append((time.perf_counter() - start) * 1000.0)
+            answer = {"program_load_ms": program_ms, "method_load_ms": method_ms, "times_ms": times,
+                      "rss_mib": proc_status_kib("VmHWM") / 1024.0,
+                      "rss_growth_mib": (proc_status_kib("VmHWM") - base_kib) / 1024.0}
+            del method, program
+        except Exception as e:  # noqa: BLE001
+            answer = {"error": "%s: %s" % (type(e).__name__, e)}
+        print(json.dumps(answer), file=out, flush=True)
+
+
+class Upstream:
+    """The client side of upstream_server()."""
+
+    def __init__(self):
+        self.proc = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--upstream-server"],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        if not json.loads(self.proc.stdout.readline() or "{}").get("ready"):
+            raise RuntimeError("upstream's runtime did not start")
+
+    def measure(self, args, pte, method, inputs, threads):
+        req = {"pte": pte, "method": method, "inputs": inputs, "threads": threads,
+               "iterations": args.iterations, "warmup": args.warmup}
+        self.proc.stdin.write(json.dumps(req) + "\n")
+        self.proc.stdin.flush()
+        line = self.proc.stdout.readline()
+        if not line:
+            raise RuntimeError("upstream's runtime exited (%s)" % self.proc.wait())
+        answer = json.loads(line)
+        if "error" in answer:
+            raise RuntimeError(answer["error"])
+        return answer
+
+    def flops(self, pte, method):
+        """count_flops() in the server: this process never loads torch (a
+        child forked from a big parent would report the parent's RSS)."""
+        self.proc.stdin.write(json.dumps({"flops": pte, "method": method}) + "\n")
+        self.proc.stdin.flush()
+        return json.loads(self.proc.stdout.readline())["flops"]
+
+    def close(self):
+        self.proc.stdin.close()
+        self.proc.wait()
 
 
 def proc_status_kib(field):
@@ -217,12 +275,6 @@ def ours_cmd(args, pte, method, inputs, timing, threads=None):
             + sum([["-i", p] for p in inputs], []))
 
 
-def upstream_cmd(args, pte, method, inputs, threads, timing):
-    return ([sys.executable, os.path.abspath(__file__), "--upstream-worker", "--pte", pte,
-             "--method", method, "--threads", str(threads), "--iterations", str(args.iterations),
-             "--warmup", str(args.warmup), "--timing", timing] + sum([["--input", p] for p in inputs], []))
-
-
 # --------------------------------------------------------------------------
 # Models from a manifest
 # --------------------------------------------------------------------------
@@ -255,14 +307,6 @@ def models_from_manifest(path, only):
     return models
 
 
-def flops_of(pte, method):
-    """count_flops() in a child, so that this process never loads torch:
-    a child forked from a big parent would report the parent's RSS."""
-    out = subprocess.run([sys.executable, os.path.abspath(__file__), "--flops-worker", "--pte", pte,
-                          "--method", method], check=True, capture_output=True, text=True).stdout
-    return int(out.strip().splitlines()[-1])
-
-
 def fmt(v, spec):
     return format(v, spec) if v is not None else "-"
 
@@ -281,20 +325,11 @@ def main():
     parser.add_argument("--only", nargs="*", default=[])
     parser.add_argument("--json", help="also write the rows to this file")
     # worker mode
-    parser.add_argument("--upstream-worker", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("--flops-worker", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("--pte", help=argparse.SUPPRESS)
-    parser.add_argument("--method", default="forward", help=argparse.SUPPRESS)
-    parser.add_argument("--input", dest="inputs", action="append", default=[], help=argparse.SUPPRESS)
-    parser.add_argument("--timing", help=argparse.SUPPRESS)
+    parser.add_argument("--upstream-server", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
 
-    if args.upstream_worker:
-        args.threads = int(args.threads)
-        upstream_worker(args)
-        return 0
-    if args.flops_worker:
-        print(count_flops(args.pte, args.method))
+    if args.upstream_server:
+        upstream_server()
         return 0
 
     if not os.path.exists(args.manifest):
@@ -312,17 +347,17 @@ def main():
     rows, xrows = [], []
     tmp = tempfile.mkdtemp(prefix="et-bench-", dir=args.build if args.ours_prefix else None)
     load_before = machine_load()
+    upstream = Upstream()
     total = len(models) * len(threads)
     step = 0
     for model in models:
-        flops = flops_of(model["pte"], model["method"])
+        flops = upstream.flops(model["pte"], model["method"])
         for t in threads:
             step += 1
             print("[%d/%d] %s, %d thread%s" % (step, total, model["name"], t, "" if t == 1 else "s"),
                   file=sys.stderr, flush=True)
             env = dict(env_base, EXECUTORCH_NUM_THREADS=str(t))
             tim_o = os.path.join(tmp, "ours.json")
-            tim_u = os.path.join(tmp, "upstream.json")
             row = {"model": model["name"], "threads": t, "gflop": flops / 1e9}
             ours_runs, up_runs = [], []
             for rnd in range(args.repeats):
@@ -336,8 +371,8 @@ def main():
                             row["ours_error"] = str(e)
                     elif side == "up" and "up_error" not in row:
                         try:
-                            up_runs.append(measure(upstream_cmd(args, model["pte"], model["method"],
-                                                                model["inputs"], t, tim_u), os.environ, tim_u))
+                            up_runs.append(upstream.measure(args, model["pte"], model["method"],
+                                                            model["inputs"], t))
                         except RuntimeError as e:
                             row["up_error"] = str(e)
             if ours_runs:
@@ -357,8 +392,7 @@ def main():
             if model["xnnpack"]:
                 xrow = {"model": model["name"], "threads": t, "ours_ms": row.get("ours_ms")}
                 try:
-                    up = measure(upstream_cmd(args, model["xnnpack"], model["method"], model["inputs"], t, tim_u),
-                                 os.environ, tim_u)
+                    up = upstream.measure(args, model["xnnpack"], model["method"], model["inputs"], t)
                     xrow["up_xnn_ms"] = statistics.median(up["times_ms"])
                 except RuntimeError as e:
                     xrow["error"] = str(e)
@@ -372,6 +406,7 @@ def main():
                 xrows.append(xrow)
 
     load_after = machine_load()
+    upstream.close()
     print()
     print("libexecutorch vs upstream ExecuTorch %s, same .pte, median of %d x %d runs (each after %d warm-up)"
           % (upstream_version(), args.repeats, args.iterations, args.warmup))
