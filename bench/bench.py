@@ -410,8 +410,10 @@ def main():
     print()
     print("libexecutorch vs upstream ExecuTorch %s, same .pte, median of %d x %d runs (each after %d warm-up)"
           % (upstream_version(), args.repeats, args.iterations, args.warmup))
-    print("ours: %s%s; upstream: %s" % (args.ours_prefix + " " if args.ours_prefix else "",
-                                         os.path.join(args.build, "tools", "executorch-run"), sys.executable))
+    # paths relative to the tree and ~, so the output can go into bench/results
+    tool = os.path.relpath(os.path.join(args.build, "tools", "executorch-run"), REPO)
+    python = sys.executable.replace(os.path.expanduser("~"), "~", 1)
+    print("ours: %s%s; upstream: %s" % (args.ours_prefix + " " if args.ours_prefix else "", tool, python))
     print("load average (1, 5, 15 min) before: %s, after: %s; %d CPUs" % (load_before, load_after,
                                                                        os.cpu_count() or 0))
     print("peak: %s GFLOP/s per thread (AVX2 FMA at the reported clock); load = program + method load;"
