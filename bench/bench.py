@@ -5,15 +5,29 @@ Usage (needs the export venv for upstream's runtime, see tests/models/README.md)
 
     ~/venv-export/bin/python bench/bench.py [--build build] \
         [--manifest tests/models/full/manifest.json] [--threads 1,2] \
-        [--iterations 20] [--warmup 3] [--only NAME ...] [--json OUT.json]
+        [--iterations 20] [--warmup 3] [--repeats 1] [--only NAME ...] \
+        [--ours-prefix "tools/in-root trixie" --build _build-trixie-release] \
+        [--json OUT.json]
 
-Every row runs both runtimes in separate child processes of this one
-invocation, on the same file, inputs and thread count, alternating between
-them, so the machine's state affects both alike:
+Every row runs both runtimes in child processes of this one invocation, on
+the same file, inputs and thread count, alternating between them, so the
+machine's state affects both alike (ours: a fresh process per run; upstream:
+one long-lived process that loads the program afresh per run, since importing
+torch can take longer than the runs):
 
   ours      build/tools/executorch-run --timing, with EXECUTORCH_NUM_THREADS
   upstream  executorch.runtime from the pip wheel (portable + optimized
             kernels, XNNPACK), with its thread pool reset to the same count
+
+--repeats R alternates the two R times per row (ours first in odd rounds,
+upstream first in even ones) and takes the median over all R x N runs, so a
+busy machine's slow spells hit both sides alike.
+
+--ours-prefix CMD runs our side through a command prefix, e.g. in a Debian 13
+root with a build made there (`tools/in-root trixie`), while upstream runs on
+the host: the times come from executorch-run's own --timing, so the prefix's
+start-up is not counted. The timing files then go under --build (the root
+mounts the tree but has its own /tmp).
 
 It prints the median latency of each, the ratio ours/upstream, our GFLOP/s
 and its share of this machine's peak, peak RSS and program+method load time.
@@ -45,35 +59,91 @@ REPO = os.path.dirname(HERE)
 # --------------------------------------------------------------------------
 
 
-def upstream_worker(args):
+def upstream_server():
+    """One long-lived upstream process: importing torch and executorch takes
+    seconds to a minute on a busy machine, more than the runs themselves.
+    Reads one JSON request a line on stdin (pte, method, inputs, threads,
+    iterations, warmup), answers one JSON line on stdout; each request loads
+    the program afresh. Its peak RSS is reset before each (clear_refs 5)."""
     import numpy as np
     import torch
     from executorch.extension.pybindings import portable_lib
     from executorch.runtime import Runtime
 
-    # Registers upstream's quantized_decomposed:: kernels (quantized rows).
     import executorch.kernels.quantized  # noqa: F401
 
-    portable_lib._unsafe_reset_threadpool(args.threads)
-    inputs = [torch.from_numpy(np.load(p)) for p in args.inputs]
     runtime = Runtime.get()
-    base_kib = proc_status_kib("VmRSS")
-    start = time.perf_counter()
-    program = runtime.load_program(args.pte)
-    program_ms = (time.perf_counter() - start) * 1000.0
-    start = time.perf_counter()
-    method = program.load_method(args.method)
-    method_ms = (time.perf_counter() - start) * 1000.0
-    for _ in range(args.warmup):
-        method.execute(inputs)
-    times = []
-    for _ in range(args.iterations):
-        start = time.perf_counter()
-        method.execute(inputs)
-        times.append((time.perf_counter() - start) * 1000.0)
-    with open(args.timing, "w") as f:
-        json.dump({"program_load_ms": program_ms, "method_load_ms": method_ms, "times_ms": times,
-                   "rss_growth_mib": (proc_status_kib("VmHWM") - base_kib) / 1024.0}, f)
+    out = sys.stdout
+    sys.stdout = sys.stderr
+    print(json.dumps({"ready": True}), file=out, flush=True)
+    for line in sys.stdin:
+        req = json.loads(line)
+        if "flops" in req:
+            print(json.dumps({"flops": count_flops(req["flops"], req["method"])}), file=out, flush=True)
+            continue
+        try:
+            portable_lib._unsafe_reset_threadpool(req["threads"])
+            inputs = [torch.from_numpy(np.load(p)) for p in req["inputs"]]
+            try:
+                with open("/proc/self/clear_refs", "w") as f:
+                    f.write("5")
+            except OSError:
+                pass
+            base_kib = proc_status_kib("VmRSS")
+            start = time.perf_counter()
+            program = runtime.load_program(req["pte"])
+            program_ms = (time.perf_counter() - start) * 1000.0
+            start = time.perf_counter()
+            method = program.load_method(req["method"])
+            method_ms = (time.perf_counter() - start) * 1000.0
+            for _ in range(req["warmup"]):
+                method.execute(inputs)
+            times = []
+            for _ in range(req["iterations"]):
+                start = time.perf_counter()
+                method.execute(inputs)
+                times.append((time.perf_counter() - start) * 1000.0)
+            answer = {"program_load_ms": program_ms, "method_load_ms": method_ms, "times_ms": times,
+                      "rss_mib": proc_status_kib("VmHWM") / 1024.0,
+                      "rss_growth_mib": (proc_status_kib("VmHWM") - base_kib) / 1024.0}
+            del method, program
+        except Exception as e:  # noqa: BLE001
+            answer = {"error": "%s: %s" % (type(e).__name__, e)}
+        print(json.dumps(answer), file=out, flush=True)
+
+
+class Upstream:
+    """The client side of upstream_server()."""
+
+    def __init__(self):
+        self.proc = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--upstream-server"],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        if not json.loads(self.proc.stdout.readline() or "{}").get("ready"):
+            raise RuntimeError("upstream's runtime did not start")
+
+    def measure(self, args, pte, method, inputs, threads):
+        req = {"pte": pte, "method": method, "inputs": inputs, "threads": threads,
+               "iterations": args.iterations, "warmup": args.warmup}
+        self.proc.stdin.write(json.dumps(req) + "\n")
+        self.proc.stdin.flush()
+        line = self.proc.stdout.readline()
+        if not line:
+            raise RuntimeError("upstream's runtime exited (%s)" % self.proc.wait())
+        answer = json.loads(line)
+        if "error" in answer:
+            raise RuntimeError(answer["error"])
+        return answer
+
+    def flops(self, pte, method):
+        """count_flops() in the server: this process never loads torch (a
+        child forked from a big parent would report the parent's RSS)."""
+        self.proc.stdin.write(json.dumps({"flops": pte, "method": method}) + "\n")
+        self.proc.stdin.flush()
+        return json.loads(self.proc.stdout.readline())["flops"]
+
+    def close(self):
+        self.proc.stdin.close()
+        self.proc.wait()
 
 
 def proc_status_kib(field):
@@ -159,11 +229,12 @@ def machine_peak_gflops(threads):
     return (mhz or 0.0) / 1000.0 * per_cycle * cores
 
 
-def devenv(build):
-    """The environment `meson devenv` gives, so our tool runs uninstalled."""
-    out = subprocess.run(["meson", "devenv", "-C", build, "--dump"], check=True,
+def devenv(build, prefix=()):
+    """The environment `meson devenv` gives, so our tool runs uninstalled.
+    With a prefix, only the variables meson sets (to pass through `env`)."""
+    out = subprocess.run(list(prefix) + ["meson", "devenv", "-C", build, "--dump"], check=True,
                          capture_output=True, text=True).stdout
-    env = dict(os.environ)
+    env = {} if prefix else dict(os.environ)
     for line in out.splitlines():
         m = re.match(r'^(?:export )?([A-Za-z_][A-Za-z0-9_]*)=(.*)$', line)
         if m:
@@ -193,16 +264,15 @@ def measure(cmd, env, timing_path):
     return timing
 
 
-def ours_cmd(args, pte, method, inputs, timing):
-    return ([os.path.join(args.build, "tools", "executorch-run"), pte, "-q", "-m", method,
+def ours_cmd(args, pte, method, inputs, timing, threads=None):
+    prefix = []
+    if args.ours_prefix:
+        # the prefix may start COMMAND in a clean environment: pass ours in it
+        variables = dict(args.ours_env, EXECUTORCH_NUM_THREADS=str(threads))
+        prefix = shlex.split(args.ours_prefix) + ["env"] + ["%s=%s" % kv for kv in sorted(variables.items())]
+    return (prefix + [os.path.join(args.build, "tools", "executorch-run"), pte, "-q", "-m", method,
              "-n", str(args.iterations), "--warmup", str(args.warmup), "--timing", timing]
             + sum([["-i", p] for p in inputs], []))
-
-
-def upstream_cmd(args, pte, method, inputs, threads, timing):
-    return ([sys.executable, os.path.abspath(__file__), "--upstream-worker", "--pte", pte,
-             "--method", method, "--threads", str(threads), "--iterations", str(args.iterations),
-             "--warmup", str(args.warmup), "--timing", timing] + sum([["--input", p] for p in inputs], []))
 
 
 # --------------------------------------------------------------------------
@@ -237,14 +307,6 @@ def models_from_manifest(path, only):
     return models
 
 
-def flops_of(pte, method):
-    """count_flops() in a child, so that this process never loads torch:
-    a child forked from a big parent would report the parent's RSS."""
-    out = subprocess.run([sys.executable, os.path.abspath(__file__), "--flops-worker", "--pte", pte,
-                          "--method", method], check=True, capture_output=True, text=True).stdout
-    return int(out.strip().splitlines()[-1])
-
-
 def fmt(v, spec):
     return format(v, spec) if v is not None else "-"
 
@@ -256,23 +318,18 @@ def main():
     parser.add_argument("--threads", default="1,2")
     parser.add_argument("--iterations", type=int, default=20)
     parser.add_argument("--warmup", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=1,
+                        help="rounds of ours/upstream per row, alternating (median over all runs)")
+    parser.add_argument("--ours-prefix", default="",
+                        help="command prefix for our side, e.g. 'tools/in-root trixie'")
     parser.add_argument("--only", nargs="*", default=[])
     parser.add_argument("--json", help="also write the rows to this file")
     # worker mode
-    parser.add_argument("--upstream-worker", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("--flops-worker", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("--pte", help=argparse.SUPPRESS)
-    parser.add_argument("--method", default="forward", help=argparse.SUPPRESS)
-    parser.add_argument("--input", dest="inputs", action="append", default=[], help=argparse.SUPPRESS)
-    parser.add_argument("--timing", help=argparse.SUPPRESS)
+    parser.add_argument("--upstream-server", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
 
-    if args.upstream_worker:
-        args.threads = int(args.threads)
-        upstream_worker(args)
-        return 0
-    if args.flops_worker:
-        print(count_flops(args.pte, args.method))
+    if args.upstream_server:
+        upstream_server()
         return 0
 
     if not os.path.exists(args.manifest):
@@ -280,59 +337,85 @@ def main():
                  "  %s tests/models/export_fixtures.py --full --out tests/models/full"
                  % (args.manifest, sys.executable))
     threads = [int(t) for t in args.threads.split(",")]
-    env_base = devenv(args.build)
+    args.build = os.path.abspath(args.build)
+    if args.ours_prefix:
+        args.ours_env = devenv(args.build, shlex.split(args.ours_prefix))
+        env_base = dict(os.environ)
+    else:
+        env_base = devenv(args.build)
     models = models_from_manifest(args.manifest, args.only)
     rows, xrows = [], []
-    tmp = tempfile.mkdtemp(prefix="et-bench-")
+    tmp = tempfile.mkdtemp(prefix="et-bench-", dir=args.build if args.ours_prefix else None)
+    load_before = machine_load()
+    upstream = Upstream()
     total = len(models) * len(threads)
     step = 0
     for model in models:
-        flops = flops_of(model["pte"], model["method"])
+        flops = upstream.flops(model["pte"], model["method"])
         for t in threads:
             step += 1
             print("[%d/%d] %s, %d thread%s" % (step, total, model["name"], t, "" if t == 1 else "s"),
                   file=sys.stderr, flush=True)
             env = dict(env_base, EXECUTORCH_NUM_THREADS=str(t))
             tim_o = os.path.join(tmp, "ours.json")
-            tim_u = os.path.join(tmp, "upstream.json")
             row = {"model": model["name"], "threads": t, "gflop": flops / 1e9}
-            try:
-                ours = measure(ours_cmd(args, model["pte"], model["method"], model["inputs"], tim_o), env, tim_o)
-                row["ours_ms"] = statistics.median(ours["times_ms"])
+            ours_runs, up_runs = [], []
+            for rnd in range(args.repeats):
+                sides = ["ours", "up"] if rnd % 2 == 0 else ["up", "ours"]
+                for side in sides:
+                    if side == "ours" and "ours_error" not in row:
+                        try:
+                            ours_runs.append(measure(ours_cmd(args, model["pte"], model["method"],
+                                                              model["inputs"], tim_o, t), env, tim_o))
+                        except RuntimeError as e:
+                            row["ours_error"] = str(e)
+                    elif side == "up" and "up_error" not in row:
+                        try:
+                            up_runs.append(upstream.measure(args, model["pte"], model["method"],
+                                                            model["inputs"], t))
+                        except RuntimeError as e:
+                            row["up_error"] = str(e)
+            if ours_runs:
+                ours = ours_runs[-1]
+                row["ours_ms"] = statistics.median(sum((r["times_ms"] for r in ours_runs), []))
+                row["ours_round_ms"] = [statistics.median(r["times_ms"]) for r in ours_runs]
                 row["ours_load_ms"] = ours["program_load_ms"] + ours["method_load_ms"]
-                row["ours_rss"] = ours["rss_mib"]
-            except RuntimeError as e:
-                row["ours_error"] = str(e)
-            try:
-                up = measure(upstream_cmd(args, model["pte"], model["method"], model["inputs"], t, tim_u),
-                             os.environ, tim_u)
-                row["up_ms"] = statistics.median(up["times_ms"])
+                row["ours_rss"] = max(r["rss_mib"] for r in ours_runs)
+            if up_runs:
+                up = up_runs[-1]
+                row["up_ms"] = statistics.median(sum((r["times_ms"] for r in up_runs), []))
+                row["up_round_ms"] = [statistics.median(r["times_ms"]) for r in up_runs]
                 row["up_load_ms"] = up["program_load_ms"] + up["method_load_ms"]
-                row["up_rss"] = up["rss_mib"]
+                row["up_rss"] = max(r["rss_mib"] for r in up_runs)
                 row["up_rss_growth"] = up.get("rss_growth_mib")
-            except RuntimeError as e:
-                row["up_error"] = str(e)
             rows.append(row)
             if model["xnnpack"]:
                 xrow = {"model": model["name"], "threads": t, "ours_ms": row.get("ours_ms")}
                 try:
-                    up = measure(upstream_cmd(args, model["xnnpack"], model["method"], model["inputs"], t, tim_u),
-                                 os.environ, tim_u)
+                    up = upstream.measure(args, model["xnnpack"], model["method"], model["inputs"], t)
                     xrow["up_xnn_ms"] = statistics.median(up["times_ms"])
                 except RuntimeError as e:
                     xrow["error"] = str(e)
                 # ours on the same delegated .pte (libexecutorch-xnnpack)
                 try:
-                    ox = measure(ours_cmd(args, model["xnnpack"], model["method"], model["inputs"], tim_o),
+                    ox = measure(ours_cmd(args, model["xnnpack"], model["method"], model["inputs"], tim_o, t),
                                  env, tim_o)
                     xrow["ours_xnn_ms"] = statistics.median(ox["times_ms"])
                 except RuntimeError as e:
                     xrow["ours_xnn_error"] = str(e)
                 xrows.append(xrow)
 
+    load_after = machine_load()
+    upstream.close()
     print()
-    print("libexecutorch vs upstream ExecuTorch %s, same .pte, median of %d runs after %d warm-up" %
-          (upstream_version(), args.iterations, args.warmup))
+    print("libexecutorch vs upstream ExecuTorch %s, same .pte, median of %d x %d runs (each after %d warm-up)"
+          % (upstream_version(), args.repeats, args.iterations, args.warmup))
+    # paths relative to the tree and ~, so the output can go into bench/results
+    tool = os.path.relpath(os.path.join(args.build, "tools", "executorch-run"), REPO)
+    python = sys.executable.replace(os.path.expanduser("~"), "~", 1)
+    print("ours: %s%s; upstream: %s" % (args.ours_prefix + " " if args.ours_prefix else "", tool, python))
+    print("load average (1, 5, 15 min) before: %s, after: %s; %d CPUs" % (load_before, load_after,
+                                                                       os.cpu_count() or 0))
     print("peak: %s GFLOP/s per thread (AVX2 FMA at the reported clock); load = program + method load;"
           % fmt(machine_peak_gflops(1), ".1f"))
     print("RSS = our whole process's peak; up RSS+ = upstream's peak growth from program load on (its process"
@@ -344,8 +427,10 @@ def main():
     print(hdr)
     print("-" * len(hdr))
     for r in rows:
+        r["ratio"] = r["ours_ms"] / r["up_ms"] if "ours_ms" in r and "up_ms" in r else None
         ratio = r["ours_ms"] / r["up_ms"] if "ours_ms" in r and "up_ms" in r else None
-        gflops = r["gflop"] / (r["ours_ms"] / 1000.0) if r.get("ours_ms") else None
+        # a delegated program's convolutions are inside the payload: not counted
+        gflops = r["gflop"] / (r["ours_ms"] / 1000.0) if r.get("ours_ms") and r["gflop"] else None
         peak = machine_peak_gflops(r["threads"])
         print("%-16s %3d %9s %9s %7s %8s %6s %9s %9s %8s %8s" % (
             r["model"], r["threads"], fmt(r.get("ours_ms"), ".3f"), fmt(r.get("up_ms"), ".3f"),
@@ -373,8 +458,15 @@ def main():
                 print("    ours: %s" % r["ours_xnn_error"])
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"rows": rows, "xnnpack_rows": xrows}, f, indent=1)
+            json.dump({"load_before": load_before, "load_after": load_after, "repeats": args.repeats,
+                       "iterations": args.iterations, "warmup": args.warmup, "ours_prefix": args.ours_prefix,
+                       "rows": rows, "xnnpack_rows": xrows}, f, indent=1)
     return 0
+
+
+def machine_load():
+    with open("/proc/loadavg") as f:
+        return " ".join(f.read().split()[:3])
 
 
 def upstream_version():

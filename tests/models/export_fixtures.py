@@ -872,8 +872,11 @@ def export_set(name, fixture_list, out_dir, args, tolerant=False):
         return
     extra = {"not_exported": failures} if tolerant else {}
     if args.only:  # --update: replace these entries in the existing manifest
-        with open(os.path.join(out_dir, "manifest.json")) as f:
-            old = json.load(f)
+        path = os.path.join(out_dir, "manifest.json")
+        old = {"fixtures": []}
+        if os.path.exists(path):  # none yet: start one with just these
+            with open(path) as f:
+                old = json.load(f)
         fresh = {e["name"]: e for e in entries}
         kept = [e for e in old["fixtures"] if e["name"] not in fresh]
         order = [fx.name for fx in fixture_list]

@@ -25,7 +25,9 @@ XnnpackPartitioner (to_edge_transform_and_lower), run by libexecutorch-xnnpack.
 
 No bf16 fixture: upstream's XnnpackPartitioner (1.5.1) delegates no bf16 op.
 
-full=True gives the full-size torchvision efficientnet_b0 (the --full set).
+full=True gives the bench/ set: full-size torchvision mobilenet_v2, resnet18,
+efficientnet_b0, shufflenet_v2_x1_0 and squeezenet1_1, each fp32 (xnn_NAME)
+and PT2E static int8 (xnn_NAME_q8), all XNNPACK-delegated.
 
 The eager reference is the (quantized) PyTorch module; quantized fixtures
 also record upstream's runtime outputs.
@@ -163,14 +165,58 @@ def xfix(name, desc, model, ex, cases, **kw):
                    backend="xnnpack", expect={"instructions": ["DelegateCall"]}, **kw)
 
 
+# int8 at full size: 1000 random-weight logits; eager's q/dq and XNNPACK's
+# requantisation may differ by a few output levels.
+XNN_Q_FULL_TOL = {"rtol": 0.05, "atol": 0.5}
+
+
+def bench_models():
+    """The torchvision models of the XNNPACK bench rows (bench/README.md):
+    full size, random weights (seeded), BN randomised, 1000 classes."""
+    import torchvision.models as tvm
+
+    from .nets import randomize_bn
+
+    def seeded(make, seed):
+        torch.manual_seed(seed)
+        return randomize_bn(make(), seed=seed)
+
+    return [
+        ("mobilenet_v2", "torchvision mobilenet_v2", lambda: mobilenet_v2(1.0, 1000), 61),
+        ("resnet18", "torchvision resnet18", lambda: resnet18((64, 128, 256, 512), 1000), 62),
+        ("effnet_b0", "torchvision efficientnet_b0", lambda: efficientnet_b0(1.0, 1.0, 1000), 60),
+        ("shufflenet_v2", "torchvision shufflenet_v2_x1_0",
+         lambda: seeded(tvm.shufflenet_v2_x1_0, 63), 63),
+        ("squeezenet", "torchvision squeezenet1_1", lambda: seeded(tvm.squeezenet1_1, 64).eval(), 64),
+    ]
+
+
+def full_fixtures():
+    """xnn_NAME (fp32, XnnpackPartitioner) and xnn_NAME_q8 (PT2E static int8
+    with XNNPACKQuantizer, per-channel weights, then XnnpackPartitioner) for
+    each bench model; x [1,3,224,224]."""
+    _quant_libs()
+    shape = (1, 3, 224, 224)
+    out = []
+    for name, what, make, seed in bench_models():
+        x = (rand(*shape, seed=seed),)
+        out.append(xfix(
+            "xnn_" + name, what + " (full size, random weights, BN randomised, 1000 classes), "
+            "fp32, XNNPACK-delegated; x [1,3,224,224].", make(), x,
+            [Case("forward", x, tol=dict(XNN_TOL))]))
+        calib = [(rand(*shape, seed=seed * 10 + i),) for i in range(2)]
+        out.append(xfix(
+            "xnn_" + name + "_q8", what + ", PT2E static int8 (XNNPACKQuantizer, symmetric, "
+            "per-channel weights, calibrated on 2 random images), XNNPACK-delegated; "
+            "x [1,3,224,224].", pt2e(make(), x, calib, per_channel=True), x,
+            [Case("forward", x, tol=dict(XNN_Q_FULL_TOL))], record_upstream=True))
+    return out
+
+
 def fixtures(full=False):
     t = XNN_TOL
     if full:
-        return [xfix(
-            "xnn_effnet_b0", "torchvision efficientnet_b0 (full size, random weights, BN "
-            "randomised, 1000 classes), fp32, XNNPACK-delegated; x [1,3,224,224].",
-            efficientnet_b0(1.0, 1.0, 1000), (rand(1, 3, 224, 224, seed=60),),
-            [Case("forward", (rand(1, 3, 224, 224, seed=60),), tol=dict(t))])]
+        return full_fixtures()
     _quant_libs()
     out = []
     mlp_ex = (rand(4, 32, seed=1),)
