@@ -60,8 +60,12 @@
  * in Python), a generator sets itself up all the same; if that failed,
  * g_initable_init() and every generation return the error.
  *
- * A generator runs one generation at a time (another one meanwhile fails
- * with %EXECUTORCH_LLM_GENERATOR_ERROR_BUSY).  The asynchronous form runs
+ * [method@ExecutorchLlm.Generator.stream] gives the same generation as a
+ * [class@ExecutorchLlm.TextStream], pulled a piece at a time (Vala's
+ * `foreach` iterates over it).
+ *
+ * A generator runs one generation at a time, an open stream included
+ * (another one meanwhile fails with %EXECUTORCH_LLM_GENERATOR_ERROR_BUSY).  The asynchronous form runs
  * in a worker thread and delivers its signals in the caller's
  * thread-default main context, all of them before the callback.
  *
