@@ -6,6 +6,7 @@
 
 #include "executorch-llm-enum-types.h"
 #include "executorch-llm-tokenizer-private.h"
+#include "llm-generation.h"
 #include "llm-model.h"
 #include "llm-sampler.h"
 #include "llm-text-stream.h"
@@ -59,8 +60,12 @@
  * in Python), a generator sets itself up all the same; if that failed,
  * g_initable_init() and every generation return the error.
  *
- * A generator runs one generation at a time (another one meanwhile fails
- * with %EXECUTORCH_LLM_GENERATOR_ERROR_BUSY).  The asynchronous form runs
+ * [method@ExecutorchLlm.Generator.stream] gives the same generation as a
+ * [class@ExecutorchLlm.TextStream], pulled a piece at a time (Vala's
+ * `foreach` iterates over it).
+ *
+ * A generator runs one generation at a time, an open stream included
+ * (another one meanwhile fails with %EXECUTORCH_LLM_GENERATOR_ERROR_BUSY).  The asynchronous form runs
  * in a worker thread and delivers its signals in the caller's
  * thread-default main context, all of them before the callback.
  *
@@ -735,7 +740,10 @@ executorch_llm_generator_reset (ExecutorchLlmGenerator *generator)
 
 /* ---- one generation ---------------------------------------------------- */
 
-typedef struct
+/* One generation, run to its end by generate() or a step at a time by an
+ * ExecutorchLlmTextStream: both go through generation_begin(),
+ * generation_step() and generation_end(). */
+struct _LlmGeneration
 {
   ExecutorchLlmGenerator *self; /* a reference */
   char *prompt;                 /* or NULL when ids */
@@ -743,11 +751,34 @@ typedef struct
   ExecutorchLlmGenerationConfig *config;
   GMainContext *context; /* where signals go; NULL: this thread, now */
   GString *text;
-} Generation;
+  GQueue *pieces; /* char *: the text not taken yet; streams only */
+
+  /* The decode loop, between two steps. */
+  gboolean begun;  /* generation_begin() ran */
+  gboolean active; /* sampler and text stream set up */
+  gboolean done;   /* a stop reason was found */
+  gboolean ended;  /* generation_end() ran, the generator released */
+  gboolean failed;
+  gboolean need_feed; /* token sampled but not fed yet */
+  LlmSampler sampler;
+  LlmTextStream stream;
+  GByteArray *bytes;
+  guint32 prev, next;
+  gint max_new;
+  gboolean ignore_eos;
+  gint64 n_sampled;
+  ExecutorchLlmStopReason reason;
+};
+typedef LlmGeneration Generation;
 
 static void
 generation_free (Generation *g)
 {
+  if (g->active)
+    {
+      _llm_text_stream_clear (&g->stream);
+      _llm_sampler_clear (&g->sampler);
+    }
   g_clear_object (&g->self);
   g_free (g->prompt);
   g_clear_pointer (&g->ids, g_array_unref);
@@ -755,6 +786,9 @@ generation_free (Generation *g)
   g_clear_pointer (&g->context, g_main_context_unref);
   if (g->text != NULL)
     g_string_free (g->text, TRUE);
+  if (g->pieces != NULL)
+    g_queue_free_full (g->pieces, g_free);
+  g_clear_pointer (&g->bytes, g_byte_array_unref);
   g_free (g);
 }
 
@@ -796,6 +830,8 @@ emit (Generation *g, guint signal, guint32 id, const char *text)
       if (text[0] == '\0')
         return;
       g_string_append (g->text, text);
+      if (g->pieces != NULL)
+        g_queue_push_tail (g->pieces, g_strdup (text));
     }
   if (g->context == NULL)
     {
@@ -897,13 +933,35 @@ pick_seed (gint64 seed)
 }
 
 static gboolean
-generation_run (Generation *g, GCancellable *cancellable, GError **error)
+claim (ExecutorchLlmGenerator *self, GError **error)
+{
+  if (!g_atomic_int_compare_and_exchange (&self->busy, FALSE, TRUE))
+    {
+      g_set_error_literal (error, EXECUTORCH_LLM_GENERATOR_ERROR, EXECUTORCH_LLM_GENERATOR_ERROR_BUSY,
+                           "the generator is already generating");
+      return FALSE;
+    }
+  g_atomic_int_set (&self->stop_requested, FALSE);
+  return TRUE;
+}
+
+static void
+release (ExecutorchLlmGenerator *self)
+{
+  g_atomic_int_set (&self->stop_requested, FALSE);
+  g_atomic_int_set (&self->busy, FALSE);
+}
+
+/* Encodes and checks the prompt, echoes it, runs it through the model and
+ * sets up the decode loop. */
+static gboolean
+generation_begin (Generation *g, GCancellable *cancellable, GError **error)
 {
   ExecutorchLlmGenerator *self = g->self;
   ExecutorchLlmGenerationConfig *cfg = g->config;
   LlmTokenizerImpl *tok = _executorch_llm_tokenizer_get_impl (self->tokenizer);
-  LlmModel *m = &self->model;
 
+  g->begun = TRUE;
   g_mutex_lock (&self->lock);
   self->stats.inference_start_ms = _llm_now_ms ();
   self->stats.prompt_eval_end_ms = self->stats.first_token_ms = self->stats.inference_end_ms = 0;
@@ -991,93 +1049,121 @@ generation_run (Generation *g, GCancellable *cancellable, GError **error)
   g_mutex_unlock (&self->lock);
 
   /* Decode. */
-  gint max_new = executorch_llm_generation_config_get_max_new_tokens (cfg);
-  gboolean ignore_eos = executorch_llm_generation_config_get_ignore_eos (cfg);
-  LlmSampler sampler;
-  _llm_sampler_init (&sampler, tok->vocab_size, executorch_llm_generation_config_get_temperature (cfg),
+  g->prev = prev;
+  g->max_new = executorch_llm_generation_config_get_max_new_tokens (cfg);
+  g->ignore_eos = executorch_llm_generation_config_get_ignore_eos (cfg);
+  _llm_sampler_init (&g->sampler, tok->vocab_size, executorch_llm_generation_config_get_temperature (cfg),
                      executorch_llm_generation_config_get_top_p (cfg), executorch_llm_generation_config_get_top_k (cfg),
                      pick_seed (executorch_llm_generation_config_get_seed (cfg)));
-  LlmTextStream stream;
-  _llm_text_stream_init (&stream, executorch_llm_generation_config_get_stop_strings (cfg));
-  g_autoptr (GByteArray) bytes = g_byte_array_new ();
-  ExecutorchLlmStopReason reason = EXECUTORCH_LLM_STOP_REASON_NONE;
-  gint64 n_sampled = 0;
-  gboolean ok = TRUE;
-
-  while (max_new != 0)
+  _llm_text_stream_init (&g->stream, executorch_llm_generation_config_get_stop_strings (cfg));
+  g->bytes = g_byte_array_new ();
+  g->active = TRUE;
+  if (g->max_new == 0)
     {
-      gint64 t0 = g_get_monotonic_time ();
-      guint32 next = _llm_sampler_sample (&sampler, m->logits);
-      gint64 spent = (g_get_monotonic_time () - t0) / 1000;
-      self->logits_ready = FALSE;
-      self->pending = next;
-      n_sampled++;
-      g_mutex_lock (&self->lock);
-      self->stats.aggregate_sampling_time_ms += spent;
-      self->stats.num_generated_tokens = n_sampled - 1;
-      g_mutex_unlock (&self->lock);
+      g->reason = EXECUTORCH_LLM_STOP_REASON_MAX_NEW_TOKENS;
+      g->done = TRUE;
+    }
+  return TRUE;
+}
 
-      emit (g, SIGNAL_TOKEN, next, NULL);
-      if (!ignore_eos && is_eos (self, next))
+/* One token: feeds the one sampled before (unless asked to stop first),
+ * samples the next, emits its text and checks the stop rules.  Between two
+ * steps the last token sampled is not fed yet, the state stop() leaves. */
+static gboolean
+generation_step (Generation *g, GCancellable *cancellable, GError **error)
+{
+  ExecutorchLlmGenerator *self = g->self;
+  LlmTokenizerImpl *tok = _executorch_llm_tokenizer_get_impl (self->tokenizer);
+
+  if (g->need_feed)
+    {
+      if (g_atomic_int_get (&self->stop_requested))
         {
-          reason = EXECUTORCH_LLM_STOP_REASON_EOS;
-          break;
+          g->reason = EXECUTORCH_LLM_STOP_REASON_STOPPED;
+          g->done = TRUE;
+          return TRUE;
         }
-      g_byte_array_set_size (bytes, 0);
-      if (!(ok = _llm_tokenizer_decode (tok, prev, next, bytes, error)))
-        break;
-      prev = next;
-      g_autofree char *piece = _llm_text_stream_push (&stream, bytes->data, bytes->len);
+      if (!feed (self, &g->next, 1, cancellable, error))
+        return FALSE;
+      g->need_feed = FALSE;
+    }
+
+  gint64 t0 = g_get_monotonic_time ();
+  guint32 next = _llm_sampler_sample (&g->sampler, self->model.logits);
+  gint64 spent = (g_get_monotonic_time () - t0) / 1000;
+  self->logits_ready = FALSE;
+  self->pending = next;
+  g->next = next;
+  g->n_sampled++;
+  g_mutex_lock (&self->lock);
+  self->stats.aggregate_sampling_time_ms += spent;
+  self->stats.num_generated_tokens = g->n_sampled - 1;
+  g_mutex_unlock (&self->lock);
+
+  emit (g, SIGNAL_TOKEN, next, NULL);
+  ExecutorchLlmStopReason reason = EXECUTORCH_LLM_STOP_REASON_NONE;
+  if (!g->ignore_eos && is_eos (self, next))
+    reason = EXECUTORCH_LLM_STOP_REASON_EOS;
+  else
+    {
+      g_byte_array_set_size (g->bytes, 0);
+      if (!_llm_tokenizer_decode (tok, g->prev, next, g->bytes, error))
+        return FALSE;
+      g->prev = next;
+      g_autofree char *piece = _llm_text_stream_push (&g->stream, g->bytes->data, g->bytes->len);
       emit (g, SIGNAL_TEXT, 0, piece);
-      if (stream.stopped)
+      if (g->stream.stopped)
         reason = EXECUTORCH_LLM_STOP_REASON_STOP_STRING;
-      else if (max_new > 0 && n_sampled >= max_new)
+      else if (g->max_new > 0 && g->n_sampled >= g->max_new)
         reason = EXECUTORCH_LLM_STOP_REASON_MAX_NEW_TOKENS;
       else if (g_atomic_int_get (&self->stop_requested))
         reason = EXECUTORCH_LLM_STOP_REASON_STOPPED;
       else if (self->history->len >= capacity (self))
         reason = EXECUTORCH_LLM_STOP_REASON_CONTEXT_FULL;
-      if (reason != EXECUTORCH_LLM_STOP_REASON_NONE)
-        break;
-      if (!(ok = feed (self, &next, 1, cancellable, error)))
-        break;
     }
-  if (max_new == 0)
-    reason = EXECUTORCH_LLM_STOP_REASON_MAX_NEW_TOKENS;
-  if (ok)
-    {
-      g_autofree char *rest = _llm_text_stream_finish (&stream);
-      emit (g, SIGNAL_TEXT, 0, rest);
-    }
-  _llm_text_stream_clear (&stream);
-  _llm_sampler_clear (&sampler);
-
-  g_mutex_lock (&self->lock);
-  self->stats.inference_end_ms = _llm_now_ms ();
-  if (ok)
-    self->stop_reason = reason;
-  g_mutex_unlock (&self->lock);
-  return ok;
-}
-
-static gboolean
-claim (ExecutorchLlmGenerator *self, GError **error)
-{
-  if (!g_atomic_int_compare_and_exchange (&self->busy, FALSE, TRUE))
-    {
-      g_set_error_literal (error, EXECUTORCH_LLM_GENERATOR_ERROR, EXECUTORCH_LLM_GENERATOR_ERROR_BUSY,
-                           "the generator is already generating");
-      return FALSE;
-    }
-  g_atomic_int_set (&self->stop_requested, FALSE);
+  g->reason = reason;
+  g->done = reason != EXECUTORCH_LLM_STOP_REASON_NONE;
+  g->need_feed = !g->done;
   return TRUE;
 }
 
+/* After the last step (@ok), a failed one, or a stream closed early: the
+ * text held back goes out (unless @emit_rest is false), the stats and the
+ * stop reason are recorded, and the generator is free again. */
 static void
-release (ExecutorchLlmGenerator *self)
+generation_end (Generation *g, gboolean ok, gboolean emit_rest)
 {
-  g_atomic_int_set (&self->stop_requested, FALSE);
-  g_atomic_int_set (&self->busy, FALSE);
+  ExecutorchLlmGenerator *self = g->self;
+  if (g->ended)
+    return;
+  g->ended = TRUE;
+  if (g->active)
+    {
+      if (ok && emit_rest)
+        {
+          g_autofree char *rest = _llm_text_stream_finish (&g->stream);
+          emit (g, SIGNAL_TEXT, 0, rest);
+        }
+      _llm_text_stream_clear (&g->stream);
+      _llm_sampler_clear (&g->sampler);
+      g->active = FALSE;
+      g_mutex_lock (&self->lock);
+      self->stats.inference_end_ms = _llm_now_ms ();
+      if (ok)
+        self->stop_reason = g->reason;
+      g_mutex_unlock (&self->lock);
+    }
+  release (self);
+}
+
+static gboolean
+generation_run (Generation *g, GCancellable *cancellable, GError **error)
+{
+  gboolean ok = generation_begin (g, cancellable, error);
+  while (ok && !g->done)
+    ok = generation_step (g, cancellable, error);
+  generation_end (g, ok, TRUE);
+  return ok;
 }
 
 static Generation *
@@ -1117,7 +1203,6 @@ generate_now (ExecutorchLlmGenerator *self, Generation *g, GCancellable *cancell
       return NULL;
     }
   gboolean ok = generation_run (g, cancellable, error);
-  release (self);
   char *text = ok ? g_string_free (g_steal_pointer (&g->text), FALSE) : NULL;
   generation_free (g);
   return text;
@@ -1200,7 +1285,6 @@ generate_in_thread (GTask *task, gpointer source, gpointer data, GCancellable *c
   Generation *g = data;
   GError *error = NULL;
   gboolean ok = generation_run (g, cancellable, &error);
-  release (g->self);
   if (ok)
     g_task_return_pointer (task, g_string_free (g_steal_pointer (&g->text), FALSE), g_free);
   else
@@ -1269,4 +1353,120 @@ executorch_llm_generator_generate_finish (ExecutorchLlmGenerator *generator, GAs
   g_return_val_if_fail (g_task_is_valid (result, generator), NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
   return g_task_propagate_pointer (G_TASK (result), error);
+}
+
+/* ---- a generation a piece at a time (llm-generation.h) ----------------- */
+
+LlmGeneration *
+_llm_generation_open (ExecutorchLlmGenerator *generator, const char *prompt, ExecutorchLlmGenerationConfig *config,
+                      GError **error)
+{
+  if (!check_setup (generator, error) || !claim (generator, error))
+    return NULL;
+  Generation *g = generation_new (generator, prompt, NULL, 0, config);
+  g->pieces = g_queue_new ();
+  return g;
+}
+
+gboolean
+_llm_generation_next (LlmGeneration *g, GMainContext *context, GCancellable *cancellable, char **piece, GError **error)
+{
+  *piece = NULL;
+  if (g->context != context)
+    {
+      g_clear_pointer (&g->context, g_main_context_unref);
+      g->context = context != NULL ? g_main_context_ref (context) : NULL;
+    }
+  while (g_queue_is_empty (g->pieces) && !g->ended)
+    {
+      gboolean ok = !g_cancellable_set_error_if_cancelled (cancellable, error) &&
+                    (g->begun ? generation_step (g, cancellable, error) : generation_begin (g, cancellable, error));
+      if (!ok)
+        {
+          generation_end (g, FALSE, FALSE);
+          g->failed = TRUE;
+          return FALSE;
+        }
+      if (g->done)
+        generation_end (g, TRUE, TRUE);
+    }
+  *piece = g_queue_pop_head (g->pieces);
+  return TRUE;
+}
+
+void
+_llm_generation_close (LlmGeneration *g)
+{
+  if (!g->ended && g->begun && !g->done)
+    {
+      g->reason = EXECUTORCH_LLM_STOP_REASON_STOPPED;
+      g->done = TRUE;
+    }
+  generation_end (g, g->begun, FALSE);
+  g_queue_clear_full (g->pieces, g_free);
+}
+
+gboolean
+_llm_generation_is_ended (LlmGeneration *g)
+{
+  return g->ended && g_queue_is_empty (g->pieces);
+}
+
+ExecutorchLlmStopReason
+_llm_generation_get_stop_reason (LlmGeneration *g)
+{
+  return g->ended && !g->failed ? g->reason : EXECUTORCH_LLM_STOP_REASON_NONE;
+}
+
+ExecutorchLlmGenerator *
+_llm_generation_get_generator (LlmGeneration *g)
+{
+  return g->self;
+}
+
+void
+_llm_generation_free (LlmGeneration *g)
+{
+  _llm_generation_close (g);
+  generation_free (g);
+}
+
+/**
+ * executorch_llm_generator_stream:
+ * @generator: a generator
+ * @prompt: UTF-8 text to continue; "" continues the last generation where it stopped
+ * @config: (nullable): the settings, or %NULL for the defaults (copied now)
+ * @cancellable: (nullable): a #GCancellable for every
+ *   [method@ExecutorchLlm.TextStream.next] of the stream, or %NULL
+ * @error: return location for a #GError, or %NULL
+ *
+ * Starts a generation whose text is pulled a piece at a time with
+ * [method@ExecutorchLlm.TextStream.next]: the generation of
+ * [method@ExecutorchLlm.Generator.generate], which runs only as far as the
+ * pieces taken.  Nothing runs yet; the prompt's errors come from the first
+ * [method@ExecutorchLlm.TextStream.next].  Until the stream ends or is
+ * closed, the generator refuses other generations.
+ *
+ * ```vala
+ * foreach (var piece in generator.stream ("Once upon a time", config))
+ *     stdout.printf ("%s", piece);
+ * ```
+ *
+ * Returns: (transfer full) (nullable): the stream, or %NULL with @error
+ *   set: %EXECUTORCH_LLM_GENERATOR_ERROR_BUSY while another generation
+ *   runs, or the generator's setup error
+ *
+ * Since: 1.0
+ */
+ExecutorchLlmTextStream *
+executorch_llm_generator_stream (ExecutorchLlmGenerator *generator, const char *prompt,
+                                 ExecutorchLlmGenerationConfig *config, GCancellable *cancellable, GError **error)
+{
+  g_return_val_if_fail (EXECUTORCH_LLM_IS_GENERATOR (generator) && generator->initialized, NULL);
+  g_return_val_if_fail (prompt != NULL, NULL);
+  g_return_val_if_fail (config == NULL || EXECUTORCH_LLM_IS_GENERATION_CONFIG (config), NULL);
+  g_return_val_if_fail (cancellable == NULL || G_IS_CANCELLABLE (cancellable), NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+  LlmGeneration *g = _llm_generation_open (generator, prompt, config, error);
+  return g != NULL ? _executorch_llm_text_stream_new (g, cancellable) : NULL;
 }

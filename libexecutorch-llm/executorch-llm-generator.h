@@ -16,6 +16,7 @@
 #include "executorch-llm-tokenizer.h"
 #include "executorch-llm-generation-config.h"
 #include "executorch-llm-stats.h"
+#include "executorch-llm-text-stream.h"
 
 G_BEGIN_DECLS
 
@@ -69,6 +70,11 @@ void executorch_llm_generator_generate_async (ExecutorchLlmGenerator *generator,
 EXECUTORCH_LLM_AVAILABLE_IN_1_0
 char *executorch_llm_generator_generate_finish (ExecutorchLlmGenerator *generator, GAsyncResult *result,
                                                 GError **error);
+EXECUTORCH_LLM_AVAILABLE_IN_1_0
+ExecutorchLlmTextStream *executorch_llm_generator_stream (ExecutorchLlmGenerator *generator, const char *prompt,
+                                                          ExecutorchLlmGenerationConfig *config,
+                                                          GCancellable *cancellable,
+                                                          GError **error) G_GNUC_WARN_UNUSED_RESULT;
 EXECUTORCH_LLM_AVAILABLE_IN_1_0
 void executorch_llm_generator_stop (ExecutorchLlmGenerator *generator);
 EXECUTORCH_LLM_AVAILABLE_IN_1_0

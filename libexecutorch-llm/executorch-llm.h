@@ -16,6 +16,7 @@
 #include "executorch-llm-tokenizer.h"
 #include "executorch-llm-generation-config.h"
 #include "executorch-llm-stats.h"
+#include "executorch-llm-text-stream.h"
 #include "executorch-llm-generator.h"
 
 #undef __EXECUTORCH_LLM_H_INSIDE__

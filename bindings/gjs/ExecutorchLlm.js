@@ -10,8 +10,9 @@
 //   Gio._promisify;
 // - generator.stream(prompt, config = null, cancellable = null): an async
 //   iterable of the text's pieces, `for await (const piece of
-//   generator.stream(prompt, {maxNewTokens: 32, temperature: 0}))`; leaving
-//   the loop early stops the generation, and the loop waits for its end;
+//   generator.stream(prompt, {maxNewTokens: 32, temperature: 0}))`, over
+//   the typelib's TextStream (its next_async); leaving the loop early closes
+//   the stream, which ends the generation after the last piece taken;
 // - a config may be a plain object of settings (camelCase or snake_case
 //   GenerationConfig property names), in generate, generate_async and
 //   stream, and in new ExecutorchLlm.GenerationConfig({...});
@@ -101,54 +102,38 @@ function _init() {
         });
     };
 
-    // The pieces come from the ::text signal, which generate_async emits in
-    // this thread's main context before it completes.
+    // The typelib's ExecutorchLlm.TextStream, pulled with next_async: each
+    // step runs the model just far enough for the next piece.  The stream is
+    // made when the loop starts (an iterable never iterated leaves the
+    // generator free), and return() (break, return, throw) closes it, which
+    // ends the generation right after the last piece taken.
+    const textStream = Generator.prototype.stream;
     Generator.prototype.stream = function (prompt, config = null, cancellable = null) {
         const generator = this;
+        config = toConfig(config);
         return {
             [Symbol.asyncIterator]() {
-                const pieces = [];
-                let wake = null, finished = false, failure = null;
-                const notify = () => {
-                    if (wake !== null) {
-                        wake();
-                        wake = null;
-                    }
-                };
-                const handler = generator.connect('text', (self, text) => {
-                    pieces.push(text);
-                    notify();
-                });
-                const done = generator.generate_async(prompt, config, cancellable)
-                    .catch(e => {
-                        failure = e;
-                    })
-                    .finally(() => {
-                        finished = true;
-                        generator.disconnect(handler);
-                        notify();
-                    });
+                const stream = textStream.call(generator, prompt, config, cancellable);
                 return {
-                    async next() {
-                        while (pieces.length === 0 && !finished)
-                            await new Promise(resolve => (wake = resolve));
-                        if (pieces.length > 0)
-                            return {value: pieces.shift(), done: false};
-                        if (failure !== null) {
-                            const e = failure;
-                            failure = null;
-                            throw e;
-                        }
-                        return {value: undefined, done: true};
+                    next() {
+                        return new Promise((resolve, reject) => {
+                            stream.next_async((self, result) => {
+                                try {
+                                    if (self.next_finish(result)) {
+                                        resolve({value: self.get(), done: false});
+                                        return;
+                                    }
+                                    resolve({value: undefined, done: true});
+                                } catch (e) {
+                                    reject(e);
+                                }
+                                self.close();
+                            });
+                        });
                     },
-                    // break, return or throw in the loop: stop, and wait so
-                    // that the generator is free again.
-                    async return() {
-                        if (!finished)
-                            generator.stop();
-                        await done;
-                        pieces.length = 0;
-                        return {value: undefined, done: true};
+                    return() {
+                        stream.close();
+                        return Promise.resolve({value: undefined, done: true});
                     },
                 };
             },

@@ -53,16 +53,22 @@ async function main() {
         pieces.push(piece);
     check(pieces.length > 1 && pieces.join('') === expected, `stream: ${JSON.stringify(pieces)}`);
 
-    // Leaving the loop early stops the generation and frees the generator.
+    // Leaving the loop early ends the generation right there, as stop()
+    // after the same piece: the same position, the same continuation.
+    generator.reset();
+    const handler = generator.connect('text', () => generator.stop());
+    generator.generate(prompt, greedy);
+    generator.disconnect(handler);
+    const stoppedAt = generator.get_position();
+    const continued = generator.generate('', {maxNewTokens: 3, temperature: 0});
     generator.reset();
     for await (const piece of generator.stream(prompt, greedy)) {
         check(typeof piece === 'string' && piece.length > 0, 'a piece');
         break;
     }
-    // The worker may have finished before the loop stopped it: either way it
-    // has ended, and the generator is free.
-    check([ExecutorchLlm.StopReason.STOPPED, ExecutorchLlm.StopReason.MAX_NEW_TOKENS]
-        .includes(generator.get_stop_reason()), 'break ends the generation');
+    check(generator.get_stop_reason() === ExecutorchLlm.StopReason.STOPPED, 'break ends the generation');
+    check(generator.get_position() === stoppedAt, `break at ${generator.get_position()}, stop() at ${stoppedAt}`);
+    check(generator.generate('', {maxNewTokens: 3, temperature: 0}) === continued, 'the same continuation');
     generator.reset();
     check(generator.generate(prompt, new ExecutorchLlm.GenerationConfig(greedy)) === expected,
         'generate after a break, with a GenerationConfig');

@@ -62,16 +62,47 @@ generator.reset()
 pieces = list(generator.generate_stream(PROMPT, **GREEDY))
 check(len(pieces) > 1 and "".join(pieces) == TEXT, f"generate_stream: {pieces}")
 
-# Leaving the loop early stops the generation and frees the generator.
+# Leaving the loop early ends the generation right there, exactly as stop()
+# after the same piece does: same position, same continuation.
 generator.reset()
+seen = []
+
+
+def stop_after_two(generator, piece):
+    seen.append(piece)
+    if len(seen) == 2:
+        generator.stop()
+
+
+handler = generator.connect("text", stop_after_two)
+generator.generate(PROMPT, **GREEDY)
+generator.disconnect(handler)
+stopped_at = generator.get_position()
+continued = generator.generate("", max_new_tokens=3, temperature=0)
+check(stopped_at == len(CASE["prompt_ids"]) + 1, f"stop() after two pieces at {stopped_at}")
+generator.reset()
+taken = []
 for piece in generator.generate_stream(PROMPT, **GREEDY):
-    break
-# The worker may have finished before the loop stopped it: either way it has
-# ended, and the generator is free.
-check(generator.get_stop_reason() in (ExecutorchLlm.StopReason.STOPPED, ExecutorchLlm.StopReason.MAX_NEW_TOKENS),
-      f"ended: {generator.get_stop_reason()}")
+    taken.append(piece)
+    if len(taken) == 2:
+        break
+check(taken == seen[:2], f"pieces before the break: {taken}, stop(): {seen}")
+check(generator.get_stop_reason() == ExecutorchLlm.StopReason.STOPPED, f"ended: {generator.get_stop_reason()}")
+check(generator.get_position() == stopped_at, f"break at {generator.get_position()}, stop() at {stopped_at}")
+after = generator.generate("", max_new_tokens=3, temperature=0)
+check(after == continued, f"after the break {after!r}, after stop() {continued!r}")
 generator.reset()
 check(generator.generate(PROMPT, ExecutorchLlm.GenerationConfig(**GREEDY)) == TEXT, "generate after a break")
+
+# The stream itself: iterable, a context manager, and the generator busy
+# while it is open.
+generator.reset()
+with generator.stream(PROMPT, **GREEDY) as stream:
+    first = next(stream)
+    error = raises(ExecutorchLlm.GenerationError, generator.generate, PROMPT)
+    check(error.code == int(ExecutorchLlm.GeneratorError.BUSY), f"busy: {error!r}")
+    check(first + "".join(stream) == TEXT, "stream pieces")
+    check(stream.get_stop_reason() == ExecutorchLlm.StopReason.MAX_NEW_TOKENS, "stream stop reason")
 
 # An iterator never used starts nothing: the generator stays free.
 unused = generator.generate_stream(PROMPT, **GREEDY)

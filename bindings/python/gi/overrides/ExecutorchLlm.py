@@ -5,9 +5,11 @@ Loaded by PyGObject on ``from gi.repository import ExecutorchLlm``; every name
 of the typelib stays as it is, these only add to it:
 
 - ``for piece in generator.generate_stream(prompt, max_new_tokens=32,
-  temperature=0)``: the text as it comes, from a plain loop (the generation
-  runs in libexecutorch-llm's worker thread; its pieces are handed over
-  through a private main context, so no GLib main loop needs to run);
+  temperature=0)``: the text as it comes, from a plain loop that pulls an
+  ``ExecutorchLlm.TextStream`` (each step runs the model just far enough
+  for the next piece; leaving the loop ends the generation there);
+  ``generator.stream(prompt, ...)`` is that stream, iterable and a context
+  manager;
 - ``async for piece in generator.generate_async_stream(prompt, ...)`` in
   asyncio: on PyGObject 3.50's GLib event loop (``gi.events``) the pieces
   come from ``generate_async`` on the GLib main loop; on any other asyncio
@@ -35,7 +37,6 @@ still catches them all.
 """
 import asyncio
 import builtins
-import collections
 import errno
 import json
 import os
@@ -248,6 +249,38 @@ __all__.append("Tokenizer")
 
 # ---- generator -------------------------------------------------------------
 
+class TextStream(ExecutorchLlm.TextStream):
+    """The text of one generation, pulled a piece at a time: an iterator of
+    its pieces and a context manager that closes it."""
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if not _call(super().next):
+            raise StopIteration
+        return self.get()
+
+    def next(self):
+        """Runs the generation to its next piece (``get()``); ``False`` at the end."""
+        return _call(super().next)
+
+    def next_finish(self, result):
+        """The outcome of a ``next_async``, its error raised by kind."""
+        return _call(super().next_finish, result)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        self.close()
+        return False
+
+
+TextStream = override(TextStream)
+__all__.append("TextStream")
+
+
 class Generator(ExecutorchLlm.Generator):
     """Generates text with an exported language model.
 
@@ -309,50 +342,35 @@ class Generator(ExecutorchLlm.Generator):
         """The text of a ``generate_async``, its error raised by kind."""
         return _call(super().generate_finish, result)
 
+    def stream(self, prompt, config=None, cancellable=None, **settings):
+        """The typelib's ``stream`` with keyword settings: an
+        ``ExecutorchLlm.TextStream``, iterable (``for piece in stream``) and
+        a context manager that closes it."""
+        return _call(super().stream, prompt, _config(config, settings), cancellable)
+
     def generate_stream(self, prompt, config=None, cancellable=None, **settings):
         """An iterator over the pieces of the text as they come:
 
             for piece in generator.generate_stream("Once upon a time", temperature=0):
                 print(piece, end="", flush=True)
 
-        The generation runs in a worker thread; the loop needs no GLib main
-        loop.  Leaving the loop early (``break``, an exception) stops the
-        generation and waits for it to end, so the generator is free again.
-        Errors are raised by kind from the loop."""
+        Each step runs the model just far enough for the next piece (an
+        ``ExecutorchLlm.TextStream`` pulled in this thread; no worker, no
+        GLib main loop).  Leaving the loop early (``break``, an exception)
+        closes the stream as soon as the iterator is dropped or closed: the
+        generation ends after the last piece taken, exactly as ``stop()``
+        would have ended it there, and the generator is free again.  Errors
+        are raised by kind from the loop."""
         return self._stream(prompt, _config(config, settings), cancellable)
 
     def _stream(self, prompt, config, cancellable):
         # A generator function: nothing starts before the first next(), so an
-        # iterator never used leaves nothing running or connected.
-        context = GLib.MainContext.new()
-        pieces = collections.deque()
-        results = []
-
-        def finished(generator, result, *unused):
-            results.append(result)
-
-        handler = self.connect("text", lambda generator, text: pieces.append(text))
-        started = False
+        # iterator never used leaves the generator free.
+        stream = _call(ExecutorchLlm.Generator.stream, self, prompt, config, cancellable)
         try:
-            context.push_thread_default()
-            try:
-                super().generate_async(prompt, config, cancellable, finished)
-                started = True
-            finally:
-                context.pop_thread_default()
-            while True:
-                while pieces:
-                    yield pieces.popleft()
-                if results:
-                    break
-                context.iteration(True)
-            self.generate_finish(results[0])
+            yield from stream
         finally:
-            if started and not results:
-                self.stop()
-                while not results:
-                    context.iteration(True)
-            self.disconnect(handler)
+            stream.close()
 
     async def generate_async_stream(self, prompt, config=None, cancellable=None, **settings):
         """An asynchronous iterator over the pieces of the text, for asyncio:
