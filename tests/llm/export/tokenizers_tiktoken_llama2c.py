@@ -135,7 +135,7 @@ def tiktoken_reference(path, texts):
     ranks = load_tiktoken_bpe(str(path))
     n = len(ranks)
     enc = tiktoken.Encoding(
-        name="bpe512",
+        name=path.stem,
         pat_str=LLAMA3_PATTERN,
         mergeable_ranks=ranks,
         special_tokens={s: n + i for i, s in enumerate(LLAMA3_SPECIALS)},
@@ -159,13 +159,13 @@ def tiktoken_reference(path, texts):
     }
 
 
-def train_sentencepiece(text):
+def train_sentencepiece(text, vocab_size=1000):
     model = io.BytesIO()
     spm.SentencePieceTrainer.train(
         sentence_iterator=iter(text.splitlines()),
         model_writer=model,
         model_type="bpe",
-        vocab_size=1000,
+        vocab_size=vocab_size,
         byte_fallback=True,
         normalization_rule_name="identity",
         remove_extra_whitespaces=False,
@@ -266,6 +266,22 @@ def main():
     pieces = write_llama2c(sp, bin_file)
     write_json(llama2c_reference(sp, pieces, bin_file, texts), out / "sp-bpe.reference.json")
 
+    # Small enough for the tiny llama of tests/models/llm (512 logits), so
+    # that upstream's runner can be compared on them: the 256 bytes alone
+    # (with upstream's 256 specials, vocabulary 512), and a SentencePiece
+    # BPE of 400 pieces.
+    out = LLM / "tokenizers" / "tiktoken"
+    small_tiktoken = out / "bytes256.tiktoken"
+    write_tiktoken({bytes([b]): b for b in range(256)}, small_tiktoken)
+    write_json(tiktoken_reference(small_tiktoken, texts), out / "bytes256.reference.json")
+    out = LLM / "tokenizers" / "llama2c"
+    small = train_sentencepiece(train, 400)
+    (out / "sp-bpe400.model").write_bytes(small)
+    sp = spm.SentencePieceProcessor(model_proto=small)
+    small_bin = out / "sp-bpe400.bin"
+    pieces = write_llama2c(sp, small_bin)
+    write_json(llama2c_reference(sp, pieces, small_bin, texts), out / "sp-bpe400.reference.json")
+
     # Fuzz seeds: fuzz-tokenizer's first byte picks the format (the
     # LlmTokenizerFormat value: 2 tiktoken, 4 llama2c), the second is the
     # length of the text after the file.
@@ -273,7 +289,7 @@ def main():
     text = "Hello <|eot_id|>  a   b\n\u00e9\U0001F600".encode("utf-8")
     (FUZZ_SEEDS / "tiktoken-bpe512").write_bytes(bytes([2, len(text)]) + tiktoken_file.read_bytes() + text)
     (FUZZ_SEEDS / "llama2c-sp-bpe").write_bytes(bytes([4, len(text)]) + bin_file.read_bytes() + text)
-    for f in [tiktoken_file, bin_file, out / "sp-bpe.model"]:
+    for f in [tiktoken_file, bin_file, out / "sp-bpe.model", small_tiktoken, small_bin, out / "sp-bpe400.model"]:
         print(f"{f.relative_to(LLM.parent.parent)}: {f.stat().st_size} bytes", file=sys.stderr)
 
 
