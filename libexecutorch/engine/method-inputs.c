@@ -243,6 +243,8 @@ _et_method_bind_input (EtMethod *method, guint index, const EtInput *input, GErr
   const void *data = input->data;
   GBytes *borrowed = input->keep;
   gboolean on_host = input->device_type == ET_DEVICE_CPU;
+  const EtTensor *bound;
+  EtTensor sized;
   EtError code;
 
   if (!_et_method_check_idle (method, error) ||
@@ -253,11 +255,19 @@ _et_method_bind_input (EtMethod *method, guint index, const EtInput *input, GErr
       _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "input %u of method %s has no data", index, method->meta->name);
       return FALSE;
     }
-  code = et_tensor_resize (tensor, input->ndim, input->sizes);
+  /* Sized on a copy, committed once the input is bound: a failed binding
+   * leaves the tensor as it was.  An input read in place gets new memory at
+   * each binding, so it may grow up to the program's bound whatever size
+   * was bound before. */
+  bound = &method->input_bounds[index];
+  sized = *tensor;
+  if (!(tensor->flags & (ET_TENSOR_FLAG_PLANNED | ET_TENSOR_FLAG_CONSTANT)))
+    sized.capacity = bound->nbytes;
+  code = et_tensor_resize (&sized, input->ndim, input->sizes);
   if (code != ET_OK)
     {
       g_autofree char *given = format_sizes (input->ndim, input->sizes);
-      g_autofree char *expected = format_sizes (tensor->ndim, tensor->sizes);
+      g_autofree char *expected = format_sizes (bound->ndim, bound->sizes);
       _et_set_error (error, ET_ERROR_INVALID_ARGUMENT,
                      "input %u of method %s has sizes %s, which do not fit the "
                      "method's %s%s",
@@ -265,10 +275,10 @@ _et_method_bind_input (EtMethod *method, guint index, const EtInput *input, GErr
                      expected);
       return FALSE;
     }
-  if (input->nbytes != tensor->nbytes)
+  if (input->nbytes != sized.nbytes)
     {
       _et_set_error (error, ET_ERROR_INVALID_ARGUMENT, "input %u of method %s: %zu bytes given, %zu needed", index,
-                     method->meta->name, input->nbytes, tensor->nbytes);
+                     method->meta->name, input->nbytes, sized.nbytes);
       return FALSE;
     }
   if (tensor->flags & ET_TENSOR_FLAG_CONSTANT)
@@ -306,7 +316,8 @@ _et_method_bind_input (EtMethod *method, guint index, const EtInput *input, GErr
   if (tensor->flags & ET_TENSOR_FLAG_PLANNED)
     {
       /* Copied in; never a host memcpy into device memory: the allocators
-       * move it. */
+       * move it.  The planned bytes hold the bound, whatever is copied. */
+      *tensor = sized;
       if (input->nbytes > 0 && (!_et_device_copy (tensor->device_type, tensor->device_index, tensor->data,
                                                   on_host ? ET_DEVICE_CPU : input->device_type, input->device_index,
                                                   data, input->nbytes, error) ||
@@ -338,6 +349,7 @@ _et_method_bind_input (EtMethod *method, guint index, const EtInput *input, GErr
                          index, method->meta->name);
           return FALSE;
         }
+      *tensor = sized;
       tensor->data = (void *) data;
       tensor->capacity = input->nbytes;
     }

@@ -76,6 +76,7 @@ struct _EtMethod
   PlannedBuffer *input_copies; /* by input: what was bound, where planning shares its bytes (else NULL data) */
   gboolean *input_fresh;       /* bound since the last execution */
   GBytes **input_borrowed;     /* by input: the memory read in place (unplanned inputs), or NULL */
+  EtTensor *input_bounds;      /* by input: the tensor as the program declares it (sizes at their bound) */
   guint32 *input_indices;
   guint32 *output_indices;
   gboolean *input_set;

@@ -629,11 +629,17 @@ load_io (EtMethod *method, EtFb *fb, EtFbTable plan, GError **error)
   method->input_set = g_new0 (gboolean, MAX (inputs.length, 1));
   method->input_fresh = g_new0 (gboolean, MAX (inputs.length, 1));
   method->input_borrowed = g_new0 (GBytes *, MAX (inputs.length, 1));
+  method->input_bounds = g_new0 (EtTensor, MAX (inputs.length, 1));
   for (guint32 i = 0; i < inputs.length; i++)
     {
+      const EtValue *value;
+
       method->input_indices[i] = (guint32) _et_fb_vector_i32 (fb, inputs, i);
+      value = &method->values[method->input_indices[i]];
       /* Non-tensor inputs are baked into the program; they count as set. */
-      method->input_set[i] = method->values[method->input_indices[i]].tag != ET_VALUE_TENSOR;
+      method->input_set[i] = value->tag != ET_VALUE_TENSOR;
+      if (value->tag == ET_VALUE_TENSOR)
+        method->input_bounds[i] = *value->u.tensor;
     }
   for (guint32 i = 0; i < outputs.length; i++)
     method->output_indices[i] = (guint32) _et_fb_vector_i32 (fb, outputs, i);
@@ -743,6 +749,7 @@ _et_method_free (EtMethod *method)
   for (guint i = 0; method->input_borrowed != NULL && i < method->meta->n_inputs; i++)
     g_clear_pointer (&method->input_borrowed[i], g_bytes_unref);
   g_free (method->input_borrowed);
+  g_free (method->input_bounds);
   if (method->owned != NULL)
     g_ptr_array_unref (method->owned);
   _et_kernel_context_reset (&method->context);

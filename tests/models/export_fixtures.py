@@ -5,7 +5,7 @@ Usage (needs the export venv, see tests/models/README.md):
 
     ~/venv-export/bin/python tests/models/export_fixtures.py [--out DIR]
         [--no-verify] [--example-dir DIR] [--only NAME ...]
-        [--set basic|nets|ops ...]
+        [--set basic|nets|ops|quant|bundled|xnnpack|llm ...]
     ~/venv-export/bin/python tests/models/export_fixtures.py --full
         --out tests/models/full
 
@@ -16,6 +16,8 @@ Three committed sets, each with its own manifest.json:
     DIR/ops/           per-operator programs (export/ops.py)
     DIR/bundled/       bundled programs, .bpte (export/bundled.py)
     DIR/xnnpack/       XNNPACK-delegated models (export/xnnpack.py)
+    DIR/llm/           a tiny trained llama exported with export_llama, with
+                       upstream text-runner generations (export/llm.py)
 
 --full writes the full-size models (and an XNNPACK-delegated variant of
 each, for the benchmark) into --out instead; they are not committed.
@@ -894,8 +896,8 @@ def main(argv=None) -> int:
     ap.add_argument(
         "--set",
         nargs="*",
-        choices=["basic", "nets", "ops", "quant", "bundled", "xnnpack"],
-        help="export only these sets (default: all six)",
+        choices=["basic", "nets", "ops", "quant", "bundled", "xnnpack", "llm"],
+        help="export only these sets (default: all seven)",
     )
     ap.add_argument(
         "--full",
@@ -906,13 +908,13 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     args.timing = args.full
 
-    from export import bundled, nets, ops, quant, xnnpack
+    from export import bundled, llm, nets, ops, quant, xnnpack
 
     if args.full:
         export_set("full", nets.fixtures(full=True) + quant.fixtures(full=True) + xnnpack.fixtures(full=True),
                    args.out, args)
         return 0
-    sets = args.set or ["basic", "nets", "ops", "quant", "bundled", "xnnpack"]
+    sets = args.set or ["basic", "nets", "ops", "quant", "bundled", "xnnpack", "llm"]
     if "basic" in sets:
         export_set("basic", fixtures(), args.out, args)
         if args.example_dir and not args.only:
@@ -930,6 +932,8 @@ def main(argv=None) -> int:
             xnnpack.export_unsupported(os.path.join(args.out, "xnnpack", "unsupported"), lower, write_pte)
     if "bundled" in sets:
         bundled.export_all(os.path.join(args.out, "bundled"))
+    if "llm" in sets:
+        llm.export_all(os.path.join(args.out, "llm"), inspect_pte, _executorch_version())
     return 0
 
 

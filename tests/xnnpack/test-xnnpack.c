@@ -138,6 +138,62 @@ test_dynamic (void)
              FIXTURES_DIR "xnn_cnn_dyn/forward.case1.out0.npy", 1e-4, 1e-4);
 }
 
+/* The logits of tokens [1, @n] (ids 2, 3, ...) through the no-KV-cache llama
+ * (tests/models/llm), or NULL with @error set. */
+static GBytes *
+run_tokens (ExecutorchMethod *method, gint64 n, GError **error)
+{
+  gint64 sizes[] = { 1, n };
+  g_autofree gint64 *ids = g_new (gint64, n);
+  g_autoptr (GBytes) data = NULL;
+  g_autoptr (ExecutorchTensor) tokens = NULL;
+  g_autoptr (GPtrArray) outputs = NULL;
+
+  for (gint64 i = 0; i < n; i++)
+    ids[i] = 2 + i;
+  data = g_bytes_new (ids, n * sizeof ids[0]);
+  tokens = executorch_tensor_new (EXECUTORCH_SCALAR_TYPE_LONG, sizes, 2, data, error);
+  g_assert_no_error (error == NULL ? NULL : *error);
+  ExecutorchTensor *inputs[] = { tokens };
+  outputs = executorch_method_run (method, inputs, 1, NULL, error);
+  if (outputs == NULL)
+    return NULL;
+  g_assert_cmpuint (outputs->len, ==, 1);
+  return executorch_tensor_get_bytes (g_ptr_array_index (outputs, 0), error);
+}
+
+/* export_llama leaves the token input unplanned (read in place): a longer
+ * sequence after a shorter one must bind, up to the bound and no further. */
+static void
+test_unplanned_input_grows (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ExecutorchMethod) method = load_method ("llm/llama_fp32_nokv/llama_fp32_nokv.pte", &error);
+  g_autoptr (GBytes) five = NULL;
+  g_assert_no_error (error);
+
+  five = run_tokens (method, 5, &error);
+  g_assert_no_error (error);
+  static const gint64 lengths[] = { 1, 63, 2, 5 };
+  for (gsize i = 0; i < G_N_ELEMENTS (lengths); i++)
+    {
+      g_autoptr (GBytes) logits = run_tokens (method, lengths[i], &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (g_bytes_get_size (logits), ==, 512 * sizeof (float));
+      if (lengths[i] == 5) /* no state: the same tokens, the same logits */
+        g_assert_true (g_bytes_equal (logits, five));
+    }
+  g_assert_null (run_tokens (method, 64, &error));
+  g_assert_error (error, EXECUTORCH_ERROR, EXECUTORCH_ERROR_INVALID_ARGUMENT);
+  g_assert_nonnull (strstr (error->message, "bound [1, 63]"));
+  g_clear_error (&error);
+  {
+    g_autoptr (GBytes) again = run_tokens (method, 5, &error);
+    g_assert_no_error (error);
+    g_assert_true (g_bytes_equal (again, five));
+  }
+}
+
 static void
 test_unsupported (void)
 {
@@ -531,6 +587,7 @@ main (int argc, char **argv)
   g_test_add_func ("/xnnpack/threads", test_threads);
   g_test_add_func ("/xnnpack/dynamic", test_dynamic);
   g_test_add_func ("/xnnpack/unsupported", test_unsupported);
+  g_test_add_func ("/xnnpack/unplanned-input-grows", test_unplanned_input_grows);
   g_test_add_func ("/xnnpack/fp16", test_fp16);
   g_test_add_func ("/xnnpack/one-runtime", test_one_runtime);
   g_test_add_func ("/xnnpack/widen-conversions", test_widen_conversions);
