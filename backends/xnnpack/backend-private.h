@@ -29,6 +29,10 @@ typedef struct
  * consistent; writes them into @shapes. */
 gboolean xb_shape_infer_node (const XbGraph *graph, uint32_t index, XbShape *shapes, GError **error);
 
+/* step-work.c: whether nodes [@first, @end) at @shapes do enough work for
+ * their XNNPACK runtime to use the thread pool. */
+gboolean xb_nodes_worth_threads (const XbGraph *graph, const XbShape *shapes, uint32_t first, uint32_t end);
+
 /* Nodes Debian's XNNPACK lacks that this library runs itself. */
 gboolean xb_host_supports (const XbGraph *graph, const XbNode *node, const char **why);
 /* Runs a host node; @ptr holds every value's data. */

@@ -852,10 +852,13 @@ build (Delegate *d, GError **error)
         /* No XNN_FLAG_YIELD_WORKERS: XNNPACK runs many short parallel regions,
      * and workers put to sleep after each one cost a wake-up per operator
      * (upstream's runtime does not yield either). */
+      /* Thread pool: only for operators big enough to pay for waking the
+       * workers (step-work.c). */
+      struct pthreadpool *pool = xb_nodes_worth_threads (g, d->shapes, s->first, s->end) ? d->pool : NULL;
 #ifdef XB_HAVE_WEIGHTS_CACHE
-      st = xnn_create_runtime_v3 (sg, d->weights_cache, d->pool, 0, &s->runtime);
+      st = xnn_create_runtime_v3 (sg, d->weights_cache, pool, 0, &s->runtime);
 #else
-      st = xnn_create_runtime_v2 (sg, d->pool, 0, &s->runtime);
+      st = xnn_create_runtime_v2 (sg, pool, 0, &s->runtime);
 #endif
       xnn_delete_subgraph (sg);
       if (st != xnn_status_success)
