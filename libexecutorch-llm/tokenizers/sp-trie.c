@@ -22,7 +22,8 @@ compare_keys (gconstpointer a, gconstpointer b)
   const Key *x = a, *y = b;
   if (x->head != y->head)
     return x->head < y->head ? -1 : 1;
-  int c = memcmp (x->text.data, y->text.data, MIN (x->text.len, y->text.len));
+  gsize common = MIN (x->text.len, y->text.len);
+  int c = common ? memcmp (x->text.data, y->text.data, common) : 0;
   if (c != 0)
     return c;
   if (x->text.len != y->text.len)
@@ -50,7 +51,8 @@ _llm_sp_trie_build (SpTrie *trie, const SpModel *model, guint types, guint32 *du
           key.head = (key.head << 8) | (k < key.text.len ? key.text.data[k] : 0);
         g_array_append_val (sorted, key);
       }
-  qsort (sorted->data, sorted->len, sizeof (Key), compare_keys);
+  if (sorted->len > 1) /* an empty GArray's data may be NULL, which qsort must not get */
+    qsort (sorted->data, sorted->len, sizeof (Key), compare_keys);
   const Key *keys = (const Key *) (void *) sorted->data;
   gboolean unique = TRUE;
 
