@@ -33,6 +33,8 @@ import sys
 import tempfile
 import time
 
+import llm  # the --load spinners, shared with bench/llm.py
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 LLM_FIXTURES = os.path.join(REPO, "tests", "models", "llm")
@@ -250,11 +252,6 @@ def ratio(num, den):
     return num / den if num is not None and den else None
 
 
-def spinners(count):
-    """Busy processes that load the machine while the benchmark runs."""
-    return [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
-
-
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--upstream-worker", action="store_true", help=argparse.SUPPRESS)
@@ -290,7 +287,7 @@ def main():
     threads = [int(t) for t in args.threads.split(",")]
     env = devenv(args.build)
 
-    load = spinners(args.load)
+    load = llm.start_load(args.load)
     runs = {}
     try:
         for r in range(args.repeat):
@@ -304,9 +301,7 @@ def main():
                         runs.setdefault((m["name"], t, side), []).append(fn())
             log("repeat %d/%d done" % (r + 1, args.repeat))
     finally:
-        for proc in load:
-            proc.kill()
-            proc.wait()
+        llm.stop_load(load)
 
     rows = []
     for m in models:
