@@ -13,11 +13,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli.h"
+
 #define PROGRAM_NAME "executorch-generate"
 
 enum
 {
-  EXIT_USAGE = 2,
+  EXIT_USAGE = CLI_EXIT_USAGE,
   EXIT_INTERRUPTED = 130
 };
 
@@ -87,21 +89,6 @@ static volatile sig_atomic_t interrupted = 0;
 /* Whether the last piece written ended a line. */
 static gboolean at_line_start = TRUE;
 
-static int usage_error (const char *format, ...) G_GNUC_PRINTF (1, 2);
-
-static int
-usage_error (const char *format, ...)
-{
-  va_list args;
-  g_autofree char *message = NULL;
-
-  va_start (args, format);
-  message = g_strdup_vprintf (format, args);
-  va_end (args);
-  fprintf (stderr, "%s: %s\nTry “%s --help” for more information.\n", PROGRAM_NAME, message, PROGRAM_NAME);
-  return EXIT_USAGE;
-}
-
 static void
 print_error (const GError *error)
 {
@@ -144,44 +131,45 @@ config_from_options (ExecutorchLlmGenerationConfig *config)
   if (opt_max_new_tokens != NULL)
     {
       if (!parse_int64 (opt_max_new_tokens, -1, G_MAXINT, &n) || n == 0)
-        return usage_error ("--max-new-tokens must be a positive whole number or -1, not “%s”", opt_max_new_tokens);
+        return cli_usage_error (PROGRAM_NAME, "--max-new-tokens must be a positive whole number or -1, not “%s”",
+                                opt_max_new_tokens);
       executorch_llm_generation_config_set_max_new_tokens (config, (gint) n);
     }
   if (opt_temperature != NULL)
     {
       if (!parse_double (opt_temperature, 0.0, 1e6, &x))
-        return usage_error ("--temperature must be a number, 0 or more, not “%s”", opt_temperature);
+        return cli_usage_error (PROGRAM_NAME, "--temperature must be a number, 0 or more, not “%s”", opt_temperature);
       executorch_llm_generation_config_set_temperature (config, x);
     }
   if (opt_top_p != NULL)
     {
       if (!parse_double (opt_top_p, 0.0, 1.0, &x) || x == 0.0)
-        return usage_error ("--top-p must be a number above 0 and at most 1, not “%s”", opt_top_p);
+        return cli_usage_error (PROGRAM_NAME, "--top-p must be a number above 0 and at most 1, not “%s”", opt_top_p);
       executorch_llm_generation_config_set_top_p (config, x);
     }
   if (opt_top_k != NULL)
     {
       if (!parse_int64 (opt_top_k, 0, G_MAXUINT, &n))
-        return usage_error ("--top-k must be a whole number, 0 or more, not “%s”", opt_top_k);
+        return cli_usage_error (PROGRAM_NAME, "--top-k must be a whole number, 0 or more, not “%s”", opt_top_k);
       executorch_llm_generation_config_set_top_k (config, (guint) n);
     }
   if (opt_seed != NULL)
     {
       if (!parse_int64 (opt_seed, 0, G_MAXINT64, &n))
-        return usage_error ("--seed must be a whole number, 0 or more, not “%s”", opt_seed);
+        return cli_usage_error (PROGRAM_NAME, "--seed must be a whole number, 0 or more, not “%s”", opt_seed);
       executorch_llm_generation_config_set_seed (config, n);
     }
   if (opt_bos != NULL)
     {
       if (!parse_int64 (opt_bos, 0, 16, &n))
-        return usage_error ("--bos must be a whole number from 0 to 16, not “%s”", opt_bos);
+        return cli_usage_error (PROGRAM_NAME, "--bos must be a whole number from 0 to 16, not “%s”", opt_bos);
       executorch_llm_generation_config_set_n_bos (config, (guint) n);
     }
   if (opt_stop != NULL)
     {
       for (guint i = 0; opt_stop[i] != NULL; i++)
         if (opt_stop[i][0] == '\0')
-          return usage_error ("--stop needs a string that is not empty");
+          return cli_usage_error (PROGRAM_NAME, "--stop needs a string that is not empty");
       executorch_llm_generation_config_set_stop_strings (config, (const char *const *) opt_stop);
     }
   executorch_llm_generation_config_set_ignore_eos (config, opt_ignore_eos);
@@ -432,7 +420,7 @@ main (int argc, char **argv)
   g_option_context_add_main_entries (context, entries, NULL);
   args = g_strdupv (argv);
   if (!g_option_context_parse_strv (context, &args, &error))
-    return usage_error ("%s", error->message);
+    return cli_usage_error (PROGRAM_NAME, "%s", error->message);
 
   if (opt_version)
     {
@@ -440,24 +428,26 @@ main (int argc, char **argv)
       return EXIT_SUCCESS;
     }
   if (opt_rest == NULL || opt_rest[0] == NULL)
-    return usage_error ("no program given");
+    return cli_usage_error (PROGRAM_NAME, "no program given");
   if (opt_rest[1] != NULL)
-    return usage_error ("one program at a time (got “%s” after “%s”)", opt_rest[1], opt_rest[0]);
+    return cli_usage_error (PROGRAM_NAME, "one program at a time (got “%s” after “%s”)", opt_rest[1], opt_rest[0]);
   model = opt_rest[0];
   if (opt_tokenizer == NULL)
-    return usage_error ("no tokenizer given (--tokenizer FILE)");
+    return cli_usage_error (PROGRAM_NAME, "no tokenizer given (--tokenizer FILE)");
   if (opt_prompt == NULL && !opt_chat)
-    return usage_error ("no prompt given (--prompt TEXT, --prompt - to read it from standard input, or --chat)");
+    return cli_usage_error (PROGRAM_NAME,
+                            "no prompt given (--prompt TEXT, --prompt - to read it from standard input, or --chat)");
   if (opt_chat && opt_prompt != NULL && g_str_equal (opt_prompt, "-"))
-    return usage_error ("--chat reads its prompts from standard input; --prompt - cannot be combined with it");
+    return cli_usage_error (PROGRAM_NAME,
+                            "--chat reads its prompts from standard input; --prompt - cannot be combined with it");
   if (opt_threads != NULL && !parse_int64 (opt_threads, 0, 1024, &threads))
-    return usage_error ("--threads must be a whole number from 0 to 1024, not “%s”", opt_threads);
+    return cli_usage_error (PROGRAM_NAME, "--threads must be a whole number from 0 to 1024, not “%s”", opt_threads);
   config = executorch_llm_generation_config_new ();
   status = config_from_options (config);
   if (status != 0)
     return status;
   if (opt_template != NULL && strstr (opt_template, "{prompt}") == NULL)
-    return usage_error ("--template must hold {prompt}, where the prompt goes");
+    return cli_usage_error (PROGRAM_NAME, "--template must hold {prompt}, where the prompt goes");
   if (opt_prompt != NULL && g_str_equal (opt_prompt, "-"))
     {
       stdin_prompt = read_all_stdin (&error);

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "npy.h"
 #include "program-json.h"
 #include "support-private.h"
@@ -22,7 +23,7 @@
 enum
 {
   EXIT_MISMATCH = 1,
-  EXIT_USAGE = 2,
+  EXIT_USAGE = CLI_EXIT_USAGE,
   EXIT_TIMEOUT = 124
 };
 
@@ -129,8 +130,6 @@ fail_with (GError *error)
   return EXIT_FAILURE;
 }
 
-static int usage_error (const char *format, ...) G_GNUC_PRINTF (1, 2);
-
 /* Bytes with an optional K, M or G suffix (powers of 1024); FALSE when
  * @text is not such a number, is 0 or does not fit 64 bits. */
 static gboolean
@@ -204,19 +203,6 @@ execute_failed (GError *error)
       return EXIT_TIMEOUT;
     }
   return fail_with (error);
-}
-
-static int
-usage_error (const char *format, ...)
-{
-  va_list args;
-  g_autofree char *message = NULL;
-
-  va_start (args, format);
-  message = g_strdup_vprintf (format, args);
-  va_end (args);
-  fprintf (stderr, "%s: %s\nTry “%s --help” for more information.\n", PROGRAM_NAME, message, PROGRAM_NAME);
-  return EXIT_USAGE;
 }
 
 /* --- element conversions --- */
@@ -1273,7 +1259,7 @@ main (int argc, char **argv)
   g_option_context_add_main_entries (context, entries, NULL);
   args = g_strdupv (argv);
   if (!g_option_context_parse_strv (context, &args, &error))
-    return usage_error ("%s", error->message);
+    return cli_usage_error (PROGRAM_NAME, "%s", error->message);
 
   if (opt_version)
     {
@@ -1285,39 +1271,40 @@ main (int argc, char **argv)
       g_auto (GStrv) names = opt_list_operators ? executorch_list_operators () : executorch_list_backends ();
 
       if (opt_list_operators && opt_list_backends)
-        return usage_error ("--list-operators and --list-backends cannot be combined");
+        return cli_usage_error (PROGRAM_NAME, "--list-operators and --list-backends cannot be combined");
       for (guint i = 0; names[i] != NULL; i++)
         printf ("%s\n", names[i]);
       return EXIT_SUCCESS;
     }
 
   if (opt_etdump_outputs != NULL && opt_etdump == NULL)
-    return usage_error ("--etdump-outputs needs --etdump");
+    return cli_usage_error (PROGRAM_NAME, "--etdump-outputs needs --etdump");
   if (opt_json && !opt_info)
-    return usage_error ("--json needs --info");
+    return cli_usage_error (PROGRAM_NAME, "--json needs --info");
   if (opt_progress && opt_no_progress)
-    return usage_error ("--progress and --no-progress cannot be combined");
+    return cli_usage_error (PROGRAM_NAME, "--progress and --no-progress cannot be combined");
   if (opt_verify != NULL)
     {
       if (opt_rest != NULL && opt_rest[0] != NULL)
-        return usage_error ("--verify takes the bundled program; no other program (got “%s”)", opt_rest[0]);
+        return cli_usage_error (PROGRAM_NAME, "--verify takes the bundled program; no other program (got “%s”)",
+                                opt_rest[0]);
       if (!(opt_rtol >= 0.0) || !(opt_atol >= 0.0))
-        return usage_error ("--rtol and --atol must not be negative");
+        return cli_usage_error (PROGRAM_NAME, "--rtol and --atol must not be negative");
       if (opt_threads > 0)
         executorch_threadpool_set_num_threads ((guint) opt_threads);
       return run_verify (opt_verify);
     }
   if (opt_rest == NULL || opt_rest[0] == NULL)
-    return usage_error ("no program given");
+    return cli_usage_error (PROGRAM_NAME, "no program given");
   if (opt_rest[1] != NULL)
-    return usage_error ("one program at a time (got “%s” after “%s”)", opt_rest[1], opt_rest[0]);
+    return cli_usage_error (PROGRAM_NAME, "one program at a time (got “%s” after “%s”)", opt_rest[1], opt_rest[0]);
   model = opt_rest[0];
   if (opt_iterations < 1)
-    return usage_error ("--iterations must be at least 1");
+    return cli_usage_error (PROGRAM_NAME, "--iterations must be at least 1");
   if (opt_warmup < 0)
-    return usage_error ("--warmup must not be negative");
+    return cli_usage_error (PROGRAM_NAME, "--warmup must not be negative");
   if (opt_threads < 0)
-    return usage_error ("--threads must not be negative");
+    return cli_usage_error (PROGRAM_NAME, "--threads must not be negative");
   if (opt_threads > 0)
     executorch_threadpool_set_num_threads ((guint) opt_threads);
   if (opt_fill == NULL || g_str_equal (opt_fill, "zeros"))
@@ -1327,19 +1314,20 @@ main (int argc, char **argv)
   else if (g_str_equal (opt_fill, "random"))
     fill = FILL_RANDOM;
   else
-    return usage_error ("--fill must be zeros, ones or random, not “%s”", opt_fill);
+    return cli_usage_error (PROGRAM_NAME, "--fill must be zeros, ones or random, not “%s”", opt_fill);
   if (opt_seed < 0 || opt_seed > G_MAXUINT32)
-    return usage_error ("--seed must be between 0 and %u", G_MAXUINT32);
+    return cli_usage_error (PROGRAM_NAME, "--seed must be between 0 and %u", G_MAXUINT32);
   if (!(opt_rtol >= 0.0) || !(opt_atol >= 0.0))
-    return usage_error ("--rtol and --atol must not be negative");
+    return cli_usage_error (PROGRAM_NAME, "--rtol and --atol must not be negative");
   if (opt_max_memory != NULL && !parse_size (opt_max_memory, &max_memory))
-    return usage_error ("--max-memory must be a positive number of bytes, with an optional K, M or G suffix, "
-                        "not “%s”",
-                        opt_max_memory);
+    return cli_usage_error (PROGRAM_NAME,
+                            "--max-memory must be a positive number of bytes, with an optional K, M or G suffix, "
+                            "not “%s”",
+                            opt_max_memory);
   if (opt_max_instructions < 0)
-    return usage_error ("--max-instructions must not be negative");
+    return cli_usage_error (PROGRAM_NAME, "--max-instructions must not be negative");
   if (!(opt_timeout >= 0.0) || opt_timeout > 1e9)
-    return usage_error ("--timeout must be a number of seconds, not negative");
+    return cli_usage_error (PROGRAM_NAME, "--timeout must be a number of seconds, not negative");
 
   find_data_beside (model);
   load_start = g_get_monotonic_time ();

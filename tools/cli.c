@@ -1,0 +1,20 @@
+/* cli.c: what the command-line tools report the same way
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ */
+#include "cli.h"
+
+#include <stdio.h>
+
+int
+cli_usage_error (const char *program, const char *format, ...)
+{
+  va_list args;
+  g_autofree char *message = NULL;
+
+  va_start (args, format);
+  message = g_strdup_vprintf (format, args);
+  va_end (args);
+  fprintf (stderr, "%s: %s\nTry “%s --help” for more information.\n", program, message, program);
+  return CLI_EXIT_USAGE;
+}
