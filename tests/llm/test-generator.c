@@ -14,36 +14,11 @@
 #include "executorch-llm.h"
 #include "executorch-llm-tokenizer-private.h"
 #include "fake-tokenizer.h"
+#include "tiny-llama.h"
 #include "llm-sampler.h"
 #include "llm-text-stream.h"
 
 /* ---- helpers ---------------------------------------------------------------- */
-
-static char *
-model_path (const char *name)
-{
-  return g_test_build_filename (G_TEST_DIST, "llm", "models", name, NULL);
-}
-
-static ExecutorchLlmGenerator *
-make_generator (const char *name, ExecutorchLlmTokenizer *tokenizer)
-{
-  g_autoptr (GError) error = NULL;
-  g_autofree char *path = model_path (name);
-  ExecutorchLlmGenerator *g = executorch_llm_generator_new (path, NULL, tokenizer, NULL, &error);
-  g_assert_no_error (error);
-  g_assert_nonnull (g);
-  return g;
-}
-
-static ExecutorchLlmGenerationConfig *
-greedy_config (gint max_new_tokens)
-{
-  ExecutorchLlmGenerationConfig *c = executorch_llm_generation_config_new ();
-  executorch_llm_generation_config_set_temperature (c, 0.0);
-  executorch_llm_generation_config_set_max_new_tokens (c, max_new_tokens);
-  return c;
-}
 
 typedef struct
 {

@@ -8,27 +8,7 @@
  * leave the conversation exactly where stop() leaves it.
  */
 #include "fake-tokenizer.h"
-
-static ExecutorchLlmGenerator *
-make_generator (const char *name, ExecutorchLlmTokenizer *tokenizer)
-{
-  g_autoptr (GError) error = NULL;
-  g_autofree char *path = g_test_build_filename (G_TEST_DIST, "llm", "models", name, NULL);
-  ExecutorchLlmGenerator *g = executorch_llm_generator_new (path, NULL, tokenizer, NULL, &error);
-  g_assert_no_error (error);
-  g_assert_nonnull (g);
-  return g;
-}
-
-static ExecutorchLlmGenerationConfig *
-greedy_config (gint max_new_tokens)
-{
-  ExecutorchLlmGenerationConfig *c = executorch_llm_generation_config_new ();
-  executorch_llm_generation_config_set_temperature (c, 0.0);
-  executorch_llm_generation_config_set_max_new_tokens (c, max_new_tokens);
-  executorch_llm_generation_config_set_n_bos (c, 0);
-  return c;
-}
+#include "tiny-llama.h"
 
 /* What the generator's signals said, and the pieces a handler stops at. */
 typedef struct
