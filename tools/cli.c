@@ -5,6 +5,7 @@
 #include "cli.h"
 
 #include <stdio.h>
+#include <string.h>
 
 int
 cli_usage_error (const char *program, const char *format, ...)
@@ -17,4 +18,14 @@ cli_usage_error (const char *program, const char *format, ...)
   va_end (args);
   fprintf (stderr, "%s: %s\nTry “%s --help” for more information.\n", program, message, program);
   return CLI_EXIT_USAGE;
+}
+
+char *
+cli_data_beside (const char *model)
+{
+  if (!g_str_has_suffix (model, ".pte"))
+    return NULL;
+  g_autofree char *stem = g_strndup (model, strlen (model) - strlen (".pte"));
+  g_autofree char *candidate = g_strconcat (stem, ".ptd", NULL);
+  return g_file_test (candidate, G_FILE_TEST_IS_REGULAR) ? g_steal_pointer (&candidate) : NULL;
 }

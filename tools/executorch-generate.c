@@ -460,16 +460,11 @@ main (int argc, char **argv)
   if (threads > 0)
     executorch_threadpool_set_num_threads ((guint) threads);
 
-  if (opt_data == NULL && g_str_has_suffix (model, ".pte"))
+  char *beside = opt_data == NULL ? cli_data_beside (model) : NULL;
+  if (beside != NULL)
     {
-      g_autofree char *stem = g_strndup (model, strlen (model) - strlen (".pte"));
-      g_autofree char *beside = g_strconcat (stem, ".ptd", NULL);
-
-      if (g_file_test (beside, G_FILE_TEST_IS_REGULAR))
-        {
-          opt_data = g_new0 (char *, 2);
-          opt_data[0] = g_steal_pointer (&beside);
-        }
+      opt_data = g_new0 (char *, 2);
+      opt_data[0] = beside;
     }
 
   tokenizer = executorch_llm_tokenizer_new_from_file (opt_tokenizer, &error);

@@ -1072,19 +1072,11 @@ fail_with_data_hint (GError *error)
 static void
 find_data_beside (const char *model)
 {
-  g_autofree char *stem = NULL;
   g_autofree char *shown = NULL;
   char *candidate;
 
-  if (opt_data != NULL || !g_str_has_suffix (model, ".pte"))
+  if (opt_data != NULL || (candidate = cli_data_beside (model)) == NULL)
     return;
-  stem = g_strndup (model, strlen (model) - strlen (".pte"));
-  candidate = g_strconcat (stem, ".ptd", NULL);
-  if (!g_file_test (candidate, G_FILE_TEST_IS_REGULAR))
-    {
-      g_free (candidate);
-      return;
-    }
   opt_data = g_new0 (char *, 2);
   opt_data[0] = candidate;
   shown = g_filename_display_name (candidate);
