@@ -806,9 +806,10 @@ executorch_tensor_to_floats (ExecutorchTensor *tensor, gsize *n_values, GError *
     return NULL;
   bits = g_bytes_get_data (bytes, NULL);
   values = g_new (gfloat, MAX (tensor->numel, 1));
+  float (*widen) (uint16_t) =
+      tensor->scalar_type == EXECUTORCH_SCALAR_TYPE_HALF ? et_half_to_float : et_bfloat16_to_float;
   for (gint64 i = 0; i < tensor->numel; i++)
-    values[i] = tensor->scalar_type == EXECUTORCH_SCALAR_TYPE_HALF ? et_half_to_float (bits[i])
-                                                                   : et_bfloat16_to_float (bits[i]);
+    values[i] = widen (bits[i]);
   if (n_values != NULL)
     *n_values = (gsize) tensor->numel;
   return values;
