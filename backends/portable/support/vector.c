@@ -480,6 +480,31 @@ moments_avx2 (int64_t n, const float *x, double *mean, double *var)
     *var = 0.0;
 }
 
+AVX2 static double
+sum_avx2 (int64_t n, const float *x)
+{
+  /* Four chains (the add latency) of eight float lanes, each block of
+   * 4096 floats then added in double, so long rows keep their precision. */
+  double s = 0.0;
+  int64_t i = 0;
+  while (i + 32 <= n)
+    {
+      __m256 a0 = _mm256_setzero_ps (), a1 = a0, a2 = a0, a3 = a0;
+      int64_t end = n - i > 4096 ? i + 4096 : n;
+      for (; i + 32 <= end; i += 32)
+        {
+          a0 = _mm256_add_ps (a0, _mm256_loadu_ps (x + i));
+          a1 = _mm256_add_ps (a1, _mm256_loadu_ps (x + i + 8));
+          a2 = _mm256_add_ps (a2, _mm256_loadu_ps (x + i + 16));
+          a3 = _mm256_add_ps (a3, _mm256_loadu_ps (x + i + 24));
+        }
+      s += hsum256 (a0) + hsum256 (a1) + hsum256 (a2) + hsum256 (a3);
+    }
+  for (; i < n; i++)
+    s += x[i];
+  return s;
+}
+
 AVX2 static void
 normalize_avx2 (int64_t n, const float *x, float mean, float rstd, const float *w, const float *b, float *o)
 {
@@ -638,6 +663,19 @@ _executorch_vec_moments_f32 (int64_t n, const float *x, double *mean, double *va
     q += (x[i] - m) * (x[i] - m);
   *mean = m;
   *var = q / (double) n;
+}
+
+double
+_executorch_vec_sum_f32 (int64_t n, const float *x)
+{
+#ifdef HAVE_AVX2_PATH
+  if (_executorch_support_cpu_has_avx2_fma ())
+    return sum_avx2 (n, x);
+#endif
+  double s = 0.0;
+  for (int64_t i = 0; i < n; i++)
+    s += x[i];
+  return s;
 }
 
 void

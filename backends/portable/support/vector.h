@@ -52,6 +52,8 @@ void _executorch_vec_scale_shift_f32 (int64_t n, const float *x, float scale, fl
 void _executorch_vec_softmax_row_f32 (int64_t n, const float *x, bool log_form, float *o);
 /* Mean and biased variance of one contiguous row (two passes). */
 void _executorch_vec_moments_f32 (int64_t n, const float *x, double *mean, double *var);
+/* Sum of a contiguous row: float lanes (AVX2), combined in double. */
+double _executorch_vec_sum_f32 (int64_t n, const float *x);
 /* o = (x - mean) * rstd * w + b; @w and @b may be NULL. */
 void _executorch_vec_normalize_f32 (int64_t n, const float *x, float mean, float rstd, const float *w, const float *b,
                                     float *o);
