@@ -345,6 +345,12 @@ sigmoid_avx2 (int64_t n, const float *x, float *o)
 }
 
 AVX2 static void
+silu_avx2 (int64_t n, const float *x, float *o)
+{
+  AVX2_MAP (n, x, o, _mm256_mul_ps (v, sigmoid256 (v)));
+}
+
+AVX2 static void
 tanh_avx2 (int64_t n, const float *x, float *o)
 {
   AVX2_MAP (n, x, o, tanh256 (v));
@@ -588,6 +594,17 @@ _executorch_vec_sigmoid_f32 (int64_t n, const float *x, float *o)
   DISPATCH (sigmoid_avx2 (n, x, o));
   for (int64_t i = 0; i < n; i++)
     o[i] = 1.0f / (1.0f + expf (-x[i]));
+}
+
+void
+_executorch_vec_silu_f32 (int64_t n, const float *x, float *o)
+{
+  DISPATCH (silu_avx2 (n, x, o));
+  for (int64_t i = 0; i < n; i++)
+    {
+      float s = 1.0f / (1.0f + expf (-x[i]));
+      o[i] = x[i] * s;
+    }
 }
 
 void

@@ -42,6 +42,8 @@ void _executorch_vec_binary_scalar_f32 (KernelVecOp op, int64_t n, const float *
 void _executorch_vec_clamp_f32 (int64_t n, const float *x, float lo, float hi, float *o);
 void _executorch_vec_exp_f32 (int64_t n, const float *x, float *o);
 void _executorch_vec_sigmoid_f32 (int64_t n, const float *x, float *o);
+/* x * sigmoid(x), the product of the float sigmoid above (SiLU). */
+void _executorch_vec_silu_f32 (int64_t n, const float *x, float *o);
 void _executorch_vec_tanh_f32 (int64_t n, const float *x, float *o);
 /* GELU; @tanh_form selects approximate="tanh". */
 void _executorch_vec_gelu_f32 (int64_t n, const float *x, bool tanh_form, float *o);
