@@ -535,6 +535,77 @@ normalize_avx2 (int64_t n, const float *x, float mean, float rstd, const float *
       o[i] = y;
     }
 }
+
+/* ---- AVX-512: sigmoid and SiLU, lane for lane the AVX2 forms above ---- */
+
+#define AVX512 __attribute__ ((target ("avx512f,avx512dq,fma")))
+
+AVX512 static inline __m512
+exp512 (__m512 x)
+{
+  const __m512 hi = _mm512_set1_ps (88.8f), lo = _mm512_set1_ps (-104.0f);
+  x = _mm512_min_ps (hi, x);
+  x = _mm512_max_ps (lo, x);
+  __m512 fn = _mm512_roundscale_ps (_mm512_mul_ps (x, _mm512_set1_ps (1.44269504088896341f)),
+                                    _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m512 r = _mm512_fnmadd_ps (fn, _mm512_set1_ps (0.693359375f), x);
+  r = _mm512_fnmadd_ps (fn, _mm512_set1_ps (-2.12194440e-4f), r);
+  __m512 p = _mm512_set1_ps (1.9875691500e-4f);
+  p = _mm512_fmadd_ps (p, r, _mm512_set1_ps (1.3981999507e-3f));
+  p = _mm512_fmadd_ps (p, r, _mm512_set1_ps (8.3334519073e-3f));
+  p = _mm512_fmadd_ps (p, r, _mm512_set1_ps (4.1665795894e-2f));
+  p = _mm512_fmadd_ps (p, r, _mm512_set1_ps (1.6666665459e-1f));
+  p = _mm512_fmadd_ps (p, r, _mm512_set1_ps (5.0000001201e-1f));
+  p = _mm512_fmadd_ps (p, _mm512_mul_ps (r, r), r);
+  p = _mm512_add_ps (p, _mm512_set1_ps (1.0f));
+  __mmask16 tiny = _mm512_cmp_ps_mask (x, lo, _CMP_LE_OQ);
+  __m512i n = _mm512_cvtps_epi32 (fn);
+  __m512i n1 = _mm512_srai_epi32 (n, 1);
+  __m512i n2 = _mm512_sub_epi32 (n, n1);
+  __m512i bias = _mm512_set1_epi32 (127);
+  __m512 s1 = _mm512_castsi512_ps (_mm512_slli_epi32 (_mm512_add_epi32 (n1, bias), 23));
+  __m512 s2 = _mm512_castsi512_ps (_mm512_slli_epi32 (_mm512_add_epi32 (n2, bias), 23));
+  return _mm512_maskz_mov_ps ((__mmask16) ~tiny, _mm512_mul_ps (_mm512_mul_ps (p, s1), s2));
+}
+
+AVX512 static inline __m512
+sigmoid512 (__m512 x)
+{
+  __m512 e = exp512 (_mm512_sub_ps (_mm512_setzero_ps (), x));
+  return _mm512_div_ps (_mm512_set1_ps (1.0f), _mm512_add_ps (_mm512_set1_ps (1.0f), e));
+}
+
+/* o = f(x) sixteen at a time, the tail through a masked load and store. */
+#define AVX512_MAP(n, x, o, BODY)                             \
+  do                                                          \
+    {                                                         \
+      int64_t i_ = 0;                                         \
+      for (; i_ + 16 <= (n); i_ += 16)                        \
+        {                                                     \
+          __m512 v = _mm512_loadu_ps ((x) + i_);              \
+          _mm512_storeu_ps ((o) + i_, (BODY));                \
+        }                                                     \
+      if (i_ < (n))                                           \
+        {                                                     \
+          __mmask16 m_ = (__mmask16) ((1u << ((n) -i_)) - 1); \
+          __m512 v = _mm512_maskz_loadu_ps (m_, (x) + i_);    \
+          _mm512_mask_storeu_ps ((o) + i_, m_, (BODY));       \
+        }                                                     \
+    }                                                         \
+  while (0)
+
+AVX512 static void
+sigmoid_avx512 (int64_t n, const float *x, float *o)
+{
+  AVX512_MAP (n, x, o, sigmoid512 (v));
+}
+
+AVX512 static void
+silu_avx512 (int64_t n, const float *x, float *o)
+{
+  AVX512_MAP (n, x, o, _mm512_mul_ps (v, sigmoid512 (v)));
+}
+
 #endif /* HAVE_AVX2_PATH */
 
 #ifdef HAVE_AVX2_PATH
@@ -591,6 +662,13 @@ _executorch_vec_exp_f32 (int64_t n, const float *x, float *o)
 void
 _executorch_vec_sigmoid_f32 (int64_t n, const float *x, float *o)
 {
+#ifdef HAVE_AVX2_PATH
+  if (_executorch_support_cpu_has_avx512 ())
+    {
+      sigmoid_avx512 (n, x, o);
+      return;
+    }
+#endif
   DISPATCH (sigmoid_avx2 (n, x, o));
   for (int64_t i = 0; i < n; i++)
     o[i] = 1.0f / (1.0f + expf (-x[i]));
@@ -599,6 +677,13 @@ _executorch_vec_sigmoid_f32 (int64_t n, const float *x, float *o)
 void
 _executorch_vec_silu_f32 (int64_t n, const float *x, float *o)
 {
+#ifdef HAVE_AVX2_PATH
+  if (_executorch_support_cpu_has_avx512 ())
+    {
+      silu_avx512 (n, x, o);
+      return;
+    }
+#endif
   DISPATCH (silu_avx2 (n, x, o));
   for (int64_t i = 0; i < n; i++)
     {

@@ -21,8 +21,9 @@
  * before the one store.  3x3 and 5x5 windows at stride 1 or 2 are
  * unrolled; other sizes, strides and dilations run the same loop with
  * their tap offsets from a table.  AVX-512 (16 floats) runs where the CPU
- * has it, else AVX2+FMA, else (or with EXECUTORCH_KERNELS_NO_SIMD) a
- * portable loop in the same order without fused multiply-adds.
+ * has it (unless EXECUTORCH_KERNELS_NO_AVX512), else AVX2+FMA, else (or
+ * with EXECUTORCH_KERNELS_NO_SIMD) a portable loop in the same order
+ * without fused multiply-adds.
  */
 #include "convolution-private.h"
 
@@ -114,7 +115,7 @@ dw_mask8 (int64_t n)
 #undef DW_DEINTERLEAVE
 
 #define DW_ISA avx512
-#define DW_TARGET target ("avx512f,fma")
+#define DW_TARGET target ("avx512f,avx512dq,fma")
 #define DW_V 16
 #define DwVec __m512
 #define DW_LOAD(p) _mm512_loadu_ps (p)
@@ -191,11 +192,10 @@ _executorch_conv_depthwise_best_isa (void)
     {
       b = KERNEL_DEPTHWISE_PORTABLE;
 #ifdef DW_HAVE_X86
-      if (_executorch_support_cpu_has_avx2_fma ())
-        {
-          __builtin_cpu_init ();
-          b = __builtin_cpu_supports ("avx512f") ? KERNEL_DEPTHWISE_AVX512 : KERNEL_DEPTHWISE_AVX2;
-        }
+      if (_executorch_support_cpu_has_avx512 ())
+        b = KERNEL_DEPTHWISE_AVX512;
+      else if (_executorch_support_cpu_has_avx2_fma ())
+        b = KERNEL_DEPTHWISE_AVX2;
 #endif
       __atomic_store_n (&best, b, __ATOMIC_RELAXED);
     }
