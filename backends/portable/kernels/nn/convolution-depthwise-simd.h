@@ -33,7 +33,7 @@ DW_FN (dw_finish) (const DwPlane *p, DwVec acc, float *y, const float *res, int6
 
 /* Splits @n input columns into the even ones, to @even, and the odd ones,
  * to @odd (stride 2's two phases). */
-static __attribute__ ((DW_TARGET)) void
+DW_INLINE void
 DW_FN (dw_split_row) (const float *src, int64_t n, float *even, float *odd)
 {
   int64_t m = 0;
@@ -45,12 +45,24 @@ DW_FN (dw_split_row) (const float *src, int64_t n, float *even, float *odd)
       DW_STORE (even + m, e);
       DW_STORE (odd + m, o);
     }
-  for (; 2 * m < n; m++)
+  if (2 * m < n)
     {
-      even[m] = src[2 * m];
-      if (2 * m + 1 < n)
-        odd[m] = src[2 * m + 1];
+      /* The last r < 2 V columns through masked loads and stores. */
+      int64_t r = n - 2 * m, ra = r < DW_V ? r : DW_V;
+      DwVec e, o;
+      DW_DEINTERLEAVE (DW_LOAD_N (src + 2 * m, ra), DW_LOAD_N (src + 2 * m + DW_V, r - ra), e, o);
+      DW_STORE_N (even + m, e, (r + 1) / 2);
+      DW_STORE_N (odd + m, o, r / 2);
     }
+}
+
+/* dw_split_row for @rows rows of @n columns, @step floats apart in the
+ * scratch. */
+static __attribute__ ((DW_TARGET)) void
+DW_FN (dw_split_rows) (const float *src, int64_t rows, int64_t n, float *even, float *odd, int64_t step)
+{
+  for (int64_t r = 0; r < rows; r++)
+    DW_FN (dw_split_row) (src + r * n, n, even + r * step, odd + r * step);
 }
 
 /* R output rows (1 or 2) by NB vectors of output columns from column j0,
@@ -82,8 +94,7 @@ DW_FN (dw_block) (const DwPlane *p, const float *in, float *y, const float *res,
   for (int r = 0; r < R; r++)
     for (int c = 0; c < NB; c++)
       DW_FN (dw_finish)
-      (p, acc[r][c], y + r * p->ow + c * DW_V, res != NULL ? res + r * p->ow + c * DW_V : NULL,
-       c == NB - 1 ? last : DW_V);
+  (p, acc[r][c], y + r * p->ow + c * DW_V, res != NULL ? res + r * p->ow + c * DW_V : NULL, c == NB - 1 ? last : DW_V);
 }
 
 /* Output rows [oh, oh + R) of the plane: blocks of 4 vectors, then single
