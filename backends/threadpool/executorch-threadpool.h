@@ -83,7 +83,7 @@ EXECUTORCH_THREADPOOL_AVAILABLE_IN_1_0
 void executorch_threadpool_release_pthreadpool (void);
 
 EXECUTORCH_THREADPOOL_AVAILABLE_IN_1_0
-gboolean executorch_threadpool_span_begin (ExecutorchThreadpoolSpan *span, struct pthreadpool *pool);
+gboolean executorch_threadpool_span_begin (ExecutorchThreadpoolSpan *span, struct pthreadpool *held_pool);
 
 EXECUTORCH_THREADPOOL_AVAILABLE_IN_1_0
 void executorch_threadpool_span_end (ExecutorchThreadpoolSpan *span);

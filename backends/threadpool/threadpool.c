@@ -249,12 +249,12 @@ answer_probe (void *context, size_t i)
 {
 }
 
-/* Whether, right now, other threads of the system leave a CPU for each of
- * @threads - 1 workers.  /proc/loadavg's fourth field counts the runnable
- * threads, the caller's included.  A sleeping worker that a probe wakes
- * gets a CPU at once even on a busy machine (the scheduler favours
- * sleepers), so a probe alone cannot tell; this can.  Where the file cannot
- * be read, the probe decides alone. */
+/* Whether other threads of the system leave a CPU for each of @threads - 1
+ * workers right now: /proc/loadavg's fourth field counts the runnable
+ * threads, the caller's included.  A sleeping worker that a probe wakes gets
+ * a CPU at once even on a busy machine (the scheduler favours sleepers), so
+ * a probe alone cannot tell.  Where the file cannot be read, the probe
+ * decides alone. */
 static gboolean
 cpus_free_for (guint threads)
 {
@@ -276,10 +276,10 @@ cpus_free_for (guint threads)
 /**
  * executorch_threadpool_span_begin:
  * @span: (out caller-allocates): the span to start
- * @pool: (nullable): the pool, held through
+ * @held_pool: (nullable): the pool, held through
  *   [func@executorch_threadpool_acquire_pthreadpool]
  *
- * Decides whether the parallel work that follows should use @pool, for
+ * Decides whether the parallel work that follows should use @held_pool, for
  * libraries that hand the pool to code running many parallel regions of
  * its own (an XNNPACK runtime runs one per operator).  It returns %FALSE
  * while other processes keep the CPUs so busy that the pool's workers would
@@ -292,17 +292,17 @@ cpus_free_for (guint threads)
  *
  * MT safe.
  *
- * Returns: whether to use @pool
+ * Returns: whether to use @held_pool
  *
  * Since: 1.0
  */
 gboolean
-executorch_threadpool_span_begin (ExecutorchThreadpoolSpan *span, struct pthreadpool *pool)
+executorch_threadpool_span_begin (ExecutorchThreadpoolSpan *span, struct pthreadpool *held_pool)
 {
   g_return_val_if_fail (span != NULL, FALSE);
 
   span->parallel = FALSE;
-  if (pool == NULL)
+  if (held_pool == NULL)
     return FALSE;
 
   gint64 now = g_get_monotonic_time ();
@@ -311,17 +311,19 @@ executorch_threadpool_span_begin (ExecutorchThreadpoolSpan *span, struct pthread
   g_mutex_unlock (&contention_lock);
   if (advice == CONTENTION_SERIAL)
     return FALSE;
-  if (advice == CONTENTION_PROBE)
+  if (advice == CONTENTION_SAMPLE)
     {
-      guint threads = (guint) pthreadpool_get_threads_count (pool);
-      gint64 answer_us = G_MAXINT64; /* no CPUs free: as if the workers never answered */
-      if (cpus_free_for (threads))
-        {
-          pthreadpool_parallelize_1d (pool, answer_probe, NULL, threads, POOL_FLAGS);
-          answer_us = g_get_monotonic_time () - now;
-        }
+      guint threads = (guint) pthreadpool_get_threads_count (held_pool);
+      gboolean free = cpus_free_for (threads);
       g_mutex_lock (&contention_lock);
-      gboolean usable = contention_probed (&contention, g_get_monotonic_time (), answer_us);
+      gboolean probe = contention_sampled (&contention, now, free);
+      g_mutex_unlock (&contention_lock);
+      if (!probe)
+        return FALSE;
+      pthreadpool_parallelize_1d (held_pool, answer_probe, NULL, threads, POOL_FLAGS);
+      gint64 answered = g_get_monotonic_time ();
+      g_mutex_lock (&contention_lock);
+      gboolean usable = contention_probed (&contention, answered, answered - now);
       g_mutex_unlock (&contention_lock);
       if (!usable)
         return FALSE;
