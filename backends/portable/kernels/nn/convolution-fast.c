@@ -4,8 +4,9 @@
  *
  * All paths take contiguous NCHW data (convolution.c relayouts anything
  * else); the transposed one starts by filling the output with the bias
- * (or zeros), the depthwise one starts its sums from the bias, the GEMM ones add it to each tile after its
- * product, which then need not read the output first:
+ * (or zeros), the depthwise one starts its sums from it, the GEMM ones
+ * add it to each tile after its product, which then need not read the
+ * output first:
  *
  * - depthwise (groups == cin, not transposed): convolution-depthwise.c;
  * - 1x1, stride 1, no padding: each group is one GEMM reading the input
