@@ -288,6 +288,28 @@ binary_avx2 (KernelVecOp op, int64_t n, const float *a, const float *b, float al
   binary_portable (op, n - i, a + i, b + i, alpha, o + i);
 }
 
+AVX2 static inline __m256
+binary_scalar256 (KernelVecOp op, __m256 x, __m256 vs, __m256 va, __m256 vas, bool scalar_first)
+{
+  if (!scalar_first)
+    switch (op)
+      {
+        case KERNEL_VEC_ADD: return _mm256_add_ps (x, vas);
+        case KERNEL_VEC_SUB: return _mm256_sub_ps (x, vas);
+        case KERNEL_VEC_MUL: return _mm256_mul_ps (x, vs);
+        case KERNEL_VEC_DIV:
+        default: return _mm256_div_ps (x, vs);
+      }
+  switch (op)
+    {
+      case KERNEL_VEC_ADD: return _mm256_add_ps (vs, _mm256_mul_ps (va, x));
+      case KERNEL_VEC_SUB: return _mm256_sub_ps (vs, _mm256_mul_ps (va, x));
+      case KERNEL_VEC_MUL: return _mm256_mul_ps (vs, x);
+      case KERNEL_VEC_DIV:
+      default: return _mm256_div_ps (vs, x);
+    }
+}
+
 AVX2 static void
 binary_scalar_avx2 (KernelVecOp op, int64_t n, const float *a, float s, bool scalar_first, float alpha, float *o)
 {
@@ -295,33 +317,15 @@ binary_scalar_avx2 (KernelVecOp op, int64_t n, const float *a, float s, bool sca
   __m256 vas = _mm256_set1_ps (alpha * s);
   int64_t i = 0;
   for (; i + 8 <= n; i += 8)
+    _mm256_storeu_ps (o + i, binary_scalar256 (op, _mm256_loadu_ps (a + i), vs, va, vas, scalar_first));
+  if (i < n)
     {
-      __m256 x = _mm256_loadu_ps (a + i), r;
-      if (!scalar_first)
-        {
-          switch (op)
-            {
-              case KERNEL_VEC_ADD: r = _mm256_add_ps (x, vas); break;
-              case KERNEL_VEC_SUB: r = _mm256_sub_ps (x, vas); break;
-              case KERNEL_VEC_MUL: r = _mm256_mul_ps (x, vs); break;
-              case KERNEL_VEC_DIV:
-              default: r = _mm256_div_ps (x, vs); break;
-            }
-        }
-      else
-        {
-          switch (op)
-            {
-              case KERNEL_VEC_ADD: r = _mm256_add_ps (vs, _mm256_mul_ps (va, x)); break;
-              case KERNEL_VEC_SUB: r = _mm256_sub_ps (vs, _mm256_mul_ps (va, x)); break;
-              case KERNEL_VEC_MUL: r = _mm256_mul_ps (vs, x); break;
-              case KERNEL_VEC_DIV:
-              default: r = _mm256_div_ps (vs, x); break;
-            }
-        }
-      _mm256_storeu_ps (o + i, r);
+      /* The last n - i < 8 through masked loads and stores (a squeeze-
+       * excitation gate scales many short planes: 49 or 196 floats). */
+      __m256i m = _mm256_cmpgt_epi32 (_mm256_set1_epi32 ((int) (n - i)), _mm256_setr_epi32 (0, 1, 2, 3, 4, 5, 6, 7));
+      __m256 r = binary_scalar256 (op, _mm256_maskload_ps (a + i, m), vs, va, vas, scalar_first);
+      _mm256_maskstore_ps (o + i, m, r);
     }
-  binary_scalar_portable (op, n - i, a + i, s, scalar_first, alpha, o + i);
 }
 
 AVX2 static void
