@@ -75,7 +75,7 @@ xb_dq_dot1_i8_avx2 (const int16_t *x, const int8_t *w, size_t n, int32_t *dot)
  * 2 * 15 * 128) and the sum of the low and high nibbles' (twice that)
  * cannot saturate. */
 AVX2_FMA static inline __attribute__ ((always_inline)) void
-tile4_half (const uint8_t *w, const float *scales, size_t n_blocks, size_t block_groups, const int8_t *const *x,
+tile4_half (const uint8_t *w, const uint16_t *scales, size_t n_blocks, size_t block_groups, const int8_t *const *x,
             const int32_t *const *xsum8, float *out, const int nr, const int h)
 {
   const __m256i low = _mm256_set1_epi8 (15), ones = _mm256_set1_epi16 (1);
@@ -101,7 +101,10 @@ tile4_half (const uint8_t *w, const float *scales, size_t n_blocks, size_t block
               iacc[r] = _mm256_add_epi32 (iacc[r], _mm256_madd_epi16 (t, ones));
             }
         }
-      __m256 scale = _mm256_loadu_ps (scales + b * XB_DQ_TILE + 8 * h);
+      __m256 scale = _mm256_castsi256_ps (
+          _mm256_slli_epi32 (_mm256_cvtepu16_epi32 (
+                                 _mm_loadu_si128 ((const __m128i *) (const void *) (scales + b * XB_DQ_TILE + 8 * h))),
+                             16));
       for (int r = 0; r < nr; r++)
         {
           __m256i d = _mm256_sub_epi32 (iacc[r], _mm256_set1_epi32 (xsum8[r][b]));
@@ -113,7 +116,7 @@ tile4_half (const uint8_t *w, const float *scales, size_t n_blocks, size_t block
 }
 
 AVX2_FMA static inline __attribute__ ((always_inline)) void
-tile4_rows (const uint8_t *w, const float *scales, size_t n_blocks, size_t block_groups, const int8_t *const *x,
+tile4_rows (const uint8_t *w, const uint16_t *scales, size_t n_blocks, size_t block_groups, const int8_t *const *x,
             const int32_t *const *xsum8, float *out, const int nr)
 {
   tile4_half (w, scales, n_blocks, block_groups, x, xsum8, out, nr, 0);
@@ -121,8 +124,8 @@ tile4_rows (const uint8_t *w, const float *scales, size_t n_blocks, size_t block
 }
 
 AVX2_FMA void
-xb_dq_tile4_avx2 (const uint8_t *w, const float *scales, size_t n_blocks, size_t block_groups, const int8_t *const x[4],
-                  const int32_t *const xsum8[4], float *out, int nr)
+xb_dq_tile4_avx2 (const uint8_t *w, const uint16_t *scales, size_t n_blocks, size_t block_groups,
+                  const int8_t *const x[4], const int32_t *const xsum8[4], float *out, int nr)
 {
   switch (nr)
     {
@@ -205,8 +208,8 @@ xb_dq_dot1_i8_avx2 (const int16_t *x, const int8_t *w, size_t n, int32_t *dot)
 }
 
 void
-xb_dq_tile4_avx2 (const uint8_t *w, const float *scales, size_t n_blocks, size_t block_groups, const int8_t *const x[4],
-                  const int32_t *const xsum8[4], float *out, int nr)
+xb_dq_tile4_avx2 (const uint8_t *w, const uint16_t *scales, size_t n_blocks, size_t block_groups,
+                  const int8_t *const x[4], const int32_t *const xsum8[4], float *out, int nr)
 {
   g_assert_not_reached ();
 }

@@ -20,6 +20,9 @@
 #include <immintrin.h>
 
 #define VNNI256 __attribute__ ((target ("avx2,fma,avxvnni")))
+#ifndef PREFETCH_BYTES
+#define PREFETCH_BYTES 1024
+#endif
 #define VNNI512 __attribute__ ((target ("avx2,fma,avx512f,avx512bw,avx512vnni")))
 
 static inline int32_t
@@ -36,7 +39,7 @@ load_i32 (const int8_t *p)
  * group); the low and high nibbles feed separate accumulators so that two
  * vpdpbusd chains run side by side. */
 VNNI256 static inline __attribute__ ((always_inline)) void
-tile4_half_256 (const uint8_t *w, const float *scales, size_t n_blocks, size_t block_groups, const int8_t *const *x,
+tile4_half_256 (const uint8_t *w, const uint16_t *scales, size_t n_blocks, size_t block_groups, const int8_t *const *x,
                 const int32_t *const *xsum8, float *out, const int nr, const int h)
 {
   const __m256i low = _mm256_set1_epi8 (15);
@@ -59,7 +62,10 @@ tile4_half_256 (const uint8_t *w, const float *scales, size_t n_blocks, size_t b
               acc_hi[r] = _mm256_dpbusd_avx_epi32 (acc_hi[r], hi, _mm256_set1_epi32 (load_i32 (x[r] + k + 4)));
             }
         }
-      __m256 scale = _mm256_loadu_ps (scales + b * XB_DQ_TILE + 8 * h);
+      __m256 scale = _mm256_castsi256_ps (
+          _mm256_slli_epi32 (_mm256_cvtepu16_epi32 (
+                                 _mm_loadu_si128 ((const __m128i *) (const void *) (scales + b * XB_DQ_TILE + 8 * h))),
+                             16));
       for (int r = 0; r < nr; r++)
         {
           __m256i d = _mm256_sub_epi32 (_mm256_add_epi32 (acc_lo[r], acc_hi[r]), _mm256_set1_epi32 (xsum8[r][b]));
@@ -71,7 +77,7 @@ tile4_half_256 (const uint8_t *w, const float *scales, size_t n_blocks, size_t b
 }
 
 VNNI256 static inline __attribute__ ((always_inline)) void
-tile4_rows_256 (const uint8_t *w, const float *scales, size_t n_blocks, size_t block_groups, const int8_t *const *x,
+tile4_rows_256 (const uint8_t *w, const uint16_t *scales, size_t n_blocks, size_t block_groups, const int8_t *const *x,
                 const int32_t *const *xsum8, float *out, const int nr)
 {
   tile4_half_256 (w, scales, n_blocks, block_groups, x, xsum8, out, nr, 0);
@@ -79,7 +85,7 @@ tile4_rows_256 (const uint8_t *w, const float *scales, size_t n_blocks, size_t b
 }
 
 VNNI256 void
-xb_dq_tile4_avxvnni (const uint8_t *w, const float *scales, size_t n_blocks, size_t block_groups,
+xb_dq_tile4_avxvnni (const uint8_t *w, const uint16_t *scales, size_t n_blocks, size_t block_groups,
                      const int8_t *const x[4], const int32_t *const xsum8[4], float *out, int nr)
 {
   switch (nr)
@@ -95,7 +101,7 @@ xb_dq_tile4_avxvnni (const uint8_t *w, const float *scales, size_t n_blocks, siz
  * low- and high-nibble accumulators: four independent vpdpbusd chains per
  * row, so that a single row (decode) is not bound by their latency. */
 VNNI512 static inline __attribute__ ((always_inline)) void
-tile4_rows_512 (const uint8_t *w, const float *scales, size_t n_blocks, size_t block_groups, const int8_t *const *x,
+tile4_rows_512 (const uint8_t *w, const uint16_t *scales, size_t n_blocks, size_t block_groups, const int8_t *const *x,
                 const int32_t *const *xsum8, float *out, const int nr)
 {
   const __m512i low = _mm512_set1_epi8 (15);
@@ -112,6 +118,8 @@ tile4_rows_512 (const uint8_t *w, const float *scales, size_t n_blocks, size_t b
       size_t g = 0;
       for (; g + 2 <= block_groups; g += 2, wp += 128, k += 16)
         {
+          _mm_prefetch ((const char *) (wp + PREFETCH_BYTES), _MM_HINT_T0);
+          _mm_prefetch ((const char *) (wp + PREFETCH_BYTES + 64), _MM_HINT_T0);
           __m512i p0 = _mm512_loadu_si512 ((const void *) wp);
           __m512i p1 = _mm512_loadu_si512 ((const void *) (wp + 64));
           __m512i lo0 = _mm512_and_si512 (p0, low), hi0 = _mm512_and_si512 (_mm512_srli_epi16 (p0, 4), low);
@@ -135,7 +143,10 @@ tile4_rows_512 (const uint8_t *w, const float *scales, size_t n_blocks, size_t b
             }
           wp += 64, k += 8;
         }
-      __m512 scale = _mm512_loadu_ps (scales + b * XB_DQ_TILE);
+      __m512 scale =
+          _mm512_castsi512_ps (_mm512_slli_epi32 (_mm512_cvtepu16_epi32 (_mm256_loadu_si256 (
+                                                      (const __m256i *) (const void *) (scales + b * XB_DQ_TILE))),
+                                                  16));
       for (int r = 0; r < nr; r++)
         {
           __m512i sum =
@@ -149,7 +160,7 @@ tile4_rows_512 (const uint8_t *w, const float *scales, size_t n_blocks, size_t b
 }
 
 VNNI512 void
-xb_dq_tile4_avx512vnni (const uint8_t *w, const float *scales, size_t n_blocks, size_t block_groups,
+xb_dq_tile4_avx512vnni (const uint8_t *w, const uint16_t *scales, size_t n_blocks, size_t block_groups,
                         const int8_t *const x[4], const int32_t *const xsum8[4], float *out, int nr)
 {
   switch (nr)
@@ -254,14 +265,14 @@ xb_dq_dot_u8i8_avx512vnni (const uint8_t *const xu[4], const int8_t *w, size_t n
 #else
 
 void
-xb_dq_tile4_avxvnni (const uint8_t *w, const float *scales, size_t n_blocks, size_t block_groups,
+xb_dq_tile4_avxvnni (const uint8_t *w, const uint16_t *scales, size_t n_blocks, size_t block_groups,
                      const int8_t *const x[4], const int32_t *const xsum8[4], float *out, int nr)
 {
   g_assert_not_reached ();
 }
 
 void
-xb_dq_tile4_avx512vnni (const uint8_t *w, const float *scales, size_t n_blocks, size_t block_groups,
+xb_dq_tile4_avx512vnni (const uint8_t *w, const uint16_t *scales, size_t n_blocks, size_t block_groups,
                         const int8_t *const x[4], const int32_t *const xsum8[4], float *out, int nr)
 {
   g_assert_not_reached ();

@@ -50,13 +50,14 @@ struct XbDqLinear
   int32_t *sums;    /* [n], the sum of a channel's weights */
   /* 4-bit weights, in tiles (dynamic-quant.h); a tile's missing channels
    * are zeros with scale 0 */
-  size_t block_groups; /* groups of GROUP inputs per block (its length padded) */
-  size_t padded_k;     /* n_blocks * block_groups * GROUP: activations are zero beyond k */
-  size_t n_tiles;      /* ceil (n / XB_DQ_TILE) */
-  size_t tile_bytes;   /* padded_k * XB_DQ_TILE / 2 */
-  uint8_t *tiles;      /* [n_tiles][tile_bytes] */
-  float *tile_scales;  /* [n_tiles][n_blocks][XB_DQ_TILE] */
-  float *scaled_sums;  /* [n], sum over blocks of scale * the block's weight sum */
+  size_t block_groups;   /* groups of GROUP inputs per block (its length padded) */
+  size_t padded_k;       /* n_blocks * block_groups * GROUP: activations are zero beyond k */
+  size_t n_tiles;        /* ceil (n / XB_DQ_TILE) */
+  size_t tile_bytes;     /* padded_k * XB_DQ_TILE / 2 */
+  uint8_t *tiles;        /* [n_tiles][tile_bytes] */
+  uint16_t *tile_scales; /* [n_tiles][n_blocks][XB_DQ_TILE], bfloat16 */
+  float *channel_scales; /* [n]: per-channel weights' scales (1 in the tiles), else 1 */
+  float *scaled_sums;    /* [n], sum over blocks of scale * the block's weight sum */
   XbDqTile4Kernel tile4;
 };
 
@@ -284,6 +285,7 @@ xb_dq_linear_free (XbDqLinear *lin)
   g_free (lin->sums);
   free (lin->tiles);
   g_free (lin->tile_scales);
+  g_free (lin->channel_scales);
   g_free (lin->scaled_sums);
   g_free (lin);
 }
@@ -328,8 +330,10 @@ pack_tiles (XbDqLinear *lin, const XbValue *w, GError **error)
     }
   lin->tiles = tiles;
   memset (lin->tiles, 0x88, lin->n_tiles * lin->tile_bytes); /* value 0 */
-  lin->tile_scales = g_new0 (float, lin->n_tiles * lin->n_blocks * XB_DQ_TILE);
+  lin->tile_scales = g_new0 (uint16_t, lin->n_tiles * lin->n_blocks * XB_DQ_TILE);
+  lin->channel_scales = g_new (float, lin->n);
   lin->scaled_sums = g_new0 (float, lin->n);
+  gboolean blockwise = w->quant == XB_QUANT_PER_CHANNEL_GROUP;
   size_t src_row = (lin->k + 1) / 2;
   for (size_t c = 0; c < lin->n; c++)
     {
@@ -341,7 +345,8 @@ pack_tiles (XbDqLinear *lin, const XbValue *w, GError **error)
       for (size_t b = 0; b < lin->n_blocks; b++)
         {
           float scale = weight_scale (w, c, lin->n_blocks, b);
-          lin->tile_scales[(tile * lin->n_blocks + b) * XB_DQ_TILE + j] = scale;
+          lin->tile_scales[(tile * lin->n_blocks + b) * XB_DQ_TILE + j] =
+              blockwise ? w->block_scales[c * lin->n_blocks + b] : 0x3f80 /* 1.0 */;
           int32_t block_sum = 0;
           for (size_t i = 0; i < lin->block; i++)
             {
@@ -359,6 +364,7 @@ pack_tiles (XbDqLinear *lin, const XbValue *w, GError **error)
           scaled += (double) block_sum * scale;
         }
       lin->scaled_sums[c] = (float) scaled;
+      lin->channel_scales[c] = blockwise ? 1.0f : w->scales[c];
     }
   return TRUE;
 }
@@ -490,7 +496,7 @@ dot_i8 (const int8_t *x, const int8_t *w, size_t n)
 
 /* The tile kernel of dynamic-quant.h in plain C: the others' reference. */
 void
-xb_dq_tile4_portable (const uint8_t *w, const float *scales, size_t n_blocks, size_t block_groups,
+xb_dq_tile4_portable (const uint8_t *w, const uint16_t *scales, size_t n_blocks, size_t block_groups,
                       const int8_t *const x[4], const int32_t *const xsum8[4], float *out, int nr)
 {
   for (int r = 0; r < nr; r++)
@@ -501,15 +507,19 @@ xb_dq_tile4_portable (const uint8_t *w, const float *scales, size_t n_blocks, si
       for (size_t b = 0; b < n_blocks; b++)
         {
           int32_t dot[XB_DQ_TILE] = { 0 };
+          /* channels innermost: compilers vectorize it (strided loads) */
           for (size_t g = 0; g < block_groups; g++, wp += GROUP_BYTES, k += GROUP)
-            for (int j = 0; j < XB_DQ_TILE; j++)
-              for (int i = 0; i < 4; i++)
-                {
-                  uint8_t byte = wp[4 * j + i];
-                  dot[j] += (byte & 15) * x[r][k + i] + (byte >> 4) * x[r][k + 4 + i];
-                }
+            for (int i = 0; i < 4; i++)
+              {
+                int32_t xl = x[r][k + i], xh = x[r][k + 4 + i];
+                for (int j = 0; j < XB_DQ_TILE; j++)
+                  {
+                    uint8_t byte = wp[4 * j + i];
+                    dot[j] += (byte & 15) * xl + (byte >> 4) * xh;
+                  }
+              }
           for (int j = 0; j < XB_DQ_TILE; j++)
-            acc[j] = fmaf ((float) (dot[j] - xsum8[r][b]), scales[b * XB_DQ_TILE + j], acc[j]);
+            acc[j] = fmaf ((float) (dot[j] - xsum8[r][b]), bf16_to_f32 (scales[b * XB_DQ_TILE + j]), acc[j]);
         }
       memcpy (out + r * XB_DQ_TILE, acc, sizeof acc);
     }
@@ -598,7 +608,7 @@ linear_tile4 (void *data, size_t t)
   const LinearJob *job = data;
   const XbDqLinear *lin = job->lin;
   const uint8_t *w = lin->tiles + t * lin->tile_bytes;
-  const float *scales = lin->tile_scales + t * lin->n_blocks * XB_DQ_TILE;
+  const uint16_t *scales = lin->tile_scales + t * lin->n_blocks * XB_DQ_TILE;
   size_t c0 = t * XB_DQ_TILE, nc = MIN (XB_DQ_TILE, lin->n - c0);
   for (size_t rb = 0; rb < job->rows; rb += 4)
     {
@@ -613,12 +623,22 @@ linear_tile4 (void *data, size_t t)
       float acc[4 * XB_DQ_TILE];
       lin->tile4 (w, scales, lin->n_blocks, lin->block_groups, x, xsum8, acc, nr);
       for (int r = 0; r < nr; r++)
-        for (size_t j = 0; j < nc; j++)
-          {
-            /* take the zero point's share back out */
-            float a = acc[r * XB_DQ_TILE + j] - (float) job->params[rb + r].zero_point * lin->scaled_sums[c0 + j];
-            store (job, rb + r, c0 + j, a);
-          }
+        {
+          /* store()'s arithmetic, with everything in locals (the stores
+           * to y could alias the job's fields) */
+          const XbDqRowParams params = job->params[rb + r];
+          const float zp = (float) params.zero_point, lo = job->lo, hi = job->hi;
+          const float *sums = lin->scaled_sums + c0, *bias = job->bias ? job->bias + c0 : NULL;
+          const float *cscales = lin->channel_scales + c0;
+          const float *a = acc + r * XB_DQ_TILE;
+          float *y = job->y + (rb + r) * lin->n + c0;
+          for (size_t j = 0; j < nc; j++)
+            {
+              /* take the zero point's share back out */
+              float v = (a[j] * cscales[j] - zp * sums[j]) * params.scale + (bias ? bias[j] : 0.0f);
+              y[j] = v < lo ? lo : v > hi ? hi : v;
+            }
+        }
     }
 }
 

@@ -105,17 +105,19 @@ void xb_dq_dot_u8i8_avx512vnni (const uint8_t *const xu[4], const int8_t *w, siz
  *   out[r * XB_DQ_TILE + j] = the float a, starting from 0, after
  *   a = fmaf ((float) (dot_b - xsum8[r][b]), scales[b * XB_DQ_TILE + j], a)
  * for each block b in order, dot_b the int32 sum over the block of the
- * nibbles (value + 8) times the activations. */
+ * nibbles (value + 8) times the activations, the @scales in bfloat16 (the
+ * bits of the float's upper half: blockwise weights' scales are exactly
+ * that; per-channel weights have 1 here and their scale applied after). */
 #define XB_DQ_TILE 16
-typedef void (*XbDqTile4Kernel) (const uint8_t *w, const float *scales, size_t n_blocks, size_t block_groups,
+typedef void (*XbDqTile4Kernel) (const uint8_t *w, const uint16_t *scales, size_t n_blocks, size_t block_groups,
                                  const int8_t *const x[4], const int32_t *const xsum8[4], float *out, int nr);
-void xb_dq_tile4_portable (const uint8_t *w, const float *scales, size_t n_blocks, size_t block_groups,
+void xb_dq_tile4_portable (const uint8_t *w, const uint16_t *scales, size_t n_blocks, size_t block_groups,
                            const int8_t *const x[4], const int32_t *const xsum8[4], float *out, int nr);
-void xb_dq_tile4_avx2 (const uint8_t *w, const float *scales, size_t n_blocks, size_t block_groups,
+void xb_dq_tile4_avx2 (const uint8_t *w, const uint16_t *scales, size_t n_blocks, size_t block_groups,
                        const int8_t *const x[4], const int32_t *const xsum8[4], float *out, int nr);
-void xb_dq_tile4_avxvnni (const uint8_t *w, const float *scales, size_t n_blocks, size_t block_groups,
+void xb_dq_tile4_avxvnni (const uint8_t *w, const uint16_t *scales, size_t n_blocks, size_t block_groups,
                           const int8_t *const x[4], const int32_t *const xsum8[4], float *out, int nr);
-void xb_dq_tile4_avx512vnni (const uint8_t *w, const float *scales, size_t n_blocks, size_t block_groups,
+void xb_dq_tile4_avx512vnni (const uint8_t *w, const uint16_t *scales, size_t n_blocks, size_t block_groups,
                              const int8_t *const x[4], const int32_t *const xsum8[4], float *out, int nr);
 
 #ifdef XB_DQ_DEFINE_XNN
