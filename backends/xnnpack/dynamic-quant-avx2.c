@@ -16,6 +16,8 @@
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 
+/* how far ahead of the kernels the weights are fetched */
+#define PREFETCH_BYTES 1024
 #define AVX2 __attribute__ ((target ("avx2")))
 
 AVX2 static inline int32_t
@@ -88,6 +90,8 @@ tile4_half (const uint8_t *w, const uint16_t *scales, size_t n_blocks, size_t bl
                           _mm256_setzero_si256 () };
       for (size_t g = 0; g < block_groups; g++, wp += 64, k += 8)
         {
+          if (h == 0) /* the second half finds the tile in cache */
+            _mm_prefetch ((const char *) (wp + PREFETCH_BYTES), _MM_HINT_T0);
           __m256i packed = _mm256_loadu_si256 ((const __m256i *) (const void *) wp);
           __m256i lo = _mm256_and_si256 (packed, low);
           __m256i hi = _mm256_and_si256 (_mm256_srli_epi16 (packed, 4), low);
