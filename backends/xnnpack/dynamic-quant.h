@@ -109,6 +109,9 @@ void xb_dq_dot_u8i8_avx512vnni (const uint8_t *const xu[4], const int8_t *w, siz
  * bits of the float's upper half: blockwise weights' scales are exactly
  * that; per-channel weights have 1 here and their scale applied after). */
 #define XB_DQ_TILE 16
+/* fmaf (a, b, c), correctly rounded (to nearest), without a libm call on
+ * x86-64: the portable tile kernel's. */
+float xb_dq_fmaf (float a, float b, float c);
 typedef void (*XbDqTile4Kernel) (const uint8_t *w, const uint16_t *scales, size_t n_blocks, size_t block_groups,
                                  const int8_t *const x[4], const int32_t *const xsum8[4], float *out, int nr);
 void xb_dq_tile4_portable (const uint8_t *w, const uint16_t *scales, size_t n_blocks, size_t block_groups,

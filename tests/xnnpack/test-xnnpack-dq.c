@@ -406,6 +406,44 @@ test_sweep (void)
         }
 }
 
+/* The portable kernel's fmaf against libm's, bit for bit: random
+ * triples, and sums that round in double to exactly halfway between two
+ * floats (c + 2^-24 - x^2 2^-70 in [1, 2), scaled), where converting the
+ * double to float rounds the wrong way half the time. */
+static void
+test_fmaf (void)
+{
+  GRand *rng = g_rand_new_with_seed (11);
+  guint halfway = 0;
+  for (int i = 0; i < 200000; i++)
+    {
+      float a, b, c;
+      if (i % 2)
+        {
+          a = (float) g_rand_double_range (rng, -1e3, 1e3);
+          b = (float) g_rand_double_range (rng, -1e-2, 1e-2);
+          c = (float) g_rand_double_range (rng, -10.0, 10.0);
+        }
+      else
+        {
+          int e = g_rand_int_range (rng, -60, 60), x = g_rand_int_range (rng, 1, 256);
+          float sign = g_rand_boolean (rng) ? 1.0f : -1.0f;
+          c = sign * ldexpf ((float) g_rand_double_range (rng, 1.0, 2.0), e);
+          a = sign * ldexpf (1.0f + (float) x * 0x1p-23f, e - 24);
+          b = 1.0f - (float) x * 0x1p-23f;
+          double sum = (double) a * b + c;
+          uint64_t bits;
+          memcpy (&bits, &sum, 8);
+          halfway += (bits & 0x1fffffff) == 0x10000000;
+        }
+      float want = fmaf (a, b, c), got = xb_dq_fmaf (a, b, c);
+      if (memcmp (&want, &got, 4) != 0)
+        g_error ("fmaf (%a, %a, %a): libm %a, ours %a", a, b, c, want, got);
+    }
+  g_rand_free (rng);
+  g_assert_cmpuint (halfway, >, 50000); /* the hard case was exercised */
+}
+
 /* What the delegate's kernels cannot take is refused at init, naming it. */
 static void
 test_refused (void)
@@ -497,6 +535,7 @@ main (int argc, char **argv)
       g_test_add_data_func (path, &cases[i], test_case);
     }
   g_test_add_func ("/xnnpack-dq/sweep", test_sweep);
+  g_test_add_func ("/xnnpack-dq/fmaf", test_fmaf);
   g_test_add_func ("/xnnpack-dq/refused", test_refused);
   g_test_add_func ("/xnnpack-dq/hostile", test_hostile);
   g_test_add_func ("/xnnpack-dq/dynamic-tokens", test_dynamic_tokens);
