@@ -197,6 +197,31 @@ xb_dq_quantize_avx2 (const float *x, size_t n, float scale, int32_t zero_point, 
     }
 }
 
+/* Built without FMA, so that nothing is contracted.  The clamp in the
+ * scalar order: min_ps (hi, v) is hi < v ? hi : v, then lo where v < lo
+ * (NaN stays NaN). */
+AVX2 void
+xb_dq_epilogue_avx2 (const float *acc, size_t nc, const float *cscales, const float *sums, float zp, float xscale,
+                     const float *bias, float lo, float hi, float *y)
+{
+  const __m256 vzp = _mm256_set1_ps (zp), vscale = _mm256_set1_ps (xscale);
+  const __m256 vlo = _mm256_set1_ps (lo), vhi = _mm256_set1_ps (hi);
+  size_t j = 0;
+  for (; j + 8 <= nc; j += 8)
+    {
+      __m256 v = _mm256_sub_ps (_mm256_mul_ps (_mm256_loadu_ps (acc + j), _mm256_loadu_ps (cscales + j)),
+                                _mm256_mul_ps (vzp, _mm256_loadu_ps (sums + j)));
+      v = _mm256_add_ps (_mm256_mul_ps (v, vscale), bias ? _mm256_loadu_ps (bias + j) : _mm256_setzero_ps ());
+      __m256 clamped = _mm256_blendv_ps (_mm256_min_ps (vhi, v), vlo, _mm256_cmp_ps (v, vlo, _CMP_LT_OQ));
+      _mm256_storeu_ps (y + j, clamped);
+    }
+  for (; j < nc; j++)
+    {
+      float v = (acc[j] * cscales[j] - zp * sums[j]) * xscale + (bias ? bias[j] : 0.0f);
+      y[j] = v < lo ? lo : v > hi ? hi : v;
+    }
+}
+
 #else
 
 void

@@ -629,6 +629,19 @@ linear_tile8 (void *data, size_t c0, size_t nc)
     }
 }
 
+/* dynamic-quant.h's epilogue, with everything in locals (the stores to
+ * @y could alias the job's fields). */
+static void
+epilogue (const float *acc, size_t nc, const float *cscales, const float *sums, float zp, float xscale,
+          const float *bias, float lo, float hi, float *y)
+{
+  for (size_t j = 0; j < nc; j++)
+    {
+      float v = (acc[j] * cscales[j] - zp * sums[j]) * xscale + (bias ? bias[j] : 0.0f);
+      y[j] = v < lo ? lo : v > hi ? hi : v;
+    }
+}
+
 /* 4-bit weights, tile @t (XB_DQ_TILE channels) for every row. */
 static void
 linear_tile4 (void *data, size_t t)
@@ -652,20 +665,15 @@ linear_tile4 (void *data, size_t t)
       lin->tile4 (w, scales, lin->n_blocks, lin->block_groups, x, xsum8, acc, nr);
       for (int r = 0; r < nr; r++)
         {
-          /* store()'s arithmetic, with everything in locals (the stores
-           * to y could alias the job's fields) */
           const XbDqRowParams params = job->params[rb + r];
-          const float zp = (float) params.zero_point, lo = job->lo, hi = job->hi;
-          const float *sums = lin->scaled_sums + c0, *bias = job->bias ? job->bias + c0 : NULL;
-          const float *cscales = lin->channel_scales + c0;
-          const float *a = acc + r * XB_DQ_TILE;
+          const float *bias = job->bias ? job->bias + c0 : NULL;
           float *y = job->y + (rb + r) * lin->n + c0;
-          for (size_t j = 0; j < nc; j++)
-            {
-              /* take the zero point's share back out */
-              float v = (a[j] * cscales[j] - zp * sums[j]) * params.scale + (bias ? bias[j] : 0.0f);
-              y[j] = v < lo ? lo : v > hi ? hi : v;
-            }
+          if (lin->isa >= XB_DQ_ISA_AVX2)
+            xb_dq_epilogue_avx2 (acc + r * XB_DQ_TILE, nc, lin->channel_scales + c0, lin->scaled_sums + c0,
+                                 (float) params.zero_point, params.scale, bias, job->lo, job->hi, y);
+          else
+            epilogue (acc + r * XB_DQ_TILE, nc, lin->channel_scales + c0, lin->scaled_sums + c0,
+                      (float) params.zero_point, params.scale, bias, job->lo, job->hi, y);
         }
     }
 }

@@ -109,6 +109,14 @@ void xb_dq_dot_u8i8_avx512vnni (const uint8_t *const xu[4], const int8_t *w, siz
  * bits of the float's upper half: blockwise weights' scales are exactly
  * that; per-channel weights have 1 here and their scale applied after). */
 #define XB_DQ_TILE 16
+/* A tile's outputs for one row, from the tile kernel's @acc: for each
+ * channel j < @nc, separately rounded operations (no FMA),
+ *   v = (acc[j] * cscales[j] - zp * sums[j]) * xscale + (bias ? bias[j] : 0)
+ *   y[j] = v < lo ? lo : v > hi ? hi : v
+ * the zero point's share (@sums: each channel's scale times weight sum)
+ * taken back out; the AVX2 version gives the same bits. */
+void xb_dq_epilogue_avx2 (const float *acc, size_t nc, const float *cscales, const float *sums, float zp, float xscale,
+                          const float *bias, float lo, float hi, float *y);
 /* fmaf (a, b, c), correctly rounded (to nearest), without a libm call on
  * x86-64: the portable tile kernel's. */
 float xb_dq_fmaf (float a, float b, float c);
