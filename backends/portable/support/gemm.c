@@ -12,14 +12,21 @@
  * while A strips come from L2.  Packing pads the edges with zeros; edge
  * tiles of C go through a small buffer.
  *
- * The portable microkernel computes in the same order as the AVX2 one but
- * without FMA (this file keeps the library's -ffp-contract=off).
+ * The microkernel is chosen once per process: AVX-512 (6 x 32 tiles) where
+ * the CPU and OS have it, AVX2 + FMA (6 x 16), or portable C (6 x 16).  All
+ * read the same 6-row A strips, so weights packed at load suit each; the
+ * width of B's strips follows the kernel.  The portable microkernel
+ * computes in the same order as the AVX2 one but without FMA (this file
+ * keeps the library's -ffp-contract=off).
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* secure_getenv */
+#endif
 #include "gemm.h"
 #include "gemm-private.h"
 #include "support-private.h"
 
-_Static_assert(KERNEL_GEMM_NR == KERNEL_SGEMM_NR, "one strip width");
+_Static_assert(KERNEL_GEMM_NR_MAX == KERNEL_SGEMM_NR_MAX, "one widest strip");
 
 #include "executorch-threadpool.h"
 
@@ -27,7 +34,7 @@ _Static_assert(KERNEL_GEMM_NR == KERNEL_SGEMM_NR, "one strip width");
 #include <string.h>
 
 #define MR KERNEL_GEMM_MR
-#define NR KERNEL_GEMM_NR
+#define NR_MAX KERNEL_GEMM_NR_MAX
 #define KC 256
 #define MC (16 * MR)      /* rows of a tile: 96 */
 #define NC 2048           /* columns of B packed at once: 2 MiB */
@@ -40,6 +47,8 @@ _Static_assert(KERNEL_GEMM_NR == KERNEL_SGEMM_NR, "one strip width");
 /* Packing is spread over the pool only from this many floats: a smaller
  * panel packs faster than the pool wakes up. */
 #define PACK_PARALLEL_MIN (128 * 1024)
+
+#define NR KERNEL_GEMM_NR /* the portable kernel's */
 
 static void
 kernel_generic (int64_t kc, const float *a, const float *b, float *c, int64_t ldc, int accumulate)
@@ -69,44 +78,77 @@ dot_generic (const float *x, const float *y, int64_t n)
   return total;
 }
 
-/* 0: not chosen yet, 1: generic, 2: AVX2. */
-static int kernel_choice;
-static int forced_generic;
+/* The CPU's best kernel, decided once (KERNEL_SGEMM_AUTO: not yet), and
+ * the one tests and benchmarks force (KERNEL_SGEMM_AUTO: none). */
+static int best_level;
+static int forced_level;
 
-static int
-kernel_level (void)
+static KernelSgemmLevel
+detect_level (void)
 {
-  int choice = __atomic_load_n (&kernel_choice, __ATOMIC_ACQUIRE);
+  KernelSgemmLevel level = KERNEL_SGEMM_GENERIC;
 
-  if (choice == 0)
-    {
-      choice = 1;
 #ifdef KERNEL_GEMM_HAVE_AVX2
-      if (_executorch_support_cpu_has_avx2_fma ())
-        choice = 2;
-#endif
-      __atomic_store_n (&kernel_choice, choice, __ATOMIC_RELEASE);
+  if (_executorch_support_cpu_has_avx2_fma ())
+    {
+      const char *off = secure_getenv ("EXECUTORCH_KERNELS_NO_AVX512");
+      level = KERNEL_SGEMM_AVX2;
+      /* GCC's and clang's check includes the OS saving the zmm state. */
+      __builtin_cpu_init ();
+      if ((off == NULL || off[0] == '\0' || strcmp (off, "0") == 0) && __builtin_cpu_supports ("avx512f"))
+        level = KERNEL_SGEMM_AVX512;
     }
-  if (__atomic_load_n (&forced_generic, __ATOMIC_RELAXED))
-    return 1;
-  return choice;
+#endif
+  return level;
 }
 
-static KernelGemmMicrokernel
+static KernelSgemmLevel
+best (void)
+{
+  int level = __atomic_load_n (&best_level, __ATOMIC_ACQUIRE);
+
+  if (level == KERNEL_SGEMM_AUTO)
+    {
+      level = detect_level ();
+      __atomic_store_n (&best_level, level, __ATOMIC_RELEASE);
+    }
+  return (KernelSgemmLevel) level;
+}
+
+static KernelSgemmLevel
+kernel_level (void)
+{
+  int forced = __atomic_load_n (&forced_level, __ATOMIC_RELAXED);
+
+  return forced != KERNEL_SGEMM_AUTO ? (KernelSgemmLevel) forced : best ();
+}
+
+typedef struct
+{
+  KernelGemmMicrokernel kernel;
+  int64_t nr;
+} Microkernel;
+
+static Microkernel
 choose_kernel (void)
 {
-#ifdef KERNEL_GEMM_HAVE_AVX2
-  if (kernel_level () == 2)
-    return _executorch_gemm_kernel_avx2;
+  switch (kernel_level ())
+    {
+#ifdef KERNEL_GEMM_HAVE_AVX512
+      case KERNEL_SGEMM_AVX512: return (Microkernel){ _executorch_gemm_kernel_avx512, KERNEL_GEMM_NR_AVX512 };
 #endif
-  return kernel_generic;
+#ifdef KERNEL_GEMM_HAVE_AVX2
+      case KERNEL_SGEMM_AVX2: return (Microkernel){ _executorch_gemm_kernel_avx2, KERNEL_GEMM_NR };
+#endif
+      default: return (Microkernel){ kernel_generic, KERNEL_GEMM_NR };
+    }
 }
 
 static KernelGemmDot
 choose_dot (void)
 {
 #ifdef KERNEL_GEMM_HAVE_AVX2
-  if (kernel_level () == 2)
+  if (kernel_level () >= KERNEL_SGEMM_AVX2)
     return _executorch_gemm_dot_avx2;
 #endif
   return dot_generic;
@@ -115,19 +157,28 @@ choose_dot (void)
 const char *
 _executorch_sgemm_kernel_name (void)
 {
-  return choose_kernel () == kernel_generic ? "generic" : "avx2-fma";
+  switch (kernel_level ())
+    {
+      case KERNEL_SGEMM_AVX512: return "avx512f";
+      case KERNEL_SGEMM_AVX2: return "avx2-fma";
+      default: return "generic";
+    }
 }
 
-void
-_executorch_sgemm_force_generic (bool generic)
+bool
+_executorch_sgemm_force (KernelSgemmLevel level)
 {
-  __atomic_store_n (&forced_generic, generic ? 1 : 0, __ATOMIC_RELAXED);
+  if (level > best ())
+    return false;
+  __atomic_store_n (&forced_level, (int) level, __ATOMIC_RELAXED);
+  return true;
 }
 
 typedef struct
 {
   const KernelSgemm *g;
   KernelGemmMicrokernel kernel;
+  int64_t nr;   /* the kernel's B strip width */
   float *apack; /* the packing buffer, or where a_packed's panel lies */
   float *bpack;
   int64_t ic, mc; /* row chunk */
@@ -166,26 +217,31 @@ pack_b_strip (void *data, size_t strip)
 {
   const Job *job = data;
   const KernelSgemm *g = job->g;
-  float *dst = job->bpack + (int64_t) strip * NR * job->kc;
-  int64_t j0 = job->jc + (int64_t) strip * NR;
-  int64_t cols = job->jc + job->nc - j0 < NR ? job->jc + job->nc - j0 : NR;
+  int64_t nr = job->nr;
+  float *dst = job->bpack + (int64_t) strip * nr * job->kc;
+  int64_t j0 = job->jc + (int64_t) strip * nr;
+  int64_t cols = job->jc + job->nc - j0 < nr ? job->jc + job->nc - j0 : nr;
 
   if (g->pack_b != NULL)
     {
-      g->pack_b (g->pack_b_user, job->pc, job->kc, j0, cols, dst);
+      g->pack_b (g->pack_b_user, job->pc, job->kc, j0, cols, nr, dst);
       return;
     }
   const float *src = g->b + job->pc * g->b_rs + j0 * g->b_cs;
 
-  if (g->b_cs == 1 && cols == NR)
+  if (g->b_cs == 1 && cols == nr)
     {
       /* Fixed-length row copies: vector moves, no memcpy call per row. */
       for (int64_t p = 0; p < job->kc; p++)
         {
           const float *s = src + p * g->b_rs;
-          float *d = dst + p * NR;
-          for (int j = 0; j < NR; j++)
-            d[j] = s[j];
+          float *d = dst + p * nr;
+          if (nr == NR_MAX)
+            for (int j = 0; j < NR_MAX; j++)
+              d[j] = s[j];
+          else
+            for (int j = 0; j < NR; j++)
+              d[j] = s[j];
         }
       return;
     }
@@ -193,16 +249,17 @@ pack_b_strip (void *data, size_t strip)
     {
       for (int64_t p = 0; p < job->kc; p++)
         {
-          memcpy (dst + p * NR, src + p * g->b_rs, (size_t) cols * sizeof (float));
-          for (int64_t j = cols; j < NR; j++)
-            dst[p * NR + j] = 0.0f;
+          memcpy (dst + p * nr, src + p * g->b_rs, (size_t) cols * sizeof (float));
+          for (int64_t j = cols; j < nr; j++)
+            dst[p * nr + j] = 0.0f;
         }
       return;
     }
 #ifdef KERNEL_GEMM_HAVE_AVX2
-  if (g->b_rs == 1 && cols == NR && kernel_level () == 2)
+  if (g->b_rs == 1 && cols == nr && kernel_level () >= KERNEL_SGEMM_AVX2)
     {
-      _executorch_gemm_pack_bt_avx2 (src, g->b_cs, job->kc, dst);
+      for (int64_t jb = 0; jb < nr; jb += 16)
+        _executorch_gemm_pack_bt_avx2 (src + jb * g->b_cs, g->b_cs, job->kc, dst + jb, nr);
       return;
     }
 #endif
@@ -211,14 +268,14 @@ pack_b_strip (void *data, size_t strip)
       const float *s = src + j * g->b_cs;
       if (g->b_rs == 1)
         for (int64_t p = 0; p < job->kc; p++)
-          dst[p * NR + j] = s[p];
+          dst[p * nr + j] = s[p];
       else
         for (int64_t p = 0; p < job->kc; p++)
-          dst[p * NR + j] = s[p * g->b_rs];
+          dst[p * nr + j] = s[p * g->b_rs];
     }
-  for (int64_t j = cols; j < NR; j++)
+  for (int64_t j = cols; j < nr; j++)
     for (int64_t p = 0; p < job->kc; p++)
-      dst[p * NR + j] = 0.0f;
+      dst[p * nr + j] = 0.0f;
 }
 
 /* Strips [si, si + ti) of A times strips [sj, sj + tj) of B. */
@@ -227,12 +284,13 @@ compute_tile (void *data, size_t si, size_t sj, size_t ti, size_t tj)
 {
   const Job *job = data;
   const KernelSgemm *g = job->g;
-  float edge[MR * NR] __attribute__ ((aligned (64)));
+  int64_t nr = job->nr;
+  float edge[MR * NR_MAX] __attribute__ ((aligned (64)));
 
   for (size_t jp = sj; jp < sj + tj; jp++)
     {
-      int64_t j0 = (int64_t) jp * NR;
-      int64_t cols = job->nc - j0 < NR ? job->nc - j0 : NR;
+      int64_t j0 = (int64_t) jp * nr;
+      int64_t cols = job->nc - j0 < nr ? job->nc - j0 : nr;
       const float *b = job->bpack + j0 * job->kc;
 
       for (size_t ip = si; ip < si + ti; ip++)
@@ -242,15 +300,15 @@ compute_tile (void *data, size_t si, size_t sj, size_t ti, size_t tj)
           const float *a = job->apack + i0 * job->kc;
           float *c = g->c + (job->ic + i0) * g->ldc + job->jc + j0;
 
-          if (rows == MR && cols == NR)
+          if (rows == MR && cols == nr)
             {
               job->kernel (job->kc, a, b, c, g->ldc, job->accumulate);
               continue;
             }
-          job->kernel (job->kc, a, b, edge, NR, 0);
+          job->kernel (job->kc, a, b, edge, nr, 0);
           for (int64_t r = 0; r < rows; r++)
             for (int64_t j = 0; j < cols; j++)
-              c[r * g->ldc + j] = job->accumulate ? c[r * g->ldc + j] + edge[r * NR + j] : edge[r * NR + j];
+              c[r * g->ldc + j] = job->accumulate ? c[r * g->ldc + j] + edge[r * nr + j] : edge[r * nr + j];
         }
     }
 }
@@ -410,7 +468,8 @@ _executorch_sgemm (const KernelSgemm *g)
   int64_t ncmax = n < NC ? n : NC;
   int64_t kcmax = k < KC ? k : KC;
   float *apack = g->a_packed != NULL ? NULL : alloc_floats (((mchunk + MR - 1) / MR) * MR * kcmax);
-  float *bpack = alloc_floats (((ncmax + NR - 1) / NR) * NR * kcmax);
+  Microkernel mk = choose_kernel ();
+  float *bpack = alloc_floats (((ncmax + mk.nr - 1) / mk.nr) * mk.nr * kcmax);
   if ((apack == NULL && g->a_packed == NULL) || bpack == NULL)
     {
       free (apack);
@@ -418,7 +477,7 @@ _executorch_sgemm (const KernelSgemm *g)
       return false;
     }
 
-  Job job = { .g = g, .kernel = choose_kernel (), .apack = apack, .bpack = bpack };
+  Job job = { .g = g, .kernel = mk.kernel, .nr = mk.nr, .apack = apack, .bpack = bpack };
   for (job.ic = 0; job.ic < m; job.ic += MCHUNK)
     {
       job.mc = m - job.ic < MCHUNK ? m - job.ic : MCHUNK;
@@ -434,7 +493,7 @@ _executorch_sgemm (const KernelSgemm *g)
           for (job.jc = 0; job.jc < n; job.jc += NC)
             {
               job.nc = n - job.jc < NC ? n - job.jc : NC;
-              size_t b_strips = (size_t) ((job.nc + NR - 1) / NR);
+              size_t b_strips = (size_t) ((job.nc + job.nr - 1) / job.nr);
               run_1d (parallel && job.nc * job.kc >= PACK_PARALLEL_MIN, pack_b_strip, &job, b_strips);
 
               size_t tile_i = MC / MR, tile_j = b_strips;

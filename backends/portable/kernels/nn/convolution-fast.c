@@ -434,10 +434,10 @@ typedef struct
   int64_t p0;      /* output pixel of column 0 */
 } Im2col;
 
-#define SNR KERNEL_SGEMM_NR
+#define SNR KERNEL_SGEMM_NR_MAX
 
 static void
-im2col_pack (const void *user, int64_t pc, int64_t kc, int64_t j0, int64_t cols, float *dst)
+im2col_pack (const void *user, int64_t pc, int64_t kc, int64_t j0, int64_t cols, int64_t nr, float *dst)
 {
   const Im2col *ic = user;
   const KernelConv *cv = ic->cv;
@@ -464,7 +464,7 @@ im2col_pack (const void *user, int64_t pc, int64_t kc, int64_t j0, int64_t cols,
   int64_t kh = r / cv->kw, kw = r % cv->kw;
   for (int64_t p = 0; p < kc; p++)
     {
-      float *d = dst + p * SNR;
+      float *d = dst + p * nr;
       const float *plane = ic->xg + ci * cv->h * cv->w;
       int64_t ihk = kh * cv->dh, iwk = kw * cv->dw;
 
@@ -493,7 +493,7 @@ im2col_pack (const void *user, int64_t pc, int64_t kc, int64_t j0, int64_t cols,
               d[j] = iw >= 0 && iw < cv->w ? row[iw] : 0.0f;
             }
         }
-      for (int64_t j = cols; j < SNR; j++)
+      for (int64_t j = cols; j < nr; j++)
         d[j] = 0.0f;
 
       if (++kw == cv->kw)
