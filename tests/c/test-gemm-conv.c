@@ -686,6 +686,17 @@ test_conv_large (void)
       false,
       ET_SCALAR_FLOAT,
       ET_SCALAR_FLOAT },
+    /* k slices of 256 that start mid-window (3x3: tap 4 of channel 28;
+     * stride 2; 5x5 dilation 2; 1x1 stride 2, gathered), on planes wider
+     * and narrower than a strip of 32 pixels */
+    { 2, 1, 40, 33, 37, 13, 3, 3, 1, 1, 1, 1, 1, 1, 0, 0, 1, false, true, false, false, false, ET_SCALAR_FLOAT,
+      ET_SCALAR_FLOAT },
+    { 2, 2, 30, 9, 7, 20, 3, 3, 2, 2, 1, 1, 1, 1, 0, 0, 1, false, false, false, false, false, ET_SCALAR_FLOAT,
+      ET_SCALAR_FLOAT },
+    { 2, 1, 12, 17, 19, 7, 5, 5, 1, 1, 4, 3, 2, 2, 0, 0, 1, false, true, false, false, false, ET_SCALAR_FLOAT,
+      ET_SCALAR_FLOAT },
+    { 2, 1, 300, 11, 13, 9, 1, 1, 2, 2, 0, 0, 1, 1, 0, 0, 1, false, true, false, false, false, ET_SCALAR_FLOAT,
+      ET_SCALAR_FLOAT },
     /* 7x7 stride 2 stem */
     { 2,
       1,

@@ -9,8 +9,11 @@
  * The packed operands are then cut into tiles of whole strips (MC rows by
  * a number of NR columns chosen so every thread gets work) and each tile
  * runs the microkernel strip by strip, B strip outer so it stays in L1
- * while A strips come from L2.  Packing pads the edges with zeros; edge
- * tiles of C go through a small buffer.
+ * while A strips come from L2.  When the A panel is small enough to stay in
+ * L2 (a convolution's weights), each B strip is instead packed right before
+ * its products, by the thread that computes them, so it is written and read
+ * in L1.  Packing pads the edges with zeros; edge tiles of C go through a
+ * small buffer.
  *
  * The microkernel is chosen once per process: AVX-512 (6 x 32 tiles) where
  * the CPU and OS have it, AVX2 + FMA (6 x 16), or portable C (6 x 16).  All
@@ -44,6 +47,11 @@ _Static_assert(KERNEL_GEMM_NR_MAX == KERNEL_SGEMM_NR_MAX, "one widest strip");
  * PARALLEL_MIN it stays on the calling thread. */
 #define DIRECT_MAX 4096
 #define PARALLEL_MIN (1 << 20)
+/* An A panel of at most this many floats (512 KiB) is assumed to stay in
+ * L2: each B strip is then packed and used at once, from L1, by every A
+ * strip (convolutions, whose A is the weights of a few hundred output
+ * channels); larger panels are cut into MC-row tiles. */
+#define A_RESIDENT_MAX (128 * 1024)
 /* Packing is spread over the pool only from this many floats: a smaller
  * panel packs faster than the pool wakes up. */
 #define PACK_PARALLEL_MIN (128 * 1024)
@@ -184,6 +192,7 @@ typedef struct
   int64_t ic, mc; /* row chunk */
   int64_t pc, kc; /* k slice */
   int64_t jc, nc; /* column slice */
+  size_t a_strips;
   bool accumulate;
 } Job;
 
@@ -311,6 +320,17 @@ compute_tile (void *data, size_t si, size_t sj, size_t ti, size_t tj)
               c[r * g->ldc + j] = job->accumulate ? c[r * g->ldc + j] + edge[r * nr + j] : edge[r * nr + j];
         }
     }
+}
+
+/* One B strip packed and at once multiplied by every A strip, while it is
+ * still in L1 (the A panel then stays in L2). */
+static void
+pack_and_compute_strip (void *data, size_t strip)
+{
+  Job *job = data;
+
+  pack_b_strip (job, strip);
+  compute_tile (job, 0, strip, job->a_strips, 1);
 }
 
 static void
@@ -482,6 +502,7 @@ _executorch_sgemm (const KernelSgemm *g)
     {
       job.mc = m - job.ic < MCHUNK ? m - job.ic : MCHUNK;
       size_t a_strips = (size_t) ((job.mc + MR - 1) / MR);
+      job.a_strips = a_strips;
       for (job.pc = 0; job.pc < k; job.pc += KC)
         {
           job.kc = k - job.pc < KC ? k - job.pc : KC;
@@ -494,6 +515,11 @@ _executorch_sgemm (const KernelSgemm *g)
             {
               job.nc = n - job.jc < NC ? n - job.jc : NC;
               size_t b_strips = (size_t) ((job.nc + job.nr - 1) / job.nr);
+              if ((int64_t) a_strips * MR * job.kc <= A_RESIDENT_MAX && (!parallel || b_strips >= 4 * threads))
+                {
+                  run_1d (parallel, pack_and_compute_strip, &job, b_strips);
+                  continue;
+                }
               run_1d (parallel && job.nc * job.kc >= PACK_PARALLEL_MIN, pack_b_strip, &job, b_strips);
 
               size_t tile_i = MC / MR, tile_j = b_strips;

@@ -441,6 +441,10 @@ im2col_pack (const void *user, int64_t pc, int64_t kc, int64_t j0, int64_t cols,
 {
   const Im2col *ic = user;
   const KernelConv *cv = ic->cv;
+
+  if (_executorch_conv_im2col_pack_simd (cv, ic->xg, ic->p0, pc, kc, j0, cols, nr, dst))
+    return;
+
   /* The strip's columns split into runs within one output row each: a row
    * of B over a run is a (strided) run of one input row. */
   int64_t seg_j[SNR + 1], seg_ih[SNR], seg_iw[SNR];
