@@ -91,7 +91,8 @@ run_tasks (ConvJob *job, void (*fn) (void *, size_t), int64_t range)
 
 /* Pixels per task: a whole plane when there are enough (batch, group)
  * tasks for every thread to get several, otherwise tiles of at least 64
- * pixels (each task packs the weights again, so not too small). */
+ * pixels (each task packs the weights again, so not too small), a whole
+ * number of the GEMM's widest B strips so no task ends in a part strip. */
 static int64_t
 choose_tile (int64_t pixels, int64_t outer_tasks)
 {
@@ -102,7 +103,7 @@ choose_tile (int64_t pixels, int64_t outer_tasks)
     return pixels > 0 ? pixels : 1;
   int64_t splits = (target + outer_tasks - 1) / outer_tasks;
   int64_t tile = (pixels + splits - 1) / splits;
-  tile = (tile + 15) / 16 * 16;
+  tile = (tile + KERNEL_SGEMM_NR_MAX - 1) / KERNEL_SGEMM_NR_MAX * KERNEL_SGEMM_NR_MAX;
   if (tile < 64)
     tile = 64;
   return tile < pixels ? tile : pixels;
