@@ -282,6 +282,91 @@ test_gemm_edge_tiles (void)
   executorch_threadpool_set_num_threads (0);
 }
 
+/* Bias per row and clamp applied by the GEMM, on every path: direct (tiny),
+ * few rows, packed with edge tiles and several k slices, B from a pack_b
+ * callback, k = 0, accumulating. */
+static void
+check_gemm_epilogue (int64_t m, int64_t n, int64_t k, bool accumulate, bool callback)
+{
+  float *a = g_new (float, m *k + 1), *b = g_new (float, k *n + 1), *bias = g_new (float, m + 1);
+  float *c = g_new (float, m *n + 1);
+  double *ref = g_new (double, m *n + 1);
+
+  for (int64_t i = 0; i < m * k; i++)
+    a[i] = (float) rnd ();
+  for (int64_t i = 0; i < k * n; i++)
+    b[i] = (float) rnd ();
+  for (int64_t i = 0; i < m; i++)
+    bias[i] = (float) rnd ();
+  for (int64_t i = 0; i < m * n; i++)
+    c[i] = (float) rnd ();
+  for (int64_t i = 0; i < m; i++)
+    for (int64_t j = 0; j < n; j++)
+      {
+        double acc = 0.0;
+        for (int64_t p = 0; p < k; p++)
+          acc += (double) a[i * k + p] * b[p * n + j];
+        acc = (accumulate ? c[i * n + j] : 0.0) + acc + bias[i];
+        ref[i * n + j] = acc < -0.25 ? -0.25 : acc > 0.5 ? 0.5 : acc;
+      }
+  KernelSgemm g = {
+    .m = m,
+    .n = n,
+    .k = k,
+    .a = a,
+    .a_rs = k,
+    .a_cs = 1,
+    .b = b,
+    .b_rs = n,
+    .b_cs = 1,
+    .c = c,
+    .ldc = n,
+    .accumulate = accumulate,
+    .row_bias = bias,
+    .clamp = true,
+    .lo = -0.25f,
+    .hi = 0.5f,
+  };
+  KernelSgemm plain = g;
+  if (callback)
+    {
+      g.pack_b = pack_b_from_matrix;
+      g.pack_b_user = &plain;
+      g.b = NULL;
+    }
+  g_assert_true (_executorch_sgemm (&g));
+  check_close ("epilogue", c, n, ref, m, n, k);
+  g_free (a);
+  g_free (b);
+  g_free (bias);
+  g_free (c);
+  g_free (ref);
+}
+
+static void
+test_gemm_epilogue (void)
+{
+  for (size_t level = 0; level < G_N_ELEMENTS (all_levels); level++)
+    {
+      if (!force_level (all_levels[level]))
+        continue;
+      for (guint threads = 1; threads <= 2; threads++)
+        {
+          executorch_threadpool_set_num_threads (threads);
+          check_gemm_epilogue (3, 5, 7, false, false);      /* direct */
+          check_gemm_epilogue (2, 300, 40, true, false);    /* few rows */
+          check_gemm_epilogue (13, 77, 300, false, false);  /* edge tiles, two k slices */
+          check_gemm_epilogue (13, 77, 300, true, true);    /* pack_b */
+          check_gemm_epilogue (64, 3000, 20, false, false); /* many strips, threads */
+          check_gemm_epilogue (600, 40, 300, true, false);  /* A panel past L2 */
+          check_gemm_epilogue (7, 9, 0, false, false);      /* k = 0 */
+          check_gemm_epilogue (7, 9, 0, true, false);
+        }
+    }
+  g_assert_true (_executorch_sgemm_force (KERNEL_SGEMM_AUTO));
+  executorch_threadpool_set_num_threads (0);
+}
+
 /* ---- Kernel arguments ---- */
 
 /* Storage for @sizes in @dim_order (NULL = contiguous), filled from the
@@ -689,13 +774,101 @@ test_conv_large (void)
     /* k slices of 256 that start mid-window (3x3: tap 4 of channel 28;
      * stride 2; 5x5 dilation 2; 1x1 stride 2, gathered), on planes wider
      * and narrower than a strip of 32 pixels */
-    { 2, 1, 40, 33, 37, 13, 3, 3, 1, 1, 1, 1, 1, 1, 0, 0, 1, false, true, false, false, false, ET_SCALAR_FLOAT,
+    { 2,
+      1,
+      40,
+      33,
+      37,
+      13,
+      3,
+      3,
+      1,
+      1,
+      1,
+      1,
+      1,
+      1,
+      0,
+      0,
+      1,
+      false,
+      true,
+      false,
+      false,
+      false,
+      ET_SCALAR_FLOAT,
       ET_SCALAR_FLOAT },
-    { 2, 2, 30, 9, 7, 20, 3, 3, 2, 2, 1, 1, 1, 1, 0, 0, 1, false, false, false, false, false, ET_SCALAR_FLOAT,
+    { 2,
+      2,
+      30,
+      9,
+      7,
+      20,
+      3,
+      3,
+      2,
+      2,
+      1,
+      1,
+      1,
+      1,
+      0,
+      0,
+      1,
+      false,
+      false,
+      false,
+      false,
+      false,
+      ET_SCALAR_FLOAT,
       ET_SCALAR_FLOAT },
-    { 2, 1, 12, 17, 19, 7, 5, 5, 1, 1, 4, 3, 2, 2, 0, 0, 1, false, true, false, false, false, ET_SCALAR_FLOAT,
+    { 2,
+      1,
+      12,
+      17,
+      19,
+      7,
+      5,
+      5,
+      1,
+      1,
+      4,
+      3,
+      2,
+      2,
+      0,
+      0,
+      1,
+      false,
+      true,
+      false,
+      false,
+      false,
+      ET_SCALAR_FLOAT,
       ET_SCALAR_FLOAT },
-    { 2, 1, 300, 11, 13, 9, 1, 1, 2, 2, 0, 0, 1, 1, 0, 0, 1, false, true, false, false, false, ET_SCALAR_FLOAT,
+    { 2,
+      1,
+      300,
+      11,
+      13,
+      9,
+      1,
+      1,
+      2,
+      2,
+      0,
+      0,
+      1,
+      1,
+      0,
+      0,
+      1,
+      false,
+      true,
+      false,
+      false,
+      false,
+      ET_SCALAR_FLOAT,
       ET_SCALAR_FLOAT },
     /* 7x7 stride 2 stem */
     { 2,
@@ -1174,6 +1347,7 @@ main (int argc, char **argv)
   g_test_add_func ("/gemm/odd-sizes", test_gemm_odd_sizes);
   g_test_add_func ("/gemm/packed-a", test_gemm_packed_a);
   g_test_add_func ("/gemm/edge-tiles", test_gemm_edge_tiles);
+  g_test_add_func ("/gemm/epilogue", test_gemm_epilogue);
   g_test_add_func ("/linear/shapes-and-errors", test_linear);
   g_test_add_func ("/bmm/batches", test_bmm_batches);
   g_test_add_func ("/addmm/broadcast-beta-alpha", test_addmm);

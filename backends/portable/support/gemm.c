@@ -287,6 +287,39 @@ pack_b_strip (void *data, size_t strip)
       dst[p * nr + j] = 0.0f;
 }
 
+/* The caller's epilogue on rows [i0, i0 + rows), columns [0, cols) of @c
+ * (C's element (i0, j0) and on). */
+static void
+epilogue (const KernelSgemm *g, float *c, int64_t i0, int64_t rows, int64_t cols)
+{
+  for (int64_t r = 0; r < rows; r++)
+    {
+      float *row = c + r * g->ldc;
+      if (g->row_bias != NULL)
+        {
+          float bias = g->row_bias[i0 + r];
+          for (int64_t j = 0; j < cols; j++)
+            row[j] += bias;
+        }
+      if (g->clamp)
+        {
+          float lo = g->lo, hi = g->hi;
+          for (int64_t j = 0; j < cols; j++)
+            {
+              float v = row[j];
+              v = v < lo ? lo : v;
+              row[j] = v > hi ? hi : v;
+            }
+        }
+    }
+}
+
+static bool
+has_epilogue (const KernelSgemm *g)
+{
+  return g->row_bias != NULL || g->clamp;
+}
+
 /* Strips [si, si + ti) of A times strips [sj, sj + tj) of B. */
 static void
 compute_tile (void *data, size_t si, size_t sj, size_t ti, size_t tj)
@@ -294,6 +327,7 @@ compute_tile (void *data, size_t si, size_t sj, size_t ti, size_t tj)
   const Job *job = data;
   const KernelSgemm *g = job->g;
   int64_t nr = job->nr;
+  bool last = job->pc + job->kc == g->k && has_epilogue (g);
   float edge[MR * NR_MAX] __attribute__ ((aligned (64)));
 
   for (size_t jp = sj; jp < sj + tj; jp++)
@@ -312,12 +346,16 @@ compute_tile (void *data, size_t si, size_t sj, size_t ti, size_t tj)
           if (rows == MR && cols == nr)
             {
               job->kernel (job->kc, a, b, c, g->ldc, job->accumulate);
-              continue;
             }
-          job->kernel (job->kc, a, b, edge, nr, 0);
-          for (int64_t r = 0; r < rows; r++)
-            for (int64_t j = 0; j < cols; j++)
-              c[r * g->ldc + j] = job->accumulate ? c[r * g->ldc + j] + edge[r * nr + j] : edge[r * nr + j];
+          else
+            {
+              job->kernel (job->kc, a, b, edge, nr, 0);
+              for (int64_t r = 0; r < rows; r++)
+                for (int64_t j = 0; j < cols; j++)
+                  c[r * g->ldc + j] = job->accumulate ? c[r * g->ldc + j] + edge[r * nr + j] : edge[r * nr + j];
+            }
+          if (last)
+            epilogue (g, c, job->ic + i0, rows, cols);
         }
     }
 }
@@ -472,18 +510,27 @@ _executorch_sgemm (const KernelSgemm *g)
       if (!g->accumulate)
         for (int64_t i = 0; i < m; i++)
           memset (g->c + i * g->ldc, 0, (size_t) n * sizeof (float));
+      if (has_epilogue (g))
+        epilogue (g, g->c, 0, m, n);
       return true;
     }
   if ((double) m * (double) n * (double) k <= DIRECT_MAX && g->pack_b == NULL && g->a_packed == NULL)
     {
       direct (g);
+      if (has_epilogue (g))
+        epilogue (g, g->c, 0, m, n);
       return true;
     }
 
   guint threads = g->single_thread ? 1 : executorch_threadpool_get_num_threads ();
   bool parallel = threads > 1 && (double) m * (double) n * (double) k >= PARALLEL_MIN;
   if (m <= SMALL_M && g->pack_b == NULL && g->a_packed == NULL && ((g->b_rs == 1 && g->a_cs == 1) || g->b_cs == 1))
-    return small_m (g, parallel);
+    {
+      small_m (g, parallel);
+      if (has_epilogue (g))
+        epilogue (g, g->c, 0, m, n);
+      return true;
+    }
   int64_t mchunk = m < MCHUNK ? m : MCHUNK;
   int64_t ncmax = n < NC ? n : NC;
   int64_t kcmax = k < KC ? k : KC;

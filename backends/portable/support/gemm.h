@@ -47,6 +47,12 @@ typedef struct
    * weights), used instead of packing a on every call; a is then never
    * read (small products take the packed path too). */
   const float *a_packed;
+  /* Applied to each tile of C once its product is complete, while it is
+   * still in cache: C[i, j] += row_bias[i] (when set), then, with clamp,
+   * C[i, j] = min (max (C[i, j], lo), hi) (NaN passes through). */
+  const float *row_bias;
+  bool clamp;
+  float lo, hi;
 } KernelSgemm;
 
 /* Floats _executorch_sgemm_pack_a() writes for an m x k matrix A. */

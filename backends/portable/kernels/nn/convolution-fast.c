@@ -22,7 +22,9 @@
  *
  * A fused instruction (rewrites/conv-fusion.c) adds an epilogue, the
  * residual add and clamp, that each task runs on the part of the output it
- * has just written, and may hand the GEMM path its weights packed at load.
+ * has just written (the GEMM path hands the bias and a clamp with no
+ * residual before it to the GEMM, which applies them to each tile of C as
+ * it completes), and may hand the GEMM path its weights packed at load.
  *
  * Work is cut into tasks (batch x group x pixel tile, or output planes)
  * that write disjoint parts of the output, and spread over the process
@@ -552,13 +554,25 @@ gemm_task (void *data, size_t task)
       gm.pack_b = im2col_pack;
       gm.pack_b_user = &ic;
     }
+  /* The GEMM adds the bias, and clamps when no residual comes first, on
+   * each tile as it completes; a residual add takes a pass of its own. */
+  const KernelConvEpilogue *e = job->epilogue;
+  bool residual = e != NULL && e->residual != NULL;
+  gm.row_bias = job->bias != NULL ? job->bias + g * cv->cout_g : NULL;
+  if (e != NULL && e->clamp && !residual)
+    {
+      gm.clamp = true;
+      gm.lo = e->lo;
+      gm.hi = e->hi;
+    }
   if (!_executorch_sgemm (&gm))
     {
       fail (job);
       return;
     }
-  for (int64_t co = g * cv->cout_g; co < (g + 1) * cv->cout_g; co++)
-    apply_epilogue (job, (b * cv->cout + co) * pixels + p0, t, co, true);
+  if (residual)
+    for (int64_t co = g * cv->cout_g; co < (g + 1) * cv->cout_g; co++)
+      apply_epilogue (job, (b * cv->cout + co) * pixels + p0, t, co, false);
 }
 
 /* ---- Transposed ---- */
