@@ -207,7 +207,7 @@ bench_microkernel (double min_seconds)
       do
         {
           for (int r = 0; r < 1000; r++)
-            kernels[i].kernel (256, a, b, c, kernels[i].nr, 1);
+            kernels[i].kernel (256, a, b, c, kernels[i].nr, 1, NULL);
           calls += 1000;
         }
       while (now () - start < min_seconds);

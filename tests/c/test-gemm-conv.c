@@ -298,6 +298,9 @@ check_gemm_epilogue (int64_t m, int64_t n, int64_t k, bool accumulate, bool call
     b[i] = (float) rnd ();
   for (int64_t i = 0; i < m; i++)
     bias[i] = (float) rnd ();
+  /* A NaN row passes through the clamp (row 0: a full tile when m >= 6). */
+  if (m >= 2)
+    bias[0] = NAN;
   for (int64_t i = 0; i < m * n; i++)
     c[i] = (float) rnd ();
   for (int64_t i = 0; i < m; i++)
@@ -335,6 +338,12 @@ check_gemm_epilogue (int64_t m, int64_t n, int64_t k, bool accumulate, bool call
       g.b = NULL;
     }
   g_assert_true (_executorch_sgemm (&g));
+  for (int64_t j = 0; j < n && m >= 2; j++)
+    {
+      g_assert_true (isnan (c[j]));
+      c[j] = 0.0f;
+      ref[j] = 0.0;
+    }
   check_close ("epilogue", c, n, ref, m, n, k);
   g_free (a);
   g_free (b);

@@ -18,7 +18,8 @@
 #define NR KERNEL_GEMM_NR
 
 __attribute__ ((target ("avx2,fma"))) void
-_executorch_gemm_kernel_avx2 (int64_t kc, const float *a, const float *b, float *c, int64_t ldc, int accumulate)
+_executorch_gemm_kernel_avx2 (int64_t kc, const float *a, const float *b, float *c, int64_t ldc, int accumulate,
+                              const KernelGemmEpilogue *epilogue)
 {
   __m256 c00 = _mm256_setzero_ps (), c01 = _mm256_setzero_ps ();
   __m256 c10 = _mm256_setzero_ps (), c11 = _mm256_setzero_ps ();
@@ -79,6 +80,12 @@ _executorch_gemm_kernel_avx2 (int64_t kc, const float *a, const float *b, float 
     }
 #undef STEP
 
+  int clamp = epilogue != NULL && epilogue->clamp;
+  const float *bias = epilogue != NULL ? epilogue->bias : NULL;
+  __m256 lo = _mm256_set1_ps (clamp ? epilogue->lo : 0.0f), hi = _mm256_set1_ps (clamp ? epilogue->hi : 0.0f);
+
+  /* max (lo, v) is lo where lo > v, else v, so NaN passes, as the
+   * reference epilogue's v < lo ? lo : v does; likewise min (hi, v). */
 #define STORE(R, LO, HI)                                      \
   do                                                          \
     {                                                         \
@@ -87,6 +94,17 @@ _executorch_gemm_kernel_avx2 (int64_t kc, const float *a, const float *b, float 
         {                                                     \
           LO = _mm256_add_ps (LO, _mm256_loadu_ps (row));     \
           HI = _mm256_add_ps (HI, _mm256_loadu_ps (row + 8)); \
+        }                                                     \
+      if (bias != NULL)                                       \
+        {                                                     \
+          __m256 bv = _mm256_set1_ps (bias[R]);               \
+          LO = _mm256_add_ps (LO, bv);                        \
+          HI = _mm256_add_ps (HI, bv);                        \
+        }                                                     \
+      if (clamp)                                              \
+        {                                                     \
+          LO = _mm256_min_ps (hi, _mm256_max_ps (lo, LO));    \
+          HI = _mm256_min_ps (hi, _mm256_max_ps (lo, HI));    \
         }                                                     \
       _mm256_storeu_ps (row, LO);                             \
       _mm256_storeu_ps (row + 8, HI);                         \

@@ -23,7 +23,8 @@
 _Static_assert(MR == 6, "the kernel below is written for six rows");
 
 __attribute__ ((target ("avx512f"))) void
-_executorch_gemm_kernel_avx512 (int64_t kc, const float *a, const float *b, float *c, int64_t ldc, int accumulate)
+_executorch_gemm_kernel_avx512 (int64_t kc, const float *a, const float *b, float *c, int64_t ldc, int accumulate,
+                                const KernelGemmEpilogue *epilogue)
 {
   __m512 c00 = _mm512_setzero_ps (), c01 = _mm512_setzero_ps ();
   __m512 c10 = _mm512_setzero_ps (), c11 = _mm512_setzero_ps ();
@@ -84,6 +85,12 @@ _executorch_gemm_kernel_avx512 (int64_t kc, const float *a, const float *b, floa
     }
 #undef STEP
 
+  int clamp = epilogue != NULL && epilogue->clamp;
+  const float *bias = epilogue != NULL ? epilogue->bias : NULL;
+  __m512 lo = _mm512_set1_ps (clamp ? epilogue->lo : 0.0f), hi = _mm512_set1_ps (clamp ? epilogue->hi : 0.0f);
+
+  /* max (lo, v) is lo where lo > v, else v, so NaN passes, as the
+   * reference epilogue's v < lo ? lo : v does; likewise min (hi, v). */
 #define STORE(R, LO, HI)                                       \
   do                                                           \
     {                                                          \
@@ -92,6 +99,17 @@ _executorch_gemm_kernel_avx512 (int64_t kc, const float *a, const float *b, floa
         {                                                      \
           LO = _mm512_add_ps (LO, _mm512_loadu_ps (row));      \
           HI = _mm512_add_ps (HI, _mm512_loadu_ps (row + 16)); \
+        }                                                      \
+      if (bias != NULL)                                        \
+        {                                                      \
+          __m512 bv = _mm512_set1_ps (bias[R]);                \
+          LO = _mm512_add_ps (LO, bv);                         \
+          HI = _mm512_add_ps (HI, bv);                         \
+        }                                                      \
+      if (clamp)                                               \
+        {                                                      \
+          LO = _mm512_min_ps (hi, _mm512_max_ps (lo, LO));     \
+          HI = _mm512_min_ps (hi, _mm512_max_ps (lo, HI));     \
         }                                                      \
       _mm512_storeu_ps (row, LO);                              \
       _mm512_storeu_ps (row + 16, HI);                         \

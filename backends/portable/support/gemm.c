@@ -59,7 +59,8 @@ _Static_assert(KERNEL_GEMM_NR_MAX == KERNEL_SGEMM_NR_MAX, "one widest strip");
 #define NR KERNEL_GEMM_NR /* the portable kernel's */
 
 static void
-kernel_generic (int64_t kc, const float *a, const float *b, float *c, int64_t ldc, int accumulate)
+kernel_generic (int64_t kc, const float *a, const float *b, float *c, int64_t ldc, int accumulate,
+                const KernelGemmEpilogue *epilogue)
 {
   float t[MR][NR];
 
@@ -73,7 +74,17 @@ kernel_generic (int64_t kc, const float *a, const float *b, float *c, int64_t ld
       }
   for (int r = 0; r < MR; r++)
     for (int j = 0; j < NR; j++)
-      c[r * ldc + j] = accumulate ? c[r * ldc + j] + t[r][j] : t[r][j];
+      {
+        float v = accumulate ? c[r * ldc + j] + t[r][j] : t[r][j];
+        if (epilogue != NULL && epilogue->bias != NULL)
+          v += epilogue->bias[r];
+        if (epilogue != NULL && epilogue->clamp)
+          {
+            v = v < epilogue->lo ? epilogue->lo : v;
+            v = v > epilogue->hi ? epilogue->hi : v;
+          }
+        c[r * ldc + j] = v;
+      }
 }
 
 static float
@@ -288,7 +299,8 @@ pack_b_strip (void *data, size_t strip)
 }
 
 /* The caller's epilogue on rows [i0, i0 + rows), columns [0, cols) of @c
- * (C's element (i0, j0) and on). */
+ * (C's element (i0, j0) and on), where the microkernel did not apply it:
+ * edge tiles and the paths without packing. */
 static void
 epilogue (const KernelSgemm *g, float *c, int64_t i0, int64_t rows, int64_t cols)
 {
@@ -345,15 +357,16 @@ compute_tile (void *data, size_t si, size_t sj, size_t ti, size_t tj)
 
           if (rows == MR && cols == nr)
             {
-              job->kernel (job->kc, a, b, c, g->ldc, job->accumulate);
+              KernelGemmEpilogue e = { .clamp = g->clamp, .lo = g->lo, .hi = g->hi };
+              if (g->row_bias != NULL)
+                e.bias = g->row_bias + job->ic + i0;
+              job->kernel (job->kc, a, b, c, g->ldc, job->accumulate, last ? &e : NULL);
+              continue;
             }
-          else
-            {
-              job->kernel (job->kc, a, b, edge, nr, 0);
-              for (int64_t r = 0; r < rows; r++)
-                for (int64_t j = 0; j < cols; j++)
-                  c[r * g->ldc + j] = job->accumulate ? c[r * g->ldc + j] + edge[r * nr + j] : edge[r * nr + j];
-            }
+          job->kernel (job->kc, a, b, edge, nr, 0, NULL);
+          for (int64_t r = 0; r < rows; r++)
+            for (int64_t j = 0; j < cols; j++)
+              c[r * g->ldc + j] = job->accumulate ? c[r * g->ldc + j] + edge[r * nr + j] : edge[r * nr + j];
           if (last)
             epilogue (g, c, job->ic + i0, rows, cols);
         }
