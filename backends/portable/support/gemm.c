@@ -10,9 +10,9 @@
  * a number of NR columns chosen so every thread gets work) and each tile
  * runs the microkernel strip by strip, B strip outer so it stays in L1
  * while A strips come from L2.  When the A panel is small enough to stay in
- * L2 (a convolution's weights), each B strip is instead packed right before
- * its products, by the thread that computes them, so it is written and read
- * in L1.  Packing pads the edges with zeros; edge tiles of C go through a
+ * L2 (a convolution's weights), B is instead packed 128 columns at a time
+ * right before their products, by the thread that computes them, so the
+ * strips are written and read in cache.  Packing pads the edges with zeros; edge tiles of C go through a
  * small buffer.
  *
  * The microkernel is chosen once per process: AVX-512 (6 x 32 tiles) where
@@ -373,15 +373,61 @@ compute_tile (void *data, size_t si, size_t sj, size_t ti, size_t tj)
     }
 }
 
-/* One B strip packed and at once multiplied by every A strip, while it is
- * still in L1 (the A panel then stays in L2). */
+/* Full strips [s0, s1) of a B whose rows are contiguous, packed row by
+ * row: each row of B is then read as one run of (s1 - s0) * nr floats.
+ * Strip by strip, every row would be a separate short read, and rows far
+ * apart (a 1x1 convolution's channel planes) are more streams than the
+ * hardware prefetchers follow: the packing would wait on each in turn. */
 static void
-pack_and_compute_strip (void *data, size_t strip)
+pack_b_rows (const Job *job, size_t s0, size_t s1)
+{
+  const KernelSgemm *g = job->g;
+  int64_t nr = job->nr, kc = job->kc;
+  const float *src = g->b + job->pc * g->b_rs + job->jc + (int64_t) s0 * nr;
+
+  for (int64_t p = 0; p < kc; p++)
+    {
+      const float *s = src + p * g->b_rs;
+      float *d = job->bpack + (int64_t) s0 * nr * kc + p * nr;
+      /* Constant-size copies: inlined vector moves. */
+      if (nr == NR_MAX)
+        for (size_t strip = s0; strip < s1; strip++, s += nr, d += nr * kc)
+          memcpy (d, s, NR_MAX * sizeof (float));
+      else
+        for (size_t strip = s0; strip < s1; strip++, s += nr, d += nr * kc)
+          memcpy (d, s, NR * sizeof (float));
+    }
+}
+
+/* Columns of B packed at once, then multiplied by every A strip right
+ * away, while they are still in L1 or L2 (the A panel then stays in L2). */
+#define GROUP_COLS 128
+
+/* Group @group of GROUP_COLS columns: packed and multiplied. */
+static void
+pack_and_compute_group (void *data, size_t group)
 {
   Job *job = data;
+  const KernelSgemm *g = job->g;
+  size_t per_group = (size_t) (GROUP_COLS / job->nr);
+  size_t b_strips = (size_t) ((job->nc + job->nr - 1) / job->nr);
+  size_t s0 = group * per_group, s1 = s0 + per_group < b_strips ? s0 + per_group : b_strips;
+  size_t full = job->nc / job->nr; /* strips without padding */
 
-  pack_b_strip (job, strip);
-  compute_tile (job, 0, strip, job->a_strips, 1);
+  if (g->pack_b == NULL && g->b_cs == 1 && s0 < full)
+    {
+      size_t s_end = s1 < full ? s1 : full;
+      pack_b_rows (job, s0, s_end);
+      for (size_t strip = s_end; strip < s1; strip++)
+        pack_b_strip (job, strip);
+    }
+  else
+    {
+      for (size_t strip = s0; strip < s1; strip++)
+        pack_b_strip (job, strip);
+    }
+  for (size_t strip = s0; strip < s1; strip++)
+    compute_tile (job, 0, strip, job->a_strips, 1);
 }
 
 static void
@@ -575,9 +621,10 @@ _executorch_sgemm (const KernelSgemm *g)
             {
               job.nc = n - job.jc < NC ? n - job.jc : NC;
               size_t b_strips = (size_t) ((job.nc + job.nr - 1) / job.nr);
-              if ((int64_t) a_strips * MR * job.kc <= A_RESIDENT_MAX && (!parallel || b_strips >= 4 * threads))
+              size_t groups = (size_t) ((job.nc + GROUP_COLS - 1) / GROUP_COLS);
+              if ((int64_t) a_strips * MR * job.kc <= A_RESIDENT_MAX && (!parallel || groups >= 2 * threads))
                 {
-                  run_1d (parallel, pack_and_compute_strip, &job, b_strips);
+                  run_1d (parallel, pack_and_compute_group, &job, groups);
                   continue;
                 }
               run_1d (parallel && job.nc * job.kc >= PACK_PARALLEL_MIN, pack_b_strip, &job, b_strips);
