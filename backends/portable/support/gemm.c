@@ -22,9 +22,6 @@
  * computes in the same order as the AVX2 one but without FMA (this file
  * keeps the library's -ffp-contract=off).
  */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* secure_getenv */
-#endif
 #include "gemm.h"
 #include "gemm-private.h"
 #include "support-private.h"
@@ -108,15 +105,13 @@ detect_level (void)
   KernelSgemmLevel level = KERNEL_SGEMM_GENERIC;
 
 #ifdef KERNEL_GEMM_HAVE_AVX2
+  /* The plug-ins' one decision (EXECUTORCH_KERNELS_NO_SIMD and
+   * EXECUTORCH_KERNELS_NO_AVX512 included); GCC's and clang's checks
+   * include the OS saving the zmm state. */
   if (_executorch_support_cpu_has_avx2_fma ())
-    {
-      const char *off = secure_getenv ("EXECUTORCH_KERNELS_NO_AVX512");
-      level = KERNEL_SGEMM_AVX2;
-      /* GCC's and clang's check includes the OS saving the zmm state. */
-      __builtin_cpu_init ();
-      if ((off == NULL || off[0] == '\0' || strcmp (off, "0") == 0) && __builtin_cpu_supports ("avx512f"))
-        level = KERNEL_SGEMM_AVX512;
-    }
+    level = KERNEL_SGEMM_AVX2;
+  if (_executorch_support_cpu_has_avx512 ())
+    level = KERNEL_SGEMM_AVX512;
 #endif
   return level;
 }
