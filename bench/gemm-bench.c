@@ -2,7 +2,8 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Usage: gemm-bench [--quick]
+ * Usage: gemm-bench [--quick] [FILTER]
+ * EXECUTORCH_KERNELS_NO_AVX512=1 gives the AVX2 microkernel's figures.
  * Prints one line per shape and thread count.  Not run by meson test.
  */
 #ifndef EXECUTORCH_USE_UNSTABLE_PLUGIN_API
@@ -34,6 +35,47 @@ cpu_now (void)
 
   clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &ts);
   return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
+}
+
+/* The clock of this core, from a chain of dependent integer multiplies
+ * (three cycles each on current x86 cores; a chain of adds of an
+ * immediate can be folded at rename) timed in CPU seconds: the peaks below are this times 32
+ * (AVX2: two 8-lane FMA units) or 64 (AVX-512: two 16-lane units) flops. */
+static double
+measure_ghz (void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+  double best = 0.0;
+
+  for (int round = 0; round < 5; round++)
+    {
+      uint64_t iters = 2 * 1000 * 1000, x = 0;
+      double start = cpu_now ();
+      __asm__ volatile("1:\n\t"
+                       ".rept 8\n\t"
+                       "imul %0, %0\n\t"
+                       ".endr\n\t"
+                       "sub $1, %1\n\t"
+                       "jnz 1b"
+                       : "+r"(x), "+r"(iters));
+      double ghz = 3.0 * 8.0 * 2e6 / (cpu_now () - start) / 1e9;
+      best = ghz > best ? ghz : best;
+    }
+  return best;
+#else
+  return 0.0;
+#endif
+}
+
+static double clock_ghz;
+
+static void
+print_peak_share (double gflops_per_cpu_second)
+{
+  if (clock_ghz > 0.0)
+    printf ("  [%3.0f%% of AVX2 peak, %3.0f%% of AVX-512 peak]", 100.0 * gflops_per_cpu_second / (32.0 * clock_ghz),
+            100.0 * gflops_per_cpu_second / (64.0 * clock_ghz));
+  printf ("\n");
 }
 
 static double last_cpu_per_call;
@@ -89,8 +131,9 @@ bench_square (int64_t size, guint threads, double min_seconds)
   fill (b, size * size);
   executorch_threadpool_set_num_threads (threads);
   double t = time_gemm (&g, min_seconds);
-  printf ("gemm %5" G_GINT64_FORMAT "^3          threads %u: %8.1f GFLOP/s  (%6.1f per CPU-second)\n", size, threads,
+  printf ("gemm %5" G_GINT64_FORMAT "^3          threads %u: %8.1f GFLOP/s  (%6.1f per CPU-second)", size, threads,
           2.0 * size * size * size / t / 1e9, 2.0 * size * size * size / last_cpu_per_call / 1e9);
+  print_peak_share (2.0 * size * size * size / last_cpu_per_call / 1e9);
   fflush (stdout);
   free (a);
   free (b);
@@ -133,32 +176,47 @@ bench_linear (int64_t m, int64_t k, int64_t n, guint threads, double min_seconds
 
 const EtPluginDesc *executorch_kernels_get_plugin (void);
 
-/* The AVX2 microkernel alone on L1-resident panels: the attainable FMA
- * rate of one core right now, to read the GEMM figures against. */
+/* Each microkernel alone on L1-resident panels: the attainable FMA rate of
+ * one core right now, to read the GEMM figures against. */
 static void
 bench_microkernel (double min_seconds)
 {
 #ifdef KERNEL_GEMM_HAVE_AVX2
   static float a[KERNEL_GEMM_MR * 256] __attribute__ ((aligned (64)));
-  static float b[KERNEL_GEMM_NR * 256] __attribute__ ((aligned (64)));
-  static float c[KERNEL_GEMM_MR * KERNEL_GEMM_NR] __attribute__ ((aligned (64)));
-  long calls = 0;
+  static float b[KERNEL_GEMM_NR_MAX * 256] __attribute__ ((aligned (64)));
+  static float c[KERNEL_GEMM_MR * KERNEL_GEMM_NR_MAX] __attribute__ ((aligned (64)));
+  static const struct
+  {
+    KernelSgemmLevel level;
+    const char *name;
+    KernelGemmMicrokernel kernel;
+    int nr;
+  } kernels[] = {
+    { KERNEL_SGEMM_AVX2, "6x16x256 avx2  ", _executorch_gemm_kernel_avx2, KERNEL_GEMM_NR },
+    { KERNEL_SGEMM_AVX512, "6x32x256 avx512", _executorch_gemm_kernel_avx512, KERNEL_GEMM_NR_AVX512 },
+  };
 
-  if (strcmp (_executorch_sgemm_kernel_name (), "avx2-fma") != 0)
-    return;
   fill (a, G_N_ELEMENTS (a));
   fill (b, G_N_ELEMENTS (b));
-  double start = now (), cpu_start = cpu_now ();
-  do
+  for (size_t i = 0; i < G_N_ELEMENTS (kernels); i++)
     {
-      for (int i = 0; i < 1000; i++)
-        _executorch_gemm_kernel_avx2 (256, a, b, c, KERNEL_GEMM_NR, 1);
-      calls += 1000;
+      long calls = 0;
+      if (!_executorch_sgemm_force (kernels[i].level))
+        continue;
+      double start = now (), cpu_start = cpu_now ();
+      do
+        {
+          for (int r = 0; r < 1000; r++)
+            kernels[i].kernel (256, a, b, c, kernels[i].nr, 1, NULL);
+          calls += 1000;
+        }
+      while (now () - start < min_seconds);
+      double flops = 2.0 * KERNEL_GEMM_MR * kernels[i].nr * 256 * calls;
+      printf ("microkernel %s in L1 threads 1: %8.1f GFLOP/s  (%6.1f per CPU-second)", kernels[i].name,
+              flops / (now () - start) / 1e9, flops / (cpu_now () - cpu_start) / 1e9);
+      print_peak_share (flops / (cpu_now () - cpu_start) / 1e9);
     }
-  while (now () - start < min_seconds);
-  double flops = 2.0 * KERNEL_GEMM_MR * KERNEL_GEMM_NR * 256 * calls;
-  printf ("microkernel 6x16x256 in L1    threads 1: %8.1f GFLOP/s  (%6.1f per CPU-second)\n",
-          flops / (now () - start) / 1e9, flops / (cpu_now () - cpu_start) / 1e9);
+  _executorch_sgemm_force (KERNEL_SGEMM_AUTO);
 #endif
 }
 
@@ -255,8 +313,9 @@ bench_conv (const ConvShape *c, guint threads, double min_seconds)
   double t = (now () - start) / iters;
   last_cpu_per_call = (cpu_now () - cpu_start) / iters;
   double flops = 2.0 * c->n * c->cout * oh * ow * (c->cin / c->groups) * c->k * c->k;
-  printf ("conv %-28s threads %u: %8.1f GFLOP/s  (%6.1f per CPU-second, %.3f ms)\n", c->name, threads, flops / t / 1e9,
+  printf ("conv %-28s threads %u: %8.1f GFLOP/s  (%6.1f per CPU-second, %.3f ms)", c->name, threads, flops / t / 1e9,
           flops / last_cpu_per_call / 1e9, t * 1e3);
+  print_peak_share (flops / last_cpu_per_call / 1e9);
   fflush (stdout);
   free (xd);
   free (wd);
@@ -281,7 +340,9 @@ main (int argc, char **argv)
   const char *filter = argc > 2 ? argv[2] : argc > 1 && !quick ? argv[1] : NULL;
   double min_seconds = quick ? 0.1 : 0.3;
 
-  printf ("microkernel: %s\n", _executorch_sgemm_kernel_name ());
+  clock_ghz = measure_ghz ();
+  printf ("microkernel: %s; clock %.2f GHz (dependent multiplies per CPU-second)\n", _executorch_sgemm_kernel_name (),
+          clock_ghz);
   if (filter == NULL)
     bench_microkernel (min_seconds);
   for (guint threads = 1; threads <= 2 && filter == NULL; threads++)

@@ -34,6 +34,38 @@ rnd_int (int lo, int hi_inclusive)
 
 /* ---- GEMM ---- */
 
+/* B through the pack_b callback, as convolution's implicit im2col gives
+ * it: read from the strided matrix of the KernelSgemm in @user. */
+static void
+pack_b_from_matrix (const void *user, int64_t pc, int64_t kc, int64_t j0, int64_t cols, int64_t nr, float *dst)
+{
+  const KernelSgemm *g = user;
+
+  g_assert_cmpint (cols, >=, 1);
+  g_assert_cmpint (cols, <=, nr);
+  g_assert_cmpint (nr, <=, KERNEL_SGEMM_NR_MAX);
+  g_assert_cmpint (pc + kc, <=, g->k);
+  g_assert_cmpint (j0 + cols, <=, g->n);
+  g_assert_cmpuint ((guintptr) dst % 64, ==, 0);
+  for (int64_t p = 0; p < kc; p++)
+    for (int64_t j = 0; j < nr; j++)
+      dst[p * nr + j] = j < cols ? g->b[(pc + p) * g->b_rs + (j0 + j) * g->b_cs] : 0.0f;
+}
+
+static void
+check_close (const char *what, const float *c, int64_t ldc, const double *ref, int64_t m, int64_t n, int64_t k)
+{
+  for (int64_t i = 0; i < m; i++)
+    for (int64_t j = 0; j < n; j++)
+      {
+        double got = c[i * ldc + j], want = ref[i * n + j];
+        if (!(fabs (got - want) <= 1e-5 * (double) (k + 1) * (1.0 + fabs (want))))
+          g_error ("%s gemm %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT "x%" G_GINT64_FORMAT " (%s): C[%" G_GINT64_FORMAT
+                   ",%" G_GINT64_FORMAT "] = %.7g, expected %.7g",
+                   what, m, n, k, _executorch_sgemm_kernel_name (), i, j, got, want);
+      }
+}
+
 static void
 check_gemm (int64_t m, int64_t n, int64_t k, bool ta, bool tb, bool accumulate)
 {
@@ -98,6 +130,27 @@ check_gemm (int64_t m, int64_t n, int64_t k, bool ta, bool tb, bool accumulate)
                        m, n, k, i, j, got, want);
           }
       g_assert_cmpfloat (c[n], ==, pad);
+      /* B built by a pack_b callback, with A packed or not. */
+      KernelSgemm plain = g;
+      plain.a = a;
+      plain.a_packed = NULL;
+      for (int packed_a = 0; packed_a < 2; packed_a++)
+        {
+          KernelSgemm cb = plain;
+          memcpy (c, c_before, (gsize) (m * ldc + 1) * sizeof (float));
+          cb.pack_b = pack_b_from_matrix;
+          cb.pack_b_user = &plain;
+          cb.b = NULL; /* never read */
+          if (packed_a)
+            {
+              cb.a_packed = packed;
+              cb.a = NULL;
+            }
+          g_assert_true (_executorch_sgemm (&cb));
+          check_close (packed_a ? "pack_b + packed A" : "pack_b", c, ldc, ref, m, n, k);
+          g_assert_cmpfloat (c[n], ==, pad);
+        }
+      memcpy (c, c_fresh, (gsize) (m * ldc + 1) * sizeof (float));
       g_free (packed);
       g_free (c_fresh);
     }
@@ -133,14 +186,32 @@ test_gemm_packed_a (void)
     }
 }
 
+/* The microkernels this CPU can run: always the portable one. */
+static const KernelSgemmLevel all_levels[] = { KERNEL_SGEMM_GENERIC, KERNEL_SGEMM_AVX2, KERNEL_SGEMM_AVX512 };
+
+static bool
+force_level (KernelSgemmLevel level)
+{
+  if (!_executorch_sgemm_force (level))
+    {
+      g_test_message ("GEMM level %d: not on this CPU", (int) level);
+      return false;
+    }
+  g_test_message ("GEMM microkernel: %s", _executorch_sgemm_kernel_name ());
+  return true;
+}
+
 static void
 test_gemm_odd_sizes (void)
 {
   static const int64_t sizes[] = { 1, 7, 17, 63, 129 };
 
-  for (int kernel = 0; kernel < 2; kernel++)
+  g_assert_true (_executorch_sgemm_force (KERNEL_SGEMM_GENERIC));
+  g_assert_cmpstr (_executorch_sgemm_kernel_name (), ==, "generic");
+  for (size_t level = 0; level < G_N_ELEMENTS (all_levels); level++)
     {
-      _executorch_sgemm_force_generic (kernel == 1);
+      if (!force_level (all_levels[level]))
+        continue;
       for (guint threads = 1; threads <= 2; threads++)
         {
           executorch_threadpool_set_num_threads (threads);
@@ -164,7 +235,7 @@ test_gemm_odd_sizes (void)
   check_gemm (3, 600, 300, false, true, true);
   check_gemm (2, 600, 300, false, false, false);
   check_gemm (4, 513, 333, true, false, true);
-  _executorch_sgemm_force_generic (false);
+  g_assert_true (_executorch_sgemm_force (KERNEL_SGEMM_AUTO));
   check_gemm (200, 300, 300, true, false, false);
   check_gemm (1, 1000, 700, false, true, false);
   check_gemm (3, 600, 300, false, true, true);
@@ -172,6 +243,136 @@ test_gemm_odd_sizes (void)
   check_gemm (0, 5, 5, false, false, false);
   check_gemm (5, 5, 0, false, false, true);
   check_gemm (5, 5, 0, false, false, false);
+  executorch_threadpool_set_num_threads (0);
+}
+
+/* Every microkernel on tiles cut at every edge: m around multiples of the
+ * 6 rows, n around the 16 and 32 columns of the strips and around the
+ * 2048-column slices, k of 1 and around the 256-deep slices, strided and
+ * transposed operands, with A and B packed by the GEMM, by the caller and
+ * by a pack_b callback (check_gemm runs all three). */
+static void
+test_gemm_edge_tiles (void)
+{
+  static const int64_t ms[] = { 5, 6, 7, 13, 97 };
+  static const int64_t ns[] = { 15, 16, 17, 31, 32, 33, 65 };
+  static const int64_t ks[] = { 1, 2, 255, 257 };
+
+  for (size_t level = 0; level < G_N_ELEMENTS (all_levels); level++)
+    {
+      if (!force_level (all_levels[level]))
+        continue;
+      for (guint threads = 1; threads <= 2; threads++)
+        {
+          executorch_threadpool_set_num_threads (threads);
+          for (size_t i = 0; i < G_N_ELEMENTS (ms); i++)
+            for (size_t j = 0; j < G_N_ELEMENTS (ns); j++)
+              for (size_t l = 0; l < G_N_ELEMENTS (ks); l++)
+                {
+                  int variant = (int) ((i + j + l + threads) % 4);
+                  check_gemm (ms[i], ns[j], ks[l], variant & 1, variant & 2, (i + j + l) % 2);
+                }
+          /* Several row chunks, column slices and k slices at once. */
+          check_gemm (200, 300, 300, false, false, false);
+          check_gemm (131, 2100, 20, false, true, true);
+          check_gemm (7, 2081, 513, true, false, true);
+        }
+    }
+  g_assert_true (_executorch_sgemm_force (KERNEL_SGEMM_AUTO));
+  executorch_threadpool_set_num_threads (0);
+}
+
+/* Bias per row and clamp applied by the GEMM, on every path: direct (tiny),
+ * few rows, packed with edge tiles and several k slices, B from a pack_b
+ * callback, k = 0, accumulating. */
+static void
+check_gemm_epilogue (int64_t m, int64_t n, int64_t k, bool accumulate, bool callback)
+{
+  float *a = g_new (float, m *k + 1), *b = g_new (float, k *n + 1), *bias = g_new (float, m + 1);
+  float *c = g_new (float, m *n + 1);
+  double *ref = g_new (double, m *n + 1);
+
+  for (int64_t i = 0; i < m * k; i++)
+    a[i] = (float) rnd ();
+  for (int64_t i = 0; i < k * n; i++)
+    b[i] = (float) rnd ();
+  for (int64_t i = 0; i < m; i++)
+    bias[i] = (float) rnd ();
+  /* A NaN row passes through the clamp (row 0: a full tile when m >= 6). */
+  if (m >= 2)
+    bias[0] = NAN;
+  for (int64_t i = 0; i < m * n; i++)
+    c[i] = (float) rnd ();
+  for (int64_t i = 0; i < m; i++)
+    for (int64_t j = 0; j < n; j++)
+      {
+        double acc = 0.0;
+        for (int64_t p = 0; p < k; p++)
+          acc += (double) a[i * k + p] * b[p * n + j];
+        acc = (accumulate ? c[i * n + j] : 0.0) + acc + bias[i];
+        ref[i * n + j] = acc < -0.25 ? -0.25 : acc > 0.5 ? 0.5 : acc;
+      }
+  KernelSgemm g = {
+    .m = m,
+    .n = n,
+    .k = k,
+    .a = a,
+    .a_rs = k,
+    .a_cs = 1,
+    .b = b,
+    .b_rs = n,
+    .b_cs = 1,
+    .c = c,
+    .ldc = n,
+    .accumulate = accumulate,
+    .row_bias = bias,
+    .clamp = true,
+    .lo = -0.25f,
+    .hi = 0.5f,
+  };
+  KernelSgemm plain = g;
+  if (callback)
+    {
+      g.pack_b = pack_b_from_matrix;
+      g.pack_b_user = &plain;
+      g.b = NULL;
+    }
+  g_assert_true (_executorch_sgemm (&g));
+  for (int64_t j = 0; j < n && m >= 2; j++)
+    {
+      g_assert_true (isnan (c[j]));
+      c[j] = 0.0f;
+      ref[j] = 0.0;
+    }
+  check_close ("epilogue", c, n, ref, m, n, k);
+  g_free (a);
+  g_free (b);
+  g_free (bias);
+  g_free (c);
+  g_free (ref);
+}
+
+static void
+test_gemm_epilogue (void)
+{
+  for (size_t level = 0; level < G_N_ELEMENTS (all_levels); level++)
+    {
+      if (!force_level (all_levels[level]))
+        continue;
+      for (guint threads = 1; threads <= 2; threads++)
+        {
+          executorch_threadpool_set_num_threads (threads);
+          check_gemm_epilogue (3, 5, 7, false, false);      /* direct */
+          check_gemm_epilogue (2, 300, 40, true, false);    /* few rows */
+          check_gemm_epilogue (13, 77, 300, false, false);  /* edge tiles, two k slices */
+          check_gemm_epilogue (13, 77, 300, true, true);    /* pack_b */
+          check_gemm_epilogue (64, 3000, 20, false, false); /* many strips, threads */
+          check_gemm_epilogue (600, 40, 300, true, false);  /* A panel past L2 */
+          check_gemm_epilogue (7, 9, 0, false, false);      /* k = 0 */
+          check_gemm_epilogue (7, 9, 0, true, false);
+        }
+    }
+  g_assert_true (_executorch_sgemm_force (KERNEL_SGEMM_AUTO));
   executorch_threadpool_set_num_threads (0);
 }
 
@@ -574,6 +775,105 @@ test_conv_large (void)
       8,
       false,
       false,
+      false,
+      false,
+      false,
+      ET_SCALAR_FLOAT,
+      ET_SCALAR_FLOAT },
+    /* k slices of 256 that start mid-window (3x3: tap 4 of channel 28;
+     * stride 2; 5x5 dilation 2; 1x1 stride 2, gathered), on planes wider
+     * and narrower than a strip of 32 pixels */
+    { 2,
+      1,
+      40,
+      33,
+      37,
+      13,
+      3,
+      3,
+      1,
+      1,
+      1,
+      1,
+      1,
+      1,
+      0,
+      0,
+      1,
+      false,
+      true,
+      false,
+      false,
+      false,
+      ET_SCALAR_FLOAT,
+      ET_SCALAR_FLOAT },
+    { 2,
+      2,
+      30,
+      9,
+      7,
+      20,
+      3,
+      3,
+      2,
+      2,
+      1,
+      1,
+      1,
+      1,
+      0,
+      0,
+      1,
+      false,
+      false,
+      false,
+      false,
+      false,
+      ET_SCALAR_FLOAT,
+      ET_SCALAR_FLOAT },
+    { 2,
+      1,
+      12,
+      17,
+      19,
+      7,
+      5,
+      5,
+      1,
+      1,
+      4,
+      3,
+      2,
+      2,
+      0,
+      0,
+      1,
+      false,
+      true,
+      false,
+      false,
+      false,
+      ET_SCALAR_FLOAT,
+      ET_SCALAR_FLOAT },
+    { 2,
+      1,
+      300,
+      11,
+      13,
+      9,
+      1,
+      1,
+      2,
+      2,
+      0,
+      0,
+      1,
+      1,
+      0,
+      0,
+      1,
+      false,
+      true,
       false,
       false,
       false,
@@ -1055,6 +1355,8 @@ main (int argc, char **argv)
 
   g_test_add_func ("/gemm/odd-sizes", test_gemm_odd_sizes);
   g_test_add_func ("/gemm/packed-a", test_gemm_packed_a);
+  g_test_add_func ("/gemm/edge-tiles", test_gemm_edge_tiles);
+  g_test_add_func ("/gemm/epilogue", test_gemm_epilogue);
   g_test_add_func ("/linear/shapes-and-errors", test_linear);
   g_test_add_func ("/bmm/batches", test_bmm_batches);
   g_test_add_func ("/addmm/broadcast-beta-alpha", test_addmm);

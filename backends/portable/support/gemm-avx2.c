@@ -18,7 +18,8 @@
 #define NR KERNEL_GEMM_NR
 
 __attribute__ ((target ("avx2,fma"))) void
-_executorch_gemm_kernel_avx2 (int64_t kc, const float *a, const float *b, float *c, int64_t ldc, int accumulate)
+_executorch_gemm_kernel_avx2 (int64_t kc, const float *a, const float *b, float *c, int64_t ldc, int accumulate,
+                              const KernelGemmEpilogue *epilogue)
 {
   __m256 c00 = _mm256_setzero_ps (), c01 = _mm256_setzero_ps ();
   __m256 c10 = _mm256_setzero_ps (), c11 = _mm256_setzero_ps ();
@@ -79,6 +80,12 @@ _executorch_gemm_kernel_avx2 (int64_t kc, const float *a, const float *b, float 
     }
 #undef STEP
 
+  int clamp = epilogue != NULL && epilogue->clamp;
+  const float *bias = epilogue != NULL ? epilogue->bias : NULL;
+  __m256 lo = _mm256_set1_ps (clamp ? epilogue->lo : 0.0f), hi = _mm256_set1_ps (clamp ? epilogue->hi : 0.0f);
+
+  /* max (lo, v) is lo where lo > v, else v, so NaN passes, as the
+   * reference epilogue's v < lo ? lo : v does; likewise min (hi, v). */
 #define STORE(R, LO, HI)                                      \
   do                                                          \
     {                                                         \
@@ -87,6 +94,17 @@ _executorch_gemm_kernel_avx2 (int64_t kc, const float *a, const float *b, float 
         {                                                     \
           LO = _mm256_add_ps (LO, _mm256_loadu_ps (row));     \
           HI = _mm256_add_ps (HI, _mm256_loadu_ps (row + 8)); \
+        }                                                     \
+      if (bias != NULL)                                       \
+        {                                                     \
+          __m256 bv = _mm256_set1_ps (bias[R]);               \
+          LO = _mm256_add_ps (LO, bv);                        \
+          HI = _mm256_add_ps (HI, bv);                        \
+        }                                                     \
+      if (clamp)                                              \
+        {                                                     \
+          LO = _mm256_min_ps (hi, _mm256_max_ps (lo, LO));    \
+          HI = _mm256_min_ps (hi, _mm256_max_ps (lo, HI));    \
         }                                                     \
       _mm256_storeu_ps (row, LO);                             \
       _mm256_storeu_ps (row + 8, HI);                         \
@@ -102,10 +120,10 @@ _executorch_gemm_kernel_avx2 (int64_t kc, const float *a, const float *b, float 
 #undef STORE
 }
 
-/* A full B strip from a transposed operand (B[p, j] = src[p + j * ld],
- * linear's weight): 8 x 8 blocks transposed in registers. */
+/* 16 columns of a B strip from a transposed operand (B[p, j] =
+ * src[p + j * ld], linear's weight): 8 x 8 blocks transposed in registers. */
 __attribute__ ((target ("avx2,fma"))) void
-_executorch_gemm_pack_bt_avx2 (const float *src, int64_t ld, int64_t kc, float *dst)
+_executorch_gemm_pack_bt_avx2 (const float *src, int64_t ld, int64_t kc, float *dst, int64_t dst_nr)
 {
   int64_t p0 = 0;
 
@@ -126,20 +144,20 @@ _executorch_gemm_pack_bt_avx2 (const float *src, int64_t ld, int64_t kc, float *
           __m256 u2 = _mm256_shuffle_ps (t1, t3, 0x44), u3 = _mm256_shuffle_ps (t1, t3, 0xee);
           __m256 u4 = _mm256_shuffle_ps (t4, t6, 0x44), u5 = _mm256_shuffle_ps (t4, t6, 0xee);
           __m256 u6 = _mm256_shuffle_ps (t5, t7, 0x44), u7 = _mm256_shuffle_ps (t5, t7, 0xee);
-          float *d = dst + p0 * NR + jb;
-          _mm256_store_ps (d + 0 * NR, _mm256_permute2f128_ps (u0, u4, 0x20));
-          _mm256_store_ps (d + 1 * NR, _mm256_permute2f128_ps (u1, u5, 0x20));
-          _mm256_store_ps (d + 2 * NR, _mm256_permute2f128_ps (u2, u6, 0x20));
-          _mm256_store_ps (d + 3 * NR, _mm256_permute2f128_ps (u3, u7, 0x20));
-          _mm256_store_ps (d + 4 * NR, _mm256_permute2f128_ps (u0, u4, 0x31));
-          _mm256_store_ps (d + 5 * NR, _mm256_permute2f128_ps (u1, u5, 0x31));
-          _mm256_store_ps (d + 6 * NR, _mm256_permute2f128_ps (u2, u6, 0x31));
-          _mm256_store_ps (d + 7 * NR, _mm256_permute2f128_ps (u3, u7, 0x31));
+          float *d = dst + p0 * dst_nr + jb;
+          _mm256_store_ps (d + 0 * dst_nr, _mm256_permute2f128_ps (u0, u4, 0x20));
+          _mm256_store_ps (d + 1 * dst_nr, _mm256_permute2f128_ps (u1, u5, 0x20));
+          _mm256_store_ps (d + 2 * dst_nr, _mm256_permute2f128_ps (u2, u6, 0x20));
+          _mm256_store_ps (d + 3 * dst_nr, _mm256_permute2f128_ps (u3, u7, 0x20));
+          _mm256_store_ps (d + 4 * dst_nr, _mm256_permute2f128_ps (u0, u4, 0x31));
+          _mm256_store_ps (d + 5 * dst_nr, _mm256_permute2f128_ps (u1, u5, 0x31));
+          _mm256_store_ps (d + 6 * dst_nr, _mm256_permute2f128_ps (u2, u6, 0x31));
+          _mm256_store_ps (d + 7 * dst_nr, _mm256_permute2f128_ps (u3, u7, 0x31));
         }
     }
   for (; p0 < kc; p0++)
     for (int j = 0; j < NR; j++)
-      dst[p0 * NR + j] = src[p0 + j * ld];
+      dst[p0 * dst_nr + j] = src[p0 + j * ld];
 }
 
 /* Four independent 8-lane accumulators hide the FMA latency. */

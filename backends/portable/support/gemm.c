@@ -9,17 +9,24 @@
  * The packed operands are then cut into tiles of whole strips (MC rows by
  * a number of NR columns chosen so every thread gets work) and each tile
  * runs the microkernel strip by strip, B strip outer so it stays in L1
- * while A strips come from L2.  Packing pads the edges with zeros; edge
- * tiles of C go through a small buffer.
+ * while A strips come from L2.  When the A panel is small enough to stay in
+ * L2 (a convolution's weights), B is instead packed 128 columns at a time
+ * right before their products, by the thread that computes them, so the
+ * strips are written and read in cache.  Packing pads the edges with zeros; edge tiles of C go through a
+ * small buffer.
  *
- * The portable microkernel computes in the same order as the AVX2 one but
- * without FMA (this file keeps the library's -ffp-contract=off).
+ * The microkernel is chosen once per process: AVX-512 (6 x 32 tiles) where
+ * the CPU and OS have it, AVX2 + FMA (6 x 16), or portable C (6 x 16).  All
+ * read the same 6-row A strips, so weights packed at load suit each; the
+ * width of B's strips follows the kernel.  The portable microkernel
+ * computes in the same order as the AVX2 one but without FMA (this file
+ * keeps the library's -ffp-contract=off).
  */
 #include "gemm.h"
 #include "gemm-private.h"
 #include "support-private.h"
 
-_Static_assert(KERNEL_GEMM_NR == KERNEL_SGEMM_NR, "one strip width");
+_Static_assert(KERNEL_GEMM_NR_MAX == KERNEL_SGEMM_NR_MAX, "one widest strip");
 
 #include "executorch-threadpool.h"
 
@@ -27,7 +34,7 @@ _Static_assert(KERNEL_GEMM_NR == KERNEL_SGEMM_NR, "one strip width");
 #include <string.h>
 
 #define MR KERNEL_GEMM_MR
-#define NR KERNEL_GEMM_NR
+#define NR_MAX KERNEL_GEMM_NR_MAX
 #define KC 256
 #define MC (16 * MR)      /* rows of a tile: 96 */
 #define NC 2048           /* columns of B packed at once: 2 MiB */
@@ -37,12 +44,20 @@ _Static_assert(KERNEL_GEMM_NR == KERNEL_SGEMM_NR, "one strip width");
  * PARALLEL_MIN it stays on the calling thread. */
 #define DIRECT_MAX 4096
 #define PARALLEL_MIN (1 << 20)
+/* An A panel of at most this many floats (512 KiB) is assumed to stay in
+ * L2: each B strip is then packed and used at once, from L1, by every A
+ * strip (convolutions, whose A is the weights of a few hundred output
+ * channels); larger panels are cut into MC-row tiles. */
+#define A_RESIDENT_MAX (128 * 1024)
 /* Packing is spread over the pool only from this many floats: a smaller
  * panel packs faster than the pool wakes up. */
 #define PACK_PARALLEL_MIN (128 * 1024)
 
+#define NR KERNEL_GEMM_NR /* the portable kernel's */
+
 static void
-kernel_generic (int64_t kc, const float *a, const float *b, float *c, int64_t ldc, int accumulate)
+kernel_generic (int64_t kc, const float *a, const float *b, float *c, int64_t ldc, int accumulate,
+                const KernelGemmEpilogue *epilogue)
 {
   float t[MR][NR];
 
@@ -56,7 +71,17 @@ kernel_generic (int64_t kc, const float *a, const float *b, float *c, int64_t ld
       }
   for (int r = 0; r < MR; r++)
     for (int j = 0; j < NR; j++)
-      c[r * ldc + j] = accumulate ? c[r * ldc + j] + t[r][j] : t[r][j];
+      {
+        float v = accumulate ? c[r * ldc + j] + t[r][j] : t[r][j];
+        if (epilogue != NULL && epilogue->bias != NULL)
+          v += epilogue->bias[r];
+        if (epilogue != NULL && epilogue->clamp)
+          {
+            v = v < epilogue->lo ? epilogue->lo : v;
+            v = v > epilogue->hi ? epilogue->hi : v;
+          }
+        c[r * ldc + j] = v;
+      }
 }
 
 static float
@@ -69,44 +94,75 @@ dot_generic (const float *x, const float *y, int64_t n)
   return total;
 }
 
-/* 0: not chosen yet, 1: generic, 2: AVX2. */
-static int kernel_choice;
-static int forced_generic;
+/* The CPU's best kernel, decided once (KERNEL_SGEMM_AUTO: not yet), and
+ * the one tests and benchmarks force (KERNEL_SGEMM_AUTO: none). */
+static int best_level;
+static int forced_level;
 
-static int
-kernel_level (void)
+static KernelSgemmLevel
+detect_level (void)
 {
-  int choice = __atomic_load_n (&kernel_choice, __ATOMIC_ACQUIRE);
+  KernelSgemmLevel level = KERNEL_SGEMM_GENERIC;
 
-  if (choice == 0)
-    {
-      choice = 1;
 #ifdef KERNEL_GEMM_HAVE_AVX2
-      if (_executorch_support_cpu_has_avx2_fma ())
-        choice = 2;
+  /* The plug-ins' one decision (EXECUTORCH_KERNELS_NO_SIMD and
+   * EXECUTORCH_KERNELS_NO_AVX512 included); GCC's and clang's checks
+   * include the OS saving the zmm state. */
+  if (_executorch_support_cpu_has_avx2_fma ())
+    level = KERNEL_SGEMM_AVX2;
+  if (_executorch_support_cpu_has_avx512 ())
+    level = KERNEL_SGEMM_AVX512;
 #endif
-      __atomic_store_n (&kernel_choice, choice, __ATOMIC_RELEASE);
-    }
-  if (__atomic_load_n (&forced_generic, __ATOMIC_RELAXED))
-    return 1;
-  return choice;
+  return level;
 }
 
-static KernelGemmMicrokernel
+static KernelSgemmLevel
+best (void)
+{
+  int level = __atomic_load_n (&best_level, __ATOMIC_ACQUIRE);
+
+  if (level == KERNEL_SGEMM_AUTO)
+    {
+      level = detect_level ();
+      __atomic_store_n (&best_level, level, __ATOMIC_RELEASE);
+    }
+  return (KernelSgemmLevel) level;
+}
+
+static KernelSgemmLevel
+kernel_level (void)
+{
+  int forced = __atomic_load_n (&forced_level, __ATOMIC_RELAXED);
+
+  return forced != KERNEL_SGEMM_AUTO ? (KernelSgemmLevel) forced : best ();
+}
+
+typedef struct
+{
+  KernelGemmMicrokernel kernel;
+  int64_t nr;
+} Microkernel;
+
+static Microkernel
 choose_kernel (void)
 {
-#ifdef KERNEL_GEMM_HAVE_AVX2
-  if (kernel_level () == 2)
-    return _executorch_gemm_kernel_avx2;
+  switch (kernel_level ())
+    {
+#ifdef KERNEL_GEMM_HAVE_AVX512
+      case KERNEL_SGEMM_AVX512: return (Microkernel){ _executorch_gemm_kernel_avx512, KERNEL_GEMM_NR_AVX512 };
 #endif
-  return kernel_generic;
+#ifdef KERNEL_GEMM_HAVE_AVX2
+      case KERNEL_SGEMM_AVX2: return (Microkernel){ _executorch_gemm_kernel_avx2, KERNEL_GEMM_NR };
+#endif
+      default: return (Microkernel){ kernel_generic, KERNEL_GEMM_NR };
+    }
 }
 
 static KernelGemmDot
 choose_dot (void)
 {
 #ifdef KERNEL_GEMM_HAVE_AVX2
-  if (kernel_level () == 2)
+  if (kernel_level () >= KERNEL_SGEMM_AVX2)
     return _executorch_gemm_dot_avx2;
 #endif
   return dot_generic;
@@ -115,24 +171,34 @@ choose_dot (void)
 const char *
 _executorch_sgemm_kernel_name (void)
 {
-  return choose_kernel () == kernel_generic ? "generic" : "avx2-fma";
+  switch (kernel_level ())
+    {
+      case KERNEL_SGEMM_AVX512: return "avx512f";
+      case KERNEL_SGEMM_AVX2: return "avx2-fma";
+      default: return "generic";
+    }
 }
 
-void
-_executorch_sgemm_force_generic (bool generic)
+bool
+_executorch_sgemm_force (KernelSgemmLevel level)
 {
-  __atomic_store_n (&forced_generic, generic ? 1 : 0, __ATOMIC_RELAXED);
+  if (level > best ())
+    return false;
+  __atomic_store_n (&forced_level, (int) level, __ATOMIC_RELAXED);
+  return true;
 }
 
 typedef struct
 {
   const KernelSgemm *g;
   KernelGemmMicrokernel kernel;
+  int64_t nr;   /* the kernel's B strip width */
   float *apack; /* the packing buffer, or where a_packed's panel lies */
   float *bpack;
   int64_t ic, mc; /* row chunk */
   int64_t pc, kc; /* k slice */
   int64_t jc, nc; /* column slice */
+  size_t a_strips;
   bool accumulate;
 } Job;
 
@@ -166,26 +232,31 @@ pack_b_strip (void *data, size_t strip)
 {
   const Job *job = data;
   const KernelSgemm *g = job->g;
-  float *dst = job->bpack + (int64_t) strip * NR * job->kc;
-  int64_t j0 = job->jc + (int64_t) strip * NR;
-  int64_t cols = job->jc + job->nc - j0 < NR ? job->jc + job->nc - j0 : NR;
+  int64_t nr = job->nr;
+  float *dst = job->bpack + (int64_t) strip * nr * job->kc;
+  int64_t j0 = job->jc + (int64_t) strip * nr;
+  int64_t cols = job->jc + job->nc - j0 < nr ? job->jc + job->nc - j0 : nr;
 
   if (g->pack_b != NULL)
     {
-      g->pack_b (g->pack_b_user, job->pc, job->kc, j0, cols, dst);
+      g->pack_b (g->pack_b_user, job->pc, job->kc, j0, cols, nr, dst);
       return;
     }
   const float *src = g->b + job->pc * g->b_rs + j0 * g->b_cs;
 
-  if (g->b_cs == 1 && cols == NR)
+  if (g->b_cs == 1 && cols == nr)
     {
       /* Fixed-length row copies: vector moves, no memcpy call per row. */
       for (int64_t p = 0; p < job->kc; p++)
         {
           const float *s = src + p * g->b_rs;
-          float *d = dst + p * NR;
-          for (int j = 0; j < NR; j++)
-            d[j] = s[j];
+          float *d = dst + p * nr;
+          if (nr == NR_MAX)
+            for (int j = 0; j < NR_MAX; j++)
+              d[j] = s[j];
+          else
+            for (int j = 0; j < NR; j++)
+              d[j] = s[j];
         }
       return;
     }
@@ -193,16 +264,17 @@ pack_b_strip (void *data, size_t strip)
     {
       for (int64_t p = 0; p < job->kc; p++)
         {
-          memcpy (dst + p * NR, src + p * g->b_rs, (size_t) cols * sizeof (float));
-          for (int64_t j = cols; j < NR; j++)
-            dst[p * NR + j] = 0.0f;
+          memcpy (dst + p * nr, src + p * g->b_rs, (size_t) cols * sizeof (float));
+          for (int64_t j = cols; j < nr; j++)
+            dst[p * nr + j] = 0.0f;
         }
       return;
     }
 #ifdef KERNEL_GEMM_HAVE_AVX2
-  if (g->b_rs == 1 && cols == NR && kernel_level () == 2)
+  if (g->b_rs == 1 && cols == nr && kernel_level () >= KERNEL_SGEMM_AVX2)
     {
-      _executorch_gemm_pack_bt_avx2 (src, g->b_cs, job->kc, dst);
+      for (int64_t jb = 0; jb < nr; jb += 16)
+        _executorch_gemm_pack_bt_avx2 (src + jb * g->b_cs, g->b_cs, job->kc, dst + jb, nr);
       return;
     }
 #endif
@@ -211,14 +283,48 @@ pack_b_strip (void *data, size_t strip)
       const float *s = src + j * g->b_cs;
       if (g->b_rs == 1)
         for (int64_t p = 0; p < job->kc; p++)
-          dst[p * NR + j] = s[p];
+          dst[p * nr + j] = s[p];
       else
         for (int64_t p = 0; p < job->kc; p++)
-          dst[p * NR + j] = s[p * g->b_rs];
+          dst[p * nr + j] = s[p * g->b_rs];
     }
-  for (int64_t j = cols; j < NR; j++)
+  for (int64_t j = cols; j < nr; j++)
     for (int64_t p = 0; p < job->kc; p++)
-      dst[p * NR + j] = 0.0f;
+      dst[p * nr + j] = 0.0f;
+}
+
+/* The caller's epilogue on rows [i0, i0 + rows), columns [0, cols) of @c
+ * (C's element (i0, j0) and on), where the microkernel did not apply it:
+ * edge tiles and the paths without packing. */
+static void
+epilogue (const KernelSgemm *g, float *c, int64_t i0, int64_t rows, int64_t cols)
+{
+  for (int64_t r = 0; r < rows; r++)
+    {
+      float *row = c + r * g->ldc;
+      if (g->row_bias != NULL)
+        {
+          float bias = g->row_bias[i0 + r];
+          for (int64_t j = 0; j < cols; j++)
+            row[j] += bias;
+        }
+      if (g->clamp)
+        {
+          float lo = g->lo, hi = g->hi;
+          for (int64_t j = 0; j < cols; j++)
+            {
+              float v = row[j];
+              v = v < lo ? lo : v;
+              row[j] = v > hi ? hi : v;
+            }
+        }
+    }
+}
+
+static bool
+has_epilogue (const KernelSgemm *g)
+{
+  return g->row_bias != NULL || g->clamp;
 }
 
 /* Strips [si, si + ti) of A times strips [sj, sj + tj) of B. */
@@ -227,12 +333,14 @@ compute_tile (void *data, size_t si, size_t sj, size_t ti, size_t tj)
 {
   const Job *job = data;
   const KernelSgemm *g = job->g;
-  float edge[MR * NR] __attribute__ ((aligned (64)));
+  int64_t nr = job->nr;
+  bool last = job->pc + job->kc == g->k && has_epilogue (g);
+  float edge[MR * NR_MAX] __attribute__ ((aligned (64)));
 
   for (size_t jp = sj; jp < sj + tj; jp++)
     {
-      int64_t j0 = (int64_t) jp * NR;
-      int64_t cols = job->nc - j0 < NR ? job->nc - j0 : NR;
+      int64_t j0 = (int64_t) jp * nr;
+      int64_t cols = job->nc - j0 < nr ? job->nc - j0 : nr;
       const float *b = job->bpack + j0 * job->kc;
 
       for (size_t ip = si; ip < si + ti; ip++)
@@ -242,17 +350,79 @@ compute_tile (void *data, size_t si, size_t sj, size_t ti, size_t tj)
           const float *a = job->apack + i0 * job->kc;
           float *c = g->c + (job->ic + i0) * g->ldc + job->jc + j0;
 
-          if (rows == MR && cols == NR)
+          if (rows == MR && cols == nr)
             {
-              job->kernel (job->kc, a, b, c, g->ldc, job->accumulate);
+              KernelGemmEpilogue e = { .clamp = g->clamp, .lo = g->lo, .hi = g->hi };
+              if (g->row_bias != NULL)
+                e.bias = g->row_bias + job->ic + i0;
+              job->kernel (job->kc, a, b, c, g->ldc, job->accumulate, last ? &e : NULL);
               continue;
             }
-          job->kernel (job->kc, a, b, edge, NR, 0);
+          job->kernel (job->kc, a, b, edge, nr, 0, NULL);
           for (int64_t r = 0; r < rows; r++)
             for (int64_t j = 0; j < cols; j++)
-              c[r * g->ldc + j] = job->accumulate ? c[r * g->ldc + j] + edge[r * NR + j] : edge[r * NR + j];
+              c[r * g->ldc + j] = job->accumulate ? c[r * g->ldc + j] + edge[r * nr + j] : edge[r * nr + j];
+          if (last)
+            epilogue (g, c, job->ic + i0, rows, cols);
         }
     }
+}
+
+/* Full strips [s0, s1) of a B whose rows are contiguous, packed row by
+ * row: each row of B is then read as one run of (s1 - s0) * nr floats.
+ * Strip by strip, every row would be a separate short read, and rows far
+ * apart (a 1x1 convolution's channel planes) are more streams than the
+ * hardware prefetchers follow: the packing would wait on each in turn. */
+static void
+pack_b_rows (const Job *job, size_t s0, size_t s1)
+{
+  const KernelSgemm *g = job->g;
+  int64_t nr = job->nr, kc = job->kc;
+  const float *src = g->b + job->pc * g->b_rs + job->jc + (int64_t) s0 * nr;
+
+  for (int64_t p = 0; p < kc; p++)
+    {
+      const float *s = src + p * g->b_rs;
+      float *d = job->bpack + (int64_t) s0 * nr * kc + p * nr;
+      /* Constant-size copies: inlined vector moves. */
+      if (nr == NR_MAX)
+        for (size_t strip = s0; strip < s1; strip++, s += nr, d += nr * kc)
+          memcpy (d, s, NR_MAX * sizeof (float));
+      else
+        for (size_t strip = s0; strip < s1; strip++, s += nr, d += nr * kc)
+          memcpy (d, s, NR * sizeof (float));
+    }
+}
+
+/* Columns of B packed at once, then multiplied by every A strip right
+ * away, while they are still in L1 or L2 (the A panel then stays in L2). */
+#define GROUP_COLS 128
+
+/* Group @group of GROUP_COLS columns: packed and multiplied. */
+static void
+pack_and_compute_group (void *data, size_t group)
+{
+  Job *job = data;
+  const KernelSgemm *g = job->g;
+  size_t per_group = (size_t) (GROUP_COLS / job->nr);
+  size_t b_strips = (size_t) ((job->nc + job->nr - 1) / job->nr);
+  size_t s0 = group * per_group, s1 = s0 + per_group < b_strips ? s0 + per_group : b_strips;
+  size_t full = job->nc / job->nr; /* strips without padding */
+
+  if (g->pack_b == NULL && g->b_cs == 1 && s0 < full)
+    {
+      size_t s_end = s1 < full ? s1 : full;
+      pack_b_rows (job, s0, s_end);
+      for (size_t strip = s_end; strip < s1; strip++)
+        pack_b_strip (job, strip);
+    }
+  else
+    {
+      for (size_t strip = s0; strip < s1; strip++)
+        pack_b_strip (job, strip);
+    }
+  for (size_t strip = s0; strip < s1; strip++)
+    compute_tile (job, 0, strip, job->a_strips, 1);
 }
 
 static void
@@ -394,23 +564,33 @@ _executorch_sgemm (const KernelSgemm *g)
       if (!g->accumulate)
         for (int64_t i = 0; i < m; i++)
           memset (g->c + i * g->ldc, 0, (size_t) n * sizeof (float));
+      if (has_epilogue (g))
+        epilogue (g, g->c, 0, m, n);
       return true;
     }
   if ((double) m * (double) n * (double) k <= DIRECT_MAX && g->pack_b == NULL && g->a_packed == NULL)
     {
       direct (g);
+      if (has_epilogue (g))
+        epilogue (g, g->c, 0, m, n);
       return true;
     }
 
   guint threads = g->single_thread ? 1 : executorch_threadpool_get_num_threads ();
   bool parallel = threads > 1 && (double) m * (double) n * (double) k >= PARALLEL_MIN;
   if (m <= SMALL_M && g->pack_b == NULL && g->a_packed == NULL && ((g->b_rs == 1 && g->a_cs == 1) || g->b_cs == 1))
-    return small_m (g, parallel);
+    {
+      small_m (g, parallel);
+      if (has_epilogue (g))
+        epilogue (g, g->c, 0, m, n);
+      return true;
+    }
   int64_t mchunk = m < MCHUNK ? m : MCHUNK;
   int64_t ncmax = n < NC ? n : NC;
   int64_t kcmax = k < KC ? k : KC;
   float *apack = g->a_packed != NULL ? NULL : alloc_floats (((mchunk + MR - 1) / MR) * MR * kcmax);
-  float *bpack = alloc_floats (((ncmax + NR - 1) / NR) * NR * kcmax);
+  Microkernel mk = choose_kernel ();
+  float *bpack = alloc_floats (((ncmax + mk.nr - 1) / mk.nr) * mk.nr * kcmax);
   if ((apack == NULL && g->a_packed == NULL) || bpack == NULL)
     {
       free (apack);
@@ -418,11 +598,12 @@ _executorch_sgemm (const KernelSgemm *g)
       return false;
     }
 
-  Job job = { .g = g, .kernel = choose_kernel (), .apack = apack, .bpack = bpack };
+  Job job = { .g = g, .kernel = mk.kernel, .nr = mk.nr, .apack = apack, .bpack = bpack };
   for (job.ic = 0; job.ic < m; job.ic += MCHUNK)
     {
       job.mc = m - job.ic < MCHUNK ? m - job.ic : MCHUNK;
       size_t a_strips = (size_t) ((job.mc + MR - 1) / MR);
+      job.a_strips = a_strips;
       for (job.pc = 0; job.pc < k; job.pc += KC)
         {
           job.kc = k - job.pc < KC ? k - job.pc : KC;
@@ -434,7 +615,13 @@ _executorch_sgemm (const KernelSgemm *g)
           for (job.jc = 0; job.jc < n; job.jc += NC)
             {
               job.nc = n - job.jc < NC ? n - job.jc : NC;
-              size_t b_strips = (size_t) ((job.nc + NR - 1) / NR);
+              size_t b_strips = (size_t) ((job.nc + job.nr - 1) / job.nr);
+              size_t groups = (size_t) ((job.nc + GROUP_COLS - 1) / GROUP_COLS);
+              if ((int64_t) a_strips * MR * job.kc <= A_RESIDENT_MAX && (!parallel || groups >= 2 * threads))
+                {
+                  run_1d (parallel, pack_and_compute_group, &job, groups);
+                  continue;
+                }
               run_1d (parallel && job.nc * job.kc >= PACK_PARALLEL_MIN, pack_b_strip, &job, b_strips);
 
               size_t tile_i = MC / MR, tile_j = b_strips;

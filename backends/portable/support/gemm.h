@@ -6,8 +6,8 @@
  * strides, so that transposed operands (linear's weight, a channels-last
  * image) are packed straight from where they lie.  Panels of A and B are
  * packed into MR x KC and KC x NR strips, and a register-blocked
- * microkernel (AVX2 + FMA where the CPU has it, portable C otherwise)
- * computes MR x NR tiles of C.  Work is spread over the process thread pool
+ * microkernel (AVX-512 or AVX2 + FMA where the CPU has it, portable C
+ * otherwise) computes MR x NR tiles of C.  Work is spread over the process thread pool
  * (libexecutorch-threadpool) by tiles of C.
  *
  * This file and gemm.c only depend on the C library and the thread pool, so
@@ -18,13 +18,15 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Width of the packed B strips handed to an KernelSgemmPackB. */
-#define KERNEL_SGEMM_NR 16
+/* The widest B strip a KernelSgemmPackB is asked for (the strip width
+ * @nr is the microkernel's: 16 or 32). */
+#define KERNEL_SGEMM_NR_MAX 32
 
-/* Writes B[pc + p, j0 + j] to dst[p * KERNEL_SGEMM_NR + j] for p < kc
- * and j < cols, and zeros for cols <= j < KERNEL_SGEMM_NR.  Called from
- * several threads at once for different strips. */
-typedef void (*KernelSgemmPackB) (const void *user, int64_t pc, int64_t kc, int64_t j0, int64_t cols, float *dst);
+/* Writes B[pc + p, j0 + j] to dst[p * nr + j] for p < kc and j < cols
+ * (cols <= nr), and zeros for cols <= j < nr.  dst is 64-byte aligned.
+ * Called from several threads at once for different strips. */
+typedef void (*KernelSgemmPackB) (const void *user, int64_t pc, int64_t kc, int64_t j0, int64_t cols, int64_t nr,
+                                  float *dst);
 
 typedef struct
 {
@@ -45,6 +47,12 @@ typedef struct
    * weights), used instead of packing a on every call; a is then never
    * read (small products take the packed path too). */
   const float *a_packed;
+  /* Applied to each tile of C once its product is complete, while it is
+   * still in cache: C[i, j] += row_bias[i] (when set), then, with clamp,
+   * C[i, j] = min (max (C[i, j], lo), hi) (NaN passes through). */
+  const float *row_bias;
+  bool clamp;
+  float lo, hi;
 } KernelSgemm;
 
 /* Floats _executorch_sgemm_pack_a() writes for an m x k matrix A. */
@@ -57,9 +65,22 @@ void _executorch_sgemm_pack_a (const KernelSgemm *g, float *dst);
 /* Runs @g; false only when the packing buffers could not be allocated. */
 bool _executorch_sgemm (const KernelSgemm *g);
 
-/* Which microkernel runs: "avx2-fma" or "generic". */
+/* Which microkernel runs: "avx512f", "avx2-fma" or "generic". */
 const char *_executorch_sgemm_kernel_name (void);
 
-/* For tests and benchmarks: use the portable microkernel even when the CPU
- * has AVX2 (true) or go back to the automatic choice (false). */
-void _executorch_sgemm_force_generic (bool generic);
+/* The microkernels, in increasing order of what they need of the CPU.
+ * AVX-512 is used where the CPU has it unless EXECUTORCH_KERNELS_NO_AVX512
+ * is set (to anything but 0); EXECUTORCH_KERNELS_NO_SIMD turns off both. */
+typedef enum
+{
+  KERNEL_SGEMM_AUTO,
+  KERNEL_SGEMM_GENERIC,
+  KERNEL_SGEMM_AVX2,
+  KERNEL_SGEMM_AVX512,
+} KernelSgemmLevel;
+
+/* For tests and benchmarks: run @level's microkernel (KERNEL_SGEMM_AUTO:
+ * the best the CPU has, as without this call).  False, changing nothing,
+ * when the CPU lacks what @level needs.  Not thread-safe against running
+ * GEMMs. */
+bool _executorch_sgemm_force (KernelSgemmLevel level);

@@ -21,7 +21,9 @@
  *
  * A fused instruction (rewrites/conv-fusion.c) adds an epilogue, the
  * residual add and clamp, that each task runs on the part of the output it
- * has just written, and may hand the GEMM path its weights packed at load.
+ * has just written (the GEMM path hands the bias and a clamp with no
+ * residual before it to the GEMM, which applies them to each tile of C as
+ * it completes), and may hand the GEMM path its weights packed at load.
  *
  * Work is cut into tasks (batch x group x pixel tile, or output planes)
  * that write disjoint parts of the output, and spread over the process
@@ -90,7 +92,8 @@ run_tasks (ConvJob *job, void (*fn) (void *, size_t), int64_t range)
 
 /* Pixels per task: a whole plane when there are enough (batch, group)
  * tasks for every thread to get several, otherwise tiles of at least 64
- * pixels (each task packs the weights again, so not too small). */
+ * pixels (each task packs the weights again, so not too small), a whole
+ * number of the GEMM's widest B strips so no task ends in a part strip. */
 static int64_t
 choose_tile (int64_t pixels, int64_t outer_tasks)
 {
@@ -101,7 +104,7 @@ choose_tile (int64_t pixels, int64_t outer_tasks)
     return pixels > 0 ? pixels : 1;
   int64_t splits = (target + outer_tasks - 1) / outer_tasks;
   int64_t tile = (pixels + splits - 1) / splits;
-  tile = (tile + 15) / 16 * 16;
+  tile = (tile + KERNEL_SGEMM_NR_MAX - 1) / KERNEL_SGEMM_NR_MAX * KERNEL_SGEMM_NR_MAX;
   if (tile < 64)
     tile = 64;
   return tile < pixels ? tile : pixels;
@@ -188,13 +191,17 @@ typedef struct
   int64_t p0;      /* output pixel of column 0 */
 } Im2col;
 
-#define SNR KERNEL_SGEMM_NR
+#define SNR KERNEL_SGEMM_NR_MAX
 
 static void
-im2col_pack (const void *user, int64_t pc, int64_t kc, int64_t j0, int64_t cols, float *dst)
+im2col_pack (const void *user, int64_t pc, int64_t kc, int64_t j0, int64_t cols, int64_t nr, float *dst)
 {
   const Im2col *ic = user;
   const KernelConv *cv = ic->cv;
+
+  if (_executorch_conv_im2col_pack_simd (cv, ic->xg, ic->p0, pc, kc, j0, cols, nr, dst))
+    return;
+
   /* The strip's columns split into runs within one output row each: a row
    * of B over a run is a (strided) run of one input row. */
   int64_t seg_j[SNR + 1], seg_ih[SNR], seg_iw[SNR];
@@ -218,7 +225,7 @@ im2col_pack (const void *user, int64_t pc, int64_t kc, int64_t j0, int64_t cols,
   int64_t kh = r / cv->kw, kw = r % cv->kw;
   for (int64_t p = 0; p < kc; p++)
     {
-      float *d = dst + p * SNR;
+      float *d = dst + p * nr;
       const float *plane = ic->xg + ci * cv->h * cv->w;
       int64_t ihk = kh * cv->dh, iwk = kw * cv->dw;
 
@@ -247,7 +254,7 @@ im2col_pack (const void *user, int64_t pc, int64_t kc, int64_t j0, int64_t cols,
               d[j] = iw >= 0 && iw < cv->w ? row[iw] : 0.0f;
             }
         }
-      for (int64_t j = cols; j < SNR; j++)
+      for (int64_t j = cols; j < nr; j++)
         d[j] = 0.0f;
 
       if (++kw == cv->kw)
@@ -301,13 +308,25 @@ gemm_task (void *data, size_t task)
       gm.pack_b = im2col_pack;
       gm.pack_b_user = &ic;
     }
+  /* The GEMM adds the bias, and clamps when no residual comes first, on
+   * each tile as it completes; a residual add takes a pass of its own. */
+  const KernelConvEpilogue *e = job->epilogue;
+  bool residual = e != NULL && e->residual != NULL;
+  gm.row_bias = job->bias != NULL ? job->bias + g * cv->cout_g : NULL;
+  if (e != NULL && e->clamp && !residual)
+    {
+      gm.clamp = true;
+      gm.lo = e->lo;
+      gm.hi = e->hi;
+    }
   if (!_executorch_sgemm (&gm))
     {
       fail (job);
       return;
     }
-  for (int64_t co = g * cv->cout_g; co < (g + 1) * cv->cout_g; co++)
-    apply_epilogue (job, (b * cv->cout + co) * pixels + p0, t, co, true);
+  if (residual)
+    for (int64_t co = g * cv->cout_g; co < (g + 1) * cv->cout_g; co++)
+      apply_epilogue (job, (b * cv->cout + co) * pixels + p0, t, co, false);
 }
 
 /* ---- Transposed ---- */

@@ -61,6 +61,14 @@ int64_t _executorch_conv_packed_weight_floats (int64_t groups, int64_t cout_g, i
 /* Packs contiguous @weight [groups * cout_g, k] into @dst. */
 void _executorch_conv_pack_weight (const float *weight, int64_t groups, int64_t cout_g, int64_t k, float *dst);
 
+/* Packs rows [pc, pc + kc) of columns [j0, j0 + cols) of the im2col matrix
+ * of the (batch, group) whose first input channel is @xg, column 0 being
+ * output pixel @p0, as a KernelSgemmPackB strip @nr wide, with vector
+ * loads (convolution-im2col.c); false, writing nothing, where this CPU or
+ * shape has no such path. */
+bool _executorch_conv_im2col_pack_simd (const KernelConv *cv, const float *xg, int64_t p0, int64_t pc, int64_t kc,
+                                        int64_t j0, int64_t cols, int64_t nr, float *dst);
+
 /* A convolution instruction fused by rewrites/conv-fusion.c with the batch
  * norm, residual add and activation after it: the convolution of its own
  * arguments, with @weight and @bias instead of theirs when set (the batch
