@@ -43,7 +43,8 @@ struct XbFcOperator
   gboolean set_up;
 };
 
-static gboolean
+/* Unused where the library reshapes (the nodes stay in runtimes). */
+G_GNUC_UNUSED static gboolean
 is_plain_fp32 (const XbGraph *g, uint32_t v)
 {
   return v < g->n_values && g->values[v].datatype == XB_DT_FP32 && g->values[v].quant == XB_QUANT_NONE &&
@@ -71,6 +72,29 @@ xb_fc_operator_supports (const XbGraph *g, const XbNode *n)
 #endif
 }
 
+#ifdef LIBRARY_RESHAPES
+/* Never asked for (xb_fc_operator_supports is FALSE); the 2024 library's
+ * operator calls differ. */
+XbFcOperator *
+xb_fc_operator_new (const XbGraph *g, const XbNode *n, GError **error)
+{
+  g_set_error (error, XB_ERROR, ET_ERROR_NOT_SUPPORTED, "XNNPACK: fully-connected operators are not used here");
+  return NULL;
+}
+
+gboolean
+xb_fc_operator_run (XbFcOperator *fc, const XbNode *n, const XbShape *shapes, void *const *ptr,
+                    struct pthreadpool *pool, const char **why)
+{
+  *why = "fully-connected operators are not used here";
+  return FALSE;
+}
+
+void
+xb_fc_operator_free (XbFcOperator *fc)
+{
+}
+#else
 XbFcOperator *
 xb_fc_operator_new (const XbGraph *g, const XbNode *n, GError **error)
 {
@@ -144,3 +168,4 @@ xb_fc_operator_free (XbFcOperator *fc)
   xnn_delete_operator (fc->op);
   g_free (fc);
 }
+#endif
