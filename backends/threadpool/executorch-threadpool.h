@@ -50,6 +50,23 @@ typedef void (*ExecutorchThreadpoolTask1d) (gpointer context, gsize i);
  */
 typedef void (*ExecutorchThreadpoolTask2dTile) (gpointer context, gsize i, gsize j, gsize tile_i, gsize tile_j);
 
+/**
+ * ExecutorchThreadpoolSpan:
+ *
+ * A span of parallel work, between [func@executorch_threadpool_span_begin]
+ * and [func@executorch_threadpool_span_end].  It lives on the caller's
+ * stack; its fields are private.
+ *
+ * Since: 1.0
+ */
+typedef struct
+{
+  /*< private >*/
+  gint64 start_us;
+  gint64 start_preemptions;
+  gboolean parallel;
+} ExecutorchThreadpoolSpan;
+
 EXECUTORCH_THREADPOOL_AVAILABLE_IN_1_0
 guint executorch_threadpool_get_num_threads (void);
 
@@ -64,6 +81,12 @@ struct pthreadpool *executorch_threadpool_acquire_pthreadpool (void);
 
 EXECUTORCH_THREADPOOL_AVAILABLE_IN_1_0
 void executorch_threadpool_release_pthreadpool (void);
+
+EXECUTORCH_THREADPOOL_AVAILABLE_IN_1_0
+gboolean executorch_threadpool_span_begin (ExecutorchThreadpoolSpan *span, struct pthreadpool *held_pool);
+
+EXECUTORCH_THREADPOOL_AVAILABLE_IN_1_0
+void executorch_threadpool_span_end (ExecutorchThreadpoolSpan *span);
 
 EXECUTORCH_THREADPOOL_AVAILABLE_IN_1_0
 void executorch_threadpool_parallelize_1d (ExecutorchThreadpoolTask1d func, gpointer context, gsize range);

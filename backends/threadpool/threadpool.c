@@ -17,12 +17,21 @@
  * instead of spinning: a runtime shares its CPUs with the application and
  * often with other processes, and spinning workers on an oversubscribed
  * machine slow everything down far more than a futex wake-up costs.
+ *
+ * Parallel work runs in spans (a region here, a whole XNNPACK execute in
+ * the XNNPACK backend).  While other processes keep the CPUs busy, spans run
+ * on the calling thread instead (contention.c decides when): pthreadpool
+ * waits for every worker at the end of each region, and a worker that waits
+ * for a CPU stalls the whole span.
  */
 
 #include "executorch-threadpool.h"
+#include "contention.h"
 
 #include <pthreadpool.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #define POOL_FLAGS PTHREADPOOL_FLAG_YIELD_WORKERS
@@ -39,6 +48,9 @@ static gsize pool_configured;
 
 /* TRUE while this thread runs a task of the pool. */
 static __thread gboolean in_task;
+
+static GMutex contention_lock;
+static Contention contention = CONTENTION_INIT;
 
 /* Parses EXECUTORCH_NUM_THREADS: a decimal count from 1 to ENV_MAX_THREADS,
  * or 0 when unset or invalid. */
@@ -221,6 +233,133 @@ executorch_threadpool_release_pthreadpool (void)
   g_rw_lock_reader_unlock (&pool_lock);
 }
 
+/* Involuntary context switches of all the process's threads so far. */
+static gint64
+preemptions (void)
+{
+  struct rusage usage;
+
+  if (getrusage (RUSAGE_SELF, &usage) != 0)
+    return 0;
+  return usage.ru_nivcsw;
+}
+
+static void
+answer_probe (void *context, size_t i)
+{
+}
+
+/* Whether other threads of the system leave a CPU for each of @threads - 1
+ * workers right now: /proc/loadavg's fourth field counts the runnable
+ * threads, the caller's included.  A sleeping worker that a probe wakes gets
+ * a CPU at once even on a busy machine (the scheduler favours sleepers), so
+ * a probe alone cannot tell.  Where the file cannot be read, the probe
+ * decides alone. */
+static gboolean
+cpus_free_for (guint threads)
+{
+  char text[128];
+  FILE *file = fopen ("/proc/loadavg", "re");
+  if (file == NULL)
+    return TRUE;
+  size_t got = fread (text, 1, sizeof text - 1, file);
+  fclose (file);
+  text[got] = '\0';
+
+  double avg1, avg5, avg15;
+  unsigned long runnable, total;
+  if (sscanf (text, "%lf %lf %lf %lu/%lu", &avg1, &avg5, &avg15, &runnable, &total) != 5 || runnable == 0)
+    return TRUE;
+  return (runnable - 1) + threads <= (unsigned long) g_get_num_processors ();
+}
+
+/**
+ * executorch_threadpool_span_begin:
+ * @span: (out caller-allocates): the span to start
+ * @held_pool: (nullable): the pool, held through
+ *   [func@executorch_threadpool_acquire_pthreadpool]
+ *
+ * Decides whether the parallel work that follows should use @held_pool, for
+ * libraries that hand the pool to code running many parallel regions of
+ * its own (an XNNPACK runtime runs one per operator).  It returns %FALSE
+ * while other processes keep the CPUs so busy that the pool's workers would
+ * wait for them: run the work on the calling thread then (for XNNPACK, a
+ * runtime created without a pool).  Every span that returned %TRUE must be
+ * ended with [func@executorch_threadpool_span_end], which notes whether the
+ * span's threads were preempted.
+ *
+ * The parallelize functions of this library use spans themselves.
+ *
+ * MT safe.
+ *
+ * Returns: whether to use @held_pool
+ *
+ * Since: 1.0
+ */
+gboolean
+executorch_threadpool_span_begin (ExecutorchThreadpoolSpan *span, struct pthreadpool *held_pool)
+{
+  g_return_val_if_fail (span != NULL, FALSE);
+
+  span->parallel = FALSE;
+  if (held_pool == NULL)
+    return FALSE;
+
+  gint64 now = g_get_monotonic_time ();
+  g_mutex_lock (&contention_lock);
+  ContentionAdvice advice = contention_advise (&contention, now);
+  g_mutex_unlock (&contention_lock);
+  if (advice == CONTENTION_SERIAL)
+    return FALSE;
+  if (advice == CONTENTION_SAMPLE)
+    {
+      guint threads = (guint) pthreadpool_get_threads_count (held_pool);
+      gboolean free = cpus_free_for (threads);
+      g_mutex_lock (&contention_lock);
+      gboolean probe = contention_sampled (&contention, now, free);
+      g_mutex_unlock (&contention_lock);
+      if (!probe)
+        return FALSE;
+      pthreadpool_parallelize_1d (held_pool, answer_probe, NULL, threads, POOL_FLAGS);
+      gint64 answered = g_get_monotonic_time ();
+      g_mutex_lock (&contention_lock);
+      gboolean usable = contention_probed (&contention, answered, answered - now);
+      g_mutex_unlock (&contention_lock);
+      if (!usable)
+        return FALSE;
+    }
+  span->parallel = TRUE;
+  span->start_preemptions = preemptions ();
+  span->start_us = g_get_monotonic_time ();
+  return TRUE;
+}
+
+/**
+ * executorch_threadpool_span_end:
+ * @span: a span started with [func@executorch_threadpool_span_begin]
+ *
+ * Ends @span, noting for later spans whether its threads had the CPUs to
+ * themselves.  Does nothing for a span that did not use the pool.
+ *
+ * MT safe.
+ *
+ * Since: 1.0
+ */
+void
+executorch_threadpool_span_end (ExecutorchThreadpoolSpan *span)
+{
+  g_return_if_fail (span != NULL);
+
+  if (!span->parallel)
+    return;
+  gint64 now = g_get_monotonic_time ();
+  gint64 preempted = preemptions () - span->start_preemptions;
+  g_mutex_lock (&contention_lock);
+  contention_observed (&contention, now, now - span->start_us, preempted);
+  g_mutex_unlock (&contention_lock);
+  span->parallel = FALSE;
+}
+
 typedef struct
 {
   ExecutorchThreadpoolTask1d func;
@@ -264,11 +403,13 @@ executorch_threadpool_parallelize_1d (ExecutorchThreadpoolTask1d func, gpointer 
   if (range > 1 && !in_task)
     {
       g_rw_lock_reader_lock (&pool_lock);
-      if (pool != NULL)
+      ExecutorchThreadpoolSpan span;
+      if (executorch_threadpool_span_begin (&span, pool))
         {
           Work1d work = { func, context };
 
           pthreadpool_parallelize_1d (pool, run_1d, &work, range, POOL_FLAGS);
+          executorch_threadpool_span_end (&span);
           g_rw_lock_reader_unlock (&pool_lock);
           return;
         }
@@ -329,11 +470,13 @@ executorch_threadpool_parallelize_2d_tile_2d (ExecutorchThreadpoolTask2dTile fun
   if ((range_i > tile_i || range_j > tile_j) && !in_task)
     {
       g_rw_lock_reader_lock (&pool_lock);
-      if (pool != NULL)
+      ExecutorchThreadpoolSpan span;
+      if (executorch_threadpool_span_begin (&span, pool))
         {
           Work2d work = { func, context };
 
           pthreadpool_parallelize_2d_tile_2d (pool, run_2d, &work, range_i, range_j, tile_i, tile_j, POOL_FLAGS);
+          executorch_threadpool_span_end (&span);
           g_rw_lock_reader_unlock (&pool_lock);
           return;
         }

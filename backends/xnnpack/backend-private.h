@@ -45,6 +45,16 @@ void *xb_delegate_new (const void *processed, size_t size, XbNamedDataFunc named
  * Returns an EtError. */
 int xb_delegate_execute (void *handle, void *args, uint32_t n_args, EtErrorContext *report);
 void xb_delegate_free (void *handle);
+
+typedef enum
+{
+  XB_THREADING_AUTO,
+  XB_THREADING_POOL,
+  XB_THREADING_SERIAL,
+} XbThreading;
+
+void xb_delegate_set_threading (void *handle, XbThreading threading);
+uint32_t xb_delegate_count_pooled_steps (void *handle);
 const XbGraph *xb_delegate_get_graph (void *handle);
 const XbShape *xb_delegate_get_shapes (void *handle);
 /* How the graph was cut: XNNPACK runtimes and host nodes. */
@@ -55,3 +65,4 @@ void xb_delegate_count_steps (void *handle, uint32_t *n_runtimes, uint32_t *n_ho
  * asserting that a failure comes with a message. */
 gboolean xb_zero_named_data (gpointer user_data, const char *key, const void **data, size_t *size);
 void xb_delegate_run_zeros (void *handle);
+gboolean xb_delegate_serial_matches_pool (void *handle);

@@ -45,8 +45,11 @@ G_DEFINE_QUARK (executorch-xnnpack-error-quark, xb_error)
 typedef struct
 {
   gboolean host;
-  uint32_t first, end; /* nodes [first, end) */
-  xnn_runtime_t runtime;
+  uint32_t first, end;   /* nodes [first, end) */
+  xnn_runtime_t runtime; /* on the pool when pooled, else on the calling thread */
+  gboolean pooled;
+  xnn_runtime_t serial_runtime; /* pooled steps: the same on the calling thread, made when first needed */
+  gboolean serial_bound;
   uint32_t n_ext;
   uint32_t *ext_values; /* XNNPACK external id -> graph value */
   struct xnn_external_value *ext;
@@ -69,6 +72,8 @@ typedef struct
   XbDqLinear **dq;          /* per node: repacked weights of a host dynamically quantized linear */
   XbFcOperator **fc;        /* per node: a host fp32 linear's operator (fc-operator.c) */
   struct pthreadpool *pool; /* the pool the runtimes were created with */
+  gboolean wants_pool;      /* some step runs on the pool */
+  XbThreading threading;
 #ifdef XB_HAVE_WEIGHTS_CACHE
   xnn_weights_cache_t weights_cache;
 #endif
@@ -100,6 +105,8 @@ free_steps (Delegate *d)
     {
       if (d->steps[i].runtime)
         xnn_delete_runtime (d->steps[i].runtime);
+      if (d->steps[i].serial_runtime)
+        xnn_delete_runtime (d->steps[i].serial_runtime);
       g_free (d->steps[i].ext_values);
       g_free (d->steps[i].ext);
       g_free (d->steps[i].ext_written);
@@ -654,7 +661,7 @@ alloc_buffers (Delegate *d, const uint32_t *first_step, GError **error)
  * the next execute, and checks that XNNPACK computes the output shapes
  * this delegate does. */
 static gboolean
-reshape_step (Delegate *d, Step *s, GError **error)
+reshape_runtime (Delegate *d, const Step *s, xnn_runtime_t runtime, GError **error)
 {
   static const size_t one[1] = { 1 };
   enum xnn_status st = xnn_status_success;
@@ -662,10 +669,10 @@ reshape_step (Delegate *d, Step *s, GError **error)
     {
       const XbShape *shape = &d->shapes[s->ext_values[e]];
       if (!s->ext_written[e])
-        st = xnn_reshape_external_value (s->runtime, e, shape->ndim ? shape->ndim : 1, shape->ndim ? shape->dims : one);
+        st = xnn_reshape_external_value (runtime, e, shape->ndim ? shape->ndim : 1, shape->ndim ? shape->dims : one);
     }
   if (st == xnn_status_success)
-    st = xnn_reshape_runtime (s->runtime);
+    st = xnn_reshape_runtime (runtime);
   if (st != xnn_status_success)
     {
       g_set_error (error, XB_ERROR, ET_ERROR_INVALID_PROGRAM, "XNNPACK: sizing nodes %u..%u failed (%s)", s->first,
@@ -679,7 +686,7 @@ reshape_step (Delegate *d, Step *s, GError **error)
       size_t ndim = 0, dims[XNN_MAX_TENSOR_DIMS];
       if (!s->ext_written[e])
         continue;
-      st = xnn_get_external_value_shape (s->runtime, e, &ndim, dims);
+      st = xnn_get_external_value_shape (runtime, e, &ndim, dims);
       /* A 0-dim value is [1] to XNNPACK, or 0-dim where a node made it so. */
       gboolean same = shape->ndim ? ndim == shape->ndim && memcmp (dims, shape->dims, ndim * sizeof dims[0]) == 0
                                   : ndim == 0 || (ndim == 1 && dims[0] == 1);
@@ -691,8 +698,15 @@ reshape_step (Delegate *d, Step *s, GError **error)
           return FALSE;
         }
     }
-  s->bound = FALSE;
   return TRUE;
+}
+
+static gboolean
+reshape_step (Delegate *d, Step *s, GError **error)
+{
+  s->bound = s->serial_bound = FALSE;
+  return reshape_runtime (d, s, s->runtime, error) &&
+         (s->serial_runtime == NULL || reshape_runtime (d, s, s->serial_runtime, error));
 }
 #endif
 
@@ -736,12 +750,113 @@ resize (Delegate *d, GError **error)
 #endif
 }
 
+/* The values step @s touches: bit 1 when it reads them, bit 2 when it
+ * writes them. */
+static uint8_t *
+step_roles (const Delegate *d, const Step *s)
+{
+  const XbGraph *g = d->graph;
+  uint8_t *role = g_new0 (uint8_t, g->n_values ? g->n_values : 1);
+  for (uint32_t i = s->first; i < s->end; i++)
+    {
+      const XbNode *n = &g->nodes[i];
+      for (uint32_t k = 0; k < n->n_inputs; k++)
+        if (n->inputs[k] != XB_PAYLOAD_NO_VALUE)
+          role[n->inputs[k]] |= 1;
+      for (uint32_t k = 0; k < n->n_outputs; k++)
+        role[n->outputs[k]] |= 2;
+    }
+  return role;
+}
+
+/* Defines step @s as an XNNPACK subgraph and creates a runtime of it that
+ * runs on @pool (on the calling thread for %NULL). */
+static gboolean
+create_runtime (Delegate *d, const Step *s, struct pthreadpool *pool, xnn_runtime_t *runtime, GError **error)
+{
+  const XbGraph *g = d->graph;
+  g_autofree uint8_t *role = step_roles (d, s);
+  memset (d->step_id, 0xff, sizeof (uint32_t) * g->n_values);
+  xnn_subgraph_t sg = NULL;
+  enum xnn_status st = xnn_create_subgraph (s->n_ext, 0, &sg);
+  if (st != xnn_status_success)
+    {
+      g_set_error (error, XB_ERROR, ET_ERROR_MEMORY_ALLOCATION_FAILED, "XNNPACK: creating a subgraph failed (%s)",
+                   status_name (st));
+      return FALSE;
+    }
+  for (uint32_t e = 0; e < s->n_ext; e++)
+    {
+      uint32_t v = s->ext_values[e];
+      uint32_t flags = (role[v] & 2) ? XNN_VALUE_FLAG_EXTERNAL_OUTPUT : XNN_VALUE_FLAG_EXTERNAL_INPUT;
+      st = define_value (d, sg, v, e, flags, &d->step_id[v]);
+      if (st != xnn_status_success)
+        {
+          xnn_delete_subgraph (sg);
+          g_set_error (error, XB_ERROR, ET_ERROR_INVALID_PROGRAM, "XNNPACK: defining value %u (%s) failed (%s)", v,
+                       xb_datatype_name (g->values[v].datatype), status_name (st));
+          return FALSE;
+        }
+    }
+  for (uint32_t v = 0; v < g->n_values; v++)
+    {
+      if (!role[v] || d->step_id[v] != UINT32_MAX)
+        continue;
+      st = define_value (d, sg, v, XNN_INVALID_VALUE_ID, 0, &d->step_id[v]);
+      if (st != xnn_status_success)
+        {
+          xnn_delete_subgraph (sg);
+          g_set_error (error, XB_ERROR, ET_ERROR_INVALID_PROGRAM, "XNNPACK: defining value %u (%s) failed (%s)", v,
+                       xb_datatype_name (g->values[v].datatype), status_name (st));
+          return FALSE;
+        }
+    }
+  for (uint32_t i = s->first; i < s->end; i++)
+    {
+      st = define_node (d, sg, &g->nodes[i]);
+      if (st != xnn_status_success)
+        {
+          xnn_delete_subgraph (sg);
+          return node_fail (error, g, i, ET_ERROR_NOT_SUPPORTED,
+                            "the installed XNNPACK refused it (%s): this combination of datatypes or "
+                            "parameters is not supported",
+                            status_name (st));
+        }
+    }
+  /* No XNN_FLAG_YIELD_WORKERS: XNNPACK runs many short parallel regions,
+   * and workers put to sleep after each one cost a wake-up per operator
+   * (upstream's runtime does not yield either). */
+  xnn_runtime_t created = NULL;
+#ifdef XB_HAVE_WEIGHTS_CACHE
+  st = xnn_create_runtime_v3 (sg, d->weights_cache, pool, 0, &created);
+#else
+  st = xnn_create_runtime_v2 (sg, pool, 0, &created);
+#endif
+  xnn_delete_subgraph (sg);
+  *runtime = st == xnn_status_success ? created : NULL;
+  if (st != xnn_status_success)
+    {
+      g_set_error (error, XB_ERROR, ET_ERROR_NOT_SUPPORTED,
+                   "XNNPACK: creating the runtime for nodes %u..%u failed (%s)", s->first, s->end - 1,
+                   status_name (st));
+      return FALSE;
+    }
+  return TRUE;
+}
+
 /* Cuts the graph into steps and creates their runtimes for the current shapes. */
 static gboolean
 build (Delegate *d, GError **error)
 {
   XbGraph *g = d->graph;
   free_steps (d);
+  /* Host dynamically quantized linears share out their rows on the pool,
+   * host fp32 linears too when they are big enough (step-work.c). */
+  d->wants_pool = FALSE;
+  for (uint32_t i = 0; i < g->n_nodes; i++)
+    d->wants_pool |= d->pool != NULL && d->host[i] &&
+                     ((d->dq != NULL && d->dq[i] != NULL) ||
+                      (d->fc != NULL && d->fc[i] != NULL && xb_nodes_worth_threads (g, d->shapes, i, i + 1)));
   /* Steps: maximal runs of XNNPACK nodes, one step per host node. */
   d->steps = g_new0 (Step, g->n_nodes ? g->n_nodes : 1);
   g_autofree uint32_t *node_step = g_new0 (uint32_t, g->n_nodes ? g->n_nodes : 1);
@@ -791,18 +906,7 @@ build (Delegate *d, GError **error)
       Step *s = &d->steps[si];
       if (s->host)
         continue;
-      /* The values this step touches, and which of them it writes. */
-      memset (d->step_id, 0xff, sizeof (uint32_t) * g->n_values);
-      g_autofree uint8_t *role = g_new0 (uint8_t, g->n_values ? g->n_values : 1);
-      for (uint32_t i = s->first; i < s->end; i++)
-        {
-          const XbNode *n = &g->nodes[i];
-          for (uint32_t k = 0; k < n->n_inputs; k++)
-            if (n->inputs[k] != XB_PAYLOAD_NO_VALUE)
-              role[n->inputs[k]] |= 1;
-          for (uint32_t k = 0; k < n->n_outputs; k++)
-            role[n->outputs[k]] |= 2;
-        }
+      g_autofree uint8_t *role = step_roles (d, s);
       s->ext_values = g_new (uint32_t, g->n_values ? g->n_values : 1);
       for (uint32_t v = 0; v < g->n_values; v++)
         if (role[v] && d->boundary[v] && !g->values[v].data)
@@ -811,72 +915,12 @@ build (Delegate *d, GError **error)
       s->ext_written = g_new0 (gboolean, s->n_ext ? s->n_ext : 1);
       for (uint32_t e = 0; e < s->n_ext; e++)
         s->ext_written[e] = (role[s->ext_values[e]] & 2) != 0;
-      xnn_subgraph_t sg = NULL;
-      enum xnn_status st = xnn_create_subgraph (s->n_ext, 0, &sg);
-      if (st != xnn_status_success)
-        {
-          g_set_error (error, XB_ERROR, ET_ERROR_MEMORY_ALLOCATION_FAILED, "XNNPACK: creating a subgraph failed (%s)",
-                       status_name (st));
-          return FALSE;
-        }
-      for (uint32_t e = 0; e < s->n_ext; e++)
-        {
-          uint32_t v = s->ext_values[e];
-          uint32_t flags = (role[v] & 2) ? XNN_VALUE_FLAG_EXTERNAL_OUTPUT : XNN_VALUE_FLAG_EXTERNAL_INPUT;
-          st = define_value (d, sg, v, e, flags, &d->step_id[v]);
-          if (st != xnn_status_success)
-            {
-              xnn_delete_subgraph (sg);
-              g_set_error (error, XB_ERROR, ET_ERROR_INVALID_PROGRAM, "XNNPACK: defining value %u (%s) failed (%s)", v,
-                           xb_datatype_name (g->values[v].datatype), status_name (st));
-              return FALSE;
-            }
-        }
-      for (uint32_t v = 0; v < g->n_values; v++)
-        {
-          if (!role[v] || d->step_id[v] != UINT32_MAX)
-            continue;
-          st = define_value (d, sg, v, XNN_INVALID_VALUE_ID, 0, &d->step_id[v]);
-          if (st != xnn_status_success)
-            {
-              xnn_delete_subgraph (sg);
-              g_set_error (error, XB_ERROR, ET_ERROR_INVALID_PROGRAM, "XNNPACK: defining value %u (%s) failed (%s)", v,
-                           xb_datatype_name (g->values[v].datatype), status_name (st));
-              return FALSE;
-            }
-        }
-      for (uint32_t i = s->first; i < s->end; i++)
-        {
-          st = define_node (d, sg, &g->nodes[i]);
-          if (st != xnn_status_success)
-            {
-              xnn_delete_subgraph (sg);
-              return node_fail (error, g, i, ET_ERROR_NOT_SUPPORTED,
-                                "the installed XNNPACK refused it (%s): this combination of datatypes or "
-                                "parameters is not supported",
-                                status_name (st));
-            }
-        }
-        /* No XNN_FLAG_YIELD_WORKERS: XNNPACK runs many short parallel regions,
-     * and workers put to sleep after each one cost a wake-up per operator
-     * (upstream's runtime does not yield either). */
       /* Thread pool: only for operators big enough to pay for waking the
        * workers (step-work.c). */
-      struct pthreadpool *pool = xb_nodes_worth_threads (g, d->shapes, s->first, s->end) ? d->pool : NULL;
-#ifdef XB_HAVE_WEIGHTS_CACHE
-      st = xnn_create_runtime_v3 (sg, d->weights_cache, pool, 0, &s->runtime);
-#else
-      st = xnn_create_runtime_v2 (sg, pool, 0, &s->runtime);
-#endif
-      xnn_delete_subgraph (sg);
-      if (st != xnn_status_success)
-        {
-          s->runtime = NULL;
-          g_set_error (error, XB_ERROR, ET_ERROR_NOT_SUPPORTED,
-                       "XNNPACK: creating the runtime for nodes %u..%u failed (%s)", s->first, s->end - 1,
-                       status_name (st));
-          return FALSE;
-        }
+      s->pooled = d->pool != NULL && xb_nodes_worth_threads (g, d->shapes, s->first, s->end);
+      d->wants_pool |= s->pooled;
+      if (!create_runtime (d, s, s->pooled ? d->pool : NULL, &s->runtime, error))
+        return FALSE;
     }
 #ifdef XB_HAVE_WEIGHTS_CACHE
   /* Soft: a rebuild (for a new thread pool) finds every weight packed. */
@@ -1072,6 +1116,102 @@ same_scalar (const EtTensor *t, const XbShape *s)
   return TRUE;
 }
 
+/* The runtime of step @s to run now: its pooled one, or for @parallel
+ * %FALSE one on the calling thread (made the first time it is needed). */
+static xnn_runtime_t
+step_runtime (Delegate *d, Step *s, gboolean parallel, gboolean **bound, GError **error)
+{
+  if (parallel || !s->pooled)
+    {
+      *bound = &s->bound;
+      return s->runtime;
+    }
+  *bound = &s->serial_bound;
+  if (s->serial_runtime == NULL)
+    {
+      g_debug ("XNNPACK: nodes %u..%u get a runtime on the calling thread", s->first, s->end - 1);
+      if (!create_runtime (d, s, NULL, &s->serial_runtime, error))
+        return NULL;
+#ifdef XB_HAVE_RESHAPE
+      if (!reshape_runtime (d, s, s->serial_runtime, error))
+        {
+          xnn_delete_runtime (s->serial_runtime);
+          s->serial_runtime = NULL;
+          return NULL;
+        }
+#endif
+      s->serial_bound = FALSE;
+    }
+  return s->serial_runtime;
+}
+
+/* Runs the steps on the bound values, on the pool when @parallel. */
+static int
+run_steps (Delegate *d, gboolean parallel, EtErrorContext *report)
+{
+  const XbGraph *g = d->graph;
+  for (uint32_t si = 0; si < d->n_steps; si++)
+    {
+      Step *s = &d->steps[si];
+      if (s->host)
+        {
+          const XbNode *n = &g->nodes[s->first];
+          if (d->fc[s->first])
+            {
+              const char *why = NULL;
+              /* The pool only for work that pays for it (step-work.c). */
+              gboolean pooled = parallel && xb_nodes_worth_threads (g, d->shapes, s->first, s->end);
+              if (!xb_fc_operator_run (d->fc[s->first], n, d->shapes, d->ptr, pooled ? d->pool : NULL, &why))
+                return et_error_context_fail (report, ET_ERROR_INTERNAL, "XNNPACK: node %u: %s", s->first, why);
+            }
+          else if (xb_dq_node_is_dynamic (g, n))
+            xb_dq_run (g, n, d->dq[s->first], d->shapes, d->ptr, parallel ? d->pool : NULL);
+          else
+            xb_host_run (g, n, d->shapes, d->ptr);
+          continue;
+        }
+      gboolean changed = FALSE;
+      for (uint32_t e = 0; e < s->n_ext; e++)
+        {
+          void *p = d->ptr[s->ext_values[e]];
+          if (s->ext[e].data != p || s->ext[e].id != e)
+            changed = TRUE;
+          s->ext[e].id = e;
+          s->ext[e].data = p;
+        }
+      if (changed)
+        s->bound = s->serial_bound = FALSE;
+      GError *error = NULL;
+      gboolean *bound;
+      xnn_runtime_t runtime = step_runtime (d, s, parallel, &bound, &error);
+      if (runtime == NULL)
+        {
+          et_error_context_fail (report, ET_ERROR_NOT_SUPPORTED, "%s", error->message);
+          g_error_free (error);
+          return ET_ERROR_NOT_SUPPORTED;
+        }
+      enum xnn_status st = xnn_status_success;
+      if (!*bound)
+#ifdef XB_HAVE_RESHAPE
+        st = xnn_setup_runtime_v2 (runtime, s->n_ext, s->ext);
+#else
+        st = xnn_setup_runtime (runtime, s->n_ext, s->ext);
+#endif
+      if (st == xnn_status_success)
+        {
+          *bound = TRUE;
+          st = xnn_invoke_runtime (runtime);
+        }
+      if (st != xnn_status_success)
+        {
+          *bound = FALSE;
+          return et_error_context_fail (report, ET_ERROR_INTERNAL, "XNNPACK: running nodes %u..%u failed (%s)",
+                                        s->first, s->end - 1, status_name (st));
+        }
+    }
+  return ET_OK;
+}
+
 static int execute_locked (Delegate *d, EtValue **args, uint32_t n_args, EtErrorContext *report, gboolean pool_changed);
 
 int
@@ -1208,54 +1348,17 @@ execute_locked (Delegate *d, EtValue **args, uint32_t n_args, EtErrorContext *re
       else
         d->ptr[v] = d->buffers[v];
     }
-  for (uint32_t si = 0; si < d->n_steps; si++)
-    {
-      Step *s = &d->steps[si];
-      if (s->host)
-        {
-          const XbNode *n = &g->nodes[s->first];
-          if (d->fc[s->first])
-            {
-              const char *why = NULL;
-              /* The pool only for work that pays for it (step-work.c). */
-              struct pthreadpool *pool = xb_nodes_worth_threads (g, d->shapes, s->first, s->end) ? d->pool : NULL;
-              if (!xb_fc_operator_run (d->fc[s->first], n, d->shapes, d->ptr, pool, &why))
-                return et_error_context_fail (report, ET_ERROR_INTERNAL, "XNNPACK: node %u: %s", s->first, why);
-            }
-          else if (xb_dq_node_is_dynamic (g, n))
-            xb_dq_run (g, n, d->dq[s->first], d->shapes, d->ptr, d->pool);
-          else
-            xb_host_run (g, n, d->shapes, d->ptr);
-          continue;
-        }
-      gboolean changed = !s->bound;
-      for (uint32_t e = 0; e < s->n_ext; e++)
-        {
-          void *p = d->ptr[s->ext_values[e]];
-          if (s->ext[e].data != p || s->ext[e].id != e)
-            changed = TRUE;
-          s->ext[e].id = e;
-          s->ext[e].data = p;
-        }
-      enum xnn_status st = xnn_status_success;
-      if (changed)
-#ifdef XB_HAVE_RESHAPE
-        st = xnn_setup_runtime_v2 (s->runtime, s->n_ext, s->ext);
-#else
-        st = xnn_setup_runtime (s->runtime, s->n_ext, s->ext);
-#endif
-      if (st == xnn_status_success)
-        {
-          s->bound = TRUE;
-          st = xnn_invoke_runtime (s->runtime);
-        }
-      if (st != xnn_status_success)
-        {
-          s->bound = FALSE;
-          return et_error_context_fail (report, ET_ERROR_INTERNAL, "XNNPACK: running nodes %u..%u failed (%s)",
-                                        s->first, s->end - 1, status_name (st));
-        }
-    }
+  /* While other processes keep the CPUs busy, the pool's workers would
+   * stall every operator: the steps run on the calling thread then. */
+  ExecutorchThreadpoolSpan span;
+  gboolean spanned = d->wants_pool && d->threading == XB_THREADING_AUTO;
+  gboolean parallel =
+      spanned ? executorch_threadpool_span_begin (&span, d->pool) : d->wants_pool && d->threading == XB_THREADING_POOL;
+  int code = run_steps (d, parallel, report);
+  if (spanned)
+    executorch_threadpool_span_end (&span);
+  if (code != ET_OK)
+    return code;
   for (uint32_t v = 0; v < g->n_values; v++)
     {
       const XbValue *val = &g->values[v];
@@ -1266,6 +1369,14 @@ execute_locked (Delegate *d, EtValue **args, uint32_t n_args, EtErrorContext *re
         }
     }
   return ET_OK;
+}
+
+/* Tests: whether the steps may use the pool (the default: as the pool's
+ * spans decide), must, or must not. */
+void
+xb_delegate_set_threading (void *handle, XbThreading threading)
+{
+  ((Delegate *) handle)->threading = threading;
 }
 
 void
@@ -1287,6 +1398,17 @@ xb_delegate_count_steps (void *handle, uint32_t *n_runtimes, uint32_t *n_host)
   *n_runtimes = *n_host = 0;
   for (uint32_t i = 0; i < d->n_steps; i++)
     (*(d->steps[i].host ? n_host : n_runtimes))++;
+}
+
+/* Tests: how many XNNPACK runtimes run on the thread pool. */
+uint32_t
+xb_delegate_count_pooled_steps (void *handle)
+{
+  Delegate *d = handle;
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < d->n_steps; i++)
+    n += !d->steps[i].host && d->steps[i].pooled;
+  return n;
 }
 
 const XbShape *

@@ -6,6 +6,8 @@
 #include "executorch-plugin.h"
 #include "backend-private.h"
 
+#include <string.h>
+
 static guint8 zeros[1 << 20];
 
 gboolean
@@ -34,29 +36,54 @@ argument_type (const XbValue *val, size_t *size)
     }
 }
 
-/* Runs a delegate that built from a hostile payload on zero inputs shaped
- * and typed like its external values: it must return, with an error or not. */
-void
-xb_delegate_run_zeros (void *handle)
+typedef struct
+{
+  uint32_t n_args;
+  EtValue *values;
+  EtTensor *tensors;
+  EtValue **args;
+  void **blocks;
+} Args;
+
+/* Deterministic, varied bytes for a float, integer or 16-bit float input. */
+static void
+fill_input (EtTensor *t, size_t numel)
+{
+  for (size_t i = 0; i < numel; i++)
+    switch (t->scalar_type)
+      {
+        case ET_SCALAR_FLOAT: ((float *) t->data)[i] = (float) ((int) ((i * 7919u) % 255u) - 127) / 64.0f; break;
+        case ET_SCALAR_CHAR:
+        case ET_SCALAR_BYTE: ((guint8 *) t->data)[i] = (guint8) (i * 31u + 7u); break;
+        case ET_SCALAR_INT: ((gint32 *) t->data)[i] = (gint32) (i % 5u); break;
+        default: break; /* 16-bit floats stay zero: no NaN patterns */
+      }
+}
+
+/* Arguments shaped and typed like @handle's external values, the inputs
+ * zero or (@fill) filled. */
+static Args
+args_new (void *handle, gboolean fill)
 {
   const XbGraph *g = xb_delegate_get_graph (handle);
   const XbShape *shapes = xb_delegate_get_shapes (handle);
-  uint32_t n_args = g->num_externs;
-  EtValue *values = g_new0 (EtValue, n_args + 1);
-  EtTensor *tensors = g_new0 (EtTensor, n_args + 1);
-  EtValue **args = g_new0 (EtValue *, n_args + 1);
-  void **blocks = g_new0 (void *, n_args + 1);
-  for (uint32_t a = 0; a < n_args; a++)
+  Args a;
+  a.n_args = g->num_externs;
+  a.values = g_new0 (EtValue, a.n_args + 1);
+  a.tensors = g_new0 (EtTensor, a.n_args + 1);
+  a.args = g_new0 (EtValue *, a.n_args + 1);
+  a.blocks = g_new0 (void *, a.n_args + 1);
+  for (uint32_t i = 0; i < a.n_args; i++)
     {
-      args[a] = &values[a];
-      values[a].tag = ET_VALUE_NONE;
+      a.args[i] = &a.values[i];
+      a.values[i].tag = ET_VALUE_NONE;
     }
   for (uint32_t v = 0; v < g->n_values; v++)
     {
       const XbValue *val = &g->values[v];
-      if (!val->flags || val->external_id >= n_args || values[val->external_id].tag != ET_VALUE_NONE)
+      if (!val->flags || val->external_id >= a.n_args || a.values[val->external_id].tag != ET_VALUE_NONE)
         continue;
-      EtTensor *t = &tensors[val->external_id];
+      EtTensor *t = &a.tensors[val->external_id];
       size_t esize;
       t->ndim = shapes[v].ndim;
       t->scalar_type = argument_type (val, &esize);
@@ -77,19 +104,74 @@ xb_delegate_run_zeros (void *handle)
       et_strides_from_dim_order (t->ndim, t->sizes, t->dim_order, t->strides);
       t->numel = (int64_t) numel;
       t->nbytes = t->capacity = numel * esize;
-      t->data = blocks[val->external_id] = g_malloc0 (numel * esize + 16);
-      values[val->external_id].tag = ET_VALUE_TENSOR;
-      values[val->external_id].u.tensor = t;
+      t->data = a.blocks[val->external_id] = g_malloc0 (numel * esize + 16);
+      if (fill && (val->flags & 1))
+        fill_input (t, numel);
+      a.values[val->external_id].tag = ET_VALUE_TENSOR;
+      a.values[val->external_id].u.tensor = t;
     }
+  return a;
+}
+
+static void
+args_free (Args *a)
+{
+  for (uint32_t i = 0; i < a->n_args; i++)
+    g_free (a->blocks[i]);
+  g_free (a->blocks);
+  g_free (a->args);
+  g_free (a->tensors);
+  g_free (a->values);
+}
+
+/* Runs a delegate that built from a hostile payload on zero inputs shaped
+ * and typed like its external values: it must return, with an error or not. */
+void
+xb_delegate_run_zeros (void *handle)
+{
+  Args a = args_new (handle, FALSE);
   EtErrorContext *report = et_error_context_new ();
-  int code = xb_delegate_execute (handle, args, n_args, report);
+  int code = xb_delegate_execute (handle, a.args, a.n_args, report);
   if (code != ET_OK)
     g_assert (et_error_context_message (report)[0] != '\0');
   et_error_context_free (report);
-  for (uint32_t a = 0; a < n_args; a++)
-    g_free (blocks[a]);
-  g_free (blocks);
-  g_free (args);
-  g_free (tensors);
-  g_free (values);
+  args_free (&a);
+}
+
+/* Runs @handle on the same filled inputs with its steps on the thread pool
+ * and on the calling thread alone; returns whether both ran and every
+ * output byte is the same. */
+gboolean
+xb_delegate_serial_matches_pool (void *handle)
+{
+  const XbGraph *g = xb_delegate_get_graph (handle);
+  Args a = args_new (handle, TRUE);
+  GByteArray *pooled = g_byte_array_new ();
+  gboolean same = TRUE;
+  for (int pass = 0; pass < 2 && same; pass++)
+    {
+      EtErrorContext *report = et_error_context_new ();
+      xb_delegate_set_threading (handle, pass == 0 ? XB_THREADING_POOL : XB_THREADING_SERIAL);
+      same = xb_delegate_execute (handle, a.args, a.n_args, report) == ET_OK;
+      if (!same)
+        g_message ("%s", et_error_context_message (report));
+      et_error_context_free (report);
+      gsize at = 0;
+      for (uint32_t v = 0; v < g->n_values && same; v++)
+        {
+          const XbValue *val = &g->values[v];
+          if (!(val->flags & 2) || val->external_id >= a.n_args || a.values[val->external_id].tag != ET_VALUE_TENSOR)
+            continue;
+          const EtTensor *t = a.values[val->external_id].u.tensor;
+          if (pass == 0)
+            g_byte_array_append (pooled, t->data, (guint) t->nbytes);
+          else
+            same = at + t->nbytes <= pooled->len && memcmp (pooled->data + at, t->data, t->nbytes) == 0;
+          at += t->nbytes;
+        }
+    }
+  xb_delegate_set_threading (handle, XB_THREADING_AUTO);
+  g_byte_array_unref (pooled);
+  args_free (&a);
+  return same;
 }

@@ -632,6 +632,41 @@ test_fc_operators (void)
     }
 }
 
+/* On a busy machine a delegate's steps run on the calling thread instead of
+ * the pool (executorch_threadpool_span_begin): the outputs must be the same
+ * bytes either way, or results would depend on the machine's load. */
+static void
+test_serial_matches_pool (void)
+{
+  static const char *const names[] = { "xnn_mv2", "xnn_resnet18", "xnn_effnet", "xnn_vit_tiny", "xnn_cnn_fp16" };
+  guint old = executorch_threadpool_get_num_threads ();
+  uint32_t pooled = 0;
+
+  executorch_threadpool_set_num_threads (2);
+  for (gsize n = 0; n < G_N_ELEMENTS (names); n++)
+    {
+      g_autofree char *pte = g_strdup_printf (FIXTURES_DIR "%s/%s.pte", names[n], names[n]);
+      g_autoptr (GPtrArray) payloads = payloads_of (pte);
+      g_assert_cmpuint (payloads->len, >, 0);
+      for (guint i = 0; i < payloads->len; i++)
+        {
+          gsize len;
+          const guint8 *data = g_bytes_get_data (g_ptr_array_index (payloads, i), &len);
+          g_autoptr (GError) error = NULL;
+          void *handle = xb_delegate_new (data, len, zero_named_data, NULL, &error);
+          g_assert_no_error (error);
+          g_test_message ("%s delegate %u: %u runtimes on the pool", names[n], i,
+                          xb_delegate_count_pooled_steps (handle));
+          pooled += xb_delegate_count_pooled_steps (handle);
+          g_assert_true (xb_delegate_serial_matches_pool (handle));
+          xb_delegate_free (handle);
+        }
+    }
+  /* The comparison means something only where runtimes use the pool. */
+  g_assert_cmpuint (pooled, >, 0);
+  executorch_threadpool_set_num_threads (old);
+}
+
 static void
 test_payload_header (void)
 {
@@ -666,6 +701,7 @@ main (int argc, char **argv)
   g_test_add_func ("/xnnpack/dynamic", test_dynamic);
   g_test_add_func ("/xnnpack/fp16", test_fp16);
   g_test_add_func ("/xnnpack/one-runtime", test_one_runtime);
+  g_test_add_func ("/xnnpack/serial-matches-pool", test_serial_matches_pool);
   g_test_add_func ("/xnnpack/widen-conversions", test_widen_conversions);
   g_test_add_func ("/xnnpack/unplanned-input-grows", test_unplanned_input_grows);
   g_test_add_func ("/xnnpack/fc-operators", test_fc_operators);
