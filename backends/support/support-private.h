@@ -74,3 +74,7 @@ EtError _executorch_support_check_tensor (EtKernelContext *ctx, const char *op, 
 /* True when this process may run AVX2+FMA code: an x86-64 CPU with both,
  * and EXECUTORCH_KERNELS_NO_SIMD unset, empty or "0".  Decided once. */
 bool _executorch_support_cpu_has_avx2_fma (void);
+/* True when AVX-512F and DQ code may run too: AVX2+FMA as above, both
+ * features, and EXECUTORCH_KERNELS_NO_AVX512 unset, empty or "0" (to
+ * measure or test the AVX2 paths on an AVX-512 CPU).  Decided once. */
+bool _executorch_support_cpu_has_avx512 (void);

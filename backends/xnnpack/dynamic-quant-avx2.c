@@ -4,24 +4,21 @@
  *
  * Built with target attributes and called only when
  * _executorch_support_cpu_has_avx2_fma() says so; elsewhere the portable
- * loops of dynamic-quant.c run.  Exact integer arithmetic: the results equal
- * the portable ones bit for bit.
+ * loops of dynamic-quant.c run.  Exact integer arithmetic, then the float
+ * operations of the portable loops in their order: the results equal the
+ * portable ones bit for bit.
  */
 #include "dynamic-quant.h"
+
+#include <math.h>
+#include <string.h>
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <immintrin.h>
 
+/* how far ahead of the kernels the weights are fetched */
+#define PREFETCH_BYTES 1024
 #define AVX2 __attribute__ ((target ("avx2")))
-
-/* 32 products w * x of unsigned 4-bit w (0..15) and int8 x summed
- * pairwise into 8 int32: maddubs takes w as its unsigned operand, and the
- * int16 pair sums (at most 2 * 15 * 128) cannot saturate. */
-AVX2 static inline __m256i
-madd_u4_i8 (__m256i w, __m256i x)
-{
-  return _mm256_madd_epi16 (_mm256_maddubs_epi16 (w, x), _mm256_set1_epi16 (1));
-}
 
 AVX2 static inline int32_t
 hsum (__m256i v)
@@ -30,15 +27,6 @@ hsum (__m256i v)
   s = _mm_add_epi32 (s, _mm_shuffle_epi32 (s, _MM_SHUFFLE (1, 0, 3, 2)));
   s = _mm_add_epi32 (s, _mm_shuffle_epi32 (s, _MM_SHUFFLE (2, 3, 0, 1)));
   return _mm_cvtsi128_si32 (s);
-}
-
-AVX2 static inline float
-hsum_ps (__m256 v)
-{
-  __m128 s = _mm_add_ps (_mm256_castps256_ps128 (v), _mm256_extractf128_ps (v, 1));
-  s = _mm_add_ps (s, _mm_movehl_ps (s, s));
-  s = _mm_add_ss (s, _mm_movehdup_ps (s));
-  return _mm_cvtss_f32 (s);
 }
 
 /* int8 weights may be -128 and activations span 0..255 once offset, so
@@ -83,58 +71,155 @@ xb_dq_dot1_i8_avx2 (const int16_t *x, const int8_t *w, size_t n, int32_t *dot)
 
 #define AVX2_FMA __attribute__ ((target ("avx2,fma")))
 
+/* Half @h (channels 8h..8h+7, bytes 32h..32h+31 of each 64-byte group) of a
+ * tile: each lane of the int32 accumulators is one channel.  maddubs takes
+ * the nibbles as its unsigned operand; its int16 pair sums (at most
+ * 2 * 15 * 128) and the sum of the low and high nibbles' (twice that)
+ * cannot saturate. */
 AVX2_FMA static inline __attribute__ ((always_inline)) void
-dot_i4_rows (const int8_t *const *x, const uint8_t *w, size_t n_chunks, size_t block_chunks, const float *scales,
-             const float *const *xsums, size_t n_blocks, float *out, const int nr)
+tile4_half (const uint8_t *w, const uint16_t *scales, size_t n_blocks, size_t block_groups, const int8_t *const *x,
+            const int32_t *const *xsum8, float *out, const int nr, const int h)
 {
-  const __m256i low = _mm256_set1_epi8 (15);
+  const __m256i low = _mm256_set1_epi8 (15), ones = _mm256_set1_epi16 (1);
   __m256 facc[4] = { _mm256_setzero_ps (), _mm256_setzero_ps (), _mm256_setzero_ps (), _mm256_setzero_ps () };
-  for (size_t c = 0; c < n_chunks; c += 2)
+  const uint8_t *wp = w + 32 * h;
+  size_t k = 0;
+  for (size_t b = 0; b < n_blocks; b++)
     {
-      /* chunk c from the low nibbles, chunk c + 1 (if any) from the high */
-      __m256i packed = _mm256_loadu_si256 ((const __m256i *) (const void *) (w + c * 16));
-      __m256i lo = _mm256_and_si256 (packed, low);
-      __m256i hi = _mm256_and_si256 (_mm256_srli_epi16 (packed, 4), low);
-      __m256 scale_lo = _mm256_set1_ps (scales[c / block_chunks]);
-      gboolean pair = c + 1 < n_chunks;
-      __m256 scale_hi = _mm256_set1_ps (scales[(c + pair) / block_chunks]);
-      for (int r = 0; r < nr; r++)
+      __m256i iacc[4] = { _mm256_setzero_si256 (), _mm256_setzero_si256 (), _mm256_setzero_si256 (),
+                          _mm256_setzero_si256 () };
+      for (size_t g = 0; g < block_groups; g++, wp += 64, k += 8)
         {
-          __m256i xl = _mm256_loadu_si256 ((const __m256i *) (const void *) (x[r] + c * 32));
-          facc[r] = _mm256_fmadd_ps (_mm256_cvtepi32_ps (madd_u4_i8 (lo, xl)), scale_lo, facc[r]);
-          if (pair)
+          if (h == 0) /* the second half finds the tile in cache */
+            _mm_prefetch ((const char *) (wp + PREFETCH_BYTES), _MM_HINT_T0);
+          __m256i packed = _mm256_loadu_si256 ((const __m256i *) (const void *) wp);
+          __m256i lo = _mm256_and_si256 (packed, low);
+          __m256i hi = _mm256_and_si256 (_mm256_srli_epi16 (packed, 4), low);
+          for (int r = 0; r < nr; r++)
             {
-              __m256i xh = _mm256_loadu_si256 ((const __m256i *) (const void *) (x[r] + c * 32 + 32));
-              facc[r] = _mm256_fmadd_ps (_mm256_cvtepi32_ps (madd_u4_i8 (hi, xh)), scale_hi, facc[r]);
+              int32_t xl, xh;
+              memcpy (&xl, x[r] + k, 4);
+              memcpy (&xh, x[r] + k + 4, 4);
+              __m256i t = _mm256_add_epi16 (_mm256_maddubs_epi16 (lo, _mm256_set1_epi32 (xl)),
+                                            _mm256_maddubs_epi16 (hi, _mm256_set1_epi32 (xh)));
+              iacc[r] = _mm256_add_epi32 (iacc[r], _mm256_madd_epi16 (t, ones));
             }
         }
+      __m256 scale = _mm256_castsi256_ps (
+          _mm256_slli_epi32 (_mm256_cvtepu16_epi32 (
+                                 _mm_loadu_si128 ((const __m128i *) (const void *) (scales + b * XB_DQ_TILE + 8 * h))),
+                             16));
+      for (int r = 0; r < nr; r++)
+        {
+          __m256i d = _mm256_sub_epi32 (iacc[r], _mm256_set1_epi32 (xsum8[r][b]));
+          facc[r] = _mm256_fmadd_ps (_mm256_cvtepi32_ps (d), scale, facc[r]);
+        }
     }
-  /* the nibbles were value + 8: minus 8 * sum over blocks of scale * sum(x) */
   for (int r = 0; r < nr; r++)
+    _mm256_storeu_ps (out + r * XB_DQ_TILE + 8 * h, facc[r]);
+}
+
+AVX2_FMA static inline __attribute__ ((always_inline)) void
+tile4_rows (const uint8_t *w, const uint16_t *scales, size_t n_blocks, size_t block_groups, const int8_t *const *x,
+            const int32_t *const *xsum8, float *out, const int nr)
+{
+  tile4_half (w, scales, n_blocks, block_groups, x, xsum8, out, nr, 0);
+  tile4_half (w, scales, n_blocks, block_groups, x, xsum8, out, nr, 1);
+}
+
+AVX2_FMA void
+xb_dq_tile4_avx2 (const uint8_t *w, const uint16_t *scales, size_t n_blocks, size_t block_groups,
+                  const int8_t *const x[4], const int32_t *const xsum8[4], float *out, int nr)
+{
+  switch (nr)
     {
-      __m256 corr = _mm256_setzero_ps ();
-      size_t b = 0;
-      for (; b + 8 <= n_blocks; b += 8)
-        corr = _mm256_fmadd_ps (_mm256_loadu_ps (scales + b), _mm256_loadu_ps (xsums[r] + b), corr);
-      float tail = 0.0f;
-      for (; b < n_blocks; b++)
-        tail += scales[b] * xsums[r][b];
-      out[r] = hsum_ps (facc[r]) - 8.0f * (hsum_ps (corr) + tail);
+      case 1: tile4_rows (w, scales, n_blocks, block_groups, x, xsum8, out, 1); break;
+      case 2: tile4_rows (w, scales, n_blocks, block_groups, x, xsum8, out, 2); break;
+      case 3: tile4_rows (w, scales, n_blocks, block_groups, x, xsum8, out, 3); break;
+      default: tile4_rows (w, scales, n_blocks, block_groups, x, xsum8, out, 4); break;
     }
 }
 
-AVX2_FMA void
-xb_dq_dot4_i4_avx2 (const int8_t *const x[4], const uint8_t *w, size_t n_chunks, size_t block_chunks,
-                    const float *scales, const float *const xsums[4], size_t n_blocks, float out[4])
+/* min_ps / max_ps return their second operand unless the first is
+ * strictly less / greater: the scalar loop's comparisons, NaN included. */
+AVX2 void
+xb_dq_range_avx2 (const float *x, size_t n, float *lo, float *hi)
 {
-  dot_i4_rows (x, w, n_chunks, block_chunks, scales, xsums, n_blocks, out, 4);
+  __m256 vlo = _mm256_set1_ps (*lo), vhi = _mm256_set1_ps (*hi);
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    {
+      __m256 v = _mm256_loadu_ps (x + i);
+      vlo = _mm256_min_ps (v, vlo);
+      vhi = _mm256_max_ps (v, vhi);
+    }
+  float l[8], h[8];
+  _mm256_storeu_ps (l, vlo);
+  _mm256_storeu_ps (h, vhi);
+  float mn = *lo, mx = *hi;
+  for (int j = 0; j < 8; j++)
+    {
+      mn = l[j] < mn ? l[j] : mn;
+      mx = h[j] > mx ? h[j] : mx;
+    }
+  for (; i < n; i++)
+    {
+      mn = x[i] < mn ? x[i] : mn;
+      mx = x[i] > mx ? x[i] : mx;
+    }
+  *lo = mn;
+  *hi = mx;
 }
 
-AVX2_FMA void
-xb_dq_dot1_i4_avx2 (const int8_t *x, const uint8_t *w, size_t n_chunks, size_t block_chunks, const float *scales,
-                    const float *xsums, size_t n_blocks, float *out)
+/* cvtps rounds to nearest even (the default mode), as rintf does. */
+AVX2 void
+xb_dq_quantize_avx2 (const float *x, size_t n, float scale, int32_t zero_point, int8_t *q)
 {
-  dot_i4_rows (&x, w, n_chunks, block_chunks, scales, &xsums, n_blocks, out, 1);
+  float vmin = -128.0f - (float) zero_point, vmax = 127.0f - (float) zero_point;
+  __m256 vs = _mm256_set1_ps (scale), vl = _mm256_set1_ps (vmin), vh = _mm256_set1_ps (vmax);
+  __m256i zp = _mm256_set1_epi32 (zero_point);
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    {
+      __m256 v = _mm256_mul_ps (_mm256_loadu_ps (x + i), vs);
+      v = _mm256_min_ps (_mm256_max_ps (v, vl), vh); /* NaN goes to the bottom */
+      __m256i t = _mm256_add_epi32 (_mm256_cvtps_epi32 (v), zp);
+      /* int32 -128..127 to bytes: pack to int16, then int8 */
+      __m128i w = _mm_packs_epi32 (_mm256_castsi256_si128 (t), _mm256_extracti128_si256 (t, 1));
+      _mm_storel_epi64 ((__m128i *) (void *) (q + i), _mm_packs_epi16 (w, w));
+    }
+  for (; i < n; i++)
+    {
+      float v = x[i] * scale;
+      v = v >= vmin ? v : vmin;
+      v = v <= vmax ? v : vmax;
+      q[i] = (int8_t) ((int32_t) rintf (v) + zero_point);
+    }
+}
+
+/* Built without FMA, so that nothing is contracted.  The clamp in the
+ * scalar order: min_ps (hi, v) is hi < v ? hi : v, then lo where v < lo
+ * (NaN stays NaN). */
+AVX2 void
+xb_dq_epilogue_avx2 (const float *acc, size_t nc, const float *cscales, const float *sums, float zp, float xscale,
+                     const float *bias, float lo, float hi, float *y)
+{
+  const __m256 vzp = _mm256_set1_ps (zp), vscale = _mm256_set1_ps (xscale);
+  const __m256 vlo = _mm256_set1_ps (lo), vhi = _mm256_set1_ps (hi);
+  size_t j = 0;
+  for (; j + 8 <= nc; j += 8)
+    {
+      __m256 v = _mm256_sub_ps (_mm256_mul_ps (_mm256_loadu_ps (acc + j), _mm256_loadu_ps (cscales + j)),
+                                _mm256_mul_ps (vzp, _mm256_loadu_ps (sums + j)));
+      v = _mm256_add_ps (_mm256_mul_ps (v, vscale), bias ? _mm256_loadu_ps (bias + j) : _mm256_setzero_ps ());
+      __m256 clamped = _mm256_blendv_ps (_mm256_min_ps (vhi, v), vlo, _mm256_cmp_ps (v, vlo, _CMP_LT_OQ));
+      _mm256_storeu_ps (y + j, clamped);
+    }
+  for (; j < nc; j++)
+    {
+      float v = (acc[j] * cscales[j] - zp * sums[j]) * xscale + (bias ? bias[j] : 0.0f);
+      y[j] = v < lo ? lo : v > hi ? hi : v;
+    }
 }
 
 #else
@@ -152,15 +237,8 @@ xb_dq_dot1_i8_avx2 (const int16_t *x, const int8_t *w, size_t n, int32_t *dot)
 }
 
 void
-xb_dq_dot4_i4_avx2 (const int8_t *const x[4], const uint8_t *w, size_t n_chunks, size_t block_chunks,
-                    const float *scales, const float *const xsums[4], size_t n_blocks, float out[4])
-{
-  g_assert_not_reached ();
-}
-
-void
-xb_dq_dot1_i4_avx2 (const int8_t *x, const uint8_t *w, size_t n_chunks, size_t block_chunks, const float *scales,
-                    const float *xsums, size_t n_blocks, float *out)
+xb_dq_tile4_avx2 (const uint8_t *w, const uint16_t *scales, size_t n_blocks, size_t block_groups,
+                  const int8_t *const x[4], const int32_t *const xsum8[4], float *out, int nr)
 {
   g_assert_not_reached ();
 }

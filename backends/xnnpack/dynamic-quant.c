@@ -8,8 +8,11 @@
  * fully-connected takes int32 dot products of those int8 values with the
  * int8 or int4 weights, per block for blockwise weights, subtracts the zero
  * point's share, applies the scales, adds the bias and clamps.  4-bit
- * weights stay packed (repacked once into 32-element chunks); AVX2 where
- * the CPU has it, on the process thread pool.
+ * weights stay packed, repacked once into tiles of XB_DQ_TILE channels
+ * that one vector register holds side by side, so that no kernel needs a
+ * horizontal sum; AVX-512 VNNI, AVX-VNNI or AVX2 where the CPU has them
+ * (dynamic-quant-vnni.c, dynamic-quant-avx2.c), with the same results as
+ * the portable loops here, on the process thread pool.
  */
 #define XB_DQ_DEFINE_XNN 1
 #include "dynamic-quant.h"
@@ -22,12 +25,12 @@
 #include "xnnpack-api.h"
 #include "xnnpack-features.h"
 
-#define CHUNK 32 /* 4-bit weights: elements per block unit (a block is whole chunks) */
-/* 4-bit weights are stored in pairs of chunks, 64 elements in 32 bytes:
- * byte j holds element j in its low and element 32 + j in its high nibble,
- * as value + 8, so that one 32-byte load splits into two chunks. */
-#define PAIR 64
-#define TILE_CHANNELS 16 /* channels per thread pool task (with every row) */
+#define CHUNK 32 /* blockwise 4-bit weights: blocks are multiples of this */
+#define GROUP 8  /* 4-bit weights: inputs per 64-byte group of a tile */
+#define GROUP_BYTES (XB_DQ_TILE * GROUP / 2)
+#define TILE_CHANNELS 16 /* 8-bit weights: channels per thread pool task (with every row) */
+/* Input channels at most: every int32 sum of products stays exact. */
+#define MAX_INPUTS 65536
 
 typedef enum
 {
@@ -40,13 +43,70 @@ struct XbDqLinear
   Kind kind;
   size_t n, k;
   size_t block, n_blocks; /* input channels per scale; k / block */
-  size_t row_bytes;       /* packed bytes per channel */
-  void *weights;          /* int8 [n][k], or nibbles in chunk pairs [n][row_bytes] */
-  float *scales;          /* [n][n_blocks] */
-  int32_t *sums;          /* 8-bit: [n], the sum of a channel's weights */
-  float *scaled_sums;     /* 4-bit: [n], sum over blocks of scale * the block's weight sum */
-  gboolean avx2;
+  XbDqIsa isa;
+  /* 8-bit weights */
+  int8_t *weights8; /* [n][k] */
+  float *scales8;   /* [n] */
+  int32_t *sums;    /* [n], the sum of a channel's weights */
+  /* 4-bit weights, in tiles (dynamic-quant.h); a tile's missing channels
+   * are zeros with scale 0 */
+  size_t block_groups;   /* groups of GROUP inputs per block (its length padded) */
+  size_t padded_k;       /* n_blocks * block_groups * GROUP: activations are zero beyond k */
+  size_t n_tiles;        /* ceil (n / XB_DQ_TILE) */
+  size_t tile_bytes;     /* padded_k * XB_DQ_TILE / 2 */
+  uint8_t *tiles;        /* [n_tiles][tile_bytes] */
+  uint16_t *tile_scales; /* [n_tiles][n_blocks][XB_DQ_TILE], bfloat16 */
+  float *channel_scales; /* [n]: per-channel weights' scales (1 in the tiles), else 1 */
+  float *scaled_sums;    /* [n], sum over blocks of scale * the block's weight sum */
+  XbDqTile4Kernel tile4;
 };
+
+/* ---- instruction sets ---- */
+
+static const char *const isa_names[XB_DQ_N_ISAS] = { "portable", "avx2", "avxvnni", "avx512vnni" };
+
+const char *
+xb_dq_isa_name (XbDqIsa isa)
+{
+  return isa < XB_DQ_N_ISAS ? isa_names[isa] : "?";
+}
+
+gboolean
+xb_dq_isa_available (XbDqIsa isa)
+{
+  if (isa == XB_DQ_ISA_PORTABLE)
+    return TRUE;
+  if (!_executorch_support_cpu_has_avx2_fma ()) /* also FALSE under EXECUTORCH_KERNELS_NO_SIMD */
+    return FALSE;
+#if defined(__x86_64__) && defined(__GNUC__)
+  switch (isa)
+    {
+      case XB_DQ_ISA_AVX2: return TRUE;
+      case XB_DQ_ISA_AVXVNNI: return __builtin_cpu_supports ("avxvnni") != 0;
+      case XB_DQ_ISA_AVX512VNNI:
+        /* libgcc also checks that the OS saves the AVX-512 state */
+        return __builtin_cpu_supports ("avx512f") && __builtin_cpu_supports ("avx512bw") &&
+               __builtin_cpu_supports ("avx512vnni");
+      default: return FALSE;
+    }
+#else
+  return FALSE;
+#endif
+}
+
+XbDqIsa
+xb_dq_isa_chosen (void)
+{
+  XbDqIsa cap = XB_DQ_N_ISAS - 1;
+  const char *want = g_getenv ("EXECUTORCH_XNNPACK_DQ_KERNELS");
+  for (int i = 0; want != NULL && i < XB_DQ_N_ISAS; i++)
+    if (strcmp (want, isa_names[i]) == 0)
+      cap = (XbDqIsa) i;
+  for (XbDqIsa isa = cap; isa > XB_DQ_ISA_PORTABLE; isa--)
+    if (xb_dq_isa_available (isa))
+      return isa;
+  return XB_DQ_ISA_PORTABLE;
+}
 
 static gboolean
 value_is_dynamic (const XbValue *v)
@@ -196,6 +256,11 @@ xb_dq_host_supports (const XbGraph *g, const XbNode *n, const char **why)
       *why = "blockwise int4 weights need blocks of a multiple of 32 input channels (or one block a row)";
       return FALSE;
     }
+  if (w->dims[1] > MAX_INPUTS)
+    {
+      *why = "a dynamically quantized fully-connected takes at most 65536 input channels";
+      return FALSE;
+    }
   return TRUE;
 }
 
@@ -215,9 +280,12 @@ xb_dq_linear_free (XbDqLinear *lin)
 {
   if (lin == NULL)
     return;
-  free (lin->weights);
-  g_free (lin->scales);
+  g_free (lin->weights8);
+  g_free (lin->scales8);
   g_free (lin->sums);
+  free (lin->tiles);
+  g_free (lin->tile_scales);
+  g_free (lin->channel_scales);
   g_free (lin->scaled_sums);
   g_free (lin);
 }
@@ -231,6 +299,76 @@ nibble_at (const uint8_t *row, size_t i)
   return (int) ((i & 1) ? b >> 4 : b & 15) - 8;
 }
 
+static float
+weight_scale (const XbValue *w, size_t c, size_t n_blocks, size_t b)
+{
+  return w->quant == XB_QUANT_PER_CHANNEL_GROUP ? bf16_to_f32 (w->block_scales[c * n_blocks + b]) : w->scales[c];
+}
+
+static const XbDqTile4Kernel tile4_kernels[XB_DQ_N_ISAS] = {
+  xb_dq_tile4_portable,
+  xb_dq_tile4_avx2,
+  xb_dq_tile4_avxvnni,
+  xb_dq_tile4_avx512vnni,
+};
+
+/* 4-bit weights into tiles (dynamic-quant.h). */
+static gboolean
+pack_tiles (XbDqLinear *lin, const XbValue *w, GError **error)
+{
+  size_t block_k = (lin->block + GROUP - 1) / GROUP * GROUP;
+  lin->block_groups = block_k / GROUP;
+  lin->padded_k = lin->n_blocks * block_k;
+  lin->n_tiles = (lin->n + XB_DQ_TILE - 1) / XB_DQ_TILE;
+  lin->tile_bytes = lin->padded_k * XB_DQ_TILE / 2;
+  void *tiles = NULL;
+  if (posix_memalign (&tiles, 64, lin->n_tiles * lin->tile_bytes) != 0)
+    {
+      g_set_error (error, XB_ERROR, ET_ERROR_MEMORY_ALLOCATION_FAILED,
+                   "XNNPACK: no memory for repacked weights [%zu, %zu]", lin->n, lin->k);
+      return FALSE;
+    }
+  lin->tiles = tiles;
+  memset (lin->tiles, 0x88, lin->n_tiles * lin->tile_bytes); /* value 0 */
+  lin->tile_scales = g_new0 (uint16_t, lin->n_tiles * lin->n_blocks * XB_DQ_TILE);
+  lin->channel_scales = g_new (float, lin->n);
+  lin->scaled_sums = g_new0 (float, lin->n);
+  gboolean blockwise = w->quant == XB_QUANT_PER_CHANNEL_GROUP;
+  size_t src_row = (lin->k + 1) / 2;
+  for (size_t c = 0; c < lin->n; c++)
+    {
+      const uint8_t *row = (const uint8_t *) w->data + c * src_row;
+      size_t tile = c / XB_DQ_TILE, j = c % XB_DQ_TILE;
+      uint8_t *out = lin->tiles + tile * lin->tile_bytes;
+      /* in double: the products are exact, the sum rounds once */
+      double scaled = 0.0;
+      for (size_t b = 0; b < lin->n_blocks; b++)
+        {
+          float scale = weight_scale (w, c, lin->n_blocks, b);
+          lin->tile_scales[(tile * lin->n_blocks + b) * XB_DQ_TILE + j] =
+              blockwise ? w->block_scales[c * lin->n_blocks + b] : 0x3f80 /* 1.0 */;
+          int32_t block_sum = 0;
+          for (size_t i = 0; i < lin->block; i++)
+            {
+              size_t in = b * lin->block + i; /* input channel */
+              int q = nibble_at (row, in);
+              block_sum += q;
+              /* its group, and its place in the group's 64 bytes */
+              size_t g = b * lin->block_groups + i / GROUP, at = i % GROUP;
+              uint8_t *byte = &out[g * GROUP_BYTES + 4 * j + at % 4];
+              if (at < 4)
+                *byte = (uint8_t) ((*byte & 0xf0) | (q + 8));
+              else
+                *byte = (uint8_t) ((*byte & 0x0f) | (q + 8) << 4);
+            }
+          scaled += (double) block_sum * scale;
+        }
+      lin->scaled_sums[c] = (float) scaled;
+      lin->channel_scales[c] = blockwise ? 1.0f : w->scales[c];
+    }
+  return TRUE;
+}
+
 XbDqLinear *
 xb_dq_linear_new (const XbGraph *g, const XbNode *n, GError **error)
 {
@@ -238,88 +376,49 @@ xb_dq_linear_new (const XbGraph *g, const XbNode *n, GError **error)
   XbDqLinear *lin = g_new0 (XbDqLinear, 1);
   lin->n = w->dims[0];
   lin->k = w->dims[1];
-  lin->avx2 = _executorch_support_cpu_has_avx2_fma ();
+  lin->isa = xb_dq_isa_chosen ();
+  lin->tile4 = tile4_kernels[lin->isa];
   gboolean four = w->datatype != XB_DT_QCINT8;
   lin->kind = four ? KIND_Q4 : KIND_QC8;
   lin->block = w->quant == XB_QUANT_PER_CHANNEL_GROUP ? w->group_size : lin->k;
   lin->n_blocks = lin->block ? lin->k / lin->block : 0;
-  if (lin->k == 0 || lin->n == 0 || lin->n_blocks == 0 || xb_value_bytes (w) > w->data_size)
+  if (lin->k == 0 || lin->n == 0 || lin->n_blocks == 0 || lin->k % lin->block != 0 || lin->k > MAX_INPUTS ||
+      xb_value_bytes (w) > w->data_size)
     {
       g_set_error (error, XB_ERROR, ET_ERROR_INVALID_PROGRAM,
-                   "XNNPACK: dynamically quantized weights [%zu, %zu] (%s) do not fit their %zu bytes", lin->n, lin->k,
-                   xb_datatype_name (w->datatype), w->data_size);
+                   "XNNPACK: dynamically quantized weights [%zu, %zu] (%s, blocks of %zu) do not fit their %zu bytes",
+                   lin->n, lin->k, xb_datatype_name (w->datatype), lin->block, w->data_size);
       xb_dq_linear_free (lin);
       return NULL;
     }
-  size_t n_scales = lin->n * lin->n_blocks;
-  lin->row_bytes = four ? (lin->k + PAIR - 1) / PAIR * (PAIR / 2) : lin->k;
-  if (posix_memalign (&lin->weights, 64, lin->n * lin->row_bytes + 64) != 0)
+  g_debug ("dynamically quantized linear [%zu, %zu] on the %s kernels", lin->n, lin->k, xb_dq_isa_name (lin->isa));
+  if (four)
     {
-      lin->weights = NULL;
-      g_set_error (error, XB_ERROR, ET_ERROR_MEMORY_ALLOCATION_FAILED,
-                   "XNNPACK: no memory for repacked weights [%zu, %zu]", lin->n, lin->k);
-      xb_dq_linear_free (lin);
-      return NULL;
-    }
-  lin->scales = g_new (float, n_scales);
-  lin->sums = g_new0 (int32_t, lin->n);
-  lin->scaled_sums = g_new0 (float, lin->n);
-  for (size_t c = 0; c < lin->n; c++)
-    for (size_t b = 0; b < lin->n_blocks; b++)
-      lin->scales[c * lin->n_blocks + b] =
-          w->quant == XB_QUANT_PER_CHANNEL_GROUP ? bf16_to_f32 (w->block_scales[c * lin->n_blocks + b]) : w->scales[c];
-  if (!four)
-    {
-      const int8_t *src = w->data;
-      memcpy (lin->weights, src, lin->n * lin->k);
-      for (size_t c = 0; c < lin->n; c++)
-        for (size_t i = 0; i < lin->k; i++)
-          lin->sums[c] += src[c * lin->k + i];
+      if (!pack_tiles (lin, w, error))
+        {
+          xb_dq_linear_free (lin);
+          return NULL;
+        }
       return lin;
     }
-  /* 4-bit: in chunk pairs (PAIR); the padding is the value 0 (nibble 8). */
-  size_t src_row = (lin->k + 1) / 2;
-  uint8_t *dst = lin->weights;
-  memset (dst, 0x88, lin->n * lin->row_bytes);
+  lin->weights8 = g_memdup2 (w->data, lin->n * lin->k);
+  lin->scales8 = g_new (float, lin->n);
+  lin->sums = g_new0 (int32_t, lin->n);
   for (size_t c = 0; c < lin->n; c++)
     {
-      const uint8_t *row = (const uint8_t *) w->data + c * src_row;
-      uint8_t *out = dst + c * lin->row_bytes;
+      lin->scales8[c] = w->scales[c];
       for (size_t i = 0; i < lin->k; i++)
-        {
-          int q = nibble_at (row, i);
-          uint8_t *byte = &out[i / PAIR * (PAIR / 2) + i % (PAIR / 2)];
-          if (i % PAIR < PAIR / 2)
-            *byte = (uint8_t) ((*byte & 0xf0) | (q + 8));
-          else
-            *byte = (uint8_t) ((*byte & 0x0f) | (q + 8) << 4);
-          lin->sums[c] += q;
-        }
-      /* in double: the products are exact, the sum rounds once */
-      double scaled = 0.0;
-      for (size_t b = 0; b < lin->n_blocks; b++)
-        {
-          int32_t block_sum = 0;
-          for (size_t i = b * lin->block; i < (b + 1) * lin->block; i++)
-            block_sum += nibble_at (row, i);
-          scaled += (double) block_sum * lin->scales[c * lin->n_blocks + b];
-        }
-      lin->scaled_sums[c] = (float) scaled;
+        lin->sums[c] += lin->weights8[c * lin->k + i];
     }
   return lin;
 }
 
 /* ---- activations ---- */
 
-XbDqRowParams
-xb_dq_quantize_row (const float *x, size_t n, int8_t *q)
+/* The row's parameters from its range [lo, hi] (which includes 0). */
+static void
+row_params (float lo, float hi, float *scale_out, int32_t *zero_point)
 {
-  float lo = 0.0f, hi = 0.0f; /* the range always includes 0 */
-  for (size_t i = 0; i < n; i++)
-    {
-      lo = x[i] < lo ? x[i] : lo;
-      hi = x[i] > hi ? x[i] : hi;
-    }
   const float qmin = -128.0f, qmax = 127.0f;
   float scale = lo == hi ? 1.0f : (qmax - qmin) / (hi - lo);
   float lo_scaled = lo * scale, hi_scaled = hi * scale;
@@ -327,16 +426,45 @@ xb_dq_quantize_row (const float *x, size_t n, int8_t *q)
   zp = zp < qmin ? qmin : zp > qmax ? qmax : zp;
   if (!(zp == zp))
     zp = 0.0f;
-  int32_t zero_point = (int32_t) rintf (zp);
-  float vmin = qmin - (float) zero_point, vmax = qmax - (float) zero_point;
-  for (size_t i = 0; i < n; i++)
+  *scale_out = scale;
+  *zero_point = (int32_t) rintf (zp);
+}
+
+static XbDqRowParams
+quantize_row (const float *x, size_t n, int8_t *q, gboolean simd)
+{
+  float lo = 0.0f, hi = 0.0f; /* the range always includes 0 */
+  if (simd)
+    xb_dq_range_avx2 (x, n, &lo, &hi);
+  else
+    for (size_t i = 0; i < n; i++)
+      {
+        lo = x[i] < lo ? x[i] : lo;
+        hi = x[i] > hi ? x[i] : hi;
+      }
+  float scale;
+  int32_t zero_point;
+  row_params (lo, hi, &scale, &zero_point);
+  if (simd)
+    xb_dq_quantize_avx2 (x, n, scale, zero_point, q);
+  else
     {
-      float v = x[i] * scale;
-      v = v >= vmin ? v : vmin; /* NaN goes to the bottom */
-      v = v <= vmax ? v : vmax;
-      q[i] = (int8_t) ((int32_t) rintf (v) + zero_point);
+      float vmin = -128.0f - (float) zero_point, vmax = 127.0f - (float) zero_point;
+      for (size_t i = 0; i < n; i++)
+        {
+          float v = x[i] * scale;
+          v = v >= vmin ? v : vmin; /* NaN goes to the bottom */
+          v = v <= vmax ? v : vmax;
+          q[i] = (int8_t) ((int32_t) rintf (v) + zero_point);
+        }
     }
   return (XbDqRowParams){ .scale = 1.0f / scale, .zero_point = zero_point };
+}
+
+XbDqRowParams
+xb_dq_quantize_row (const float *x, size_t n, int8_t *q)
+{
+  return quantize_row (x, n, q, FALSE);
 }
 
 typedef struct
@@ -345,13 +473,14 @@ typedef struct
   int8_t *q;
   XbDqRowParams *params;
   size_t k;
+  gboolean simd;
 } ConvertJob;
 
 static void
 convert_row (void *data, size_t r)
 {
   const ConvertJob *job = data;
-  job->params[r] = xb_dq_quantize_row (job->x + r * job->k, job->k, job->q + r * job->k);
+  job->params[r] = quantize_row (job->x + r * job->k, job->k, job->q + r * job->k, job->simd);
 }
 
 /* ---- fully-connected ---- */
@@ -365,65 +494,62 @@ dot_i8 (const int8_t *x, const int8_t *w, size_t n)
   return acc;
 }
 
-/* Elements [from, to) of a repacked 4-bit row. */
-static int32_t
-dot_i4_range (const int8_t *x, const uint8_t *w, size_t from, size_t to)
+float
+xb_dq_fmaf (float a, float b, float c)
 {
-  int32_t acc = 0;
-  for (size_t i = from; i < to; i++)
-    {
-      uint8_t b = w[i / PAIR * (PAIR / 2) + i % (PAIR / 2)];
-      int q = (i % PAIR < PAIR / 2 ? b & 15 : b >> 4) - 8;
-      acc += (int32_t) x[i] * q;
-    }
-  return acc;
+#if defined(__x86_64__) && !defined(FP_FAST_FMAF)
+  /* libm's fmaf is a call, slow where the caller's SSE code meets its VEX
+   * code with the upper vector halves dirty (measured: 90 ns a call).  In
+   * double: a * b is exact, the sum rounds once; rounding that to float
+   * again goes wrong only when it lies exactly halfway between two floats
+   * (the 29 bits a float drops are 1 then zeros) while the sum was
+   * inexact: then it moves one double ulp towards the exact sum first. */
+  double p = (double) a * (double) b, s = p + (double) c;
+  uint64_t bits;
+  memcpy (&bits, &s, 8);
+  if ((bits & 0x1fffffff) != 0x10000000)
+    return (float) s;
+  if (fabs (s) < 0x1p-126) /* a subnormal float drops more bits */
+    return fmaf (a, b, c);
+  double t = s - p, err = (p - (s - t)) + ((double) c - t); /* two-sum: p + c = s + err */
+  if (err == 0.0)
+    return (float) s;
+  bits += (err > 0) == (s > 0) ? 1 : -1;
+  memcpy (&s, &bits, 8);
+  return (float) s;
+#else
+  return fmaf (a, b, c);
+#endif
 }
 
-/* Channel @c for @nr rows (1..4): the sum over blocks of
- * scale * dot, zero points not yet applied (4-bit), or the exact
- * zero-point-corrected int32 sum times the scale (8-bit). */
-static void
-channel_rows (const XbDqLinear *lin, const int8_t *const x[4], const int16_t *const x16[4], const float *const xsums[4],
-              const int32_t zp[4], size_t c, float acc[4], int nr)
+/* The tile kernel of dynamic-quant.h in plain C: the others' reference. */
+void
+xb_dq_tile4_portable (const uint8_t *w, const uint16_t *scales, size_t n_blocks, size_t block_groups,
+                      const int8_t *const x[4], const int32_t *const xsum8[4], float *out, int nr)
 {
-  const float *scales = lin->scales + c * lin->n_blocks;
-  if (lin->kind == KIND_QC8)
-    {
-      const int8_t *w = (const int8_t *) lin->weights + c * lin->row_bytes;
-      int32_t dots[4];
-      if (x16[0] && nr == 4)
-        xb_dq_dot4_i8_avx2 (x16, w, lin->k, dots);
-      else if (x16[0])
-        for (int r = 0; r < nr; r++)
-          xb_dq_dot1_i8_avx2 (x16[r], w, lin->k, &dots[r]);
-      else
-        for (int r = 0; r < nr; r++)
-          dots[r] = dot_i8 (x[r], w, lin->k);
-      for (int r = 0; r < nr; r++)
-        acc[r] = (float) (dots[r] - zp[r] * lin->sums[c]) * scales[0];
-      return;
-    }
-  const uint8_t *w = (const uint8_t *) lin->weights + c * lin->row_bytes;
-  /* blocks are whole chunks, except a single block of a row whose length
-   * is no multiple of 32: its tail is added below */
-  size_t block_chunks = lin->block / CHUNK, n_chunks = lin->n_blocks * block_chunks, done = n_chunks * CHUNK;
-  if (xsums[0] && nr == 4)
-    xb_dq_dot4_i4_avx2 (x, w, n_chunks, block_chunks, scales, xsums, lin->n_blocks, acc);
-  else if (xsums[0])
-    for (int r = 0; r < nr; r++)
-      xb_dq_dot1_i4_avx2 (x[r], w, n_chunks, block_chunks, scales, xsums[r], lin->n_blocks, &acc[r]);
-  else
-    for (int r = 0; r < nr; r++)
-      {
-        acc[r] = 0.0f;
-        for (size_t b = 0; b < lin->n_blocks && block_chunks; b++)
-          acc[r] += (float) dot_i4_range (x[r], w, b * lin->block, b * lin->block + block_chunks * CHUNK) * scales[b];
-      }
   for (int r = 0; r < nr; r++)
     {
-      if (done < lin->k)
-        acc[r] += (float) dot_i4_range (x[r], w, done, lin->k) * scales[0];
-      acc[r] -= (float) zp[r] * lin->scaled_sums[c];
+      float acc[XB_DQ_TILE] = { 0 };
+      const uint8_t *wp = w;
+      size_t k = 0;
+      for (size_t b = 0; b < n_blocks; b++)
+        {
+          int32_t dot[XB_DQ_TILE] = { 0 };
+          /* channels innermost: compilers vectorize it (strided loads) */
+          for (size_t g = 0; g < block_groups; g++, wp += GROUP_BYTES, k += GROUP)
+            for (int i = 0; i < 4; i++)
+              {
+                int32_t xl = x[r][k + i], xh = x[r][k + 4 + i];
+                for (int j = 0; j < XB_DQ_TILE; j++)
+                  {
+                    uint8_t byte = wp[4 * j + i];
+                    dot[j] += (byte & 15) * xl + (byte >> 4) * xh;
+                  }
+              }
+          for (int j = 0; j < XB_DQ_TILE; j++)
+            acc[j] = xb_dq_fmaf ((float) (dot[j] - xsum8[r][b]), bf16_to_f32 (scales[b * XB_DQ_TILE + j]), acc[j]);
+        }
+      memcpy (out + r * XB_DQ_TILE, acc, sizeof acc);
     }
 }
 
@@ -431,8 +557,10 @@ typedef struct
 {
   const XbDqLinear *lin;
   const int8_t *x;
-  const int16_t *x16; /* 8-bit weights on AVX2: x widened, else NULL */
-  const float *xsums; /* 4-bit weights on AVX2: [rows][n_blocks] sums of x over whole chunks, else NULL */
+  const int16_t *x16;   /* 8-bit weights on AVX2: x widened, else NULL */
+  const uint8_t *xu;    /* 8-bit weights on VNNI: x + 128, else NULL */
+  const int8_t *xp;     /* 4-bit weights: [rows][padded_k], x padded with zeros */
+  const int32_t *xsum8; /* 4-bit weights: [rows][n_blocks], 8 * the sums of x over each block */
   const XbDqRowParams *params;
   const float *bias;
   float *y;
@@ -440,38 +568,112 @@ typedef struct
   size_t rows;
 } LinearJob;
 
-/* Channels [c0, c0 + nc) for every row: the tile's weights are read from
- * memory once and stay in cache while the rows pass by. */
+static inline void
+store (const LinearJob *job, size_t row, size_t c, float acc)
+{
+  float bias = job->bias ? job->bias[c] : 0.0f;
+  float v = acc * job->params[row].scale + bias;
+  v = v < job->lo ? job->lo : v > job->hi ? job->hi : v;
+  job->y[row * job->lin->n + c] = v;
+}
+
+/* 8-bit weights, channels [c0, c0 + nc) for every row: the tile's weights
+ * are read from memory once and stay in cache while the rows pass by. */
 static void
-linear_tile (void *data, size_t c0, size_t nc)
+linear_tile8 (void *data, size_t c0, size_t nc)
 {
   const LinearJob *job = data;
   const XbDqLinear *lin = job->lin;
   for (size_t rb = 0; rb < job->rows; rb += 4)
     {
-      size_t rows = MIN (4, job->rows - rb);
+      int nr = (int) MIN (4, job->rows - rb);
       const int8_t *x[4];
-      const int16_t *x16[4] = { NULL };
-      const float *xsums[4] = { NULL };
-      int32_t zp[4];
-      for (size_t r = 0; r < rows; r++)
+      const int16_t *x16[4];
+      const uint8_t *xu[4];
+      for (int r = 0; r < nr; r++)
         {
           x[r] = job->x + (rb + r) * lin->k;
           x16[r] = job->x16 ? job->x16 + (rb + r) * lin->k : NULL;
-          xsums[r] = job->xsums ? job->xsums + (rb + r) * lin->n_blocks : NULL;
-          zp[r] = job->params[rb + r].zero_point;
+          xu[r] = job->xu ? job->xu + (rb + r) * lin->k : NULL;
         }
       for (size_t c = c0; c < c0 + nc; c++)
         {
-          float acc[4];
-          channel_rows (lin, x, x16, xsums, zp, c, acc, (int) rows);
-          float bias = job->bias ? job->bias[c] : 0.0f;
-          for (size_t r = 0; r < rows; r++)
+          const int8_t *w = lin->weights8 + c * lin->k;
+          int32_t dots[4];
+          if (lin->isa >= XB_DQ_ISA_AVXVNNI)
             {
-              float v = acc[r] * job->params[rb + r].scale + bias;
-              v = v < job->lo ? job->lo : v > job->hi ? job->hi : v;
-              job->y[(rb + r) * lin->n + c] = v;
+              uint32_t udots[4];
+              if (lin->isa == XB_DQ_ISA_AVX512VNNI)
+                xb_dq_dot_u8i8_avx512vnni (xu, w, lin->k, udots, nr);
+              else
+                xb_dq_dot_u8i8_avxvnni (xu, w, lin->k, udots, nr);
+              /* sum (x + 128) w modulo 2^32, less 128 sum (w): exact, as
+               * |sum x w| <= 2^14 * MAX_INPUTS */
+              for (int r = 0; r < nr; r++)
+                dots[r] = (int32_t) (udots[r] - 128u * (uint32_t) lin->sums[c]);
             }
+          else if (lin->isa == XB_DQ_ISA_AVX2 && nr == 4)
+            xb_dq_dot4_i8_avx2 (x16, w, lin->k, dots);
+          else if (lin->isa == XB_DQ_ISA_AVX2)
+            for (int r = 0; r < nr; r++)
+              xb_dq_dot1_i8_avx2 (x16[r], w, lin->k, &dots[r]);
+          else
+            for (int r = 0; r < nr; r++)
+              dots[r] = dot_i8 (x[r], w, lin->k);
+          for (int r = 0; r < nr; r++)
+            {
+              int64_t exact = (int64_t) dots[r] - (int64_t) job->params[rb + r].zero_point * lin->sums[c];
+              store (job, rb + r, c, (float) exact * lin->scales8[c]);
+            }
+        }
+    }
+}
+
+/* dynamic-quant.h's epilogue, with everything in locals (the stores to
+ * @y could alias the job's fields). */
+static void
+epilogue (const float *acc, size_t nc, const float *cscales, const float *sums, float zp, float xscale,
+          const float *bias, float lo, float hi, float *y)
+{
+  for (size_t j = 0; j < nc; j++)
+    {
+      float v = (acc[j] * cscales[j] - zp * sums[j]) * xscale + (bias ? bias[j] : 0.0f);
+      y[j] = v < lo ? lo : v > hi ? hi : v;
+    }
+}
+
+/* 4-bit weights, tile @t (XB_DQ_TILE channels) for every row. */
+static void
+linear_tile4 (void *data, size_t t)
+{
+  const LinearJob *job = data;
+  const XbDqLinear *lin = job->lin;
+  const uint8_t *w = lin->tiles + t * lin->tile_bytes;
+  const uint16_t *scales = lin->tile_scales + t * lin->n_blocks * XB_DQ_TILE;
+  size_t c0 = t * XB_DQ_TILE, nc = MIN (XB_DQ_TILE, lin->n - c0);
+  for (size_t rb = 0; rb < job->rows; rb += 4)
+    {
+      int nr = (int) MIN (4, job->rows - rb);
+      const int8_t *x[4];
+      const int32_t *xsum8[4];
+      for (int r = 0; r < nr; r++)
+        {
+          x[r] = job->xp + (rb + r) * lin->padded_k;
+          xsum8[r] = job->xsum8 + (rb + r) * lin->n_blocks;
+        }
+      float acc[4 * XB_DQ_TILE];
+      lin->tile4 (w, scales, lin->n_blocks, lin->block_groups, x, xsum8, acc, nr);
+      for (int r = 0; r < nr; r++)
+        {
+          const XbDqRowParams params = job->params[rb + r];
+          const float *bias = job->bias ? job->bias + c0 : NULL;
+          float *y = job->y + (rb + r) * lin->n + c0;
+          if (lin->isa >= XB_DQ_ISA_AVX2)
+            xb_dq_epilogue_avx2 (acc + r * XB_DQ_TILE, nc, lin->channel_scales + c0, lin->scaled_sums + c0,
+                                 (float) params.zero_point, params.scale, bias, job->lo, job->hi, y);
+          else
+            epilogue (acc + r * XB_DQ_TILE, nc, lin->channel_scales + c0, lin->scaled_sums + c0,
+                      (float) params.zero_point, params.scale, bias, job->lo, job->hi, y);
         }
     }
 }
@@ -490,6 +692,7 @@ xb_dq_run (const XbGraph *g, const XbNode *n, const XbDqLinear *lin, const XbSha
         .q = ptr[n->outputs[0]],
         .params = (XbDqRowParams *) (void *) ((uint8_t *) ptr[n->outputs[0]] + xb_dq_params_offset (rows * k)),
         .k = k,
+        .simd = xb_dq_isa_chosen () >= XB_DQ_ISA_AVX2,
       };
       pthreadpool_parallelize_1d (pool, convert_row, &job, rows, 0);
       return;
@@ -505,35 +708,49 @@ xb_dq_run (const XbGraph *g, const XbNode *n, const XbDqLinear *lin, const XbSha
     .hi = n->output_max,
     .rows = rows,
   };
-  /* 8-bit weights on AVX2 read the activations as int16: widened once */
-  int16_t *x16 = NULL;
-  if (lin->kind == KIND_QC8 && lin->avx2)
+  if (lin->kind == KIND_QC8)
     {
-      x16 = g_new (int16_t, MAX (rows * k, 1));
-      for (size_t i = 0; i < rows * k; i++)
-        x16[i] = job.x[i];
+      /* AVX2 reads the activations widened to int16, VNNI as x + 128 */
+      int16_t *x16 = NULL;
+      uint8_t *xu = NULL;
+      if (lin->isa == XB_DQ_ISA_AVX2)
+        {
+          x16 = g_new (int16_t, MAX (rows * k, 1));
+          for (size_t i = 0; i < rows * k; i++)
+            x16[i] = job.x[i];
+        }
+      else if (lin->isa >= XB_DQ_ISA_AVXVNNI)
+        {
+          xu = g_new (uint8_t, MAX (rows * k, 1));
+          for (size_t i = 0; i < rows * k; i++)
+            xu[i] = (uint8_t) (job.x[i] + 128);
+        }
       job.x16 = x16;
+      job.xu = xu;
+      pthreadpool_parallelize_1d_tile_1d (pool, linear_tile8, &job, lin->n, TILE_CHANNELS, 0);
+      g_free (x16);
+      g_free (xu);
+      return;
     }
-  /* 4-bit weights on AVX2 take their nibbles unsigned (value + 8): the 8
-   * times the activations' sums per block come back out */
-  float *xsums = NULL;
-  size_t block_chunks = lin->block / CHUNK;
-  if (lin->kind == KIND_Q4 && lin->avx2 && block_chunks)
-    {
-      xsums = g_new0 (float, MAX (rows * lin->n_blocks, 1));
-      for (size_t r = 0; r < rows; r++)
-        for (size_t b = 0; b < lin->n_blocks; b++)
-          {
-            int32_t sum = 0;
-            for (size_t i = b * lin->block; i < b * lin->block + block_chunks * CHUNK; i++)
-              sum += job.x[r * k + i];
-            xsums[r * lin->n_blocks + b] = (float) sum;
-          }
-      job.xsums = xsums;
-    }
-  pthreadpool_parallelize_1d_tile_1d (pool, linear_tile, &job, lin->n, TILE_CHANNELS, 0);
-  g_free (x16);
-  g_free (xsums);
+  /* 4-bit: the rows padded to whole groups, and 8 times their block sums
+   * (the nibbles are value + 8) */
+  int8_t *xp = g_new0 (int8_t, MAX (rows * lin->padded_k, 1));
+  int32_t *xsum8 = g_new (int32_t, MAX (rows * lin->n_blocks, 1));
+  for (size_t r = 0; r < rows; r++)
+    for (size_t b = 0; b < lin->n_blocks; b++)
+      {
+        const int8_t *from = job.x + r * k + b * lin->block;
+        int8_t *to = xp + r * lin->padded_k + b * lin->block_groups * GROUP;
+        int32_t sum = 0;
+        for (size_t i = 0; i < lin->block; i++)
+          sum += to[i] = from[i];
+        xsum8[r * lin->n_blocks + b] = 8 * sum;
+      }
+  job.xp = xp;
+  job.xsum8 = xsum8;
+  pthreadpool_parallelize_1d (pool, linear_tile4, &job, lin->n_tiles, 0);
+  g_free (xp);
+  g_free (xsum8);
 }
 
 /* ---- XNNPACK's own path ---- */

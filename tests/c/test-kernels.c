@@ -128,6 +128,59 @@ test_add_same_shape (void)
     assert_close (o[i], (double) a[i] / b[i], 1e-5);
 }
 
+/* One operand [N, C, 1, 1] against [N, C, H, W] (a squeeze-excitation
+ * gate): each of its elements covers a whole plane, with vector tails
+ * (35 = 4 x 8 + 3), on either side. */
+static void
+test_binary_per_block (void)
+{
+  enum
+  {
+    N = 2,
+    C = 3,
+    HW = 35
+  };
+  static const char *ops[] = { "aten::add.out", "aten::sub.out", "aten::mul.out", "aten::div.out" };
+  float a[N * C * HW], g[N * C], o[N * C * HW];
+  int64_t sa[4] = { N, C, 5, 7 }, sg[4] = { N, C, 1, 1 };
+  Tensor ta, tg, to;
+  EtValue alpha = double_value (2.5);
+
+  fill_random (a, N * C * HW);
+  fill_random (g, N * C);
+  for (int i = 0; i < N * C; i++)
+    g[i] += g[i] >= 0 ? 0.5f : -0.5f; /* no division by ~0 */
+  tensor_init (&ta, ET_SCALAR_FLOAT, 4, sa, a);
+  tensor_init (&tg, ET_SCALAR_FLOAT, 4, sg, g);
+  tensor_init (&to, ET_SCALAR_FLOAT, 4, sa, o);
+  for (int gate_first = 0; gate_first < 2; gate_first++)
+    for (size_t op = 0; op < G_N_ELEMENTS (ops); op++)
+      {
+        bool has_alpha = op < 2;
+        EtValue *x = gate_first ? &tg.v : &ta.v, *y = gate_first ? &ta.v : &tg.v;
+        EtValue *args[] = { x, y, &alpha, &to.v, &to.v }, *margs[] = { x, y, &to.v, &to.v };
+        g_assert_cmpint (has_alpha ? call (ops[op], args, 5) : call (ops[op], margs, 4), ==, ET_OK);
+        for (int i = 0; i < N * C * HW; i++)
+          {
+            double p = a[i], q = g[i / HW], want;
+            if (gate_first)
+              {
+                double t = p;
+                p = q;
+                q = t;
+              }
+            switch (op)
+              {
+                case 0: want = p + 2.5 * q; break;
+                case 1: want = p - 2.5 * q; break;
+                case 2: want = p * q; break;
+                default: want = p / q; break;
+              }
+            assert_close (o[i], want, 1e-5);
+          }
+      }
+}
+
 static void
 test_add_broadcast (void)
 {
@@ -1469,6 +1522,7 @@ main (int argc, char **argv)
   g_test_add_func ("/kernels/add/same-shape", test_add_same_shape);
   g_test_add_func ("/kernels/add/broadcast", test_add_broadcast);
   g_test_add_func ("/kernels/binary/middle-broadcast", test_binary_middle_broadcast);
+  g_test_add_func ("/kernels/binary/per-block", test_binary_per_block);
   g_test_add_func ("/kernels/add/mixed-dtypes", test_add_mixed_dtypes);
   g_test_add_func ("/kernels/add/int-wrap-and-bool", test_add_int_wraps_and_bool);
   g_test_add_func ("/kernels/add/errors", test_add_errors);

@@ -22,6 +22,7 @@ typedef struct
   guint batch_norms, folded_batch_norms;
   guint adds, folded_adds;
   guint activations, folded_activations;
+  guint sigmoids, fused_sigmoids, muls, folded_muls;
   guint replaced; /* instructions whose kernel is not the registered one */
 } Seen;
 
@@ -81,13 +82,14 @@ observe (void *user_data, EtMethodGraph *graph)
           /* An operator folded into a convolution reads an intermediate
            * nobody else can see: never a method input or output. */
           if (strcmp (kernel->name, "aten::permute_copy.out") != 0 &&
-              strcmp (kernel->name, "aten::convolution.out") != 0)
+              strcmp (kernel->name, "aten::convolution.out") != 0 && strcmp (kernel->name, "aten::sigmoid.out") != 0)
             {
               args = et_method_graph_args (graph, i, &n_args);
               g_assert_cmpuint (n_args, >, 0);
               g_assert_true (
                   !et_method_graph_value_is_pinned (graph, args[0]) ||
-                  (strcmp (kernel->name, "aten::add.out") == 0 && !et_method_graph_value_is_pinned (graph, args[1])));
+                  ((strcmp (kernel->name, "aten::add.out") == 0 || strcmp (kernel->name, "aten::mul.out") == 0) &&
+                   !et_method_graph_value_is_pinned (graph, args[1])));
             }
         }
       count (kernel, "aten::convolution.out", &seen.convolutions, &seen.fused_convolutions);
@@ -96,6 +98,8 @@ observe (void *user_data, EtMethodGraph *graph)
       count (kernel, "aten::relu.out", &seen.activations, &seen.folded_activations);
       count (kernel, "aten::hardtanh.out", &seen.activations, &seen.folded_activations);
       count (kernel, "aten::clamp.out", &seen.activations, &seen.folded_activations);
+      count (kernel, "aten::sigmoid.out", &seen.sigmoids, &seen.fused_sigmoids);
+      count (kernel, "aten::mul.out", &seen.muls, &seen.folded_muls);
       if (strcmp (kernel->name, "aten::permute_copy.out") != 0)
         continue;
       seen.permutes++;
@@ -301,6 +305,28 @@ test_fusion_outputs (gconstpointer data)
   g_assert_cmpuint (s.folded_batch_norms, >, 0);
 }
 
+/* SiLU (sigmoid, then multiply by its input) is one instruction, and
+ * gives the two instructions' bits. */
+static void
+test_silu_fusion (gconstpointer data)
+{
+  const char *dir = data;
+  Seen s = load_both_ways (dir);
+
+  g_assert_cmpuint (s.sigmoids, ==, 1);
+  g_assert_cmpuint (s.fused_sigmoids, ==, 1);
+  g_assert_cmpuint (s.muls, ==, 1);
+  g_assert_cmpuint (s.folded_muls, ==, 1);
+
+  g_autoptr (ExecutorchMethod) fused = load (dir);
+  g_assert_true (g_setenv ("EXECUTORCH_KERNELS_NO_REWRITES", "1", TRUE));
+  g_autoptr (ExecutorchMethod) plain = load (dir);
+  g_unsetenv ("EXECUTORCH_KERNELS_NO_REWRITES");
+  g_autoptr (GBytes) a = run_case (fused, dir, 0);
+  g_autoptr (GBytes) b = run_case (plain, dir, 0);
+  g_assert_true (g_bytes_equal (a, b));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -324,5 +350,6 @@ main (int argc, char **argv)
   g_test_add_data_func ("/rewrites/conv-fusion/small-cnn-dyn", "nets/small_cnn_dyn", test_fusion_outputs);
   g_test_add_data_func ("/rewrites/conv-fusion/mv3-small", "nets/mv3_small", test_fusion_outputs);
   g_test_add_data_func ("/rewrites/conv-fusion/resnet18-cl", "nets/resnet18_cl", test_fusion_outputs);
+  g_test_add_data_func ("/rewrites/silu-fusion/silu", "ops/silu", test_silu_fusion);
   return g_test_run ();
 }

@@ -12,6 +12,10 @@
  * quantized per row as XNNPACK's qd8 convert does, exact integer dot
  * products, scales, bias, clamp.
  *
+ * The delegate's own kernels run on every instruction set this CPU has
+ * (dynamic-quant.h: portable, AVX2, AVX-VNNI, AVX-512 VNNI), which must
+ * agree bit for bit.
+ *
  * Bound: |ours - reference| <= 1e-6 * (|bias| + sum_k |x_k * w_k| (dequantized))
  * + 1e-7: float rounding of the block partial sums and scales (2^-24 per
  * operation, a few operations deep; measured: at most 3e-8 of that sum,
@@ -25,6 +29,7 @@
 
 #include "executorch-plugin.h"
 #include "backend-private.h"
+#include "dynamic-quant.h"
 #include "fixture-util.h"
 #include "payload-builder.h"
 
@@ -251,45 +256,91 @@ run (const Case *c, const Built *b, GError **error)
   return y;
 }
 
+/* Checks outputs @y of case @c against the double reference. */
 static void
-check_case (const Case *c, gboolean own)
+check_outputs (const Case *c, const Built *b, const float *y, const char *path)
 {
-  g_setenv ("EXECUTORCH_XNNPACK_OWN_DQ", own ? "1" : "0", TRUE);
-  GRand *rng = g_rand_new_with_seed (g_str_hash (c->name));
-  Built b = build (c, rng);
-  g_rand_free (rng);
-  g_autoptr (GError) error = NULL;
-  g_autofree float *y = run (c, &b, &error);
-  g_assert_no_error (error);
-  g_assert_nonnull (y);
   g_autofree int8_t *q = g_new (int8_t, c->k);
   double worst = 0.0;
   for (guint r = 0; r < c->rows; r++)
     {
       double xs;
       int zp;
-      reference_quantize (b.x + r * c->k, c->k, q, &xs, &zp);
+      reference_quantize (b->x + r * c->k, c->k, q, &xs, &zp);
       for (guint o = 0; o < c->n; o++)
         {
           double acc = 0.0, mag = 0.0;
           for (guint i = 0; i < c->k; i++)
             {
-              double term =
-                  (double) (q[i] - zp) * xs * (double) b.w[o * c->k + i] * b.wscale[o * (c->k / b.block) + i / b.block];
+              double term = (double) (q[i] - zp) * xs * (double) b->w[o * c->k + i] *
+                            b->wscale[o * (c->k / b->block) + i / b->block];
               acc += term;
               mag += fabs (term);
             }
-          double bias = b.bias ? b.bias[o] : 0.0;
-          double want = fmin (fmax (acc + bias, b.lo), b.hi);
+          double bias = b->bias ? b->bias[o] : 0.0;
+          double want = fmin (fmax (acc + bias, b->lo), b->hi);
           double got = y[r * c->n + o];
           double bound = 1e-6 * (mag + fabs (bias)) + 1e-7;
           worst = fmax (worst, fabs (got - want) / bound);
           if (!(fabs (got - want) <= bound))
-            g_error ("%s (%s) row %u channel %u: got %.9g, reference %.9g (bound %.3g)", c->name,
-                     own ? "own kernels" : "default path", r, o, got, want, bound);
+            g_error ("%s (%s) row %u channel %u: got %.9g, reference %.9g (bound %.3g)", c->name, path, r, o, got, want,
+                     bound);
         }
     }
-  g_test_message ("%s (%s): worst error %.3f of the bound", c->name, own ? "own kernels" : "default path", worst);
+  g_test_message ("%s (%s): worst error %.3f of the bound", c->name, path, worst);
+}
+
+/* The delegate's own kernels on each instruction set the CPU has: each
+ * within the bound, all the same bit for bit. */
+static void
+check_own_kernels (const Case *c, const Built *b)
+{
+  g_setenv ("EXECUTORCH_XNNPACK_OWN_DQ", "1", TRUE);
+  g_autofree float *first = NULL;
+  XbDqIsa first_isa = XB_DQ_ISA_PORTABLE;
+  for (XbDqIsa isa = XB_DQ_ISA_PORTABLE; isa < XB_DQ_N_ISAS; isa++)
+    {
+      if (!xb_dq_isa_available (isa))
+        continue;
+      g_setenv ("EXECUTORCH_XNNPACK_DQ_KERNELS", xb_dq_isa_name (isa), TRUE);
+      g_assert_cmpint (xb_dq_isa_chosen (), ==, isa);
+      g_autoptr (GError) error = NULL;
+      g_autofree float *y = run (c, b, &error);
+      g_assert_no_error (error);
+      g_assert_nonnull (y);
+      g_autofree char *path = g_strdup_printf ("own kernels, %s", xb_dq_isa_name (isa));
+      check_outputs (c, b, y, path);
+      if (first == NULL)
+        {
+          first = g_steal_pointer (&y);
+          first_isa = isa;
+          continue;
+        }
+      for (guint i = 0; i < c->rows * c->n; i++)
+        if (memcmp (&y[i], &first[i], sizeof (float)) != 0)
+          g_error ("%s: %s gives %.9g, %s %.9g at output %u", c->name, xb_dq_isa_name (isa), y[i],
+                   xb_dq_isa_name (first_isa), first[i], i);
+    }
+  g_unsetenv ("EXECUTORCH_XNNPACK_DQ_KERNELS");
+}
+
+static void
+check_case (const Case *c, gboolean own)
+{
+  GRand *rng = g_rand_new_with_seed (g_str_hash (c->name));
+  Built b = build (c, rng);
+  g_rand_free (rng);
+  if (own)
+    check_own_kernels (c, &b);
+  else
+    {
+      g_setenv ("EXECUTORCH_XNNPACK_OWN_DQ", "0", TRUE);
+      g_autoptr (GError) error = NULL;
+      g_autofree float *y = run (c, &b, &error);
+      g_assert_no_error (error);
+      g_assert_nonnull (y);
+      check_outputs (c, &b, y, "default path");
+    }
   built_clear (&b);
 }
 
@@ -316,6 +367,81 @@ test_case (gconstpointer data)
 {
   check_case (data, FALSE);
   check_case (data, TRUE);
+}
+
+/* Every weight kind and block size against odd channel counts (partial
+ * tiles), input lengths off the kernels' steps and 1 to 9 rows (partial
+ * row blocks), on each instruction set. */
+static void
+test_sweep (void)
+{
+  static const struct
+  {
+    int weights;
+    guint group, k;
+  } shapes[] = {
+    { W_QC8, 0, 37 },    { W_QC8, 0, 200 },   { W_QC8, 0, 1000 },  { W_QC4, 0, 37 },     { W_QC4, 0, 136 },
+    { W_QC4, 0, 1000 },  { W_QB4, 32, 32 },   { W_QB4, 32, 224 },  { W_QB4, 64, 192 },   { W_QB4, 96, 288 },
+    { W_QB4, 128, 384 }, { W_QB4, 160, 320 }, { W_QB4, 256, 256 }, { W_QB4, 256, 1024 }, { W_QB4, 44, 44 },
+  };
+  static const guint channels[] = { 1, 15, 17, 33, 50 };
+  static const guint rows[] = { 1, 2, 3, 4, 5, 9 };
+  for (gsize s = 0; s < G_N_ELEMENTS (shapes); s++)
+    for (gsize ch = 0; ch < G_N_ELEMENTS (channels); ch++)
+      for (gsize r = 0; r < G_N_ELEMENTS (rows); r++)
+        {
+          g_autofree char *name = g_strdup_printf ("sweep-%s-g%u-k%u-n%u-rows%u",
+                                                   shapes[s].weights == W_QC8   ? "qc8w"
+                                                   : shapes[s].weights == W_QC4 ? "qc4w"
+                                                                                : "qb4w",
+                                                   shapes[s].group, shapes[s].k, channels[ch], rows[r]);
+          Case c = { name,         shapes[s].weights, rows[r],           shapes[s].k,
+                     channels[ch], shapes[s].group,   (r + ch) % 2 == 0, FALSE,
+                     r == 3 };
+          GRand *rng = g_rand_new_with_seed (g_str_hash (name));
+          Built b = build (&c, rng);
+          g_rand_free (rng);
+          check_own_kernels (&c, &b);
+          built_clear (&b);
+        }
+}
+
+/* The portable kernel's fmaf against libm's, bit for bit: random
+ * triples, and sums that round in double to exactly halfway between two
+ * floats (c + 2^-24 - x^2 2^-70 in [1, 2), scaled), where converting the
+ * double to float rounds the wrong way half the time. */
+static void
+test_fmaf (void)
+{
+  GRand *rng = g_rand_new_with_seed (11);
+  guint halfway = 0;
+  for (int i = 0; i < 200000; i++)
+    {
+      float a, b, c;
+      if (i % 2)
+        {
+          a = (float) g_rand_double_range (rng, -1e3, 1e3);
+          b = (float) g_rand_double_range (rng, -1e-2, 1e-2);
+          c = (float) g_rand_double_range (rng, -10.0, 10.0);
+        }
+      else
+        {
+          int e = g_rand_int_range (rng, -60, 60), x = g_rand_int_range (rng, 1, 256);
+          float sign = g_rand_boolean (rng) ? 1.0f : -1.0f;
+          c = sign * ldexpf ((float) g_rand_double_range (rng, 1.0, 2.0), e);
+          a = sign * ldexpf (1.0f + (float) x * 0x1p-23f, e - 24);
+          b = 1.0f - (float) x * 0x1p-23f;
+          double sum = (double) a * b + c;
+          uint64_t bits;
+          memcpy (&bits, &sum, 8);
+          halfway += (bits & 0x1fffffff) == 0x10000000;
+        }
+      float want = fmaf (a, b, c), got = xb_dq_fmaf (a, b, c);
+      if (memcmp (&want, &got, 4) != 0)
+        g_error ("fmaf (%a, %a, %a): libm %a, ours %a", a, b, c, want, got);
+    }
+  g_rand_free (rng);
+  g_assert_cmpuint (halfway, >, 50000); /* the hard case was exercised */
 }
 
 /* What the delegate's kernels cannot take is refused at init, naming it. */
@@ -408,6 +534,8 @@ main (int argc, char **argv)
       g_autofree char *path = g_strdup_printf ("/xnnpack-dq/%s", cases[i].name);
       g_test_add_data_func (path, &cases[i], test_case);
     }
+  g_test_add_func ("/xnnpack-dq/sweep", test_sweep);
+  g_test_add_func ("/xnnpack-dq/fmaf", test_fmaf);
   g_test_add_func ("/xnnpack-dq/refused", test_refused);
   g_test_add_func ("/xnnpack-dq/hostile", test_hostile);
   g_test_add_func ("/xnnpack-dq/dynamic-tokens", test_dynamic_tokens);

@@ -17,6 +17,10 @@ extern const EtMethodRewrite _executorch_constant_transpose_rewrite;
  * becomes one fused instruction (conv-fusion.c). */
 extern const EtMethodRewrite _executorch_conv_fusion_rewrite;
 
+/* sigmoid then multiply by the sigmoid's input becomes one SiLU
+ * instruction (silu-fusion.c). */
+extern const EtMethodRewrite _executorch_silu_fusion_rewrite;
+
 /* False when EXECUTORCH_KERNELS_NO_REWRITES is set (not to "0"): every
  * rewrite of this library leaves methods as exported (switch.c). */
 bool _executorch_rewrites_enabled (void);

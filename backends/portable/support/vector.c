@@ -292,6 +292,28 @@ binary_avx2 (KernelVecOp op, int64_t n, const float *a, const float *b, float al
   binary_portable (op, n - i, a + i, b + i, alpha, o + i);
 }
 
+AVX2 static inline __m256
+binary_scalar256 (KernelVecOp op, __m256 x, __m256 vs, __m256 va, __m256 vas, bool scalar_first)
+{
+  if (!scalar_first)
+    switch (op)
+      {
+        case KERNEL_VEC_ADD: return _mm256_add_ps (x, vas);
+        case KERNEL_VEC_SUB: return _mm256_sub_ps (x, vas);
+        case KERNEL_VEC_MUL: return _mm256_mul_ps (x, vs);
+        case KERNEL_VEC_DIV:
+        default: return _mm256_div_ps (x, vs);
+      }
+  switch (op)
+    {
+      case KERNEL_VEC_ADD: return _mm256_add_ps (vs, _mm256_mul_ps (va, x));
+      case KERNEL_VEC_SUB: return _mm256_sub_ps (vs, _mm256_mul_ps (va, x));
+      case KERNEL_VEC_MUL: return _mm256_mul_ps (vs, x);
+      case KERNEL_VEC_DIV:
+      default: return _mm256_div_ps (vs, x);
+    }
+}
+
 AVX2 static void
 binary_scalar_avx2 (KernelVecOp op, int64_t n, const float *a, float s, bool scalar_first, float alpha, float *o)
 {
@@ -299,34 +321,15 @@ binary_scalar_avx2 (KernelVecOp op, int64_t n, const float *a, float s, bool sca
   __m256 vas = _mm256_set1_ps (alpha * s);
   int64_t i = 0;
   for (; i + 8 <= n; i += 8)
+    _mm256_storeu_ps (o + i, binary_scalar256 (op, _mm256_loadu_ps (a + i), vs, va, vas, scalar_first));
+  if (i < n)
     {
-      __m256 x = _mm256_loadu_ps (a + i), r;
-      if (!scalar_first)
-        {
-          switch (op)
-            {
-              case KERNEL_VEC_ADD: r = _mm256_add_ps (x, vas); break;
-              case KERNEL_VEC_SUB: r = _mm256_sub_ps (x, vas); break;
-              case KERNEL_VEC_MUL: r = _mm256_mul_ps (x, vs); break;
-              case KERNEL_VEC_DIV:
-              default: r = _mm256_div_ps (x, vs); break;
-            }
-        }
-      else
-        {
-          switch (op)
-            {
-              case KERNEL_VEC_ADD: r = _mm256_add_ps (vs, _mm256_mul_ps (va, x)); break;
-              case KERNEL_VEC_SUB: r = _mm256_sub_ps (vs, _mm256_mul_ps (va, x)); break;
-              case KERNEL_VEC_MUL: r = _mm256_mul_ps (vs, x); break;
-              case KERNEL_VEC_DIV:
-              default: r = _mm256_div_ps (vs, x); break;
-            }
-        }
-      _mm256_storeu_ps (o + i, r);
+      /* The last n - i < 8 through masked loads and stores (a squeeze-
+       * excitation gate scales many short planes: 49 or 196 floats). */
+      __m256i m = _mm256_cmpgt_epi32 (_mm256_set1_epi32 ((int) (n - i)), _mm256_setr_epi32 (0, 1, 2, 3, 4, 5, 6, 7));
+      __m256 r = binary_scalar256 (op, _mm256_maskload_ps (a + i, m), vs, va, vas, scalar_first);
+      _mm256_maskstore_ps (o + i, m, r);
     }
-  _mm256_zeroupper (); /* as in binary_avx2 */
-  binary_scalar_portable (op, n - i, a + i, s, scalar_first, alpha, o + i);
 }
 
 AVX2 static void
@@ -347,6 +350,12 @@ AVX2 static void
 sigmoid_avx2 (int64_t n, const float *x, float *o)
 {
   AVX2_MAP (n, x, o, sigmoid256 (v));
+}
+
+AVX2 static void
+silu_avx2 (int64_t n, const float *x, float *o)
+{
+  AVX2_MAP (n, x, o, _mm256_mul_ps (v, sigmoid256 (v)));
 }
 
 AVX2 static void
@@ -485,6 +494,31 @@ moments_avx2 (int64_t n, const float *x, double *mean, double *var)
     *var = 0.0;
 }
 
+AVX2 static double
+sum_avx2 (int64_t n, const float *x)
+{
+  /* Four chains (the add latency) of eight float lanes, each block of
+   * 4096 floats then added in double, so long rows keep their precision. */
+  double s = 0.0;
+  int64_t i = 0;
+  while (i + 32 <= n)
+    {
+      __m256 a0 = _mm256_setzero_ps (), a1 = a0, a2 = a0, a3 = a0;
+      int64_t end = n - i > 4096 ? i + 4096 : n;
+      for (; i + 32 <= end; i += 32)
+        {
+          a0 = _mm256_add_ps (a0, _mm256_loadu_ps (x + i));
+          a1 = _mm256_add_ps (a1, _mm256_loadu_ps (x + i + 8));
+          a2 = _mm256_add_ps (a2, _mm256_loadu_ps (x + i + 16));
+          a3 = _mm256_add_ps (a3, _mm256_loadu_ps (x + i + 24));
+        }
+      s += hsum256 (a0) + hsum256 (a1) + hsum256 (a2) + hsum256 (a3);
+    }
+  for (; i < n; i++)
+    s += x[i];
+  return s;
+}
+
 AVX2 static void
 normalize_avx2 (int64_t n, const float *x, float mean, float rstd, const float *w, const float *b, float *o)
 {
@@ -509,6 +543,77 @@ normalize_avx2 (int64_t n, const float *x, float mean, float rstd, const float *
       o[i] = y;
     }
 }
+
+/* ---- AVX-512: sigmoid and SiLU, lane for lane the AVX2 forms above ---- */
+
+#define AVX512 __attribute__ ((target ("avx512f,avx512dq,fma")))
+
+AVX512 static inline __m512
+exp512 (__m512 x)
+{
+  const __m512 hi = _mm512_set1_ps (88.8f), lo = _mm512_set1_ps (-104.0f);
+  x = _mm512_min_ps (hi, x);
+  x = _mm512_max_ps (lo, x);
+  __m512 fn = _mm512_roundscale_ps (_mm512_mul_ps (x, _mm512_set1_ps (1.44269504088896341f)),
+                                    _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m512 r = _mm512_fnmadd_ps (fn, _mm512_set1_ps (0.693359375f), x);
+  r = _mm512_fnmadd_ps (fn, _mm512_set1_ps (-2.12194440e-4f), r);
+  __m512 p = _mm512_set1_ps (1.9875691500e-4f);
+  p = _mm512_fmadd_ps (p, r, _mm512_set1_ps (1.3981999507e-3f));
+  p = _mm512_fmadd_ps (p, r, _mm512_set1_ps (8.3334519073e-3f));
+  p = _mm512_fmadd_ps (p, r, _mm512_set1_ps (4.1665795894e-2f));
+  p = _mm512_fmadd_ps (p, r, _mm512_set1_ps (1.6666665459e-1f));
+  p = _mm512_fmadd_ps (p, r, _mm512_set1_ps (5.0000001201e-1f));
+  p = _mm512_fmadd_ps (p, _mm512_mul_ps (r, r), r);
+  p = _mm512_add_ps (p, _mm512_set1_ps (1.0f));
+  __mmask16 tiny = _mm512_cmp_ps_mask (x, lo, _CMP_LE_OQ);
+  __m512i n = _mm512_cvtps_epi32 (fn);
+  __m512i n1 = _mm512_srai_epi32 (n, 1);
+  __m512i n2 = _mm512_sub_epi32 (n, n1);
+  __m512i bias = _mm512_set1_epi32 (127);
+  __m512 s1 = _mm512_castsi512_ps (_mm512_slli_epi32 (_mm512_add_epi32 (n1, bias), 23));
+  __m512 s2 = _mm512_castsi512_ps (_mm512_slli_epi32 (_mm512_add_epi32 (n2, bias), 23));
+  return _mm512_maskz_mov_ps ((__mmask16) ~tiny, _mm512_mul_ps (_mm512_mul_ps (p, s1), s2));
+}
+
+AVX512 static inline __m512
+sigmoid512 (__m512 x)
+{
+  __m512 e = exp512 (_mm512_sub_ps (_mm512_setzero_ps (), x));
+  return _mm512_div_ps (_mm512_set1_ps (1.0f), _mm512_add_ps (_mm512_set1_ps (1.0f), e));
+}
+
+/* o = f(x) sixteen at a time, the tail through a masked load and store. */
+#define AVX512_MAP(n, x, o, BODY)                             \
+  do                                                          \
+    {                                                         \
+      int64_t i_ = 0;                                         \
+      for (; i_ + 16 <= (n); i_ += 16)                        \
+        {                                                     \
+          __m512 v = _mm512_loadu_ps ((x) + i_);              \
+          _mm512_storeu_ps ((o) + i_, (BODY));                \
+        }                                                     \
+      if (i_ < (n))                                           \
+        {                                                     \
+          __mmask16 m_ = (__mmask16) ((1u << ((n) -i_)) - 1); \
+          __m512 v = _mm512_maskz_loadu_ps (m_, (x) + i_);    \
+          _mm512_mask_storeu_ps ((o) + i_, m_, (BODY));       \
+        }                                                     \
+    }                                                         \
+  while (0)
+
+AVX512 static void
+sigmoid_avx512 (int64_t n, const float *x, float *o)
+{
+  AVX512_MAP (n, x, o, sigmoid512 (v));
+}
+
+AVX512 static void
+silu_avx512 (int64_t n, const float *x, float *o)
+{
+  AVX512_MAP (n, x, o, _mm512_mul_ps (v, sigmoid512 (v)));
+}
+
 #endif /* HAVE_AVX2_PATH */
 
 #ifdef HAVE_AVX2_PATH
@@ -565,9 +670,34 @@ _executorch_vec_exp_f32 (int64_t n, const float *x, float *o)
 void
 _executorch_vec_sigmoid_f32 (int64_t n, const float *x, float *o)
 {
+#ifdef HAVE_AVX2_PATH
+  if (_executorch_support_cpu_has_avx512 ())
+    {
+      sigmoid_avx512 (n, x, o);
+      return;
+    }
+#endif
   DISPATCH (sigmoid_avx2 (n, x, o));
   for (int64_t i = 0; i < n; i++)
     o[i] = 1.0f / (1.0f + expf (-x[i]));
+}
+
+void
+_executorch_vec_silu_f32 (int64_t n, const float *x, float *o)
+{
+#ifdef HAVE_AVX2_PATH
+  if (_executorch_support_cpu_has_avx512 ())
+    {
+      silu_avx512 (n, x, o);
+      return;
+    }
+#endif
+  DISPATCH (silu_avx2 (n, x, o));
+  for (int64_t i = 0; i < n; i++)
+    {
+      float s = 1.0f / (1.0f + expf (-x[i]));
+      o[i] = x[i] * s;
+    }
 }
 
 void
@@ -643,6 +773,19 @@ _executorch_vec_moments_f32 (int64_t n, const float *x, double *mean, double *va
     q += (x[i] - m) * (x[i] - m);
   *mean = m;
   *var = q / (double) n;
+}
+
+double
+_executorch_vec_sum_f32 (int64_t n, const float *x)
+{
+#ifdef HAVE_AVX2_PATH
+  if (_executorch_support_cpu_has_avx2_fma ())
+    return sum_avx2 (n, x);
+#endif
+  double s = 0.0;
+  for (int64_t i = 0; i < n; i++)
+    s += x[i];
+  return s;
 }
 
 void

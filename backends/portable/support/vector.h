@@ -42,6 +42,8 @@ void _executorch_vec_binary_scalar_f32 (KernelVecOp op, int64_t n, const float *
 void _executorch_vec_clamp_f32 (int64_t n, const float *x, float lo, float hi, float *o);
 void _executorch_vec_exp_f32 (int64_t n, const float *x, float *o);
 void _executorch_vec_sigmoid_f32 (int64_t n, const float *x, float *o);
+/* x * sigmoid(x), the product of the float sigmoid above (SiLU). */
+void _executorch_vec_silu_f32 (int64_t n, const float *x, float *o);
 void _executorch_vec_tanh_f32 (int64_t n, const float *x, float *o);
 /* GELU; @tanh_form selects approximate="tanh". */
 void _executorch_vec_gelu_f32 (int64_t n, const float *x, bool tanh_form, float *o);
@@ -52,6 +54,8 @@ void _executorch_vec_scale_shift_f32 (int64_t n, const float *x, float scale, fl
 void _executorch_vec_softmax_row_f32 (int64_t n, const float *x, bool log_form, float *o);
 /* Mean and biased variance of one contiguous row (two passes). */
 void _executorch_vec_moments_f32 (int64_t n, const float *x, double *mean, double *var);
+/* Sum of a contiguous row: float lanes (AVX2), combined in double. */
+double _executorch_vec_sum_f32 (int64_t n, const float *x);
 /* o = (x - mean) * rstd * w + b; @w and @b may be NULL. */
 void _executorch_vec_normalize_f32 (int64_t n, const float *x, float mean, float rstd, const float *w, const float *b,
                                     float *o);

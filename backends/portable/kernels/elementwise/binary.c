@@ -239,13 +239,26 @@ typedef struct
   int scalar_side; /* 0 none, 1 b is the scalar, 2 a is */
   int64_t row;     /* > 0: the row operand's length (a_row or b_row) */
   bool a_is_row;
+  int64_t block; /* > 0: each element of the scalar_side operand covers this many of out's */
 } VecJob;
 
 static void
 vec_range (void *context, int64_t begin, int64_t end)
 {
   VecJob *j = context;
-  if (j->scalar_side == 1)
+  if (j->block > 0)
+    {
+      /* begin/end count blocks: a per-channel factor over an H x W plane */
+      for (int64_t r = begin; r < end; r++)
+        {
+          int64_t at = r * j->block;
+          if (j->scalar_side == 1)
+            _executorch_vec_binary_scalar_f32 (j->op, j->block, j->a + at, j->b[r], false, j->alpha, j->o + at);
+          else
+            _executorch_vec_binary_scalar_f32 (j->op, j->block, j->b + at, j->a[r], true, j->alpha, j->o + at);
+        }
+    }
+  else if (j->scalar_side == 1)
     {
       _executorch_vec_binary_scalar_f32 (j->op, end - begin, j->a + begin, j->scalar, false, j->alpha, j->o + begin);
     }
@@ -324,6 +337,28 @@ fast_rows_f32 (KernelVecOp op, const float *full, const EtTensor *x, bool x_firs
   return true;
 }
 
+/* True when @x has @out's rank and sizes up to some dim, then only 1s
+ * (a squeeze-excitation's [N, C, 1, 1] against [N, C, H, W]): each of its
+ * elements covers *block consecutive elements of a contiguous out. */
+static bool
+is_leading_block (const EtTensor *x, const EtTensor *out, int64_t *block)
+{
+  uint32_t k = 0;
+
+  if (x->ndim != out->ndim || x->numel == 0 || !_executorch_dim_order_is_identity (x))
+    return false;
+  while (k < x->ndim && x->sizes[k] == out->sizes[k])
+    k++;
+  *block = 1;
+  for (uint32_t d = k; d < x->ndim; d++)
+    {
+      if (x->sizes[d] != 1)
+        return false;
+      *block *= out->sizes[d];
+    }
+  return k<x->ndim && * block> 1;
+}
+
 static bool
 fast_vec_f32 (BinaryOp op, const EtTensor *a, const EtTensor *b, EtTensor *out, float alpha)
 {
@@ -369,6 +404,16 @@ fast_vec_f32 (BinaryOp op, const EtTensor *a, const EtTensor *b, EtTensor *out, 
       j.a_is_row = true;
       tasks = n / j.row;
     }
+  else if (_executorch_dim_order_is_identity (out) && a_full && is_leading_block (b, out, &j.block))
+    {
+      j.scalar_side = 1;
+      tasks = b->numel;
+    }
+  else if (_executorch_dim_order_is_identity (out) && b_full && is_leading_block (a, out, &j.block))
+    {
+      j.scalar_side = 2;
+      tasks = a->numel;
+    }
   else if (_executorch_dim_order_is_identity (out) && a_full)
     {
       return fast_rows_f32 (j.op, a->data, b, false, out, alpha);
@@ -380,6 +425,11 @@ fast_vec_f32 (BinaryOp op, const EtTensor *a, const EtTensor *b, EtTensor *out, 
   else
     {
       return false;
+    }
+  if (j.block > 0)
+    {
+      _executorch_parallel_for (tasks, j.block >= KERNEL_GRAIN ? 1 : KERNEL_GRAIN / j.block, vec_range, &j);
+      return true;
     }
   int64_t grain = j.row > 0 ? (j.row >= KERNEL_GRAIN ? 1 : KERNEL_GRAIN / j.row) : KERNEL_GRAIN;
   _executorch_parallel_for (tasks, grain, vec_range, &j);

@@ -3,13 +3,12 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * All paths take contiguous NCHW data (convolution.c relayouts anything
- * else); the depthwise and transposed ones start by filling the output
- * with the bias (or zeros), the GEMM ones add it to each tile after its
- * product, which then need not read the output first:
+ * else); the transposed one starts by filling the output with the bias
+ * (or zeros), the depthwise one starts its sums from it, the GEMM ones
+ * add it to each tile after its product, which then need not read the
+ * output first:
  *
- * - depthwise (groups == cin, not transposed): a direct loop per output
- *   plane, split into border and interior columns so the interior runs
- *   without bounds checks and vectorises (stride 1 has its own loop);
+ * - depthwise (groups == cin, not transposed): convolution-depthwise.c;
  * - 1x1, stride 1, no padding: each group is one GEMM reading the input
  *   in place;
  * - any other convolution: a GEMM of the weights with the im2col matrix of
@@ -175,251 +174,6 @@ apply_epilogue (const ConvJob *job, int64_t offset, int64_t n, int64_t channel, 
   if (add_bias || residual != NULL || clamp)
     epilogue_row (job->y + offset, add_bias, add_bias ? job->bias[channel] : 0.0f,
                   residual != NULL ? residual + offset : NULL, clamp, clamp ? e->lo : 0.0f, clamp ? e->hi : 0.0f, n);
-}
-
-/* acc[i] += x[i * stride] * w for i < n.  restrict lets the compiler
- * vectorise without runtime alias checks (the library's cheap cost model
- * never adds them). */
-ROW_BODY
-row_madd_body (float *restrict acc, const float *restrict x, int64_t stride, float w, int64_t n)
-{
-  if (stride == 1)
-    for (int64_t i = 0; i < n; i++)
-      acc[i] += x[i] * w;
-  else if (stride == 2)
-    for (int64_t i = 0; i < n; i++)
-      acc[i] += x[2 * i] * w;
-  else
-    for (int64_t i = 0; i < n; i++)
-      acc[i] += x[i * stride] * w;
-}
-ROW_VARIANTS (row_madd, (float *restrict acc, const float *restrict x, int64_t stride, float w, int64_t n),
-              (acc, x, stride, w, n))
-
-/* y[i] += the 3x3 (5x5) window at column i * sw of rows r0.. (taps dw
- * apart), for i < n: every tap of these columns is inside the input. */
-ROW_BODY
-window3_body (float *restrict y, const float *restrict r0, const float *restrict r1, const float *restrict r2,
-              const float *restrict w, int64_t sw, int64_t dw, int64_t n)
-{
-  float w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3], w4 = w[4], w5 = w[5], w6 = w[6], w7 = w[7];
-  float w8 = w[8];
-
-  if (sw == 1 && dw == 1)
-    {
-      for (int64_t i = 0; i < n; i++)
-        y[i] += r0[i] * w0 + r0[i + 1] * w1 + r0[i + 2] * w2 + r1[i] * w3 + r1[i + 1] * w4 + r1[i + 2] * w5 +
-                r2[i] * w6 + r2[i + 1] * w7 + r2[i + 2] * w8;
-      return;
-    }
-  for (int64_t i = 0; i < n; i++)
-    {
-      int64_t c = i * sw;
-      y[i] += r0[c] * w0 + r0[c + dw] * w1 + r0[c + 2 * dw] * w2 + r1[c] * w3 + r1[c + dw] * w4 + r1[c + 2 * dw] * w5 +
-              r2[c] * w6 + r2[c + dw] * w7 + r2[c + 2 * dw] * w8;
-    }
-}
-ROW_VARIANTS (window3,
-              (float *restrict y, const float *restrict r0, const float *restrict r1, const float *restrict r2,
-               const float *restrict w, int64_t sw, int64_t dw, int64_t n),
-              (y, r0, r1, r2, w, sw, dw, n))
-
-ROW_BODY
-window5_body (float *restrict y, const float *restrict r0, const float *restrict r1, const float *restrict r2,
-              const float *restrict r3, const float *restrict r4, const float *restrict w, int64_t sw, int64_t dw,
-              int64_t n)
-{
-  for (int64_t i = 0; i < n; i++)
-    {
-      int64_t c = i * sw;
-      float s = 0.0f;
-      for (int kw = 0; kw < 5; kw++)
-        {
-          int64_t o = c + kw * dw;
-          s += r0[o] * w[kw] + r1[o] * w[5 + kw] + r2[o] * w[10 + kw] + r3[o] * w[15 + kw] + r4[o] * w[20 + kw];
-        }
-      y[i] += s;
-    }
-}
-ROW_VARIANTS (window5,
-              (float *restrict y, const float *restrict r0, const float *restrict r1, const float *restrict r2,
-               const float *restrict r3, const float *restrict r4, const float *restrict w, int64_t sw, int64_t dw,
-               int64_t n),
-              (y, r0, r1, r2, r3, r4, w, sw, dw, n))
-
-/* Adds the taps of output row @oh, columns [c0, c1), that fall inside the
- * input, one tap at a time. */
-static void
-depthwise_taps (const KernelConv *cv, const float *xp, const float *wp, float *acc, int64_t oh, int64_t c0, int64_t c1)
-{
-  int64_t sw = cv->sw;
-
-  for (int64_t kh = 0; kh < cv->kh; kh++)
-    {
-      int64_t ih = oh * cv->sh - cv->ph + kh * cv->dh;
-      if (ih < 0 || ih >= cv->h)
-        continue;
-      const float *xr = xp + ih * cv->w;
-      for (int64_t kw = 0; kw < cv->kw; kw++)
-        {
-          float wv = wp[kh * cv->kw + kw];
-          int64_t off = kw * cv->dw - cv->pw; /* iw = ow * sw + off */
-          /* Columns with 0 <= ow * sw + off < w. */
-          int64_t lo = off >= 0 ? 0 : (-off + sw - 1) / sw;
-          int64_t hi = cv->w - off <= 0 ? 0 : (cv->w - off + sw - 1) / sw;
-          if (lo < c0)
-            lo = c0;
-          if (hi > c1)
-            hi = c1;
-          if (lo < hi)
-            row_madd (acc + lo, xr + lo * sw + off, sw, wv, hi - lo);
-        }
-    }
-}
-
-/* The taps of output (oh, ow) that fall inside the input. */
-static float
-depthwise_point (const KernelConv *cv, const float *xp, const float *wp, int64_t oh, int64_t ow)
-{
-  float s = 0.0f;
-
-  for (int64_t kh = 0; kh < cv->kh; kh++)
-    {
-      int64_t ih = oh * cv->sh - cv->ph + kh * cv->dh;
-      if (ih < 0 || ih >= cv->h)
-        continue;
-      for (int64_t kw = 0; kw < cv->kw; kw++)
-        {
-          int64_t iw = ow * cv->sw - cv->pw + kw * cv->dw;
-          if (iw >= 0 && iw < cv->w)
-            s += xp[ih * cv->w + iw] * wp[kh * cv->kw + kw];
-        }
-    }
-  return s;
-}
-
-/* The K x K window at stride 1, no dilation, over rows whose taps are all
- * inside them; K is a constant, so the taps unroll and i vectorises. */
-#define DEFINE_WINDOW_S1(K)                                                                                     \
-  ROW_BODY                                                                                                      \
-  window##K##_s1_body (float *restrict y, const float *const *r, const float *restrict w, int64_t n)            \
-  {                                                                                                             \
-    for (int64_t i = 0; i < n; i++)                                                                             \
-      {                                                                                                         \
-        float s = 0.0f;                                                                                         \
-        for (int t = 0; t < K; t++)                                                                             \
-          for (int kw = 0; kw < K; kw++)                                                                        \
-            s += r[t][i + kw] * w[t * K + kw];                                                                  \
-        y[i] += s;                                                                                              \
-      }                                                                                                         \
-  }                                                                                                             \
-  ROW_VARIANTS (window##K##_s1, (float *restrict y, const float *const *r, const float *restrict w, int64_t n), \
-                (y, r, w, n))
-DEFINE_WINDOW_S1 (5)
-
-/* Widest padded row the windowed path copies onto the stack. */
-#define PADDED_ROW_MAX 1024
-
-/* Output row @oh of a square 3x3 or 5x5 window: the k input rows it reads
- * are copied with their zero padding into @rows first, so every output
- * column runs the whole window (on small planes, such as MobileNet's last
- * stages, border columns would otherwise be most of the work). */
-static void
-depthwise_row_padded (const KernelConv *cv, const float *xp, const float *wp, float *acc, int64_t oh,
-                      float (*rows)[PADDED_ROW_MAX])
-{
-  int64_t k = cv->kh, pw = cv->pw, w = cv->w;
-  int64_t padded = w + 2 * pw;
-  const float *r[5];
-
-  for (int64_t t = 0; t < k; t++)
-    {
-      int64_t ih = oh * cv->sh - cv->ph + t * cv->dh;
-      float *row = rows[t];
-      if (ih < 0 || ih >= cv->h)
-        {
-          memset (row, 0, (size_t) padded * sizeof (float));
-        }
-      else
-        {
-          memset (row, 0, (size_t) pw * sizeof (float));
-          memcpy (row + pw, xp + ih * w, (size_t) w * sizeof (float));
-          memset (row + pw + w, 0, (size_t) pw * sizeof (float));
-        }
-      r[t] = row;
-    }
-  if (k == 5 && cv->sw == 1 && cv->dw == 1)
-    {
-      window5_s1 (acc, r, wp, cv->ow);
-      return;
-    }
-  if (k == 3)
-    window3 (acc, rows[0], rows[1], rows[2], wp, cv->sw, cv->dw, cv->ow);
-  else
-    window5 (acc, rows[0], rows[1], rows[2], rows[3], rows[4], wp, cv->sw, cv->dw, cv->ow);
-}
-
-/* One output plane (batch, channel) of a depthwise convolution.  Square
- * 3x3 and 5x5 windows run whole windows over the interior columns of the
- * interior rows; borders (and other kernel sizes) go tap by tap. */
-static void
-depthwise_plane_compute (void *data, size_t plane)
-{
-  ConvJob *job = data;
-  const KernelConv *cv = job->cv;
-  int64_t co = (int64_t) plane % cv->cout, b = (int64_t) plane / cv->cout;
-  int64_t ci = co / cv->cout_g;
-  const float *xp = job->x + (b * cv->cin + ci) * cv->h * cv->w;
-  const float *wp = job->weight + co * cv->kh * cv->kw;
-  float *yp = job->y + (b * cv->cout + co) * cv->oh * cv->ow;
-  int64_t k = cv->kh;
-  bool windowed = (k == 3 || k == 5) && cv->kw == k;
-  /* Interior columns: 0 <= ow * sw - pw and ow * sw - pw + (k - 1) * dw < w. */
-  int64_t lo = (cv->pw + cv->sw - 1) / cv->sw;
-  int64_t last = cv->w - 1 - (k - 1) * cv->dw + cv->pw;
-  int64_t hi = last < 0 ? 0 : last / cv->sw + 1;
-  if (hi > cv->ow)
-    hi = cv->ow;
-  if (lo > hi)
-    lo = hi;
-
-  if (windowed && cv->w + 2 * cv->pw <= PADDED_ROW_MAX && (cv->pw > 0 || cv->ph > 0))
-    {
-      float rows[5][PADDED_ROW_MAX];
-      for (int64_t oh = 0; oh < cv->oh; oh++)
-        depthwise_row_padded (cv, xp, wp, yp + oh * cv->ow, oh, rows);
-      return;
-    }
-  for (int64_t oh = 0; oh < cv->oh; oh++)
-    {
-      float *acc = yp + oh * cv->ow; /* holds the bias already */
-      int64_t ih0 = oh * cv->sh - cv->ph;
-      if (!windowed || ih0 < 0 || ih0 + (k - 1) * cv->dh >= cv->h || lo >= hi)
-        {
-          depthwise_taps (cv, xp, wp, acc, oh, 0, cv->ow);
-          continue;
-        }
-      const float *r = xp + ih0 * cv->w + lo * cv->sw - cv->pw;
-      int64_t rs = cv->dh * cv->w;
-      if (k == 3)
-        window3 (acc + lo, r, r + rs, r + 2 * rs, wp, cv->sw, cv->dw, hi - lo);
-      else
-        window5 (acc + lo, r, r + rs, r + 2 * rs, r + 3 * rs, r + 4 * rs, wp, cv->sw, cv->dw, hi - lo);
-      for (int64_t ow = 0; ow < lo; ow++)
-        acc[ow] += depthwise_point (cv, xp, wp, oh, ow);
-      for (int64_t ow = hi; ow < cv->ow; ow++)
-        acc[ow] += depthwise_point (cv, xp, wp, oh, ow);
-    }
-}
-
-static void
-depthwise_plane (void *data, size_t plane)
-{
-  ConvJob *job = data;
-  int64_t pixels = job->cv->oh * job->cv->ow;
-
-  depthwise_plane_compute (data, plane);
-  apply_epilogue (job, (int64_t) plane * pixels, pixels, (int64_t) plane % job->cv->cout, false);
 }
 
 /* ---- Direct GEMM and implicit im2col ---- */
@@ -636,7 +390,7 @@ _executorch_conv_f32 (EtKernelContext *ctx, const KernelConv *cv, const float *x
   /* The GEMM path writes its products and adds the bias after. */
   if (gemm)
     job.bias = bias;
-  for (int64_t b = 0; b < cv->n && !gemm; b++)
+  for (int64_t b = 0; b < cv->n && cv->transposed; b++)
     for (int64_t co = 0; co < cv->cout; co++)
       {
         float *yp = y + (b * cv->cout + co) * out_pixels;
@@ -659,7 +413,8 @@ _executorch_conv_f32 (EtKernelContext *ctx, const KernelConv *cv, const float *x
     }
   else if (cv->groups == cv->cin && cv->cin_g == 1 && cv->kh * cv->kw > 1)
     {
-      run_tasks (&job, depthwise_plane, cv->n * cv->cout);
+      if (!_executorch_conv_depthwise_f32 (cv, x, weight, bias, y, epilogue))
+        fail (&job);
     }
   else
     {

@@ -37,6 +37,23 @@ EtError _executorch_conv_f32 (EtKernelContext *ctx, const KernelConv *cv, const 
                               const float *packed_weight, const float *bias, float *y,
                               const KernelConvEpilogue *epilogue);
 
+/* Depthwise (groups == cin, not transposed; convolution-depthwise.c):
+ * writes every output with the bias and @epilogue (may be NULL) applied.
+ * False when temporary memory runs out. */
+typedef enum
+{
+  KERNEL_DEPTHWISE_PORTABLE,
+  KERNEL_DEPTHWISE_AVX2,
+  KERNEL_DEPTHWISE_AVX512,
+} KernelDepthwiseIsa;
+
+bool _executorch_conv_depthwise_f32 (const KernelConv *cv, const float *x, const float *weight, const float *bias,
+                                     float *y, const KernelConvEpilogue *epilogue);
+/* The same with a given instruction set (tests); the best this CPU runs. */
+bool _executorch_conv_depthwise_f32_isa (const KernelConv *cv, const float *x, const float *weight, const float *bias,
+                                         float *y, const KernelConvEpilogue *epilogue, KernelDepthwiseIsa isa);
+KernelDepthwiseIsa _executorch_conv_depthwise_best_isa (void);
+
 /* Floats of the packed weights of a convolution that takes the GEMM path
  * (not depthwise, not transposed) with @groups groups of @cout_g output
  * channels and @k = cin / groups * kh * kw taps; 0 for the other paths. */

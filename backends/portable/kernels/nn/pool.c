@@ -22,6 +22,7 @@
  * [floor(i*In/Out), ceil((i+1)*In/Out)) computed in exact integers.
  */
 #include "nn-private.h"
+#include "pool-private.h"
 
 #include <math.h>
 #include <string.h>
@@ -166,6 +167,38 @@ POOL_PLANE (plane_i64, int64_t, int64_t, int64_t, ID, (int64_t), 1, INT64_MIN)
 
 typedef void (*PlaneFn) (const PoolJob *j, int64_t plane);
 
+/* Float32 max pooling of row-contiguous planes: pool-max-fast.c. */
+static void
+plane_max_f32_fast (const PoolJob *j, int64_t plane)
+{
+  int64_t n = plane / j->C, c = plane % j->C;
+  KernelMaxPool p = {
+    .in = (const float *) j->in + n * j->in_s[0] + c * j->in_s[1],
+    .h = j->H,
+    .w = j->W,
+    .oh = j->OH,
+    .ow = j->OW,
+    .kh = j->kH,
+    .kw = j->kW,
+    .sh = j->sH,
+    .sw = j->sW,
+    .ph = j->pH,
+    .pw = j->pW,
+    .dh = j->dH,
+  };
+  float *out = (float *) j->out + n * j->out_s[0] + c * j->out_s[1];
+  int64_t *idx = j->idx != NULL ? j->idx + n * j->idx_s[0] + c * j->idx_s[1] : NULL;
+
+  if (!_executorch_max_pool_plane_f32 (&p, out, idx))
+    plane_f32 (j, plane);
+}
+
+static bool
+rows_contiguous (const int64_t *s, int64_t w)
+{
+  return s[3] == 1 && s[2] == w;
+}
+
 static PlaneFn
 plane_fn (int type)
 {
@@ -240,6 +273,9 @@ pool_run (EtKernelContext *ctx, PoolJob *j, const EtTensor *in, EtTensor *out, E
   strides4 (out, j->out_s);
   if (idx != NULL)
     strides4 (idx, j->idx_s);
+  if (in->scalar_type == ET_SCALAR_FLOAT && j->kind == POOL_MAX && j->dW == 1 && rows_contiguous (j->in_s, j->W) &&
+      rows_contiguous (j->out_s, j->OW) && (idx == NULL || rows_contiguous (j->idx_s, j->OW)))
+    task.fn = plane_max_f32_fast;
   int64_t per_plane = j->OH * j->OW * (j->kind == POOL_ADAPTIVE ? 4 : j->kH * j->kW);
   int64_t grain = per_plane >= KERNEL_GRAIN ? 1 : KERNEL_GRAIN / (per_plane > 0 ? per_plane : 1);
   _executorch_parallel_for (batch * j->C, grain, pool_range, &task);

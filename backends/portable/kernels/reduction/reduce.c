@@ -9,6 +9,7 @@
  */
 #include "kernels-private.h"
 #include "nn-private.h"
+#include "vector.h"
 
 #include <math.h>
 #include <string.h>
@@ -55,6 +56,49 @@ _executorch_store_flat (EtKernelContext *ctx, EtTensor *out, const void *buf, bo
                                    out->strides, buf, floating ? ET_SCALAR_DOUBLE : ET_SCALAR_LONG, 0, flat);
 }
 
+typedef struct
+{
+  const float *x;
+  float *out;
+  int64_t count;
+  bool mean;
+} RowSums;
+
+static void
+row_sums (void *context, int64_t begin, int64_t end)
+{
+  const RowSums *r = context;
+  for (int64_t i = begin; i < end; i++)
+    {
+      double s = _executorch_vec_sum_f32 (r->count, r->x + i * r->count);
+      r->out[i] = (float) (r->mean ? s / (double) r->count : s);
+    }
+}
+
+/* Float32 in and out, both contiguous, reducing the trailing dims only
+ * (a squeeze-excitation's or a classifier head's mean over H, W): each
+ * output is the sum of one contiguous row. */
+static bool
+reduce_sum_rows_f32 (const EtTensor *self, const bool *reduce, EtTensor *out, int64_t count, bool mean)
+{
+  uint32_t first = self->ndim;
+
+  while (first > 0 && reduce[first - 1])
+    first--;
+  for (uint32_t d = 0; d < first; d++)
+    if (reduce[d])
+      return false;
+  if (self->scalar_type != ET_SCALAR_FLOAT || out->scalar_type != ET_SCALAR_FLOAT || first == self->ndim || count < 1 ||
+      !_executorch_dim_order_is_identity (self) || !_executorch_dim_order_is_identity (out) ||
+      self->numel != out->numel * count)
+    return false;
+
+  RowSums r = { self->data, out->data, count, mean };
+  int64_t grain = count >= KERNEL_GRAIN ? 1 : KERNEL_GRAIN / count;
+  _executorch_parallel_for (out->numel, grain, row_sums, &r);
+  return true;
+}
+
 static EtError
 reduce_sum (EtKernelContext *ctx, const EtTensor *self, const bool *reduce, bool keepdim, EtTensor *out, bool mean)
 {
@@ -73,6 +117,8 @@ reduce_sum (EtKernelContext *ctx, const EtTensor *self, const bool *reduce, bool
     }
   KERNEL_TRY (_executorch_resize (ctx, out, n_out, out_sizes));
   if (out->numel == 0)
+    return ET_OK;
+  if (reduce_sum_rows_f32 (self, reduce, out, count, mean))
     return ET_OK;
 
   bool floating = _executorch_type_is_floating (out->scalar_type);
