@@ -33,6 +33,7 @@ import json
 import multiprocessing
 import os
 import statistics
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -105,6 +106,10 @@ def write_inputs(tmp, n_tokens, position):
 def run_ours(args, env, pte, tokens, pos, iterations, timing):
     cmd = [os.path.join(args.build, "tools", "executorch-run"), pte, "-q", "-i", tokens, "-i", pos,
            "-n", str(iterations), "--warmup", str(args.warmup), "--timing", timing]
+    if args.ours_prefix:
+        # the prefix may start COMMAND in a clean environment: pass ours in it
+        cmd = shlex.split(args.ours_prefix) + ["env"] + ["%s=%s" % kv for kv in sorted(env.items())] + cmd
+        env = os.environ
     return statistics.median(bench.measure(cmd, env, timing)["times_ms"])
 
 
@@ -127,6 +132,8 @@ def main():
     parser.add_argument("--position", type=int, default=16, help="input_pos of the decode calls")
     parser.add_argument("--prefill", type=int, default=16, help="prompt tokens of the prefill calls (0: none)")
     parser.add_argument("--json", help="also write the rows to this file")
+    parser.add_argument("--ours-prefix", help="command prefix for our side, e.g. 'tools/in-root trixie' "
+                        "(as in bench.py; paths are made absolute, temporary files go under --build)")
     # worker mode
     parser.add_argument("--upstream-worker", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--pte", help=argparse.SUPPRESS)
@@ -141,10 +148,13 @@ def main():
         upstream_worker(args)
         return 0
 
-    ptes = args.ptes or DEFAULT_PTES
+    ptes = [os.path.abspath(p) for p in (args.ptes or DEFAULT_PTES)]
+    args.build = os.path.abspath(args.build)
     threads = [int(t) for t in args.threads.split(",")]
-    env_base = bench.devenv(args.build)
-    tmp = tempfile.mkdtemp(prefix="et-llm-bench-")
+    prefix = shlex.split(args.ours_prefix) if args.ours_prefix else []
+    env_base = bench.devenv(args.build, prefix)
+    # a prefix (a chroot) may have a /tmp of its own: keep the files in the build folder
+    tmp = tempfile.mkdtemp(prefix="et-llm-bench-", dir=args.build if prefix else None)
     timing = os.path.join(tmp, "timing.json")
     phases = [("decode", 1, args.position, args.iterations)]
     if args.prefill > 0:
