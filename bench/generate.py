@@ -196,8 +196,15 @@ def make_big_models(models_dir):
     """Tokenizer, random-weight checkpoint and the BIG_VARIANTS exports."""
     import torch
 
-    sys.path.insert(0, os.path.join(REPO, "tests", "models", "export"))
-    import llm  # the fixtures' export_llama call and tokenizer settings
+    import importlib.util
+
+    # tests/models/export/llm.py (the fixtures' export_llama call and
+    # tokenizer settings), under another name: "llm" is bench/llm.py here.
+    spec = importlib.util.spec_from_file_location(
+        "export_llm", os.path.join(REPO, "tests", "models", "export", "llm.py"))
+    export_llm = importlib.util.module_from_spec(spec)
+    sys.path.insert(0, os.path.dirname(spec.origin))
+    spec.loader.exec_module(export_llm)
     from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
     from executorch.examples.models.llama.llama_transformer import construct_transformer
     from executorch.examples.models.llama.model_args import ModelArgs
@@ -205,12 +212,12 @@ def make_big_models(models_dir):
     os.makedirs(models_dir, exist_ok=True)
     tok = Tokenizer(models.BPE())
     tok.pre_tokenizer = pre_tokenizers.Sequence([
-        pre_tokenizers.Split(Regex(llm.SPLIT_PATTERN), behavior="isolated"),
+        pre_tokenizers.Split(Regex(export_llm.SPLIT_PATTERN), behavior="isolated"),
         pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
     ])
     tok.decoder = decoders.ByteLevel()
-    tok.train([llm.TRAIN_TEXT], trainers.BpeTrainer(
-        vocab_size=BIG_VOCAB_TARGET, special_tokens=[llm.BOS, llm.EOS],
+    tok.train([export_llm.TRAIN_TEXT], trainers.BpeTrainer(
+        vocab_size=BIG_VOCAB_TARGET, special_tokens=[export_llm.BOS, export_llm.EOS],
         initial_alphabet=pre_tokenizers.ByteLevel.alphabet(), show_progress=False))
     tok.save(os.path.join(models_dir, "tokenizer.json"))
     params = dict(BIG_PARAMS, vocab_size=tok.get_vocab_size())
@@ -229,7 +236,7 @@ def make_big_models(models_dir):
     common = ["--max_seq_length", str(BIG_MAX_SEQ), "--max_context_length", str(BIG_MAX_CONTEXT)]
     for name, flags in BIG_VARIANTS:
         start = time.time()
-        llm.export_variant(name, flags + common, None, ckpt, params_path, metadata, models_dir)
+        export_llm.export_variant(name, flags + common, None, ckpt, params_path, metadata, models_dir)
         log("exported %s in %.0f s" % (name, time.time() - start))
     os.remove(ckpt)
 

@@ -80,15 +80,18 @@ _executorch_support_wrong_tag (EtKernelContext *ctx, const char *op, uint32_t i,
                                    expected, et_value_tag_name (tag));
 }
 
+/* Called for every tensor argument of every kernel call (hundreds per
+ * decode step of a small LLM): one pass, no divisions. */
 EtError
 _executorch_support_check_tensor (EtKernelContext *ctx, const char *op, const EtTensor *t, const char *name,
                                   bool any_device)
 {
   size_t elem = et_scalar_type_size (t->scalar_type);
-  bool seen[ET_MAX_DIMS] = { false };
+  uint32_t seen = 0; /* bit d: dim d is in dim_order */
   int64_t numel = 1;
   bool overflow = false;
 
+  _Static_assert(ET_MAX_DIMS <= 32, "dims fit the seen mask");
   if (t->ndim > ET_MAX_DIMS)
     return _executorch_support_fail (ctx, op, ET_ERROR_INVALID_ARGUMENT, "%s: rank %u exceeds %d", name, t->ndim,
                                      ET_MAX_DIMS);
@@ -99,17 +102,18 @@ _executorch_support_check_tensor (EtKernelContext *ctx, const char *op, const Et
     return _executorch_support_fail (ctx, op, ET_ERROR_NOT_SUPPORTED, "%s: tensor is not on the CPU", name);
   for (uint32_t d = 0; d < t->ndim; d++)
     {
+      int64_t product;
       if (t->sizes[d] < 0)
         return _executorch_support_fail (ctx, op, ET_ERROR_INVALID_ARGUMENT, "%s: negative size in dim %u", name, d);
-      if (t->dim_order[d] >= t->ndim || seen[t->dim_order[d]])
+      if (t->dim_order[d] >= t->ndim || (seen >> t->dim_order[d]) & 1u)
         return _executorch_support_fail (ctx, op, ET_ERROR_INVALID_ARGUMENT, "%s: dim_order is not a permutation",
                                          name);
-      seen[t->dim_order[d]] = true;
+      seen |= 1u << t->dim_order[d];
       /* A zero size anywhere makes the count 0, whatever the other sizes. */
-      if (t->sizes[d] != 0 && numel > INT64_MAX / t->sizes[d])
+      if (__builtin_mul_overflow (numel, t->sizes[d], &product))
         overflow = true;
       else
-        numel *= t->sizes[d];
+        numel = product;
     }
   if (overflow && numel != 0)
     return _executorch_support_fail (ctx, op, ET_ERROR_INVALID_ARGUMENT, "%s: element count overflows", name);
@@ -119,7 +123,8 @@ _executorch_support_check_tensor (EtKernelContext *ctx, const char *op, const Et
                                      numel);
   if (numel == 0)
     return ET_OK;
-  if ((uint64_t) numel > SIZE_MAX / elem || t->nbytes < (size_t) numel * elem)
+  size_t bytes;
+  if ((uint64_t) numel > SIZE_MAX || __builtin_mul_overflow ((size_t) numel, elem, &bytes) || t->nbytes < bytes)
     return _executorch_support_fail (ctx, op, ET_ERROR_INVALID_ARGUMENT, "%s: nbytes %zu is too small", name,
                                      t->nbytes);
   if (t->data == NULL)

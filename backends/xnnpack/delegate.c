@@ -23,6 +23,7 @@
 #include "xnnpack-api.h" /* what the installed XNNPACK offers (meson.build) */
 #define XB_DQ_DEFINE_XNN 1
 #include "dynamic-quant.h"
+#include "fc-operator.h"
 
 /* The quark name is a string, not an expression. */
 /* clang-format off */
@@ -69,6 +70,7 @@ typedef struct
   uint32_t n_steps;
   uint32_t *step_id;        /* scratch: per value, its id in the step being built */
   XbDqLinear **dq;          /* per node: repacked weights of a host dynamically quantized linear */
+  XbFcOperator **fc;        /* per node: a host fp32 linear's operator (fc-operator.c) */
   struct pthreadpool *pool; /* the pool the runtimes were created with */
   gboolean wants_pool;      /* some step runs on the pool */
   XbThreading threading;
@@ -139,6 +141,10 @@ delegate_free (Delegate *d)
     for (uint32_t i = 0; i < d->graph->n_nodes; i++)
       xb_dq_linear_free (d->dq[i]);
   g_free (d->dq);
+  if (d->fc)
+    for (uint32_t i = 0; i < d->graph->n_nodes; i++)
+      xb_fc_operator_free (d->fc[i]);
+  g_free (d->fc);
   xb_graph_free (d->graph);
   g_free (d);
 }
@@ -311,6 +317,8 @@ classify (Delegate *d, GError **error)
       gboolean library = library_has_node (n);
       if (library && n->type != XB_NODE_FULLY_CONNECTED)
         d->host[i] = FALSE;
+      else if (xb_fc_operator_supports (g, n))
+        d->host[i] = TRUE;
       else if (xb_host_supports (g, n, &why))
         d->host[i] = TRUE;
       else if (why != NULL)
@@ -842,10 +850,13 @@ build (Delegate *d, GError **error)
 {
   XbGraph *g = d->graph;
   free_steps (d);
-  /* Host dynamically quantized linears share out their rows on the pool. */
+  /* Host dynamically quantized linears share out their rows on the pool,
+   * host fp32 linears too when they are big enough (step-work.c). */
   d->wants_pool = FALSE;
   for (uint32_t i = 0; i < g->n_nodes; i++)
-    d->wants_pool |= d->pool != NULL && d->host[i] && d->dq != NULL && d->dq[i] != NULL;
+    d->wants_pool |= d->pool != NULL && d->host[i] &&
+                     ((d->dq != NULL && d->dq[i] != NULL) ||
+                      (d->fc != NULL && d->fc[i] != NULL && xb_nodes_worth_threads (g, d->shapes, i, i + 1)));
   /* Steps: maximal runs of XNNPACK nodes, one step per host node. */
   d->steps = g_new0 (Step, g->n_nodes ? g->n_nodes : 1);
   g_autofree uint32_t *node_step = g_new0 (uint32_t, g->n_nodes ? g->n_nodes : 1);
@@ -971,10 +982,28 @@ prepare_dynamic_quant (Delegate *d, GError **error)
   return TRUE;
 }
 
+/* Host fp32 linears: their weights packed once, whatever the shapes. */
+static gboolean
+prepare_fc_operators (Delegate *d, GError **error)
+{
+  const XbGraph *g = d->graph;
+  if (d->fc == NULL)
+    d->fc = g_new0 (XbFcOperator *, MAX (g->n_nodes, 1));
+  for (uint32_t i = 0; i < g->n_nodes; i++)
+    {
+      g_clear_pointer (&d->fc[i], xb_fc_operator_free);
+      if (d->host[i] && xb_fc_operator_supports (g, &g->nodes[i]) &&
+          (d->fc[i] = xb_fc_operator_new (g, &g->nodes[i], error)) == NULL)
+        return FALSE;
+    }
+  return TRUE;
+}
+
 static gboolean
 classify_and_build (Delegate *d, GError **error)
 {
-  if (!classify (d, error) || !infer_shapes (d, TRUE, error) || !prepare_dynamic_quant (d, error))
+  if (!classify (d, error) || !infer_shapes (d, TRUE, error) || !prepare_dynamic_quant (d, error) ||
+      !prepare_fc_operators (d, error))
     return FALSE;
   /* The runtimes keep the pool: built and run while it is held. */
   d->pool = executorch_threadpool_acquire_pthreadpool ();
@@ -1127,7 +1156,15 @@ run_steps (Delegate *d, gboolean parallel, EtErrorContext *report)
       if (s->host)
         {
           const XbNode *n = &g->nodes[s->first];
-          if (xb_dq_node_is_dynamic (g, n))
+          if (d->fc[s->first])
+            {
+              const char *why = NULL;
+              /* The pool only for work that pays for it (step-work.c). */
+              gboolean pooled = parallel && xb_nodes_worth_threads (g, d->shapes, s->first, s->end);
+              if (!xb_fc_operator_run (d->fc[s->first], n, d->shapes, d->ptr, pooled ? d->pool : NULL, &why))
+                return et_error_context_fail (report, ET_ERROR_INTERNAL, "XNNPACK: node %u: %s", s->first, why);
+            }
+          else if (xb_dq_node_is_dynamic (g, n))
             xb_dq_run (g, n, d->dq[s->first], d->shapes, d->ptr, parallel ? d->pool : NULL);
           else
             xb_host_run (g, n, d->shapes, d->ptr);

@@ -210,6 +210,43 @@ test_add_broadcast (void)
         assert_close (o[(i * 3 + j) * 4 + k], (double) b[k] - a[i * 3 + j], 1e-6);
 }
 
+/* One operand whole in the last dim and broadcast in a middle one (RoPE's
+ * [1, S, 1, D] against [1, S, H, D]), on either side, with an alpha: each
+ * element is the float operation on its own two operands. */
+static void
+test_binary_middle_broadcast (void)
+{
+  enum
+  {
+    N = 2,
+    S = 3,
+    H = 4,
+    D = 10
+  };
+  float a[N * S * H * D], r[S * D], o[N * S * H * D];
+  int64_t sa[4] = { N, S, H, D }, sr[3] = { S, 1, D };
+  Tensor ta, tr, to;
+  EtValue one = int_value (1), three = int_value (3);
+
+  fill_random (a, N * S * H * D);
+  fill_random (r, S * D);
+  tensor_init (&ta, ET_SCALAR_FLOAT, 4, sa, a);
+  tensor_init (&tr, ET_SCALAR_FLOAT, 3, sr, r);
+  tensor_init (&to, ET_SCALAR_FLOAT, 4, sa, o);
+  EtValue *mul[] = { &ta.v, &tr.v, &to.v, &to.v };
+  g_assert_cmpint (call ("aten::mul.out", mul, 4), ==, ET_OK);
+  for (int i = 0; i < N * S * H * D; i++)
+    g_assert_cmpfloat (o[i], ==, a[i] * r[(i / (H * D)) % S * D + i % D]);
+  EtValue *sub[] = { &tr.v, &ta.v, &three, &to.v, &to.v };
+  g_assert_cmpint (call ("aten::sub.out", sub, 5), ==, ET_OK);
+  for (int i = 0; i < N * S * H * D; i++)
+    g_assert_cmpfloat (o[i], ==, r[(i / (H * D)) % S * D + i % D] - 3.0f * a[i]);
+  EtValue *add[] = { &ta.v, &tr.v, &one, &to.v, &to.v };
+  g_assert_cmpint (call ("aten::add.out", add, 5), ==, ET_OK);
+  for (int i = 0; i < N * S * H * D; i++)
+    g_assert_cmpfloat (o[i], ==, a[i] + r[(i / (H * D)) % S * D + i % D]);
+}
+
 static void
 test_add_mixed_dtypes (void)
 {
@@ -1484,6 +1521,7 @@ main (int argc, char **argv)
   g_test_add_func ("/kernels/plugin/descriptor", test_plugin_descriptor);
   g_test_add_func ("/kernels/add/same-shape", test_add_same_shape);
   g_test_add_func ("/kernels/add/broadcast", test_add_broadcast);
+  g_test_add_func ("/kernels/binary/middle-broadcast", test_binary_middle_broadcast);
   g_test_add_func ("/kernels/binary/per-block", test_binary_per_block);
   g_test_add_func ("/kernels/add/mixed-dtypes", test_add_mixed_dtypes);
   g_test_add_func ("/kernels/add/int-wrap-and-bool", test_add_int_wraps_and_bool);

@@ -578,6 +578,60 @@ test_one_runtime (void)
   g_assert_cmpuint (total_runtimes, >=, payloads->len);
 }
 
+/* The llama's delegates are fully-connected nodes only.  Where runtimes
+ * cannot be resized (the 2022 library), those run as operators that keep
+ * their packed weights across token counts (fc-operator.c), and give the
+ * runtime's logits to the bit; EXECUTORCH_XNNPACK_FC_IN_RUNTIME=1 keeps them
+ * in runtimes. */
+static void
+test_fc_operators (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) payloads = payloads_of ("llm/llama_fp32_nokv/llama_fp32_nokv.pte");
+  g_assert_cmpuint (payloads->len, >, 0);
+  for (int in_runtime = 0; in_runtime < 2; in_runtime++)
+    {
+      if (in_runtime)
+        g_setenv ("EXECUTORCH_XNNPACK_FC_IN_RUNTIME", "1", TRUE);
+      for (guint i = 0; i < payloads->len; i++)
+        {
+          gsize len;
+          const guint8 *data = g_bytes_get_data (g_ptr_array_index (payloads, i), &len);
+          void *handle = xb_delegate_new (data, len, zero_named_data, NULL, &error);
+          g_assert_no_error (error);
+          const XbGraph *g = xb_delegate_get_graph (handle);
+          for (uint32_t n = 0; n < g->n_nodes; n++)
+            g_assert_cmpint (g->nodes[n].type, ==, XB_NODE_FULLY_CONNECTED);
+          uint32_t runtimes, host;
+          xb_delegate_count_steps (handle, &runtimes, &host);
+#ifdef HAVE_XNN_RESHAPE_RUNTIME
+          g_assert_cmpuint (runtimes, ==, 1);
+          g_assert_cmpuint (host, ==, 0);
+#else
+          g_assert_cmpuint (runtimes, ==, in_runtime ? 1 : 0);
+          g_assert_cmpuint (host, ==, in_runtime ? 0 : g->n_nodes);
+#endif
+          xb_delegate_free (handle);
+        }
+    }
+
+  /* Both ways at changing token counts: the same logits. */
+  g_autoptr (ExecutorchMethod) in_runtimes = load_method ("llm/llama_fp32_nokv/llama_fp32_nokv.pte", &error);
+  g_assert_no_error (error);
+  g_unsetenv ("EXECUTORCH_XNNPACK_FC_IN_RUNTIME");
+  g_autoptr (ExecutorchMethod) operators = load_method ("llm/llama_fp32_nokv/llama_fp32_nokv.pte", &error);
+  g_assert_no_error (error);
+  static const gint64 lengths[] = { 5, 1, 17, 1, 5, 63, 2 };
+  for (gsize i = 0; i < G_N_ELEMENTS (lengths); i++)
+    {
+      g_autoptr (GBytes) a = run_tokens (in_runtimes, lengths[i], &error);
+      g_assert_no_error (error);
+      g_autoptr (GBytes) b = run_tokens (operators, lengths[i], &error);
+      g_assert_no_error (error);
+      g_assert_true (g_bytes_equal (a, b));
+    }
+}
+
 /* On a busy machine a delegate's steps run on the calling thread instead of
  * the pool (executorch_threadpool_span_begin): the outputs must be the same
  * bytes either way, or results would depend on the machine's load. */
@@ -650,6 +704,7 @@ main (int argc, char **argv)
   g_test_add_func ("/xnnpack/serial-matches-pool", test_serial_matches_pool);
   g_test_add_func ("/xnnpack/widen-conversions", test_widen_conversions);
   g_test_add_func ("/xnnpack/unplanned-input-grows", test_unplanned_input_grows);
+  g_test_add_func ("/xnnpack/fc-operators", test_fc_operators);
   g_test_add_func ("/xnnpack/dynamic-quant-pt2e", test_dynamic_quant_pt2e);
   g_test_add_func ("/xnnpack/payload/valid", test_payload_valid);
   g_test_add_func ("/xnnpack/payload/truncated", test_payload_truncated);

@@ -285,6 +285,10 @@ binary_avx2 (KernelVecOp op, int64_t n, const float *a, const float *b, float al
         }
       _mm256_storeu_ps (o + i, r);
     }
+  /* GCC emits no vzeroupper before this tail call into code without AVX:
+   * upper halves left dirty slow down every SSE instruction after it (libm's
+   * exp among them) until the next vzeroupper. */
+  _mm256_zeroupper ();
   binary_portable (op, n - i, a + i, b + i, alpha, o + i);
 }
 

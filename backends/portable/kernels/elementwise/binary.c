@@ -298,6 +298,45 @@ is_trailing_row (const EtTensor *x, const EtTensor *out)
   return _executorch_dim_order_is_identity (x);
 }
 
+/* @x whole in @out's last dim and broadcast (size 1) or whole in each
+ * other, such as RoPE's [1, S, 1, D] against [1, S, H, D]: one vector op
+ * per row of @out (contiguous, like @full), @x's row found by an odometer
+ * over the leading dims.  The same float operations as the general path. */
+static bool
+fast_rows_f32 (KernelVecOp op, const float *full, const EtTensor *x, bool x_first, EtTensor *out, float alpha)
+{
+  uint32_t nd = out->ndim;
+  int64_t x_strides[ET_MAX_DIMS] = { 0 }, idx[ET_MAX_DIMS] = { 0 };
+
+  if (nd < 2 || x->ndim == 0 || x->ndim > nd || !_executorch_dim_order_is_identity (x) ||
+      x->sizes[x->ndim - 1] != out->sizes[nd - 1])
+    return false;
+  for (uint32_t k = 0; k < x->ndim; k++)
+    {
+      uint32_t d = k + nd - x->ndim;
+      if (x->sizes[k] != 1 && x->sizes[k] != out->sizes[d])
+        return false;
+      x_strides[d] = x->sizes[k] == 1 ? 0 : x->strides[k];
+    }
+  int64_t row = out->sizes[nd - 1], rows = out->numel / row, x_offset = 0;
+  const float *x_data = x->data;
+  float *o = out->data;
+  for (int64_t r = 0; r < rows; r++)
+    {
+      const float *xr = x_data + x_offset, *fr = full + r * row;
+      _executorch_vec_binary_f32 (op, row, x_first ? xr : fr, x_first ? fr : xr, alpha, o + r * row);
+      for (uint32_t d = nd - 1; d-- > 0;)
+        {
+          x_offset += x_strides[d];
+          if (++idx[d] < out->sizes[d])
+            break;
+          x_offset -= x_strides[d] * idx[d];
+          idx[d] = 0;
+        }
+    }
+  return true;
+}
+
 /* True when @x has @out's rank and sizes up to some dim, then only 1s
  * (a squeeze-excitation's [N, C, 1, 1] against [N, C, H, W]): each of its
  * elements covers *block consecutive elements of a contiguous out. */
@@ -374,6 +413,14 @@ fast_vec_f32 (BinaryOp op, const EtTensor *a, const EtTensor *b, EtTensor *out, 
     {
       j.scalar_side = 2;
       tasks = a->numel;
+    }
+  else if (_executorch_dim_order_is_identity (out) && a_full)
+    {
+      return fast_rows_f32 (j.op, a->data, b, false, out, alpha);
+    }
+  else if (_executorch_dim_order_is_identity (out) && b_full)
+    {
+      return fast_rows_f32 (j.op, b->data, a, true, out, alpha);
     }
   else
     {
