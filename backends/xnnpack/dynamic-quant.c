@@ -17,6 +17,10 @@
 #define XB_DQ_DEFINE_XNN 1
 #include "dynamic-quant.h"
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
+#endif
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +75,18 @@ xb_dq_isa_name (XbDqIsa isa)
   return isa < XB_DQ_N_ISAS ? isa_names[isa] : "?";
 }
 
+#if defined(__x86_64__) && defined(__GNUC__)
+/* AVX-VNNI: CPUID leaf 7, sub-leaf 1, EAX bit 4 (clang 14's
+ * __builtin_cpu_supports does not know it).  The caller has checked that
+ * the OS saves the AVX state. */
+static gboolean
+cpu_has_avx_vnni (void)
+{
+  unsigned int eax, ebx, ecx, edx;
+  return __get_cpuid_count (7, 1, &eax, &ebx, &ecx, &edx) && (eax & (1u << 4)) != 0;
+}
+#endif
+
 gboolean
 xb_dq_isa_available (XbDqIsa isa)
 {
@@ -82,7 +98,7 @@ xb_dq_isa_available (XbDqIsa isa)
   switch (isa)
     {
       case XB_DQ_ISA_AVX2: return TRUE;
-      case XB_DQ_ISA_AVXVNNI: return __builtin_cpu_supports ("avxvnni") != 0;
+      case XB_DQ_ISA_AVXVNNI: return cpu_has_avx_vnni ();
       case XB_DQ_ISA_AVX512VNNI:
         /* libgcc also checks that the OS saves the AVX-512 state */
         return __builtin_cpu_supports ("avx512f") && __builtin_cpu_supports ("avx512bw") &&
