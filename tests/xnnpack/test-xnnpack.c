@@ -543,6 +543,18 @@ payloads_of (const char *rel)
   return out;
 }
 
+/* A delegate built from payload @i of @payloads (zeros for named data). */
+static void *
+delegate_of (GPtrArray *payloads, guint i)
+{
+  gsize len;
+  const guint8 *data = g_bytes_get_data (g_ptr_array_index (payloads, i), &len);
+  g_autoptr (GError) error = NULL;
+  void *handle = xb_delegate_new (data, len, zero_named_data, NULL, &error);
+  g_assert_no_error (error);
+  return handle;
+}
+
 /* Where the library defines transposes, slices, concatenations, batch
  * matmuls and gelu (2024), a ViT's delegates are one XNNPACK runtime each;
  * the 2022 library runs those nodes on the host between runtimes. */
@@ -554,11 +566,7 @@ test_one_runtime (void)
   uint32_t total_runtimes = 0, total_host = 0;
   for (guint i = 0; i < payloads->len; i++)
     {
-      gsize len;
-      const guint8 *data = g_bytes_get_data (g_ptr_array_index (payloads, i), &len);
-      g_autoptr (GError) error = NULL;
-      void *handle = xb_delegate_new (data, len, zero_named_data, NULL, &error);
-      g_assert_no_error (error);
+      void *handle = delegate_of (payloads, i);
       uint32_t runtimes, host;
       xb_delegate_count_steps (handle, &runtimes, &host);
       g_test_message ("delegate %u: %u nodes, %u XNNPACK runtimes, %u host nodes", i,
@@ -650,11 +658,7 @@ test_serial_matches_pool (void)
       g_assert_cmpuint (payloads->len, >, 0);
       for (guint i = 0; i < payloads->len; i++)
         {
-          gsize len;
-          const guint8 *data = g_bytes_get_data (g_ptr_array_index (payloads, i), &len);
-          g_autoptr (GError) error = NULL;
-          void *handle = xb_delegate_new (data, len, zero_named_data, NULL, &error);
-          g_assert_no_error (error);
+          void *handle = delegate_of (payloads, i);
           g_test_message ("%s delegate %u: %u runtimes on the pool", names[n], i,
                           xb_delegate_count_pooled_steps (handle));
           pooled += xb_delegate_count_pooled_steps (handle);
