@@ -14,6 +14,7 @@
 #endif
 #include "executorch-plugin.h"
 #include "executorch-threadpool.h"
+#include "bench-util.h"
 
 #include <glib.h>
 #include <stdio.h>
@@ -28,49 +29,6 @@ typedef struct
   const char *name;
   int64_t c, hw, k, stride;
 } DwShape;
-
-static double
-now (void)
-{
-  return (double) g_get_monotonic_time () / 1e6;
-}
-
-static double
-cpu_now (void)
-{
-  struct timespec ts;
-
-  clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
-}
-
-static EtValue
-int_value (int64_t v)
-{
-  EtValue x = { .tag = ET_VALUE_INT };
-  x.u.int_value = v;
-  return x;
-}
-
-static void
-tensor_init (EtTensor *t, EtValue *v, uint32_t ndim, const int64_t *sizes, float *data)
-{
-  memset (t, 0, sizeof *t);
-  t->ndim = ndim;
-  t->scalar_type = ET_SCALAR_FLOAT;
-  t->numel = 1;
-  for (uint32_t d = 0; d < ndim; d++)
-    {
-      t->sizes[d] = sizes[d];
-      t->dim_order[d] = (uint8_t) d;
-      t->numel *= sizes[d];
-    }
-  et_strides_from_dim_order (ndim, t->sizes, t->dim_order, t->strides);
-  t->nbytes = t->capacity = (size_t) t->numel * sizeof (float);
-  t->data = data;
-  v->tag = ET_VALUE_TENSOR;
-  v->u.tensor = t;
-}
 
 static float *
 filled (int64_t n)
@@ -93,12 +51,13 @@ bench (const DwShape *s, guint threads, double min_seconds)
   EtTensor x, w, b, y;
   EtValue xv, wv, bv, yv;
 
-  tensor_init (&x, &xv, 4, xs, xd);
-  tensor_init (&w, &wv, 4, ws, wd);
-  tensor_init (&b, &bv, 1, bs, bd);
-  tensor_init (&y, &yv, 4, ys, yd);
-  EtValue st[2] = { int_value (s->stride), int_value (s->stride) }, pd[2] = { int_value (pad), int_value (pad) };
-  EtValue one[2] = { int_value (1), int_value (1) }, zero[2] = { int_value (0), int_value (0) };
+  bench_tensor_init (&x, &xv, 4, xs, xd);
+  bench_tensor_init (&w, &wv, 4, ws, wd);
+  bench_tensor_init (&b, &bv, 1, bs, bd);
+  bench_tensor_init (&y, &yv, 4, ys, yd);
+  EtValue st[2] = { bench_int_value (s->stride), bench_int_value (s->stride) },
+          pd[2] = { bench_int_value (pad), bench_int_value (pad) };
+  EtValue one[2] = { bench_int_value (1), bench_int_value (1) }, zero[2] = { bench_int_value (0), bench_int_value (0) };
   EtValue *sp[2] = { &st[0], &st[1] }, *pp[2] = { &pd[0], &pd[1] }, *dp[2] = { &one[0], &one[1] };
   EtValue *op[2] = { &zero[0], &zero[1] };
   EtValue sl = { .tag = ET_VALUE_LIST_INT }, pl = sl, dl = sl, ol = sl;
@@ -107,7 +66,7 @@ bench (const DwShape *s, guint threads, double min_seconds)
   dl.u.list.items = dp;
   ol.u.list.items = op;
   sl.u.list.length = pl.u.list.length = dl.u.list.length = ol.u.list.length = 2;
-  EtValue tr = { .tag = ET_VALUE_BOOL }, groups = int_value (s->c);
+  EtValue tr = { .tag = ET_VALUE_BOOL }, groups = bench_int_value (s->c);
   EtValue *args[11] = { &xv, &wv, &bv, &sl, &pl, &dl, &tr, &ol, &groups, &yv, &yv };
   const EtKernel *kernel = et_registry_find_kernel (et_registry_get_default (), "aten::convolution.out");
   EtErrorContext *error = et_error_context_new ();
@@ -120,14 +79,14 @@ bench (const DwShape *s, guint threads, double min_seconds)
     }
   et_error_context_free (error);
   int iters = 0;
-  double start = now (), cpu_start = cpu_now ();
+  double start = bench_now (), cpu_start = bench_cpu_now ();
   do
     {
       et_kernel_call (kernel, args, 11, NULL);
       iters++;
     }
-  while (now () - start < min_seconds || iters < 3);
-  double t = (now () - start) / iters, cpu = (cpu_now () - cpu_start) / iters;
+  while (bench_now () - start < min_seconds || iters < 3);
+  double t = (bench_now () - start) / iters, cpu = (bench_cpu_now () - cpu_start) / iters;
   double flops = 2.0 * s->c * o * o * s->k * s->k;
   printf ("dw %-30s threads %u: %7.1f GFLOP/s  (%6.1f per CPU-second, %8.1f us)\n", s->name, threads, flops / t / 1e9,
           flops / cpu / 1e9, t * 1e6);

@@ -11,6 +11,7 @@
 #endif
 #include "executorch-plugin.h"
 #include "executorch-threadpool.h"
+#include "bench-util.h"
 #include "gemm.h"
 #include "gemm-private.h"
 
@@ -19,23 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static double
-now (void)
-{
-  return (double) g_get_monotonic_time () / 1e6;
-}
-
-/* CPU seconds of the whole process: on a shared machine wall time includes
- * other processes' slices, CPU time does not. */
-static double
-cpu_now (void)
-{
-  struct timespec ts;
-
-  clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return (double) ts.tv_sec + (double) ts.tv_nsec / 1e9;
-}
 
 /* The clock of this core, from a chain of dependent integer multiplies
  * (three cycles each on current x86 cores; a chain of adds of an
@@ -50,7 +34,7 @@ measure_ghz (void)
   for (int round = 0; round < 5; round++)
     {
       uint64_t iters = 2 * 1000 * 1000, x = 0;
-      double start = cpu_now ();
+      double start = bench_cpu_now ();
       __asm__ volatile("1:\n\t"
                        ".rept 8\n\t"
                        "imul %0, %0\n\t"
@@ -58,7 +42,7 @@ measure_ghz (void)
                        "sub $1, %1\n\t"
                        "jnz 1b"
                        : "+r"(x), "+r"(iters));
-      double ghz = 3.0 * 8.0 * 2e6 / (cpu_now () - start) / 1e9;
+      double ghz = 3.0 * 8.0 * 2e6 / (bench_cpu_now () - start) / 1e9;
       best = ghz > best ? ghz : best;
     }
   return best;
@@ -95,16 +79,16 @@ time_gemm (const KernelSgemm *g, double min_seconds)
   double start;
 
   _executorch_sgemm (g); /* warm-up */
-  start = now ();
-  double cpu_start = cpu_now ();
+  start = bench_now ();
+  double cpu_start = bench_cpu_now ();
   do
     {
       _executorch_sgemm (g);
       iters++;
     }
-  while (now () - start < min_seconds || iters < 2);
-  last_cpu_per_call = (cpu_now () - cpu_start) / iters;
-  return (now () - start) / iters;
+  while (bench_now () - start < min_seconds || iters < 2);
+  last_cpu_per_call = (bench_cpu_now () - cpu_start) / iters;
+  return (bench_now () - start) / iters;
 }
 
 static void
@@ -203,18 +187,18 @@ bench_microkernel (double min_seconds)
       long calls = 0;
       if (!_executorch_sgemm_force (kernels[i].level))
         continue;
-      double start = now (), cpu_start = cpu_now ();
+      double start = bench_now (), cpu_start = bench_cpu_now ();
       do
         {
           for (int r = 0; r < 1000; r++)
             kernels[i].kernel (256, a, b, c, kernels[i].nr, 1, NULL);
           calls += 1000;
         }
-      while (now () - start < min_seconds);
+      while (bench_now () - start < min_seconds);
       double flops = 2.0 * KERNEL_GEMM_MR * kernels[i].nr * 256 * calls;
       printf ("microkernel %s in L1 threads 1: %8.1f GFLOP/s  (%6.1f per CPU-second)", kernels[i].name,
-              flops / (now () - start) / 1e9, flops / (cpu_now () - cpu_start) / 1e9);
-      print_peak_share (flops / (cpu_now () - cpu_start) / 1e9);
+              flops / (bench_now () - start) / 1e9, flops / (bench_cpu_now () - cpu_start) / 1e9);
+      print_peak_share (flops / (bench_cpu_now () - cpu_start) / 1e9);
     }
   _executorch_sgemm_force (KERNEL_SGEMM_AUTO);
 #endif
@@ -225,34 +209,6 @@ typedef struct
   const char *name;
   int64_t n, cin, h, w, cout, k, stride, pad, groups;
 } ConvShape;
-
-static EtValue
-int_value (int64_t v)
-{
-  EtValue x = { .tag = ET_VALUE_INT };
-  x.u.int_value = v;
-  return x;
-}
-
-static void
-tensor_init (EtTensor *t, EtValue *v, uint32_t ndim, const int64_t *sizes, float *data)
-{
-  memset (t, 0, sizeof *t);
-  t->ndim = ndim;
-  t->scalar_type = ET_SCALAR_FLOAT;
-  t->numel = 1;
-  for (uint32_t d = 0; d < ndim; d++)
-    {
-      t->sizes[d] = sizes[d];
-      t->dim_order[d] = (uint8_t) d;
-      t->numel *= sizes[d];
-    }
-  et_strides_from_dim_order (ndim, t->sizes, t->dim_order, t->strides);
-  t->nbytes = t->capacity = (size_t) t->numel * sizeof (float);
-  t->data = data;
-  v->tag = ET_VALUE_TENSOR;
-  v->u.tensor = t;
-}
 
 /* aten::convolution.out through the kernel library, as a program calls it. */
 static void
@@ -271,13 +227,14 @@ bench_conv (const ConvShape *c, guint threads, double min_seconds)
   fill (xd, c->n * c->cin * c->h * c->w);
   fill (wd, ws[0] * ws[1] * c->k * c->k);
   fill (bd, c->cout);
-  tensor_init (&x, &xv, 4, xs, xd);
-  tensor_init (&w, &wv, 4, ws, wd);
-  tensor_init (&b, &bv, 1, bs, bd);
-  tensor_init (&y, &yv, 4, ys, yd);
-  EtValue stride_items[2] = { int_value (c->stride), int_value (c->stride) };
-  EtValue pad_items[2] = { int_value (c->pad), int_value (c->pad) };
-  EtValue one_items[2] = { int_value (1), int_value (1) }, zero_items[2] = { int_value (0), int_value (0) };
+  bench_tensor_init (&x, &xv, 4, xs, xd);
+  bench_tensor_init (&w, &wv, 4, ws, wd);
+  bench_tensor_init (&b, &bv, 1, bs, bd);
+  bench_tensor_init (&y, &yv, 4, ys, yd);
+  EtValue stride_items[2] = { bench_int_value (c->stride), bench_int_value (c->stride) };
+  EtValue pad_items[2] = { bench_int_value (c->pad), bench_int_value (c->pad) };
+  EtValue one_items[2] = { bench_int_value (1), bench_int_value (1) },
+          zero_items[2] = { bench_int_value (0), bench_int_value (0) };
   EtValue *sp[2] = { &stride_items[0], &stride_items[1] }, *pp[2] = { &pad_items[0], &pad_items[1] };
   EtValue *dp[2] = { &one_items[0], &one_items[1] }, *op[2] = { &zero_items[0], &zero_items[1] };
   EtValue sl = { .tag = ET_VALUE_LIST_INT }, pl = sl, dl = sl, ol = sl;
@@ -289,7 +246,7 @@ bench_conv (const ConvShape *c, guint threads, double min_seconds)
   dl.u.list.length = 2;
   ol.u.list.items = op;
   ol.u.list.length = 2;
-  EtValue tr = { .tag = ET_VALUE_BOOL }, groups = int_value (c->groups);
+  EtValue tr = { .tag = ET_VALUE_BOOL }, groups = bench_int_value (c->groups);
   EtValue *args[11] = { &xv, &wv, &bv, &sl, &pl, &dl, &tr, &ol, &groups, &yv, &yv };
   const EtKernel *kernel = et_registry_find_kernel (et_registry_get_default (), "aten::convolution.out");
   EtErrorContext *error = et_error_context_new ();
@@ -303,15 +260,15 @@ bench_conv (const ConvShape *c, guint threads, double min_seconds)
       return;
     }
   et_error_context_free (error);
-  double start = now (), cpu_start = cpu_now ();
+  double start = bench_now (), cpu_start = bench_cpu_now ();
   do
     {
       et_kernel_call (kernel, args, 11, NULL);
       iters++;
     }
-  while (now () - start < min_seconds || iters < 2);
-  double t = (now () - start) / iters;
-  last_cpu_per_call = (cpu_now () - cpu_start) / iters;
+  while (bench_now () - start < min_seconds || iters < 2);
+  double t = (bench_now () - start) / iters;
+  last_cpu_per_call = (bench_cpu_now () - cpu_start) / iters;
   double flops = 2.0 * c->n * c->cout * oh * ow * (c->cin / c->groups) * c->k * c->k;
   printf ("conv %-28s threads %u: %8.1f GFLOP/s  (%6.1f per CPU-second, %.3f ms)", c->name, threads, flops / t / 1e9,
           flops / last_cpu_per_call / 1e9, t * 1e3);
