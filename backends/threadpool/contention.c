@@ -38,7 +38,7 @@ contention_sampled (Contention *c, gint64 now_us, gboolean cpus_free)
 /* The workers answered an empty region in @answer_us.  Returns whether to
  * try a parallel span. */
 gboolean
-contention_probed (Contention *c, gint64 now_us, gint64 answer_us)
+contention_probed (Contention *c, gint64 answer_us)
 {
   if (answer_us > CONTENTION_PROBE_MAX_US)
     {

@@ -51,5 +51,5 @@ typedef enum
 
 ContentionAdvice contention_advise (const Contention *c, gint64 now_us);
 gboolean contention_sampled (Contention *c, gint64 now_us, gboolean cpus_free);
-gboolean contention_probed (Contention *c, gint64 now_us, gint64 answer_us);
+gboolean contention_probed (Contention *c, gint64 answer_us);
 void contention_observed (Contention *c, gint64 now_us, gint64 wall_us, gint64 preemptions);

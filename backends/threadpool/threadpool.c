@@ -323,7 +323,7 @@ executorch_threadpool_span_begin (ExecutorchThreadpoolSpan *span, struct pthread
       pthreadpool_parallelize_1d (held_pool, answer_probe, NULL, threads, POOL_FLAGS);
       gint64 answered = g_get_monotonic_time ();
       g_mutex_lock (&contention_lock);
-      gboolean usable = contention_probed (&contention, answered, answered - now);
+      gboolean usable = contention_probed (&contention, answered - now);
       g_mutex_unlock (&contention_lock);
       if (!usable)
         return FALSE;

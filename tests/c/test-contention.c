@@ -81,7 +81,7 @@ test_backoff (void)
       gint64 probe = serial_until_probe (&c, now, MS, now, now + 10 * CONTENTION_QUIET_MAX_US);
       g_assert_cmpint (probe, >=, now + needed);
       g_assert_cmpint (probe, <=, now + needed + 2 * CONTENTION_SAMPLE_US);
-      g_assert_true (contention_probed (&c, probe, 40));
+      g_assert_true (contention_probed (&c, 40));
       g_assert_cmpint (contention_advise (&c, probe), ==, CONTENTION_PARALLEL);
       now = probe + 3 * MS;
       contention_observed (&c, now, 3 * MS, 1); /* the try was preempted */
@@ -90,7 +90,7 @@ test_backoff (void)
   g_assert_cmpint (needed, ==, CONTENTION_QUIET_MAX_US);
 
   gint64 probe = serial_until_probe (&c, now, MS, now, now + 10 * CONTENTION_QUIET_MAX_US);
-  g_assert_true (contention_probed (&c, probe, 40));
+  g_assert_true (contention_probed (&c, 40));
   contention_observed (&c, probe + 3 * MS, 3 * MS, 0); /* clean */
   now = probe + 100 * MS;
   contention_observed (&c, now, 3 * MS, 1);
@@ -110,7 +110,7 @@ test_interrupted (void)
   gint64 free_from = now + 50 * MS;
   gint64 probe = serial_until_probe (&c, now, MS, free_from, now + 1000 * MS);
   g_assert_cmpint (probe, >=, free_from + CONTENTION_QUIET_MIN_US);
-  g_assert_false (contention_probed (&c, probe, 4 * MS));
+  g_assert_false (contention_probed (&c, 4 * MS));
   g_assert_cmpint (contention_advise (&c, probe), !=, CONTENTION_PARALLEL);
   gint64 again = serial_until_probe (&c, probe, MS, probe, probe + 1000 * MS);
   g_assert_cmpint (again, >=, probe + CONTENTION_QUIET_MIN_US);
