@@ -284,6 +284,9 @@ def models_from_manifest(path, only):
     with open(path) as f:
         manifest = json.load(f)
     base = os.path.dirname(os.path.abspath(path))
+    # q8_NAME (undelegated int8) pairs with xnn_NAME_q8, the same quantized
+    # model XNNPACK-delegated, as a fixture's own xnnpack variant would
+    ptes = {fx["name"]: os.path.join(base, fx["pte"]) for fx in manifest.get("fixtures", [])}
     models = []
     for fx in manifest.get("fixtures", []):
         if only and fx["name"] not in only:
@@ -303,6 +306,8 @@ def models_from_manifest(path, only):
         for variant in fx.get("variants") or []:
             if variant.get("backend") == "xnnpack" and variant.get("pte"):
                 entry["xnnpack"] = os.path.join(base, variant["pte"])
+        if fx["name"].startswith("q8_") and entry["xnnpack"] is None:
+            entry["xnnpack"] = ptes.get("xnn_%s_q8" % fx["name"][len("q8_"):])
         models.append(entry)
     return models
 
@@ -444,14 +449,16 @@ def main():
         print()
         print("XNNPACK-delegated variant: ours (libexecutorch-xnnpack on Debian's XNNPACK) and upstream on the")
         print("same delegated .pte; 'ours CPU' is our undelegated run of the plain export.")
-        print("%-16s %3s %13s %13s %9s %13s %9s" % ("model", "thr", "ours XNN ms", "upstr XNN ms", "xnn ratio",
-                                                "ours CPU ms", "XNN/CPU"))
+        print("'CPU/upXNN' = our undelegated run against upstream's delegated one (q8_NAME: xnn_NAME_q8).")
+        print("%-16s %3s %13s %13s %9s %13s %9s %9s" % ("model", "thr", "ours XNN ms", "upstr XNN ms", "xnn ratio",
+                                                     "ours CPU ms", "XNN/CPU", "CPU/upXNN"))
         for r in xrows:
             ratio = (r["ours_xnn_ms"] / r["up_xnn_ms"]) if r.get("ours_xnn_ms") and r.get("up_xnn_ms") else None
             own = (r["ours_xnn_ms"] / r["ours_ms"]) if r.get("ours_xnn_ms") and r.get("ours_ms") else None
-            print("%-16s %3d %13s %13s %9s %13s %9s" % (
+            cpu = (r["ours_ms"] / r["up_xnn_ms"]) if r.get("ours_ms") and r.get("up_xnn_ms") else None
+            print("%-16s %3d %13s %13s %9s %13s %9s %9s" % (
                 r["model"], r["threads"], fmt(r.get("ours_xnn_ms"), ".2f"), fmt(r.get("up_xnn_ms"), ".2f"),
-                fmt(ratio, ".3f"), fmt(r.get("ours_ms"), ".2f"), fmt(own, ".3f")))
+                fmt(ratio, ".3f"), fmt(r.get("ours_ms"), ".2f"), fmt(own, ".3f"), fmt(cpu, ".3f")))
             if "error" in r:
                 print("    upstream: %s" % r["error"])
             if "ours_xnn_error" in r:

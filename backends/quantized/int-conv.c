@@ -17,83 +17,29 @@
 /* One group of one image as a product: the columns hold, for each pair of
  * reduction indices kk (input channel, kernel row, kernel column, two at a
  * time) and each output pixel p, the two staged inputs side by side
- * (cols[kk][p][2]), so that one 256-bit multiply-add of eight pixels'
- * pairs by a broadcast pair of weights gives eight int32 partial sums. */
+ * (cols[kk][p][2]), so that one multiply-add of a vector of pixels' pairs
+ * by a broadcast pair of weights gives their int32 partial sums
+ * (int-conv-tiles.c).  The pixels go in stretches whose columns stay in
+ * cache while every block of four channels passes over them: a task is
+ * one stretch by one channel block. */
 typedef struct
 {
   const int16_t *cols; /* [k_pairs][p_pad][2] */
   const uint32_t *w;   /* [OC in group][k_pairs]: two int16 weights per word */
   int64_t n_pixels, p_pad, k_pairs;
   int64_t n_channels;  /* OC in group */
+  int64_t stretch;     /* pixels of a task, a multiple of QK_TILE_PIXELS */
+  size_t n_blocks;     /* channel blocks */
   const double *scale; /* x_scale * w_scale[oc], for the group's channels */
   const float *bias;   /* NULL, or the group's channels */
   int32_t *acc;        /* [OC in group][p_pad] */
-  float *out;          /* (oc, p) at oc * out_channel_stride + p * out_pixel_stride */
-  int64_t out_channel_stride, out_pixel_stride;
-  bool avx2;
+  float *out;          /* (oc, p) at oc * n_pixels + p */
+  QkIsa isa;
 } ConvJob;
 
-#define CHANNEL_BLOCK 4
-
-static void
-sums_portable (const ConvJob *job, int64_t oc)
-{
-  int32_t *acc = job->acc + oc * job->p_pad;
-  const uint32_t *w = job->w + oc * job->k_pairs;
-
-  memset (acc, 0, (size_t) job->n_pixels * sizeof (int32_t));
-  for (int64_t kk = 0; kk < job->k_pairs; kk++)
-    {
-      int32_t w0 = (int16_t) (w[kk] & 0xffff), w1 = (int16_t) (w[kk] >> 16);
-      const int16_t *c = job->cols + kk * job->p_pad * 2;
-      for (int64_t p = 0; p < job->n_pixels; p++)
-        acc[p] += c[2 * p] * w0 + c[2 * p + 1] * w1;
-    }
-}
-
-#ifdef QK_HAVE_AVX2
-/* Channels [oc, oc + 4) over every pixel, eight pixels at a time. */
-__attribute__ ((target ("avx2"))) static void
-sums_avx2_block (const ConvJob *job, int64_t oc)
-{
-  const uint32_t *w = job->w + oc * job->k_pairs;
-  int64_t kp = job->k_pairs;
-
-  for (int64_t p = 0; p < job->p_pad; p += 8)
-    {
-      __m256i a0 = _mm256_setzero_si256 (), a1 = a0, a2 = a0, a3 = a0;
-      const int16_t *c = job->cols + p * 2;
-      for (int64_t kk = 0; kk < kp; kk++, c += job->p_pad * 2)
-        {
-          __m256i x = _mm256_loadu_si256 ((const __m256i *) c);
-          a0 = _mm256_add_epi32 (a0, _mm256_madd_epi16 (x, _mm256_set1_epi32 ((int32_t) w[kk])));
-          a1 = _mm256_add_epi32 (a1, _mm256_madd_epi16 (x, _mm256_set1_epi32 ((int32_t) w[kp + kk])));
-          a2 = _mm256_add_epi32 (a2, _mm256_madd_epi16 (x, _mm256_set1_epi32 ((int32_t) w[2 * kp + kk])));
-          a3 = _mm256_add_epi32 (a3, _mm256_madd_epi16 (x, _mm256_set1_epi32 ((int32_t) w[3 * kp + kk])));
-        }
-      _mm256_storeu_si256 ((__m256i *) (job->acc + oc * job->p_pad + p), a0);
-      _mm256_storeu_si256 ((__m256i *) (job->acc + (oc + 1) * job->p_pad + p), a1);
-      _mm256_storeu_si256 ((__m256i *) (job->acc + (oc + 2) * job->p_pad + p), a2);
-      _mm256_storeu_si256 ((__m256i *) (job->acc + (oc + 3) * job->p_pad + p), a3);
-    }
-}
-
-__attribute__ ((target ("avx2"))) static void
-sums_avx2_one (const ConvJob *job, int64_t oc)
-{
-  const uint32_t *w = job->w + oc * job->k_pairs;
-
-  for (int64_t p = 0; p < job->p_pad; p += 8)
-    {
-      __m256i a = _mm256_setzero_si256 ();
-      const int16_t *c = job->cols + p * 2;
-      for (int64_t kk = 0; kk < job->k_pairs; kk++, c += job->p_pad * 2)
-        a = _mm256_add_epi32 (a, _mm256_madd_epi16 (_mm256_loadu_si256 ((const __m256i *) c),
-                                                    _mm256_set1_epi32 ((int32_t) w[kk])));
-      _mm256_storeu_si256 ((__m256i *) (job->acc + oc * job->p_pad + p), a);
-    }
-}
-#endif
+/* Bytes of columns a stretch may span: they are reread once per channel
+ * block, so they should stay in a core's L2. */
+#define STRETCH_BYTES (256 * 1024)
 
 #ifdef QK_HAVE_AVX2
 /* Four at a time: double multiply, double add, round to float. */
@@ -113,46 +59,45 @@ scale_avx2 (const int32_t *acc, float *out, int64_t n, double scale, double bias
 #endif
 
 /* The float result: one rounding of acc * scale + bias, in double, as
- * both paths do (so they agree bit for bit). */
+ * both paths do (so they agree bit for bit), for pixels [p0, p1). */
 static void
-scale_channel (const ConvJob *job, int64_t oc)
+scale_channel (const ConvJob *job, int64_t oc, int64_t p0, int64_t p1)
 {
   const int32_t *acc = job->acc + oc * job->p_pad;
   float *out = job->out + oc * job->n_pixels;
   double scale = job->scale[oc], bias = job->bias != NULL ? (double) job->bias[oc] : 0.0;
-  int64_t p = 0;
+  int64_t p = p0;
 
 #ifdef QK_HAVE_AVX2
-  if (job->avx2)
-    p = scale_avx2 (acc, out, job->n_pixels, scale, bias);
+  if (job->isa != QK_ISA_PORTABLE)
+    p = p0 + scale_avx2 (acc + p0, out + p0, p1 - p0, scale, bias);
 #endif
-  for (; p < job->n_pixels; p++)
+  for (; p < p1; p++)
     out[p] = (float) ((double) acc[p] * scale + bias);
 }
 
-/* Task @block: output channels [block * 4, block * 4 + 4) of the group. */
+/* Task @task: channel block task % n_blocks (channels [block * 4,
+ * block * 4 + 4) of the group) over pixel stretch task / n_blocks. */
 static void
-conv_block (void *data, size_t block)
+conv_task (void *data, size_t task)
 {
   const ConvJob *job = data;
-  int64_t first = (int64_t) block * CHANNEL_BLOCK;
-  int64_t end = MIN (first + CHANNEL_BLOCK, job->n_channels);
+  int64_t block = (int64_t) (task % job->n_blocks), stretch = (int64_t) (task / job->n_blocks);
+  int64_t first = block * QK_TILE_CHANNELS, end = MIN (first + QK_TILE_CHANNELS, job->n_channels);
+  int64_t p0 = stretch * job->stretch, p1 = MIN (p0 + job->stretch, job->p_pad);
+  QkTile tile = {
+    .cols = job->cols,
+    .p_pad = job->p_pad,
+    .k_pairs = job->k_pairs,
+    .w = job->w + first * job->k_pairs,
+    .acc = job->acc + first * job->p_pad,
+    .acc_stride = job->p_pad,
+  };
 
-#ifdef QK_HAVE_AVX2
-  if (job->avx2)
-    {
-      if (end - first == CHANNEL_BLOCK)
-        sums_avx2_block (job, first);
-      else
-        for (int64_t oc = first; oc < end; oc++)
-          sums_avx2_one (job, oc);
-    }
-  else
-#endif
+  _executorch_qk_tile_sums (&tile, job->isa, end - first, p0, p1);
+  if (p0 < job->n_pixels)
     for (int64_t oc = first; oc < end; oc++)
-      sums_portable (job, oc);
-  for (int64_t oc = first; oc < end; oc++)
-    scale_channel (job, oc);
+      scale_channel (job, oc, p0, MIN (p1, job->n_pixels));
 }
 
 static bool
@@ -350,7 +295,7 @@ int_conv (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   k = icg * kh * kw;
   k_pairs = (k + 1) / 2;
   n_pixels = oh * ow;
-  p_pad = (n_pixels + 7) / 8 * 8;
+  p_pad = (n_pixels + QK_TILE_PIXELS - 1) / QK_TILE_PIXELS * QK_TILE_PIXELS;
   cols = et_kernel_context_scratch (ctx, (size_t) k_pairs * p_pad * 2 * sizeof (int16_t));
   w_pairs = et_kernel_context_scratch (ctx, (size_t) oc * k_pairs * sizeof (uint32_t));
   acc = et_kernel_context_scratch (ctx, (size_t) ocg * p_pad * sizeof (int32_t));
@@ -378,9 +323,12 @@ int_conv (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   if (taps == NULL)
     return _executorch_qk_fail (&c, ET_ERROR_MEMORY_ALLOCATION_FAILED, "no scratch memory for the convolution");
   column_taps (&geo, taps);
-  bool avx2 = _executorch_support_cpu_has_avx2_fma ();
-  size_t n_blocks = (size_t) ((ocg + CHANNEL_BLOCK - 1) / CHANNEL_BLOCK);
-  bool parallel = (double) p_pad * (double) ocg * (double) k >= QK_PARALLEL_MIN_MACS && n_blocks > 1 &&
+  QkIsa isa = _executorch_qk_isa ();
+  size_t n_blocks = (size_t) ((ocg + QK_TILE_CHANNELS - 1) / QK_TILE_CHANNELS);
+  int64_t stretch = STRETCH_BYTES / (k_pairs * 2 * (int64_t) sizeof (int16_t)) / 32 * 32;
+  stretch = MIN (MAX (stretch, 32), p_pad);
+  size_t n_tasks = n_blocks * (size_t) ((p_pad + stretch - 1) / stretch);
+  bool parallel = (double) p_pad * (double) ocg * (double) k >= QK_PARALLEL_MIN_MACS && n_tasks > 1 &&
                   executorch_threadpool_get_num_threads () > 1;
   for (int64_t b = 0; b < n; b++)
     for (int64_t g = 0; g < groups; g++)
@@ -393,17 +341,19 @@ int_conv (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
           .p_pad = p_pad,
           .k_pairs = k_pairs,
           .n_channels = ocg,
+          .stretch = stretch,
+          .n_blocks = n_blocks,
           .scale = scale + g * ocg,
           .bias = bias != NULL ? (const float *) bias->data + g * ocg : NULL,
           .acc = acc,
           .out = (float *) out->data + (b * oc + g * ocg) * n_pixels,
-          .avx2 = avx2,
+          .isa = isa,
         };
         if (parallel)
-          executorch_threadpool_parallelize_1d (conv_block, &job, n_blocks);
+          executorch_threadpool_parallelize_1d (conv_task, &job, n_tasks);
         else
-          for (size_t blk = 0; blk < n_blocks; blk++)
-            conv_block (&job, blk);
+          for (size_t task = 0; task < n_tasks; task++)
+            conv_task (&job, task);
       }
   return ET_OK;
 }

@@ -77,5 +77,37 @@ const int8_t *_executorch_qk_staged_weights (const void *data, const StagedWeigh
 EtError _executorch_qk_read_staged (const QkCall *c, const EtTensor *input, const EtTensor *weight,
                                     uint32_t channel_dim, QkStaged *staged);
 
+/* ---- int-conv-tiles.c ---- */
+
+typedef enum
+{
+  QK_ISA_PORTABLE,
+  QK_ISA_AVX2,
+  QK_ISA_AVX512_VNNI,
+} QkIsa;
+
+/* The best this CPU runs (EXECUTORCH_KERNELS_NO_SIMD and
+ * EXECUTORCH_KERNELS_NO_AVX512 step down); decided once. */
+QkIsa _executorch_qk_isa (void);
+
+#define QK_TILE_CHANNELS 4
+#define QK_TILE_PIXELS 16
+
+/* One block of up to QK_TILE_CHANNELS channels against the columns. */
+typedef struct
+{
+  const int16_t *cols; /* [k_pairs][p_pad][2] */
+  int64_t p_pad;       /* a multiple of QK_TILE_PIXELS */
+  int64_t k_pairs;
+  const uint32_t *w; /* [n_channels][k_pairs]: two int16 weights a word */
+  int32_t *acc;      /* sums of channel c, pixel p at acc[c * acc_stride + p] */
+  int64_t acc_stride;
+} QkTile;
+
+/* acc for channels [0, n_channels) (1 to QK_TILE_CHANNELS) and pixels
+ * [p0, p1), both multiples of QK_TILE_PIXELS, p1 <= p_pad; @isa at most
+ * what _executorch_qk_isa() returned. */
+void _executorch_qk_tile_sums (const QkTile *tile, QkIsa isa, int64_t n_channels, int64_t p0, int64_t p1);
+
 /* Work below which the pool's hand-off costs more than it saves. */
 #define QK_PARALLEL_MIN_MACS (1 << 18)

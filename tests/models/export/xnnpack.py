@@ -27,7 +27,10 @@ No bf16 fixture: upstream's XnnpackPartitioner (1.5.1) delegates no bf16 op.
 
 full=True gives the bench/ set: full-size torchvision mobilenet_v2, resnet18,
 efficientnet_b0, shufflenet_v2_x1_0 and squeezenet1_1, each fp32 (xnn_NAME)
-and PT2E static int8 (xnn_NAME_q8), all XNNPACK-delegated.
+and PT2E static int8 (xnn_NAME_q8), all XNNPACK-delegated, plus the same
+int8 model undelegated (q8_NAME: upstream's reference q/dq pattern at the
+top level, run by libexecutorch-kernels-quantized); bench/bench.py pairs
+q8_NAME with xnn_NAME_q8.
 
 The eager reference is the (quantized) PyTorch module; quantized fixtures
 also record upstream's runtime outputs.
@@ -168,6 +171,9 @@ def xfix(name, desc, model, ex, cases, **kw):
 # int8 at full size: 1000 random-weight logits; eager's q/dq and XNNPACK's
 # requantisation may differ by a few output levels.
 XNN_Q_FULL_TOL = {"rtol": 0.05, "atol": 0.5}
+Q8_OPS = ["quantized_decomposed::quantize_per_tensor.out",
+          "quantized_decomposed::dequantize_per_tensor.out",
+          "quantized_decomposed::dequantize_per_channel.out"]
 
 
 def bench_models():
@@ -205,11 +211,18 @@ def full_fixtures():
             "fp32, XNNPACK-delegated; x [1,3,224,224].", make(), x,
             [Case("forward", x, tol=dict(XNN_TOL))]))
         calib = [(rand(*shape, seed=seed * 10 + i),) for i in range(2)]
+        quantized = pt2e(make(), x, calib, per_channel=True)
+        q8_what = (what + ", PT2E static int8 (XNNPACKQuantizer, symmetric, per-channel weights, "
+                   "calibrated on 2 random images)")
         out.append(xfix(
-            "xnn_" + name + "_q8", what + ", PT2E static int8 (XNNPACKQuantizer, symmetric, "
-            "per-channel weights, calibrated on 2 random images), XNNPACK-delegated; "
-            "x [1,3,224,224].", pt2e(make(), x, calib, per_channel=True), x,
+            "xnn_" + name + "_q8", q8_what + ", XNNPACK-delegated; x [1,3,224,224].", quantized, x,
             [Case("forward", x, tol=dict(XNN_Q_FULL_TOL))], record_upstream=True))
+        # the same quantized model with no partitioner: bench.py times it
+        # against xnn_NAME_q8 (our integer kernels against XNNPACK's)
+        out.append(Fixture(
+            "q8_" + name, q8_what + ", no delegate; x [1,3,224,224].", {"forward": quantized},
+            {"forward": x}, [Case("forward", x, tol=dict(XNN_Q_FULL_TOL))],
+            targets=Q8_OPS, record_upstream=True))
     return out
 
 
