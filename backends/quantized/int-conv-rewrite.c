@@ -30,8 +30,9 @@
  * EXECUTORCH_QUANTIZED_REFERENCE=1 turns the rewrite off: every operator
  * then runs as upstream's reference kernels do, byte for byte.
  */
-#include "quantized-private.h"
+#include "int-kernels-private.h"
 
+#include <glib.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -372,6 +373,50 @@ rewrite_linear (EtMethodGraph *graph, uint32_t linear)
   et_method_graph_set_kernel (graph, (uint32_t) w_producer, stager);
 }
 
+/* The per-channel scales and zero points of weight dequantization
+ * @w_producer (checked by weight_stager), as stage_weight reads them. */
+static bool
+weight_qparams (EtMethodGraph *graph, uint32_t w_producer, int64_t n_channels, double *scales, int32_t *zps)
+{
+  EtValue **args;
+  uint32_t n_args;
+
+  args = et_method_graph_args (graph, w_producer, &n_args);
+  if (n_args == 10)
+    {
+      const EtTensor *s = tensor_of (args[1]), *z = tensor_of (args[2]);
+      for (int64_t ch = 0; ch < n_channels; ch++)
+        {
+          /* the reference dequantizes with the float scale */
+          scales[ch] = _executorch_qk_load_float (s->scalar_type, s->data, ch);
+          zps[ch] = z != NULL ? (int32_t) _executorch_qk_load_int (z->scalar_type, z->data, ch) : 0;
+        }
+      return true;
+    }
+  for (int64_t ch = 0; ch < n_channels; ch++)
+    {
+      scales[ch] = (float) (args[1]->tag == ET_VALUE_DOUBLE ? args[1]->u.double_value : (double) args[1]->u.int_value);
+      zps[ch] = (int32_t) args[2]->u.int_value;
+    }
+  return true;
+}
+
+/* The convolution's kernel with its weights packed now, or NULL. */
+static const EtKernel *
+packed_conv (EtMethodGraph *graph, uint32_t w_producer, const EtTensor *w)
+{
+  int64_t n_channels = w->sizes[0];
+  double *scales = g_new (double, n_channels);
+  int32_t *zps = g_new (int32_t, n_channels);
+  const EtKernel *kernel = NULL;
+
+  if (weight_qparams (graph, w_producer, n_channels, scales, zps))
+    kernel = _executorch_qk_int_conv_packed (graph, w, scales, zps);
+  g_free (scales);
+  g_free (zps);
+  return kernel;
+}
+
 static void
 rewrite_int_convs (void *user_data, EtMethodGraph *graph)
 {
@@ -406,12 +451,17 @@ rewrite_int_convs (void *user_data, EtMethodGraph *graph)
       if (tensor_of (args[0])->ndim != 4 || tensor_of (args[1])->ndim != 4 ||
           !sums_fit (graph, (uint32_t) x_producer, tensor_of (args[1])->numel / tensor_of (args[1])->sizes[0]))
         continue;
+      const EtKernel *conv_kernel =
+        packed_conv (graph, (uint32_t) w_producer, tensor_of (et_method_graph_args (graph, w_producer, &n_args)[0]));
       /* all three are kernel instructions with valid replacements: none
        * of these can fail once the first has succeeded */
-      if (et_method_graph_set_kernel (graph, conv, &_executorch_qk_int_conv_kernel) != ET_OK)
+      if (conv_kernel == NULL || et_method_graph_set_kernel (graph, conv, conv_kernel) != ET_OK)
         continue;
       et_method_graph_set_kernel (graph, (uint32_t) x_producer, &_executorch_qk_stage_input_kernel);
-      et_method_graph_set_kernel (graph, (uint32_t) w_producer, stager);
+      et_method_graph_set_kernel (graph, (uint32_t) w_producer,
+                                 stager == &_executorch_qk_stage_weight_channel_kernel
+                                   ? &_executorch_qk_weight_packed_channel_kernel
+                                   : &_executorch_qk_weight_packed_tensor_kernel);
     }
 }
 

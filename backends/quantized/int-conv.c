@@ -125,23 +125,48 @@ int_list (const EtValue *v, uint32_t length, int64_t *items)
   return true;
 }
 
-/* Weights as int16 pairs (minus their zero points; an odd K's partner is
- * 0) and x_scale * w_scale per channel. */
-static void
-pack_weights (const StagedWeightHead *wh, const int8_t *w, const double *w_scales, const int32_t *w_zps, double x_scale,
-              int64_t k, int64_t k_pairs, uint32_t *w_pairs, double *scale)
+/* What the rewrite packed for one site: the weights as int16 pairs (minus
+ * their zero points; an odd K's partner is 0) and their scales. */
+typedef struct
 {
-  for (int64_t o = 0; o < wh->n_channels; o++)
+  EtKernel kernel;
+  int64_t n_channels, k, k_pairs;
+  const uint32_t *w_pairs; /* [OC][k_pairs] */
+  const double *w_scales;  /* [OC] */
+} PackedConv;
+
+static EtError int_conv (EtKernelContext *ctx, EtValue **args, uint32_t n_args);
+
+const EtKernel *
+_executorch_qk_int_conv_packed (EtMethodGraph *graph, const EtTensor *w, const double *scales, const int32_t *zps)
+{
+  int64_t n_channels = w->sizes[0], k = w->numel / n_channels, k_pairs = (k + 1) / 2;
+  PackedConv *site = et_method_graph_alloc (graph, sizeof *site);
+  uint32_t *w_pairs = et_method_graph_alloc (graph, (size_t) (n_channels * k_pairs) * sizeof (uint32_t));
+  double *w_scales = et_method_graph_alloc (graph, (size_t) n_channels * sizeof (double));
+
+  if (site == NULL || w_pairs == NULL || w_scales == NULL)
+    return NULL;
+  for (int64_t o = 0; o < n_channels; o++)
     {
-      const int8_t *src = w + o * k;
+      const int8_t *src = (const int8_t *) w->data + o * k;
       for (int64_t kk = 0; kk < k_pairs; kk++)
         {
-          int16_t w0 = (int16_t) (src[2 * kk] - w_zps[o]);
-          int16_t w1 = 2 * kk + 1 < k ? (int16_t) (src[2 * kk + 1] - w_zps[o]) : 0;
+          int16_t w0 = (int16_t) (src[2 * kk] - zps[o]);
+          int16_t w1 = 2 * kk + 1 < k ? (int16_t) (src[2 * kk + 1] - zps[o]) : 0;
           w_pairs[o * k_pairs + kk] = (uint16_t) w0 | ((uint32_t) (uint16_t) w1 << 16);
         }
-      scale[o] = x_scale * w_scales[o];
+      w_scales[o] = scales[o];
     }
+  *site = (PackedConv){
+    .kernel = { "aten::convolution.out [int8]", int_conv, site },
+    .n_channels = n_channels,
+    .k = k,
+    .k_pairs = k_pairs,
+    .w_pairs = w_pairs,
+    .w_scales = w_scales,
+  };
+  return &site->kernel;
 }
 
 /* The convolution's shape, as the column fill needs it. */
@@ -252,12 +277,12 @@ int_conv (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
 {
   QkCall c = { ctx, "aten::convolution.out", args, n_args };
   EtTensor *input, *weight, *bias, *out;
-  QkStaged st;
+  const PackedConv *site = et_kernel_context_user_data (ctx);
+  StagedInput xin;
   int64_t stride[2], padding[2], dilation[2], groups, sizes[4];
   int64_t n, ic, ih, iw, oc, kh, kw, oh, ow, icg, ocg, k, k_pairs, n_pixels, p_pad;
   const int16_t *x;
   int16_t *cols;
-  uint32_t *w_pairs;
   int32_t *acc;
   double *scale;
 
@@ -271,8 +296,7 @@ int_conv (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
     return _executorch_qk_fail (&c, ET_ERROR_INVALID_ARGUMENT, "stride, padding or dilation is not 2 integers");
   if (input->ndim != 4 || weight->ndim != 4)
     return _executorch_qk_fail (&c, ET_ERROR_INTERNAL, "input or weight not staged");
-  QK_TRY (_executorch_qk_read_staged (&c, input, weight, 0, &st));
-  x = st.x;
+  QK_TRY (_executorch_qk_read_staged_input (&c, input, &xin, &x));
 
   n = input->sizes[0], ic = input->sizes[1], ih = input->sizes[2], iw = input->sizes[3];
   oc = weight->sizes[0], icg = weight->sizes[1], kh = weight->sizes[2], kw = weight->sizes[3];
@@ -285,6 +309,8 @@ int_conv (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
     return _executorch_qk_fail (&c, ET_ERROR_INVALID_ARGUMENT, "convolution output would be empty");
   if (bias != NULL && (bias->scalar_type != ET_SCALAR_FLOAT || bias->numel != oc))
     return _executorch_qk_fail (&c, ET_ERROR_INVALID_ARGUMENT, "bias is not %" PRId64 " floats", oc);
+  if (site == NULL || site->n_channels != oc || site->k != icg * kh * kw)
+    return _executorch_qk_fail (&c, ET_ERROR_INTERNAL, "weight not packed for this convolution");
   sizes[0] = n, sizes[1] = oc, sizes[2] = oh, sizes[3] = ow;
   QK_TRY (_executorch_qk_resize (&c, out, "out", 4, sizes));
   QK_TRY (_executorch_qk_contiguous (&c, out, "out"));
@@ -297,12 +323,12 @@ int_conv (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   n_pixels = oh * ow;
   p_pad = (n_pixels + QK_TILE_PIXELS - 1) / QK_TILE_PIXELS * QK_TILE_PIXELS;
   cols = et_kernel_context_scratch (ctx, (size_t) k_pairs * p_pad * 2 * sizeof (int16_t));
-  w_pairs = et_kernel_context_scratch (ctx, (size_t) oc * k_pairs * sizeof (uint32_t));
   acc = et_kernel_context_scratch (ctx, (size_t) ocg * p_pad * sizeof (int32_t));
   scale = et_kernel_context_scratch (ctx, (size_t) oc * sizeof (double));
-  if (cols == NULL || w_pairs == NULL || acc == NULL || scale == NULL)
+  if (cols == NULL || acc == NULL || scale == NULL)
     return _executorch_qk_fail (&c, ET_ERROR_MEMORY_ALLOCATION_FAILED, "no scratch memory for the convolution");
-  pack_weights (&st.weight, st.w, st.w_scales, st.w_zps, st.input.scale, k, k_pairs, w_pairs, scale);
+  for (int64_t o = 0; o < oc; o++)
+    scale[o] = xin.scale * site->w_scales[o];
 
   ConvGeometry geo = {
     .icg = icg,
@@ -336,7 +362,7 @@ int_conv (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
         fill_columns (&geo, taps, x + (b * ic + g * icg) * ih * iw, cols);
         ConvJob job = {
           .cols = cols,
-          .w = w_pairs + g * ocg * k_pairs,
+          .w = site->w_pairs + g * ocg * k_pairs,
           .n_pixels = n_pixels,
           .p_pad = p_pad,
           .k_pairs = k_pairs,
@@ -357,5 +383,3 @@ int_conv (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
       }
   return ET_OK;
 }
-
-const EtKernel _executorch_qk_int_conv_kernel = { "aten::convolution.out [int8]", int_conv, NULL };

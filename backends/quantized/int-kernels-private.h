@@ -109,5 +109,18 @@ typedef struct
  * what _executorch_qk_isa() returned. */
 void _executorch_qk_tile_sums (const QkTile *tile, QkIsa isa, int64_t n_channels, int64_t p0, int64_t p1);
 
+/* The staged input alone (a convolution whose weights were packed at load). */
+EtError _executorch_qk_read_staged_input (const QkCall *c, const EtTensor *input, StagedInput *head, const int16_t **x);
+
+/* ---- int-conv.c ---- */
+
+/* A convolution kernel for one site, its weights packed at load from the
+ * constant int8 weight tensor @w ([OC][IC/groups][KH][KW]) with one scale
+ * and zero point per output channel (the weight's dequantization then does
+ * nothing: _executorch_qk_weight_packed_*_kernel); NULL when out of
+ * memory.  Lives as long as @graph's method. */
+const EtKernel *_executorch_qk_int_conv_packed (EtMethodGraph *graph, const EtTensor *w, const double *scales,
+                                                const int32_t *zps);
+
 /* Work below which the pool's hand-off costs more than it saves. */
 #define QK_PARALLEL_MIN_MACS (1 << 18)

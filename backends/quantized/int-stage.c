@@ -35,6 +35,41 @@ tensor_arg (EtValue **args, uint32_t n_args, uint32_t i)
   return i < n_args && args[i]->tag == ET_VALUE_TENSOR ? args[i]->u.tensor : NULL;
 }
 
+#ifdef QK_HAVE_AVX2
+__attribute__ ((target ("avx2"))) static int64_t
+widen_avx2 (const void *in, bool is_signed, int16_t *out, int64_t n, int16_t zp)
+{
+  __m256i vzp = _mm256_set1_epi16 (zp);
+  int64_t i = 0;
+
+  for (; i + 16 <= n; i += 16)
+    {
+      __m128i b = _mm_loadu_si128 ((const __m128i *) ((const char *) in + i));
+      __m256i v = is_signed ? _mm256_cvtepi8_epi16 (b) : _mm256_cvtepu8_epi16 (b);
+      _mm256_storeu_si256 ((__m256i *) (out + i), _mm256_sub_epi16 (v, vzp));
+    }
+  return i;
+}
+#endif
+
+/* out[i] = in[i] - zp (the rewrite keeps zp so that this fits int16). */
+static void
+widen (const void *in, bool is_signed, int16_t *out, int64_t n, int16_t zp)
+{
+  int64_t i = 0;
+
+#ifdef QK_HAVE_AVX2
+  if (_executorch_support_cpu_has_avx2_fma ())
+    i = widen_avx2 (in, is_signed, out, n, zp);
+#endif
+  if (is_signed)
+    for (; i < n; i++)
+      out[i] = (int16_t) (((const int8_t *) in)[i] - zp);
+  else
+    for (; i < n; i++)
+      out[i] = (int16_t) (((const uint8_t *) in)[i] - zp);
+}
+
 /* dequantize_per_tensor.out's arguments (checked at load): input, scale,
  * zero_point, quant_min, quant_max, dtype, out_dtype, out, ret. */
 static EtError
@@ -60,12 +95,7 @@ stage_input (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   head = (StagedInput){ STAGE_INPUT_MAGIC, scale, input->numel, 0 };
   memcpy (out->data, &head, sizeof head);
   staged = (int16_t *) ((char *) out->data + sizeof head);
-  if (input->scalar_type == ET_SCALAR_CHAR)
-    for (int64_t i = 0; i < input->numel; i++)
-      staged[i] = (int16_t) (((const int8_t *) input->data)[i] - zp);
-  else
-    for (int64_t i = 0; i < input->numel; i++)
-      staged[i] = (int16_t) (((const uint8_t *) input->data)[i] - zp);
+  widen (input->data, input->scalar_type == ET_SCALAR_CHAR, staged, input->numel, (int16_t) zp);
   return ET_OK;
 }
 
@@ -126,22 +156,30 @@ stage_weight (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
 }
 
 EtError
+_executorch_qk_read_staged_input (const QkCall *c, const EtTensor *input, StagedInput *head, const int16_t **x)
+{
+  if (input->data == NULL || input->nbytes < _executorch_qk_staged_input_size (input->numel))
+    return _executorch_qk_fail (c, ET_ERROR_INTERNAL, "input not staged");
+  memcpy (head, input->data, sizeof *head);
+  if (head->magic != STAGE_INPUT_MAGIC || head->numel != input->numel)
+    return _executorch_qk_fail (c, ET_ERROR_INTERNAL, "input not staged");
+  *x = (const int16_t *) ((const char *) input->data + sizeof *head);
+  return ET_OK;
+}
+
+EtError
 _executorch_qk_read_staged (const QkCall *c, const EtTensor *input, const EtTensor *weight, uint32_t channel_dim,
                             QkStaged *staged)
 {
-  StagedInput *xin = &staged->input;
   StagedWeightHead *wh = &staged->weight;
 
-  if (input->data == NULL || weight->data == NULL || channel_dim >= weight->ndim ||
-      input->nbytes < _executorch_qk_staged_input_size (input->numel) ||
+  QK_TRY (_executorch_qk_read_staged_input (c, input, &staged->input, &staged->x));
+  if (weight->data == NULL || channel_dim >= weight->ndim ||
       weight->nbytes < _executorch_qk_staged_weight_size (weight->sizes[channel_dim], weight->numel))
     return _executorch_qk_fail (c, ET_ERROR_INTERNAL, "input or weight not staged");
-  memcpy (xin, input->data, sizeof *xin);
   memcpy (wh, weight->data, sizeof *wh);
-  if (xin->magic != STAGE_INPUT_MAGIC || wh->magic != STAGE_WEIGHT_MAGIC || xin->numel != input->numel ||
-      wh->numel != weight->numel || wh->n_channels != weight->sizes[channel_dim])
+  if (wh->magic != STAGE_WEIGHT_MAGIC || wh->numel != weight->numel || wh->n_channels != weight->sizes[channel_dim])
     return _executorch_qk_fail (c, ET_ERROR_INTERNAL, "input or weight not staged");
-  staged->x = (const int16_t *) ((const char *) input->data + sizeof *xin);
   staged->w_scales = (const double *) ((const char *) weight->data + sizeof *wh);
   staged->w_zps = (const int32_t *) (staged->w_scales + wh->n_channels);
   staged->w = _executorch_qk_staged_weights (weight->data, wh);
@@ -188,3 +226,19 @@ const EtKernel _executorch_qk_stage_weight_tensor_kernel = {
   "quantized_decomposed::dequantize_per_tensor.out [int8 staging]", stage_weight, NULL
 };
 const EtKernel _executorch_qk_forward_weight_kernel = { "aten::permute_copy.out [int8 weight]", forward_weight, NULL };
+
+/* A convolution's weight dequantization whose weights the rewrite packed
+ * at load (the convolution's own kernel holds them): nothing to do. */
+static EtError
+weight_packed (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
+{
+  (void) ctx, (void) args, (void) n_args;
+  return ET_OK;
+}
+
+const EtKernel _executorch_qk_weight_packed_channel_kernel = {
+  "quantized_decomposed::dequantize_per_channel.out [int8 packed at load]", weight_packed, NULL
+};
+const EtKernel _executorch_qk_weight_packed_tensor_kernel = {
+  "quantized_decomposed::dequantize_per_tensor.out [int8 packed at load]", weight_packed, NULL
+};
