@@ -33,6 +33,7 @@
 #include "int-kernels-private.h"
 
 #include <glib.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -417,6 +418,145 @@ packed_conv (EtMethodGraph *graph, uint32_t w_producer, const EtTensor *w)
   return kernel;
 }
 
+/* The one instruction other than @producer that uses @value, using it
+ * once, as argument @arg; or -1. */
+static int64_t
+sole_reader (EtMethodGraph *graph, const EtValue *value, uint32_t producer, uint32_t arg)
+{
+  uint32_t n = et_method_graph_n_instructions (graph);
+  int64_t reader = -1;
+
+  if (et_method_graph_value_is_pinned (graph, value))
+    return -1;
+  for (uint32_t index = 0; index < n; index++)
+    {
+      EtValue **args;
+      uint32_t n_args;
+      bool uses = false;
+
+      if (index == producer)
+        continue;
+      args = et_method_graph_args (graph, index, &n_args);
+      for (uint32_t i = 0; i < n_args; i++)
+        uses |= args[i] == value;
+      if (!uses)
+        continue;
+      if (reader >= 0 || !read_once_as (graph, index, value, arg))
+        return -1;
+      reader = index;
+    }
+  return reader;
+}
+
+/* A Float scalar argument as the float kernels read it, if finite. */
+static bool
+float_scalar (const EtValue *value, float *out)
+{
+  double v;
+
+  if (value->tag == ET_VALUE_DOUBLE)
+    v = value->u.double_value;
+  else if (value->tag == ET_VALUE_INT)
+    v = (double) value->u.int_value;
+  else
+    return false;
+  *out = (float) v;
+  return isfinite (*out);
+}
+
+/* A static, contiguous Float tensor that can hold the bytes of its own
+ * elements after a StagedBytes header. */
+static bool
+bytes_fit (const EtTensor *t)
+{
+  return t != NULL && t->scalar_type == ET_SCALAR_FLOAT && t->shape_dynamism == ET_SHAPE_STATIC &&
+         et_tensor_is_contiguous (t) && (t->flags & ET_TENSOR_FLAG_CONSTANT) == 0 && t->device_type == ET_DEVICE_CPU &&
+         t->nbytes >= sizeof (StagedBytes) + (size_t) t->numel;
+}
+
+/* quantize_per_tensor.out of @value (numel elements) into contiguous
+ * Char/Byte with in-range bounds: its arguments in *rq. */
+static bool
+is_final_quantize (EtMethodGraph *graph, uint32_t index, const EtTensor *value, QkRequant *rq)
+{
+  const EtTensor *out;
+  EtValue **args;
+  uint32_t n_args;
+  int64_t zp, qmin, qmax, dtype;
+
+  if (!own_kernel (et_method_graph_kernel (graph, index), "quantized_decomposed::quantize_per_tensor.out"))
+    return false;
+  args = et_method_graph_args (graph, index, &n_args);
+  if (n_args != 8 || tensor_of (args[0]) != value || (out = tensor_of (args[6])) == NULL || args[6] != args[7] ||
+      (args[1]->tag != ET_VALUE_DOUBLE && args[1]->tag != ET_VALUE_INT) || !int_value (args[2], &zp) ||
+      !int_value (args[3], &qmin) || !int_value (args[4], &qmax) || !int_value (args[5], &dtype))
+    return false;
+  if (dtype != out->scalar_type || out->numel != value->numel || !et_tensor_is_contiguous (out) ||
+      out->device_type != ET_DEVICE_CPU || (out->flags & ET_TENSOR_FLAG_CONSTANT) != 0 || qmin > qmax ||
+      zp < INT32_MIN || zp > INT32_MAX)
+    return false;
+  if (!(dtype == ET_SCALAR_CHAR && qmin >= -128 && qmax <= 127) && !(dtype == ET_SCALAR_BYTE && qmin >= 0 && qmax <= 255))
+    return false;
+  rq->scale = args[1]->tag == ET_VALUE_DOUBLE ? args[1]->u.double_value : (double) args[1]->u.int_value;
+  rq->zero_point = (int32_t) zp;
+  rq->qmin = qmin, rq->qmax = qmax;
+  rq->is_signed = dtype == ET_SCALAR_CHAR;
+  return true;
+}
+
+/* convolution [int8] → (relu | hardtanh) → quantize_per_tensor, each
+ * result read only by the next: the convolution quantizes, the others
+ * pass its bytes along. */
+static void
+rewrite_requantize (EtMethodGraph *graph, uint32_t conv)
+{
+  const EtKernel *kernel = et_method_graph_kernel (graph, conv), *act_kernel;
+  const EtTensor *conv_out, *bias, *act_out = NULL;
+  EtValue **args, **act_args;
+  uint32_t n_args, n_act_args;
+  int64_t next, quantize;
+  QkRequant rq = { .lo = -INFINITY, .hi = INFINITY };
+
+  args = et_method_graph_args (graph, conv, &n_args);
+  if (n_args != 11 || !bytes_fit (conv_out = tensor_of (args[9])))
+    return;
+  /* a NaN or infinite bias is left to the float path's own handling */
+  if ((bias = tensor_of (args[2])) != NULL)
+    for (int64_t i = 0; i < bias->numel; i++)
+      if (!isfinite (((const float *) bias->data)[i]))
+        return;
+  if ((next = sole_reader (graph, args[9], conv, 0)) < 0)
+    return;
+  act_kernel = et_method_graph_kernel (graph, (uint32_t) next);
+  act_args = et_method_graph_args (graph, (uint32_t) next, &n_act_args);
+  if (registered (act_kernel) && kernel_named (act_kernel, "aten::relu.out") && n_act_args == 3 &&
+      act_args[1] == act_args[2])
+    rq.lo = 0.0f;
+  else if (registered (act_kernel) && kernel_named (act_kernel, "aten::hardtanh.out") && n_act_args == 5 &&
+           act_args[3] == act_args[4] && float_scalar (act_args[1], &rq.lo) && float_scalar (act_args[2], &rq.hi) &&
+           rq.lo <= rq.hi)
+    ;
+  else
+    act_kernel = NULL;
+  if (act_kernel != NULL)
+    {
+      act_out = tensor_of (act_args[n_act_args - 2]);
+      if (!bytes_fit (act_out) || act_out->numel != conv_out->numel || act_args[0] == act_args[n_act_args - 2] ||
+          (quantize = sole_reader (graph, act_args[n_act_args - 2], (uint32_t) next, 0)) < 0 ||
+          !is_final_quantize (graph, (uint32_t) quantize, act_out, &rq))
+        return;
+    }
+  else if (!is_final_quantize (graph, (uint32_t) (quantize = next), conv_out, &rq))
+    return;
+  if (!_executorch_qk_int_conv_set_requant (kernel, &rq))
+    return;
+  if (act_kernel != NULL)
+    et_method_graph_set_kernel (graph, (uint32_t) next,
+                                kernel_named (act_kernel, "aten::relu.out") ? &_executorch_qk_pass_relu_kernel
+                                                                            : &_executorch_qk_pass_hardtanh_kernel);
+  et_method_graph_set_kernel (graph, (uint32_t) quantize, &_executorch_qk_unstage_bytes_kernel);
+}
+
 static void
 rewrite_int_convs (void *user_data, EtMethodGraph *graph)
 {
@@ -462,6 +602,7 @@ rewrite_int_convs (void *user_data, EtMethodGraph *graph)
                                  stager == &_executorch_qk_stage_weight_channel_kernel
                                    ? &_executorch_qk_weight_packed_channel_kernel
                                    : &_executorch_qk_weight_packed_tensor_kernel);
+      rewrite_requantize (graph, conv);
     }
 }
 

@@ -33,7 +33,8 @@ typedef struct
   const double *scale; /* x_scale * w_scale[oc], for the group's channels */
   const float *bias;   /* NULL, or the group's channels */
   int32_t *acc;        /* [OC in group][p_pad] */
-  float *out;          /* (oc, p) at oc * n_pixels + p */
+  QkOutput out;        /* (oc, p) at out_offset + oc * n_pixels + p */
+  int64_t out_offset;
   QkIsa isa;
 } ConvJob;
 
@@ -58,22 +59,59 @@ scale_avx2 (const int32_t *acc, float *out, int64_t n, double scale, double bias
 }
 #endif
 
-/* The float result: one rounding of acc * scale + bias, in double, as
- * both paths do (so they agree bit for bit), for pixels [p0, p1). */
+void
+_executorch_qk_scale_row (const int32_t *acc, float *out, int64_t n, double scale, double bias, QkIsa isa)
+{
+  int64_t p = 0;
+
+#ifdef QK_HAVE_AVX2
+  if (isa != QK_ISA_PORTABLE)
+    p = scale_avx2 (acc, out, n, scale, bias);
+#else
+  (void) isa;
+#endif
+  for (; p < n; p++)
+    out[p] = (float) ((double) acc[p] * scale + bias);
+}
+
+static void
+clamp_row (float *v, int64_t n, float lo, float hi)
+{
+  /* as the float relu and hardtanh do: max with lo, then min with hi */
+  for (int64_t i = 0; i < n; i++)
+    {
+      float x = v[i] < lo ? lo : v[i];
+      v[i] = x > hi ? hi : x;
+    }
+}
+
+void
+_executorch_qk_emit_row (const QkOutput *o, const int32_t *acc, int64_t offset, int64_t n, double scale, double bias)
+{
+  float row[256];
+
+  if (o->q == NULL)
+    {
+      _executorch_qk_scale_row (acc, o->f + offset, n, scale, bias, o->isa);
+      return;
+    }
+  for (int64_t i = 0; i < n; i += (int64_t) G_N_ELEMENTS (row))
+    {
+      int64_t m = MIN (n - i, (int64_t) G_N_ELEMENTS (row));
+      const QkRequant *rq = o->requant;
+      _executorch_qk_scale_row (acc + i, row, m, scale, bias, o->isa);
+      clamp_row (row, m, rq->lo, rq->hi);
+      _executorch_qk_quantize_float_to_8bit (row, (char *) o->q + offset + i, rq->is_signed, m, rq->scale,
+                                             rq->zero_point, rq->qmin, rq->qmax);
+    }
+}
+
+/* The result of channel @oc for pixels [p0, p1). */
 static void
 scale_channel (const ConvJob *job, int64_t oc, int64_t p0, int64_t p1)
 {
-  const int32_t *acc = job->acc + oc * job->p_pad;
-  float *out = job->out + oc * job->n_pixels;
-  double scale = job->scale[oc], bias = job->bias != NULL ? (double) job->bias[oc] : 0.0;
-  int64_t p = p0;
-
-#ifdef QK_HAVE_AVX2
-  if (job->isa != QK_ISA_PORTABLE)
-    p = p0 + scale_avx2 (acc + p0, out + p0, p1 - p0, scale, bias);
-#endif
-  for (; p < p1; p++)
-    out[p] = (float) ((double) acc[p] * scale + bias);
+  _executorch_qk_emit_row (&job->out, job->acc + oc * job->p_pad + p0, job->out_offset + oc * job->n_pixels + p0,
+                           p1 - p0, job->scale[oc], job->bias != NULL ? (double) job->bias[oc] : 0.0);
 }
 
 /* Task @task: channel block task % n_blocks (channels [block * 4,
@@ -132,7 +170,10 @@ typedef struct
   EtKernel kernel;
   int64_t n_channels, k, k_pairs;
   const uint32_t *w_pairs; /* [OC][k_pairs] */
+  const int16_t *w16;      /* [OC][k] for a depthwise site (one input channel), else NULL */
   const double *w_scales;  /* [OC] */
+  bool requantize;
+  QkRequant requant;
 } PackedConv;
 
 static EtError int_conv (EtKernelContext *ctx, EtValue **args, uint32_t n_args);
@@ -145,6 +186,10 @@ _executorch_qk_int_conv_packed (EtMethodGraph *graph, const EtTensor *w, const d
   uint32_t *w_pairs = et_method_graph_alloc (graph, (size_t) (n_channels * k_pairs) * sizeof (uint32_t));
   double *w_scales = et_method_graph_alloc (graph, (size_t) n_channels * sizeof (double));
 
+  int16_t *w16 = NULL;
+
+  if (w->sizes[1] == 1 && (w16 = et_method_graph_alloc (graph, (size_t) w->numel * sizeof (int16_t))) == NULL)
+    return NULL;
   if (site == NULL || w_pairs == NULL || w_scales == NULL)
     return NULL;
   for (int64_t o = 0; o < n_channels; o++)
@@ -156,6 +201,9 @@ _executorch_qk_int_conv_packed (EtMethodGraph *graph, const EtTensor *w, const d
           int16_t w1 = 2 * kk + 1 < k ? (int16_t) (src[2 * kk + 1] - zps[o]) : 0;
           w_pairs[o * k_pairs + kk] = (uint16_t) w0 | ((uint32_t) (uint16_t) w1 << 16);
         }
+      if (w16 != NULL)
+        for (int64_t j = 0; j < k; j++)
+          w16[o * k + j] = (int16_t) (src[j] - zps[o]);
       w_scales[o] = scales[o];
     }
   *site = (PackedConv){
@@ -164,9 +212,24 @@ _executorch_qk_int_conv_packed (EtMethodGraph *graph, const EtTensor *w, const d
     .k = k,
     .k_pairs = k_pairs,
     .w_pairs = w_pairs,
+    .w16 = w16,
     .w_scales = w_scales,
   };
   return &site->kernel;
+}
+
+bool
+_executorch_qk_int_conv_set_requant (const EtKernel *conv_kernel, const QkRequant *requant)
+{
+  PackedConv *site;
+
+  if (conv_kernel == NULL || conv_kernel->func != int_conv || conv_kernel->user_data == NULL)
+    return false;
+  /* the rewrite's own allocation (et_method_graph_alloc), not a constant */
+  site = conv_kernel->user_data;
+  site->requant = *requant;
+  site->requantize = true;
+  return true;
 }
 
 /* The convolution's shape, as the column fill needs it. */
@@ -322,14 +385,55 @@ int_conv (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   k_pairs = (k + 1) / 2;
   n_pixels = oh * ow;
   p_pad = (n_pixels + QK_TILE_PIXELS - 1) / QK_TILE_PIXELS * QK_TILE_PIXELS;
-  cols = et_kernel_context_scratch (ctx, (size_t) k_pairs * p_pad * 2 * sizeof (int16_t));
-  acc = et_kernel_context_scratch (ctx, (size_t) ocg * p_pad * sizeof (int32_t));
   scale = et_kernel_context_scratch (ctx, (size_t) oc * sizeof (double));
-  if (cols == NULL || acc == NULL || scale == NULL)
+  if (scale == NULL)
     return _executorch_qk_fail (&c, ET_ERROR_MEMORY_ALLOCATION_FAILED, "no scratch memory for the convolution");
   for (int64_t o = 0; o < oc; o++)
     scale[o] = xin.scale * site->w_scales[o];
 
+  QkIsa isa = _executorch_qk_isa ();
+  QkOutput output = { .f = out->data, .isa = isa };
+  if (site->requantize)
+    {
+      StagedBytes head = { STAGE_BYTES_MAGIC, out->numel };
+      if (out->nbytes < sizeof head + (size_t) out->numel)
+        return _executorch_qk_fail (&c, ET_ERROR_INTERNAL, "out cannot hold the quantized result");
+      memcpy (out->data, &head, sizeof head);
+      output = (QkOutput){ .q = (char *) out->data + sizeof head, .requant = &site->requant, .isa = isa };
+    }
+  if (icg == 1 && ocg == 1 && site->w16 != NULL)
+    {
+      for (int64_t b = 0; b < n; b++)
+        {
+          QkDepthwise dw = {
+            .x = x + b * ic * ih * iw,
+            .w = site->w16,
+            .scale = scale,
+            .bias = bias != NULL ? (const float *) bias->data : NULL,
+            .out = output,
+            .base = b * oc * n_pixels,
+            .channels = oc,
+            .ih = ih,
+            .iw = iw,
+            .kh = kh,
+            .kw = kw,
+            .oh = oh,
+            .ow = ow,
+            .stride = { stride[0], stride[1] },
+            .padding = { padding[0], padding[1] },
+            .dilation = { dilation[0], dilation[1] },
+            .isa = isa,
+          };
+          _executorch_qk_depthwise (&dw, (double) oc * (double) n_pixels * (double) k >= QK_PARALLEL_MIN_MACS &&
+                                           oc > 1 && executorch_threadpool_get_num_threads () > 1);
+        }
+      return ET_OK;
+    }
+
+  cols = et_kernel_context_scratch (ctx, (size_t) k_pairs * p_pad * 2 * sizeof (int16_t));
+  acc = et_kernel_context_scratch (ctx, (size_t) ocg * p_pad * sizeof (int32_t));
+  if (cols == NULL || acc == NULL)
+    return _executorch_qk_fail (&c, ET_ERROR_MEMORY_ALLOCATION_FAILED, "no scratch memory for the convolution");
   ConvGeometry geo = {
     .icg = icg,
     .ih = ih,
@@ -349,7 +453,6 @@ int_conv (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   if (taps == NULL)
     return _executorch_qk_fail (&c, ET_ERROR_MEMORY_ALLOCATION_FAILED, "no scratch memory for the convolution");
   column_taps (&geo, taps);
-  QkIsa isa = _executorch_qk_isa ();
   size_t n_blocks = (size_t) ((ocg + QK_TILE_CHANNELS - 1) / QK_TILE_CHANNELS);
   int64_t stretch = STRETCH_BYTES / (k_pairs * 2 * (int64_t) sizeof (int16_t)) / 32 * 32;
   stretch = MIN (MAX (stretch, 32), p_pad);
@@ -372,7 +475,8 @@ int_conv (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
           .scale = scale + g * ocg,
           .bias = bias != NULL ? (const float *) bias->data + g * ocg : NULL,
           .acc = acc,
-          .out = (float *) out->data + (b * oc + g * ocg) * n_pixels,
+          .out = output,
+          .out_offset = (b * oc + g * ocg) * n_pixels,
           .isa = isa,
         };
         if (parallel)

@@ -122,5 +122,67 @@ EtError _executorch_qk_read_staged_input (const QkCall *c, const EtTensor *input
 const EtKernel *_executorch_qk_int_conv_packed (EtMethodGraph *graph, const EtTensor *w, const double *scales,
                                                 const int32_t *zps);
 
+/* out[p] = (float) ((double) acc[p] * scale + bias) for p < n. */
+void _executorch_qk_scale_row (const int32_t *acc, float *out, int64_t n, double scale, double bias, QkIsa isa);
+
+/* A convolution whose float result only went through a relu or hardtanh
+ * into a quantize_per_tensor: it writes that int8/uint8 result instead,
+ * as a StagedBytes header and the bytes, into its own float result; the
+ * activation and the quantize then pass the bytes along
+ * (_executorch_qk_pass_relu_kernel and _hardtanh_, _executorch_qk_unstage_bytes_kernel). */
+typedef struct
+{
+  float lo, hi;        /* the activation's clamp (-inf, +inf without one) */
+  double scale;        /* the quantize's arguments */
+  int32_t zero_point;
+  int64_t qmin, qmax;
+  bool is_signed;      /* Char, else Byte */
+} QkRequant;
+
+#define STAGE_BYTES_MAGIC UINT64_C (0x3173657479626b71) /* "qkbytes1" */
+
+typedef struct
+{
+  uint64_t magic;
+  int64_t numel;
+} StagedBytes; /* followed by numel bytes */
+
+/* Makes @conv_kernel (from _executorch_qk_int_conv_packed) quantize its
+ * result; false when it is not such a kernel. */
+bool _executorch_qk_int_conv_set_requant (const EtKernel *conv_kernel, const QkRequant *requant);
+
+/* Where a row of sums goes: floats, or clamped and quantized bytes. */
+typedef struct
+{
+  float *f;
+  void *q;
+  const QkRequant *requant; /* with q */
+  QkIsa isa;
+} QkOutput;
+
+/* Sums [offset, offset + n) of the output: acc * scale + bias rounded to
+ * float once, then (into q) clamped and quantized as upstream does. */
+void _executorch_qk_emit_row (const QkOutput *o, const int32_t *acc, int64_t offset, int64_t n, double scale,
+                              double bias);
+
+/* ---- int-conv-depthwise.c ---- */
+
+/* A convolution with one input and one output channel per group. */
+typedef struct
+{
+  const int16_t *x;    /* staged planes [channels][ih][iw] */
+  const int16_t *w;    /* [channels][kh][kw], minus their zero points */
+  const double *scale; /* x_scale * w_scale per channel */
+  const float *bias;   /* NULL or [channels] */
+  QkOutput out;        /* [channels][oh][ow] from element base on */
+  int64_t base;
+  int64_t channels, ih, iw, kh, kw, oh, ow;
+  int64_t stride[2], padding[2], dilation[2];
+  QkIsa isa;
+} QkDepthwise;
+
+/* One image; channels spread over the pool when @parallel. */
+void _executorch_qk_depthwise (const QkDepthwise *dw, bool parallel);
+
 /* Work below which the pool's hand-off costs more than it saves. */
 #define QK_PARALLEL_MIN_MACS (1 << 18)

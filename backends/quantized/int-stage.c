@@ -242,3 +242,63 @@ const EtKernel _executorch_qk_weight_packed_channel_kernel = {
 const EtKernel _executorch_qk_weight_packed_tensor_kernel = {
   "quantized_decomposed::dequantize_per_tensor.out [int8 packed at load]", weight_packed, NULL
 };
+
+/* The bytes a requantizing convolution left in @in's buffer, checked
+ * against its numel; NULL if they are not there. */
+static const StagedBytes *
+staged_bytes (const EtTensor *in)
+{
+  StagedBytes head;
+
+  if (in->data == NULL || in->nbytes < sizeof head)
+    return NULL;
+  memcpy (&head, in->data, sizeof head);
+  if (head.magic != STAGE_BYTES_MAGIC || head.numel != in->numel || in->nbytes < sizeof head + (size_t) head.numel)
+    return NULL;
+  return in->data;
+}
+
+/* relu.out (self, out, ret) or hardtanh.out (self, min, max, out, ret)
+ * after a requantizing convolution, which already clamped: the bytes move
+ * to the activation's own result. */
+static EtError
+pass_bytes (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
+{
+  QkCall c = { ctx, "activation after an int8 convolution", args, n_args };
+  EtTensor *self, *out;
+
+  if (n_args != 3 && n_args != 5)
+    return _executorch_qk_fail (&c, ET_ERROR_INTERNAL, "unexpected arguments");
+  QK_TRY (_executorch_qk_tensor (&c, 0, "self", &self));
+  QK_TRY (_executorch_qk_tensor (&c, n_args - 2, "out", &out));
+  QK_TRY (_executorch_qk_resize_like (&c, out, "out", self));
+  if (staged_bytes (self) == NULL || out->data == NULL || out->nbytes < sizeof (StagedBytes) + (size_t) self->numel)
+    return _executorch_qk_fail (&c, ET_ERROR_INTERNAL, "self not staged");
+  memcpy (out->data, self->data, sizeof (StagedBytes) + (size_t) self->numel);
+  return ET_OK;
+}
+
+/* quantize_per_tensor.out (input, scale, zero_point, quant_min, quant_max,
+ * dtype, out, ret) whose input a requantizing convolution already
+ * quantized with these arguments: copies the bytes out. */
+static EtError
+unstage_bytes (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
+{
+  QkCall c = { ctx, "quantized_decomposed::quantize_per_tensor.out", args, n_args };
+  EtTensor *input, *out;
+
+  QK_TRY (_executorch_qk_check_n_args (&c, 8));
+  QK_TRY (_executorch_qk_tensor (&c, 0, "input", &input));
+  QK_TRY (_executorch_qk_tensor (&c, 6, "out", &out));
+  QK_TRY (_executorch_qk_resize_like (&c, out, "out", input));
+  if (staged_bytes (input) == NULL || out->data == NULL || out->nbytes < (size_t) input->numel ||
+      (out->scalar_type != ET_SCALAR_CHAR && out->scalar_type != ET_SCALAR_BYTE) || !et_tensor_is_contiguous (out))
+    return _executorch_qk_fail (&c, ET_ERROR_INTERNAL, "input not staged");
+  memcpy (out->data, (const char *) input->data + sizeof (StagedBytes), (size_t) input->numel);
+  return ET_OK;
+}
+
+const EtKernel _executorch_qk_pass_relu_kernel = { "aten::relu.out [int8 pass-through]", pass_bytes, NULL };
+const EtKernel _executorch_qk_pass_hardtanh_kernel = { "aten::hardtanh.out [int8 pass-through]", pass_bytes, NULL };
+const EtKernel _executorch_qk_unstage_bytes_kernel = { "quantized_decomposed::quantize_per_tensor.out [int8 from conv]",
+                                                       unstage_bytes, NULL };
