@@ -557,6 +557,68 @@ rewrite_requantize (EtMethodGraph *graph, uint32_t conv)
   et_method_graph_set_kernel (graph, (uint32_t) quantize, &_executorch_qk_unstage_bytes_kernel);
 }
 
+/* dequantize_per_tensor → relu | hardtanh → quantize_per_tensor of one
+ * int8/uint8 tensor, each result read only by the next: 256 possible
+ * inputs, so the three become a byte copy, a table computed now with the
+ * same float steps, and a byte copy. */
+static void
+rewrite_activation_table (EtMethodGraph *graph, uint32_t deq)
+{
+  const EtTensor *input, *deq_out, *act_out;
+  const EtKernel *act_kernel, *lut;
+  EtValue **args, **act_args;
+  uint32_t n_args, n_act_args;
+  int64_t zp, dtype, act, quantize;
+  QkRequant rq = { .lo = -INFINITY, .hi = INFINITY };
+  uint8_t table[256];
+  bool relu;
+
+  if (!own_kernel (et_method_graph_kernel (graph, deq), "quantized_decomposed::dequantize_per_tensor.out"))
+    return;
+  args = et_method_graph_args (graph, deq, &n_args);
+  if (n_args != 9 || (input = tensor_of (args[0])) == NULL || !bytes_fit (deq_out = tensor_of (args[7])) ||
+      args[7] != args[8] || deq_out->numel != input->numel || !et_tensor_is_contiguous (input) ||
+      input->device_type != ET_DEVICE_CPU || (args[1]->tag != ET_VALUE_DOUBLE && args[1]->tag != ET_VALUE_INT) ||
+      !int_value (args[2], &zp) || !int_value (args[5], &dtype) || dtype != input->scalar_type ||
+      (dtype != ET_SCALAR_CHAR && dtype != ET_SCALAR_BYTE) || zp < -(1 << 24) || zp > (1 << 24) ||
+      !float_out (args[6], deq_out))
+    return;
+  if ((act = sole_reader (graph, args[7], deq, 0)) < 0)
+    return;
+  act_kernel = et_method_graph_kernel (graph, (uint32_t) act);
+  act_args = et_method_graph_args (graph, (uint32_t) act, &n_act_args);
+  relu = registered (act_kernel) && kernel_named (act_kernel, "aten::relu.out") && n_act_args == 3;
+  if (!relu && !(registered (act_kernel) && kernel_named (act_kernel, "aten::hardtanh.out") && n_act_args == 5 &&
+                 float_scalar (act_args[1], &rq.lo) && float_scalar (act_args[2], &rq.hi) && rq.lo <= rq.hi))
+    return;
+  if (relu)
+    rq.lo = 0.0f;
+  act_out = tensor_of (act_args[n_act_args - 2]);
+  if (act_args[n_act_args - 2] != act_args[n_act_args - 1] || act_args[0] == act_args[n_act_args - 2] ||
+      !bytes_fit (act_out) || act_out->numel != input->numel ||
+      (quantize = sole_reader (graph, act_args[n_act_args - 2], (uint32_t) act, 0)) < 0 ||
+      !is_final_quantize (graph, (uint32_t) quantize, act_out, &rq))
+    return;
+  /* the float steps of dequantize (int8-fast.c), the activation and the
+   * quantize, once per possible byte */
+  float scale = (float) (args[1]->tag == ET_VALUE_DOUBLE ? args[1]->u.double_value : (double) args[1]->u.int_value);
+  for (int b = 0; b < 256; b++)
+    {
+      int32_t x = dtype == ET_SCALAR_CHAR ? (int32_t) (int8_t) b : b;
+      float v = (float) (x - (int32_t) zp) * scale;
+      v = v < rq.lo ? rq.lo : v;
+      v = v > rq.hi ? rq.hi : v;
+      _executorch_qk_quantize_float_to_8bit (&v, &table[b], rq.is_signed, 1, rq.scale, rq.zero_point, rq.qmin,
+                                             rq.qmax);
+    }
+  lut = _executorch_qk_lut_kernel_new (graph, relu ? "aten::relu.out [int8 table]" : "aten::hardtanh.out [int8 table]",
+                                       table, rq.is_signed == (dtype == ET_SCALAR_CHAR), rq.is_signed);
+  if (lut == NULL || et_method_graph_set_kernel (graph, (uint32_t) act, lut) != ET_OK)
+    return;
+  et_method_graph_set_kernel (graph, deq, &_executorch_qk_stage_bytes_kernel);
+  et_method_graph_set_kernel (graph, (uint32_t) quantize, &_executorch_qk_unstage_bytes_kernel);
+}
+
 static void
 rewrite_int_convs (void *user_data, EtMethodGraph *graph)
 {
@@ -604,6 +666,8 @@ rewrite_int_convs (void *user_data, EtMethodGraph *graph)
                                    : &_executorch_qk_weight_packed_tensor_kernel);
       rewrite_requantize (graph, conv);
     }
+  for (uint32_t deq = 0; deq < n; deq++)
+    rewrite_activation_table (graph, deq);
 }
 
 const EtMethodRewrite _executorch_qk_int_conv_rewrite = {

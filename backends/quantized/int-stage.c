@@ -302,3 +302,165 @@ const EtKernel _executorch_qk_pass_relu_kernel = { "aten::relu.out [int8 pass-th
 const EtKernel _executorch_qk_pass_hardtanh_kernel = { "aten::hardtanh.out [int8 pass-through]", pass_bytes, NULL };
 const EtKernel _executorch_qk_unstage_bytes_kernel = { "quantized_decomposed::quantize_per_tensor.out [int8 from conv]",
                                                        unstage_bytes, NULL };
+
+/* dequantize_per_tensor.out whose only reader maps the bytes through a
+ * table (_executorch_qk_lut_kernel_new): the int8/uint8 input's bytes,
+ * unchanged, after a StagedBytes header in the float result. */
+static EtError
+stage_bytes (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
+{
+  QkCall c = { ctx, "quantized_decomposed::dequantize_per_tensor.out", args, n_args };
+  EtTensor *input, *out;
+  StagedBytes head;
+
+  QK_TRY (_executorch_qk_check_n_args (&c, 9));
+  QK_TRY (_executorch_qk_tensor (&c, 0, "input", &input));
+  QK_TRY (_executorch_qk_tensor (&c, 7, "out", &out));
+  QK_TRY (_executorch_qk_resize_like (&c, out, "out", input));
+  if ((input->scalar_type != ET_SCALAR_CHAR && input->scalar_type != ET_SCALAR_BYTE) ||
+      !et_tensor_is_contiguous (input) || input->data == NULL || out->data == NULL ||
+      out->nbytes < sizeof head + (size_t) input->numel)
+    return _executorch_qk_fail (&c, ET_ERROR_INTERNAL, "input cannot be staged as bytes");
+  head = (StagedBytes){ STAGE_BYTES_MAGIC, input->numel };
+  memcpy (out->data, &head, sizeof head);
+  memcpy ((char *) out->data + sizeof head, input->data, (size_t) input->numel);
+  return ET_OK;
+}
+
+const EtKernel _executorch_qk_stage_bytes_kernel = { "quantized_decomposed::dequantize_per_tensor.out [int8 bytes]",
+                                                     stage_bytes, NULL };
+
+typedef struct
+{
+  EtKernel kernel;
+  uint8_t table[256];
+  /* the table is a clamp of the byte to [lo, hi] in its own type */
+  bool is_clamp, is_signed;
+  int lo, hi;
+} LutKernel;
+
+/* Elements [0, n) of the table's clamp; the compiler vectorises it with
+ * min and max instructions. */
+static inline void
+clamp_bytes (const LutKernel *lut, const uint8_t *in, uint8_t *dst, int64_t n)
+{
+  if (lut->is_signed)
+    {
+      int8_t lo = (int8_t) lut->lo, hi = (int8_t) lut->hi;
+      for (int64_t i = 0; i < n; i++)
+        {
+          int8_t v = (int8_t) in[i];
+          v = v < lo ? lo : v;
+          dst[i] = (uint8_t) (v > hi ? hi : v);
+        }
+    }
+  else
+    {
+      uint8_t lo = (uint8_t) lut->lo, hi = (uint8_t) lut->hi;
+      for (int64_t i = 0; i < n; i++)
+        {
+          uint8_t v = in[i] < lo ? lo : in[i];
+          dst[i] = v > hi ? hi : v;
+        }
+    }
+}
+
+#ifdef QK_HAVE_AVX2
+__attribute__ ((target ("avx2"))) static void
+clamp_bytes_avx2 (const LutKernel *lut, const uint8_t *in, uint8_t *dst, int64_t n)
+{
+  clamp_bytes (lut, in, dst, n);
+}
+
+/* 64 bytes at a time: two 128-entry halves of the table by the low seven
+ * bits, the eighth choosing between them. */
+__attribute__ ((target ("avx512f,avx512bw,avx512vbmi"))) static int64_t
+table_vbmi (const LutKernel *lut, const uint8_t *in, uint8_t *dst, int64_t n)
+{
+  __m512i t0 = _mm512_loadu_si512 ((const void *) lut->table), t1 = _mm512_loadu_si512 ((const void *) (lut->table + 64));
+  __m512i t2 = _mm512_loadu_si512 ((const void *) (lut->table + 128));
+  __m512i t3 = _mm512_loadu_si512 ((const void *) (lut->table + 192));
+  int64_t i = 0;
+
+  for (; i + 64 <= n; i += 64)
+    {
+      __m512i idx = _mm512_loadu_si512 ((const void *) (in + i));
+      __m512i low = _mm512_permutex2var_epi8 (t0, idx, t1), high = _mm512_permutex2var_epi8 (t2, idx, t3);
+      _mm512_storeu_si512 ((void *) (dst + i), _mm512_mask_blend_epi8 (_mm512_movepi8_mask (idx), low, high));
+    }
+  return i;
+}
+#endif
+
+static void
+map_bytes (const LutKernel *lut, const uint8_t *in, uint8_t *dst, int64_t n)
+{
+  int64_t i = 0;
+  QkIsa isa = _executorch_qk_isa ();
+
+#ifdef QK_HAVE_AVX2
+  if (lut->is_clamp && isa != QK_ISA_PORTABLE)
+    {
+      clamp_bytes_avx2 (lut, in, dst, n);
+      return;
+    }
+  if (isa == QK_ISA_AVX512_VNNI && __builtin_cpu_supports ("avx512vbmi"))
+    i = table_vbmi (lut, in, dst, n);
+#endif
+  if (lut->is_clamp)
+    {
+      clamp_bytes (lut, in + i, dst + i, n - i);
+      return;
+    }
+  for (; i < n; i++)
+    dst[i] = lut->table[in[i]];
+  (void) isa;
+}
+
+/* relu.out / hardtanh.out between a byte-staging dequantize and a
+ * quantize: each byte through the table. */
+static EtError
+lut_bytes (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
+{
+  QkCall c = { ctx, "activation on int8", args, n_args };
+  const LutKernel *lut = et_kernel_context_user_data (ctx);
+  EtTensor *self, *out;
+
+  if (lut == NULL || (n_args != 3 && n_args != 5))
+    return _executorch_qk_fail (&c, ET_ERROR_INTERNAL, "unexpected arguments");
+  QK_TRY (_executorch_qk_tensor (&c, 0, "self", &self));
+  QK_TRY (_executorch_qk_tensor (&c, n_args - 2, "out", &out));
+  QK_TRY (_executorch_qk_resize_like (&c, out, "out", self));
+  if (staged_bytes (self) == NULL || out->data == NULL || out->nbytes < sizeof (StagedBytes) + (size_t) self->numel)
+    return _executorch_qk_fail (&c, ET_ERROR_INTERNAL, "self not staged");
+  memcpy (out->data, self->data, sizeof (StagedBytes));
+  map_bytes (lut, (const uint8_t *) self->data + sizeof (StagedBytes), (uint8_t *) out->data + sizeof (StagedBytes),
+             self->numel);
+  return ET_OK;
+}
+
+const EtKernel *
+_executorch_qk_lut_kernel_new (EtMethodGraph *graph, const char *name, const uint8_t table[256], bool same_type,
+                               bool is_signed)
+{
+  LutKernel *lut = et_method_graph_alloc (graph, sizeof *lut);
+
+  if (lut == NULL)
+    return NULL;
+  lut->kernel = (EtKernel){ name, lut_bytes, lut };
+  memcpy (lut->table, table, sizeof lut->table);
+  lut->is_signed = is_signed;
+  /* the smallest and largest outputs as the bounds of a clamp */
+  if (same_type)
+    {
+      int lo = is_signed ? (int8_t) table[0x80] : table[0], hi = is_signed ? (int8_t) table[0x7f] : table[0xff];
+      lut->lo = lo, lut->hi = hi;
+      lut->is_clamp = lo <= hi;
+      for (int b = 0; b < 256 && lut->is_clamp; b++)
+        {
+          int x = is_signed ? (int8_t) b : b, v = x < lo ? lo : x > hi ? hi : x;
+          lut->is_clamp = (uint8_t) v == table[b];
+        }
+    }
+  return &lut->kernel;
+}
