@@ -495,7 +495,8 @@ is_final_quantize (EtMethodGraph *graph, uint32_t index, const EtTensor *value, 
       out->device_type != ET_DEVICE_CPU || (out->flags & ET_TENSOR_FLAG_CONSTANT) != 0 || qmin > qmax ||
       zp < INT32_MIN || zp > INT32_MAX)
     return false;
-  if (!(dtype == ET_SCALAR_CHAR && qmin >= -128 && qmax <= 127) && !(dtype == ET_SCALAR_BYTE && qmin >= 0 && qmax <= 255))
+  if (!(dtype == ET_SCALAR_CHAR && qmin >= -128 && qmax <= 127) &&
+      !(dtype == ET_SCALAR_BYTE && qmin >= 0 && qmax <= 255))
     return false;
   rq->scale = args[1]->tag == ET_VALUE_DOUBLE ? args[1]->u.double_value : (double) args[1]->u.int_value;
   rq->zero_point = (int32_t) zp;
@@ -608,8 +609,7 @@ rewrite_activation_table (EtMethodGraph *graph, uint32_t deq)
       float v = (float) (x - (int32_t) zp) * scale;
       v = v < rq.lo ? rq.lo : v;
       v = v > rq.hi ? rq.hi : v;
-      _executorch_qk_quantize_float_to_8bit (&v, &table[b], rq.is_signed, 1, rq.scale, rq.zero_point, rq.qmin,
-                                             rq.qmax);
+      _executorch_qk_quantize_float_to_8bit (&v, &table[b], rq.is_signed, 1, rq.scale, rq.zero_point, rq.qmin, rq.qmax);
     }
   lut = _executorch_qk_lut_kernel_new (graph, relu ? "aten::relu.out [int8 table]" : "aten::hardtanh.out [int8 table]",
                                        table, rq.is_signed == (dtype == ET_SCALAR_CHAR), rq.is_signed);
@@ -654,16 +654,16 @@ rewrite_int_convs (void *user_data, EtMethodGraph *graph)
           !sums_fit (graph, (uint32_t) x_producer, tensor_of (args[1])->numel / tensor_of (args[1])->sizes[0]))
         continue;
       const EtKernel *conv_kernel =
-        packed_conv (graph, (uint32_t) w_producer, tensor_of (et_method_graph_args (graph, w_producer, &n_args)[0]));
+          packed_conv (graph, (uint32_t) w_producer, tensor_of (et_method_graph_args (graph, w_producer, &n_args)[0]));
       /* all three are kernel instructions with valid replacements: none
        * of these can fail once the first has succeeded */
       if (conv_kernel == NULL || et_method_graph_set_kernel (graph, conv, conv_kernel) != ET_OK)
         continue;
       et_method_graph_set_kernel (graph, (uint32_t) x_producer, &_executorch_qk_stage_input_kernel);
       et_method_graph_set_kernel (graph, (uint32_t) w_producer,
-                                 stager == &_executorch_qk_stage_weight_channel_kernel
-                                   ? &_executorch_qk_weight_packed_channel_kernel
-                                   : &_executorch_qk_weight_packed_tensor_kernel);
+                                  stager == &_executorch_qk_stage_weight_channel_kernel
+                                      ? &_executorch_qk_weight_packed_channel_kernel
+                                      : &_executorch_qk_weight_packed_tensor_kernel);
       rewrite_requantize (graph, conv);
     }
   for (uint32_t deq = 0; deq < n; deq++)

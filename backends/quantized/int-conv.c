@@ -425,7 +425,7 @@ int_conv (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
             .isa = isa,
           };
           _executorch_qk_depthwise (&dw, (double) oc * (double) n_pixels * (double) k >= QK_PARALLEL_MIN_MACS &&
-                                           oc > 1 && executorch_threadpool_get_num_threads () > 1);
+                                             oc > 1 && executorch_threadpool_get_num_threads () > 1);
         }
       return ET_OK;
     }

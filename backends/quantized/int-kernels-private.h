@@ -132,11 +132,11 @@ void _executorch_qk_scale_row (const int32_t *acc, float *out, int64_t n, double
  * (_executorch_qk_pass_relu_kernel and _hardtanh_, _executorch_qk_unstage_bytes_kernel). */
 typedef struct
 {
-  float lo, hi;        /* the activation's clamp (-inf, +inf without one) */
-  double scale;        /* the quantize's arguments */
+  float lo, hi; /* the activation's clamp (-inf, +inf without one) */
+  double scale; /* the quantize's arguments */
   int32_t zero_point;
   int64_t qmin, qmax;
-  bool is_signed;      /* Char, else Byte */
+  bool is_signed; /* Char, else Byte */
 } QkRequant;
 
 #define STAGE_BYTES_MAGIC UINT64_C (0x3173657479626b71) /* "qkbytes1" */

@@ -300,7 +300,7 @@ unstage_bytes (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
 
 const EtKernel _executorch_qk_pass_relu_kernel = { "aten::relu.out [int8 pass-through]", pass_bytes, NULL };
 const EtKernel _executorch_qk_pass_hardtanh_kernel = { "aten::hardtanh.out [int8 pass-through]", pass_bytes, NULL };
-const EtKernel _executorch_qk_unstage_bytes_kernel = { "quantized_decomposed::quantize_per_tensor.out [int8 from conv]",
+const EtKernel _executorch_qk_unstage_bytes_kernel = { "quantized_decomposed::quantize_per_tensor.out [int8 bytes]",
                                                        unstage_bytes, NULL };
 
 /* dequantize_per_tensor.out whose only reader maps the bytes through a
@@ -377,7 +377,8 @@ clamp_bytes_avx2 (const LutKernel *lut, const uint8_t *in, uint8_t *dst, int64_t
 __attribute__ ((target ("avx512f,avx512bw,avx512vbmi"))) static int64_t
 table_vbmi (const LutKernel *lut, const uint8_t *in, uint8_t *dst, int64_t n)
 {
-  __m512i t0 = _mm512_loadu_si512 ((const void *) lut->table), t1 = _mm512_loadu_si512 ((const void *) (lut->table + 64));
+  __m512i t0 = _mm512_loadu_si512 ((const void *) lut->table),
+          t1 = _mm512_loadu_si512 ((const void *) (lut->table + 64));
   __m512i t2 = _mm512_loadu_si512 ((const void *) (lut->table + 128));
   __m512i t3 = _mm512_loadu_si512 ((const void *) (lut->table + 192));
   int64_t i = 0;

@@ -5,7 +5,9 @@
 
 libexecutorch-kernels-quantized's load-time rewrite (int-conv-rewrite.c)
 gives the sites it takes kernels named "OPERATOR [int8]" (and "[int8
-staging]", "[int8 weight]"), which executorch-run --profile lists. This
+staging]", "[int8 weight]", "[int8 packed at load]", "[int8 pass-through]",
+"[int8 bytes]", "[int8 table]"), which executorch-run
+--profile lists. This
 checks, per fixture, how many calls per execution each marked kernel gets,
 that every convolution and linear product of the PT2E int8 programs was
 taken, that programs without the pattern (float activations) were left
@@ -20,10 +22,25 @@ import sys
 EXPECTED = {
     "cnn_q8": {"aten::convolution.out [int8]": 3, "aten::addmm.out [int8]": 1,
                "aten::permute_copy.out [int8 weight]": 1,
-               "quantized_decomposed::dequantize_per_channel.out [int8 staging]": 4,
-               "quantized_decomposed::dequantize_per_tensor.out [int8 staging]": 4},
+               "quantized_decomposed::dequantize_per_channel.out [int8 staging]": 1,
+               "quantized_decomposed::dequantize_per_channel.out [int8 packed at load]": 3,
+               "quantized_decomposed::dequantize_per_tensor.out [int8 staging]": 4,
+               # conv -> relu -> quantize: the convolution quantizes
+               "aten::relu.out [int8 pass-through]": 3,
+               "quantized_decomposed::quantize_per_tensor.out [int8 bytes]": 3},
     "resblock_q8": {"aten::convolution.out [int8]": 7, "aten::addmm.out [int8]": 1,
-                    "quantized_decomposed::dequantize_per_channel.out [int8 staging]": 8},
+                    "quantized_decomposed::dequantize_per_channel.out [int8 staging]": 1,
+                    "quantized_decomposed::dequantize_per_channel.out [int8 packed at load]": 7,
+                    "aten::relu.out [int8 pass-through]": 4,
+                    "quantized_decomposed::quantize_per_tensor.out [int8 bytes]": 7},
+    # conv -> quantize -> dequantize -> hardtanh -> quantize (ReLU6 outside
+    # the convolution): the middle three as a byte table
+    "dw_q8": {"aten::convolution.out [int8]": 7, "aten::addmm.out [int8]": 1,
+              "quantized_decomposed::dequantize_per_channel.out [int8 packed at load]": 7,
+              "aten::relu.out [int8 pass-through]": 3,
+              "aten::hardtanh.out [int8 table]": 3,
+              "quantized_decomposed::dequantize_per_tensor.out [int8 bytes]": 3,
+              "quantized_decomposed::quantize_per_tensor.out [int8 bytes]": 10},
     "mlp_q8": {"aten::addmm.out [int8]": 3},
     # weight-only quantized: the activations are float, nothing to take
     "lm_wq": {},

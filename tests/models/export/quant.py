@@ -149,6 +149,38 @@ class ResBlock(nn.Module):
         return self.fc(y.mean((2, 3)))
 
 
+class DwBlock(nn.Module):
+    """MobileNet-style int8 block on odd sizes: conv + BN + ReLU6 (the
+    quantizer leaves the ReLU6 outside the convolution: dequantize ->
+    hardtanh -> quantize), depthwise convolutions (stride 1 and 2, a 3x5
+    kernel, a dilated one, odd channel counts), a 1x1 projection, ReLU
+    fused into a convolution, and a 32-channel stage (tiles of four
+    channels by 32 pixels, with a tail)."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(7)
+        self.stem = nn.Sequential(nn.Conv2d(3, 7, 3, stride=2, padding=1), nn.BatchNorm2d(7), nn.ReLU6())
+        self.dw1 = nn.Sequential(nn.Conv2d(7, 7, 3, padding=1, groups=7), nn.BatchNorm2d(7), nn.ReLU6())
+        self.proj = nn.Conv2d(7, 5, 1)
+        self.dw2 = nn.Conv2d(5, 5, 3, stride=2, padding=1, groups=5)
+        self.dw3 = nn.Conv2d(5, 5, (3, 5), padding=(1, 2), groups=5, bias=False)
+        self.dw4 = nn.Conv2d(5, 5, 3, padding=2, dilation=2, groups=5)
+        self.wide = nn.Conv2d(5, 37, 3, padding=1)
+        self.fc = nn.Linear(37, 10)
+        for m in self.modules():
+            if isinstance(m, nn.BatchNorm2d):
+                m.running_mean.uniform_(-0.5, 0.5)
+                m.running_var.uniform_(0.5, 2.0)
+
+    def forward(self, x):
+        x = self.dw1(self.stem(x))
+        x = F.relu(self.dw2(self.proj(x)))
+        x = F.hardtanh(self.dw3(x), -1.0, 2.0)
+        x = F.relu(self.wide(F.relu(self.dw4(x))))
+        return self.fc(x.mean((2, 3)))
+
+
 class MLP(nn.Module):
     def __init__(self):
         super().__init__()
@@ -351,6 +383,18 @@ def fixtures(full=False):
         "(XNNPACKQuantizer, per-channel weights), no delegate; x [1,3,16,16].",
         {"forward": pt2e_quantize(ResBlock(), ex, calib)}, {"forward": ex},
         [Case("forward", (rand(1, 3, 16, 16, seed=s),), tol=dict(Q_TOL)) for s in (1, 2, 3)],
+        targets=Q_OPS, record_upstream=True))
+
+    ex = (rand(1, 3, 33, 39, seed=1),)
+    calib = [(rand(1, 3, 33, 39, seed=400 + i),) for i in range(8)]
+    out.append(Fixture(
+        "dw_q8",
+        "MobileNet-style block: Conv(3,7,3,s2)+BN+ReLU6, depthwise Conv(7,3)+BN+ReLU6, "
+        "Conv(7,5,1), depthwise Conv(5,3,s2) ReLU, depthwise Conv(5,(3,5)) hardtanh(-1,2), "
+        "depthwise Conv(5,3,d2) ReLU, Conv(5,37,3) ReLU, mean, Linear(37,10); PT2E static "
+        "int8 (XNNPACKQuantizer, per-channel weights), no delegate; x [1,3,33,39].",
+        {"forward": pt2e_quantize(DwBlock(), ex, calib)}, {"forward": ex},
+        [Case("forward", (rand(1, 3, 33, 39, seed=s),), tol=dict(Q_TOL)) for s in (1, 2, 3)],
         targets=Q_OPS, record_upstream=True))
 
     ex = (rand(4, 32, seed=1),)

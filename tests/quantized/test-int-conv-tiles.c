@@ -1,0 +1,222 @@
+/* test-int-conv-tiles.c: the integer convolution's inner kernels against plain sums
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * Built with libexecutorch-kernels-quantized's sources (its kernels are not
+ * exported).  Every instruction set the CPU offers (portable, AVX2,
+ * AVX-512 VNNI) must give the exact int32 sums of the tiles and the same
+ * float and requantized bytes of the depthwise kernel as a naive loop, on
+ * shapes that leave tails everywhere: channel counts that are not a
+ * multiple of four, pixel ranges that are not a multiple of 32, odd K,
+ * padding, stride, dilation and non-square kernels.
+ */
+#include "int-kernels-private.h"
+
+#include <glib.h>
+#include <math.h>
+#include <string.h>
+
+static QkIsa isas[3];
+
+static int
+n_isas (void)
+{
+  QkIsa best = _executorch_qk_isa ();
+  int n = 0;
+
+  isas[n++] = QK_ISA_PORTABLE;
+  if (best >= QK_ISA_AVX2)
+    isas[n++] = QK_ISA_AVX2;
+  if (best >= QK_ISA_AVX512_VNNI)
+    isas[n++] = QK_ISA_AVX512_VNNI;
+  return n;
+}
+
+static void
+test_tiles (void)
+{
+  static const int64_t k_pairs_cases[] = { 1, 2, 5, 13, 289 };
+  static const int64_t p_pad_cases[] = { 16, 48, 96 };
+  GRand *rand = g_rand_new_with_seed (11);
+  int isa_count = n_isas ();
+
+  for (guint ki = 0; ki < G_N_ELEMENTS (k_pairs_cases); ki++)
+    for (guint pi = 0; pi < G_N_ELEMENTS (p_pad_cases); pi++)
+      {
+        int64_t k_pairs = k_pairs_cases[ki], p_pad = p_pad_cases[pi];
+        int16_t *cols = g_new (int16_t, k_pairs * p_pad * 2);
+        uint32_t *w = g_new (uint32_t, QK_TILE_CHANNELS * k_pairs);
+        int32_t *acc = g_new (int32_t, QK_TILE_CHANNELS * p_pad);
+
+        /* the extremes the staged data can hold: (x - zp) of uint8 with
+         * a zero point of -128, weights minus their zero point */
+        for (int64_t i = 0; i < k_pairs * p_pad * 2; i++)
+          cols[i] = (int16_t) g_rand_int_range (rand, -383, 384);
+        for (int64_t i = 0; i < QK_TILE_CHANNELS * k_pairs; i++)
+          w[i] = (uint16_t) g_rand_int_range (rand, -255, 256) |
+                 ((uint32_t) (uint16_t) g_rand_int_range (rand, -255, 256) << 16);
+        for (int is = 0; is < isa_count; is++)
+          for (int64_t n_channels = 1; n_channels <= QK_TILE_CHANNELS; n_channels++)
+            for (int64_t p0 = 0; p0 < p_pad; p0 += 16)
+              for (int64_t p1 = p0 + 16; p1 <= p_pad; p1 += 32)
+                {
+                  QkTile tile = { cols, p_pad, k_pairs, w, acc, p_pad };
+                  memset (acc, 0x5a, (size_t) (QK_TILE_CHANNELS * p_pad) * sizeof (int32_t));
+                  _executorch_qk_tile_sums (&tile, isas[is], n_channels, p0, p1);
+                  for (int64_t ch = 0; ch < QK_TILE_CHANNELS; ch++)
+                    for (int64_t p = 0; p < p_pad; p++)
+                      {
+                        int64_t want = 0;
+                        if (ch >= n_channels || p < p0 || p >= p1)
+                          {
+                            /* nothing outside the tile is written */
+                            g_assert_cmpint (acc[ch * p_pad + p], ==, 0x5a5a5a5a);
+                            continue;
+                          }
+                        for (int64_t kk = 0; kk < k_pairs; kk++)
+                          want += (int64_t) cols[(kk * p_pad + p) * 2] * (int16_t) (w[ch * k_pairs + kk] & 0xffff) +
+                                  (int64_t) cols[(kk * p_pad + p) * 2 + 1] * (int16_t) (w[ch * k_pairs + kk] >> 16);
+                        if (acc[ch * p_pad + p] != want)
+                          g_error ("isa %d, k_pairs %" G_GINT64_FORMAT ", channels %" G_GINT64_FORMAT
+                                   ", [%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT "): sum of channel %" G_GINT64_FORMAT
+                                   " pixel %" G_GINT64_FORMAT " is %d, expected %" G_GINT64_FORMAT,
+                                   isas[is], k_pairs, n_channels, p0, p1, ch, p, acc[ch * p_pad + p], want);
+                      }
+                }
+        g_free (cols);
+        g_free (w);
+        g_free (acc);
+      }
+  g_rand_free (rand);
+}
+
+/* upstream's quantize of one float (int8-fast.c's formula) */
+static int32_t
+quantize_ref (float v, const QkRequant *rq)
+{
+  float inv = 1.0f / (float) rq->scale, s = (float) rq->zero_point + nearbyintf (inv * v);
+  if (isnan (s))
+    s = (float) rq->zero_point;
+  s = s < (float) rq->qmin ? (float) rq->qmin : s;
+  s = s > (float) rq->qmax ? (float) rq->qmax : s;
+  return (int32_t) s;
+}
+
+typedef struct
+{
+  int64_t channels, ih, iw, kh, kw, stride[2], padding[2], dilation[2];
+} DwCase;
+
+static void
+check_depthwise (GRand *rand, const DwCase *dc, QkIsa isa, const QkRequant *rq)
+{
+  int64_t oh = (dc->ih + 2 * dc->padding[0] - dc->dilation[0] * (dc->kh - 1) - 1) / dc->stride[0] + 1;
+  int64_t ow = (dc->iw + 2 * dc->padding[1] - dc->dilation[1] * (dc->kw - 1) - 1) / dc->stride[1] + 1;
+  int64_t n_in = dc->channels * dc->ih * dc->iw, n_out = dc->channels * oh * ow;
+  int16_t *x = g_new (int16_t, n_in), *w = g_new (int16_t, dc->channels * dc->kh * dc->kw);
+  double *scale = g_new (double, dc->channels);
+  float *bias = g_new (float, dc->channels), *out = g_new0 (float, n_out);
+  int8_t *q = g_new0 (int8_t, n_out);
+
+  for (int64_t i = 0; i < n_in; i++)
+    x[i] = (int16_t) g_rand_int_range (rand, -255, 256);
+  for (int64_t i = 0; i < dc->channels * dc->kh * dc->kw; i++)
+    w[i] = (int16_t) g_rand_int_range (rand, -127, 128);
+  for (int64_t c = 0; c < dc->channels; c++)
+    {
+      scale[c] = (double) (float) g_rand_double_range (rand, 1e-5, 1e-3);
+      bias[c] = (float) g_rand_double_range (rand, -1, 1);
+    }
+  QkDepthwise dw = {
+    .x = x,
+    .w = w,
+    .scale = scale,
+    .bias = bias,
+    .out = { .f = rq == NULL ? out : NULL, .q = rq != NULL ? q : NULL, .requant = rq, .isa = isa },
+    .base = 0,
+    .channels = dc->channels,
+    .ih = dc->ih,
+    .iw = dc->iw,
+    .kh = dc->kh,
+    .kw = dc->kw,
+    .oh = oh,
+    .ow = ow,
+    .stride = { dc->stride[0], dc->stride[1] },
+    .padding = { dc->padding[0], dc->padding[1] },
+    .dilation = { dc->dilation[0], dc->dilation[1] },
+    .isa = isa,
+  };
+  _executorch_qk_depthwise (&dw, false);
+  for (int64_t c = 0; c < dc->channels; c++)
+    for (int64_t y = 0; y < oh; y++)
+      for (int64_t xo = 0; xo < ow; xo++)
+        {
+          int64_t acc = 0, at = (c * oh + y) * ow + xo;
+          for (int64_t ky = 0; ky < dc->kh; ky++)
+            for (int64_t kx = 0; kx < dc->kw; kx++)
+              {
+                int64_t yy = y * dc->stride[0] + ky * dc->dilation[0] - dc->padding[0];
+                int64_t xx = xo * dc->stride[1] + kx * dc->dilation[1] - dc->padding[1];
+                if (yy >= 0 && yy < dc->ih && xx >= 0 && xx < dc->iw)
+                  acc += (int64_t) w[(c * dc->kh + ky) * dc->kw + kx] * x[(c * dc->ih + yy) * dc->iw + xx];
+              }
+          float v = (float) ((double) acc * scale[c] + (double) bias[c]);
+          if (rq == NULL)
+            {
+              if (memcmp (&v, &out[at], sizeof v) != 0)
+                g_error ("isa %d: depthwise output %" G_GINT64_FORMAT " is %.9g, expected %.9g", isa, at, out[at], v);
+              continue;
+            }
+          v = v < rq->lo ? rq->lo : v;
+          v = v > rq->hi ? rq->hi : v;
+          int32_t want = quantize_ref (v, rq);
+          int32_t got = rq->is_signed ? q[at] : ((uint8_t *) q)[at];
+          if (got != want)
+            g_error ("isa %d: requantized output %" G_GINT64_FORMAT " is %d, expected %d", isa, at, got, want);
+        }
+  g_free (x);
+  g_free (w);
+  g_free (scale);
+  g_free (bias);
+  g_free (out);
+  g_free (q);
+}
+
+static void
+test_depthwise (void)
+{
+  static const DwCase cases[] = {
+    { 3, 9, 11, 3, 3, { 1, 1 }, { 1, 1 }, { 1, 1 } },  /* mobilenet's */
+    { 5, 17, 13, 3, 3, { 2, 2 }, { 1, 1 }, { 1, 1 } }, /* stride 2, odd sizes */
+    { 2, 7, 19, 3, 5, { 1, 1 }, { 1, 2 }, { 1, 1 } },  /* 3x5 kernel */
+    { 4, 12, 12, 3, 3, { 1, 1 }, { 2, 2 }, { 2, 2 } }, /* dilation 2 */
+    { 1, 6, 40, 5, 5, { 2, 1 }, { 0, 3 }, { 1, 1 } },  /* unpadded rows, padded columns */
+    { 2, 3, 600, 1, 7, { 1, 3 }, { 0, 3 }, { 1, 1 } }, /* a row longer than the stack's */
+  };
+  const QkRequant relu6 = {
+    .lo = 0.0f, .hi = 6.0f, .scale = 0.03, .zero_point = -100, .qmin = -128, .qmax = 127, .is_signed = true
+  };
+  const QkRequant u8 = {
+    .lo = -INFINITY, .hi = INFINITY, .scale = 0.007, .zero_point = 131, .qmin = 0, .qmax = 255, .is_signed = false
+  };
+  GRand *rand = g_rand_new_with_seed (5);
+  int isa_count = n_isas ();
+
+  for (int is = 0; is < isa_count; is++)
+    for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+      {
+        check_depthwise (rand, &cases[i], isas[is], NULL);
+        check_depthwise (rand, &cases[i], isas[is], &relu6);
+        check_depthwise (rand, &cases[i], isas[is], &u8);
+      }
+  g_rand_free (rand);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/quantized/int-conv/tiles", test_tiles);
+  g_test_add_func ("/quantized/int-conv/depthwise", test_depthwise);
+  return g_test_run ();
+}
