@@ -328,6 +328,9 @@ def main():
     parser.add_argument("--ours-prefix", default="",
                         help="command prefix for our side, e.g. 'tools/in-root trixie'")
     parser.add_argument("--only", nargs="*", default=[])
+    parser.add_argument("--skip-upstream-plain", action="store_true",
+                        help="where a model has an XNNPACK-delegated pair, time upstream only on that (its "
+                        "undelegated int8 run is the reference path, seconds per run)")
     parser.add_argument("--json", help="also write the rows to this file")
     # worker mode
     parser.add_argument("--upstream-server", action="store_true", help=argparse.SUPPRESS)
@@ -374,7 +377,8 @@ def main():
                                                               model["inputs"], tim_o, t), env, tim_o))
                         except RuntimeError as e:
                             row["ours_error"] = str(e)
-                    elif side == "up" and "up_error" not in row:
+                    elif side == "up" and "up_error" not in row and not (args.skip_upstream_plain
+                                                                         and model["xnnpack"]):
                         try:
                             up_runs.append(upstream.measure(args, model["pte"], model["method"],
                                                             model["inputs"], t))
