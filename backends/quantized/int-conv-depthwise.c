@@ -58,119 +58,122 @@ channel_rows (const QkDepthwise *dw, int64_t channel, int32_t *acc)
 }
 
 #ifdef QK_HAVE_AVX2
-/* At most this many (row, tap pair) groups per output row for the vector
- * path: 3x3 gives 6, 5x5 15. */
+/* Tap groups of one output row: 3x3 gives 6, 5x5 15. */
 #define MAX_GROUPS 32
+/* Outputs a block computes past the row's end (into acc's slack). */
+#define BLOCK_SLACK 16
 
 /* Taps side by side in a row (dilation 1) go in pairs: one vpmaddwd of
  * the input pairs (x[i], x[i + 1]) by (w[kx], w[kx + 1]) adds both; a
  * lone tap pairs with a zero weight. */
 typedef struct
 {
-  const int16_t *row; /* the input row */
-  int64_t off;        /* the first tap's column offset */
+  const int16_t *src; /* the padded input row at the first tap's column */
   uint32_t w;
 } TapGroup;
 
-/* Output columns [0, ow) of one row, sums into acc: the columns whose
- * every read is inside the row sixteen (stride 1) or eight (stride 2) at a
- * time, the others one by one. */
-__attribute__ ((target ("avx2"))) static void
-row_sums_avx2 (const QkDepthwise *dw, const TapGroup *groups, int n_groups, const int16_t *const *rows,
-               const int16_t *w, const int64_t *kys, int n_rows, int32_t *acc)
+/* The plane with its padding as zeros (the (x - zero point) of padding)
+ * and room to the right for whole blocks: every tap of every block reads
+ * inside it. */
+typedef struct
 {
-  int64_t s = dw->stride[1], iw = dw->iw, ow = dw->ow, min_off = INT64_MAX, max_off = INT64_MIN;
-  int64_t block = s == 1 ? 16 : 8, x0, x1;
+  int16_t *data;
+  int64_t height, width;
+} PaddedPlane;
 
-  for (int g = 0; g < n_groups; g++)
-    min_off = MIN (min_off, groups[g].off), max_off = MAX (max_off, groups[g].off);
-  /* reads of a block at X: s * X + off .. s * X + off + 16 (stride 1: the
-   * odd outputs' loads start one further) */
-  x0 = min_off >= 0 ? 0 : (-min_off + s - 1) / s;
-  x1 = x0;
-  if (n_groups > 0)
-    while (x1 + block <= ow && s * x1 + max_off + 16 <= iw - 1)
-      {
-        __m256i a0 = _mm256_setzero_si256 (), a1 = a0;
-        for (int g = 0; g < n_groups; g++)
-          {
-            const int16_t *src = groups[g].row + (s * x1 + groups[g].off);
-            __m256i wv = _mm256_set1_epi32 ((int32_t) groups[g].w);
-            a0 = _mm256_add_epi32 (a0, _mm256_madd_epi16 (_mm256_loadu_si256 ((const __m256i *) src), wv));
-            if (s == 1)
-              a1 = _mm256_add_epi32 (a1, _mm256_madd_epi16 (_mm256_loadu_si256 ((const __m256i *) (src + 1)), wv));
-          }
-        if (s == 1)
-          {
-            /* a0 has the even outputs, a1 the odd ones */
-            __m256i lo = _mm256_unpacklo_epi32 (a0, a1), hi = _mm256_unpackhi_epi32 (a0, a1);
-            _mm256_storeu_si256 ((__m256i *) (acc + x1), _mm256_permute2x128_si256 (lo, hi, 0x20));
-            _mm256_storeu_si256 ((__m256i *) (acc + x1 + 8), _mm256_permute2x128_si256 (lo, hi, 0x31));
-          }
-        else
-          _mm256_storeu_si256 ((__m256i *) (acc + x1), a0);
-        x1 += block;
-      }
-  for (int64_t xo = 0; xo < ow; xo++)
-    {
-      int32_t sum = 0;
-      if (xo == x0 && x1 > x0)
-        xo = x1;
-      if (xo >= ow)
-        break;
-      for (int r = 0; r < n_rows; r++)
-        for (int64_t kx = 0; kx < dw->kw; kx++)
-          {
-            int64_t xx = xo * s + kx * dw->dilation[1] - dw->padding[1];
-            if (xx >= 0 && xx < iw)
-              sum += w[kys[r] * dw->kw + kx] * rows[r][xx];
-          }
-      acc[xo] = sum;
-    }
+static bool
+padded_plane_new (const QkDepthwise *dw, PaddedPlane *pp)
+{
+  int64_t s = dw->stride[1];
+
+  pp->height = dw->ih + 2 * dw->padding[0];
+  /* a block at X reads up to s * X + (kw - 1) * dilation + 16 (stride 1's
+   * odd outputs load one further) */
+  pp->width = MAX (dw->iw + 2 * dw->padding[1], s * (dw->ow + BLOCK_SLACK) + (dw->kw - 1) * dw->dilation[1] + 17);
+  pp->data = g_try_malloc0_n ((gsize) (pp->height * pp->width), sizeof (int16_t));
+  return pp->data != NULL;
 }
 
-/* channel_rows with AVX2 pairs of taps (strides 1 and 2), else the
- * compiler's vectorisation of the plain loops. */
-__attribute__ ((target ("avx2"))) static void
-channel_rows_avx2 (const QkDepthwise *dw, int64_t channel, int32_t *acc)
+static void
+padded_plane_fill (const QkDepthwise *dw, const PaddedPlane *pp, int64_t channel)
 {
   const int16_t *plane = dw->x + channel * dw->ih * dw->iw;
+
+  /* the padding stays zero from the allocation */
+  for (int64_t y = 0; y < dw->ih; y++)
+    memcpy (pp->data + (y + dw->padding[0]) * pp->width + dw->padding[1], plane + y * dw->iw,
+            (size_t) dw->iw * sizeof (int16_t));
+}
+
+/* Output columns [0, ow) (and up to BLOCK_SLACK more, into acc's slack)
+ * of one row, sixteen (stride 1) or eight (stride 2) at a time. */
+__attribute__ ((target ("avx2"))) static void
+row_sums_avx2 (const TapGroup *groups, int n_groups, int64_t stride, int64_t ow, int32_t *acc)
+{
+  if (stride == 1)
+    for (int64_t x = 0; x < ow; x += 16)
+      {
+        __m256i even = _mm256_setzero_si256 (), odd = even;
+        for (int g = 0; g < n_groups; g++)
+          {
+            __m256i wv = _mm256_set1_epi32 ((int32_t) groups[g].w);
+            even =
+                _mm256_add_epi32 (even,
+                                  _mm256_madd_epi16 (_mm256_loadu_si256 ((const __m256i *) (groups[g].src + x)), wv));
+            odd = _mm256_add_epi32 (odd,
+                                    _mm256_madd_epi16 (_mm256_loadu_si256 ((const __m256i *) (groups[g].src + x + 1)),
+                                                       wv));
+          }
+        __m256i lo = _mm256_unpacklo_epi32 (even, odd), hi = _mm256_unpackhi_epi32 (even, odd);
+        _mm256_storeu_si256 ((__m256i *) (acc + x), _mm256_permute2x128_si256 (lo, hi, 0x20));
+        _mm256_storeu_si256 ((__m256i *) (acc + x + 8), _mm256_permute2x128_si256 (lo, hi, 0x31));
+      }
+  else
+    for (int64_t x = 0; x < ow; x += 8)
+      {
+        __m256i a = _mm256_setzero_si256 ();
+        for (int g = 0; g < n_groups; g++)
+          a = _mm256_add_epi32 (a, _mm256_madd_epi16 (_mm256_loadu_si256 ((const __m256i *) (groups[g].src + 2 * x)),
+                                                      _mm256_set1_epi32 ((int32_t) groups[g].w)));
+        _mm256_storeu_si256 ((__m256i *) (acc + x), a);
+      }
+}
+
+/* channel_rows with AVX2 pairs of taps on a padded copy of the plane
+ * (strides 1 and 2); false when it does not apply or has no memory. */
+__attribute__ ((target ("avx2"))) static bool
+channel_rows_avx2 (const QkDepthwise *dw, int64_t channel, int32_t *acc)
+{
   const int16_t *w = dw->w + channel * dw->kh * dw->kw;
   int64_t base = dw->base + channel * dw->oh * dw->ow;
   double scale = dw->scale[channel], bias = dw->bias != NULL ? (double) dw->bias[channel] : 0.0;
   bool paired = dw->dilation[1] == 1;
+  PaddedPlane pp;
 
-  if ((dw->stride[1] != 1 && dw->stride[1] != 2) || dw->kh * (paired ? (dw->kw + 1) / 2 : dw->kw) > MAX_GROUPS ||
-      dw->kh > MAX_GROUPS)
-    {
-      channel_rows (dw, channel, acc);
-      return;
-    }
+  if ((dw->stride[1] != 1 && dw->stride[1] != 2) || dw->kh * ((dw->kw + 1) / (paired ? 2 : 1)) > MAX_GROUPS ||
+      !padded_plane_new (dw, &pp))
+    return false;
+  padded_plane_fill (dw, &pp, channel);
   for (int64_t y = 0; y < dw->oh; y++)
     {
       TapGroup groups[MAX_GROUPS];
-      const int16_t *rows[MAX_GROUPS];
-      int64_t kys[MAX_GROUPS];
-      int n_groups = 0, n_rows = 0;
+      int n_groups = 0;
 
       for (int64_t ky = 0; ky < dw->kh; ky++)
         {
-          int64_t yy = y * dw->stride[0] + ky * dw->dilation[0] - dw->padding[0];
-          if (yy < 0 || yy >= dw->ih)
-            continue;
-          rows[n_rows] = plane + yy * dw->iw;
-          kys[n_rows++] = ky;
+          const int16_t *row = pp.data + (y * dw->stride[0] + ky * dw->dilation[0]) * pp.width;
           for (int64_t kx = 0; kx < dw->kw; kx += paired ? 2 : 1)
             {
-              int64_t off = kx * dw->dilation[1] - dw->padding[1];
               int16_t w0 = w[ky * dw->kw + kx], w1 = paired && kx + 1 < dw->kw ? w[ky * dw->kw + kx + 1] : 0;
               groups[n_groups++] =
-                  (TapGroup){ plane + yy * dw->iw, off, (uint16_t) w0 | ((uint32_t) (uint16_t) w1 << 16) };
+                  (TapGroup){ row + kx * dw->dilation[1], (uint16_t) w0 | ((uint32_t) (uint16_t) w1 << 16) };
             }
         }
-      row_sums_avx2 (dw, groups, n_groups, rows, w, kys, n_rows, acc);
+      row_sums_avx2 (groups, n_groups, dw->stride[1], dw->ow, acc);
       _executorch_qk_emit_row (&dw->out, acc, base + y * dw->ow, dw->ow, scale, bias);
     }
+  g_free (pp.data);
+  return true;
 }
 #endif
 
@@ -180,12 +183,10 @@ depthwise_task (void *data, size_t channel)
   const QkDepthwise *dw = data;
   /* a row of sums per task: on the stack when it is small */
   int32_t small[512];
-  int32_t *acc = dw->ow <= (int64_t) G_N_ELEMENTS (small) ? small : g_new (int32_t, dw->ow);
+  int32_t *acc = dw->ow + 16 <= (int64_t) G_N_ELEMENTS (small) ? small : g_new (int32_t, dw->ow + 16);
 
 #ifdef QK_HAVE_AVX2
-  if (dw->isa != QK_ISA_PORTABLE)
-    channel_rows_avx2 (dw, (int64_t) channel, acc);
-  else
+  if (dw->isa == QK_ISA_PORTABLE || !channel_rows_avx2 (dw, (int64_t) channel, acc))
 #endif
     channel_rows (dw, (int64_t) channel, acc);
   if (acc != small)
