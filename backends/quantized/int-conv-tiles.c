@@ -179,6 +179,86 @@ tile_vnni_nx16 (const QkTile *t, int64_t n_channels, int64_t p)
 }
 #endif
 
+#ifdef QK_HAVE_AVX2
+/* 4 channels x 32 pixels of u8 x s8 quads */
+__attribute__ ((target ("avx512f,avx512bw,avx512vnni"))) static void
+tile8_vnni_4x32 (const QkTile8 *t, int64_t p)
+{
+  const uint32_t *w = t->w8;
+  const uint8_t *c = t->cols8 + p * 4;
+  int64_t kq = t->k_quads, step = t->p_pad * 4;
+  __m512i a00 = _mm512_setzero_si512 (), a01 = a00, a10 = a00, a11 = a00, a20 = a00, a21 = a00, a30 = a00, a31 = a00;
+
+  for (int64_t q = 0; q < kq; q++, c += step)
+    {
+      __m512i x0 = _mm512_loadu_si512 ((const void *) c);
+      __m512i x1 = _mm512_loadu_si512 ((const void *) (c + 64));
+      __m512i w0 = _mm512_set1_epi32 ((int32_t) w[q]), w1 = _mm512_set1_epi32 ((int32_t) w[kq + q]);
+      __m512i w2 = _mm512_set1_epi32 ((int32_t) w[2 * kq + q]), w3 = _mm512_set1_epi32 ((int32_t) w[3 * kq + q]);
+      a00 = _mm512_dpbusd_epi32 (a00, x0, w0);
+      a01 = _mm512_dpbusd_epi32 (a01, x1, w0);
+      a10 = _mm512_dpbusd_epi32 (a10, x0, w1);
+      a11 = _mm512_dpbusd_epi32 (a11, x1, w1);
+      a20 = _mm512_dpbusd_epi32 (a20, x0, w2);
+      a21 = _mm512_dpbusd_epi32 (a21, x1, w2);
+      a30 = _mm512_dpbusd_epi32 (a30, x0, w3);
+      a31 = _mm512_dpbusd_epi32 (a31, x1, w3);
+    }
+  int32_t *acc = t->acc + p;
+  int64_t s = t->acc_stride;
+  __m512i o0 = _mm512_set1_epi32 (t->offset[0]), o1 = _mm512_set1_epi32 (t->offset[1]);
+  __m512i o2 = _mm512_set1_epi32 (t->offset[2]), o3 = _mm512_set1_epi32 (t->offset[3]);
+  _mm512_storeu_si512 ((void *) acc, _mm512_sub_epi32 (a00, o0));
+  _mm512_storeu_si512 ((void *) (acc + 16), _mm512_sub_epi32 (a01, o0));
+  _mm512_storeu_si512 ((void *) (acc + s), _mm512_sub_epi32 (a10, o1));
+  _mm512_storeu_si512 ((void *) (acc + s + 16), _mm512_sub_epi32 (a11, o1));
+  _mm512_storeu_si512 ((void *) (acc + 2 * s), _mm512_sub_epi32 (a20, o2));
+  _mm512_storeu_si512 ((void *) (acc + 2 * s + 16), _mm512_sub_epi32 (a21, o2));
+  _mm512_storeu_si512 ((void *) (acc + 3 * s), _mm512_sub_epi32 (a30, o3));
+  _mm512_storeu_si512 ((void *) (acc + 3 * s + 16), _mm512_sub_epi32 (a31, o3));
+}
+
+/* @n_channels (1 to 4) x 16 pixels */
+__attribute__ ((target ("avx512f,avx512bw,avx512vnni"))) static void
+tile8_vnni_nx16 (const QkTile8 *t, int64_t n_channels, int64_t p)
+{
+  for (int64_t ch = 0; ch < n_channels; ch++)
+    {
+      const uint32_t *w = t->w8 + ch * t->k_quads;
+      const uint8_t *c = t->cols8 + p * 4;
+      int64_t step = t->p_pad * 4, q = 0;
+      __m512i a = _mm512_setzero_si512 (), b = a;
+
+      for (; q + 2 <= t->k_quads; q += 2, c += 2 * step)
+        {
+          a = _mm512_dpbusd_epi32 (a, _mm512_loadu_si512 ((const void *) c), _mm512_set1_epi32 ((int32_t) w[q]));
+          b = _mm512_dpbusd_epi32 (b, _mm512_loadu_si512 ((const void *) (c + step)),
+                                   _mm512_set1_epi32 ((int32_t) w[q + 1]));
+        }
+      if (q < t->k_quads)
+        a = _mm512_dpbusd_epi32 (a, _mm512_loadu_si512 ((const void *) c), _mm512_set1_epi32 ((int32_t) w[q]));
+      _mm512_storeu_si512 ((void *) (t->acc + ch * t->acc_stride + p),
+                           _mm512_sub_epi32 (_mm512_add_epi32 (a, b), _mm512_set1_epi32 (t->offset[ch])));
+    }
+}
+#endif
+
+void
+_executorch_qk_tile8_sums (const QkTile8 *tile, int64_t n_channels, int64_t p0, int64_t p1)
+{
+#ifdef QK_HAVE_AVX2
+  int64_t p = p0;
+
+  if (n_channels == QK_TILE_CHANNELS)
+    for (; p + 32 <= p1; p += 32)
+      tile8_vnni_4x32 (tile, p);
+  for (; p < p1; p += 16)
+    tile8_vnni_nx16 (tile, n_channels, p);
+#else
+  (void) tile, (void) n_channels, (void) p0, (void) p1;
+#endif
+}
+
 void
 _executorch_qk_tile_sums (const QkTile *tile, QkIsa isa, int64_t n_channels, int64_t p0, int64_t p1)
 {

@@ -36,6 +36,11 @@ typedef struct
   QkOutput out;        /* (oc, p) at out_offset + oc * n_pixels + p */
   int64_t out_offset;
   QkIsa isa;
+  /* the u8 x s8 form instead of cols and w, where cols8 is not NULL */
+  const uint8_t *cols8; /* [k_quads][p_pad][4] */
+  const uint32_t *w8;   /* [OC in group][k_quads] */
+  const int32_t *offset;
+  int64_t k_quads;
 } ConvJob;
 
 /* Bytes of columns a stretch may span: they are reread once per channel
@@ -175,7 +180,21 @@ conv_task (void *data, size_t task)
     .acc_stride = job->p_pad,
   };
 
-  _executorch_qk_tile_sums (&tile, job->isa, end - first, p0, p1);
+  if (job->cols8 != NULL)
+    {
+      QkTile8 tile8 = {
+        .cols8 = job->cols8,
+        .p_pad = job->p_pad,
+        .k_quads = job->k_quads,
+        .w8 = job->w8 + first * job->k_quads,
+        .offset = job->offset + first,
+        .acc = tile.acc,
+        .acc_stride = job->p_pad,
+      };
+      _executorch_qk_tile8_sums (&tile8, end - first, p0, p1);
+    }
+  else
+    _executorch_qk_tile_sums (&tile, job->isa, end - first, p0, p1);
   if (p0 < job->n_pixels)
     for (int64_t oc = first; oc < end; oc++)
       scale_channel (job, oc, p0, MIN (p1, job->n_pixels));
@@ -215,6 +234,10 @@ typedef struct
   const uint32_t *w_pairs; /* [OC][k_pairs] */
   const int16_t *w16;      /* [OC][k] for a depthwise site (one input channel), else NULL */
   const double *w_scales;  /* [OC] */
+  /* the u8 x s8 form (AVX-512 VNNI, weights without zero points), or NULL */
+  const uint32_t *w8;    /* [OC][k_quads]: four int8 per word, K padded with 0 */
+  const int32_t *w_sums; /* [OC] */
+  int64_t k_quads;
   bool requantize;
   QkRequant requant;
 } PackedConv;
@@ -249,6 +272,32 @@ _executorch_qk_int_conv_packed (EtMethodGraph *graph, const EtTensor *w, const d
           w16[o * k + j] = (int16_t) (src[j] - zps[o]);
       w_scales[o] = scales[o];
     }
+  /* vpdpbusd sums four u8 x s8 products in int32: at most
+   * 65536 x 255 x 128 in all, so K is bounded */
+  uint32_t *w8 = NULL;
+  int32_t *w_sums = NULL;
+  int64_t k_quads = (k + 3) / 4;
+  bool no_zero_points = true;
+  for (int64_t o = 0; o < n_channels; o++)
+    no_zero_points &= zps[o] == 0;
+  if (_executorch_qk_isa () == QK_ISA_AVX512_VNNI && no_zero_points && k_quads * 4 <= 65536)
+    {
+      w8 = et_method_graph_alloc (graph, (size_t) (n_channels * k_quads) * sizeof (uint32_t));
+      w_sums = et_method_graph_alloc (graph, (size_t) n_channels * sizeof (int32_t));
+      if (w8 == NULL || w_sums == NULL)
+        return NULL;
+      for (int64_t o = 0; o < n_channels; o++)
+        {
+          const int8_t *src = (const int8_t *) w->data + o * k;
+          int32_t sum = 0;
+          for (int64_t j = 0; j < k; j++)
+            {
+              w8[o * k_quads + j / 4] |= (uint32_t) (uint8_t) src[j] << (8 * (j % 4));
+              sum += src[j];
+            }
+          w_sums[o] = sum;
+        }
+    }
   *site = (PackedConv){
     .kernel = { "aten::convolution.out [int8]", int_conv, site },
     .n_channels = n_channels,
@@ -256,6 +305,9 @@ _executorch_qk_int_conv_packed (EtMethodGraph *graph, const EtTensor *w, const d
     .k_pairs = k_pairs,
     .w_pairs = w_pairs,
     .w16 = w16,
+    .w8 = w8,
+    .w_sums = w_sums,
+    .k_quads = k_quads,
     .w_scales = w_scales,
   };
   return &site->kernel;
@@ -375,6 +427,66 @@ fill_columns (const ConvGeometry *geo, const ColumnTap *taps, const int16_t *pla
     }
 }
 
+/* cols8[kq][p][4] of one group of one image: (x - zero point) + @offset
+ * as bytes, padding (and the pixels past the last, and K's padding, whose
+ * weights are 0) @offset. */
+static void
+fill_columns_u8 (const ConvGeometry *geo, const ColumnTap *taps, const int16_t *planes, int16_t offset, int64_t k_quads,
+                 uint8_t *cols8)
+{
+  int64_t n_pixels = geo->oh * geo->ow, s = geo->stride[1];
+
+  for (int64_t kq = 0; kq < k_quads; kq++)
+    {
+      uint8_t *col = cols8 + kq * geo->p_pad * 4;
+      for (int64_t y = 0; y < geo->oh; y++)
+        {
+          const int16_t *src[4];
+          int64_t lo[4], hi[4], from = 0, to = 0, xo = 0;
+          uint8_t *dst = col + y * geo->ow * 4;
+          bool all = true;
+          for (int t = 0; t < 4; t++)
+            {
+              lo[t] = hi[t] = 0;
+              src[t] = column_source (geo, taps, planes, 4 * kq + t, y, &lo[t], &hi[t]);
+              if (src[t] == NULL)
+                lo[t] = hi[t] = 0, all = false;
+              from = MAX (from, lo[t]);
+              to = t == 0 ? hi[t] : MIN (to, hi[t]);
+            }
+#if defined(__x86_64__) && defined(__SSE2__)
+          /* stride 1 where all four are inside the image: sixteen pixels'
+           * quads from four rows at a time */
+          if (all && s == 1)
+            {
+              __m128i voff = _mm_set1_epi16 (offset);
+              for (; xo < from; xo++)
+                for (int t = 0; t < 4; t++)
+                  dst[4 * xo + t] = (uint8_t) (xo >= lo[t] && xo < hi[t] ? src[t][xo] + offset : offset);
+              for (; xo + 16 <= to; xo += 16)
+                {
+                  __m128i b[4];
+                  for (int t = 0; t < 4; t++)
+                    b[t] =
+                        _mm_packus_epi16 (_mm_add_epi16 (_mm_loadu_si128 ((const __m128i *) (src[t] + xo)), voff),
+                                          _mm_add_epi16 (_mm_loadu_si128 ((const __m128i *) (src[t] + xo + 8)), voff));
+                  __m128i ab_lo = _mm_unpacklo_epi8 (b[0], b[1]), ab_hi = _mm_unpackhi_epi8 (b[0], b[1]);
+                  __m128i cd_lo = _mm_unpacklo_epi8 (b[2], b[3]), cd_hi = _mm_unpackhi_epi8 (b[2], b[3]);
+                  _mm_storeu_si128 ((__m128i *) (dst + 4 * xo), _mm_unpacklo_epi16 (ab_lo, cd_lo));
+                  _mm_storeu_si128 ((__m128i *) (dst + 4 * xo + 16), _mm_unpackhi_epi16 (ab_lo, cd_lo));
+                  _mm_storeu_si128 ((__m128i *) (dst + 4 * xo + 32), _mm_unpacklo_epi16 (ab_hi, cd_hi));
+                  _mm_storeu_si128 ((__m128i *) (dst + 4 * xo + 48), _mm_unpackhi_epi16 (ab_hi, cd_hi));
+                }
+            }
+#endif
+          for (; xo < geo->ow; xo++)
+            for (int t = 0; t < 4; t++)
+              dst[4 * xo + t] = (uint8_t) (xo >= lo[t] && xo < hi[t] ? src[t][xo * s] + offset : offset);
+        }
+      memset (col + n_pixels * 4, (uint8_t) offset, (size_t) (geo->p_pad - n_pixels) * 4);
+    }
+}
+
 /* convolution.out's arguments: input, weight, bias, stride, padding,
  * dilation, transposed, output_padding, groups, out, ret; input and weight
  * staged by the two kernels above. */
@@ -473,9 +585,26 @@ int_conv (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
       return ET_OK;
     }
 
-  cols = et_kernel_context_scratch (ctx, (size_t) k_pairs * p_pad * 2 * sizeof (int16_t));
+  /* u8 x s8 where the weights were packed so and x + offset is a byte */
+  bool u8 = isa == QK_ISA_AVX512_VNNI && site->w8 != NULL && xin.u8_offset >= 0 && xin.u8_offset <= 255;
+  int64_t k_quads = site->k_quads;
+  uint8_t *cols8 = NULL;
+  int32_t *offset = NULL;
+  cols = NULL;
+  if (u8)
+    {
+      cols8 = et_kernel_context_scratch (ctx, (size_t) (k_quads * p_pad * 4));
+      offset = et_kernel_context_scratch (ctx, (size_t) oc * sizeof (int32_t));
+      if (cols8 == NULL || offset == NULL)
+        return _executorch_qk_fail (&c, ET_ERROR_MEMORY_ALLOCATION_FAILED, "no scratch memory for the convolution");
+      for (int64_t o = 0; o < oc; o++)
+        /* the sums wrap in int32 as vpdpbusd's do; the difference fits */
+        offset[o] = (int32_t) (uint32_t) ((uint64_t) xin.u8_offset * (uint64_t) (int64_t) site->w_sums[o]);
+    }
+  else if ((cols = et_kernel_context_scratch (ctx, (size_t) k_pairs * p_pad * 2 * sizeof (int16_t))) == NULL)
+    return _executorch_qk_fail (&c, ET_ERROR_MEMORY_ALLOCATION_FAILED, "no scratch memory for the convolution");
   acc = et_kernel_context_scratch (ctx, (size_t) ocg * p_pad * sizeof (int32_t));
-  if (cols == NULL || acc == NULL)
+  if (acc == NULL)
     return _executorch_qk_fail (&c, ET_ERROR_MEMORY_ALLOCATION_FAILED, "no scratch memory for the convolution");
   ConvGeometry geo = {
     .icg = icg,
@@ -497,7 +626,7 @@ int_conv (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
     return _executorch_qk_fail (&c, ET_ERROR_MEMORY_ALLOCATION_FAILED, "no scratch memory for the convolution");
   column_taps (&geo, taps);
   size_t n_blocks = (size_t) ((ocg + QK_TILE_CHANNELS - 1) / QK_TILE_CHANNELS);
-  int64_t stretch = STRETCH_BYTES / (k_pairs * 2 * (int64_t) sizeof (int16_t)) / 32 * 32;
+  int64_t stretch = STRETCH_BYTES / (u8 ? k_quads * 4 : k_pairs * 2 * (int64_t) sizeof (int16_t)) / 32 * 32;
   stretch = MIN (MAX (stretch, 32), p_pad);
   size_t n_tasks = n_blocks * (size_t) ((p_pad + stretch - 1) / stretch);
   bool parallel = (double) p_pad * (double) ocg * (double) k >= QK_PARALLEL_MIN_MACS && n_tasks > 1 &&
@@ -505,7 +634,10 @@ int_conv (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   for (int64_t b = 0; b < n; b++)
     for (int64_t g = 0; g < groups; g++)
       {
-        fill_columns (&geo, taps, x + (b * ic + g * icg) * ih * iw, cols);
+        if (u8)
+          fill_columns_u8 (&geo, taps, x + (b * ic + g * icg) * ih * iw, (int16_t) xin.u8_offset, k_quads, cols8);
+        else
+          fill_columns (&geo, taps, x + (b * ic + g * icg) * ih * iw, cols);
         ConvJob job = {
           .cols = cols,
           .w = site->w_pairs + g * ocg * k_pairs,
@@ -521,6 +653,10 @@ int_conv (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
           .out = output,
           .out_offset = (b * oc + g * ocg) * n_pixels,
           .isa = isa,
+          .cols8 = cols8,
+          .w8 = u8 ? site->w8 + g * ocg * k_quads : NULL,
+          .offset = u8 ? offset + g * ocg : NULL,
+          .k_quads = k_quads,
         };
         if (parallel)
           executorch_threadpool_parallelize_1d (conv_task, &job, n_tasks);

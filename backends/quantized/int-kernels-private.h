@@ -42,8 +42,9 @@ typedef struct
   uint64_t magic;
   double scale;
   int64_t numel;
-  int64_t pad;
-} StagedInput; /* followed by numel int16 */
+  int64_t u8_offset; /* (x - zero point) + u8_offset is x as unsigned:
+                      * zero point + 128 for int8, zero point for uint8 */
+} StagedInput;       /* followed by numel int16 */
 
 /* No pointers: the buffer is planned memory another value may share in a
  * hostile program, so everything read from it is data checked against the
@@ -191,6 +192,25 @@ typedef struct
 
 /* One image; channels spread over the pool when @parallel. */
 void _executorch_qk_depthwise (const QkDepthwise *dw, bool parallel);
+
+/* The u8 x s8 form (AVX-512 VNNI vpdpbusd): columns of the input as
+ * unsigned bytes u = (x - zero point) + u8_offset, four reduction indices
+ * per pixel (cols8[k_quads][p_pad][4]; padding is u8_offset), weights as
+ * four int8 per word, and per channel u8_offset x the sum of its weights,
+ * taken off every sum. */
+typedef struct
+{
+  const uint8_t *cols8;
+  int64_t p_pad, k_quads;
+  const uint32_t *w8;    /* [n_channels][k_quads] */
+  const int32_t *offset; /* [n_channels] */
+  int32_t *acc;
+  int64_t acc_stride;
+} QkTile8;
+
+/* As _executorch_qk_tile_sums; only where _executorch_qk_isa() is
+ * QK_ISA_AVX512_VNNI. */
+void _executorch_qk_tile8_sums (const QkTile8 *tile, int64_t n_channels, int64_t p0, int64_t p1);
 
 /* Work below which the pool's hand-off costs more than it saves. */
 #define QK_PARALLEL_MIN_MACS (1 << 18)

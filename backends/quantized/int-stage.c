@@ -92,7 +92,7 @@ stage_input (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
       (input->scalar_type != ET_SCALAR_CHAR && input->scalar_type != ET_SCALAR_BYTE) ||
       !et_tensor_is_contiguous (input))
     return _executorch_qk_fail (&c, ET_ERROR_INTERNAL, "input cannot be staged for the integer convolution");
-  head = (StagedInput){ STAGE_INPUT_MAGIC, scale, input->numel, 0 };
+  head = (StagedInput){ STAGE_INPUT_MAGIC, scale, input->numel, (input->scalar_type == ET_SCALAR_CHAR ? 128 : 0) + zp };
   memcpy (out->data, &head, sizeof head);
   staged = (int16_t *) ((char *) out->data + sizeof head);
   widen (input->data, input->scalar_type == ET_SCALAR_CHAR, staged, input->numel, (int16_t) zp);

@@ -4,7 +4,7 @@
  *
  * Built with libexecutorch-kernels-quantized's sources (its kernels are not
  * exported).  Every instruction set the CPU offers (portable, AVX2,
- * AVX-512 VNNI) must give the exact int32 sums of the tiles and the same
+ * AVX-512 VNNI, and its u8 x s8 form) must give the exact int32 sums of the tiles and the same
  * float and requantized bytes of the depthwise kernel as a naive loop, on
  * shapes that leave tails everywhere: channel counts that are not a
  * multiple of four, pixel ranges that are not a multiple of 32, odd K,
@@ -85,6 +85,69 @@ test_tiles (void)
                 }
         g_free (cols);
         g_free (w);
+        g_free (acc);
+      }
+  g_rand_free (rand);
+}
+
+/* The u8 x s8 tiles (AVX-512 VNNI only): sums of unsigned column bytes by
+ * signed weight bytes, less the per-channel offset, wrapping as int32. */
+static void
+test_tiles_u8 (void)
+{
+  static const int64_t k_quads_cases[] = { 1, 3, 144, 577 };
+  static const int64_t p_pad_cases[] = { 16, 48, 96 };
+  GRand *rand = g_rand_new_with_seed (13);
+
+  if (_executorch_qk_isa () < QK_ISA_AVX512_VNNI)
+    {
+      g_test_skip ("no AVX-512 VNNI on this CPU");
+      g_rand_free (rand);
+      return;
+    }
+  for (guint ki = 0; ki < G_N_ELEMENTS (k_quads_cases); ki++)
+    for (guint pi = 0; pi < G_N_ELEMENTS (p_pad_cases); pi++)
+      {
+        int64_t k_quads = k_quads_cases[ki], p_pad = p_pad_cases[pi];
+        uint8_t *cols8 = g_new (uint8_t, k_quads * p_pad * 4);
+        uint32_t *w8 = g_new (uint32_t, QK_TILE_CHANNELS * k_quads);
+        int32_t offset[QK_TILE_CHANNELS], *acc = g_new (int32_t, QK_TILE_CHANNELS * p_pad);
+
+        for (int64_t i = 0; i < k_quads * p_pad * 4; i++)
+          cols8[i] = (uint8_t) g_rand_int_range (rand, 0, 256);
+        for (int64_t i = 0; i < QK_TILE_CHANNELS * k_quads; i++)
+          w8[i] = g_rand_int (rand);
+        for (int ch = 0; ch < QK_TILE_CHANNELS; ch++)
+          offset[ch] = (int32_t) g_rand_int_range (rand, -5000000, 5000000);
+        for (int64_t n_channels = 1; n_channels <= QK_TILE_CHANNELS; n_channels++)
+          for (int64_t p0 = 0; p0 < p_pad; p0 += 16)
+            for (int64_t p1 = p0 + 16; p1 <= p_pad; p1 += 32)
+              {
+                QkTile8 tile = { cols8, p_pad, k_quads, w8, offset, acc, p_pad };
+                memset (acc, 0x5a, (size_t) (QK_TILE_CHANNELS * p_pad) * sizeof (int32_t));
+                _executorch_qk_tile8_sums (&tile, n_channels, p0, p1);
+                for (int64_t ch = 0; ch < QK_TILE_CHANNELS; ch++)
+                  for (int64_t p = 0; p < p_pad; p++)
+                    {
+                      int64_t want = -offset[ch];
+                      if (ch >= n_channels || p < p0 || p >= p1)
+                        {
+                          g_assert_cmpint (acc[ch * p_pad + p], ==, 0x5a5a5a5a);
+                          continue;
+                        }
+                      for (int64_t q = 0; q < k_quads; q++)
+                        for (int b = 0; b < 4; b++)
+                          want += (int64_t) cols8[(q * p_pad + p) * 4 + b] *
+                                  (int8_t) (uint8_t) (w8[ch * k_quads + q] >> (8 * b));
+                      if (acc[ch * p_pad + p] != (int32_t) want)
+                        g_error ("k_quads %" G_GINT64_FORMAT ", channels %" G_GINT64_FORMAT ", [%" G_GINT64_FORMAT
+                                 ", %" G_GINT64_FORMAT "): sum of channel %" G_GINT64_FORMAT " pixel %" G_GINT64_FORMAT
+                                 " is %d, expected %" G_GINT64_FORMAT,
+                                 k_quads, n_channels, p0, p1, ch, p, acc[ch * p_pad + p], want);
+                    }
+              }
+        g_free (cols8);
+        g_free (w8);
         g_free (acc);
       }
   g_rand_free (rand);
@@ -217,6 +280,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/quantized/int-conv/tiles", test_tiles);
+  g_test_add_func ("/quantized/int-conv/tiles-u8", test_tiles_u8);
   g_test_add_func ("/quantized/int-conv/depthwise", test_depthwise);
   return g_test_run ();
 }
