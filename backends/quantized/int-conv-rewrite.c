@@ -456,8 +456,8 @@ float_scalar (const EtValue *value, float *out)
 
   if (value->tag == ET_VALUE_DOUBLE)
     v = value->u.double_value;
-  else if (value->tag == ET_VALUE_INT)
-    v = (double) value->u.int_value;
+  else if (value->tag == ET_VALUE_INT && value->u.int_value >= -(1 << 24) && value->u.int_value <= (1 << 24))
+    v = (double) value->u.int_value; /* exact in float, however it is converted */
   else
     return false;
   *out = (float) v;
