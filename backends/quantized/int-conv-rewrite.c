@@ -619,6 +619,129 @@ rewrite_activation_table (EtMethodGraph *graph, uint32_t deq)
   et_method_graph_set_kernel (graph, (uint32_t) quantize, &_executorch_qk_unstage_bytes_kernel);
 }
 
+/* A kernel_size / stride / padding / dilation list of max_pool2d: one or
+ * two ints (one repeated), or empty for @fallback. */
+static bool
+pool_pair (const EtValue *v, const int64_t *fallback, int64_t out[2])
+{
+  if (v->tag != ET_VALUE_LIST_INT || v->u.list.length > 2)
+    return false;
+  if (v->u.list.length == 0)
+    {
+      if (fallback == NULL)
+        return false;
+      out[0] = fallback[0], out[1] = fallback[1];
+      return true;
+    }
+  for (uint32_t i = 0; i < 2; i++)
+    {
+      const EtValue *item = v->u.list.items[v->u.list.length == 1 ? 0 : i];
+      if (item == NULL || item->tag != ET_VALUE_INT)
+        return false;
+      out[i] = item->u.int_value;
+    }
+  return true;
+}
+
+/* The portable kernel's output size of one dimension. */
+static int64_t
+pool_out_size (int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil_mode)
+{
+  int64_t num = in + 2 * p - d * (k - 1) - 1 + (ceil_mode ? s - 1 : 0), o;
+
+  if (num < 0)
+    return -1;
+  o = num / s + 1;
+  if (ceil_mode && o > 0 && (o - 1) * s >= in + p)
+    o--;
+  return o;
+}
+
+/* Used by no instruction but @user (and not pinned). */
+static bool
+only_used_by (EtMethodGraph *graph, const EtValue *value, uint32_t user)
+{
+  uint32_t n = et_method_graph_n_instructions (graph);
+
+  if (et_method_graph_value_is_pinned (graph, value))
+    return false;
+  for (uint32_t index = 0; index < n; index++)
+    {
+      EtValue **args;
+      uint32_t n_args;
+      if (index == user)
+        continue;
+      args = et_method_graph_args (graph, index, &n_args);
+      for (uint32_t i = 0; i < n_args; i++)
+        if (args[i] == value)
+          return false;
+    }
+  return true;
+}
+
+/* dequantize_per_tensor → max_pool2d_with_indices → quantize_per_tensor
+ * of an int8/uint8 4-D tensor, the indices unread: a byte copy, the max
+ * over bytes through a table (int-pool.c), a byte copy. */
+static void
+rewrite_max_pool (EtMethodGraph *graph, uint32_t deq)
+{
+  const EtTensor *input, *deq_out, *pool_out, *indices;
+  const EtKernel *pool_kernel, *kernel;
+  EtValue **args, **pool_args;
+  uint32_t n_args, n_pool_args;
+  int64_t zp, dtype, pool, quantize, k[2], s[2], p[2], d[2], one[2] = { 1, 1 }, zero[2] = { 0, 0 };
+  QkRequant rq = { .lo = -INFINITY, .hi = INFINITY };
+  uint8_t table[256];
+
+  if (!own_kernel (et_method_graph_kernel (graph, deq), "quantized_decomposed::dequantize_per_tensor.out"))
+    return;
+  args = et_method_graph_args (graph, deq, &n_args);
+  if (n_args != 9 || (input = tensor_of (args[0])) == NULL || input->ndim != 4 ||
+      !bytes_fit (deq_out = tensor_of (args[7])) || args[7] != args[8] || deq_out->numel != input->numel ||
+      !et_tensor_is_contiguous (input) || input->device_type != ET_DEVICE_CPU ||
+      (args[1]->tag != ET_VALUE_DOUBLE && args[1]->tag != ET_VALUE_INT) || !int_value (args[2], &zp) ||
+      !int_value (args[5], &dtype) || dtype != input->scalar_type ||
+      (dtype != ET_SCALAR_CHAR && dtype != ET_SCALAR_BYTE) || zp < -(1 << 24) || zp > (1 << 24) ||
+      !float_out (args[6], deq_out))
+    return;
+  double deq_scale = args[1]->tag == ET_VALUE_DOUBLE ? args[1]->u.double_value : (double) args[1]->u.int_value;
+  /* increasing in the byte only with a positive scale */
+  if (!((float) deq_scale > 0.0f) || (pool = sole_reader (graph, args[7], deq, 0)) < 0)
+    return;
+  pool_kernel = et_method_graph_kernel (graph, (uint32_t) pool);
+  pool_args = et_method_graph_args (graph, (uint32_t) pool, &n_pool_args);
+  if (!registered (pool_kernel) || !kernel_named (pool_kernel, "aten::max_pool2d_with_indices.out") ||
+      n_pool_args != 9 || pool_args[5]->tag != ET_VALUE_BOOL || !pool_pair (pool_args[1], NULL, k) ||
+      !pool_pair (pool_args[2], k, s) || !pool_pair (pool_args[3], zero, p) || !pool_pair (pool_args[4], one, d) ||
+      (pool_out = tensor_of (pool_args[6])) == NULL || (indices = tensor_of (pool_args[7])) == NULL ||
+      pool_args[6] == pool_args[7] || !bytes_fit (pool_out) || pool_out->ndim != 4 ||
+      pool_out->sizes[0] != input->sizes[0] || pool_out->sizes[1] != input->sizes[1] ||
+      !only_used_by (graph, pool_args[7], (uint32_t) pool))
+    return;
+  for (int i = 0; i < 2; i++)
+    if (k[i] <= 0 || s[i] <= 0 || d[i] <= 0 || k[i] > 64 || s[i] > 64 || d[i] > 64 || p[i] < 0 || p[i] > k[i] / 2 ||
+        pool_out->sizes[2 + i] !=
+            pool_out_size (input->sizes[2 + i], k[i], s[i], p[i], d[i], pool_args[5]->u.bool_value))
+      return;
+  /* the ret slot may restate out and indices as a list: its only other use */
+  if ((quantize = sole_reader (graph, pool_args[6], (uint32_t) pool, 0)) < 0 ||
+      !is_final_quantize (graph, (uint32_t) quantize, pool_out, &rq))
+    return;
+  float scale = (float) deq_scale;
+  for (int b = 0; b < 256; b++)
+    {
+      int32_t x = dtype == ET_SCALAR_CHAR ? (int32_t) (int8_t) b : b;
+      float v = (float) (x - (int32_t) zp) * scale;
+      _executorch_qk_quantize_float_to_8bit (&v, &table[b], rq.is_signed, 1, rq.scale, rq.zero_point, rq.qmin, rq.qmax);
+    }
+  kernel = _executorch_qk_pool_kernel_new (graph, table, dtype == ET_SCALAR_CHAR, k, s, p, d, input->sizes[2],
+                                           input->sizes[3], pool_out->sizes[2], pool_out->sizes[3]);
+  if (kernel == NULL || et_method_graph_set_kernel (graph, (uint32_t) pool, kernel) != ET_OK)
+    return;
+  et_method_graph_set_kernel (graph, deq, &_executorch_qk_stage_bytes_kernel);
+  et_method_graph_set_kernel (graph, (uint32_t) quantize, &_executorch_qk_unstage_bytes_kernel);
+}
+
 static void
 rewrite_int_convs (void *user_data, EtMethodGraph *graph)
 {
@@ -667,7 +790,10 @@ rewrite_int_convs (void *user_data, EtMethodGraph *graph)
       rewrite_requantize (graph, conv);
     }
   for (uint32_t deq = 0; deq < n; deq++)
-    rewrite_activation_table (graph, deq);
+    {
+      rewrite_activation_table (graph, deq);
+      rewrite_max_pool (graph, deq);
+    }
 }
 
 const EtMethodRewrite _executorch_qk_int_conv_rewrite = {

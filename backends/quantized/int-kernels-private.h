@@ -160,6 +160,14 @@ const EtKernel *_executorch_qk_lut_kernel_new (EtMethodGraph *graph, const char 
                                                bool same_type, bool is_signed);
 extern const EtKernel _executorch_qk_stage_bytes_kernel;
 
+/* int-pool.c: a max_pool2d_with_indices kernel on staged bytes for one
+ * instruction (its indices unread), each window's max byte through
+ * @table; NULL for a geometry it does not take (a window without a real
+ * element, sizes out of range). */
+const EtKernel *_executorch_qk_pool_kernel_new (EtMethodGraph *graph, const uint8_t table[256], bool is_signed,
+                                                const int64_t k[2], const int64_t s[2], const int64_t p[2],
+                                                const int64_t d[2], int64_t ih, int64_t iw, int64_t oh, int64_t ow);
+
 /* Where a row of sums goes: floats, or clamped and quantized bytes. */
 typedef struct
 {

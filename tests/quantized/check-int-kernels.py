@@ -27,7 +27,10 @@ EXPECTED = {
                "quantized_decomposed::dequantize_per_tensor.out [int8 staging]": 4,
                # conv -> relu -> quantize: the convolution quantizes
                "aten::relu.out [int8 pass-through]": 3,
-               "quantized_decomposed::quantize_per_tensor.out [int8 bytes]": 3},
+               # dequantize -> max_pool2d -> quantize on the bytes
+               "aten::max_pool2d_with_indices.out [int8]": 2,
+               "quantized_decomposed::dequantize_per_tensor.out [int8 bytes]": 2,
+               "quantized_decomposed::quantize_per_tensor.out [int8 bytes]": 3 + 2},
     "resblock_q8": {"aten::convolution.out [int8]": 7, "aten::addmm.out [int8]": 1,
                     "quantized_decomposed::dequantize_per_channel.out [int8 staging]": 1,
                     "quantized_decomposed::dequantize_per_channel.out [int8 packed at load]": 7,
@@ -39,8 +42,9 @@ EXPECTED = {
               "quantized_decomposed::dequantize_per_channel.out [int8 packed at load]": 7,
               "aten::relu.out [int8 pass-through]": 3,
               "aten::hardtanh.out [int8 table]": 3,
-              "quantized_decomposed::dequantize_per_tensor.out [int8 bytes]": 3,
-              "quantized_decomposed::quantize_per_tensor.out [int8 bytes]": 10},
+              "aten::max_pool2d_with_indices.out [int8]": 2,
+              "quantized_decomposed::dequantize_per_tensor.out [int8 bytes]": 3 + 2,
+              "quantized_decomposed::quantize_per_tensor.out [int8 bytes]": 7 + 3 + 2},
     "mlp_q8": {"aten::addmm.out [int8]": 3},
     # weight-only quantized: the activations are float, nothing to take
     "lm_wq": {},

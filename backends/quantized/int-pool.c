@@ -1,0 +1,169 @@
+/* int-pool.c: max_pool2d between a dequantize and a quantize, on the int8 bytes
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * dequantize is increasing in the byte (scale > 0) and so is quantize in
+ * the float, so the float max of a window is the dequantized byte max and
+ * quantize(max_pool(dequantize(x))) is table[max_pool(x)], the table
+ * holding quantize(dequantize(b)) for the 256 bytes, computed at load with
+ * the same float steps.  Padding takes the smallest byte, which no max
+ * picks over a real element: the rewrite only takes geometries where every
+ * window holds one.  The indices are not computed: the rewrite only takes
+ * a max_pool2d_with_indices whose indices nobody reads.
+ */
+#include "int-kernels-private.h"
+
+#include <glib.h>
+#include <string.h>
+
+typedef struct
+{
+  EtKernel kernel;
+  uint8_t table[256];
+  bool is_signed; /* the input bytes are int8 (else uint8) */
+  int64_t k[2], s[2], p[2], d[2], oh, ow;
+} PoolKernel;
+
+/* acc[i] = max (acc[i], row[i]) in the input's byte order. */
+static inline void
+max_into (uint8_t *acc, const uint8_t *row, int64_t n, bool is_signed)
+{
+  if (is_signed)
+    for (int64_t i = 0; i < n; i++)
+      {
+        int8_t a = (int8_t) acc[i], b = (int8_t) row[i];
+        acc[i] = (uint8_t) (b > a ? b : a);
+      }
+  else
+    for (int64_t i = 0; i < n; i++)
+      acc[i] = row[i] > acc[i] ? row[i] : acc[i];
+}
+
+/* One plane: rows of vertical maxima into a padded row, then each output
+ * the horizontal max of its window, through the table. */
+static inline void
+pool_plane (const PoolKernel *pk, const uint8_t *in, int64_t ih, int64_t iw, uint8_t *out, uint8_t *row,
+            int64_t row_width)
+{
+  uint8_t lowest = pk->is_signed ? 0x80 : 0x00;
+
+  for (int64_t oy = 0; oy < pk->oh; oy++)
+    {
+      memset (row, lowest, (size_t) row_width);
+      for (int64_t ky = 0; ky < pk->k[0]; ky++)
+        {
+          int64_t iy = oy * pk->s[0] - pk->p[0] + ky * pk->d[0];
+          if (iy >= 0 && iy < ih)
+            max_into (row + pk->p[1], in + iy * iw, iw, pk->is_signed);
+        }
+      for (int64_t ox = 0; ox < pk->ow; ox++)
+        {
+          const uint8_t *w = row + ox * pk->s[1];
+          uint8_t m = w[0];
+          for (int64_t kx = 1; kx < pk->k[1]; kx++)
+            {
+              uint8_t v = w[kx * pk->d[1]];
+              if (pk->is_signed ? (int8_t) v > (int8_t) m : v > m)
+                m = v;
+            }
+          out[oy * pk->ow + ox] = pk->table[m];
+        }
+    }
+}
+
+#ifdef QK_HAVE_AVX2
+__attribute__ ((target ("avx2"))) static void
+pool_plane_avx2 (const PoolKernel *pk, const uint8_t *in, int64_t ih, int64_t iw, uint8_t *out, uint8_t *row,
+                 int64_t row_width)
+{
+  pool_plane (pk, in, ih, iw, out, row, row_width);
+}
+#endif
+
+/* max_pool2d_with_indices.out (self, kernel_size, stride, padding,
+ * dilation, ceil_mode, out, indices, ret) on the bytes a dequantize
+ * staged; the bytes of out after a StagedBytes header. */
+static EtError
+pool_bytes (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
+{
+  QkCall c = { ctx, "aten::max_pool2d_with_indices.out", args, n_args };
+  const PoolKernel *pk = et_kernel_context_user_data (ctx);
+  EtTensor *self, *out;
+  StagedBytes head;
+  int64_t sizes[4], planes, row_width;
+  uint8_t *row;
+
+  QK_TRY (_executorch_qk_check_n_args (&c, 9));
+  QK_TRY (_executorch_qk_tensor (&c, 0, "self", &self));
+  QK_TRY (_executorch_qk_tensor (&c, 6, "out", &out));
+  if (pk == NULL || self->ndim != 4 || self->data == NULL || self->nbytes < sizeof head + (size_t) self->numel)
+    return _executorch_qk_fail (&c, ET_ERROR_INTERNAL, "self not staged");
+  memcpy (&head, self->data, sizeof head);
+  if (head.magic != STAGE_BYTES_MAGIC || head.numel != self->numel)
+    return _executorch_qk_fail (&c, ET_ERROR_INTERNAL, "self not staged");
+  sizes[0] = self->sizes[0], sizes[1] = self->sizes[1], sizes[2] = pk->oh, sizes[3] = pk->ow;
+  QK_TRY (_executorch_qk_resize (&c, out, "out", 4, sizes));
+  if (out->data == NULL || out->nbytes < sizeof head + (size_t) out->numel)
+    return _executorch_qk_fail (&c, ET_ERROR_INTERNAL, "out cannot hold the bytes");
+  /* the rewrite checked the geometry against these sizes */
+  planes = self->sizes[0] * self->sizes[1];
+  row_width = self->sizes[3] + 2 * pk->p[1] + pk->s[1] * pk->ow + pk->k[1] * pk->d[1];
+  row = g_try_malloc (row_width);
+  if (row == NULL)
+    return _executorch_qk_fail (&c, ET_ERROR_MEMORY_ALLOCATION_FAILED, "no memory for a pooled row");
+  for (int64_t pl = 0; pl < planes; pl++)
+    {
+      const uint8_t *in = (const uint8_t *) self->data + sizeof head + pl * self->sizes[2] * self->sizes[3];
+      uint8_t *dst = (uint8_t *) out->data + sizeof head + pl * pk->oh * pk->ow;
+#ifdef QK_HAVE_AVX2
+      if (_executorch_qk_isa () != QK_ISA_PORTABLE)
+        pool_plane_avx2 (pk, in, self->sizes[2], self->sizes[3], dst, row, row_width);
+      else
+#endif
+        pool_plane (pk, in, self->sizes[2], self->sizes[3], dst, row, row_width);
+    }
+  g_free (row);
+  head.numel = out->numel;
+  memcpy (out->data, &head, sizeof head);
+  return ET_OK;
+}
+
+/* Whether every window along one dimension holds a real element. */
+static bool
+windows_hit (int64_t in, int64_t out, int64_t k, int64_t s, int64_t p, int64_t d)
+{
+  for (int64_t o = 0; o < out; o++)
+    {
+      bool hit = false;
+      for (int64_t j = 0; j < k && !hit; j++)
+        hit = o * s - p + j * d >= 0 && o * s - p + j * d < in;
+      if (!hit)
+        return false;
+    }
+  return true;
+}
+
+const EtKernel *
+_executorch_qk_pool_kernel_new (EtMethodGraph *graph, const uint8_t table[256], bool is_signed, const int64_t k[2],
+                                const int64_t s[2], const int64_t p[2], const int64_t d[2], int64_t ih, int64_t iw,
+                                int64_t oh, int64_t ow)
+{
+  PoolKernel *pk;
+
+  for (int i = 0; i < 2; i++)
+    if (k[i] <= 0 || k[i] > 64 || s[i] <= 0 || s[i] > 64 || d[i] <= 0 || d[i] > 64 || p[i] < 0 || p[i] > k[i] / 2)
+      return NULL;
+  if (oh <= 0 || ow <= 0 || !windows_hit (ih, oh, k[0], s[0], p[0], d[0]) ||
+      !windows_hit (iw, ow, k[1], s[1], p[1], d[1]) || (oh - 1) * s[0] + (k[0] - 1) * d[0] >= ih + 2 * p[0] + s[0] ||
+      (ow - 1) * s[1] + (k[1] - 1) * d[1] >= iw + 2 * p[1] + s[1])
+    return NULL;
+  if ((pk = et_method_graph_alloc (graph, sizeof *pk)) == NULL)
+    return NULL;
+  pk->kernel = (EtKernel){ "aten::max_pool2d_with_indices.out [int8]", pool_bytes, pk };
+  memcpy (pk->table, table, sizeof pk->table);
+  pk->is_signed = is_signed;
+  for (int i = 0; i < 2; i++)
+    pk->k[i] = k[i], pk->s[i] = s[i], pk->p[i] = p[i], pk->d[i] = d[i];
+  pk->oh = oh, pk->ow = ow;
+  return &pk->kernel;
+}
