@@ -558,21 +558,24 @@ rewrite_requantize (EtMethodGraph *graph, uint32_t conv)
   et_method_graph_set_kernel (graph, (uint32_t) quantize, &_executorch_qk_unstage_bytes_kernel);
 }
 
-/* dequantize_per_tensor → relu | hardtanh → quantize_per_tensor of one
- * int8/uint8 tensor, each result read only by the next: 256 possible
- * inputs, so the three become a byte copy, a table computed now with the
- * same float steps, and a byte copy. */
+/* dequantize_per_tensor → relu | hardtanh | sigmoid → quantize_per_tensor
+ * of one int8/uint8 tensor: 256 possible inputs, so the activation and
+ * the quantize become a table computed now with the same float steps and
+ * a byte copy.  When the dequantized tensor has no other reader, the
+ * dequantize copies the bytes (@act is -1: its sole reader); else
+ * (SiLU's x * sigmoid(x)) it stays, and activation @act finds each
+ * float's byte back. */
 static void
-rewrite_activation_table (EtMethodGraph *graph, uint32_t deq)
+rewrite_activation_table (EtMethodGraph *graph, uint32_t deq, int64_t act)
 {
   const EtTensor *input, *deq_out, *act_out;
   const EtKernel *act_kernel, *lut;
   EtValue **args, **act_args;
   uint32_t n_args, n_act_args;
-  int64_t zp, dtype, act, quantize;
+  int64_t zp, dtype, quantize;
   QkRequant rq = { .lo = -INFINITY, .hi = INFINITY };
   uint8_t table[256];
-  bool relu;
+  bool relu, sigmoid, staged = act < 0;
 
   if (!own_kernel (et_method_graph_kernel (graph, deq), "quantized_decomposed::dequantize_per_tensor.out"))
     return;
@@ -584,13 +587,18 @@ rewrite_activation_table (EtMethodGraph *graph, uint32_t deq)
       (dtype != ET_SCALAR_CHAR && dtype != ET_SCALAR_BYTE) || zp < -(1 << 24) || zp > (1 << 24) ||
       !float_out (args[6], deq_out))
     return;
-  if ((act = sole_reader (graph, args[7], deq, 0)) < 0)
+  if (staged && (act = sole_reader (graph, args[7], deq, 0)) < 0)
+    return;
+  if (!staged &&
+      (et_method_graph_value_is_pinned (graph, args[7]) || !read_once_as (graph, (uint32_t) act, args[7], 0)))
     return;
   act_kernel = et_method_graph_kernel (graph, (uint32_t) act);
   act_args = et_method_graph_args (graph, (uint32_t) act, &n_act_args);
   relu = registered (act_kernel) && kernel_named (act_kernel, "aten::relu.out") && n_act_args == 3;
-  if (!relu && !(registered (act_kernel) && kernel_named (act_kernel, "aten::hardtanh.out") && n_act_args == 5 &&
-                 float_scalar (act_args[1], &rq.lo) && float_scalar (act_args[2], &rq.hi) && rq.lo <= rq.hi))
+  sigmoid = registered (act_kernel) && kernel_named (act_kernel, "aten::sigmoid.out") && n_act_args == 3;
+  if (!relu && !sigmoid &&
+      !(registered (act_kernel) && kernel_named (act_kernel, "aten::hardtanh.out") && n_act_args == 5 &&
+        float_scalar (act_args[1], &rq.lo) && float_scalar (act_args[2], &rq.hi) && rq.lo <= rq.hi))
     return;
   if (relu)
     rq.lo = 0.0f;
@@ -607,16 +615,48 @@ rewrite_activation_table (EtMethodGraph *graph, uint32_t deq)
     {
       int32_t x = dtype == ET_SCALAR_CHAR ? (int32_t) (int8_t) b : b;
       float v = (float) (x - (int32_t) zp) * scale;
+      if (sigmoid)
+        /* rounded once from double: the float kernels' own sigmoid may
+         * differ in the last bit, which moves a quantized value by at
+         * most one unit at a rounding tie (docs/quantized.md) */
+        v = (float) (1.0 / (1.0 + exp (-(double) v)));
       v = v < rq.lo ? rq.lo : v;
       v = v > rq.hi ? rq.hi : v;
       _executorch_qk_quantize_float_to_8bit (&v, &table[b], rq.is_signed, 1, rq.scale, rq.zero_point, rq.qmin, rq.qmax);
     }
-  lut = _executorch_qk_lut_kernel_new (graph, relu ? "aten::relu.out [int8 table]" : "aten::hardtanh.out [int8 table]",
-                                       table, rq.is_signed == (dtype == ET_SCALAR_CHAR), rq.is_signed);
+  const char *name =
+      relu      ? (staged ? "aten::relu.out [int8 table]" : "aten::relu.out [int8 table, float input]")
+      : sigmoid ? (staged ? "aten::sigmoid.out [int8 table]" : "aten::sigmoid.out [int8 table, float input]")
+                : (staged ? "aten::hardtanh.out [int8 table]" : "aten::hardtanh.out [int8 table, float input]");
+  if (staged)
+    lut = _executorch_qk_lut_kernel_new (graph, name, table, rq.is_signed == (dtype == ET_SCALAR_CHAR), rq.is_signed);
+  else
+    lut = _executorch_qk_float_lut_kernel_new (graph, name, table, dtype == ET_SCALAR_CHAR, (int32_t) zp, scale);
   if (lut == NULL || et_method_graph_set_kernel (graph, (uint32_t) act, lut) != ET_OK)
     return;
-  et_method_graph_set_kernel (graph, deq, &_executorch_qk_stage_bytes_kernel);
+  if (staged)
+    et_method_graph_set_kernel (graph, deq, &_executorch_qk_stage_bytes_kernel);
   et_method_graph_set_kernel (graph, (uint32_t) quantize, &_executorch_qk_unstage_bytes_kernel);
+}
+
+/* The activations reading a dequantized tensor that others read too. */
+static void
+rewrite_shared_activation_tables (EtMethodGraph *graph, uint32_t deq)
+{
+  uint32_t n = et_method_graph_n_instructions (graph), n_args, n_reader_args;
+  EtValue **args, **reader_args;
+
+  if (!own_kernel (et_method_graph_kernel (graph, deq), "quantized_decomposed::dequantize_per_tensor.out"))
+    return;
+  args = et_method_graph_args (graph, deq, &n_args);
+  if (n_args != 9)
+    return;
+  for (uint32_t index = 0; index < n; index++)
+    {
+      reader_args = et_method_graph_args (graph, index, &n_reader_args);
+      if (index != deq && n_reader_args > 0 && reader_args[0] == args[7])
+        rewrite_activation_table (graph, deq, index);
+    }
 }
 
 /* A kernel_size / stride / padding / dilation list of max_pool2d: one or
@@ -791,8 +831,9 @@ rewrite_int_convs (void *user_data, EtMethodGraph *graph)
     }
   for (uint32_t deq = 0; deq < n; deq++)
     {
-      rewrite_activation_table (graph, deq);
+      rewrite_activation_table (graph, deq, -1);
       rewrite_max_pool (graph, deq);
+      rewrite_shared_activation_tables (graph, deq);
     }
 }
 
