@@ -559,23 +559,20 @@ rewrite_requantize (EtMethodGraph *graph, uint32_t conv)
 }
 
 /* dequantize_per_tensor → relu | hardtanh | sigmoid → quantize_per_tensor
- * of one int8/uint8 tensor: 256 possible inputs, so the activation and
- * the quantize become a table computed now with the same float steps and
- * a byte copy.  When the dequantized tensor has no other reader, the
- * dequantize copies the bytes (@act is -1: its sole reader); else
- * (SiLU's x * sigmoid(x)) it stays, and activation @act finds each
- * float's byte back. */
+ * of one int8/uint8 tensor, each result read only by the next: 256
+ * possible inputs, so the three become a byte copy, a table computed now
+ * with the same float steps, and a byte copy. */
 static void
-rewrite_activation_table (EtMethodGraph *graph, uint32_t deq, int64_t act)
+rewrite_activation_table (EtMethodGraph *graph, uint32_t deq)
 {
   const EtTensor *input, *deq_out, *act_out;
   const EtKernel *act_kernel, *lut;
   EtValue **args, **act_args;
   uint32_t n_args, n_act_args;
-  int64_t zp, dtype, quantize;
+  int64_t zp, dtype, act, quantize;
   QkRequant rq = { .lo = -INFINITY, .hi = INFINITY };
   uint8_t table[256];
-  bool relu, sigmoid, staged = act < 0;
+  bool relu, sigmoid;
 
   if (!own_kernel (et_method_graph_kernel (graph, deq), "quantized_decomposed::dequantize_per_tensor.out"))
     return;
@@ -587,10 +584,7 @@ rewrite_activation_table (EtMethodGraph *graph, uint32_t deq, int64_t act)
       (dtype != ET_SCALAR_CHAR && dtype != ET_SCALAR_BYTE) || zp < -(1 << 24) || zp > (1 << 24) ||
       !float_out (args[6], deq_out))
     return;
-  if (staged && (act = sole_reader (graph, args[7], deq, 0)) < 0)
-    return;
-  if (!staged &&
-      (et_method_graph_value_is_pinned (graph, args[7]) || !read_once_as (graph, (uint32_t) act, args[7], 0)))
+  if ((act = sole_reader (graph, args[7], deq, 0)) < 0)
     return;
   act_kernel = et_method_graph_kernel (graph, (uint32_t) act);
   act_args = et_method_graph_args (graph, (uint32_t) act, &n_act_args);
@@ -624,39 +618,14 @@ rewrite_activation_table (EtMethodGraph *graph, uint32_t deq, int64_t act)
       v = v > rq.hi ? rq.hi : v;
       _executorch_qk_quantize_float_to_8bit (&v, &table[b], rq.is_signed, 1, rq.scale, rq.zero_point, rq.qmin, rq.qmax);
     }
-  const char *name =
-      relu      ? (staged ? "aten::relu.out [int8 table]" : "aten::relu.out [int8 table, float input]")
-      : sigmoid ? (staged ? "aten::sigmoid.out [int8 table]" : "aten::sigmoid.out [int8 table, float input]")
-                : (staged ? "aten::hardtanh.out [int8 table]" : "aten::hardtanh.out [int8 table, float input]");
-  if (staged)
-    lut = _executorch_qk_lut_kernel_new (graph, name, table, rq.is_signed == (dtype == ET_SCALAR_CHAR), rq.is_signed);
-  else
-    lut = _executorch_qk_float_lut_kernel_new (graph, name, table, dtype == ET_SCALAR_CHAR, (int32_t) zp, scale);
+  const char *name = relu      ? "aten::relu.out [int8 table]"
+                     : sigmoid ? "aten::sigmoid.out [int8 table]"
+                               : "aten::hardtanh.out [int8 table]";
+  lut = _executorch_qk_lut_kernel_new (graph, name, table, rq.is_signed == (dtype == ET_SCALAR_CHAR), rq.is_signed);
   if (lut == NULL || et_method_graph_set_kernel (graph, (uint32_t) act, lut) != ET_OK)
     return;
-  if (staged)
-    et_method_graph_set_kernel (graph, deq, &_executorch_qk_stage_bytes_kernel);
+  et_method_graph_set_kernel (graph, deq, &_executorch_qk_stage_bytes_kernel);
   et_method_graph_set_kernel (graph, (uint32_t) quantize, &_executorch_qk_unstage_bytes_kernel);
-}
-
-/* The activations reading a dequantized tensor that others read too. */
-static void
-rewrite_shared_activation_tables (EtMethodGraph *graph, uint32_t deq)
-{
-  uint32_t n = et_method_graph_n_instructions (graph), n_args, n_reader_args;
-  EtValue **args, **reader_args;
-
-  if (!own_kernel (et_method_graph_kernel (graph, deq), "quantized_decomposed::dequantize_per_tensor.out"))
-    return;
-  args = et_method_graph_args (graph, deq, &n_args);
-  if (n_args != 9)
-    return;
-  for (uint32_t index = 0; index < n; index++)
-    {
-      reader_args = et_method_graph_args (graph, index, &n_reader_args);
-      if (index != deq && n_reader_args > 0 && reader_args[0] == args[7])
-        rewrite_activation_table (graph, deq, index);
-    }
 }
 
 /* A kernel_size / stride / padding / dilation list of max_pool2d: one or
@@ -831,9 +800,8 @@ rewrite_int_convs (void *user_data, EtMethodGraph *graph)
     }
   for (uint32_t deq = 0; deq < n; deq++)
     {
-      rewrite_activation_table (graph, deq, -1);
+      rewrite_activation_table (graph, deq);
       rewrite_max_pool (graph, deq);
-      rewrite_shared_activation_tables (graph, deq);
     }
 }
 

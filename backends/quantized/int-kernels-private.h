@@ -160,13 +160,6 @@ const EtKernel *_executorch_qk_lut_kernel_new (EtMethodGraph *graph, const char 
                                                bool same_type, bool is_signed);
 extern const EtKernel _executorch_qk_stage_bytes_kernel;
 
-/* The same for an activation whose float input is the dequantization
- * (scale, zero point) of int8 (@is_signed) or uint8 bytes, which it finds
- * back from each float, writing the bytes after a StagedBytes header;
- * NULL when some byte would not come back. */
-const EtKernel *_executorch_qk_float_lut_kernel_new (EtMethodGraph *graph, const char *name, const uint8_t table[256],
-                                                     bool is_signed, int32_t zero_point, float scale);
-
 /* int-pool.c: a max_pool2d_with_indices kernel on staged bytes for one
  * instruction (its indices unread), each window's max byte through
  * @table; NULL for a geometry it does not take (a window without a real

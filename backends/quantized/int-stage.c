@@ -9,7 +9,6 @@
  */
 #include "int-kernels-private.h"
 
-#include <math.h>
 #include <string.h>
 
 size_t
@@ -465,109 +464,4 @@ _executorch_qk_lut_kernel_new (EtMethodGraph *graph, const char *name, const uin
         }
     }
   return &lut->kernel;
-}
-
-typedef struct
-{
-  EtKernel kernel;
-  int32_t table[256]; /* by byte value - lowest (x + 128 for int8) */
-  int32_t lowest;     /* -128 or 0 */
-  int32_t zero_point;
-  float inverse;
-} FloatLutKernel;
-
-/* The byte @v was dequantized from, less lowest, clamped to [0, 255]. */
-static inline int32_t
-byte_of (const FloatLutKernel *fl, float v)
-{
-  float r = nearbyintf (v * fl->inverse);
-  int32_t i;
-
-  /* NaN and out of range only from a hostile plan: any in-range index */
-  if (!(r > -512.0f && r < 512.0f))
-    return 0;
-  i = (int32_t) r + fl->zero_point - fl->lowest;
-  return i < 0 ? 0 : i > 255 ? 255 : i;
-}
-
-#ifdef QK_HAVE_AVX2
-__attribute__ ((target ("avx2"))) static int64_t
-float_lut_avx2 (const FloatLutKernel *fl, const float *in, uint8_t *dst, int64_t n)
-{
-  __m256 inv = _mm256_set1_ps (fl->inverse), lim = _mm256_set1_ps (512.0f), nlim = _mm256_set1_ps (-512.0f);
-  __m256i off = _mm256_set1_epi32 (fl->zero_point - fl->lowest), zero = _mm256_setzero_si256 ();
-  __m256i top = _mm256_set1_epi32 (255);
-  int64_t i = 0;
-
-  for (; i + 8 <= n; i += 8)
-    {
-      __m256 r = _mm256_round_ps (_mm256_mul_ps (_mm256_loadu_ps (in + i), inv),
-                                  _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-      /* NaN or out of range: index 0, as byte_of */
-      __m256 ok = _mm256_and_ps (_mm256_cmp_ps (r, nlim, _CMP_GT_OQ), _mm256_cmp_ps (r, lim, _CMP_LT_OQ));
-      r = _mm256_and_ps (r, ok);
-      __m256i idx = _mm256_add_epi32 (_mm256_cvtps_epi32 (r), off);
-      idx = _mm256_min_epi32 (_mm256_max_epi32 (idx, zero), top);
-      idx = _mm256_and_si256 (idx, _mm256_castps_si256 (ok));
-      __m256i v = _mm256_i32gather_epi32 (fl->table, idx, 4);
-      __m128i v16 = _mm_packs_epi32 (_mm256_castsi256_si128 (v), _mm256_extracti128_si256 (v, 1));
-      _mm_storel_epi64 ((__m128i *) (dst + i), _mm_packus_epi16 (v16, v16));
-    }
-  return i;
-}
-#endif
-
-/* relu.out / hardtanh.out / sigmoid.out of a dequantized tensor, into the
- * bytes a quantize copies out. */
-static EtError
-float_lut (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
-{
-  QkCall c = { ctx, "activation on dequantized int8", args, n_args };
-  const FloatLutKernel *fl = et_kernel_context_user_data (ctx);
-  EtTensor *self, *out;
-  StagedBytes head;
-  uint8_t *dst;
-  int64_t i = 0;
-
-  if (fl == NULL || (n_args != 3 && n_args != 5))
-    return _executorch_qk_fail (&c, ET_ERROR_INTERNAL, "unexpected arguments");
-  QK_TRY (_executorch_qk_tensor (&c, 0, "self", &self));
-  QK_TRY (_executorch_qk_tensor (&c, n_args - 2, "out", &out));
-  QK_TRY (_executorch_qk_resize_like (&c, out, "out", self));
-  if (self->scalar_type != ET_SCALAR_FLOAT || !et_tensor_is_contiguous (self) || self->data == NULL ||
-      out->data == NULL || out->nbytes < sizeof head + (size_t) self->numel)
-    return _executorch_qk_fail (&c, ET_ERROR_INTERNAL, "unexpected operands");
-  head = (StagedBytes){ STAGE_BYTES_MAGIC, self->numel };
-  memcpy (out->data, &head, sizeof head);
-  dst = (uint8_t *) out->data + sizeof head;
-#ifdef QK_HAVE_AVX2
-  if (_executorch_qk_isa () != QK_ISA_PORTABLE)
-    i = float_lut_avx2 (fl, self->data, dst, self->numel);
-#endif
-  for (; i < self->numel; i++)
-    dst[i] = (uint8_t) fl->table[byte_of (fl, ((const float *) self->data)[i])];
-  return ET_OK;
-}
-
-const EtKernel *
-_executorch_qk_float_lut_kernel_new (EtMethodGraph *graph, const char *name, const uint8_t table[256], bool is_signed,
-                                     int32_t zero_point, float scale)
-{
-  FloatLutKernel *fl = et_method_graph_alloc (graph, sizeof *fl);
-
-  if (fl == NULL || !(scale > 0.0f))
-    return NULL;
-  fl->kernel = (EtKernel){ name, float_lut, fl };
-  fl->lowest = is_signed ? -128 : 0;
-  fl->zero_point = zero_point;
-  fl->inverse = 1.0f / scale;
-  for (int32_t x = fl->lowest; x < fl->lowest + 256; x++)
-    {
-      /* dequantize's float (int8-fast.c), and back */
-      float v = (float) (x - zero_point) * scale;
-      if (byte_of (fl, v) != x - fl->lowest)
-        return NULL;
-      fl->table[x - fl->lowest] = table[(uint8_t) x];
-    }
-  return &fl->kernel;
 }

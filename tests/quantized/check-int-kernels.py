@@ -43,8 +43,9 @@ EXPECTED = {
               "aten::relu.out [int8 pass-through]": 3,
               "aten::hardtanh.out [int8 table]": 3,
               "aten::max_pool2d_with_indices.out [int8]": 2,
-              "quantized_decomposed::dequantize_per_tensor.out [int8 bytes]": 3 + 2,
-              "quantized_decomposed::quantize_per_tensor.out [int8 bytes]": 7 + 3 + 2},
+              "aten::sigmoid.out [int8 table]": 1,
+              "quantized_decomposed::dequantize_per_tensor.out [int8 bytes]": 3 + 2 + 1,
+              "quantized_decomposed::quantize_per_tensor.out [int8 bytes]": 7 + 3 + 2 + 1},
     "mlp_q8": {"aten::addmm.out [int8]": 3},
     # weight-only quantized: the activations are float, nothing to take
     "lm_wq": {},
