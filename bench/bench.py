@@ -329,8 +329,9 @@ def main():
                         help="command prefix for our side, e.g. 'tools/in-root trixie'")
     parser.add_argument("--only", nargs="*", default=[])
     parser.add_argument("--skip-upstream-plain", action="store_true",
-                        help="where a model has an XNNPACK-delegated pair, time upstream only on that (its "
-                        "undelegated int8 run is the reference path, seconds per run)")
+                        help="where a model has an XNNPACK-delegated pair, time upstream only on that, "
+                        "alternating with ours in every round (its undelegated int8 run is the reference "
+                        "path, seconds per run)")
     parser.add_argument("--json", help="also write the rows to this file")
     # worker mode
     parser.add_argument("--upstream-server", action="store_true", help=argparse.SUPPRESS)
@@ -367,7 +368,7 @@ def main():
             env = dict(env_base, EXECUTORCH_NUM_THREADS=str(t))
             tim_o = os.path.join(tmp, "ours.json")
             row = {"model": model["name"], "threads": t, "gflop": flops / 1e9}
-            ours_runs, up_runs = [], []
+            ours_runs, up_runs, up_xnn_runs = [], [], []
             for rnd in range(args.repeats):
                 sides = ["ours", "up"] if rnd % 2 == 0 else ["up", "ours"]
                 for side in sides:
@@ -377,8 +378,16 @@ def main():
                                                               model["inputs"], tim_o, t), env, tim_o))
                         except RuntimeError as e:
                             row["ours_error"] = str(e)
-                    elif side == "up" and "up_error" not in row and not (args.skip_upstream_plain
-                                                                         and model["xnnpack"]):
+                    elif side == "up" and args.skip_upstream_plain and model["xnnpack"]:
+                        # the delegated pair takes the plain run's turn, so it
+                        # alternates with ours round by round too
+                        if "up_xnn_error" not in row:
+                            try:
+                                up_xnn_runs.append(upstream.measure(args, model["xnnpack"], model["method"],
+                                                                    model["inputs"], t))
+                            except RuntimeError as e:
+                                row["up_xnn_error"] = str(e)
+                    elif side == "up" and "up_error" not in row:
                         try:
                             up_runs.append(upstream.measure(args, model["pte"], model["method"],
                                                             model["inputs"], t))
@@ -400,11 +409,17 @@ def main():
             rows.append(row)
             if model["xnnpack"]:
                 xrow = {"model": model["name"], "threads": t, "ours_ms": row.get("ours_ms")}
-                try:
-                    up = upstream.measure(args, model["xnnpack"], model["method"], model["inputs"], t)
-                    xrow["up_xnn_ms"] = statistics.median(up["times_ms"])
-                except RuntimeError as e:
-                    xrow["error"] = str(e)
+                if up_xnn_runs or "up_xnn_error" in row:
+                    if up_xnn_runs:
+                        xrow["up_xnn_ms"] = statistics.median(sum((r["times_ms"] for r in up_xnn_runs), []))
+                    if "up_xnn_error" in row:
+                        xrow["error"] = row["up_xnn_error"]
+                else:
+                    try:
+                        up = upstream.measure(args, model["xnnpack"], model["method"], model["inputs"], t)
+                        xrow["up_xnn_ms"] = statistics.median(up["times_ms"])
+                    except RuntimeError as e:
+                        xrow["error"] = str(e)
                 # ours on the same delegated .pte (libexecutorch-xnnpack)
                 try:
                     ox = measure(ours_cmd(args, model["xnnpack"], model["method"], model["inputs"], tim_o, t),
