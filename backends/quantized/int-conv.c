@@ -419,11 +419,12 @@ column_source (const ConvGeometry *geo, const ColumnTap *taps, const int16_t *pl
  * dequantization, and so are the pixels past the last and an odd K's
  * last partner. */
 static void
-fill_columns (const ConvGeometry *geo, const ColumnTap *taps, const int16_t *planes, int16_t *cols)
+fill_columns (const ConvGeometry *geo, const ColumnTap *taps, const int16_t *planes, int16_t *cols, int64_t first,
+              int64_t end)
 {
   int64_t n_pixels = geo->oh * geo->ow;
 
-  for (int64_t kk = 0; kk < geo->k_pairs; kk++)
+  for (int64_t kk = first; kk < end; kk++)
     {
       int16_t *col = cols + kk * geo->p_pad * 2;
       for (int64_t y = 0; y < geo->oh; y++)
@@ -470,12 +471,12 @@ fill_columns (const ConvGeometry *geo, const ColumnTap *taps, const int16_t *pla
  * as bytes, padding (and the pixels past the last, and K's padding, whose
  * weights are 0) @offset. */
 static void
-fill_columns_u8 (const ConvGeometry *geo, const ColumnTap *taps, const int16_t *planes, int16_t offset, int64_t k_quads,
-                 uint8_t *cols8)
+fill_columns_u8 (const ConvGeometry *geo, const ColumnTap *taps, const int16_t *planes, int16_t offset, uint8_t *cols8,
+                 int64_t first, int64_t end)
 {
   int64_t n_pixels = geo->oh * geo->ow, s = geo->stride[1];
 
-  for (int64_t kq = 0; kq < k_quads; kq++)
+  for (int64_t kq = first; kq < end; kq++)
     {
       uint8_t *col = cols8 + kq * geo->p_pad * 4;
       for (int64_t y = 0; y < geo->oh; y++)
@@ -524,6 +525,43 @@ fill_columns_u8 (const ConvGeometry *geo, const ColumnTap *taps, const int16_t *
         }
       memset (col + n_pixels * 4, (uint8_t) offset, (size_t) (geo->p_pad - n_pixels) * 4);
     }
+}
+
+/* The column fill of one group, split over the pool by rows of columns. */
+typedef struct
+{
+  const ConvGeometry *geo;
+  const ColumnTap *taps;
+  const int16_t *planes;
+  int16_t *cols;  /* the int16 pairs, or */
+  uint8_t *cols8; /* the u8 quads */
+  int16_t offset;
+  int64_t n_rows; /* k_pairs or k_quads */
+  int64_t per_task;
+} FillJob;
+
+static void
+fill_task (void *data, size_t task)
+{
+  const FillJob *fj = data;
+  int64_t first = (int64_t) task * fj->per_task, end = MIN (first + fj->per_task, fj->n_rows);
+
+  if (fj->cols8 != NULL)
+    fill_columns_u8 (fj->geo, fj->taps, fj->planes, fj->offset, fj->cols8, first, end);
+  else
+    fill_columns (fj->geo, fj->taps, fj->planes, fj->cols, first, end);
+}
+
+static void
+fill_group (const FillJob *fj, bool parallel)
+{
+  size_t n_tasks = (size_t) ((fj->n_rows + fj->per_task - 1) / fj->per_task);
+
+  if (parallel && n_tasks > 1)
+    executorch_threadpool_parallelize_1d (fill_task, (gpointer) fj, n_tasks);
+  else
+    for (size_t task = 0; task < n_tasks; task++)
+      fill_task ((gpointer) fj, task);
 }
 
 /* convolution.out's arguments: input, weight, bias, stride, padding,
@@ -673,10 +711,18 @@ int_conv (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   for (int64_t b = 0; b < n; b++)
     for (int64_t g = 0; g < groups; g++)
       {
-        if (u8)
-          fill_columns_u8 (&geo, taps, x + (b * ic + g * icg) * ih * iw, (int16_t) xin.u8_offset, k_quads, cols8);
-        else
-          fill_columns (&geo, taps, x + (b * ic + g * icg) * ih * iw, cols);
+        FillJob fill = {
+          .geo = &geo,
+          .taps = taps,
+          .planes = x + (b * ic + g * icg) * ih * iw,
+          .cols = cols,
+          .cols8 = cols8,
+          .offset = (int16_t) xin.u8_offset,
+          .n_rows = u8 ? k_quads : k_pairs,
+          /* rows of a task: a few, so that each thread gets several */
+          .per_task = MAX ((u8 ? k_quads : k_pairs) / 8, 1),
+        };
+        fill_group (&fill, parallel);
         ConvJob job = {
           .cols = cols,
           .w = site->w_pairs + g * ocg * k_pairs,
