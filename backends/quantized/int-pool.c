@@ -13,6 +13,8 @@
  */
 #include "int-kernels-private.h"
 
+#include "executorch-threadpool.h"
+
 #include <glib.h>
 #include <string.h>
 
@@ -80,6 +82,40 @@ pool_plane_avx2 (const PoolKernel *pk, const uint8_t *in, int64_t ih, int64_t iw
 }
 #endif
 
+typedef struct
+{
+  const PoolKernel *pk;
+  const uint8_t *in;
+  uint8_t *out;
+  int64_t ih, iw, row_width;
+  bool failed; /* no memory for a row (set by any task) */
+} PoolJob;
+
+static void
+pool_task (void *data, size_t plane)
+{
+  PoolJob *job = data;
+  const PoolKernel *pk = job->pk;
+  uint8_t small[1024];
+  uint8_t *row = job->row_width <= (int64_t) sizeof small ? small : g_try_malloc (job->row_width);
+  const uint8_t *in = job->in + (int64_t) plane * job->ih * job->iw;
+  uint8_t *dst = job->out + (int64_t) plane * pk->oh * pk->ow;
+
+  if (row == NULL)
+    {
+      job->failed = true;
+      return;
+    }
+#ifdef QK_HAVE_AVX2
+  if (_executorch_qk_isa () != QK_ISA_PORTABLE)
+    pool_plane_avx2 (pk, in, job->ih, job->iw, dst, row, job->row_width);
+  else
+#endif
+    pool_plane (pk, in, job->ih, job->iw, dst, row, job->row_width);
+  if (row != small)
+    g_free (row);
+}
+
 /* max_pool2d_with_indices.out (self, kernel_size, stride, padding,
  * dilation, ceil_mode, out, indices, ret) on the bytes a dequantize
  * staged; the bytes of out after a StagedBytes header. */
@@ -91,7 +127,6 @@ pool_bytes (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   EtTensor *self, *out;
   StagedBytes head;
   int64_t sizes[4], planes, row_width;
-  uint8_t *row;
 
   QK_TRY (_executorch_qk_check_n_args (&c, 9));
   QK_TRY (_executorch_qk_tensor (&c, 0, "self", &self));
@@ -108,21 +143,22 @@ pool_bytes (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   /* the rewrite checked the geometry against these sizes */
   planes = self->sizes[0] * self->sizes[1];
   row_width = self->sizes[3] + 2 * pk->p[1] + pk->s[1] * pk->ow + pk->k[1] * pk->d[1];
-  row = g_try_malloc (row_width);
-  if (row == NULL)
+  PoolJob job = {
+    .pk = pk,
+    .in = (const uint8_t *) self->data + sizeof head,
+    .out = (uint8_t *) out->data + sizeof head,
+    .ih = self->sizes[2],
+    .iw = self->sizes[3],
+    .row_width = row_width,
+  };
+  if (planes > 1 && (double) self->numel * (double) pk->k[0] >= QK_PARALLEL_MIN_MACS &&
+      executorch_threadpool_get_num_threads () > 1)
+    executorch_threadpool_parallelize_1d (pool_task, &job, (size_t) planes);
+  else
+    for (int64_t pl = 0; pl < planes; pl++)
+      pool_task (&job, (size_t) pl);
+  if (job.failed)
     return _executorch_qk_fail (&c, ET_ERROR_MEMORY_ALLOCATION_FAILED, "no memory for a pooled row");
-  for (int64_t pl = 0; pl < planes; pl++)
-    {
-      const uint8_t *in = (const uint8_t *) self->data + sizeof head + pl * self->sizes[2] * self->sizes[3];
-      uint8_t *dst = (uint8_t *) out->data + sizeof head + pl * pk->oh * pk->ow;
-#ifdef QK_HAVE_AVX2
-      if (_executorch_qk_isa () != QK_ISA_PORTABLE)
-        pool_plane_avx2 (pk, in, self->sizes[2], self->sizes[3], dst, row, row_width);
-      else
-#endif
-        pool_plane (pk, in, self->sizes[2], self->sizes[3], dst, row, row_width);
-    }
-  g_free (row);
   head.numel = out->numel;
   memcpy (out->data, &head, sizeof head);
   return ET_OK;
