@@ -103,7 +103,7 @@ pool_task (void *data, size_t plane)
 
   if (row == NULL)
     {
-      job->failed = true;
+      __atomic_store_n (&job->failed, true, __ATOMIC_RELAXED);
       return;
     }
 #ifdef QK_HAVE_AVX2
@@ -157,7 +157,7 @@ pool_bytes (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   else
     for (int64_t pl = 0; pl < planes; pl++)
       pool_task (&job, (size_t) pl);
-  if (job.failed)
+  if (__atomic_load_n (&job.failed, __ATOMIC_RELAXED))
     return _executorch_qk_fail (&c, ET_ERROR_MEMORY_ALLOCATION_FAILED, "no memory for a pooled row");
   head.numel = out->numel;
   memcpy (out->data, &head, sizeof head);
