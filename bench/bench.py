@@ -323,6 +323,9 @@ def main():
     parser.add_argument("--ours-prefix", default="",
                         help="command prefix for our side, e.g. 'tools/in-root trixie'")
     parser.add_argument("--only", nargs="*", default=[])
+    parser.add_argument("--against-xnnpack", action="store_true",
+                        help="upstream runs each model's XNNPACK-delegated variant (ours the plain export), "
+                        "alternating as usual; models without one are left out")
     parser.add_argument("--json", help="also write the rows to this file")
     # worker mode
     parser.add_argument("--upstream-server", action="store_true", help=argparse.SUPPRESS)
@@ -344,6 +347,8 @@ def main():
     else:
         env_base = devenv(args.build)
     models = models_from_manifest(args.manifest, args.only)
+    if args.against_xnnpack:
+        models = [m for m in models if m["xnnpack"]]
     rows, xrows = [], []
     tmp = tempfile.mkdtemp(prefix="et-bench-", dir=args.build if args.ours_prefix else None)
     load_before = machine_load()
@@ -371,7 +376,8 @@ def main():
                             row["ours_error"] = str(e)
                     elif side == "up" and "up_error" not in row:
                         try:
-                            up_runs.append(upstream.measure(args, model["pte"], model["method"],
+                            up_pte = model["xnnpack"] if args.against_xnnpack else model["pte"]
+                            up_runs.append(upstream.measure(args, up_pte, model["method"],
                                                             model["inputs"], t))
                         except RuntimeError as e:
                             row["up_error"] = str(e)
@@ -389,7 +395,7 @@ def main():
                 row["up_rss"] = max(r["rss_mib"] for r in up_runs)
                 row["up_rss_growth"] = up.get("rss_growth_mib")
             rows.append(row)
-            if model["xnnpack"]:
+            if model["xnnpack"] and not args.against_xnnpack:
                 xrow = {"model": model["name"], "threads": t, "ours_ms": row.get("ours_ms")}
                 try:
                     up = upstream.measure(args, model["xnnpack"], model["method"], model["inputs"], t)
@@ -414,6 +420,8 @@ def main():
     tool = os.path.relpath(os.path.join(args.build, "tools", "executorch-run"), REPO)
     python = sys.executable.replace(os.path.expanduser("~"), "~", 1)
     print("ours: %s%s; upstream: %s" % (args.ours_prefix + " " if args.ours_prefix else "", tool, python))
+    if args.against_xnnpack:
+        print("upstream runs the XNNPACK-delegated variant of each model, ours the plain export")
     print("load average (1, 5, 15 min) before: %s, after: %s; %d CPUs" % (load_before, load_after,
                                                                        os.cpu_count() or 0))
     print("peak: %s GFLOP/s per thread (AVX2 FMA at the reported clock); load = program + method load;"
@@ -440,6 +448,8 @@ def main():
         for key in ("ours_error", "up_error"):
             if key in r:
                 print("    %s: %s" % (key.split("_")[0], r[key]))
+    if args.against_xnnpack:
+        print_speedups(rows)
     if xrows:
         print()
         print("XNNPACK-delegated variant: ours (libexecutorch-xnnpack on Debian's XNNPACK) and upstream on the")
@@ -462,6 +472,22 @@ def main():
                        "iterations": args.iterations, "warmup": args.warmup, "ours_prefix": args.ours_prefix,
                        "rows": rows, "xnnpack_rows": xrows}, f, indent=1)
     return 0
+
+
+def print_speedups(rows):
+    """Each side's speed-up from its first thread count to the others."""
+    first = {}
+    for r in rows:
+        first.setdefault(r["model"], r)
+    print()
+    print("%-16s %3s %12s %12s" % ("model", "thr", "ours x", "upstream x"))
+    for r in rows:
+        base = first[r["model"]]
+        if r is base:
+            continue
+        ours = base["ours_ms"] / r["ours_ms"] if r.get("ours_ms") and base.get("ours_ms") else None
+        up = base["up_ms"] / r["up_ms"] if r.get("up_ms") and base.get("up_ms") else None
+        print("%-16s %3d %12s %12s" % (r["model"], r["threads"], fmt(ours, ".2f"), fmt(up, ".2f")))
 
 
 def machine_load():
