@@ -28,8 +28,8 @@
  * Work is cut into tasks (batch x group x output-channel block x pixel
  * tile, or output planes) that write disjoint parts of the output, and
  * spread over the process thread pool; each task's GEMM then runs on its
- * own thread.  When there is a single task the GEMM itself is threaded.  The GEMM uses FMA where
- * the CPU has it (see gemm-avx2.c).
+ * own thread.  When there is a single task the GEMM itself is threaded.
+ * The GEMM uses FMA where the CPU has it (see gemm-avx2.c).
  */
 #include "convolution-private.h"
 
@@ -156,7 +156,9 @@ choose_split (ConvJob *job, bool direct)
   job->co_block = cv->cout_g > 0 ? cv->cout_g : 1;
   if (threads <= 1 || outer >= 4 * threads || (double) cv->cout_g * k * pixels < SPLIT_MIN)
     return;
-  threads = (threads + outer - 1) / outer; /* per (batch, group) */
+  /* Threads per (batch, group) when they divide evenly, else every
+   * (batch, group) is cut for all of them. */
+  threads = threads % outer == 0 ? threads / outer : threads;
   int64_t tile = best_block (pixels, KERNEL_SGEMM_NR_MAX, 64, threads, &eff_px);
   int64_t block = best_block (cv->cout_g, GEMM_MR, GEMM_MR, threads, &eff_co);
   /* Packing B costs about as much per element as a multiply-add by 16
