@@ -15,12 +15,20 @@
  *
  * Idle workers spin for a short while, because regions often follow each
  * other closely (an LLM decode step runs hundreds), then sleep on a
- * condition variable.
+ * condition variable; a worker that was preempted lately sleeps at once.
+ *
+ * A worker preempted while it holds a claim still stalls its region, so
+ * the caller keeps account of whether the workers save it time (payoff.c)
+ * and runs regions alone while they do not.
  */
 
+#define _GNU_SOURCE /* RUSAGE_THREAD */
+
 #include "workers.h"
+#include "payoff.h"
 
 #include <stdatomic.h>
+#include <sys/resource.h>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -42,6 +50,9 @@
 
 /* How long an idle worker spins before it sleeps. */
 #define SPIN_US 200
+/* A worker preempted within this long sleeps when idle instead of
+ * spinning. */
+#define PREEMPTED_LATELY_US 20000
 /* How long a caller spins on workers finishing claimed units before it
  * yields its CPU to them. */
 #define CALLER_SPIN_ITERATIONS 4000
@@ -67,6 +78,7 @@ struct _Workers
   GMutex sleep_lock;
   GCond wake;
   GMutex submit_lock;
+  Payoff payoff; /* under submit_lock */
 };
 
 static gboolean
@@ -114,16 +126,17 @@ run_units (Workers *w, guint32 first, guint32 end)
   atomic_fetch_add_explicit (&w->done, end - first, memory_order_release);
 }
 
-static gboolean
+/* Returns the number of units run. */
+static gsize
 run_claims (Workers *w)
 {
   guint32 first, end;
-  gboolean ran = FALSE;
+  gsize ran = 0;
 
   while (claim (w, &first, &end))
     {
       run_units (w, first, end);
-      ran = TRUE;
+      ran += end - first;
     }
   return ran;
 }
@@ -148,16 +161,37 @@ spin_for_work (Workers *w)
     }
 }
 
+/* Whether this worker was preempted lately.  Spinning then takes CPU time
+ * from the process's own caller (the scheduler shares the CPUs out per
+ * thread), so the worker sleeps instead: the caller does not wait for it
+ * to wake.  Reads this thread's involuntary context switches. */
+static gboolean
+preempted_lately (gint64 *preemptions, gint64 *until_us)
+{
+  gint64 now = g_get_monotonic_time ();
+#ifdef RUSAGE_THREAD
+  struct rusage usage;
+
+  if (getrusage (RUSAGE_THREAD, &usage) == 0 && usage.ru_nivcsw != *preemptions)
+    {
+      *preemptions = usage.ru_nivcsw;
+      *until_us = now + PREEMPTED_LATELY_US;
+    }
+#endif
+  return now < *until_us;
+}
+
 static gpointer
 worker_main (gpointer data)
 {
   Workers *w = data;
+  gint64 preemptions = 0, no_spin_until = 0;
 
   while (!atomic_load_explicit (&w->stopping, memory_order_relaxed))
     {
-      if (!atomic_load_explicit (&w->held, memory_order_relaxed) && run_claims (w))
+      if (!atomic_load_explicit (&w->held, memory_order_relaxed) && run_claims (w) > 0)
         continue;
-      if (spin_for_work (w))
+      if (!preempted_lately (&preemptions, &no_spin_until) && spin_for_work (w))
         continue;
 
       g_mutex_lock (&w->sleep_lock);
@@ -188,6 +222,7 @@ workers_new (guint n_workers)
   g_return_val_if_fail (n_workers >= 1, NULL);
 
   Workers *w = g_new0 (Workers, 1);
+  w->payoff = (Payoff) PAYOFF_INIT;
   g_mutex_init (&w->sleep_lock);
   g_cond_init (&w->wake);
   g_mutex_init (&w->submit_lock);
@@ -242,6 +277,12 @@ workers_run (Workers *w, WorkersTask task, gpointer context, gsize n_items)
     return TRUE;
   if (!g_mutex_trylock (&w->submit_lock))
     return FALSE;
+  gint64 start = g_get_monotonic_time ();
+  if (!payoff_use_workers (&w->payoff, start))
+    {
+      g_mutex_unlock (&w->submit_lock);
+      return FALSE;
+    }
 
   /* No claim of the previous region is outstanding, so nobody reads these
    * until the state below is published. */
@@ -257,7 +298,8 @@ workers_run (Workers *w, WorkersTask task, gpointer context, gsize n_items)
   atomic_store_explicit (&w->state, STATE (generation, 0, units), memory_order_seq_cst);
   wake_sleepers (w);
 
-  run_claims (w);
+  gsize caller_units = run_claims (w);
+  gint64 caller_done = g_get_monotonic_time ();
   for (guint i = 1; atomic_load_explicit (&w->done, memory_order_acquire) < units; i++)
     {
       /* A worker holds an unfinished claim; if it was preempted, it needs
@@ -267,6 +309,8 @@ workers_run (Workers *w, WorkersTask task, gpointer context, gsize n_items)
       else
         g_thread_yield ();
     }
+  gint64 end = g_get_monotonic_time ();
+  payoff_observed (&w->payoff, end, end - start, caller_done - start, caller_units, units);
   g_mutex_unlock (&w->submit_lock);
   return TRUE;
 }

@@ -27,8 +27,9 @@ guint workers_get_n_workers (const Workers *workers);
 
 /* Runs @task over @n_items items on the calling thread and the workers,
  * returning when all have run.  Returns FALSE without running anything
- * while another caller's region is in progress: the caller then runs the
- * items itself. */
+ * while another caller's region is in progress, or while the workers have
+ * lately cost more time than they saved (payoff.h): the caller then runs
+ * the items itself. */
 gboolean workers_run (Workers *workers, WorkersTask task, gpointer context, gsize n_items);
 
 /* Sends idle workers to sleep now instead of after their spin: for when

@@ -45,6 +45,19 @@ count_init (Count *c, gsize n_items)
   c->sleep_us = 0;
 }
 
+/* Runs @c's items on @w, or on this thread when @w refuses the region
+ * (busy with another caller, or not paying for itself lately). */
+static gboolean
+run_or_inline (Workers *w, Count *c)
+{
+  if (workers_run (w, count_items, c, c->n_items))
+    return TRUE;
+  for (gsize i = 0; i < c->n_items; i++)
+    g_assert_cmpuint (atomic_load (&c->hits[i]), ==, 0);
+  count_items (c, 0, c->n_items);
+  return FALSE;
+}
+
 static void
 assert_each_once (Count *c)
 {
@@ -66,7 +79,7 @@ test_each_item_once (void)
       {
         Count c;
         count_init (&c, n);
-        g_assert_true (workers_run (w, count_items, &c, n));
+        run_or_inline (w, &c);
         assert_each_once (&c);
       }
   workers_free (w);
@@ -81,13 +94,13 @@ test_many_items (void)
   Count c;
 
   count_init (&c, n);
-  g_assert_true (workers_run (w, count_items, &c, n));
+  g_assert_true (workers_run (w, count_items, &c, n)); /* the first region always runs on the pool */
   assert_each_once (&c);
   workers_free (w);
 }
 
 /* Workers that never join do not keep a region from ending: the caller
- * runs it all. */
+ * runs it all (or, once they have not paid for a while, refuses the pool). */
 static void
 test_late_workers_not_waited_for (void)
 {
@@ -98,7 +111,7 @@ test_late_workers_not_waited_for (void)
     {
       Count c;
       count_init (&c, 64);
-      g_assert_true (workers_run (w, count_items, &c, 64));
+      run_or_inline (w, &c);
       g_assert_false (atomic_load (&c.off_caller));
       assert_each_once (&c);
     }
@@ -111,7 +124,7 @@ test_late_workers_not_waited_for (void)
       Count c;
       count_init (&c, 40);
       c.sleep_us = 500;
-      g_assert_true (workers_run (w, count_items, &c, 40));
+      run_or_inline (w, &c);
       helped = atomic_load (&c.off_caller);
       assert_each_once (&c);
     }
@@ -134,16 +147,11 @@ caller_main (gpointer data)
     {
       Count c;
       count_init (&c, 97);
-      if (workers_run (caller->w, count_items, &c, 97))
+      /* Refused while another caller's region runs: nothing ran. */
+      if (run_or_inline (caller->w, &c))
         caller->runs++;
       else
-        {
-          /* Refused while another caller's region runs: nothing ran. */
-          for (gsize i = 0; i < c.n_items; i++)
-            g_assert_cmpuint (atomic_load (&c.hits[i]), ==, 0);
-          count_items (&c, 0, c.n_items);
-          caller->refused++;
-        }
+        caller->refused++;
       assert_each_once (&c);
     }
   return NULL;
@@ -180,7 +188,7 @@ test_park_then_run (void)
       workers_park (w);
       if (round % 50 == 0)
         g_usleep (2000); /* long enough for every worker to be asleep */
-      g_assert_true (workers_run (w, count_items, &c, 33));
+      run_or_inline (w, &c);
       assert_each_once (&c);
     }
   g_assert_cmpuint (workers_get_n_workers (w), ==, 2);
