@@ -23,7 +23,9 @@
 #include "xnnpack-api.h" /* what the installed XNNPACK offers (meson.build) */
 #define XB_DQ_DEFINE_XNN 1
 #include "dynamic-quant.h"
+#include "conv-split.h"
 #include "fc-operator.h"
+#include "profile.h"
 
 /* The quark name is a string, not an expression. */
 /* clang-format off */
@@ -77,6 +79,7 @@ typedef struct
 #ifdef XB_HAVE_WEIGHTS_CACHE
   xnn_weights_cache_t weights_cache;
 #endif
+  XbProfile *profile; /* EXECUTORCH_XNNPACK_PROFILE, else NULL (profile.c) */
 } Delegate;
 
 static GMutex init_lock;
@@ -146,6 +149,7 @@ delegate_free (Delegate *d)
       xb_fc_operator_free (d->fc[i]);
   g_free (d->fc);
   xb_graph_free (d->graph);
+  xb_profile_report_and_free (d->profile);
   g_free (d);
 }
 
@@ -596,6 +600,9 @@ define_node (Delegate *d, xnn_subgraph_t sg, const XbNode *n)
       case XB_NODE_STATIC_RESIZE_BILINEAR_2D:
         return xnn_define_static_resize_bilinear_2d (sg, p[0], p[1], i0, o, n->flags);
       case XB_NODE_CONV2D:
+        /* Weights beyond L2: in slices, for the 2024 library's tiling. */
+        if (xb_conv_split_wanted (d->graph, n, d->shapes))
+          return xb_conv_define_split (d->graph, n, d->shapes, sg, i0, o);
         return xnn_define_convolution_2d (sg, p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9], p[12], p[10],
                                           p[11], lo, hi, i0, i1, i2, o, n->flags);
       case XB_NODE_DEPTHWISE_CONV2D:
@@ -828,9 +835,9 @@ create_runtime (Delegate *d, const Step *s, struct pthreadpool *pool, xnn_runtim
    * (upstream's runtime does not yield either). */
   xnn_runtime_t created = NULL;
 #ifdef XB_HAVE_WEIGHTS_CACHE
-  st = xnn_create_runtime_v3 (sg, d->weights_cache, pool, 0, &created);
+  st = xnn_create_runtime_v3 (sg, d->weights_cache, pool, xb_profile_runtime_flags (d->profile), &created);
 #else
-  st = xnn_create_runtime_v2 (sg, pool, 0, &created);
+  st = xnn_create_runtime_v2 (sg, pool, xb_profile_runtime_flags (d->profile), &created);
 #endif
   xnn_delete_subgraph (sg);
   *runtime = st == xnn_status_success ? created : NULL;
@@ -1026,6 +1033,7 @@ xb_delegate_new (const void *processed, size_t size, XbNamedDataFunc named, gpoi
   if (xnn_create_weights_cache (&d->weights_cache) != xnn_status_success)
     d->weights_cache = NULL; /* runtimes without one */
 #endif
+  d->profile = xb_profile_new ();
   d->graph = xb_payload_parse (processed, size, named, named_data, error);
   if (d->graph == NULL)
     {
@@ -1201,6 +1209,8 @@ run_steps (Delegate *d, gboolean parallel, EtErrorContext *report)
         {
           *bound = TRUE;
           st = xnn_invoke_runtime (runtime);
+          if (st == xnn_status_success)
+            xb_profile_add_runtime (d->profile, d->n_steps > 1 ? (int) si : -1, runtime);
         }
       if (st != xnn_status_success)
         {
@@ -1357,6 +1367,7 @@ execute_locked (Delegate *d, EtValue **args, uint32_t n_args, EtErrorContext *re
   int code = run_steps (d, parallel, report);
   if (spanned)
     executorch_threadpool_span_end (&span);
+  xb_profile_count_execution (d->profile, parallel);
   if (code != ET_OK)
     return code;
   for (uint32_t v = 0; v < g->n_values; v++)

@@ -14,6 +14,7 @@
 #include "executorch-plugin.h"
 #include "fixture-util.h"
 #include "backend-private.h"
+#include "conv-split.h"
 #include "xnnpack-api.h"
 
 #define FIXTURES_DIR "xnnpack/"
@@ -671,6 +672,47 @@ test_serial_matches_pool (void)
   executorch_threadpool_set_num_threads (old);
 }
 
+/* Convolutions whose weights exceed the slice budget are defined as
+ * convolutions over slices of their output channels and a concatenation
+ * (conv-split.c): on the 2024 library they are, and give the unsplit
+ * outputs to the bit; the 2022 library (no concatenation node) never splits. */
+static void
+test_conv_split (void)
+{
+  static const char *const names[] = { "xnn_resnet18", "xnn_mv2", "xnn_effnet" };
+  uint32_t split_nodes = 0;
+  for (gsize n = 0; n < G_N_ELEMENTS (names); n++)
+    {
+      g_autofree char *pte = g_strdup_printf (FIXTURES_DIR "%s/%s.pte", names[n], names[n]);
+      g_autoptr (GPtrArray) payloads = payloads_of (pte);
+      g_assert_cmpuint (payloads->len, >, 0);
+      for (guint i = 0; i < payloads->len; i++)
+        {
+          xb_conv_split_set_budget (G_MAXSIZE);
+          void *whole = delegate_of (payloads, i);
+          /* 4 KiB: a slice of 32 channels of a 3x3 convolution over up to
+           * 8 input channels; more channels give one slice of 32 each. */
+          xb_conv_split_set_budget (4 * 1024);
+          void *sliced = delegate_of (payloads, i);
+          const XbGraph *g = xb_delegate_get_graph (sliced);
+          uint32_t wanted = 0;
+          for (uint32_t k = 0; k < g->n_nodes; k++)
+            wanted += xb_conv_split_wanted (g, &g->nodes[k], xb_delegate_get_shapes (sliced));
+          g_test_message ("%s delegate %u: %u of %u nodes in slices", names[n], i, wanted, g->n_nodes);
+          split_nodes += wanted;
+          g_assert_true (xb_delegates_match (whole, sliced));
+          xb_delegate_free (whole);
+          xb_delegate_free (sliced);
+        }
+    }
+  xb_conv_split_set_budget (0);
+#if defined(HAVE_XNN_DEFINE_CONCATENATE2) && defined(HAVE_XNN_DEFINE_CONCATENATE5)
+  g_assert_cmpuint (split_nodes, >, 0);
+#else
+  g_assert_cmpuint (split_nodes, ==, 0);
+#endif
+}
+
 static void
 test_payload_header (void)
 {
@@ -706,6 +748,7 @@ main (int argc, char **argv)
   g_test_add_func ("/xnnpack/fp16", test_fp16);
   g_test_add_func ("/xnnpack/one-runtime", test_one_runtime);
   g_test_add_func ("/xnnpack/serial-matches-pool", test_serial_matches_pool);
+  g_test_add_func ("/xnnpack/conv-split", test_conv_split);
   g_test_add_func ("/xnnpack/widen-conversions", test_widen_conversions);
   g_test_add_func ("/xnnpack/unplanned-input-grows", test_unplanned_input_grows);
   g_test_add_func ("/xnnpack/fc-operators", test_fc_operators);
