@@ -1019,6 +1019,20 @@ classify_and_build (Delegate *d, GError **error)
   return ok;
 }
 
+/* EXECUTORCH_XNNPACK_THREADING=pool or serial: every execution on the pool
+ * or on the calling thread, instead of as the pool's spans decide (to
+ * measure what the span policy costs on a busy machine). */
+static XbThreading
+threading_from_environment (void)
+{
+  const char *value = g_getenv ("EXECUTORCH_XNNPACK_THREADING");
+  if (g_strcmp0 (value, "pool") == 0)
+    return XB_THREADING_POOL;
+  if (g_strcmp0 (value, "serial") == 0)
+    return XB_THREADING_SERIAL;
+  return XB_THREADING_AUTO;
+}
+
 void *
 xb_delegate_new (const void *processed, size_t size, XbNamedDataFunc named, gpointer named_data, GError **error)
 {
@@ -1034,6 +1048,7 @@ xb_delegate_new (const void *processed, size_t size, XbNamedDataFunc named, gpoi
     d->weights_cache = NULL; /* runtimes without one */
 #endif
   d->profile = xb_profile_new ();
+  d->threading = threading_from_environment ();
   d->graph = xb_payload_parse (processed, size, named, named_data, error);
   if (d->graph == NULL)
     {
