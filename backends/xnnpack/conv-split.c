@@ -37,8 +37,11 @@
 #define MAX_SLICES 25
 
 /* The weight bytes one slice may have: EXECUTORCH_XNNPACK_CONV_SLICE_KIB
- * (0: never split, as G_MAXSIZE), else the L2 cache of the first CPU
- * (1 MiB when the C library cannot tell). */
+ * (0: never split, as G_MAXSIZE), else half the L2 cache of the first CPU
+ * (512 KiB when the C library cannot tell): the pixels, the outputs and
+ * other processes need the rest.  On a 2 MiB L2, ResNet-18 ran as fast
+ * with 256 KiB to 1 MiB slices, 10% slower with 2 MiB, 35% slower whole
+ * (bench/results/2026-12-04-xnnpack-debian13-2vcpu.txt). */
 static gsize budget_override; /* tests: xb_conv_split_set_budget() */
 
 static size_t
@@ -62,10 +65,10 @@ slice_budget (void)
         {
 #ifdef _SC_LEVEL2_CACHE_SIZE
           long l2 = sysconf (_SC_LEVEL2_CACHE_SIZE);
-          bytes = l2 > 0 ? (gsize) l2 : 0;
+          bytes = l2 > 0 ? (gsize) l2 / 2 : 0;
 #endif
           if (bytes == 0)
-            bytes = 1024 * 1024;
+            bytes = 512 * 1024;
         }
       g_once_init_leave (&budget, bytes);
     }
