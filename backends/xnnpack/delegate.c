@@ -266,6 +266,28 @@ library_has_node (const XbNode *n)
     }
 }
 
+/* Whether @n is an int8 fully-connected with per-channel weights in the
+ * form the installed XNNPACK runs (qs8-qc8w: the 2024 library), so that it
+ * stays in the runtime instead of splitting it around a host node. */
+static gboolean
+library_has_qc8w_fc (const XbGraph *g, const XbNode *n)
+{
+#ifdef HAVE_XNN_CREATE_FULLY_CONNECTED_NC_QS8_QC8W
+  if (n->n_inputs < 2 || n->n_outputs < 1 || n->inputs[0] == XB_PAYLOAD_NO_VALUE || n->inputs[1] == XB_PAYLOAD_NO_VALUE)
+    return FALSE;
+  const XbValue *x = &g->values[n->inputs[0]], *w = &g->values[n->inputs[1]], *y = &g->values[n->outputs[0]];
+  const XbValue *b = n->n_inputs > 2 && n->inputs[2] != XB_PAYLOAD_NO_VALUE ? &g->values[n->inputs[2]] : NULL;
+  return x->datatype == XB_DT_QINT8 && x->quant == XB_QUANT_PER_TENSOR && w->datatype == XB_DT_QCINT8 &&
+         w->quant == XB_QUANT_PER_CHANNEL && w->channel_dim == 0 && w->data != NULL && y->datatype == XB_DT_QINT8 &&
+         y->quant == XB_QUANT_PER_TENSOR && !(n->flags & 1) &&
+         (b == NULL || (b->datatype == XB_DT_QCINT32 && b->quant == XB_QUANT_PER_CHANNEL && b->data != NULL));
+#else
+  (void) g;
+  (void) n;
+  return FALSE;
+#endif
+}
+
 static gboolean node_fail (GError **error, const XbGraph *g, uint32_t i, int code, const char *format, ...)
     G_GNUC_PRINTF (5, 6);
 
@@ -317,9 +339,10 @@ classify (Delegate *d, GError **error)
                               xb_datatype_name (val->datatype), v);
         }
       /* XNNPACK first (one runtime rather than several around host nodes);
-       * fully-connected keeps its host path for per-channel weights. */
+       * fully-connected keeps its host path for per-channel weights where
+       * the library lacks them (2022). */
       gboolean library = library_has_node (n);
-      if (library && n->type != XB_NODE_FULLY_CONNECTED)
+      if (library && (n->type != XB_NODE_FULLY_CONNECTED || library_has_qc8w_fc (g, n)))
         d->host[i] = FALSE;
       else if (xb_fc_operator_supports (g, n))
         d->host[i] = TRUE;

@@ -587,6 +587,57 @@ test_one_runtime (void)
   g_assert_cmpuint (total_runtimes, >=, payloads->len);
 }
 
+/* int8 fully-connected layers with per-channel weights (the classifier of
+ * MobileNetV2 int8, an MLP): where the library runs them (qs8-qc8w, 2024)
+ * they stay in the runtime, so an int8 delegate is one runtime; the 2022
+ * library runs them on the host between runtimes. */
+/* Named data of 1.0f floats: per-channel scales must not be zero. */
+static gboolean
+ones_named_data (gpointer user_data, const char *key, const void **data, size_t *size)
+{
+  static float ones[1 << 18];
+  if (ones[0] == 0.0f)
+    for (gsize i = 0; i < G_N_ELEMENTS (ones); i++)
+      ones[i] = 1.0f;
+  *data = ones;
+  *size = sizeof ones;
+  return TRUE;
+}
+
+static void
+test_qc8w_fc_in_runtime (void)
+{
+  static const char *const names[] = { "xnn_mv2_q8", "xnn_mlp_q8pc" };
+  uint32_t total_host = 0;
+  for (gsize n = 0; n < G_N_ELEMENTS (names); n++)
+    {
+      g_autofree char *pte = g_strdup_printf (FIXTURES_DIR "%s/%s.pte", names[n], names[n]);
+      g_autoptr (GPtrArray) payloads = payloads_of (pte);
+      g_assert_cmpuint (payloads->len, >, 0);
+      for (guint i = 0; i < payloads->len; i++)
+        {
+          gsize len;
+          const guint8 *data = g_bytes_get_data (g_ptr_array_index (payloads, i), &len);
+          g_autoptr (GError) error = NULL;
+          void *handle = xb_delegate_new (data, len, ones_named_data, NULL, &error);
+          g_assert_no_error (error);
+          uint32_t runtimes, host;
+          xb_delegate_count_steps (handle, &runtimes, &host);
+          g_test_message ("%s delegate %u: %u XNNPACK runtimes, %u host nodes", names[n], i, runtimes, host);
+#ifdef HAVE_XNN_CREATE_FULLY_CONNECTED_NC_QS8_QC8W
+          g_assert_cmpuint (host, ==, 0);
+          g_assert_cmpuint (runtimes, ==, 1);
+#endif
+          total_host += host;
+          xb_delegate_run_zeros (handle);
+          xb_delegate_free (handle);
+        }
+    }
+#ifndef HAVE_XNN_CREATE_FULLY_CONNECTED_NC_QS8_QC8W
+  g_assert_cmpuint (total_host, >, 0);
+#endif
+}
+
 /* The llama's delegates are fully-connected nodes only.  Where runtimes
  * cannot be resized (the 2022 library), those run as operators that keep
  * their packed weights across token counts (fc-operator.c), and give the
@@ -749,6 +800,7 @@ main (int argc, char **argv)
   g_test_add_func ("/xnnpack/one-runtime", test_one_runtime);
   g_test_add_func ("/xnnpack/serial-matches-pool", test_serial_matches_pool);
   g_test_add_func ("/xnnpack/conv-split", test_conv_split);
+  g_test_add_func ("/xnnpack/qc8w-fc-in-runtime", test_qc8w_fc_in_runtime);
   g_test_add_func ("/xnnpack/widen-conversions", test_widen_conversions);
   g_test_add_func ("/xnnpack/unplanned-input-grows", test_unplanned_input_grows);
   g_test_add_func ("/xnnpack/fc-operators", test_fc_operators);
