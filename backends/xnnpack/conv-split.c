@@ -80,7 +80,9 @@ static size_t
 slice_channels (const XbGraph *g, const XbNode *n, const XbShape *shapes)
 {
 #if defined(HAVE_XNN_DEFINE_CONCATENATE2) && defined(HAVE_XNN_DEFINE_CONCATENATE5)
-  if (n->type != XB_NODE_CONV2D || n->p[12] != 1 || n->n_inputs < 2 || n->n_outputs < 1)
+  if (n->type != XB_NODE_CONV2D || n->p[12] != 1 || n->n_inputs < 2 || n->n_outputs < 1 ||
+      n->inputs[0] >= g->n_values || n->inputs[1] >= g->n_values || n->outputs[0] >= g->n_values ||
+      (n->n_inputs > 2 && n->inputs[2] != XB_PAYLOAD_NO_VALUE && n->inputs[2] >= g->n_values))
     return 0;
   const XbValue *in = &g->values[n->inputs[0]], *w = &g->values[n->inputs[1]], *out = &g->values[n->outputs[0]];
   const XbValue *b = n->n_inputs > 2 && n->inputs[2] != XB_PAYLOAD_NO_VALUE ? &g->values[n->inputs[2]] : NULL;
@@ -97,8 +99,11 @@ slice_channels (const XbGraph *g, const XbNode *n, const XbShape *shapes)
   if (os->dims[0] * os->dims[1] * os->dims[2] <= 8)
     return 0;
   size_t per_channel = ws->dims[1] * ws->dims[2] * ws->dims[3] * sizeof (float);
+  /* The slices are views into the constants: they must hold every channel. */
+  if (per_channel == 0 || w->data_size / per_channel < cout || (b != NULL && b->data_size / sizeof (float) < cout))
+    return 0;
   size_t budget = slice_budget ();
-  if (per_channel == 0 || cout * per_channel <= budget)
+  if (cout * per_channel <= budget)
     return 0;
   size_t width = budget / per_channel / SLICE_ALIGN * SLICE_ALIGN;
   if (width == 0)
