@@ -57,7 +57,7 @@ xb_profile_new (void)
   if (!wanted ())
     return NULL;
 #ifndef HAVE_XNN_GET_RUNTIME_PROFILING_INFO
-  g_warning ("EXECUTORCH_XNNPACK_PROFILE: the installed XNNPACK cannot time its operators; "
+  g_message ("EXECUTORCH_XNNPACK_PROFILE: the installed XNNPACK cannot time its operators; "
              "counting the executions only");
 #endif
   XbProfile *profile = g_new0 (XbProfile, 1);

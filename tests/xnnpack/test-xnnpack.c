@@ -591,6 +591,42 @@ test_one_runtime (void)
  * MobileNetV2 int8, an MLP): where the library runs them (qs8-qc8w, 2024)
  * they stay in the runtime, so an int8 delegate is one runtime; the 2022
  * library runs them on the host between runtimes. */
+/* EXECUTORCH_XNNPACK_PROFILE prints, when the delegate is freed, its
+ * executions (here forced onto the pool, then onto the calling thread by
+ * EXECUTORCH_XNNPACK_THREADING) and, where XNNPACK times its operators
+ * (2024), one line per operator. */
+static void
+test_profile (void)
+{
+  if (g_test_subprocess ())
+    {
+      g_setenv ("EXECUTORCH_XNNPACK_PROFILE", "1", TRUE);
+      executorch_threadpool_set_num_threads (2);
+      /* Its runtime is big enough for the pool (step-work.c). */
+      g_autoptr (GPtrArray) payloads = payloads_of (FIXTURES_DIR "xnn_resnet18/xnn_resnet18.pte");
+      g_assert_cmpuint (payloads->len, ==, 1);
+      g_setenv ("EXECUTORCH_XNNPACK_THREADING", "pool", TRUE);
+      void *pooled = delegate_of (payloads, 0);
+      g_setenv ("EXECUTORCH_XNNPACK_THREADING", "serial", TRUE);
+      void *serial = delegate_of (payloads, 0);
+      for (int i = 0; i < 3; i++)
+        {
+          xb_delegate_run_zeros (pooled);
+          xb_delegate_run_zeros (serial);
+        }
+      xb_delegate_free (pooled);
+      xb_delegate_free (serial);
+      return;
+    }
+  g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+  g_test_trap_assert_passed ();
+  g_test_trap_assert_stderr ("*XNNPACK operators: 3 executions (3 on the thread pool, 0 on the calling thread)*"
+                             "XNNPACK operators: 3 executions (0 on the thread pool, 3 on the calling thread)*");
+#ifdef HAVE_XNN_GET_RUNTIME_PROFILING_INFO
+  g_test_trap_assert_stderr ("*share  ms/run  min ms   runs  operator*Convolution (NHWC, F32)*      3  *");
+#endif
+}
+
 /* Named data of 1.0f floats: per-channel scales must not be zero. */
 static gboolean
 ones_named_data (gpointer user_data, const char *key, const void **data, size_t *size)
@@ -801,6 +837,7 @@ main (int argc, char **argv)
   g_test_add_func ("/xnnpack/serial-matches-pool", test_serial_matches_pool);
   g_test_add_func ("/xnnpack/conv-split", test_conv_split);
   g_test_add_func ("/xnnpack/qc8w-fc-in-runtime", test_qc8w_fc_in_runtime);
+  g_test_add_func ("/xnnpack/profile", test_profile);
   g_test_add_func ("/xnnpack/widen-conversions", test_widen_conversions);
   g_test_add_func ("/xnnpack/unplanned-input-grows", test_unplanned_input_grows);
   g_test_add_func ("/xnnpack/fc-operators", test_fc_operators);
