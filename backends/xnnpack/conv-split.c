@@ -44,7 +44,8 @@
  * (bench/results/2026-12-04-xnnpack-debian13-2vcpu.txt). */
 static gsize budget_override; /* tests: xb_conv_split_set_budget() */
 
-static size_t
+/* Unused where the library cannot concatenate (no split there). */
+G_GNUC_UNUSED static size_t
 slice_budget (void)
 {
   static gsize budget;
