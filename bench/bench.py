@@ -328,10 +328,9 @@ def main():
     parser.add_argument("--ours-prefix", default="",
                         help="command prefix for our side, e.g. 'tools/in-root trixie'")
     parser.add_argument("--only", nargs="*", default=[])
-    parser.add_argument("--skip-upstream-plain", action="store_true",
-                        help="where a model has an XNNPACK-delegated pair, time upstream only on that, "
-                        "alternating with ours in every round (its undelegated int8 run is the reference "
-                        "path, seconds per run)")
+    parser.add_argument("--against-xnnpack", action="store_true",
+                        help="upstream runs each model's XNNPACK-delegated variant (ours the plain export), "
+                        "alternating as usual; models without one are left out")
     parser.add_argument("--json", help="also write the rows to this file")
     # worker mode
     parser.add_argument("--upstream-server", action="store_true", help=argparse.SUPPRESS)
@@ -353,6 +352,8 @@ def main():
     else:
         env_base = devenv(args.build)
     models = models_from_manifest(args.manifest, args.only)
+    if args.against_xnnpack:
+        models = [m for m in models if m["xnnpack"]]
     rows, xrows = [], []
     tmp = tempfile.mkdtemp(prefix="et-bench-", dir=args.build if args.ours_prefix else None)
     load_before = machine_load()
@@ -368,7 +369,7 @@ def main():
             env = dict(env_base, EXECUTORCH_NUM_THREADS=str(t))
             tim_o = os.path.join(tmp, "ours.json")
             row = {"model": model["name"], "threads": t, "gflop": flops / 1e9}
-            ours_runs, up_runs, up_xnn_runs = [], [], []
+            ours_runs, up_runs = [], []
             for rnd in range(args.repeats):
                 sides = ["ours", "up"] if rnd % 2 == 0 else ["up", "ours"]
                 for side in sides:
@@ -378,18 +379,10 @@ def main():
                                                               model["inputs"], tim_o, t), env, tim_o))
                         except RuntimeError as e:
                             row["ours_error"] = str(e)
-                    elif side == "up" and args.skip_upstream_plain and model["xnnpack"]:
-                        # the delegated pair takes the plain run's turn, so it
-                        # alternates with ours round by round too
-                        if "up_xnn_error" not in row:
-                            try:
-                                up_xnn_runs.append(upstream.measure(args, model["xnnpack"], model["method"],
-                                                                    model["inputs"], t))
-                            except RuntimeError as e:
-                                row["up_xnn_error"] = str(e)
                     elif side == "up" and "up_error" not in row:
                         try:
-                            up_runs.append(upstream.measure(args, model["pte"], model["method"],
+                            up_pte = model["xnnpack"] if args.against_xnnpack else model["pte"]
+                            up_runs.append(upstream.measure(args, up_pte, model["method"],
                                                             model["inputs"], t))
                         except RuntimeError as e:
                             row["up_error"] = str(e)
@@ -407,19 +400,13 @@ def main():
                 row["up_rss"] = max(r["rss_mib"] for r in up_runs)
                 row["up_rss_growth"] = up.get("rss_growth_mib")
             rows.append(row)
-            if model["xnnpack"]:
+            if model["xnnpack"] and not args.against_xnnpack:
                 xrow = {"model": model["name"], "threads": t, "ours_ms": row.get("ours_ms")}
-                if up_xnn_runs or "up_xnn_error" in row:
-                    if up_xnn_runs:
-                        xrow["up_xnn_ms"] = statistics.median(sum((r["times_ms"] for r in up_xnn_runs), []))
-                    if "up_xnn_error" in row:
-                        xrow["error"] = row["up_xnn_error"]
-                else:
-                    try:
-                        up = upstream.measure(args, model["xnnpack"], model["method"], model["inputs"], t)
-                        xrow["up_xnn_ms"] = statistics.median(up["times_ms"])
-                    except RuntimeError as e:
-                        xrow["error"] = str(e)
+                try:
+                    up = upstream.measure(args, model["xnnpack"], model["method"], model["inputs"], t)
+                    xrow["up_xnn_ms"] = statistics.median(up["times_ms"])
+                except RuntimeError as e:
+                    xrow["error"] = str(e)
                 # ours on the same delegated .pte (libexecutorch-xnnpack)
                 try:
                     ox = measure(ours_cmd(args, model["xnnpack"], model["method"], model["inputs"], tim_o, t),
@@ -438,6 +425,8 @@ def main():
     tool = os.path.relpath(os.path.join(args.build, "tools", "executorch-run"), REPO)
     python = sys.executable.replace(os.path.expanduser("~"), "~", 1)
     print("ours: %s%s; upstream: %s" % (args.ours_prefix + " " if args.ours_prefix else "", tool, python))
+    if args.against_xnnpack:
+        print("upstream runs the XNNPACK-delegated variant of each model, ours the plain export")
     print("load average (1, 5, 15 min) before: %s, after: %s; %d CPUs" % (load_before, load_after,
                                                                        os.cpu_count() or 0))
     print("peak: %s GFLOP/s per thread (AVX2 FMA at the reported clock); load = program + method load;"
@@ -464,20 +453,20 @@ def main():
         for key in ("ours_error", "up_error"):
             if key in r:
                 print("    %s: %s" % (key.split("_")[0], r[key]))
+    if args.against_xnnpack:
+        print_speedups(rows)
     if xrows:
         print()
         print("XNNPACK-delegated variant: ours (libexecutorch-xnnpack on Debian's XNNPACK) and upstream on the")
         print("same delegated .pte; 'ours CPU' is our undelegated run of the plain export.")
-        print("'CPU/upXNN' = our undelegated run against upstream's delegated one (q8_NAME: xnn_NAME_q8).")
-        print("%-16s %3s %13s %13s %9s %13s %9s %9s" % ("model", "thr", "ours XNN ms", "upstr XNN ms", "xnn ratio",
-                                                     "ours CPU ms", "XNN/CPU", "CPU/upXNN"))
+        print("%-16s %3s %13s %13s %9s %13s %9s" % ("model", "thr", "ours XNN ms", "upstr XNN ms", "xnn ratio",
+                                                "ours CPU ms", "XNN/CPU"))
         for r in xrows:
             ratio = (r["ours_xnn_ms"] / r["up_xnn_ms"]) if r.get("ours_xnn_ms") and r.get("up_xnn_ms") else None
             own = (r["ours_xnn_ms"] / r["ours_ms"]) if r.get("ours_xnn_ms") and r.get("ours_ms") else None
-            cpu = (r["ours_ms"] / r["up_xnn_ms"]) if r.get("ours_ms") and r.get("up_xnn_ms") else None
-            print("%-16s %3d %13s %13s %9s %13s %9s %9s" % (
+            print("%-16s %3d %13s %13s %9s %13s %9s" % (
                 r["model"], r["threads"], fmt(r.get("ours_xnn_ms"), ".2f"), fmt(r.get("up_xnn_ms"), ".2f"),
-                fmt(ratio, ".3f"), fmt(r.get("ours_ms"), ".2f"), fmt(own, ".3f"), fmt(cpu, ".3f")))
+                fmt(ratio, ".3f"), fmt(r.get("ours_ms"), ".2f"), fmt(own, ".3f")))
             if "error" in r:
                 print("    upstream: %s" % r["error"])
             if "ours_xnn_error" in r:
@@ -488,6 +477,22 @@ def main():
                        "iterations": args.iterations, "warmup": args.warmup, "ours_prefix": args.ours_prefix,
                        "rows": rows, "xnnpack_rows": xrows}, f, indent=1)
     return 0
+
+
+def print_speedups(rows):
+    """Each side's speed-up from its first thread count to the others."""
+    first = {}
+    for r in rows:
+        first.setdefault(r["model"], r)
+    print()
+    print("%-16s %3s %12s %12s" % ("model", "thr", "ours x", "upstream x"))
+    for r in rows:
+        base = first[r["model"]]
+        if r is base:
+            continue
+        ours = base["ours_ms"] / r["ours_ms"] if r.get("ours_ms") and base.get("ours_ms") else None
+        up = base["up_ms"] / r["up_ms"] if r.get("up_ms") and base.get("up_ms") else None
+        print("%-16s %3d %12s %12s" % (r["model"], r["threads"], fmt(ours, ".2f"), fmt(up, ".2f")))
 
 
 def machine_load():

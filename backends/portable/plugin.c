@@ -58,7 +58,8 @@ kernels_init (EtRegistry *registry, EtErrorContext *error)
       return false;
   if (et_registry_add_rewrite (registry, &_executorch_constant_transpose_rewrite, error) != ET_OK ||
       et_registry_add_rewrite (registry, &_executorch_conv_fusion_rewrite, error) != ET_OK ||
-      et_registry_add_rewrite (registry, &_executorch_silu_fusion_rewrite, error) != ET_OK)
+      et_registry_add_rewrite (registry, &_executorch_silu_fusion_rewrite, error) != ET_OK ||
+      et_registry_add_rewrite (registry, &_executorch_pool_indices_rewrite, error) != ET_OK)
     return false;
   /* Start the CPU pool now, while programs load: left to the first
    * parallel kernel, starting its workers made a method's first execution

@@ -719,9 +719,16 @@ rewrite_max_pool (EtMethodGraph *graph, uint32_t deq)
     return;
   pool_kernel = et_method_graph_kernel (graph, (uint32_t) pool);
   pool_args = et_method_graph_args (graph, (uint32_t) pool, &n_pool_args);
-  if (!registered (pool_kernel) || !kernel_named (pool_kernel, "aten::max_pool2d_with_indices.out") ||
-      n_pool_args != 9 || pool_args[5]->tag != ET_VALUE_BOOL || !pool_pair (pool_args[1], NULL, k) ||
-      !pool_pair (pool_args[2], k, s) || !pool_pair (pool_args[3], zero, p) || !pool_pair (pool_args[4], one, d) ||
+  /* Any kernel of that name: libexecutorch-kernels' own rewrite may have
+   * given it one that skips the unread indices.  Taking it over is safe
+   * whatever that kernel does beyond the pool: a fusion of more work into
+   * it would have emptied another instruction, and the only others that
+   * touch its operands are the dequantize and quantize around it (checked
+   * to be this library's own kernels, unchanged) and no reader of the
+   * indices (checked below). */
+  if (!kernel_named (pool_kernel, "aten::max_pool2d_with_indices.out") || n_pool_args != 9 ||
+      pool_args[5]->tag != ET_VALUE_BOOL || !pool_pair (pool_args[1], NULL, k) || !pool_pair (pool_args[2], k, s) ||
+      !pool_pair (pool_args[3], zero, p) || !pool_pair (pool_args[4], one, d) ||
       (pool_out = tensor_of (pool_args[6])) == NULL || (indices = tensor_of (pool_args[7])) == NULL ||
       pool_args[6] == pool_args[7] || !bytes_fit (pool_out) || pool_out->ndim != 4 ||
       pool_out->sizes[0] != input->sizes[0] || pool_out->sizes[1] != input->sizes[1] ||

@@ -2,10 +2,12 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * libexecutorch-threadpool owns the one worker pool of a process.  Every
- * library that runs CPU work in parallel (the kernel libraries, and later the
+ * libexecutorch-threadpool owns the worker threads of a process.  Every
+ * library that runs CPU work in parallel (the kernel libraries and the
  * XNNPACK backend) links it and so shares the same workers: a process never
  * has more busy threads than the pool's size, however many parts it loads.
+ * Its own workers run the parallelize calls; a pthreadpool of the same size
+ * is started for libraries that take one.
  *
  * This is a plain C API (it is not introspected).
  */

@@ -13,20 +13,22 @@
  * inside a task runs inline on that thread, so nested parallel code never
  * waits on the pool it is running in.
  *
- * Workers sleep in the kernel between regions (PTHREADPOOL_FLAG_YIELD_WORKERS)
- * instead of spinning: a runtime shares its CPUs with the application and
- * often with other processes, and spinning workers on an oversubscribed
- * machine slow everything down far more than a futex wake-up costs.
+ * Our own kernels run their regions on workers.c's pool, which never waits
+ * for a worker that has not joined: on a busy machine the caller does the
+ * work its workers cannot get a CPU for.  XNNPACK takes a pthreadpool, so
+ * the process also keeps one for it, of the same size.  Its workers sleep
+ * in the kernel between regions (PTHREADPOOL_FLAG_YIELD_WORKERS) rather
+ * than spin against ours.
  *
- * Parallel work runs in spans (a region here, a whole XNNPACK execute in
- * the XNNPACK backend).  While other processes keep the CPUs busy, spans run
- * on the calling thread instead (contention.c decides when): pthreadpool
- * waits for every worker at the end of each region, and a worker that waits
- * for a CPU stalls the whole span.
+ * XNNPACK's work runs in spans (a whole execute).  While other processes
+ * keep the CPUs busy, spans run on the calling thread instead (contention.c
+ * decides when): pthreadpool waits for every worker at the end of each
+ * region, and a worker that waits for a CPU stalls the whole span.
  */
 
 #include "executorch-threadpool.h"
 #include "contention.h"
+#include "workers.h"
 
 #include <pthreadpool.h>
 #include <stdio.h>
@@ -42,8 +44,10 @@
 #define ENV_MAX_THREADS 1024
 
 static GRWLock pool_lock;
-static pthreadpool_t pool; /* NULL while the size is one thread */
-static guint pool_threads; /* 0 until configured; read atomically */
+static pthreadpool_t pool;          /* NULL while the size is one thread */
+static Workers *workers;            /* likewise */
+static gboolean pthreadpool_wanted; /* a library asked for the pthreadpool */
+static guint pool_threads;          /* 0 until configured; read atomically */
 static gsize pool_configured;
 
 /* TRUE while this thread runs a task of the pool. */
@@ -85,23 +89,36 @@ default_threads (void)
   return (guint) cached;
 }
 
-/* Called with the writer lock held. */
+/* Starts the pthreadpool for a pool of @n threads; called with the writer
+ * lock held. */
+static void
+start_pthreadpool_locked (guint n)
+{
+  pool = pthreadpool_create (n);
+  if (pool == NULL)
+    g_warning ("could not start a pthreadpool of %u threads; XNNPACK runs on one thread", n);
+}
+
+/* Called with the writer lock held.  The pthreadpool starts only once a
+ * library asks for it, and again at the new size if it had. */
 static void
 apply_locked (guint n)
 {
   if (n == pool_threads)
     return;
-  if (pool != NULL)
-    pthreadpool_destroy (pool);
-  pool = NULL;
+  gboolean had_pthreadpool = pool != NULL || pthreadpool_wanted;
+  g_clear_pointer (&pool, pthreadpool_destroy);
+  g_clear_pointer (&workers, workers_free);
   if (n > 1)
     {
-      pool = pthreadpool_create (n);
-      if (pool == NULL)
+      workers = workers_new (n - 1);
+      if (workers == NULL)
         {
           g_warning ("could not start a pool of %u threads; running on one thread", n);
           n = 1;
         }
+      else if (had_pthreadpool)
+        start_pthreadpool_locked (n);
     }
   g_atomic_int_set (&pool_threads, n);
 }
@@ -117,6 +134,23 @@ ensure_pool (void)
       g_rw_lock_writer_unlock (&pool_lock);
       g_once_init_leave (&pool_configured, 1);
     }
+}
+
+/* The pthreadpool, started on first use. */
+static void
+ensure_pthreadpool (void)
+{
+  ensure_pool ();
+  if (g_atomic_int_get (&pthreadpool_wanted))
+    return;
+  g_rw_lock_writer_lock (&pool_lock);
+  if (!pthreadpool_wanted)
+    {
+      if (pool_threads > 1)
+        start_pthreadpool_locked (pool_threads);
+      g_atomic_int_set (&pthreadpool_wanted, TRUE);
+    }
+  g_rw_lock_writer_unlock (&pool_lock);
 }
 
 /**
@@ -187,7 +221,7 @@ executorch_threadpool_get_pthreadpool (void)
 {
   pthreadpool_t result;
 
-  ensure_pool ();
+  ensure_pthreadpool ();
   g_rw_lock_reader_lock (&pool_lock);
   result = pool;
   g_rw_lock_reader_unlock (&pool_lock);
@@ -215,7 +249,7 @@ executorch_threadpool_get_pthreadpool (void)
 struct pthreadpool *
 executorch_threadpool_acquire_pthreadpool (void)
 {
-  ensure_pool ();
+  ensure_pthreadpool ();
   g_rw_lock_reader_lock (&pool_lock);
   return pool;
 }
@@ -288,7 +322,8 @@ cpus_free_for (guint threads)
  * ended with [func@executorch_threadpool_span_end], which notes whether the
  * span's threads were preempted.
  *
- * The parallelize functions of this library use spans themselves.
+ * A span that uses the pool sends this library's own idle workers to
+ * sleep, leaving the CPUs to @held_pool's.
  *
  * MT safe.
  *
@@ -328,6 +363,8 @@ executorch_threadpool_span_begin (ExecutorchThreadpoolSpan *span, struct pthread
       if (!usable)
         return FALSE;
     }
+  if (workers != NULL)
+    workers_park (workers);
   span->parallel = TRUE;
   span->start_preemptions = preemptions ();
   span->start_us = g_get_monotonic_time ();
@@ -367,14 +404,29 @@ typedef struct
 } Work1d;
 
 static void
-run_1d (void *data, size_t i)
+run_1d (gpointer data, gsize first, gsize end)
 {
   const Work1d *work = data;
   gboolean was_in_task = in_task;
 
   in_task = TRUE;
-  work->func (work->context, i);
+  for (gsize i = first; i < end; i++)
+    work->func (work->context, i);
   in_task = was_in_task;
+}
+
+/* Runs @task over @n_items on the workers; FALSE when the caller must run
+ * them itself (one thread, a task calling in, or the workers busy with
+ * another caller's region). */
+static gboolean
+run_on_workers (WorkersTask task, gpointer data, gsize n_items)
+{
+  if (in_task)
+    return FALSE;
+  g_rw_lock_reader_lock (&pool_lock);
+  gboolean ran = workers != NULL && workers_run (workers, task, data, n_items);
+  g_rw_lock_reader_unlock (&pool_lock);
+  return ran;
 }
 
 /**
@@ -384,11 +436,14 @@ run_1d (void *data, size_t i)
  * @range: the number of indices
  *
  * Calls @func once for each index from 0 to @range - 1, spread over the
- * pool's threads, and returns when all calls have returned.  The calls run
- * inline on the calling thread when the pool has one thread, when @range is
- * 1, or when the caller is itself a task of the pool.
+ * pool's threads, and returns when all calls have returned.  The calling
+ * thread takes part; a worker that gets no CPU in time is not waited for,
+ * so on a busy machine the caller may run every call itself.  The calls
+ * run inline on the calling thread when the pool has one thread, when
+ * @range is 1, or when the caller is itself a task of the pool.
  *
- * MT safe: parallel regions of different callers run one after the other.
+ * MT safe: while one caller's region runs, another caller runs its own
+ * region on its own thread.
  *
  * Since: 1.0
  */
@@ -400,21 +455,9 @@ executorch_threadpool_parallelize_1d (ExecutorchThreadpoolTask1d func, gpointer 
   if (range == 0)
     return;
   ensure_pool ();
-  if (range > 1 && !in_task)
-    {
-      g_rw_lock_reader_lock (&pool_lock);
-      ExecutorchThreadpoolSpan span;
-      if (executorch_threadpool_span_begin (&span, pool))
-        {
-          Work1d work = { func, context };
-
-          pthreadpool_parallelize_1d (pool, run_1d, &work, range, POOL_FLAGS);
-          executorch_threadpool_span_end (&span);
-          g_rw_lock_reader_unlock (&pool_lock);
-          return;
-        }
-      g_rw_lock_reader_unlock (&pool_lock);
-    }
+  Work1d work = { func, context };
+  if (range > 1 && run_on_workers (run_1d, &work, range))
+    return;
   for (gsize i = 0; i < range; i++)
     func (context, i);
 }
@@ -423,16 +466,23 @@ typedef struct
 {
   ExecutorchThreadpoolTask2dTile func;
   gpointer context;
+  gsize range_i, range_j, tile_i, tile_j;
+  gsize tiles_j;
 } Work2d;
 
 static void
-run_2d (void *data, size_t i, size_t j, size_t tile_i, size_t tile_j)
+run_2d (gpointer data, gsize first, gsize end)
 {
   const Work2d *work = data;
   gboolean was_in_task = in_task;
 
   in_task = TRUE;
-  work->func (work->context, i, j, tile_i, tile_j);
+  for (gsize t = first; t < end; t++)
+    {
+      gsize i = t / work->tiles_j * work->tile_i;
+      gsize j = t % work->tiles_j * work->tile_j;
+      work->func (work->context, i, j, MIN (work->tile_i, work->range_i - i), MIN (work->tile_j, work->range_j - j));
+    }
   in_task = was_in_task;
 }
 
@@ -447,8 +497,8 @@ run_2d (void *data, size_t i, size_t j, size_t tile_i, size_t tile_j)
  *
  * Cuts the @range_i x @range_j grid into tiles of @tile_i x @tile_j (smaller
  * at the edges) and calls @func once per tile, spread over the pool's
- * threads, returning when all calls have returned.  Runs inline under the
- * same conditions as [func@executorch_threadpool_parallelize_1d].
+ * threads like [func@executorch_threadpool_parallelize_1d], returning when
+ * all calls have returned.  Runs inline under the same conditions.
  *
  * MT safe.
  *
@@ -467,21 +517,10 @@ executorch_threadpool_parallelize_2d_tile_2d (ExecutorchThreadpoolTask2dTile fun
   if (tile_j == 0)
     tile_j = 1;
   ensure_pool ();
-  if ((range_i > tile_i || range_j > tile_j) && !in_task)
-    {
-      g_rw_lock_reader_lock (&pool_lock);
-      ExecutorchThreadpoolSpan span;
-      if (executorch_threadpool_span_begin (&span, pool))
-        {
-          Work2d work = { func, context };
-
-          pthreadpool_parallelize_2d_tile_2d (pool, run_2d, &work, range_i, range_j, tile_i, tile_j, POOL_FLAGS);
-          executorch_threadpool_span_end (&span);
-          g_rw_lock_reader_unlock (&pool_lock);
-          return;
-        }
-      g_rw_lock_reader_unlock (&pool_lock);
-    }
+  Work2d work = { func, context, range_i, range_j, tile_i, tile_j, (range_j - 1) / tile_j + 1 };
+  gsize tiles = ((range_i - 1) / tile_i + 1) * work.tiles_j;
+  if (tiles > 1 && run_on_workers (run_2d, &work, tiles))
+    return;
   for (gsize i = 0; i < range_i; i += tile_i)
     for (gsize j = 0; j < range_j; j += tile_j)
       func (context, i, j, MIN (tile_i, range_i - i), MIN (tile_j, range_j - j));

@@ -66,3 +66,6 @@ void xb_delegate_count_steps (void *handle, uint32_t *n_runtimes, uint32_t *n_ho
 gboolean xb_zero_named_data (gpointer user_data, const char *key, const void **data, size_t *size);
 void xb_delegate_run_zeros (void *handle);
 gboolean xb_delegate_serial_matches_pool (void *handle);
+/* Runs @a and @b (built from the same payload) on the same filled inputs;
+ * returns whether both ran and every output byte is the same. */
+gboolean xb_delegates_match (void *a, void *b);

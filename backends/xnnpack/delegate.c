@@ -23,7 +23,9 @@
 #include "xnnpack-api.h" /* what the installed XNNPACK offers (meson.build) */
 #define XB_DQ_DEFINE_XNN 1
 #include "dynamic-quant.h"
+#include "conv-split.h"
 #include "fc-operator.h"
+#include "profile.h"
 
 /* The quark name is a string, not an expression. */
 /* clang-format off */
@@ -77,6 +79,7 @@ typedef struct
 #ifdef XB_HAVE_WEIGHTS_CACHE
   xnn_weights_cache_t weights_cache;
 #endif
+  XbProfile *profile; /* EXECUTORCH_XNNPACK_PROFILE, else NULL (profile.c) */
 } Delegate;
 
 static GMutex init_lock;
@@ -146,6 +149,7 @@ delegate_free (Delegate *d)
       xb_fc_operator_free (d->fc[i]);
   g_free (d->fc);
   xb_graph_free (d->graph);
+  xb_profile_report_and_free (d->profile);
   g_free (d);
 }
 
@@ -262,6 +266,28 @@ library_has_node (const XbNode *n)
     }
 }
 
+/* Whether @n is an int8 fully-connected with per-channel weights in the
+ * form the installed XNNPACK runs (qs8-qc8w: the 2024 library), so that it
+ * stays in the runtime instead of splitting it around a host node. */
+static gboolean
+library_has_qc8w_fc (const XbGraph *g, const XbNode *n)
+{
+#ifdef HAVE_XNN_CREATE_FULLY_CONNECTED_NC_QS8_QC8W
+  if (n->n_inputs < 2 || n->n_outputs < 1 || n->inputs[0] == XB_PAYLOAD_NO_VALUE || n->inputs[1] == XB_PAYLOAD_NO_VALUE)
+    return FALSE;
+  const XbValue *x = &g->values[n->inputs[0]], *w = &g->values[n->inputs[1]], *y = &g->values[n->outputs[0]];
+  const XbValue *b = n->n_inputs > 2 && n->inputs[2] != XB_PAYLOAD_NO_VALUE ? &g->values[n->inputs[2]] : NULL;
+  return x->datatype == XB_DT_QINT8 && x->quant == XB_QUANT_PER_TENSOR && w->datatype == XB_DT_QCINT8 &&
+         w->quant == XB_QUANT_PER_CHANNEL && w->channel_dim == 0 && w->data != NULL && y->datatype == XB_DT_QINT8 &&
+         y->quant == XB_QUANT_PER_TENSOR && !(n->flags & 1) &&
+         (b == NULL || (b->datatype == XB_DT_QCINT32 && b->quant == XB_QUANT_PER_CHANNEL && b->data != NULL));
+#else
+  (void) g;
+  (void) n;
+  return FALSE;
+#endif
+}
+
 static gboolean node_fail (GError **error, const XbGraph *g, uint32_t i, int code, const char *format, ...)
     G_GNUC_PRINTF (5, 6);
 
@@ -313,9 +339,10 @@ classify (Delegate *d, GError **error)
                               xb_datatype_name (val->datatype), v);
         }
       /* XNNPACK first (one runtime rather than several around host nodes);
-       * fully-connected keeps its host path for per-channel weights. */
+       * fully-connected keeps its host path for per-channel weights where
+       * the library lacks them (2022). */
       gboolean library = library_has_node (n);
-      if (library && n->type != XB_NODE_FULLY_CONNECTED)
+      if (library && (n->type != XB_NODE_FULLY_CONNECTED || library_has_qc8w_fc (g, n)))
         d->host[i] = FALSE;
       else if (xb_fc_operator_supports (g, n))
         d->host[i] = TRUE;
@@ -596,6 +623,9 @@ define_node (Delegate *d, xnn_subgraph_t sg, const XbNode *n)
       case XB_NODE_STATIC_RESIZE_BILINEAR_2D:
         return xnn_define_static_resize_bilinear_2d (sg, p[0], p[1], i0, o, n->flags);
       case XB_NODE_CONV2D:
+        /* Weights beyond L2: in slices, for the 2024 library's tiling. */
+        if (xb_conv_split_wanted (d->graph, n, d->shapes))
+          return xb_conv_define_split (d->graph, n, d->shapes, sg, i0, o);
         return xnn_define_convolution_2d (sg, p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9], p[12], p[10],
                                           p[11], lo, hi, i0, i1, i2, o, n->flags);
       case XB_NODE_DEPTHWISE_CONV2D:
@@ -828,9 +858,9 @@ create_runtime (Delegate *d, const Step *s, struct pthreadpool *pool, xnn_runtim
    * (upstream's runtime does not yield either). */
   xnn_runtime_t created = NULL;
 #ifdef XB_HAVE_WEIGHTS_CACHE
-  st = xnn_create_runtime_v3 (sg, d->weights_cache, pool, 0, &created);
+  st = xnn_create_runtime_v3 (sg, d->weights_cache, pool, xb_profile_runtime_flags (d->profile), &created);
 #else
-  st = xnn_create_runtime_v2 (sg, pool, 0, &created);
+  st = xnn_create_runtime_v2 (sg, pool, xb_profile_runtime_flags (d->profile), &created);
 #endif
   xnn_delete_subgraph (sg);
   *runtime = st == xnn_status_success ? created : NULL;
@@ -850,13 +880,8 @@ build (Delegate *d, GError **error)
 {
   XbGraph *g = d->graph;
   free_steps (d);
-  /* Host dynamically quantized linears share out their rows on the pool,
-   * host fp32 linears too when they are big enough (step-work.c). */
+  /* Only runtimes use the pthreadpool; host linears use our own pool. */
   d->wants_pool = FALSE;
-  for (uint32_t i = 0; i < g->n_nodes; i++)
-    d->wants_pool |= d->pool != NULL && d->host[i] &&
-                     ((d->dq != NULL && d->dq[i] != NULL) ||
-                      (d->fc != NULL && d->fc[i] != NULL && xb_nodes_worth_threads (g, d->shapes, i, i + 1)));
   /* Steps: maximal runs of XNNPACK nodes, one step per host node. */
   d->steps = g_new0 (Step, g->n_nodes ? g->n_nodes : 1);
   g_autofree uint32_t *node_step = g_new0 (uint32_t, g->n_nodes ? g->n_nodes : 1);
@@ -1012,6 +1037,20 @@ classify_and_build (Delegate *d, GError **error)
   return ok;
 }
 
+/* EXECUTORCH_XNNPACK_THREADING=pool or serial: every execution on the pool
+ * or on the calling thread, instead of as the pool's spans decide (to
+ * measure what the span policy costs on a busy machine). */
+static XbThreading
+threading_from_environment (void)
+{
+  const char *value = g_getenv ("EXECUTORCH_XNNPACK_THREADING");
+  if (g_strcmp0 (value, "pool") == 0)
+    return XB_THREADING_POOL;
+  if (g_strcmp0 (value, "serial") == 0)
+    return XB_THREADING_SERIAL;
+  return XB_THREADING_AUTO;
+}
+
 void *
 xb_delegate_new (const void *processed, size_t size, XbNamedDataFunc named, gpointer named_data, GError **error)
 {
@@ -1026,6 +1065,8 @@ xb_delegate_new (const void *processed, size_t size, XbNamedDataFunc named, gpoi
   if (xnn_create_weights_cache (&d->weights_cache) != xnn_status_success)
     d->weights_cache = NULL; /* runtimes without one */
 #endif
+  d->profile = xb_profile_new ();
+  d->threading = threading_from_environment ();
   d->graph = xb_payload_parse (processed, size, named, named_data, error);
   if (d->graph == NULL)
     {
@@ -1156,16 +1197,18 @@ run_steps (Delegate *d, gboolean parallel, EtErrorContext *report)
       if (s->host)
         {
           const XbNode *n = &g->nodes[s->first];
+          /* Host linears run on our own pool whatever the span decided:
+           * it never waits for a worker without a CPU. */
+          gboolean own_pool = d->threading != XB_THREADING_SERIAL;
           if (d->fc[s->first])
             {
               const char *why = NULL;
-              /* The pool only for work that pays for it (step-work.c). */
-              gboolean pooled = parallel && xb_nodes_worth_threads (g, d->shapes, s->first, s->end);
-              if (!xb_fc_operator_run (d->fc[s->first], n, d->shapes, d->ptr, pooled ? d->pool : NULL, &why))
+              gboolean threads = own_pool && xb_nodes_worth_threads (g, d->shapes, s->first, s->end);
+              if (!xb_fc_operator_run (d->fc[s->first], n, d->shapes, d->ptr, threads, &why))
                 return et_error_context_fail (report, ET_ERROR_INTERNAL, "XNNPACK: node %u: %s", s->first, why);
             }
           else if (xb_dq_node_is_dynamic (g, n))
-            xb_dq_run (g, n, d->dq[s->first], d->shapes, d->ptr, parallel ? d->pool : NULL);
+            xb_dq_run (g, n, d->dq[s->first], d->shapes, d->ptr, own_pool);
           else
             xb_host_run (g, n, d->shapes, d->ptr);
           continue;
@@ -1201,6 +1244,8 @@ run_steps (Delegate *d, gboolean parallel, EtErrorContext *report)
         {
           *bound = TRUE;
           st = xnn_invoke_runtime (runtime);
+          if (st == xnn_status_success)
+            xb_profile_add_runtime (d->profile, d->n_steps > 1 ? (int) si : -1, runtime);
         }
       if (st != xnn_status_success)
         {
@@ -1357,6 +1402,7 @@ execute_locked (Delegate *d, EtValue **args, uint32_t n_args, EtErrorContext *re
   int code = run_steps (d, parallel, report);
   if (spanned)
     executorch_threadpool_span_end (&span);
+  xb_profile_count_execution (d->profile, parallel);
   if (code != ET_OK)
     return code;
   for (uint32_t v = 0; v < g->n_values; v++)

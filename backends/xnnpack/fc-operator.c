@@ -10,55 +10,68 @@
  * weights twice per prompt: most of the time to the first token.  The
  * operator API of the same library takes the batch size at setup: each
  * such node gets one operator, created (weights packed) at load and set up
- * again only when its rows, pointers or thread pool change.  The kernels
- * are the ones its runtime would run.  Where the library reshapes runtimes
- * (2024), the nodes stay in the runtimes.
- * EXECUTORCH_XNNPACK_FC_IN_RUNTIME=1 keeps them there on the 2022 library
- * too (for comparisons).
+ * again only when its rows or pointers change.  The kernels are the ones
+ * its runtime would run.
+ *
+ * The operators also give the linears our own thread pool (below), which
+ * is why a library that reshapes runtimes (2024) uses them too when the
+ * pool has more than one thread, for delegates of linears alone (splitting
+ * a runtime would cost more).  EXECUTORCH_XNNPACK_FC_IN_RUNTIME=1 keeps
+ * the nodes in the runtimes (for comparisons).
  */
 #include "fc-operator.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 #include <xnnpack.h>
+
+#include "executorch-threadpool.h"
 
 #include "xnnpack-api.h"
 
 #define FLAG_TRANSPOSE 0x1u
 #define FLAG_RESHAPE_2D 0x4u
 
-#if defined(HAVE_XNN_RESHAPE_RUNTIME) && defined(HAVE_XNN_RESHAPE_EXTERNAL_VALUE) && \
-    defined(HAVE_XNN_SETUP_RUNTIME_V2) && defined(HAVE_XNN_GET_EXTERNAL_VALUE_SHAPE)
+#if defined(HAVE_XNN_RESHAPE_RUNTIME) && defined(HAVE_XNN_RESHAPE_EXTERNAL_VALUE) &&    \
+    defined(HAVE_XNN_SETUP_RUNTIME_V2) && defined(HAVE_XNN_GET_EXTERNAL_VALUE_SHAPE) && \
+    defined(HAVE_XNN_RESHAPE_FULLY_CONNECTED_NC_F32)
 #define LIBRARY_RESHAPES 1
 #endif
 
-struct XbFcOperator
+/* One operator per slice of output channels: the slices run on our own
+ * thread pool, which never waits for a worker that gets no CPU, each on
+ * one thread.  Under load that keeps every CPU share the process gets at
+ * work, where a pthreadpool region would wait for its slowest worker. */
+typedef struct
 {
   xnn_operator_t op;
-  size_t input_channels;
+  size_t first_channel;
   /* The last setup: skipped when all of these are unchanged. */
   size_t rows;
-  const void *input;
-  void *output;
-  struct pthreadpool *pool;
+  const float *input;
+  float *output;
   gboolean set_up;
+} FcSlice;
+
+struct XbFcOperator
+{
+  size_t input_channels, output_channels;
+  FcSlice *slices;
+  guint n_slices;
 };
 
-/* Unused where the library reshapes (the nodes stay in runtimes). */
-G_GNUC_UNUSED static gboolean
+static gboolean
 is_plain_fp32 (const XbGraph *g, uint32_t v)
 {
   return v < g->n_values && g->values[v].datatype == XB_DT_FP32 && g->values[v].quant == XB_QUANT_NONE &&
          g->values[v].narrow_datatype == 0;
 }
 
-gboolean
-xb_fc_operator_supports (const XbGraph *g, const XbNode *n)
+static gboolean
+node_supported (const XbGraph *g, const XbNode *n)
 {
-#ifdef LIBRARY_RESHAPES
-  return FALSE;
-#else
-  if (n->type != XB_NODE_FULLY_CONNECTED || n->n_inputs < 2 || n->n_outputs < 1 ||
-      g_strcmp0 (g_getenv ("EXECUTORCH_XNNPACK_FC_IN_RUNTIME"), "1") == 0)
+  if (n->type != XB_NODE_FULLY_CONNECTED || n->n_inputs < 2 || n->n_outputs < 1)
     return FALSE;
   if (n->flags & ~(FLAG_TRANSPOSE | FLAG_RESHAPE_2D))
     return FALSE;
@@ -69,32 +82,68 @@ xb_fc_operator_supports (const XbGraph *g, const XbNode *n)
   if (g->values[w].data == NULL || g->values[w].ndim != 2)
     return FALSE;
   return b == XB_PAYLOAD_NO_VALUE || (is_plain_fp32 (g, b) && g->values[b].data != NULL);
-#endif
-}
-
-#ifdef LIBRARY_RESHAPES
-/* Never asked for (xb_fc_operator_supports is FALSE); the 2024 library's
- * operator calls differ. */
-XbFcOperator *
-xb_fc_operator_new (const XbGraph *g, const XbNode *n, GError **error)
-{
-  g_set_error (error, XB_ERROR, ET_ERROR_NOT_SUPPORTED, "XNNPACK: fully-connected operators are not used here");
-  return NULL;
 }
 
 gboolean
-xb_fc_operator_run (XbFcOperator *fc, const XbNode *n, const XbShape *shapes, void *const *ptr,
-                    struct pthreadpool *pool, const char **why)
+xb_fc_operator_supports (const XbGraph *g, const XbNode *n)
 {
-  *why = "fully-connected operators are not used here";
-  return FALSE;
+  if (g_strcmp0 (g_getenv ("EXECUTORCH_XNNPACK_FC_IN_RUNTIME"), "1") == 0 || !node_supported (g, n))
+    return FALSE;
+#ifdef LIBRARY_RESHAPES
+  /* Runtimes reshape here: operators pay only for their threading, and
+   * only where they split no runtime (an LLM's delegates are linears
+   * alone). */
+  if (executorch_threadpool_get_num_threads () < 2)
+    return FALSE;
+  for (uint32_t i = 0; i < g->n_nodes; i++)
+    if (!node_supported (g, &g->nodes[i]))
+      return FALSE;
+#endif
+  return TRUE;
 }
 
-void
-xb_fc_operator_free (XbFcOperator *fc)
+/* Slices are whole multiples of this many channels (XNNPACK's widest
+ * fully-connected tile on x86). */
+#define SLICE_ALIGN 16
+/* Slices per thread: enough that a late thread leaves little to wait for. */
+#define SLICES_PER_THREAD 4
+
+/* How many slices @outc channels get on a pool of @threads threads. */
+static guint
+slice_count (size_t outc, guint threads)
 {
+  if (threads <= 1)
+    return 1;
+  size_t aligned = (outc + SLICE_ALIGN - 1) / SLICE_ALIGN;
+  return (guint) MAX (1, MIN (aligned, (size_t) threads * SLICES_PER_THREAD));
 }
-#else
+
+/* Channels [first, first + count) of @w (outc x k, or k x outc when
+ * @transpose) as an operator writing into rows of @outc. */
+static xnn_operator_t
+create_slice (const float *w, const float *bias, size_t k, size_t outc, gboolean transpose, size_t first, size_t count,
+              float lo, float hi, enum xnn_status *st)
+{
+  g_autofree float *columns = NULL;
+  const float *kernel = w + first * k;
+  if (transpose)
+    {
+      /* The slice's columns, gathered so that they are contiguous. */
+      columns = g_new (float, k *count);
+      for (size_t r = 0; r < k; r++)
+        memcpy (columns + r * count, w + r * outc + first, count * sizeof (float));
+      kernel = columns;
+    }
+  xnn_operator_t op = NULL;
+  *st = xnn_create_fully_connected_nc_f32 (k, count, k, outc, kernel, bias ? bias + first : NULL, lo, hi,
+                                           transpose ? XNN_FLAG_TRANSPOSE_WEIGHTS : 0,
+#ifdef HAVE_XNN_RESHAPE_FULLY_CONNECTED_NC_F32
+                                           NULL, NULL,
+#endif
+                                           &op);
+  return op;
+}
+
 XbFcOperator *
 xb_fc_operator_new (const XbGraph *g, const XbNode *n, GError **error)
 {
@@ -112,49 +161,97 @@ xb_fc_operator_new (const XbGraph *g, const XbNode *n, GError **error)
     }
   XbFcOperator *fc = g_new0 (XbFcOperator, 1);
   fc->input_channels = k;
-  enum xnn_status st =
-      xnn_create_fully_connected_nc_f32 (k, outc, k, outc, w->data, b == XB_PAYLOAD_NO_VALUE ? NULL : g->values[b].data,
-                                         n->output_min, n->output_max, transpose ? XNN_FLAG_TRANSPOSE_WEIGHTS : 0,
-                                         &fc->op);
-  if (st != xnn_status_success)
+  fc->output_channels = outc;
+  fc->n_slices = slice_count (outc, executorch_threadpool_get_num_threads ());
+  fc->slices = g_new0 (FcSlice, fc->n_slices);
+  size_t per_slice = (outc + fc->n_slices - 1) / fc->n_slices;
+  per_slice = (per_slice + SLICE_ALIGN - 1) / SLICE_ALIGN * SLICE_ALIGN;
+  const float *bias = b == XB_PAYLOAD_NO_VALUE ? NULL : g->values[b].data;
+  guint made = 0;
+  for (size_t first = 0; first < outc && made < fc->n_slices; first += per_slice, made++)
     {
-      g_free (fc);
-      g_set_error (error, XB_ERROR,
-                   st == xnn_status_out_of_memory ? ET_ERROR_MEMORY_ALLOCATION_FAILED : ET_ERROR_NOT_SUPPORTED,
-                   "XNNPACK: creating a %zu x %zu fully-connected operator failed (status %d)", outc, k, (int) st);
-      return NULL;
+      FcSlice *slice = &fc->slices[made];
+      enum xnn_status st;
+      slice->first_channel = first;
+      slice->op = create_slice (w->data, bias, k, outc, transpose, first, MIN (per_slice, outc - first), n->output_min,
+                                n->output_max, &st);
+      if (st != xnn_status_success)
+        {
+          fc->n_slices = made;
+          xb_fc_operator_free (fc);
+          g_set_error (error, XB_ERROR,
+                       st == xnn_status_out_of_memory ? ET_ERROR_MEMORY_ALLOCATION_FAILED : ET_ERROR_NOT_SUPPORTED,
+                       "XNNPACK: creating a %zu x %zu fully-connected operator failed (status %d)", outc, k, (int) st);
+          return NULL;
+        }
     }
+  /* Rounding the slices up to whole tiles may leave the last ones empty. */
+  fc->n_slices = made;
   return fc;
 }
 
+typedef struct
+{
+  XbFcOperator *fc;
+  size_t rows;
+  const float *input;
+  float *output;
+  _Atomic gboolean failed;
+} SliceJob;
+
+static void
+run_slice (gpointer data, gsize i)
+{
+  SliceJob *job = data;
+  FcSlice *slice = &job->fc->slices[i];
+  float *output = job->output + slice->first_channel;
+
+  if (!slice->set_up || slice->rows != job->rows || slice->input != job->input || slice->output != output)
+    {
+      slice->set_up = FALSE;
+#ifdef HAVE_XNN_RESHAPE_FULLY_CONNECTED_NC_F32
+      gboolean ok = xnn_reshape_fully_connected_nc_f32 (slice->op, job->rows, NULL) == xnn_status_success &&
+                    xnn_setup_fully_connected_nc_f32 (slice->op, job->input, output) == xnn_status_success;
+#else
+      gboolean ok =
+          xnn_setup_fully_connected_nc_f32 (slice->op, job->rows, job->input, output, NULL) == xnn_status_success;
+#endif
+      if (!ok)
+        {
+          job->failed = TRUE;
+          return;
+        }
+      slice->set_up = TRUE;
+      slice->rows = job->rows;
+      slice->input = job->input;
+      slice->output = output;
+    }
+  if (xnn_run_operator (slice->op, NULL) != xnn_status_success)
+    job->failed = TRUE;
+}
+
 gboolean
-xb_fc_operator_run (XbFcOperator *fc, const XbNode *n, const XbShape *shapes, void *const *ptr,
-                    struct pthreadpool *pool, const char **why)
+xb_fc_operator_run (XbFcOperator *fc, const XbNode *n, const XbShape *shapes, void *const *ptr, gboolean parallel,
+                    const char **why)
 {
   const XbShape *x = &shapes[n->inputs[0]];
   size_t numel = 1;
   for (uint32_t e = 0; e < x->ndim; e++)
     numel *= x->dims[e];
-  size_t rows = numel / fc->input_channels;
-  const void *input = ptr[n->inputs[0]];
-  void *output = ptr[n->outputs[0]];
-  if (!fc->set_up || rows != fc->rows || input != fc->input || output != fc->output || pool != fc->pool)
+  SliceJob job = {
+    .fc = fc,
+    .rows = numel / fc->input_channels,
+    .input = ptr[n->inputs[0]],
+    .output = ptr[n->outputs[0]],
+  };
+  if (parallel)
+    executorch_threadpool_parallelize_1d (run_slice, &job, fc->n_slices);
+  else
+    for (guint i = 0; i < fc->n_slices; i++)
+      run_slice (&job, i);
+  if (job.failed)
     {
-      fc->set_up = FALSE;
-      if (xnn_setup_fully_connected_nc_f32 (fc->op, rows, input, output, pool) != xnn_status_success)
-        {
-          *why = "setting up the fully-connected operator failed";
-          return FALSE;
-        }
-      fc->set_up = TRUE;
-      fc->rows = rows;
-      fc->input = input;
-      fc->output = output;
-      fc->pool = pool;
-    }
-  if (xnn_run_operator (fc->op, pool) != xnn_status_success)
-    {
-      *why = "running the fully-connected operator failed";
+      *why = "setting up or running the fully-connected operator failed";
       return FALSE;
     }
   return TRUE;
@@ -165,7 +262,9 @@ xb_fc_operator_free (XbFcOperator *fc)
 {
   if (fc == NULL)
     return;
-  xnn_delete_operator (fc->op);
+  for (guint i = 0; i < fc->n_slices; i++)
+    if (fc->slices[i].op != NULL)
+      xnn_delete_operator (fc->slices[i].op);
+  g_free (fc->slices);
   g_free (fc);
 }
-#endif

@@ -175,3 +175,38 @@ xb_delegate_serial_matches_pool (void *handle)
   args_free (&a);
   return same;
 }
+
+/* The output bytes of @handle run on @a (appended to @out); FALSE if it failed. */
+static gboolean
+run_outputs (void *handle, Args *a, GByteArray *out)
+{
+  const XbGraph *g = xb_delegate_get_graph (handle);
+  EtErrorContext *report = et_error_context_new ();
+  gboolean ok = xb_delegate_execute (handle, a->args, a->n_args, report) == ET_OK;
+  if (!ok)
+    g_message ("%s", et_error_context_message (report));
+  et_error_context_free (report);
+  for (uint32_t v = 0; v < g->n_values && ok; v++)
+    {
+      const XbValue *val = &g->values[v];
+      if (!(val->flags & 2) || val->external_id >= a->n_args || a->values[val->external_id].tag != ET_VALUE_TENSOR)
+        continue;
+      const EtTensor *t = a->values[val->external_id].u.tensor;
+      g_byte_array_append (out, t->data, (guint) t->nbytes);
+    }
+  return ok;
+}
+
+gboolean
+xb_delegates_match (void *a, void *b)
+{
+  Args args_a = args_new (a, TRUE), args_b = args_new (b, TRUE);
+  GByteArray *out_a = g_byte_array_new (), *out_b = g_byte_array_new ();
+  gboolean same = run_outputs (a, &args_a, out_a) && run_outputs (b, &args_b, out_b) && out_a->len > 0 &&
+                  out_a->len == out_b->len && memcmp (out_a->data, out_b->data, out_a->len) == 0;
+  g_byte_array_unref (out_a);
+  g_byte_array_unref (out_b);
+  args_free (&args_a);
+  args_free (&args_b);
+  return same;
+}

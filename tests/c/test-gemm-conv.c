@@ -172,6 +172,54 @@ check_gemm (int64_t m, int64_t n, int64_t k, bool ta, bool tb, bool accumulate)
   g_free (ref);
 }
 
+/* Rows [row0, row0 + rows) of an m-row A packed whole (a_packed_row0), as
+ * a convolution task taking a block of output channels runs them. */
+static void
+check_gemm_row_block (int64_t m, int64_t n, int64_t k, int64_t row0, int64_t rows)
+{
+  float *a = g_new (float, m *k), *b = g_new (float, k *n);
+  float *c = g_new (float, rows *n + 1);
+  float *packed = g_new (float, _executorch_sgemm_packed_a_floats (m, k));
+  double *ref = g_new (double, rows *n);
+
+  for (int64_t i = 0; i < m * k; i++)
+    a[i] = (float) rnd ();
+  for (int64_t i = 0; i < k * n; i++)
+    b[i] = (float) rnd ();
+  c[rows * n] = 42.0f;
+  KernelSgemm whole = { .m = m, .k = k, .a = a, .a_rs = k, .a_cs = 1 };
+  _executorch_sgemm_pack_a (&whole, packed);
+  for (int64_t i = 0; i < rows; i++)
+    for (int64_t j = 0; j < n; j++)
+      {
+        double acc = 0.0;
+        for (int64_t p = 0; p < k; p++)
+          acc += (double) a[(row0 + i) * k + p] * b[p * n + j];
+        ref[i * n + j] = acc;
+      }
+  KernelSgemm g = {
+    .m = rows,
+    .n = n,
+    .k = k,
+    .b = b,
+    .b_rs = n,
+    .b_cs = 1,
+    .c = c,
+    .ldc = n,
+    .a_packed = packed,
+    .a_packed_m = m,
+    .a_packed_row0 = row0,
+  };
+  g_assert_true (_executorch_sgemm (&g));
+  check_close ("row block of packed A", c, n, ref, rows, n, k);
+  g_assert_cmpfloat (c[rows * n], ==, 42.0f); /* nothing past the block's rows */
+  g_free (a);
+  g_free (b);
+  g_free (c);
+  g_free (packed);
+  g_free (ref);
+}
+
 /* Several k slices and row chunks: the packed A's panels are found where
  * the GEMM looks for them. */
 static void
@@ -183,6 +231,9 @@ test_gemm_packed_a (void)
       check_gemm (100, 40, 600, false, false, false);
       check_gemm (37, 300, 257, true, false, true);
       check_gemm (3100, 17, 300, false, true, false);
+      check_gemm_row_block (100, 40, 600, 12, 50);   /* three k slices, a short last strip */
+      check_gemm_row_block (100, 49, 300, 96, 4);    /* the last rows only */
+      check_gemm_row_block (3100, 17, 300, 6, 3090); /* across a row chunk */
     }
 }
 
@@ -966,6 +1017,37 @@ test_conv_large (void)
   executorch_threadpool_set_num_threads (0);
 }
 
+/* Each way a convolution's GEMM is cut into tasks (convolution-fast.c,
+ * choose_split): blocks of output channels that are no whole number of
+ * the weights' 6-row strips, pixel tiles with a short last one, groups,
+ * with 1, 2 and 3 threads (an odd share). */
+static void
+test_conv_split (void)
+{
+#define SPLIT_CASE(N, CIN, H, W, COUT, K, PAD, GROUPS)                                                                 \
+  {                                                                                                                    \
+    .spatial = 2, .n = N, .cin = CIN, .h = H, .w = W, .cout = COUT, .kh = K, .kw = K, .sh = 1, .sw = 1, .ph = PAD,     \
+    .pw = PAD, .dh = 1, .dw = 1, .groups = GROUPS, .bias = true, .type = ET_SCALAR_FLOAT, .bias_type = ET_SCALAR_FLOAT \
+  }
+  static const ConvCase cases[] = {
+    SPLIT_CASE (1, 40, 7, 7, 100, 3, 1, 1),    /* weights outweigh the image: channel blocks, im2col */
+    SPLIT_CASE (1, 300, 14, 14, 250, 1, 0, 1), /* channel blocks, direct 1x1 */
+    SPLIT_CASE (1, 16, 30, 30, 20, 3, 1, 1),   /* pixel tiles */
+    SPLIT_CASE (1, 64, 7, 7, 128, 3, 1, 2),    /* two groups */
+    SPLIT_CASE (2, 48, 9, 9, 98, 3, 1, 1),     /* a batch of two */
+  };
+#undef SPLIT_CASE
+
+  for (guint threads = 1; threads <= 3; threads++)
+    {
+      executorch_threadpool_set_num_threads (threads);
+      for (size_t i = 0; i < G_N_ELEMENTS (cases); i++)
+        if (run_conv (&cases[i], true) != ET_OK)
+          g_error ("split case %zu, %u threads, failed: %s", i, threads, last_message);
+    }
+  executorch_threadpool_set_num_threads (0);
+}
+
 static void
 test_conv_dtypes (void)
 {
@@ -1362,6 +1444,7 @@ main (int argc, char **argv)
   g_test_add_func ("/addmm/broadcast-beta-alpha", test_addmm);
   g_test_add_func ("/convolution/random-float", test_conv_random_float);
   g_test_add_func ("/convolution/large", test_conv_large);
+  g_test_add_func ("/convolution/split", test_conv_split);
   g_test_add_func ("/convolution/dtypes", test_conv_dtypes);
   g_test_add_func ("/convolution/errors", test_conv_errors);
   int ret = g_test_run ();

@@ -7,7 +7,8 @@
  * the first inside the input starts, a greater or NaN tap replaces):
  * kernels 1-5 (rectangular too), strides 1-2 (3 must be refused), padding
  * up to half the kernel, row dilation, widths 1-80 (all vector tails and
- * the 32-column blocks), inputs with ties, -inf and NaN.
+ * the 32-column blocks), inputs with ties, -inf and NaN; and without an
+ * index output, bit for bit the same values.
  */
 #include "pool-private.h"
 
@@ -86,6 +87,13 @@ check (int64_t h, int64_t w, int64_t kh, int64_t kw, int64_t sh, int64_t sw, int
     }
   for (int64_t i = oh * ow; i < oh * ow + 8; i++)
     g_assert_true (out[i] == 99.0f && idx[i] == -7);
+  /* Without indices (the vector loops keep none): the same bits. */
+  float *values = g_new (float, oh *ow + 8);
+  for (int64_t i = 0; i < oh * ow + 8; i++)
+    values[i] = 99.0f;
+  g_assert_true (_executorch_max_pool_plane_f32 (&p, values, NULL));
+  g_assert_cmpmem (values, (gsize) (oh * ow + 8) * sizeof (float), out, (gsize) (oh * ow + 8) * sizeof (float));
+  g_free (values);
   g_free (in);
   g_free (out);
   g_free (ref);

@@ -23,6 +23,7 @@ typedef struct
   guint adds, folded_adds;
   guint activations, folded_activations;
   guint sigmoids, fused_sigmoids, muls, folded_muls;
+  guint max_pools, values_only_pools;
   guint replaced; /* instructions whose kernel is not the registered one */
 } Seen;
 
@@ -82,7 +83,8 @@ observe (void *user_data, EtMethodGraph *graph)
           /* An operator folded into a convolution reads an intermediate
            * nobody else can see: never a method input or output. */
           if (strcmp (kernel->name, "aten::permute_copy.out") != 0 &&
-              strcmp (kernel->name, "aten::convolution.out") != 0 && strcmp (kernel->name, "aten::sigmoid.out") != 0)
+              strcmp (kernel->name, "aten::convolution.out") != 0 && strcmp (kernel->name, "aten::sigmoid.out") != 0 &&
+              strcmp (kernel->name, "aten::max_pool2d_with_indices.out") != 0)
             {
               args = et_method_graph_args (graph, i, &n_args);
               g_assert_cmpuint (n_args, >, 0);
@@ -98,6 +100,25 @@ observe (void *user_data, EtMethodGraph *graph)
       count (kernel, "aten::relu.out", &seen.activations, &seen.folded_activations);
       count (kernel, "aten::hardtanh.out", &seen.activations, &seen.folded_activations);
       count (kernel, "aten::clamp.out", &seen.activations, &seen.folded_activations);
+      count (kernel, "aten::max_pool2d_with_indices.out", &seen.max_pools, &seen.values_only_pools);
+      /* Pooled values only: the indices are read by nobody and not pinned. */
+      if (strcmp (kernel->name, "aten::max_pool2d_with_indices.out") == 0 &&
+          kernel->func != et_registry_find_kernel (et_registry_get_default (), kernel->name)->func)
+        {
+          args = et_method_graph_args (graph, i, &n_args);
+          g_assert_cmpuint (n_args, ==, 9);
+          g_assert_false (et_method_graph_value_is_pinned (graph, args[7]));
+          for (uint32_t j = 0; j < n; j++)
+            {
+              EtValue **other;
+              uint32_t n_other;
+              if (j == i)
+                continue;
+              other = et_method_graph_args (graph, j, &n_other);
+              for (uint32_t a = 0; a < n_other; a++)
+                g_assert_true (other[a] != args[7]);
+            }
+        }
       count (kernel, "aten::sigmoid.out", &seen.sigmoids, &seen.fused_sigmoids);
       count (kernel, "aten::mul.out", &seen.muls, &seen.folded_muls);
       if (strcmp (kernel->name, "aten::permute_copy.out") != 0)
@@ -277,6 +298,9 @@ test_fusion_resnet (gconstpointer data)
   g_assert_cmpuint (s.folded_adds, ==, s.adds);
   g_assert_cmpuint (s.fused_convolutions, ==, s.convolutions);
   g_assert_cmpuint (s.folded_activations, ==, s.activations);
+  /* The stem's max pool: its indices are read by nobody. */
+  g_assert_cmpuint (s.max_pools, ==, 1);
+  g_assert_cmpuint (s.values_only_pools, ==, 1);
 }
 
 /* MobileNet v2: batch norms fold, ReLU6 (hardtanh) and the residual adds

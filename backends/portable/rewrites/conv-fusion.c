@@ -132,36 +132,6 @@ is_constant_vector (const EtValue *value, int64_t n)
          t->sizes[0] == n && t->strides[0] == 1;
 }
 
-/* True when @value is not pinned and its only uses are by instruction
- * @producer and, once, by instruction @reader (UINT32_MAX: by nobody), so
- * nothing else sees that it is no longer written. */
-static bool
-only_used_by (EtMethodGraph *graph, const EtValue *value, uint32_t producer, uint32_t reader)
-{
-  uint32_t n = et_method_graph_n_instructions (graph);
-  uint32_t reads = 0;
-
-  if (value == NULL || et_method_graph_value_is_pinned (graph, value))
-    return false;
-  for (uint32_t index = 0; index < n; index++)
-    {
-      EtValue **args;
-      uint32_t n_args;
-
-      if (index == producer)
-        continue;
-      args = et_method_graph_args (graph, index, &n_args);
-      for (uint32_t i = 0; i < n_args; i++)
-        if (args[i] == value)
-          {
-            if (index != reader)
-              return false;
-            reads++;
-          }
-    }
-  return reads == (reader == UINT32_MAX ? 0u : 1u);
-}
-
 static bool
 scalar_as_float (const EtValue *value, float *out)
 {
@@ -253,10 +223,11 @@ match_batch_norm (EtMethodGraph *graph, uint32_t index, Plan *plan)
     return false;
   args = et_method_graph_args (graph, index, &n_args);
   if (n_args != 11 || args[0] != plan->out || !is_float (tensor_of (args[7])) ||
-      !only_used_by (graph, plan->out, plan->conv, index) || !foldable (graph, plan, args))
+      !_executorch_rewrite_only_used_by (graph, plan->out, plan->conv, index) || !foldable (graph, plan, args))
     return false;
   /* save_mean and save_invstd are computed for nobody. */
-  if (!only_used_by (graph, args[8], index, UINT32_MAX) || !only_used_by (graph, args[9], index, UINT32_MAX))
+  if (!_executorch_rewrite_only_used_by (graph, args[8], index, UINT32_MAX) ||
+      !_executorch_rewrite_only_used_by (graph, args[9], index, UINT32_MAX))
     return false;
   plan->batch_norm = (int32_t) index;
   plan->out = args[7];
@@ -284,7 +255,8 @@ match_add (EtMethodGraph *graph, uint32_t index, Plan *plan, uint32_t producer)
         (args[2]->tag == ET_VALUE_DOUBLE && args[2]->u.double_value == 1.0)))
     return false;
   if (!is_float (other) || !is_float (tensor_of (args[3])) || !_executorch_same_sizes (other, mine) ||
-      !_executorch_dim_order_is_identity (other) || !only_used_by (graph, plan->out, producer, index))
+      !_executorch_dim_order_is_identity (other) ||
+      !_executorch_rewrite_only_used_by (graph, plan->out, producer, index))
     return false;
   plan->add = (int32_t) index;
   plan->residual = args[side];
@@ -322,7 +294,7 @@ match_activation (EtMethodGraph *graph, uint32_t index, Plan *plan, uint32_t pro
   else
     return false;
   if (args[0] != plan->out || isnan (lo) || isnan (hi) || !is_float (tensor_of (args[out])) ||
-      !only_used_by (graph, plan->out, producer, index))
+      !_executorch_rewrite_only_used_by (graph, plan->out, producer, index))
     return false;
   plan->activation = (int32_t) index;
   plan->clamp = true;

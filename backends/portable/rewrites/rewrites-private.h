@@ -21,6 +21,15 @@ extern const EtMethodRewrite _executorch_conv_fusion_rewrite;
  * instruction (silu-fusion.c). */
 extern const EtMethodRewrite _executorch_silu_fusion_rewrite;
 
+/* max_pool2d_with_indices whose indices nothing reads leaves them
+ * unwritten (pool-indices.c). */
+extern const EtMethodRewrite _executorch_pool_indices_rewrite;
+
+/* True when @value is not pinned and its only uses are by instruction
+ * @producer and, once, by instruction @reader (UINT32_MAX: by nobody), so
+ * nothing else sees that it is no longer written (uses.c). */
+bool _executorch_rewrite_only_used_by (EtMethodGraph *graph, const EtValue *value, uint32_t producer, uint32_t reader);
+
 /* False when EXECUTORCH_KERNELS_NO_REWRITES is set (not to "0"): every
  * rewrite of this library leaves methods as exported (switch.c). */
 bool _executorch_rewrites_enabled (void);

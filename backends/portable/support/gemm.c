@@ -609,7 +609,8 @@ _executorch_sgemm (const KernelSgemm *g)
           job.kc = k - job.pc < KC ? k - job.pc : KC;
           job.accumulate = g->accumulate || job.pc > 0;
           if (g->a_packed != NULL)
-            job.apack = (float *) g->a_packed + job.pc * rows_padded (m) + job.ic * job.kc;
+            job.apack = (float *) g->a_packed + job.pc * rows_padded (g->a_packed_m > 0 ? g->a_packed_m : m) +
+                        (g->a_packed_row0 + job.ic) * job.kc;
           else
             run_1d (parallel && job.mc * job.kc >= PACK_PARALLEL_MIN, pack_a_strip, &job, a_strips);
           for (job.jc = 0; job.jc < n; job.jc += NC)

@@ -47,6 +47,10 @@ typedef struct
    * weights), used instead of packing a on every call; a is then never
    * read (small products take the packed path too). */
   const float *a_packed;
+  /* With a_packed: A is rows [a_packed_row0, a_packed_row0 + m) of a matrix
+   * of a_packed_m rows packed whole (0: m); a_packed_row0 is a multiple of
+   * 6 (the strips' height), so a task can take a block of output channels. */
+  int64_t a_packed_m, a_packed_row0;
   /* Applied to each tile of C once its product is complete, while it is
    * still in cache: C[i, j] += row_bias[i] (when set), then, with clamp,
    * C[i, j] = min (max (C[i, j], lo), hi) (NaN passes through). */

@@ -410,6 +410,16 @@ def fixtures(full=False):
             "16, 12 layers, 3 heads, dim 192, mlp 768, 1000 classes.",
             vit(224, 16, 12, 3, 192, 768, 1000), (1, 3, 224, 224), (13,), t,
             ["aten::native_layer_norm.out", "aten::gelu.out", "aten::bmm.out"], full))
+        # the other models of the XNNPACK bench rows, undelegated, so bench.py can set
+        # our kernels against upstream's XNNPACK on each (same models and seeds as xnn_NAME)
+        from .xnnpack import bench_models
+
+        for name, what, make, seed in bench_models():
+            if name in ("effnet_b0", "shufflenet_v2", "squeezenet"):
+                out.append(image_fixture(
+                    name, what + " (full size, random weights, BN randomised, 1000 "
+                    "classes); x [1,3,224,224].", make(), (1, 3, 224, 224), (seed,), t,
+                    ["aten::convolution.out"], full))
     else:
         out.append(image_fixture(
             "mv2", "torchvision mobilenet_v2(width_mult=0.25, num_classes=10), random "

@@ -25,11 +25,11 @@
  * residual before it to the GEMM, which applies them to each tile of C as
  * it completes), and may hand the GEMM path its weights packed at load.
  *
- * Work is cut into tasks (batch x group x pixel tile, or output planes)
- * that write disjoint parts of the output, and spread over the process
- * thread pool; each task's GEMM then runs on its own thread.  When there
- * is a single task the GEMM itself is threaded.  The GEMM uses FMA where
- * the CPU has it (see gemm-avx2.c).
+ * Work is cut into tasks (batch x group x output-channel block x pixel
+ * tile, or output planes) that write disjoint parts of the output, and
+ * spread over the process thread pool; each task's GEMM then runs on its
+ * own thread.  When there is a single task the GEMM itself is threaded.
+ * The GEMM uses FMA where the CPU has it (see gemm-avx2.c).
  */
 #include "convolution-private.h"
 
@@ -51,7 +51,9 @@ typedef struct
   float *y;
   const KernelConvEpilogue *epilogue; /* or NULL */
   int64_t tile;                       /* pixels per task */
-  int64_t n_tiles;                    /* per (batch, group) */
+  int64_t n_tiles;                    /* per (batch, group, channel block) */
+  int64_t co_block;                   /* output channels per task (a multiple of GEMM_MR) */
+  int64_t n_co;                       /* per (batch, group) */
   bool single_thread;                 /* the GEMMs run inside pool tasks */
   int failed;
 } ConvJob;
@@ -90,24 +92,84 @@ run_tasks (ConvJob *job, void (*fn) (void *, size_t), int64_t range)
     }
 }
 
-/* Pixels per task: a whole plane when there are enough (batch, group)
- * tasks for every thread to get several, otherwise tiles of at least 64
- * pixels (each task packs the weights again, so not too small), a whole
- * number of the GEMM's widest B strips so no task ends in a part strip. */
-static int64_t
-choose_tile (int64_t pixels, int64_t outer_tasks)
-{
-  int64_t threads = executorch_threadpool_get_num_threads ();
-  int64_t target = 4 * threads;
+/* The height of the GEMM's A strips (gemm-private.h): a block of output
+ * channels starts at a whole strip of the weights packed at load. */
+#define GEMM_MR 6
+/* Below this many multiply-adds a (batch, group) is one task. */
+#define SPLIT_MIN (1 << 20)
 
-  if (threads <= 1 || outer_tasks >= target)
-    return pixels > 0 ? pixels : 1;
-  int64_t splits = (target + outer_tasks - 1) / outer_tasks;
-  int64_t tile = (pixels + splits - 1) / splits;
-  tile = (tile + KERNEL_SGEMM_NR_MAX - 1) / KERNEL_SGEMM_NR_MAX * KERNEL_SGEMM_NR_MAX;
-  if (tile < 64)
-    tile = 64;
-  return tile < pixels ? tile : pixels;
+/* The longest time a thread takes when @units of work are cut into blocks
+ * of @block (the last one shorter) and spread over @threads, in units. */
+static double
+makespan (int64_t units, int64_t block, int64_t threads)
+{
+  int64_t full = units / block, rem = units % block;
+  int64_t per = full / threads, extra = full % threads;
+  double longest = (double) (per + (extra > 0)) * block;
+  double with_rem = (double) per * block + rem; /* extra < threads: someone has only per */
+
+  return rem > 0 && with_rem > longest ? with_rem : longest;
+}
+
+/* The best block of @units for @threads among a few multiples of @grain
+ * (at least @min_block): its share of the ideal time, through @eff. */
+static int64_t
+best_block (int64_t units, int64_t grain, int64_t min_block, int64_t threads, double *eff)
+{
+  int64_t best = units;
+
+  *eff = 1.0 / threads;
+  for (int64_t per_thread = 1; per_thread <= 4; per_thread++)
+    {
+      int64_t block = (units + threads * per_thread - 1) / (threads * per_thread);
+      block = (block + grain - 1) / grain * grain;
+      block = block < min_block ? min_block : block;
+      block = block < units ? block : units;
+      double e = (double) units / threads / makespan (units, block, threads);
+      if (e > *eff + 1e-9)
+        {
+          *eff = e;
+          best = block;
+        }
+    }
+  return best;
+}
+
+/* How each (batch, group) is cut into tasks: whole when there are enough
+ * (batch, group) tasks for every thread to get several; otherwise into
+ * tiles of output pixels (whole 32-pixel strips of the GEMM's B) or into
+ * blocks of output channels (whole strips of its A), whichever keeps the
+ * threads busier.  Pixel tiles each read all the weights, channel blocks
+ * each pack all of B (the im2col matrix: once per block); so channel
+ * blocks win when the weights outweigh the image (ResNet's 7x7 stage) or
+ * when a small plane (14x14: 196 pixels) does not cut into equal tiles. */
+static void
+choose_split (ConvJob *job, bool direct)
+{
+  const KernelConv *cv = job->cv;
+  int64_t threads = executorch_threadpool_get_num_threads ();
+  int64_t pixels = cv->oh * cv->ow, outer = cv->n * cv->groups;
+  int64_t k = cv->cin_g * cv->kh * cv->kw;
+  double eff_px, eff_co;
+
+  job->tile = pixels > 0 ? pixels : 1;
+  job->co_block = cv->cout_g > 0 ? cv->cout_g : 1;
+  if (threads <= 1 || outer >= 4 * threads || (double) cv->cout_g * k * pixels < SPLIT_MIN)
+    return;
+  /* Threads per (batch, group) when they divide evenly, else every
+   * (batch, group) is cut for all of them. */
+  threads = threads % outer == 0 ? threads / outer : threads;
+  int64_t tile = best_block (pixels, KERNEL_SGEMM_NR_MAX, 64, threads, &eff_px);
+  int64_t block = best_block (cv->cout_g, GEMM_MR, GEMM_MR, threads, &eff_co);
+  /* Packing B costs about as much per element as a multiply-add by 16
+   * (im2col) or 8 (a copy) output channels; channel blocks pack it in full. */
+  double pack = (direct ? 8.0 : 16.0) / (double) cv->cout_g;
+  double cost_px = (1.0 + pack) / eff_px;
+  double cost_co = 1.0 / eff_co + pack * threads;
+  if (cv->cout_g * k > k * pixels || cost_co < cost_px)
+    job->co_block = block;
+  else
+    job->tile = tile;
 }
 
 /* ---- Depthwise ---- */
@@ -274,8 +336,9 @@ gemm_task (void *data, size_t task)
 {
   ConvJob *job = data;
   const KernelConv *cv = job->cv;
-  int64_t tile_index = (int64_t) task % job->n_tiles;
-  int64_t bg = (int64_t) task / job->n_tiles;
+  int64_t tile_index = (int64_t) task % job->n_tiles, rest = (int64_t) task / job->n_tiles;
+  int64_t co0 = rest % job->n_co * job->co_block, bg = rest / job->n_co;
+  int64_t cn = cv->cout_g - co0 < job->co_block ? cv->cout_g - co0 : job->co_block;
   int64_t g = bg % cv->groups, b = bg / cv->groups;
   int64_t pixels = cv->oh * cv->ow;
   int64_t p0 = tile_index * job->tile;
@@ -284,17 +347,19 @@ gemm_task (void *data, size_t task)
   bool direct = cv->kh == 1 && cv->kw == 1 && cv->sh == 1 && cv->sw == 1 && cv->ph == 0 && cv->pw == 0;
   Im2col ic = { cv, job->x + (b * cv->cin + g * cv->cin_g) * cv->h * cv->w, p0 };
   KernelSgemm gm = {
-    .m = cv->cout_g,
+    .m = cn,
     .n = t,
     .k = k,
-    .a = job->weight + g * cv->cout_g * k,
+    .a = job->weight + (g * cv->cout_g + co0) * k,
     .a_rs = k,
     .a_cs = 1,
-    .c = job->y + (b * cv->cout + g * cv->cout_g) * pixels + p0,
+    .c = job->y + (b * cv->cout + g * cv->cout_g + co0) * pixels + p0,
     .ldc = pixels,
     .single_thread = job->single_thread,
     .a_packed =
         job->packed_weight != NULL ? job->packed_weight + g * _executorch_sgemm_packed_a_floats (cv->cout_g, k) : NULL,
+    .a_packed_m = cv->cout_g,
+    .a_packed_row0 = co0,
   };
 
   if (direct)
@@ -312,7 +377,7 @@ gemm_task (void *data, size_t task)
    * each tile as it completes; a residual add takes a pass of its own. */
   const KernelConvEpilogue *e = job->epilogue;
   bool residual = e != NULL && e->residual != NULL;
-  gm.row_bias = job->bias != NULL ? job->bias + g * cv->cout_g : NULL;
+  gm.row_bias = job->bias != NULL ? job->bias + g * cv->cout_g + co0 : NULL;
   if (e != NULL && e->clamp && !residual)
     {
       gm.clamp = true;
@@ -325,7 +390,7 @@ gemm_task (void *data, size_t task)
       return;
     }
   if (residual)
-    for (int64_t co = g * cv->cout_g; co < (g + 1) * cv->cout_g; co++)
+    for (int64_t co = g * cv->cout_g + co0; co < g * cv->cout_g + co0 + cn; co++)
       apply_epilogue (job, (b * cv->cout + co) * pixels + p0, t, co, false);
 }
 
@@ -437,9 +502,11 @@ _executorch_conv_f32 (EtKernelContext *ctx, const KernelConv *cv, const float *x
     }
   else
     {
-      job.tile = choose_tile (out_pixels, cv->n * cv->groups);
+      bool direct = cv->kh == 1 && cv->kw == 1 && cv->sh == 1 && cv->sw == 1 && cv->ph == 0 && cv->pw == 0;
+      choose_split (&job, direct);
       job.n_tiles = (out_pixels + job.tile - 1) / job.tile;
-      run_tasks (&job, gemm_task, cv->n * cv->groups * job.n_tiles);
+      job.n_co = (cv->cout_g + job.co_block - 1) / job.co_block;
+      run_tasks (&job, gemm_task, cv->n * cv->groups * job.n_co * job.n_tiles);
     }
   if (job.failed)
     return KERNEL_FAIL (ctx, ET_ERROR_MEMORY_ALLOCATION_FAILED, "convolution: out of memory for temporary buffers");

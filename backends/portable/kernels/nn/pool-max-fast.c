@@ -8,7 +8,10 @@
  * with AVX2, the others one at a time.  Both follow pool.c's rule
  * exactly, taps in window order: the first tap inside the input starts the
  * maximum, then a tap replaces it when greater or NaN (eager's NaN
- * propagation), and its flat index h * W + w goes with it.
+ * propagation), and its flat index h * W + w goes with it.  Without an
+ * index output (max_pool2d, or rewrites/pool-indices.c where nothing reads
+ * the indices) the vector loops keep no indices: half the blends, and no
+ * 8-byte index per output to store.
  */
 #include "pool-private.h"
 
@@ -61,9 +64,10 @@ load_cols (const float *row, int64_t s)
 
 /* Output columns [j, j + 8 * NC) of the row whose taps are rows [h0, h1):
  * every column tap is inside the input, and so are the loads.  NC chunks
- * side by side keep NC compare-and-blend chains in flight. */
+ * side by side keep NC compare-and-blend chains in flight; IDX (a
+ * constant) says whether indices are kept and stored to @idx. */
 static inline __attribute__ ((always_inline, target ("avx2,fma"))) void
-max_vec (const KernelMaxPool *p, int64_t h0, int64_t h1, int64_t j, float *out, int64_t *idx, int NC)
+max_vec (const KernelMaxPool *p, int64_t h0, int64_t h1, int64_t j, float *out, int64_t *idx, int NC, bool IDX)
 {
   int64_t c0 = j * p->sw - p->pw;
   __m256i lane = _mm256_mullo_epi32 (_mm256_setr_epi32 (0, 1, 2, 3, 4, 5, 6, 7), _mm256_set1_epi32 ((int) p->sw));
@@ -84,14 +88,15 @@ max_vec (const KernelMaxPool *p, int64_t h0, int64_t h1, int64_t j, float *out, 
           __m256 v = load_cols (p->in + at, p->sw);
           __m256 take = _mm256_or_ps (_mm256_cmp_ps (v, best[c], _CMP_GT_OQ), _mm256_cmp_ps (v, v, _CMP_UNORD_Q));
           best[c] = _mm256_blendv_ps (best[c], v, take);
-          best_i[c] = _mm256_castps_si256 (
-              _mm256_blendv_ps (_mm256_castsi256_ps (best_i[c]),
-                                _mm256_castsi256_ps (_mm256_add_epi32 (lane, _mm256_set1_epi32 ((int) at))), take));
+          if (IDX)
+            best_i[c] = _mm256_castps_si256 (
+                _mm256_blendv_ps (_mm256_castsi256_ps (best_i[c]),
+                                  _mm256_castsi256_ps (_mm256_add_epi32 (lane, _mm256_set1_epi32 ((int) at))), take));
         }
   for (int c = 0; c < NC; c++)
     {
       _mm256_storeu_ps (out + 8 * c, best[c]);
-      if (idx != NULL)
+      if (IDX)
         {
           __m256i bi = best_i[c];
           _mm256_storeu_si256 ((__m256i *) (idx + 8 * c), _mm256_cvtepi32_epi64 (_mm256_castsi256_si128 (bi)));
@@ -103,13 +108,19 @@ max_vec (const KernelMaxPool *p, int64_t h0, int64_t h1, int64_t j, float *out, 
 AVX2 static void
 max_vec8 (const KernelMaxPool *p, int64_t h0, int64_t h1, int64_t j, float *out, int64_t *idx)
 {
-  max_vec (p, h0, h1, j, out, idx, 1);
+  if (idx != NULL)
+    max_vec (p, h0, h1, j, out, idx, 1, true);
+  else
+    max_vec (p, h0, h1, j, out, NULL, 1, false);
 }
 
 AVX2 static void
 max_vec32 (const KernelMaxPool *p, int64_t h0, int64_t h1, int64_t j, float *out, int64_t *idx)
 {
-  max_vec (p, h0, h1, j, out, idx, 4);
+  if (idx != NULL)
+    max_vec (p, h0, h1, j, out, idx, 4, true);
+  else
+    max_vec (p, h0, h1, j, out, NULL, 4, false);
 }
 #endif
 

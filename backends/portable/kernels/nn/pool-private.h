@@ -17,3 +17,7 @@ typedef struct
 
 /* False (nothing written) when the geometry is not one it takes. */
 bool _executorch_max_pool_plane_f32 (const KernelMaxPool *p, float *out, int64_t *idx);
+
+/* max_pool2d_with_indices.out that leaves the indices unwritten, for
+ * instructions whose indices nothing reads (rewrites/pool-indices.c). */
+EtError _executorch_max_pool2d_values_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args);

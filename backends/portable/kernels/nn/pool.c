@@ -381,9 +381,10 @@ window_from_pairs (EtKernelContext *ctx, const char *op, PoolJob *j, const EtTen
   return window_args (ctx, op, j, in, ceil_mode);
 }
 
-/* (self, kernel_size[], stride[], padding[], dilation[], ceil_mode, out, indices, ret) */
+/* (self, kernel_size[], stride[], padding[], dilation[], ceil_mode, out, indices, ret);
+ * with @keep_indices false the indices are checked but not written. */
 static EtError
-max_pool2d_with_indices_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
+max_pool2d_with_indices_run (EtKernelContext *ctx, EtValue **args, uint32_t n_args, bool keep_indices)
 {
   const char *op = "max_pool2d_with_indices";
   EtTensor *in, *out, *idx;
@@ -403,7 +404,19 @@ max_pool2d_with_indices_out (EtKernelContext *ctx, EtValue **args, uint32_t n_ar
   KERNEL_TRY (check_input (ctx, op, in, out));
   KERNEL_TRY (_executorch_check_long (ctx, op, idx, "indices"));
   KERNEL_TRY (window_from_pairs (ctx, op, &j, in, ceil_mode, k, s, p, d));
-  return pool_run (ctx, &j, in, out, idx);
+  return pool_run (ctx, &j, in, out, keep_indices ? idx : NULL);
+}
+
+static EtError
+max_pool2d_with_indices_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
+{
+  return max_pool2d_with_indices_run (ctx, args, n_args, true);
+}
+
+EtError
+_executorch_max_pool2d_values_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
+{
+  return max_pool2d_with_indices_run (ctx, args, n_args, false);
 }
 
 /* (self, kernel_size[], stride[], padding[], ceil_mode, count_include_pad,

@@ -1,0 +1,46 @@
+/* payoff.h: whether the workers are saving the caller time
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * A worker preempted while it holds a claimed chunk keeps the region's
+ * caller waiting until the scheduler runs it again, a time slice of
+ * several milliseconds on a busy machine.  Whether the workers still pay
+ * for that is measured, not guessed: after each parallel region the
+ * caller knows how long it took, how long the caller itself was busy and
+ * which share of the units it ran, so how long the region would have taken
+ * on the caller alone.  When the workers cost more than they saved over a
+ * stretch of regions, regions run on the caller for a while; each failed
+ * retry makes that while longer.  Plain logic on the readings it is given,
+ * so it can be tested without a busy machine; workers.c takes them.
+ */
+#pragma once
+
+#include <glib.h>
+
+/* Regions are judged over stretches of at least this long. */
+#define PAYOFF_WINDOW_US ((gint64) 20000)
+/* The caller works alone this long after a losing stretch, doubled after
+ * each losing retry, up to the maximum. */
+#define PAYOFF_SERIAL_MIN_US ((gint64) 10000)
+#define PAYOFF_SERIAL_MAX_US ((gint64) 1000000)
+
+typedef struct
+{
+  gint64 serial_until; /* regions run on the caller until then */
+  gint64 serial_for;   /* the next serial stretch */
+  gint64 window_start; /* start of the stretch being judged; -1 before its first region */
+  double saved_us;     /* time the workers saved in it (negative: cost) */
+  gboolean retrying;   /* the stretch follows a serial one */
+} Payoff;
+
+#define PAYOFF_INIT                       \
+  {                                       \
+    0, PAYOFF_SERIAL_MIN_US, -1, 0, FALSE \
+  }
+
+/* Whether a region starting at @now_us should use the workers. */
+gboolean payoff_use_workers (const Payoff *p, gint64 now_us);
+
+/* A parallel region ended at @now_us after @wall_us, of which the caller
+ * spent @caller_busy_us running @caller_units of its @units units. */
+void payoff_observed (Payoff *p, gint64 now_us, gint64 wall_us, gint64 caller_busy_us, gsize caller_units, gsize units);
