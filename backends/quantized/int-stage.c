@@ -9,6 +9,9 @@
  */
 #include "int-kernels-private.h"
 
+#include "executorch-threadpool.h"
+
+#include <glib.h>
 #include <string.h>
 
 size_t
@@ -70,6 +73,51 @@ widen (const void *in, bool is_signed, int16_t *out, int64_t n, int16_t zp)
       out[i] = (int16_t) (((const uint8_t *) in)[i] - zp);
 }
 
+/* Large byte moves and widenings go over the pool in chunks of this many
+ * elements, above twice that. */
+#define CHUNK (64 * 1024)
+
+typedef struct
+{
+  const void *in;
+  void *out;
+  int64_t n;
+  bool widen, is_signed;
+  int16_t zp;
+} ChunkJob;
+
+static void
+chunk_task (void *data, size_t chunk)
+{
+  const ChunkJob *job = data;
+  int64_t first = (int64_t) chunk * CHUNK, n = MIN (CHUNK, job->n - first);
+
+  if (job->widen)
+    widen ((const char *) job->in + first, job->is_signed, (int16_t *) job->out + first, n, job->zp);
+  else
+    memcpy ((char *) job->out + first, (const char *) job->in + first, (size_t) n);
+}
+
+static void
+run_chunks (const ChunkJob *job)
+{
+  size_t n_chunks = (size_t) ((job->n + CHUNK - 1) / CHUNK);
+
+  if (job->n >= 2 * CHUNK && executorch_threadpool_get_num_threads () > 1)
+    executorch_threadpool_parallelize_1d (chunk_task, (gpointer) job, n_chunks);
+  else
+    for (size_t chunk = 0; chunk < n_chunks; chunk++)
+      chunk_task ((gpointer) job, chunk);
+}
+
+/* out[0, n) = in[0, n), over the pool when large. */
+static void
+copy_bytes (void *out, const void *in, int64_t n)
+{
+  ChunkJob job = { .in = in, .out = out, .n = n };
+  run_chunks (&job);
+}
+
 /* dequantize_per_tensor.out's arguments (checked at load): input, scale,
  * zero_point, quant_min, quant_max, dtype, out_dtype, out, ret. */
 static EtError
@@ -95,7 +143,13 @@ stage_input (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   head = (StagedInput){ STAGE_INPUT_MAGIC, scale, input->numel, (input->scalar_type == ET_SCALAR_CHAR ? 128 : 0) + zp };
   memcpy (out->data, &head, sizeof head);
   staged = (int16_t *) ((char *) out->data + sizeof head);
-  widen (input->data, input->scalar_type == ET_SCALAR_CHAR, staged, input->numel, (int16_t) zp);
+  ChunkJob job = { .in = input->data,
+                   .out = staged,
+                   .n = input->numel,
+                   .widen = true,
+                   .is_signed = input->scalar_type == ET_SCALAR_CHAR,
+                   .zp = (int16_t) zp };
+  run_chunks (&job);
   return ET_OK;
 }
 
@@ -274,7 +328,8 @@ pass_bytes (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   QK_TRY (_executorch_qk_resize_like (&c, out, "out", self));
   if (staged_bytes (self) == NULL || out->data == NULL || out->nbytes < sizeof (StagedBytes) + (size_t) self->numel)
     return _executorch_qk_fail (&c, ET_ERROR_INTERNAL, "self not staged");
-  memcpy (out->data, self->data, sizeof (StagedBytes) + (size_t) self->numel);
+  memcpy (out->data, self->data, sizeof (StagedBytes));
+  copy_bytes ((char *) out->data + sizeof (StagedBytes), (const char *) self->data + sizeof (StagedBytes), self->numel);
   return ET_OK;
 }
 
@@ -294,7 +349,7 @@ unstage_bytes (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   if (staged_bytes (input) == NULL || out->data == NULL || out->nbytes < (size_t) input->numel ||
       (out->scalar_type != ET_SCALAR_CHAR && out->scalar_type != ET_SCALAR_BYTE) || !et_tensor_is_contiguous (out))
     return _executorch_qk_fail (&c, ET_ERROR_INTERNAL, "input not staged");
-  memcpy (out->data, (const char *) input->data + sizeof (StagedBytes), (size_t) input->numel);
+  copy_bytes (out->data, (const char *) input->data + sizeof (StagedBytes), input->numel);
   return ET_OK;
 }
 
@@ -323,7 +378,7 @@ stage_bytes (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
     return _executorch_qk_fail (&c, ET_ERROR_INTERNAL, "input cannot be staged as bytes");
   head = (StagedBytes){ STAGE_BYTES_MAGIC, input->numel };
   memcpy (out->data, &head, sizeof head);
-  memcpy ((char *) out->data + sizeof head, input->data, (size_t) input->numel);
+  copy_bytes ((char *) out->data + sizeof head, input->data, input->numel);
   return ET_OK;
 }
 
