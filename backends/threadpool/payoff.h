@@ -6,9 +6,11 @@
  * caller waiting until the scheduler runs it again, a time slice of
  * several milliseconds on a busy machine.  Whether the workers still pay
  * for that is measured, not guessed: after each parallel region the
- * caller knows how long it took, how long the caller itself was busy and
+ * caller knows how long it took, how much CPU time the caller spent and
  * which share of the units it ran, so how long the region would have taken
- * on the caller alone.  When the workers cost more than they saved over a
+ * on the caller alone (CPU time, not wall time: on a busy machine other
+ * threads hold the caller's CPU too, and counting that would credit the
+ * workers with the caller's own losses).  When the workers cost more than they saved over a
  * stretch of regions, regions run on the caller for a while; each failed
  * retry makes that while longer.  Plain logic on the readings it is given,
  * so it can be tested without a busy machine; workers.c takes them.
@@ -42,5 +44,6 @@ typedef struct
 gboolean payoff_use_workers (const Payoff *p, gint64 now_us);
 
 /* A parallel region ended at @now_us after @wall_us, of which the caller
- * spent @caller_busy_us running @caller_units of its @units units. */
+ * spent @caller_busy_us of CPU time running @caller_units of its @units
+ * units. */
 void payoff_observed (Payoff *p, gint64 now_us, gint64 wall_us, gint64 caller_busy_us, gsize caller_units, gsize units);

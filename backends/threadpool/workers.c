@@ -29,6 +29,7 @@
 
 #include <stdatomic.h>
 #include <sys/resource.h>
+#include <time.h>
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -268,6 +269,18 @@ workers_get_n_workers (const Workers *w)
   return w->n_workers;
 }
 
+/* The calling thread's CPU time: what its share of a region cost it,
+ * without the time other threads held its CPU. */
+static gint64
+thread_cpu_us (void)
+{
+  struct timespec now;
+
+  if (clock_gettime (CLOCK_THREAD_CPUTIME_ID, &now) != 0)
+    return 0;
+  return (gint64) now.tv_sec * G_USEC_PER_SEC + now.tv_nsec / 1000;
+}
+
 gboolean
 workers_run (Workers *w, WorkersTask task, gpointer context, gsize n_items)
 {
@@ -278,6 +291,7 @@ workers_run (Workers *w, WorkersTask task, gpointer context, gsize n_items)
   if (!g_mutex_trylock (&w->submit_lock))
     return FALSE;
   gint64 start = g_get_monotonic_time ();
+  gint64 start_cpu = thread_cpu_us ();
   if (!payoff_use_workers (&w->payoff, start))
     {
       g_mutex_unlock (&w->submit_lock);
@@ -299,7 +313,7 @@ workers_run (Workers *w, WorkersTask task, gpointer context, gsize n_items)
   wake_sleepers (w);
 
   gsize caller_units = run_claims (w);
-  gint64 caller_done = g_get_monotonic_time ();
+  gint64 caller_cpu = thread_cpu_us () - start_cpu;
   for (guint i = 1; atomic_load_explicit (&w->done, memory_order_acquire) < units; i++)
     {
       /* A worker holds an unfinished claim; if it was preempted, it needs
@@ -310,7 +324,7 @@ workers_run (Workers *w, WorkersTask task, gpointer context, gsize n_items)
         g_thread_yield ();
     }
   gint64 end = g_get_monotonic_time ();
-  payoff_observed (&w->payoff, end, end - start, caller_done - start, caller_units, units);
+  payoff_observed (&w->payoff, end, end - start, caller_cpu, caller_units, units);
   g_mutex_unlock (&w->submit_lock);
   return TRUE;
 }
