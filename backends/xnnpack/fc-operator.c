@@ -10,14 +10,11 @@
  * weights twice per prompt: most of the time to the first token.  The
  * operator API of the same library takes the batch size at setup: each
  * such node gets one operator, created (weights packed) at load and set up
- * again only when its rows or pointers change.  The kernels are the ones
- * its runtime would run.
- *
- * The operators also give the linears our own thread pool (below), which
- * is why a library that reshapes runtimes (2024) uses them too when the
- * pool has more than one thread, for delegates of linears alone (splitting
- * a runtime would cost more).  EXECUTORCH_XNNPACK_FC_IN_RUNTIME=1 keeps
- * the nodes in the runtimes (for comparisons).
+ * again only when its rows, pointers or thread pool change.  The kernels
+ * are the ones its runtime would run.  Where the library reshapes runtimes
+ * (2024), the nodes stay in the runtimes.
+ * EXECUTORCH_XNNPACK_FC_IN_RUNTIME=1 keeps them there on the 2022 library
+ * too (for comparisons).
  */
 #include "fc-operator.h"
 
@@ -33,9 +30,8 @@
 #define FLAG_TRANSPOSE 0x1u
 #define FLAG_RESHAPE_2D 0x4u
 
-#if defined(HAVE_XNN_RESHAPE_RUNTIME) && defined(HAVE_XNN_RESHAPE_EXTERNAL_VALUE) &&    \
-    defined(HAVE_XNN_SETUP_RUNTIME_V2) && defined(HAVE_XNN_GET_EXTERNAL_VALUE_SHAPE) && \
-    defined(HAVE_XNN_RESHAPE_FULLY_CONNECTED_NC_F32)
+#if defined(HAVE_XNN_RESHAPE_RUNTIME) && defined(HAVE_XNN_RESHAPE_EXTERNAL_VALUE) && \
+    defined(HAVE_XNN_SETUP_RUNTIME_V2) && defined(HAVE_XNN_GET_EXTERNAL_VALUE_SHAPE)
 #define LIBRARY_RESHAPES 1
 #endif
 
@@ -61,17 +57,22 @@ struct XbFcOperator
   guint n_slices;
 };
 
-static gboolean
+/* Unused where the library reshapes (the nodes stay in runtimes). */
+G_GNUC_UNUSED static gboolean
 is_plain_fp32 (const XbGraph *g, uint32_t v)
 {
   return v < g->n_values && g->values[v].datatype == XB_DT_FP32 && g->values[v].quant == XB_QUANT_NONE &&
          g->values[v].narrow_datatype == 0;
 }
 
-static gboolean
-node_supported (const XbGraph *g, const XbNode *n)
+gboolean
+xb_fc_operator_supports (const XbGraph *g, const XbNode *n)
 {
-  if (n->type != XB_NODE_FULLY_CONNECTED || n->n_inputs < 2 || n->n_outputs < 1)
+#ifdef LIBRARY_RESHAPES
+  return FALSE;
+#else
+  if (n->type != XB_NODE_FULLY_CONNECTED || n->n_inputs < 2 || n->n_outputs < 1 ||
+      g_strcmp0 (g_getenv ("EXECUTORCH_XNNPACK_FC_IN_RUNTIME"), "1") == 0)
     return FALSE;
   if (n->flags & ~(FLAG_TRANSPOSE | FLAG_RESHAPE_2D))
     return FALSE;
@@ -82,26 +83,32 @@ node_supported (const XbGraph *g, const XbNode *n)
   if (g->values[w].data == NULL || g->values[w].ndim != 2)
     return FALSE;
   return b == XB_PAYLOAD_NO_VALUE || (is_plain_fp32 (g, b) && g->values[b].data != NULL);
+#endif
+}
+
+#ifdef LIBRARY_RESHAPES
+/* Never asked for (xb_fc_operator_supports is FALSE); the 2024 library's
+ * operator calls differ. */
+XbFcOperator *
+xb_fc_operator_new (const XbGraph *g, const XbNode *n, GError **error)
+{
+  g_set_error (error, XB_ERROR, ET_ERROR_NOT_SUPPORTED, "XNNPACK: fully-connected operators are not used here");
+  return NULL;
 }
 
 gboolean
-xb_fc_operator_supports (const XbGraph *g, const XbNode *n)
+xb_fc_operator_run (XbFcOperator *fc, const XbNode *n, const XbShape *shapes, void *const *ptr, gboolean parallel,
+                    const char **why)
 {
-  if (g_strcmp0 (g_getenv ("EXECUTORCH_XNNPACK_FC_IN_RUNTIME"), "1") == 0 || !node_supported (g, n))
-    return FALSE;
-#ifdef LIBRARY_RESHAPES
-  /* Runtimes reshape here: operators pay only for their threading, and
-   * only where they split no runtime (an LLM's delegates are linears
-   * alone). */
-  if (executorch_threadpool_get_num_threads () < 2)
-    return FALSE;
-  for (uint32_t i = 0; i < g->n_nodes; i++)
-    if (!node_supported (g, &g->nodes[i]))
-      return FALSE;
-#endif
-  return TRUE;
+  *why = "fully-connected operators are not used here";
+  return FALSE;
 }
 
+void
+xb_fc_operator_free (XbFcOperator *fc)
+{
+}
+#else
 /* Slices are whole multiples of this many channels (XNNPACK's widest
  * fully-connected tile on x86). */
 #define SLICE_ALIGN 16
@@ -136,11 +143,7 @@ create_slice (const float *w, const float *bias, size_t k, size_t outc, gboolean
     }
   xnn_operator_t op = NULL;
   *st = xnn_create_fully_connected_nc_f32 (k, count, k, outc, kernel, bias ? bias + first : NULL, lo, hi,
-                                           transpose ? XNN_FLAG_TRANSPOSE_WEIGHTS : 0,
-#ifdef HAVE_XNN_RESHAPE_FULLY_CONNECTED_NC_F32
-                                           NULL, NULL,
-#endif
-                                           &op);
+                                           transpose ? XNN_FLAG_TRANSPOSE_WEIGHTS : 0, &op);
   return op;
 }
 
@@ -209,14 +212,7 @@ run_slice (gpointer data, gsize i)
   if (!slice->set_up || slice->rows != job->rows || slice->input != job->input || slice->output != output)
     {
       slice->set_up = FALSE;
-#ifdef HAVE_XNN_RESHAPE_FULLY_CONNECTED_NC_F32
-      gboolean ok = xnn_reshape_fully_connected_nc_f32 (slice->op, job->rows, NULL) == xnn_status_success &&
-                    xnn_setup_fully_connected_nc_f32 (slice->op, job->input, output) == xnn_status_success;
-#else
-      gboolean ok =
-          xnn_setup_fully_connected_nc_f32 (slice->op, job->rows, job->input, output, NULL) == xnn_status_success;
-#endif
-      if (!ok)
+      if (xnn_setup_fully_connected_nc_f32 (slice->op, job->rows, job->input, output, NULL) != xnn_status_success)
         {
           job->failed = TRUE;
           return;
@@ -268,3 +264,4 @@ xb_fc_operator_free (XbFcOperator *fc)
   g_free (fc->slices);
   g_free (fc);
 }
+#endif
