@@ -880,8 +880,13 @@ build (Delegate *d, GError **error)
 {
   XbGraph *g = d->graph;
   free_steps (d);
-  /* Only runtimes use the pthreadpool; host linears use our own pool. */
+  /* Host dynamically quantized linears share out their rows on the pool,
+   * host fp32 linears too when they are big enough (step-work.c). */
   d->wants_pool = FALSE;
+  for (uint32_t i = 0; i < g->n_nodes; i++)
+    d->wants_pool |= d->pool != NULL && d->host[i] &&
+                     ((d->dq != NULL && d->dq[i] != NULL) ||
+                      (d->fc != NULL && d->fc[i] != NULL && xb_nodes_worth_threads (g, d->shapes, i, i + 1)));
   /* Steps: maximal runs of XNNPACK nodes, one step per host node. */
   d->steps = g_new0 (Step, g->n_nodes ? g->n_nodes : 1);
   g_autofree uint32_t *node_step = g_new0 (uint32_t, g->n_nodes ? g->n_nodes : 1);
@@ -1197,18 +1202,16 @@ run_steps (Delegate *d, gboolean parallel, EtErrorContext *report)
       if (s->host)
         {
           const XbNode *n = &g->nodes[s->first];
-          /* Host linears run on our own pool whatever the span decided:
-           * it never waits for a worker without a CPU. */
-          gboolean own_pool = d->threading != XB_THREADING_SERIAL;
           if (d->fc[s->first])
             {
               const char *why = NULL;
-              gboolean threads = own_pool && xb_nodes_worth_threads (g, d->shapes, s->first, s->end);
-              if (!xb_fc_operator_run (d->fc[s->first], n, d->shapes, d->ptr, threads, &why))
+              /* The pool only for work that pays for it (step-work.c). */
+              gboolean pooled = parallel && xb_nodes_worth_threads (g, d->shapes, s->first, s->end);
+              if (!xb_fc_operator_run (d->fc[s->first], n, d->shapes, d->ptr, pooled ? d->pool : NULL, &why))
                 return et_error_context_fail (report, ET_ERROR_INTERNAL, "XNNPACK: node %u: %s", s->first, why);
             }
           else if (xb_dq_node_is_dynamic (g, n))
-            xb_dq_run (g, n, d->dq[s->first], d->shapes, d->ptr, own_pool);
+            xb_dq_run (g, n, d->dq[s->first], d->shapes, d->ptr, parallel ? d->pool : NULL);
           else
             xb_host_run (g, n, d->shapes, d->ptr);
           continue;

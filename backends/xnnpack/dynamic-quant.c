@@ -17,8 +17,6 @@
 #define XB_DQ_DEFINE_XNN 1
 #include "dynamic-quant.h"
 
-#include "executorch-threadpool.h"
-
 #if defined(__x86_64__) && defined(__GNUC__)
 #include <cpuid.h>
 #endif
@@ -494,19 +492,8 @@ typedef struct
   gboolean simd;
 } ConvertJob;
 
-/* Runs @task for indices 0..@n - 1, on the process's pool when @parallel. */
 static void
-run_tasks (ExecutorchThreadpoolTask1d task, gpointer data, gsize n, gboolean parallel)
-{
-  if (parallel)
-    executorch_threadpool_parallelize_1d (task, data, n);
-  else
-    for (gsize i = 0; i < n; i++)
-      task (data, i);
-}
-
-static void
-convert_row (gpointer data, gsize r)
+convert_row (void *data, size_t r)
 {
   const ConvertJob *job = data;
   job->params[r] = quantize_row (job->x + r * job->k, job->k, job->q + r * job->k, job->simd);
@@ -609,10 +596,9 @@ store (const LinearJob *job, size_t row, size_t c, float acc)
 /* 8-bit weights, channels [c0, c0 + nc) for every row: the tile's weights
  * are read from memory once and stay in cache while the rows pass by. */
 static void
-linear_tile8 (gpointer data, gsize tile)
+linear_tile8 (void *data, size_t c0, size_t nc)
 {
   const LinearJob *job = data;
-  size_t c0 = tile * TILE_CHANNELS, nc = MIN (TILE_CHANNELS, job->lin->n - c0);
   const XbDqLinear *lin = job->lin;
   for (size_t rb = 0; rb < job->rows; rb += 4)
     {
@@ -674,7 +660,7 @@ epilogue (const float *acc, size_t nc, const float *cscales, const float *sums, 
 
 /* 4-bit weights, tile @t (XB_DQ_TILE channels) for every row. */
 static void
-linear_tile4 (gpointer data, gsize t)
+linear_tile4 (void *data, size_t t)
 {
   const LinearJob *job = data;
   const XbDqLinear *lin = job->lin;
@@ -710,7 +696,7 @@ linear_tile4 (gpointer data, gsize t)
 
 void
 xb_dq_run (const XbGraph *g, const XbNode *n, const XbDqLinear *lin, const XbShape *shapes, void *const *ptr,
-           gboolean parallel)
+           struct pthreadpool *pool)
 {
   const XbShape *xs = &shapes[n->inputs[0]];
   size_t k = xs->ndim ? xs->dims[xs->ndim - 1] : 1;
@@ -724,7 +710,7 @@ xb_dq_run (const XbGraph *g, const XbNode *n, const XbDqLinear *lin, const XbSha
         .k = k,
         .simd = xb_dq_isa_chosen () >= XB_DQ_ISA_AVX2,
       };
-      run_tasks (convert_row, &job, rows, parallel);
+      pthreadpool_parallelize_1d (pool, convert_row, &job, rows, 0);
       return;
     }
   LinearJob job = {
@@ -757,7 +743,7 @@ xb_dq_run (const XbGraph *g, const XbNode *n, const XbDqLinear *lin, const XbSha
         }
       job.x16 = x16;
       job.xu = xu;
-      run_tasks (linear_tile8, &job, (lin->n + TILE_CHANNELS - 1) / TILE_CHANNELS, parallel);
+      pthreadpool_parallelize_1d_tile_1d (pool, linear_tile8, &job, lin->n, TILE_CHANNELS, 0);
       g_free (x16);
       g_free (xu);
       return;
@@ -778,7 +764,7 @@ xb_dq_run (const XbGraph *g, const XbNode *n, const XbDqLinear *lin, const XbSha
       }
   job.xp = xp;
   job.xsum8 = xsum8;
-  run_tasks (linear_tile4, &job, lin->n_tiles, parallel);
+  pthreadpool_parallelize_1d (pool, linear_tile4, &job, lin->n_tiles, 0);
   g_free (xp);
   g_free (xsum8);
 }

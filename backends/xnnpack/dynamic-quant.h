@@ -49,10 +49,10 @@ typedef struct XbDqLinear XbDqLinear;
 XbDqLinear *xb_dq_linear_new (const XbGraph *graph, const XbNode *n, GError **error);
 void xb_dq_linear_free (XbDqLinear *linear);
 
-/* Runs host node @n (a Convert, or a FullyConnected with @linear), on the
- * process's thread pool when @parallel. */
+/* Runs host node @n (a Convert, or a FullyConnected with @linear) on
+ * @pool (NULL: the calling thread). */
 void xb_dq_run (const XbGraph *graph, const XbNode *n, const XbDqLinear *linear, const XbShape *shapes,
-                void *const *ptr, gboolean parallel);
+                void *const *ptr, struct pthreadpool *pool);
 
 /* Quantizes one row as XNNPACK's f32 -> qd8 convert does: asymmetric, the
  * range widened to include 0, zero point nudged to an integer. */

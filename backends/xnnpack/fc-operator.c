@@ -18,12 +18,8 @@
  */
 #include "fc-operator.h"
 
-#include <stdatomic.h>
 #include <stdlib.h>
-#include <string.h>
 #include <xnnpack.h>
-
-#include "executorch-threadpool.h"
 
 #include "xnnpack-api.h"
 
@@ -35,26 +31,16 @@
 #define LIBRARY_RESHAPES 1
 #endif
 
-/* One operator per slice of output channels: the slices run on our own
- * thread pool, which never waits for a worker that gets no CPU, each on
- * one thread.  Under load that keeps every CPU share the process gets at
- * work, where a pthreadpool region would wait for its slowest worker. */
-typedef struct
-{
-  xnn_operator_t op;
-  size_t first_channel;
-  /* The last setup: skipped when all of these are unchanged. */
-  size_t rows;
-  const float *input;
-  float *output;
-  gboolean set_up;
-} FcSlice;
-
 struct XbFcOperator
 {
-  size_t input_channels, output_channels;
-  FcSlice *slices;
-  guint n_slices;
+  xnn_operator_t op;
+  size_t input_channels;
+  /* The last setup: skipped when all of these are unchanged. */
+  size_t rows;
+  const void *input;
+  void *output;
+  struct pthreadpool *pool;
+  gboolean set_up;
 };
 
 /* Unused where the library reshapes (the nodes stay in runtimes). */
@@ -97,8 +83,8 @@ xb_fc_operator_new (const XbGraph *g, const XbNode *n, GError **error)
 }
 
 gboolean
-xb_fc_operator_run (XbFcOperator *fc, const XbNode *n, const XbShape *shapes, void *const *ptr, gboolean parallel,
-                    const char **why)
+xb_fc_operator_run (XbFcOperator *fc, const XbNode *n, const XbShape *shapes, void *const *ptr,
+                    struct pthreadpool *pool, const char **why)
 {
   *why = "fully-connected operators are not used here";
   return FALSE;
@@ -109,44 +95,6 @@ xb_fc_operator_free (XbFcOperator *fc)
 {
 }
 #else
-/* Slices are whole multiples of this many channels (XNNPACK's widest
- * fully-connected tile on x86). */
-#define SLICE_ALIGN 16
-/* Slices per thread: enough that a late thread leaves little to wait for. */
-#define SLICES_PER_THREAD 4
-
-/* How many slices @outc channels get on a pool of @threads threads. */
-static guint
-slice_count (size_t outc, guint threads)
-{
-  if (threads <= 1)
-    return 1;
-  size_t aligned = (outc + SLICE_ALIGN - 1) / SLICE_ALIGN;
-  return (guint) MAX (1, MIN (aligned, (size_t) threads * SLICES_PER_THREAD));
-}
-
-/* Channels [first, first + count) of @w (outc x k, or k x outc when
- * @transpose) as an operator writing into rows of @outc. */
-static xnn_operator_t
-create_slice (const float *w, const float *bias, size_t k, size_t outc, gboolean transpose, size_t first, size_t count,
-              float lo, float hi, enum xnn_status *st)
-{
-  g_autofree float *columns = NULL;
-  const float *kernel = w + first * k;
-  if (transpose)
-    {
-      /* The slice's columns, gathered so that they are contiguous. */
-      columns = g_new (float, k *count);
-      for (size_t r = 0; r < k; r++)
-        memcpy (columns + r * count, w + r * outc + first, count * sizeof (float));
-      kernel = columns;
-    }
-  xnn_operator_t op = NULL;
-  *st = xnn_create_fully_connected_nc_f32 (k, count, k, outc, kernel, bias ? bias + first : NULL, lo, hi,
-                                           transpose ? XNN_FLAG_TRANSPOSE_WEIGHTS : 0, &op);
-  return op;
-}
-
 XbFcOperator *
 xb_fc_operator_new (const XbGraph *g, const XbNode *n, GError **error)
 {
@@ -164,90 +112,49 @@ xb_fc_operator_new (const XbGraph *g, const XbNode *n, GError **error)
     }
   XbFcOperator *fc = g_new0 (XbFcOperator, 1);
   fc->input_channels = k;
-  fc->output_channels = outc;
-  fc->n_slices = slice_count (outc, executorch_threadpool_get_num_threads ());
-  fc->slices = g_new0 (FcSlice, fc->n_slices);
-  size_t per_slice = (outc + fc->n_slices - 1) / fc->n_slices;
-  per_slice = (per_slice + SLICE_ALIGN - 1) / SLICE_ALIGN * SLICE_ALIGN;
-  const float *bias = b == XB_PAYLOAD_NO_VALUE ? NULL : g->values[b].data;
-  guint made = 0;
-  for (size_t first = 0; first < outc && made < fc->n_slices; first += per_slice, made++)
+  enum xnn_status st =
+      xnn_create_fully_connected_nc_f32 (k, outc, k, outc, w->data, b == XB_PAYLOAD_NO_VALUE ? NULL : g->values[b].data,
+                                         n->output_min, n->output_max, transpose ? XNN_FLAG_TRANSPOSE_WEIGHTS : 0,
+                                         &fc->op);
+  if (st != xnn_status_success)
     {
-      FcSlice *slice = &fc->slices[made];
-      enum xnn_status st;
-      slice->first_channel = first;
-      slice->op = create_slice (w->data, bias, k, outc, transpose, first, MIN (per_slice, outc - first), n->output_min,
-                                n->output_max, &st);
-      if (st != xnn_status_success)
-        {
-          fc->n_slices = made;
-          xb_fc_operator_free (fc);
-          g_set_error (error, XB_ERROR,
-                       st == xnn_status_out_of_memory ? ET_ERROR_MEMORY_ALLOCATION_FAILED : ET_ERROR_NOT_SUPPORTED,
-                       "XNNPACK: creating a %zu x %zu fully-connected operator failed (status %d)", outc, k, (int) st);
-          return NULL;
-        }
+      g_free (fc);
+      g_set_error (error, XB_ERROR,
+                   st == xnn_status_out_of_memory ? ET_ERROR_MEMORY_ALLOCATION_FAILED : ET_ERROR_NOT_SUPPORTED,
+                   "XNNPACK: creating a %zu x %zu fully-connected operator failed (status %d)", outc, k, (int) st);
+      return NULL;
     }
-  /* Rounding the slices up to whole tiles may leave the last ones empty. */
-  fc->n_slices = made;
   return fc;
 }
 
-typedef struct
-{
-  XbFcOperator *fc;
-  size_t rows;
-  const float *input;
-  float *output;
-  _Atomic gboolean failed;
-} SliceJob;
-
-static void
-run_slice (gpointer data, gsize i)
-{
-  SliceJob *job = data;
-  FcSlice *slice = &job->fc->slices[i];
-  float *output = job->output + slice->first_channel;
-
-  if (!slice->set_up || slice->rows != job->rows || slice->input != job->input || slice->output != output)
-    {
-      slice->set_up = FALSE;
-      if (xnn_setup_fully_connected_nc_f32 (slice->op, job->rows, job->input, output, NULL) != xnn_status_success)
-        {
-          job->failed = TRUE;
-          return;
-        }
-      slice->set_up = TRUE;
-      slice->rows = job->rows;
-      slice->input = job->input;
-      slice->output = output;
-    }
-  if (xnn_run_operator (slice->op, NULL) != xnn_status_success)
-    job->failed = TRUE;
-}
-
 gboolean
-xb_fc_operator_run (XbFcOperator *fc, const XbNode *n, const XbShape *shapes, void *const *ptr, gboolean parallel,
-                    const char **why)
+xb_fc_operator_run (XbFcOperator *fc, const XbNode *n, const XbShape *shapes, void *const *ptr,
+                    struct pthreadpool *pool, const char **why)
 {
   const XbShape *x = &shapes[n->inputs[0]];
   size_t numel = 1;
   for (uint32_t e = 0; e < x->ndim; e++)
     numel *= x->dims[e];
-  SliceJob job = {
-    .fc = fc,
-    .rows = numel / fc->input_channels,
-    .input = ptr[n->inputs[0]],
-    .output = ptr[n->outputs[0]],
-  };
-  if (parallel)
-    executorch_threadpool_parallelize_1d (run_slice, &job, fc->n_slices);
-  else
-    for (guint i = 0; i < fc->n_slices; i++)
-      run_slice (&job, i);
-  if (job.failed)
+  size_t rows = numel / fc->input_channels;
+  const void *input = ptr[n->inputs[0]];
+  void *output = ptr[n->outputs[0]];
+  if (!fc->set_up || rows != fc->rows || input != fc->input || output != fc->output || pool != fc->pool)
     {
-      *why = "setting up or running the fully-connected operator failed";
+      fc->set_up = FALSE;
+      if (xnn_setup_fully_connected_nc_f32 (fc->op, rows, input, output, pool) != xnn_status_success)
+        {
+          *why = "setting up the fully-connected operator failed";
+          return FALSE;
+        }
+      fc->set_up = TRUE;
+      fc->rows = rows;
+      fc->input = input;
+      fc->output = output;
+      fc->pool = pool;
+    }
+  if (xnn_run_operator (fc->op, pool) != xnn_status_success)
+    {
+      *why = "running the fully-connected operator failed";
       return FALSE;
     }
   return TRUE;
@@ -258,10 +165,7 @@ xb_fc_operator_free (XbFcOperator *fc)
 {
   if (fc == NULL)
     return;
-  for (guint i = 0; i < fc->n_slices; i++)
-    if (fc->slices[i].op != NULL)
-      xnn_delete_operator (fc->slices[i].op);
-  g_free (fc->slices);
+  xnn_delete_operator (fc->op);
   g_free (fc);
 }
 #endif

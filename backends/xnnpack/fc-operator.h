@@ -7,6 +7,8 @@
 
 #include "backend-private.h"
 
+struct pthreadpool;
+
 typedef struct XbFcOperator XbFcOperator;
 
 /* Whether node @n runs as its own operator rather than in a runtime: an
@@ -16,8 +18,7 @@ gboolean xb_fc_operator_supports (const XbGraph *graph, const XbNode *n);
 /* Creates @n's operator, packing its weights. */
 XbFcOperator *xb_fc_operator_new (const XbGraph *graph, const XbNode *n, GError **error);
 /* Runs @n at the current @shapes on the data in @ptr (one pointer per
- * value), on the process's thread pool when @parallel; on failure, @why
- * says what failed. */
+ * value); on failure, @why says what failed. */
 gboolean xb_fc_operator_run (XbFcOperator *fc, const XbNode *n, const XbShape *shapes, void *const *ptr,
-                             gboolean parallel, const char **why);
+                             struct pthreadpool *pool, const char **why);
 void xb_fc_operator_free (XbFcOperator *fc);
