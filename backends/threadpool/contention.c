@@ -55,7 +55,14 @@ contention_probed (Contention *c, gint64 answer_us)
 void
 contention_observed (Contention *c, gint64 now_us, gint64 wall_us, gint64 preemptions)
 {
-  if (preemptions > 0 && wall_us < preemptions * CONTENTION_PREEMPTION_US)
+  c->window_us += wall_us;
+  c->window_preemptions += preemptions;
+  if (c->window_us < CONTENTION_WINDOW_US)
+    return;
+  gint64 window = c->window_us, preempted = c->window_preemptions;
+  c->window_us = 0;
+  c->window_preemptions = 0;
+  if (preempted >= 2 && window < preempted * CONTENTION_PREEMPTION_US)
     {
       /* A failed try: the next one needs a longer quiet stretch. */
       if (c->probation)

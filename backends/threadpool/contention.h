@@ -24,8 +24,12 @@
 /* Workers that take longer than this to answer an empty region are waiting
  * for a CPU (waking a sleeping worker takes tens of microseconds). */
 #define CONTENTION_PROBE_MAX_US ((gint64) 300)
-/* A parallel span is contended when its threads were preempted at least once
- * per this much wall time. */
+/* Parallel spans are judged together over at least this much wall time
+ * (one XNNPACK execution may take a few milliseconds, and one stray
+ * preemption by a daemon must not count as a busy machine)... */
+#define CONTENTION_WINDOW_US ((gint64) 20000)
+/* ...and are contended when their threads were preempted at least twice
+ * and at least once per this much wall time. */
 #define CONTENTION_PREEMPTION_US ((gint64) 10000)
 
 typedef struct
@@ -35,11 +39,13 @@ typedef struct
   gint64 quiet_needed; /* how long the CPUs must be free before a try */
   gint64 quiet_since;  /* since when the samples found them free; -1 when not */
   gint64 next_sample;  /* no sample before this time */
+  gint64 window_us;    /* parallel wall time not judged yet */
+  gint64 window_preemptions;
 } Contention;
 
-#define CONTENTION_INIT                          \
-  {                                              \
-    FALSE, FALSE, CONTENTION_QUIET_MIN_US, -1, 0 \
+#define CONTENTION_INIT                                \
+  {                                                    \
+    FALSE, FALSE, CONTENTION_QUIET_MIN_US, -1, 0, 0, 0 \
   }
 
 typedef enum

@@ -40,6 +40,32 @@ test_quiet (void)
     }
   contention_observed (&c, now, 50 * MS, 1); /* below one per 10 ms */
   g_assert_cmpint (contention_advise (&c, now), ==, CONTENTION_PARALLEL);
+  /* Short spans (a few ms each) with a stray preemption now and then: one
+   * in a whole window is not a busy machine. */
+  for (int i = 0; i < 100; i++, now += 3 * MS)
+    {
+      g_assert_cmpint (contention_advise (&c, now), ==, CONTENTION_PARALLEL);
+      contention_observed (&c, now + 3 * MS, 3 * MS, i % 8 == 0);
+    }
+}
+
+/* Spans are judged over a window: short preempted spans turn serial once
+ * the window is full, not at the first one. */
+static void
+test_window (void)
+{
+  Contention c = CONTENTION_INIT;
+  gint64 now = 1000 * MS;
+  int spans = 0;
+
+  while (contention_advise (&c, now) == CONTENTION_PARALLEL)
+    {
+      contention_observed (&c, now + 3 * MS, 3 * MS, 1);
+      now += 3 * MS;
+      spans++;
+      g_assert_cmpint (spans, <, 100);
+    }
+  g_assert_cmpint (spans, ==, (CONTENTION_WINDOW_US + 3 * MS - 1) / (3 * MS));
 }
 
 /* While other threads keep the CPUs, spans stay serial and the workers are
@@ -51,7 +77,7 @@ test_busy (void)
   gint64 now = 1000 * MS;
   int samples = 0;
 
-  contention_observed (&c, now, 3 * MS, 1);
+  contention_observed (&c, now, CONTENTION_WINDOW_US, 4);
   for (gint64 t = now; t < now + 1000 * MS; t += 100)
     {
       ContentionAdvice advice = contention_advise (&c, t);
@@ -75,7 +101,7 @@ test_backoff (void)
   gint64 now = 1000 * MS;
   gint64 needed = CONTENTION_QUIET_MIN_US;
 
-  contention_observed (&c, now, 3 * MS, 1);
+  contention_observed (&c, now, CONTENTION_WINDOW_US, 4);
   for (int round = 0; round < 12; round++)
     {
       gint64 probe = serial_until_probe (&c, now, MS, now, now + 10 * CONTENTION_QUIET_MAX_US);
@@ -84,16 +110,16 @@ test_backoff (void)
       g_assert_true (contention_probed (&c, 40));
       g_assert_cmpint (contention_advise (&c, probe), ==, CONTENTION_PARALLEL);
       now = probe + 3 * MS;
-      contention_observed (&c, now, 3 * MS, 1); /* the try was preempted */
+      contention_observed (&c, now, CONTENTION_WINDOW_US, 4); /* the try was preempted */
       needed = MIN (needed * 2, CONTENTION_QUIET_MAX_US);
     }
   g_assert_cmpint (needed, ==, CONTENTION_QUIET_MAX_US);
 
   gint64 probe = serial_until_probe (&c, now, MS, now, now + 10 * CONTENTION_QUIET_MAX_US);
   g_assert_true (contention_probed (&c, 40));
-  contention_observed (&c, probe + 3 * MS, 3 * MS, 0); /* clean */
+  contention_observed (&c, probe + 3 * MS, CONTENTION_WINDOW_US, 0); /* clean */
   now = probe + 100 * MS;
-  contention_observed (&c, now, 3 * MS, 1);
+  contention_observed (&c, now, CONTENTION_WINDOW_US, 4);
   probe = serial_until_probe (&c, now, MS, now, now + 10 * CONTENTION_QUIET_MAX_US);
   g_assert_cmpint (probe, <=, now + CONTENTION_QUIET_MIN_US + 2 * CONTENTION_SAMPLE_US);
 }
@@ -106,7 +132,7 @@ test_interrupted (void)
   Contention c = CONTENTION_INIT;
   gint64 now = 1000 * MS;
 
-  contention_observed (&c, now, 3 * MS, 1);
+  contention_observed (&c, now, CONTENTION_WINDOW_US, 4);
   gint64 free_from = now + 50 * MS;
   gint64 probe = serial_until_probe (&c, now, MS, free_from, now + 1000 * MS);
   g_assert_cmpint (probe, >=, free_from + CONTENTION_QUIET_MIN_US);
@@ -121,6 +147,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/contention/quiet", test_quiet);
+  g_test_add_func ("/contention/window", test_window);
   g_test_add_func ("/contention/busy", test_busy);
   g_test_add_func ("/contention/backoff", test_backoff);
   g_test_add_func ("/contention/interrupted", test_interrupted);
