@@ -68,7 +68,6 @@ struct _Workers
   gpointer context;
   gsize n_items;
   gsize unit_items;
-  _Atomic guint claim_divisor;
 
   guint n_workers;
   GThread **threads;
@@ -102,11 +101,8 @@ claim (Workers *w, guint32 *first, guint32 *end)
       guint32 next = STATE_NEXT (s), count = STATE_COUNT (s);
       if (next >= count)
         return FALSE;
-      /* The divisor is read before the claim succeeds and may belong to
-       * another region; any value of at least one keeps the claim in
-       * bounds. */
-      guint divisor = MAX (1u, atomic_load_explicit (&w->claim_divisor, memory_order_relaxed));
-      guint32 take = MAX (1u, (count - next) / divisor);
+      /* A quarter of what is left per thread, the caller included. */
+      guint32 take = MAX (1u, (count - next) / (4 * (w->n_workers + 1)));
       if (atomic_compare_exchange_weak_explicit (&w->state, &s, s + ((guint64) take << COUNT_BITS),
                                                  memory_order_acq_rel, memory_order_acquire))
         {
@@ -291,12 +287,12 @@ workers_run (Workers *w, WorkersTask task, gpointer context, gsize n_items)
   if (!g_mutex_trylock (&w->submit_lock))
     return FALSE;
   gint64 start = g_get_monotonic_time ();
-  gint64 start_cpu = thread_cpu_us ();
   if (!payoff_use_workers (&w->payoff, start))
     {
       g_mutex_unlock (&w->submit_lock);
       return FALSE;
     }
+  gint64 start_cpu = thread_cpu_us ();
 
   /* No claim of the previous region is outstanding, so nobody reads these
    * until the state below is published. */
@@ -304,7 +300,6 @@ workers_run (Workers *w, WorkersTask task, gpointer context, gsize n_items)
   w->context = context;
   w->n_items = n_items;
   w->unit_items = (n_items + MAX_UNITS - 1) / MAX_UNITS;
-  atomic_store_explicit (&w->claim_divisor, 4 * (w->n_workers + 1), memory_order_relaxed);
   gsize units = (n_items + w->unit_items - 1) / w->unit_items;
   atomic_store_explicit (&w->done, 0, memory_order_relaxed);
   guint64 generation = STATE_GENERATION (atomic_load_explicit (&w->state, memory_order_relaxed)) + 1;
