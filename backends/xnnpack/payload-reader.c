@@ -427,8 +427,8 @@ parse_group_quant (Parser *p, EtFbTable q, XbValue *v, uint32_t index)
   size_t count = v->dims[0] * (v->dims[1] / (size_t) group_size);
   v->channel_dim = 0;
   v->group_size = (uint32_t) group_size;
-  v->n_block_scales = count;
-  v->block_scales = g_new (uint16_t, count ? count : 1);
+  /* The count comes from the value's dims; nothing is allocated until the
+   * payload is seen to hold that many scales. */
   if (buf)
     {
       const void *data;
@@ -441,6 +441,7 @@ parse_group_quant (Parser *p, EtFbTable q, XbValue *v, uint32_t index)
         return fail (p, ET_ERROR_INVALID_PROGRAM,
                      "XNNPACK payload: value %u has %u block scales (%zu bytes), its shape needs %zu", index, num, size,
                      count);
+      v->block_scales = g_new (uint16_t, count ? count : 1);
       memcpy (v->block_scales, data, count * 2);
     }
   else
@@ -448,9 +449,11 @@ parse_group_quant (Parser *p, EtFbTable q, XbValue *v, uint32_t index)
       if (scales.length != count)
         return fail (p, ET_ERROR_INVALID_PROGRAM, "XNNPACK payload: value %u has %u block scales, its shape needs %zu",
                      index, scales.length, count);
+      v->block_scales = g_new (uint16_t, count ? count : 1);
       for (size_t i = 0; i < count; i++)
         v->block_scales[i] = bf16_from_legacy_f32 (_et_fb_vector_f32 (fb, scales, (uint32_t) i));
     }
+  v->n_block_scales = count;
   for (size_t i = 0; i < count; i++)
     {
       uint32_t bits = (uint32_t) v->block_scales[i] << 16;
