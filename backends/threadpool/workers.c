@@ -289,8 +289,18 @@ workers_run (Workers *w, WorkersTask task, gpointer context, gsize n_items)
   gint64 start = g_get_monotonic_time ();
   if (!payoff_use_workers (&w->payoff, start))
     {
+      gboolean sample = payoff_wants_sample (&w->payoff);
+      if (sample)
+        {
+          /* How much of a CPU the caller gets alone: what the workers
+           * are judged against when they are tried again. */
+          gint64 start_cpu = thread_cpu_us ();
+          task (context, 0, n_items);
+          gint64 cpu = thread_cpu_us () - start_cpu;
+          payoff_serial_sample (&w->payoff, g_get_monotonic_time () - start, cpu);
+        }
       g_mutex_unlock (&w->submit_lock);
-      return FALSE;
+      return sample;
     }
   gint64 start_cpu = thread_cpu_us ();
 

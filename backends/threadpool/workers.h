@@ -26,10 +26,12 @@ void workers_free (Workers *workers);
 guint workers_get_n_workers (const Workers *workers);
 
 /* Runs @task over @n_items items on the calling thread and the workers,
- * returning when all have run.  Returns FALSE without running anything
- * while another caller's region is in progress, or while the workers have
- * lately cost more time than they saved (payoff.h): the caller then runs
- * the items itself. */
+ * returning when all have run.  While the workers have lately cost more
+ * time than they saved (payoff.h), it runs the first regions on the
+ * calling thread alone, timing them, and returns TRUE.  Returns FALSE
+ * without running anything while another caller's region is in progress,
+ * or for the other regions while the workers cost more than they save:
+ * the caller then runs the items itself. */
 gboolean workers_run (Workers *workers, WorkersTask task, gpointer context, gsize n_items);
 
 /* Sends idle workers to sleep now instead of after their spin: for when

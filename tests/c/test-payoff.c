@@ -94,6 +94,48 @@ test_absent_workers (void)
     }
 }
 
+/* Beside busy processes the caller alone gets only part of a CPU; the
+ * workers are judged against that, measured over the first regions it
+ * runs alone, not against a whole CPU. */
+static void
+test_serial_share (void)
+{
+  Payoff quiet = PAYOFF_INIT, busy = PAYOFF_INIT;
+
+  /* Regions where the caller ran half the units in 500 us of CPU time and
+   * the region took 1050 us: a loss against a whole CPU (1000 us alone). */
+  g_assert_cmpint (run_until_refused (&quiet, 0, 1050, 500, 4, 100 * MS), >, 0);
+  gint64 refused = run_until_refused (&busy, 0, 1050, 500, 4, 100 * MS);
+  g_assert_cmpint (refused, >, 0);
+
+  /* Alone, the caller gets two thirds of a CPU: 200 us running in each
+   * 300 us region, timed until PAYOFF_SAMPLE_US of them are in. */
+  gint64 sampled = 0;
+  while (payoff_wants_sample (&busy))
+    {
+      g_assert_false (payoff_use_workers (&busy, refused + sampled));
+      payoff_serial_sample (&busy, 300, 200);
+      sampled += 300;
+    }
+  g_assert_cmpint (sampled, >=, PAYOFF_SAMPLE_US);
+  g_assert_cmpint (sampled, <, PAYOFF_SAMPLE_US + 300);
+  g_assert_cmpfloat_with_epsilon (busy.serial_share, 2.0 / 3.0, 1e-9);
+
+  /* Alone the same work would take 1500 us: the workers' 1050 pay. */
+  g_assert_cmpint (run_until_refused (&busy, busy.serial_until, 1050, 500, 4, busy.serial_until + 1000 * MS), ==, -1);
+
+  /* A caller that hardly ran alone is taken to have had a quarter CPU. */
+  Payoff idle = PAYOFF_INIT;
+  while (payoff_wants_sample (&idle))
+    payoff_serial_sample (&idle, 1000, 10);
+  g_assert_cmpfloat (idle.serial_share, ==, PAYOFF_MIN_SHARE);
+
+  /* Each serial stretch measures again. */
+  refused = run_until_refused (&idle, 0, 5000, 100, 4, 1000 * MS);
+  g_assert_cmpint (refused, >, 0);
+  g_assert_true (payoff_wants_sample (&idle));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -101,5 +143,6 @@ main (int argc, char **argv)
   g_test_add_func ("/payoff/paying", test_paying);
   g_test_add_func ("/payoff/losing-backs-off", test_losing_backs_off);
   g_test_add_func ("/payoff/absent-workers", test_absent_workers);
+  g_test_add_func ("/payoff/serial-share", test_serial_share);
   return g_test_run ();
 }

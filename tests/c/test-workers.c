@@ -132,6 +132,35 @@ test_late_workers_not_waited_for (void)
   workers_free (w);
 }
 
+/* Workers that cost more than they save send regions to the caller: the
+ * first of them it runs through the pool's call (timing how much of a CPU
+ * it gets alone), the rest it is refused; every item still runs once, all
+ * on the caller. */
+static void
+test_not_paying_goes_serial (void)
+{
+  Workers *w = workers_new (1);
+  guint refused = 0;
+
+  workers_hold (w, TRUE);
+  for (int round = 0; round < 100; round++)
+    {
+      Count c;
+      count_init (&c, 8);
+      c.sleep_us = 150; /* items that wait, not run: no CPU time to show */
+      gboolean ran = run_or_inline (w, &c);
+      refused += !ran;
+      g_assert_false (atomic_load (&c.off_caller));
+      assert_each_once (&c);
+    }
+  workers_hold (w, FALSE);
+  /* Judged over 20 ms windows of ~1.2 ms regions; then 10 ms alone, of
+   * which the first 5 ms are timed through workers_run. */
+  g_assert_cmpuint (refused, >, 0);
+  g_assert_cmpuint (refused, <, 100);
+  workers_free (w);
+}
+
 typedef struct
 {
   Workers *w;
@@ -202,6 +231,7 @@ main (int argc, char **argv)
   g_test_add_func ("/workers/each-item-once", test_each_item_once);
   g_test_add_func ("/workers/many-items", test_many_items);
   g_test_add_func ("/workers/late-workers-not-waited-for", test_late_workers_not_waited_for);
+  g_test_add_func ("/workers/not-paying-goes-serial", test_not_paying_goes_serial);
   g_test_add_func ("/workers/concurrent-callers", test_concurrent_callers);
   g_test_add_func ("/workers/park-then-run", test_park_then_run);
   return g_test_run ();
