@@ -1,30 +1,33 @@
-/* conv-split.c: a convolution with large weights as slices of its output
- * channels, for the 2024 library's GEMM tiling
+/* conv-split.c: a convolution or fully-connected node with large weights
+ * as slices of its output channels, for the 2024 library's GEMM tiling
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Debian 13's XNNPACK (2024-11) runs a convolution's GEMM in tiles of mr
- * output pixels (7 with AVX-512) by all output channels, pixels outer
- * (src/operators/convolution-nhwc.c): every tile reads every packed weight.
- * When the weights are bigger than the L2 cache (ResNet-18's last stage:
- * 9.4 MB per 3x3 convolution over 7x7 pixels), each of the 7 tiles reads
- * them again from L3 or memory, and the GEMM kernel waits on its loads:
- * twice the time of the XNNPACK upstream's runtime bundles, whose 2025
- * tiling (xnn_gemm_best_tile_size, "Better tiling for GEMMs") takes as many
- * channels as fit in L2 and runs the pixels inside them.
+ * Debian 13's XNNPACK (2024-11) runs a convolution's or a fully-connected
+ * node's GEMM in tiles of mr rows (output pixels, or tokens; 7 with
+ * AVX-512) by all output channels, rows outer (src/operators/
+ * convolution-nhwc.c, fully-connected-nc.c): every tile reads every packed
+ * weight.  When the weights are bigger than the L2 cache (ResNet-18's last
+ * stage: 9.4 MB per 3x3 convolution over 7x7 pixels; an LLM's linears over
+ * a 16-token prompt: 3 row tiles), each tile reads them again from L3 or
+ * memory, and the GEMM kernel waits on its loads: twice the time of the
+ * XNNPACK upstream's runtime bundles, whose 2025 tiling
+ * (xnn_gemm_best_tile_size, "Better tiling for GEMMs") takes as many
+ * channels as fit in L2 and runs the rows inside them.
  *
- * Here such a convolution is defined as several convolutions, each over a
- * consecutive slice of its output channels whose weights fit the budget,
- * and a concatenation of their outputs along channels.  A slice's filter
- * and bias are views of the same constants (output channels are the
- * filter's outer dimension).  Each output element is computed by the same
- * kernel from the same inputs in the same order: the bytes are the same.
- * The concatenation copies the output once (0.1 MB for that ResNet stage).
+ * Here such a node is defined as several, each over a consecutive slice of
+ * its output channels whose weights fit the budget, and a concatenation of
+ * their outputs along the last dimension.  A slice's weights and bias are
+ * views of the same constants (output channels are the weights' outer
+ * dimension).  Each output element is computed by the same kernel from
+ * the same inputs in the same order: the bytes are the same.  The
+ * concatenation copies the output once (0.1 MB for that ResNet stage).
  */
 
 #include "conv-split.h"
 
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "xnnpack-api.h" /* what the installed XNNPACK offers (meson.build) */
@@ -76,33 +79,11 @@ slice_budget (void)
   return budget;
 }
 
-/* Slice width for @n (in output channels), or 0 to define it unsplit. */
+/* The slice width for @cout output channels of @per_channel weight bytes
+ * each, or 0 to define the node unsplit. */
 static size_t
-slice_channels (const XbGraph *g, const XbNode *n, const XbShape *shapes)
+width_for (size_t cout, size_t per_channel)
 {
-#if defined(HAVE_XNN_DEFINE_CONCATENATE2) && defined(HAVE_XNN_DEFINE_CONCATENATE5)
-  if (n->type != XB_NODE_CONV2D || n->p[12] != 1 || n->n_inputs < 2 || n->n_outputs < 1 ||
-      n->inputs[0] >= g->n_values || n->inputs[1] >= g->n_values || n->outputs[0] >= g->n_values ||
-      (n->n_inputs > 2 && n->inputs[2] != XB_PAYLOAD_NO_VALUE && n->inputs[2] >= g->n_values))
-    return 0;
-  const XbValue *in = &g->values[n->inputs[0]], *w = &g->values[n->inputs[1]], *out = &g->values[n->outputs[0]];
-  const XbValue *b = n->n_inputs > 2 && n->inputs[2] != XB_PAYLOAD_NO_VALUE ? &g->values[n->inputs[2]] : NULL;
-  /* fp32 only, static weights (and bias) laid out [Cout, kh, kw, Cin]. */
-  if (in->datatype != XB_DT_FP32 || w->datatype != XB_DT_FP32 || out->datatype != XB_DT_FP32 ||
-      w->quant != XB_QUANT_NONE || w->data == NULL || w->ndim != 4 || out->ndim != 4 ||
-      (b != NULL && (b->datatype != XB_DT_FP32 || b->quant != XB_QUANT_NONE || b->data == NULL)))
-    return 0;
-  const XbShape *ws = &shapes[n->inputs[1]], *os = &shapes[n->outputs[0]];
-  size_t cout = n->p[11];
-  if (ws->ndim != 4 || ws->dims[0] != cout || os->ndim != 4 || os->dims[3] != cout)
-    return 0;
-  /* One tile of pixels reads the weights once: nothing to gain. */
-  if (os->dims[0] * os->dims[1] * os->dims[2] <= 8)
-    return 0;
-  size_t per_channel = ws->dims[1] * ws->dims[2] * ws->dims[3] * sizeof (float);
-  /* The slices are views into the constants: they must hold every channel. */
-  if (per_channel == 0 || w->data_size / per_channel < cout || (b != NULL && b->data_size / sizeof (float) < cout))
-    return 0;
   size_t budget = slice_budget ();
   if (cout * per_channel <= budget)
     return 0;
@@ -112,6 +93,52 @@ slice_channels (const XbGraph *g, const XbNode *n, const XbShape *shapes)
   if ((cout + width - 1) / width > MAX_SLICES)
     width = ((cout + MAX_SLICES - 1) / MAX_SLICES + SLICE_ALIGN - 1) / SLICE_ALIGN * SLICE_ALIGN;
   return width < cout ? width : 0;
+}
+
+/* fp32 values and static fp32 weights (and bias) whose data hold
+ * @cout x @per_channel bytes (and @cout bias values): the slices are views
+ * into them. */
+static gboolean
+plain_static (const XbGraph *g, const XbNode *n, size_t cout, size_t per_channel)
+{
+  const XbValue *in = &g->values[n->inputs[0]], *w = &g->values[n->inputs[1]], *out = &g->values[n->outputs[0]];
+  const XbValue *b = n->n_inputs > 2 && n->inputs[2] != XB_PAYLOAD_NO_VALUE ? &g->values[n->inputs[2]] : NULL;
+  if (in->datatype != XB_DT_FP32 || w->datatype != XB_DT_FP32 || out->datatype != XB_DT_FP32 ||
+      w->quant != XB_QUANT_NONE || w->data == NULL ||
+      (b != NULL && (b->datatype != XB_DT_FP32 || b->quant != XB_QUANT_NONE || b->data == NULL)))
+    return FALSE;
+  return per_channel != 0 && w->data_size / per_channel >= cout && (b == NULL || b->data_size / sizeof (float) >= cout);
+}
+
+/* Slice width for @n (in output channels), or 0 to define it unsplit. */
+static size_t
+slice_channels (const XbGraph *g, const XbNode *n, const XbShape *shapes)
+{
+#if defined(HAVE_XNN_DEFINE_CONCATENATE2) && defined(HAVE_XNN_DEFINE_CONCATENATE5)
+  if ((n->type != XB_NODE_CONV2D && n->type != XB_NODE_FULLY_CONNECTED) || n->n_inputs < 2 || n->n_outputs < 1 ||
+      n->inputs[0] >= g->n_values || n->inputs[1] >= g->n_values || n->outputs[0] >= g->n_values ||
+      (n->n_inputs > 2 && n->inputs[2] != XB_PAYLOAD_NO_VALUE && n->inputs[2] >= g->n_values))
+    return 0;
+  const XbShape *ws = &shapes[n->inputs[1]], *os = &shapes[n->outputs[0]];
+  if (n->type == XB_NODE_FULLY_CONNECTED)
+    {
+      /* [Cout, Cin] weights (not transposed) into [..., Cout]; the number
+       * of rows may change at every execution, so it is not asked. */
+      if ((n->flags & XNN_FLAG_TRANSPOSE_WEIGHTS) || ws->ndim != 2 || os->ndim < 1 || os->ndim > 4 ||
+          os->dims[os->ndim - 1] != ws->dims[0])
+        return 0;
+      size_t per_channel = ws->dims[1] * sizeof (float);
+      return plain_static (g, n, ws->dims[0], per_channel) ? width_for (ws->dims[0], per_channel) : 0;
+    }
+  /* Convolutions: groups of 1, weights [Cout, kh, kw, Cin]. */
+  size_t cout = n->p[11];
+  if (n->p[12] != 1 || ws->ndim != 4 || ws->dims[0] != cout || os->ndim != 4 || os->dims[3] != cout)
+    return 0;
+  /* One tile of pixels reads the weights once: nothing to gain. */
+  if (os->dims[0] * os->dims[1] * os->dims[2] <= 8)
+    return 0;
+  size_t per_channel = ws->dims[1] * ws->dims[2] * ws->dims[3] * sizeof (float);
+  return plain_static (g, n, cout, per_channel) ? width_for (cout, per_channel) : 0;
 #else
   (void) g;
   (void) n;
@@ -133,12 +160,13 @@ xb_conv_split_wanted (const XbGraph *graph, const XbNode *node, const XbShape *s
 }
 
 #if defined(HAVE_XNN_DEFINE_CONCATENATE2) && defined(HAVE_XNN_DEFINE_CONCATENATE5)
-/* Concatenates @n (2 or more) values of @channels each along the last of
- * 4 dims into @out, five at a time. */
+/* Concatenates @n (2 or more) values along the last of @ndim dims @dims
+ * into @out, five at a time. */
 static enum xnn_status
-concatenate (xnn_subgraph_t sg, const size_t *dims, const uint32_t *ids, const size_t *channels, size_t n, uint32_t out)
+concatenate (xnn_subgraph_t sg, size_t ndim, const size_t *dims, const uint32_t *ids, const size_t *channels, size_t n,
+             uint32_t out)
 {
-  const size_t axis = 3;
+  const size_t axis = ndim - 1;
   switch (n)
     {
       case 2: return xnn_define_concatenate2 (sg, axis, ids[0], ids[1], out, 0);
@@ -156,17 +184,19 @@ concatenate (xnn_subgraph_t sg, const size_t *dims, const uint32_t *ids, const s
       size_t count = n / n_groups + (g < n % n_groups ? 1 : 0), sum = 0;
       for (size_t k = 0; k < count; k++)
         sum += channels[first + k];
-      size_t group_dims[4] = { dims[0], dims[1], dims[2], sum };
-      enum xnn_status st =
-          xnn_define_tensor_value (sg, xnn_datatype_fp32, 4, group_dims, NULL, XNN_INVALID_VALUE_ID, 0, &group_ids[g]);
+      size_t group_dims[XNN_MAX_TENSOR_DIMS];
+      memcpy (group_dims, dims, ndim * sizeof *dims);
+      group_dims[axis] = sum;
+      enum xnn_status st = xnn_define_tensor_value (sg, xnn_datatype_fp32, ndim, group_dims, NULL, XNN_INVALID_VALUE_ID,
+                                                    0, &group_ids[g]);
       if (st == xnn_status_success)
-        st = concatenate (sg, group_dims, ids + first, channels + first, count, group_ids[g]);
+        st = concatenate (sg, ndim, group_dims, ids + first, channels + first, count, group_ids[g]);
       if (st != xnn_status_success)
         return st;
       group_channels[g] = sum;
       first += count;
     }
-  return concatenate (sg, dims, group_ids, group_channels, n_groups, out);
+  return concatenate (sg, ndim, dims, group_ids, group_channels, n_groups, out);
 }
 #endif
 
@@ -182,7 +212,10 @@ xb_conv_define_split (const XbGraph *graph, const XbNode *n, const XbShape *shap
   const XbValue *b = n->n_inputs > 2 && n->inputs[2] != XB_PAYLOAD_NO_VALUE ? &graph->values[n->inputs[2]] : NULL;
   const XbShape *ws = &shapes[n->inputs[1]], *os = &shapes[n->outputs[0]];
   const uint32_t *p = n->p;
-  size_t cout = p[11], per_channel = ws->dims[1] * ws->dims[2] * ws->dims[3];
+  gboolean fc = n->type == XB_NODE_FULLY_CONNECTED;
+  size_t cout = ws->dims[0], per_channel = 1;
+  for (uint32_t k = 1; k < ws->ndim; k++)
+    per_channel *= ws->dims[k];
   uint32_t ids[MAX_SLICES];
   size_t channels[MAX_SLICES], n_slices = 0;
   for (size_t c0 = 0; c0 < cout; c0 += width)
@@ -190,24 +223,30 @@ xb_conv_define_split (const XbGraph *graph, const XbNode *n, const XbShape *shap
       size_t cs = MIN (width, cout - c0);
       size_t w_dims[4] = { cs, ws->dims[1], ws->dims[2], ws->dims[3] };
       size_t b_dims[1] = { cs };
-      size_t o_dims[4] = { os->dims[0], os->dims[1], os->dims[2], cs };
+      size_t o_dims[XNN_MAX_TENSOR_DIMS];
+      memcpy (o_dims, os->dims, os->ndim * sizeof *o_dims);
+      o_dims[os->ndim - 1] = cs;
       uint32_t w_id, b_id = XNN_INVALID_VALUE_ID;
       enum xnn_status st =
-          xnn_define_tensor_value (sg, xnn_datatype_fp32, 4, w_dims, (const float *) w->data + c0 * per_channel,
+          xnn_define_tensor_value (sg, xnn_datatype_fp32, ws->ndim, w_dims, (const float *) w->data + c0 * per_channel,
                                    XNN_INVALID_VALUE_ID, 0, &w_id);
       if (st == xnn_status_success && b != NULL)
         st = xnn_define_tensor_value (sg, xnn_datatype_fp32, 1, b_dims, (const float *) b->data + c0,
                                       XNN_INVALID_VALUE_ID, 0, &b_id);
       if (st == xnn_status_success)
-        st = xnn_define_tensor_value (sg, xnn_datatype_fp32, 4, o_dims, NULL, XNN_INVALID_VALUE_ID, 0, &ids[n_slices]);
+        st = xnn_define_tensor_value (sg, xnn_datatype_fp32, os->ndim, o_dims, NULL, XNN_INVALID_VALUE_ID, 0,
+                                      &ids[n_slices]);
       if (st == xnn_status_success)
-        st = xnn_define_convolution_2d (sg, p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9], 1, p[10], cs,
-                                        n->output_min, n->output_max, input, w_id, b_id, ids[n_slices], n->flags);
+        st = fc ? xnn_define_fully_connected (sg, n->output_min, n->output_max, input, w_id, b_id, ids[n_slices],
+                                              n->flags)
+                : xnn_define_convolution_2d (sg, p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7], p[8], p[9], 1, p[10],
+                                             cs, n->output_min, n->output_max, input, w_id, b_id, ids[n_slices],
+                                             n->flags);
       if (st != xnn_status_success)
         return st;
       channels[n_slices++] = cs;
     }
-  return concatenate (sg, os->dims, ids, channels, n_slices, output);
+  return concatenate (sg, os->ndim, os->dims, ids, channels, n_slices, output);
 #else
   (void) graph;
   (void) n;

@@ -567,7 +567,11 @@ define_node (Delegate *d, xnn_subgraph_t sg, const XbNode *n)
       case XB_NODE_MINIMUM: return BINARY (minimum, xnn_define_minimum2 (sg, i0, i1, o, 0));
       case XB_NODE_MAXIMUM: return BINARY (maximum, xnn_define_maximum2 (sg, i0, i1, o, 0));
       case XB_NODE_PRELU: return BINARY (prelu, xnn_define_prelu (sg, i0, i1, o, 0));
-      case XB_NODE_FULLY_CONNECTED: return xnn_define_fully_connected (sg, lo, hi, i0, i1, i2, o, n->flags);
+      case XB_NODE_FULLY_CONNECTED:
+        /* Weights beyond L2: in slices, for the 2024 library's tiling. */
+        if (xb_conv_split_wanted (d->graph, n, d->shapes))
+          return xb_conv_define_split (d->graph, n, d->shapes, sg, i0, o);
+        return xnn_define_fully_connected (sg, lo, hi, i0, i1, i2, o, n->flags);
       case XB_NODE_SOFTMAX: return xnn_define_softmax (sg, i0, o, 0);
       case XB_NODE_SIGMOID: return UNARY (sigmoid, xnn_define_sigmoid (sg, i0, o, 0));
       case XB_NODE_CLAMP: return define_clamp (sg, lo, hi, i0, o);

@@ -759,15 +759,16 @@ test_serial_matches_pool (void)
   executorch_threadpool_set_num_threads (old);
 }
 
-/* Convolutions whose weights exceed the slice budget are defined as
- * convolutions over slices of their output channels and a concatenation
- * (conv-split.c): on the 2024 library they are, and give the unsplit
- * outputs to the bit; the 2022 library (no concatenation node) never splits. */
+/* Convolutions and fully-connected nodes whose weights exceed the slice
+ * budget are defined as such nodes over slices of their output channels
+ * and a concatenation (conv-split.c): on the 2024 library they are, and
+ * give the unsplit outputs to the bit; the 2022 library (no concatenation
+ * node) never splits. */
 static void
 test_conv_split (void)
 {
-  static const char *const names[] = { "xnn_resnet18", "xnn_mv2", "xnn_effnet" };
-  uint32_t split_nodes = 0;
+  static const char *const names[] = { "xnn_resnet18", "xnn_mv2", "xnn_effnet", "xnn_mlp", "xnn_vit_tiny" };
+  uint32_t split_nodes = 0, split_fc = 0;
   for (gsize n = 0; n < G_N_ELEMENTS (names); n++)
     {
       g_autofree char *pte = g_strdup_printf (FIXTURES_DIR "%s/%s.pte", names[n], names[n]);
@@ -784,7 +785,11 @@ test_conv_split (void)
           const XbGraph *g = xb_delegate_get_graph (sliced);
           uint32_t wanted = 0;
           for (uint32_t k = 0; k < g->n_nodes; k++)
-            wanted += xb_conv_split_wanted (g, &g->nodes[k], xb_delegate_get_shapes (sliced));
+            if (xb_conv_split_wanted (g, &g->nodes[k], xb_delegate_get_shapes (sliced)))
+              {
+                wanted++;
+                split_fc += g->nodes[k].type == XB_NODE_FULLY_CONNECTED;
+              }
           g_test_message ("%s delegate %u: %u of %u nodes in slices", names[n], i, wanted, g->n_nodes);
           split_nodes += wanted;
           g_assert_true (xb_delegates_match (whole, sliced));
@@ -795,6 +800,7 @@ test_conv_split (void)
   xb_conv_split_set_budget (0);
 #if defined(HAVE_XNN_DEFINE_CONCATENATE2) && defined(HAVE_XNN_DEFINE_CONCATENATE5)
   g_assert_cmpuint (split_nodes, >, 0);
+  g_assert_cmpuint (split_fc, >, 0);
 #else
   g_assert_cmpuint (split_nodes, ==, 0);
 #endif
