@@ -122,10 +122,17 @@ slice_channels (const XbGraph *g, const XbNode *n, const XbShape *shapes)
   const XbShape *ws = &shapes[n->inputs[1]], *os = &shapes[n->outputs[0]];
   if (n->type == XB_NODE_FULLY_CONNECTED)
     {
-      /* [Cout, Cin] weights (not transposed) into [..., Cout]; the number
-       * of rows may change at every execution, so it is not asked. */
+      /* [Cout, Cin] weights (not transposed) into [..., Cout].  The rows
+       * may change at every execution: the value's declared shape bounds
+       * them.  One tile of rows (a decode step; an LLM's output projection,
+       * which sees the last token only) reads the weights once: slices
+       * would only add operators. */
+      const XbValue *x = &g->values[n->inputs[0]];
+      size_t rows = 1;
+      for (uint32_t k = 0; k + 1 < x->ndim; k++)
+        rows *= x->dims[k];
       if ((n->flags & XNN_FLAG_TRANSPOSE_WEIGHTS) || ws->ndim != 2 || os->ndim < 1 || os->ndim > 4 ||
-          os->dims[os->ndim - 1] != ws->dims[0])
+          os->dims[os->ndim - 1] != ws->dims[0] || x->ndim < 1 || rows <= 8)
         return 0;
       size_t per_channel = ws->dims[1] * sizeof (float);
       return plain_static (g, n, ws->dims[0], per_channel) ? width_for (ws->dims[0], per_channel) : 0;
