@@ -138,7 +138,15 @@ typedef struct
   int32_t zero_point;
   int64_t qmin, qmax;
   bool is_signed; /* Char, else Byte */
+  /* the short form's constants (int-requant.c), set by
+   * _executorch_qk_requant_prepare; without them (fast false) every row
+   * takes the exact steps */
+  bool fast;
+  float inv, zp, qlo, qhi, y_max;
 } QkRequant;
+
+/* Fills @rq's short-form constants from its other fields. */
+void _executorch_qk_requant_prepare (QkRequant *rq);
 
 #define STAGE_BYTES_MAGIC UINT64_C (0x3173657479626b71) /* "qkbytes1" */
 
