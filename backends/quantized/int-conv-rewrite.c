@@ -189,9 +189,10 @@ small_int_tensor (const EtTensor *t, int64_t numel)
 }
 
 /* dequantize_per_channel.out (axis 0) or dequantize_per_tensor.out of a
- * constant int8 weight into Float; returns the staging kernel or NULL. */
+ * constant int8 weight into Float; returns the kernel that replaces it
+ * once the product holds the weights (one that does nothing), or NULL. */
 static const EtKernel *
-weight_stager (EtMethodGraph *graph, uint32_t index, uint32_t ndim)
+weight_dequantize (EtMethodGraph *graph, uint32_t index, uint32_t ndim)
 {
   const EtKernel *kernel = et_method_graph_kernel (graph, index);
   const EtTensor *w, *out, *scales;
@@ -227,10 +228,9 @@ weight_stager (EtMethodGraph *graph, uint32_t index, uint32_t ndim)
            !int_value (args[5], &dtype))
     return NULL;
   if (dtype != ET_SCALAR_CHAR || qmin > qmax || !float_out (args[n_args - 3], out) ||
-      out->shape_dynamism != ET_SHAPE_STATIC || out->device_type != ET_DEVICE_CPU ||
-      out->nbytes < _executorch_qk_staged_weight_size (w->sizes[0], w->numel))
+      out->shape_dynamism != ET_SHAPE_STATIC || out->device_type != ET_DEVICE_CPU)
     return NULL;
-  return per_channel ? &_executorch_qk_stage_weight_channel_kernel : &_executorch_qk_stage_weight_tensor_kernel;
+  return per_channel ? &_executorch_qk_weight_packed_channel_kernel : &_executorch_qk_weight_packed_tensor_kernel;
 }
 
 /* aten::convolution.out, 2-D, not transposed, constant Float bias or none. */
@@ -318,8 +318,7 @@ is_weight_transpose (EtMethodGraph *graph, uint32_t index)
     return false;
   return self->ndim == 2 && out->ndim == 2 && out->scalar_type == ET_SCALAR_FLOAT &&
          out->shape_dynamism == ET_SHAPE_STATIC && (out->flags & ET_TENSOR_FLAG_CONSTANT) == 0 &&
-         out->device_type == ET_DEVICE_CPU && out->sizes[1] == self->sizes[0] &&
-         out->nbytes >= _executorch_qk_staged_weight_size (self->sizes[0], self->numel);
+         out->device_type == ET_DEVICE_CPU && out->sizes[1] == self->sizes[0] && out->sizes[0] == self->sizes[1];
 }
 
 /* int32 sums cannot overflow: K products of |x - zp| and |w - w_zp| (at
@@ -337,45 +336,9 @@ sums_fit (EtMethodGraph *graph, uint32_t x_producer, int64_t k)
   return k > 0 && (double) k * 255.0 * (double) (llabs (zp) + 255) < 2147483647.0;
 }
 
-/* dequantize(x) → mat1, dequantize(w) → permute_copy → mat2 of addmm/mm. */
-static void
-rewrite_linear (EtMethodGraph *graph, uint32_t linear)
-{
-  const EtKernel *stager;
-  EtValue **args, **permute_args;
-  uint32_t n_args, n_permute_args, mat1, mat2;
-  int64_t x_producer, permute, w_producer;
-
-  if (!is_plain_linear (graph, linear, &mat1, &mat2))
-    return;
-  args = et_method_graph_args (graph, linear, &n_args);
-  if (args[mat1] == args[mat2] || !read_once_as (graph, linear, args[mat1], mat1) ||
-      !read_once_as (graph, linear, args[mat2], mat2))
-    return;
-  x_producer = sole_producer (graph, args[mat1], linear);
-  permute = sole_producer (graph, args[mat2], linear);
-  if (x_producer < 0 || permute < 0 || x_producer >= linear || permute >= linear ||
-      !is_input_dequantize (graph, (uint32_t) x_producer) || tensor_of (args[mat1])->ndim != 2 ||
-      !is_weight_transpose (graph, (uint32_t) permute))
-    return;
-  permute_args = et_method_graph_args (graph, (uint32_t) permute, &n_permute_args);
-  if (!read_once_as (graph, (uint32_t) permute, permute_args[0], 0))
-    return;
-  w_producer = sole_producer (graph, permute_args[0], (uint32_t) permute);
-  if (w_producer < 0 || w_producer >= permute || (stager = weight_stager (graph, (uint32_t) w_producer, 2)) == NULL ||
-      !sums_fit (graph, (uint32_t) x_producer, tensor_of (permute_args[0])->sizes[1]))
-    return;
-  if (et_method_graph_set_kernel (graph, linear,
-                                  mat1 == 1 ? &_executorch_qk_int_addmm_kernel : &_executorch_qk_int_mm_kernel) !=
-      ET_OK)
-    return;
-  et_method_graph_set_kernel (graph, (uint32_t) permute, &_executorch_qk_forward_weight_kernel);
-  et_method_graph_set_kernel (graph, (uint32_t) x_producer, &_executorch_qk_stage_input_kernel);
-  et_method_graph_set_kernel (graph, (uint32_t) w_producer, stager);
-}
-
 /* The per-channel scales and zero points of weight dequantization
- * @w_producer (checked by weight_stager), as stage_weight reads them. */
+ * @w_producer (checked by weight_dequantize), as its float kernel reads
+ * them. */
 static bool
 weight_qparams (EtMethodGraph *graph, uint32_t w_producer, int64_t n_channels, double *scales, int32_t *zps)
 {
@@ -416,6 +379,62 @@ packed_conv (EtMethodGraph *graph, uint32_t w_producer, const EtTensor *w)
   g_free (scales);
   g_free (zps);
   return kernel;
+}
+
+/* The linear's kernel (addmm when @addmm, else mm) with its weights
+ * copied now, or NULL. */
+static const EtKernel *
+packed_linear (EtMethodGraph *graph, uint32_t w_producer, bool addmm)
+{
+  uint32_t n_args;
+  const EtTensor *w = tensor_of (et_method_graph_args (graph, w_producer, &n_args)[0]);
+  int64_t n_channels = w->sizes[0];
+  double *scales = g_new (double, n_channels);
+  int32_t *zps = g_new (int32_t, n_channels);
+  const EtKernel *kernel = NULL;
+
+  if (weight_qparams (graph, w_producer, n_channels, scales, zps))
+    kernel = _executorch_qk_int_linear_packed (graph, w, scales, zps, addmm);
+  g_free (scales);
+  g_free (zps);
+  return kernel;
+}
+
+/* dequantize(x) → mat1, dequantize(w) → permute_copy → mat2 of addmm/mm. */
+static void
+rewrite_linear (EtMethodGraph *graph, uint32_t linear)
+{
+  const EtKernel *weight_nop;
+  EtValue **args, **permute_args;
+  uint32_t n_args, n_permute_args, mat1, mat2;
+  int64_t x_producer, permute, w_producer;
+
+  if (!is_plain_linear (graph, linear, &mat1, &mat2))
+    return;
+  args = et_method_graph_args (graph, linear, &n_args);
+  if (args[mat1] == args[mat2] || !read_once_as (graph, linear, args[mat1], mat1) ||
+      !read_once_as (graph, linear, args[mat2], mat2))
+    return;
+  x_producer = sole_producer (graph, args[mat1], linear);
+  permute = sole_producer (graph, args[mat2], linear);
+  if (x_producer < 0 || permute < 0 || x_producer >= linear || permute >= linear ||
+      !is_input_dequantize (graph, (uint32_t) x_producer) || tensor_of (args[mat1])->ndim != 2 ||
+      !is_weight_transpose (graph, (uint32_t) permute))
+    return;
+  permute_args = et_method_graph_args (graph, (uint32_t) permute, &n_permute_args);
+  if (!read_once_as (graph, (uint32_t) permute, permute_args[0], 0))
+    return;
+  w_producer = sole_producer (graph, permute_args[0], (uint32_t) permute);
+  if (w_producer < 0 || w_producer >= permute ||
+      (weight_nop = weight_dequantize (graph, (uint32_t) w_producer, 2)) == NULL ||
+      !sums_fit (graph, (uint32_t) x_producer, tensor_of (permute_args[0])->sizes[1]))
+    return;
+  const EtKernel *kernel = packed_linear (graph, (uint32_t) w_producer, mat1 == 1);
+  if (kernel == NULL || et_method_graph_set_kernel (graph, linear, kernel) != ET_OK)
+    return;
+  et_method_graph_set_kernel (graph, (uint32_t) permute, &_executorch_qk_transpose_packed_kernel);
+  et_method_graph_set_kernel (graph, (uint32_t) x_producer, &_executorch_qk_stage_input_kernel);
+  et_method_graph_set_kernel (graph, (uint32_t) w_producer, weight_nop);
 }
 
 /* The one instruction other than @producer that uses @value, using it
@@ -771,7 +790,7 @@ rewrite_int_convs (void *user_data, EtMethodGraph *graph)
     rewrite_linear (graph, linear);
   for (uint32_t conv = 0; conv < n; conv++)
     {
-      const EtKernel *stager;
+      const EtKernel *weight_nop;
       EtValue **args;
       uint32_t n_args;
       int64_t x_producer, w_producer;
@@ -787,7 +806,7 @@ rewrite_int_convs (void *user_data, EtMethodGraph *graph)
       if (x_producer < 0 || w_producer < 0 || x_producer >= conv || w_producer >= conv)
         continue;
       if (!is_input_dequantize (graph, (uint32_t) x_producer) ||
-          (stager = weight_stager (graph, (uint32_t) w_producer, 4)) == NULL)
+          (weight_nop = weight_dequantize (graph, (uint32_t) w_producer, 4)) == NULL)
         continue;
       if (tensor_of (args[0])->ndim != 4 || tensor_of (args[1])->ndim != 4 ||
           !sums_fit (graph, (uint32_t) x_producer, tensor_of (args[1])->numel / tensor_of (args[1])->sizes[0]))
@@ -799,10 +818,7 @@ rewrite_int_convs (void *user_data, EtMethodGraph *graph)
       if (conv_kernel == NULL || et_method_graph_set_kernel (graph, conv, conv_kernel) != ET_OK)
         continue;
       et_method_graph_set_kernel (graph, (uint32_t) x_producer, &_executorch_qk_stage_input_kernel);
-      et_method_graph_set_kernel (graph, (uint32_t) w_producer,
-                                  stager == &_executorch_qk_stage_weight_channel_kernel
-                                      ? &_executorch_qk_weight_packed_channel_kernel
-                                      : &_executorch_qk_weight_packed_tensor_kernel);
+      et_method_graph_set_kernel (graph, (uint32_t) w_producer, weight_nop);
       rewrite_requantize (graph, conv);
     }
   for (uint32_t deq = 0; deq < n; deq++)

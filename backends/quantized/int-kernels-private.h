@@ -7,17 +7,17 @@
  *   dequantize(x)  → stage_input (int-stage.c):  (x - zero point) as
  *                    int16 into the float result's own buffer, after a
  *                    header;
- *   dequantize(w)  → stage_weight (int-stage.c): one scale and zero point
- *                    per channel and a copy of the constant int8 weights
- *                    (a quarter of what dequantizing wrote);
- *   permute_copy   → forward_weight (int-stage.c): a linear's transposed
- *                    weight, the staged weight copied along;
- *   convolution    → int_conv (int-conv.c), addmm / mm → int_linear
- *                    (int-linear.c): int16 products summed in int32,
+ *   dequantize(w)  → nothing: the product's kernel holds the constant
+ *                    int8 weights, packed or copied at load with their
+ *                    scales and zero points (int-conv.c, int-linear.c);
+ *   permute_copy   → nothing (a linear's transposed weight);
+ *   convolution    → int_conv (int-conv.c), addmm / mm → int_linear_packed
+ *                    (int-linear.c): integer products summed in int32,
  *                    scaled once per output by x_scale × w_scale[oc], plus
- *                    the float bias, into the float result.
+ *                    the float bias, into the float result (or requantized
+ *                    to bytes, int-requant.c).
  *
- * The staged buffers are the planned float results the dequantizations
+ * The staged buffers are the planned float results the dequantization
  * wrote before, live exactly from producer to product, so the data moves
  * along the program's own edges (the int8 input may be dead, its memory
  * reused, by the time the product runs).  Products are exact; only the
@@ -34,8 +34,7 @@
 #define QK_HAVE_AVX2 1
 #endif
 
-#define STAGE_INPUT_MAGIC UINT64_C (0x3174757069786b71)  /* "qkxinpt1" */
-#define STAGE_WEIGHT_MAGIC UINT64_C (0x3174686769776b71) /* "qkwight1" */
+#define STAGE_INPUT_MAGIC UINT64_C (0x3174757069786b71) /* "qkxinpt1" */
 
 typedef struct
 {
@@ -45,38 +44,6 @@ typedef struct
   int64_t u8_offset; /* (x - zero point) + u8_offset is x as unsigned:
                       * zero point + 128 for int8, zero point for uint8 */
 } StagedInput;       /* followed by numel int16 */
-
-/* No pointers: the buffer is planned memory another value may share in a
- * hostile program, so everything read from it is data checked against the
- * tensor's own sizes, never an address. */
-typedef struct
-{
-  uint64_t magic;
-  int32_t pad;
-  int32_t n_channels;
-  int64_t numel;
-} StagedWeightHead; /* followed by n_channels doubles (scales), n_channels
-                     * int32 (zero points), numel int8 (the weights, [OC][K]) */
-
-/* What a product reads back: both headers and where the data starts. */
-typedef struct
-{
-  StagedInput input;
-  StagedWeightHead weight;
-  const int16_t *x;
-  const int8_t *w;
-  const double *w_scales;
-  const int32_t *w_zps;
-} QkStaged;
-
-/* The staged int8 weights after @wh's scales and zero points. */
-const int8_t *_executorch_qk_staged_weights (const void *data, const StagedWeightHead *wh);
-
-/* Checks the headers stage_input and stage_weight left in @input and
- * @weight (whose dimension @channel_dim counts the weight's rows) against
- * the tensors' own sizes and bytes. */
-EtError _executorch_qk_read_staged (const QkCall *c, const EtTensor *input, const EtTensor *weight,
-                                    uint32_t channel_dim, QkStaged *staged);
 
 /* ---- int-conv-tiles.c ---- */
 
@@ -122,6 +89,15 @@ EtError _executorch_qk_read_staged_input (const QkCall *c, const EtTensor *input
  * memory.  Lives as long as @graph's method. */
 const EtKernel *_executorch_qk_int_conv_packed (EtMethodGraph *graph, const EtTensor *w, const double *scales,
                                                 const int32_t *zps);
+
+/* ---- int-linear.c ---- */
+
+/* An addmm (@addmm) or mm kernel for one site, the constant int8 weight
+ * @w ([N][K], the linear's, before its transpose) copied at load with one
+ * scale and zero point per row; the weight's dequantization and transpose
+ * then do nothing.  NULL when out of memory. */
+const EtKernel *_executorch_qk_int_linear_packed (EtMethodGraph *graph, const EtTensor *w, const double *scales,
+                                                  const int32_t *zps, bool addmm);
 
 /* out[p] = (float) ((double) acc[p] * scale + bias) for p < n. */
 void _executorch_qk_scale_row (const int32_t *acc, float *out, int64_t n, double scale, double bias, QkIsa isa);
