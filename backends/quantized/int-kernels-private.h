@@ -144,6 +144,15 @@ const EtKernel *_executorch_qk_lut_kernel_new (EtMethodGraph *graph, const char 
                                                bool same_type, bool is_signed);
 extern const EtKernel _executorch_qk_stage_bytes_kernel;
 
+/* The StagedBytes header at @in's data, checked against its numel and
+ * bytes; NULL if it is not there. */
+const StagedBytes *_executorch_qk_staged_bytes (const EtTensor *in);
+
+/* int-move.c: permute_copy.out of staged bytes into staged bytes; the
+ * clone of staged bytes (int-stage.c) */
+extern const EtKernel _executorch_qk_permute_bytes_kernel;
+extern const EtKernel _executorch_qk_clone_bytes_kernel;
+
 /* int-pool.c: a max_pool2d_with_indices kernel on staged bytes for one
  * instruction (its indices unread), each window's max byte through
  * @table; NULL for a geometry it does not take (a window without a real

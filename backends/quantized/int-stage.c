@@ -173,8 +173,8 @@ const EtKernel _executorch_qk_transpose_packed_kernel = { "aten::permute_copy.ou
 
 /* The bytes a requantizing convolution left in @in's buffer, checked
  * against its numel; NULL if they are not there. */
-static const StagedBytes *
-staged_bytes (const EtTensor *in)
+const StagedBytes *
+_executorch_qk_staged_bytes (const EtTensor *in)
 {
   StagedBytes head;
 
@@ -192,7 +192,7 @@ staged_bytes (const EtTensor *in)
 static EtError
 pass_bytes (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
 {
-  QkCall c = { ctx, "activation after an int8 convolution", args, n_args };
+  QkCall c = { ctx, "int8 pass-through", args, n_args };
   EtTensor *self, *out;
 
   if (n_args != 3 && n_args != 5)
@@ -200,7 +200,8 @@ pass_bytes (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   QK_TRY (_executorch_qk_tensor (&c, 0, "self", &self));
   QK_TRY (_executorch_qk_tensor (&c, n_args - 2, "out", &out));
   QK_TRY (_executorch_qk_resize_like (&c, out, "out", self));
-  if (staged_bytes (self) == NULL || out->data == NULL || out->nbytes < sizeof (StagedBytes) + (size_t) self->numel)
+  if (_executorch_qk_staged_bytes (self) == NULL || out->data == NULL ||
+      out->nbytes < sizeof (StagedBytes) + (size_t) self->numel)
     return _executorch_qk_fail (&c, ET_ERROR_INTERNAL, "self not staged");
   memcpy (out->data, self->data, sizeof (StagedBytes));
   copy_bytes ((char *) out->data + sizeof (StagedBytes), (const char *) self->data + sizeof (StagedBytes), self->numel);
@@ -220,7 +221,7 @@ unstage_bytes (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   QK_TRY (_executorch_qk_tensor (&c, 0, "input", &input));
   QK_TRY (_executorch_qk_tensor (&c, 6, "out", &out));
   QK_TRY (_executorch_qk_resize_like (&c, out, "out", input));
-  if (staged_bytes (input) == NULL || out->data == NULL || out->nbytes < (size_t) input->numel ||
+  if (_executorch_qk_staged_bytes (input) == NULL || out->data == NULL || out->nbytes < (size_t) input->numel ||
       (out->scalar_type != ET_SCALAR_CHAR && out->scalar_type != ET_SCALAR_BYTE) || !et_tensor_is_contiguous (out))
     return _executorch_qk_fail (&c, ET_ERROR_INTERNAL, "input not staged");
   copy_bytes (out->data, (const char *) input->data + sizeof (StagedBytes), input->numel);
@@ -229,6 +230,10 @@ unstage_bytes (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
 
 const EtKernel _executorch_qk_pass_relu_kernel = { "aten::relu.out [int8 pass-through]", pass_bytes, NULL };
 const EtKernel _executorch_qk_pass_hardtanh_kernel = { "aten::hardtanh.out [int8 pass-through]", pass_bytes, NULL };
+/* _clone_dim_order.out (self, non_blocking, dim_order, out, ret) of
+ * staged bytes into a contiguous out: the same bytes */
+const EtKernel _executorch_qk_clone_bytes_kernel = { "dim_order_ops::_clone_dim_order.out [int8 bytes]", pass_bytes,
+                                                     NULL };
 const EtKernel _executorch_qk_unstage_bytes_kernel = { "quantized_decomposed::quantize_per_tensor.out [int8 bytes]",
                                                        unstage_bytes, NULL };
 
@@ -361,7 +366,8 @@ lut_bytes (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   QK_TRY (_executorch_qk_tensor (&c, 0, "self", &self));
   QK_TRY (_executorch_qk_tensor (&c, n_args - 2, "out", &out));
   QK_TRY (_executorch_qk_resize_like (&c, out, "out", self));
-  if (staged_bytes (self) == NULL || out->data == NULL || out->nbytes < sizeof (StagedBytes) + (size_t) self->numel)
+  if (_executorch_qk_staged_bytes (self) == NULL || out->data == NULL ||
+      out->nbytes < sizeof (StagedBytes) + (size_t) self->numel)
     return _executorch_qk_fail (&c, ET_ERROR_INTERNAL, "self not staged");
   memcpy (out->data, self->data, sizeof (StagedBytes));
   map_bytes (lut, (const uint8_t *) self->data + sizeof (StagedBytes), (uint8_t *) out->data + sizeof (StagedBytes),
