@@ -140,10 +140,14 @@ row_sums_avx2 (const TapGroup *groups, int n_groups, int64_t stride, int64_t ow,
 }
 
 /* channel_rows with AVX2 pairs of taps on a padded copy of the plane
- * (strides 1 and 2); false when it does not apply or has no memory. */
+ * (strides 1 and 2), into @n_acc sums (at least ow + BLOCK_SLACK): as
+ * many rows as fit go to the requantization at once, its per-call cost
+ * weighs on narrow rows; false when it does not apply or has no memory. */
 __attribute__ ((target ("avx2"))) static bool
-channel_rows_avx2 (const QkDepthwise *dw, int64_t channel, int32_t *acc)
+channel_rows_avx2 (const QkDepthwise *dw, int64_t channel, int32_t *acc, int64_t n_acc)
 {
+  /* a row's slack lands on the next row's start, which that row rewrites */
+  int64_t rows_per_emit = MAX ((n_acc - BLOCK_SLACK) / dw->ow, 1), first = 0;
   const int16_t *w = dw->w + channel * dw->kh * dw->kw;
   int64_t base = dw->base + channel * dw->oh * dw->ow;
   double scale = dw->scale[channel], bias = dw->bias != NULL ? (double) dw->bias[channel] : 0.0;
@@ -169,8 +173,12 @@ channel_rows_avx2 (const QkDepthwise *dw, int64_t channel, int32_t *acc)
                   (TapGroup){ row + kx * dw->dilation[1], (uint16_t) w0 | ((uint32_t) (uint16_t) w1 << 16) };
             }
         }
-      row_sums_avx2 (groups, n_groups, dw->stride[1], dw->ow, acc);
-      _executorch_qk_emit_row (&dw->out, acc, base + y * dw->ow, dw->ow, scale, bias);
+      row_sums_avx2 (groups, n_groups, dw->stride[1], dw->ow, acc + (y - first) * dw->ow);
+      if (y + 1 - first == rows_per_emit || y + 1 == dw->oh)
+        {
+          _executorch_qk_emit_row (&dw->out, acc, base + first * dw->ow, (y + 1 - first) * dw->ow, scale, bias);
+          first = y + 1;
+        }
     }
   g_free (pp.data);
   return true;
@@ -181,12 +189,13 @@ static void
 depthwise_task (void *data, size_t channel)
 {
   const QkDepthwise *dw = data;
-  /* a row of sums per task: on the stack when it is small */
-  int32_t small[512];
-  int32_t *acc = dw->ow + 16 <= (int64_t) G_N_ELEMENTS (small) ? small : g_new (int32_t, dw->ow + 16);
+  /* rows of sums per task: on the stack when they are small */
+  int32_t small[1024];
+  int64_t n_acc = dw->ow + 16 <= (int64_t) G_N_ELEMENTS (small) ? (int64_t) G_N_ELEMENTS (small) : dw->ow + 16;
+  int32_t *acc = n_acc == (int64_t) G_N_ELEMENTS (small) ? small : g_new (int32_t, n_acc);
 
 #ifdef QK_HAVE_AVX2
-  if (dw->isa == QK_ISA_PORTABLE || !channel_rows_avx2 (dw, (int64_t) channel, acc))
+  if (dw->isa == QK_ISA_PORTABLE || !channel_rows_avx2 (dw, (int64_t) channel, acc, n_acc))
 #endif
     channel_rows (dw, (int64_t) channel, acc);
   if (acc != small)

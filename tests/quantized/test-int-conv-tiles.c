@@ -249,12 +249,14 @@ static void
 test_depthwise (void)
 {
   static const DwCase cases[] = {
-    { 3, 9, 11, 3, 3, { 1, 1 }, { 1, 1 }, { 1, 1 } },  /* mobilenet's */
-    { 5, 17, 13, 3, 3, { 2, 2 }, { 1, 1 }, { 1, 1 } }, /* stride 2, odd sizes */
-    { 2, 7, 19, 3, 5, { 1, 1 }, { 1, 2 }, { 1, 1 } },  /* 3x5 kernel */
-    { 4, 12, 12, 3, 3, { 1, 1 }, { 2, 2 }, { 2, 2 } }, /* dilation 2 */
-    { 1, 6, 40, 5, 5, { 2, 1 }, { 0, 3 }, { 1, 1 } },  /* unpadded rows, padded columns */
-    { 2, 3, 600, 1, 7, { 1, 3 }, { 0, 3 }, { 1, 1 } }, /* a row longer than the stack's */
+    { 3, 9, 11, 3, 3, { 1, 1 }, { 1, 1 }, { 1, 1 } },   /* mobilenet's */
+    { 5, 17, 13, 3, 3, { 2, 2 }, { 1, 1 }, { 1, 1 } },  /* stride 2, odd sizes */
+    { 2, 7, 19, 3, 5, { 1, 1 }, { 1, 2 }, { 1, 1 } },   /* 3x5 kernel */
+    { 4, 12, 12, 3, 3, { 1, 1 }, { 2, 2 }, { 2, 2 } },  /* dilation 2 */
+    { 1, 6, 40, 5, 5, { 2, 1 }, { 0, 3 }, { 1, 1 } },   /* unpadded rows, padded columns */
+    { 2, 3, 600, 1, 7, { 1, 3 }, { 0, 3 }, { 1, 1 } },  /* a row longer than the stack's */
+    { 2, 15, 100, 3, 3, { 1, 1 }, { 1, 1 }, { 1, 1 } }, /* rows requantized ten at a time, then five */
+    { 3, 31, 201, 3, 3, { 2, 2 }, { 1, 1 }, { 1, 1 } }, /* stride 2: nine, then seven */
   };
   QkRequant relu6 = {
     .lo = 0.0f, .hi = 6.0f, .scale = 0.03, .zero_point = -100, .qmin = -128, .qmax = 127, .is_signed = true
