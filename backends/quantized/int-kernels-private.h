@@ -156,7 +156,8 @@ extern const EtKernel _executorch_qk_clone_bytes_kernel;
 /* int-pool.c: a max_pool2d_with_indices kernel on staged bytes for one
  * instruction (its indices unread), each window's max byte through
  * @table; NULL for a geometry it does not take (a window without a real
- * element, sizes out of range). */
+ * element, sizes out of range).  With a NULL @graph (tests) the kernel
+ * is the caller's to g_free. */
 const EtKernel *_executorch_qk_pool_kernel_new (EtMethodGraph *graph, const uint8_t table[256], bool is_signed,
                                                 const int64_t k[2], const int64_t s[2], const int64_t p[2],
                                                 const int64_t d[2], int64_t ih, int64_t iw, int64_t oh, int64_t ow);

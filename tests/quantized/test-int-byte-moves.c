@@ -11,7 +11,9 @@
  * (int8-fast.c's, which match upstream byte for byte), on odd sizes, a
  * permutation that keeps the last dimensions (moved in blocks) and ones
  * that do not, negative dims, int8 and uint8.  Kernels handed data that
- * is not staged fail with an error.
+ * is not staged fail with an error.  The max pool on bytes (int-pool.c)
+ * against each window's maximum through the table, on geometries with
+ * tails, strides 1 and 2, padding, dilation and ceil mode.
  */
 #include "int-kernels-private.h"
 #include "kernel-test-util.h"
@@ -137,11 +139,111 @@ test_permute_chains (void)
         check_chain (&cases[i], s == 0, c == 1);
 }
 
+typedef struct
+{
+  int64_t ih, iw, k[2], s[2], p[2], d[2];
+  bool ceil_mode;
+} PoolCase;
+
+static int64_t
+pool_out (int64_t in, int64_t k, int64_t s, int64_t p, int64_t d, bool ceil_mode)
+{
+  int64_t o = (in + 2 * p - d * (k - 1) - 1 + (ceil_mode ? s - 1 : 0)) / s + 1;
+  if (ceil_mode && (o - 1) * s >= in + p)
+    o--;
+  return o;
+}
+
+static void
+check_pool (const PoolCase *pc, bool is_signed, bool identity)
+{
+  int64_t oh = pool_out (pc->ih, pc->k[0], pc->s[0], pc->p[0], pc->d[0], pc->ceil_mode);
+  int64_t ow = pool_out (pc->iw, pc->k[1], pc->s[1], pc->p[1], pc->d[1], pc->ceil_mode);
+  int64_t channels = 3, n_in = channels * pc->ih * pc->iw, n_out = channels * oh * ow;
+  uint8_t table[256];
+
+  for (int b = 0; b < 256; b++)
+    table[b] = identity ? (uint8_t) b : (uint8_t) (b * 7 + 3);
+  const EtKernel *kernel =
+      _executorch_qk_pool_kernel_new (NULL, table, is_signed, pc->k, pc->s, pc->p, pc->d, pc->ih, pc->iw, oh, ow);
+  g_assert_nonnull (kernel);
+
+  /* the staged float buffers: a header, then the bytes */
+  float *in = g_new0 (float, n_in + 8), *out = g_new0 (float, n_out + 8);
+  int64_t *indices = g_new0 (int64_t, n_out);
+  uint8_t *x = (uint8_t *) in + sizeof (StagedBytes), *y = (uint8_t *) out + sizeof (StagedBytes);
+  StagedBytes head = { STAGE_BYTES_MAGIC, n_in };
+  memcpy (in, &head, sizeof head);
+  for (int64_t i = 0; i < n_in; i++)
+    x[i] = (uint8_t) g_test_rand_int_range (0, 256);
+
+  int64_t in_sizes[] = { 1, channels, pc->ih, pc->iw }, out_sizes[] = { 1, channels, oh, ow };
+  Tensor ti, to, tx;
+  tensor_init (&ti, ET_SCALAR_FLOAT, 4, in_sizes, in);
+  tensor_init (&to, ET_SCALAR_FLOAT, 4, out_sizes, out);
+  tensor_init (&tx, ET_SCALAR_LONG, 4, out_sizes, indices);
+  ti.t.nbytes = (size_t) n_in * sizeof (float); /* the program's, without the slack */
+  IntList lk, ls, lp, ld;
+  int_list_init (&lk, 2, pc->k);
+  int_list_init (&ls, 2, pc->s);
+  int_list_init (&lp, 2, pc->p);
+  int_list_init (&ld, 2, pc->d);
+  EtValue v_ceil = bool_value (pc->ceil_mode);
+  EtValue *args[] = { &ti.v, &lk.v, &ls.v, &lp.v, &ld.v, &v_ceil, &to.v, &tx.v, &to.v };
+  g_assert_cmpint (run (kernel, args, G_N_ELEMENTS (args)), ==, ET_OK);
+
+  for (int64_t c = 0; c < channels; c++)
+    for (int64_t oy = 0; oy < oh; oy++)
+      for (int64_t ox = 0; ox < ow; ox++)
+        {
+          int best = -1000, best_byte = 0;
+          for (int64_t ky = 0; ky < pc->k[0]; ky++)
+            for (int64_t kx = 0; kx < pc->k[1]; kx++)
+              {
+                int64_t iy = oy * pc->s[0] - pc->p[0] + ky * pc->d[0], ix = ox * pc->s[1] - pc->p[1] + kx * pc->d[1];
+                if (iy < 0 || iy >= pc->ih || ix < 0 || ix >= pc->iw)
+                  continue;
+                uint8_t b = x[(c * pc->ih + iy) * pc->iw + ix];
+                int v = is_signed ? (int8_t) b : b;
+                if (v > best)
+                  best = v, best_byte = b;
+              }
+          uint8_t got = y[(c * oh + oy) * ow + ox], want = table[best_byte];
+          if (got != want)
+            g_error ("pool %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT " s%" G_GINT64_FORMAT " on %" G_GINT64_FORMAT
+                     "x%" G_GINT64_FORMAT ": output (%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT
+                     ") is %d, expected %d",
+                     pc->k[0], pc->k[1], pc->s[1], pc->ih, pc->iw, c, oy, ox, got, want);
+        }
+  g_free ((gpointer) kernel);
+  g_free (in), g_free (out), g_free (indices);
+}
+
+static void
+test_max_pool (void)
+{
+  static const PoolCase cases[] = {
+    { 109, 109, { 3, 3 }, { 2, 2 }, { 0, 0 }, { 1, 1 }, true },  /* SqueezeNet's */
+    { 112, 112, { 3, 3 }, { 2, 2 }, { 1, 1 }, { 1, 1 }, false }, /* ShuffleNet's */
+    { 13, 37, { 3, 3 }, { 2, 2 }, { 1, 1 }, { 1, 1 }, true },
+    { 9, 21, { 2, 5 }, { 1, 1 }, { 0, 2 }, { 1, 1 }, false },  /* stride 1 */
+    { 11, 19, { 2, 2 }, { 1, 1 }, { 0, 0 }, { 2, 2 }, false }, /* dilation: the plain loop */
+    { 8, 50, { 3, 8 }, { 1, 2 }, { 1, 4 }, { 1, 1 }, false },  /* the widest window taken */
+    { 6, 7, { 3, 9 }, { 2, 2 }, { 1, 4 }, { 1, 1 }, false },   /* wider: the plain loop */
+    { 5, 701, { 3, 3 }, { 2, 2 }, { 1, 1 }, { 1, 1 }, true },  /* a row on the heap */
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    for (int s = 0; s < 2; s++)
+      for (int t = 0; t < 2; t++)
+        check_pool (&cases[i], s == 0, t == 0);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   error_ctx = et_error_context_new ();
   g_test_add_func ("/quantized/int-bytes/permute-chains", test_permute_chains);
+  g_test_add_func ("/quantized/int-bytes/max-pool", test_max_pool);
   return g_test_run ();
 }
