@@ -269,6 +269,88 @@ column_source (const ConvGeometry *geo, const ColumnTap *taps, const int16_t *pl
   return planes + taps[j].plane + yy * geo->iw + taps[j].off;
 }
 
+/* A 1x1 convolution at stride 1 without padding reads input element p
+ * for output pixel p: its column rows interleave whole planes, one long
+ * row (a 7- or 14-wide row is too short for the vector loops below). */
+static bool
+is_pointwise (const ConvGeometry *geo)
+{
+  return geo->kh == 1 && geo->kw == 1 && geo->stride[0] == 1 && geo->stride[1] == 1 && geo->padding[0] == 0 &&
+         geo->padding[1] == 0 && geo->oh == geo->ih && geo->ow == geo->iw;
+}
+
+static void
+fill_pointwise (const ConvGeometry *geo, const int16_t *planes, int16_t *cols, int64_t first, int64_t end)
+{
+  int64_t n = geo->oh * geo->ow;
+
+  for (int64_t kk = first; kk < end; kk++)
+    {
+      int16_t *dst = cols + kk * geo->p_pad * 2;
+      const int16_t *a = planes + 2 * kk * n, *b = 2 * kk + 1 < geo->k ? a + n : NULL;
+      int64_t p = 0;
+#if defined(__x86_64__) && defined(__SSE2__)
+      if (b != NULL)
+        for (; p + 8 <= n; p += 8)
+          {
+            __m128i va = _mm_loadu_si128 ((const __m128i *) (a + p));
+            __m128i vb = _mm_loadu_si128 ((const __m128i *) (b + p));
+            _mm_storeu_si128 ((__m128i *) (dst + 2 * p), _mm_unpacklo_epi16 (va, vb));
+            _mm_storeu_si128 ((__m128i *) (dst + 2 * p + 8), _mm_unpackhi_epi16 (va, vb));
+          }
+#endif
+      for (; p < n; p++)
+        {
+          dst[2 * p] = a[p];
+          dst[2 * p + 1] = b != NULL ? b[p] : 0;
+        }
+      memset (dst + n * 2, 0, (size_t) (geo->p_pad - n) * 2 * sizeof (int16_t));
+    }
+}
+
+static void
+fill_pointwise_u8 (const ConvGeometry *geo, const int16_t *planes, int16_t offset, uint8_t *cols8, int64_t first,
+                   int64_t end)
+{
+  int64_t n = geo->oh * geo->ow;
+
+  for (int64_t kq = first; kq < end; kq++)
+    {
+      uint8_t *dst = cols8 + kq * geo->p_pad * 4;
+      const int16_t *src[4];
+      bool all = true;
+      int64_t p = 0;
+      for (int t = 0; t < 4; t++)
+        {
+          src[t] = 4 * kq + t < geo->k ? planes + (4 * kq + t) * n : NULL;
+          all &= src[t] != NULL;
+        }
+#if defined(__x86_64__) && defined(__SSE2__)
+      if (all)
+        {
+          __m128i voff = _mm_set1_epi16 (offset);
+          for (; p + 16 <= n; p += 16)
+            {
+              __m128i q[4];
+              for (int t = 0; t < 4; t++)
+                q[t] = _mm_packus_epi16 (_mm_add_epi16 (_mm_loadu_si128 ((const __m128i *) (src[t] + p)), voff),
+                                         _mm_add_epi16 (_mm_loadu_si128 ((const __m128i *) (src[t] + p + 8)), voff));
+              __m128i ab_lo = _mm_unpacklo_epi8 (q[0], q[1]), ab_hi = _mm_unpackhi_epi8 (q[0], q[1]);
+              __m128i cd_lo = _mm_unpacklo_epi8 (q[2], q[3]), cd_hi = _mm_unpackhi_epi8 (q[2], q[3]);
+              _mm_storeu_si128 ((__m128i *) (dst + 4 * p), _mm_unpacklo_epi16 (ab_lo, cd_lo));
+              _mm_storeu_si128 ((__m128i *) (dst + 4 * p + 16), _mm_unpackhi_epi16 (ab_lo, cd_lo));
+              _mm_storeu_si128 ((__m128i *) (dst + 4 * p + 32), _mm_unpacklo_epi16 (ab_hi, cd_hi));
+              _mm_storeu_si128 ((__m128i *) (dst + 4 * p + 48), _mm_unpackhi_epi16 (ab_hi, cd_hi));
+            }
+        }
+#endif
+      for (; p < n; p++)
+        for (int t = 0; t < 4; t++)
+          dst[4 * p + t] = (uint8_t) (src[t] != NULL ? src[t][p] + offset : offset);
+      memset (dst + n * 4, (uint8_t) offset, (size_t) (geo->p_pad - n) * 4);
+    }
+}
+
 /* cols[kk][p][2] of one group of one image, every element written:
  * padding is 0 in the (x - zero point) domain, as it is 0.0 after
  * dequantization, and so are the pixels past the last and an odd K's
@@ -401,8 +483,12 @@ fill_task (void *data, size_t task)
   const FillJob *fj = data;
   int64_t first = (int64_t) task * fj->per_task, end = MIN (first + fj->per_task, fj->n_rows);
 
-  if (fj->cols8 != NULL)
+  if (fj->cols8 != NULL && is_pointwise (fj->geo))
+    fill_pointwise_u8 (fj->geo, fj->planes, fj->offset, fj->cols8, first, end);
+  else if (fj->cols8 != NULL)
     fill_columns_u8 (fj->geo, fj->taps, fj->planes, fj->offset, fj->cols8, first, end);
+  else if (is_pointwise (fj->geo))
+    fill_pointwise (fj->geo, fj->planes, fj->cols, first, end);
   else
     fill_columns (fj->geo, fj->taps, fj->planes, fj->cols, first, end);
 }
