@@ -454,6 +454,17 @@ fill_columns_u8 (const ConvGeometry *geo, const ColumnTap *taps, const int16_t *
                   _mm_storeu_si128 ((__m128i *) (dst + 4 * xo + 32), _mm_unpacklo_epi16 (ab_hi, cd_hi));
                   _mm_storeu_si128 ((__m128i *) (dst + 4 * xo + 48), _mm_unpackhi_epi16 (ab_hi, cd_hi));
                 }
+              /* and eight (14-wide rows have no sixteen inside) */
+              for (; xo + 8 <= to; xo += 8)
+                {
+                  __m128i b[4];
+                  for (int t = 0; t < 4; t++)
+                    b[t] = _mm_packus_epi16 (_mm_add_epi16 (_mm_loadu_si128 ((const __m128i *) (src[t] + xo)), voff),
+                                             _mm_setzero_si128 ());
+                  __m128i ab = _mm_unpacklo_epi8 (b[0], b[1]), cd = _mm_unpacklo_epi8 (b[2], b[3]);
+                  _mm_storeu_si128 ((__m128i *) (dst + 4 * xo), _mm_unpacklo_epi16 (ab, cd));
+                  _mm_storeu_si128 ((__m128i *) (dst + 4 * xo + 16), _mm_unpackhi_epi16 (ab, cd));
+                }
             }
 #endif
           for (; xo < geo->ow; xo++)
