@@ -140,19 +140,28 @@ row_sums_avx2 (const TapGroup *groups, int n_groups, int64_t stride, int64_t ow,
 }
 
 /* channel_rows with AVX2 pairs of taps on a padded copy of the plane
- * (strides 1 and 2); false when it does not apply or has no memory. */
-__attribute__ ((target ("avx2"))) static bool
-channel_rows_avx2 (const QkDepthwise *dw, int64_t channel, int32_t *acc)
+ * (strides 1 and 2), into @n_acc sums (at least ow + BLOCK_SLACK): as
+ * many rows as fit go to the requantization at once, its per-call cost
+ * weighs on narrow rows; false when it does not apply or has no memory. */
+static bool
+avx2_applies (const QkDepthwise *dw)
 {
+  bool paired = dw->dilation[1] == 1;
+
+  return (dw->stride[1] == 1 || dw->stride[1] == 2) && dw->kh * ((dw->kw + 1) / (paired ? 2 : 1)) <= MAX_GROUPS;
+}
+
+__attribute__ ((target ("avx2"))) static void
+channel_rows_avx2 (const QkDepthwise *dw, int64_t channel, int32_t *acc, int64_t n_acc, const PaddedPlane *plane)
+{
+  /* a row's slack lands on the next row's start, which that row rewrites */
+  int64_t rows_per_emit = MAX ((n_acc - BLOCK_SLACK) / dw->ow, 1), first = 0;
   const int16_t *w = dw->w + channel * dw->kh * dw->kw;
   int64_t base = dw->base + channel * dw->oh * dw->ow;
   double scale = dw->scale[channel], bias = dw->bias != NULL ? (double) dw->bias[channel] : 0.0;
   bool paired = dw->dilation[1] == 1;
-  PaddedPlane pp;
+  const PaddedPlane pp = *plane;
 
-  if ((dw->stride[1] != 1 && dw->stride[1] != 2) || dw->kh * ((dw->kw + 1) / (paired ? 2 : 1)) > MAX_GROUPS ||
-      !padded_plane_new (dw, &pp))
-    return false;
   padded_plane_fill (dw, &pp, channel);
   for (int64_t y = 0; y < dw->oh; y++)
     {
@@ -169,26 +178,45 @@ channel_rows_avx2 (const QkDepthwise *dw, int64_t channel, int32_t *acc)
                   (TapGroup){ row + kx * dw->dilation[1], (uint16_t) w0 | ((uint32_t) (uint16_t) w1 << 16) };
             }
         }
-      row_sums_avx2 (groups, n_groups, dw->stride[1], dw->ow, acc);
-      _executorch_qk_emit_row (&dw->out, acc, base + y * dw->ow, dw->ow, scale, bias);
+      row_sums_avx2 (groups, n_groups, dw->stride[1], dw->ow, acc + (y - first) * dw->ow);
+      if (y + 1 - first == rows_per_emit || y + 1 == dw->oh)
+        {
+          _executorch_qk_emit_row (&dw->out, acc, base + first * dw->ow, (y + 1 - first) * dw->ow, scale, bias);
+          first = y + 1;
+        }
     }
-  g_free (pp.data);
-  return true;
 }
 #endif
 
-static void
-depthwise_task (void *data, size_t channel)
+typedef struct
 {
-  const QkDepthwise *dw = data;
-  /* a row of sums per task: on the stack when it is small */
-  int32_t small[512];
-  int32_t *acc = dw->ow + 16 <= (int64_t) G_N_ELEMENTS (small) ? small : g_new (int32_t, dw->ow + 16);
+  const QkDepthwise *dw;
+  int64_t per_task; /* channels */
+} DepthwiseJob;
+
+/* Channels [task * per_task, ...): one padded plane for all of them, its
+ * padding zeroed once (each channel rewrites only the inside). */
+static void
+depthwise_task (void *data, size_t task)
+{
+  const DepthwiseJob *job = data;
+  const QkDepthwise *dw = job->dw;
+  int64_t first = (int64_t) task * job->per_task, end = MIN (first + job->per_task, dw->channels);
+  /* rows of sums per task: on the stack when they are small */
+  int32_t small[1024];
+  int64_t n_acc = dw->ow + 16 <= (int64_t) G_N_ELEMENTS (small) ? (int64_t) G_N_ELEMENTS (small) : dw->ow + 16;
+  int32_t *acc = n_acc == (int64_t) G_N_ELEMENTS (small) ? small : g_new (int32_t, n_acc);
+  bool vector = false;
 
 #ifdef QK_HAVE_AVX2
-  if (dw->isa == QK_ISA_PORTABLE || !channel_rows_avx2 (dw, (int64_t) channel, acc))
+  PaddedPlane plane = { NULL, 0, 0 };
+  vector = dw->isa != QK_ISA_PORTABLE && avx2_applies (dw) && padded_plane_new (dw, &plane);
+  for (int64_t channel = first; vector && channel < end; channel++)
+    channel_rows_avx2 (dw, channel, acc, n_acc, &plane);
+  g_free (plane.data);
 #endif
-    channel_rows (dw, (int64_t) channel, acc);
+  for (int64_t channel = first; !vector && channel < end; channel++)
+    channel_rows (dw, channel, acc);
   if (acc != small)
     g_free (acc);
 }
@@ -196,9 +224,14 @@ depthwise_task (void *data, size_t channel)
 void
 _executorch_qk_depthwise (const QkDepthwise *dw, bool parallel)
 {
-  if (parallel)
-    executorch_threadpool_parallelize_1d (depthwise_task, (gpointer) dw, (size_t) dw->channels);
+  /* a few tasks per thread, each its own plane */
+  int64_t n_tasks = parallel ? MIN (dw->channels, 4 * (int64_t) executorch_threadpool_get_num_threads ()) : 1;
+  DepthwiseJob job = { dw, (dw->channels + n_tasks - 1) / n_tasks };
+
+  n_tasks = (dw->channels + job.per_task - 1) / job.per_task;
+  if (parallel && n_tasks > 1)
+    executorch_threadpool_parallelize_1d (depthwise_task, &job, (size_t) n_tasks);
   else
-    for (int64_t channel = 0; channel < dw->channels; channel++)
-      depthwise_task ((gpointer) dw, (size_t) channel);
+    for (int64_t task = 0; task < n_tasks; task++)
+      depthwise_task (&job, (size_t) task);
 }

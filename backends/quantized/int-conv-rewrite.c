@@ -189,9 +189,10 @@ small_int_tensor (const EtTensor *t, int64_t numel)
 }
 
 /* dequantize_per_channel.out (axis 0) or dequantize_per_tensor.out of a
- * constant int8 weight into Float; returns the staging kernel or NULL. */
+ * constant int8 weight into Float; returns the kernel that replaces it
+ * once the product holds the weights (one that does nothing), or NULL. */
 static const EtKernel *
-weight_stager (EtMethodGraph *graph, uint32_t index, uint32_t ndim)
+weight_dequantize (EtMethodGraph *graph, uint32_t index, uint32_t ndim)
 {
   const EtKernel *kernel = et_method_graph_kernel (graph, index);
   const EtTensor *w, *out, *scales;
@@ -227,10 +228,9 @@ weight_stager (EtMethodGraph *graph, uint32_t index, uint32_t ndim)
            !int_value (args[5], &dtype))
     return NULL;
   if (dtype != ET_SCALAR_CHAR || qmin > qmax || !float_out (args[n_args - 3], out) ||
-      out->shape_dynamism != ET_SHAPE_STATIC || out->device_type != ET_DEVICE_CPU ||
-      out->nbytes < _executorch_qk_staged_weight_size (w->sizes[0], w->numel))
+      out->shape_dynamism != ET_SHAPE_STATIC || out->device_type != ET_DEVICE_CPU)
     return NULL;
-  return per_channel ? &_executorch_qk_stage_weight_channel_kernel : &_executorch_qk_stage_weight_tensor_kernel;
+  return per_channel ? &_executorch_qk_weight_packed_channel_kernel : &_executorch_qk_weight_packed_tensor_kernel;
 }
 
 /* aten::convolution.out, 2-D, not transposed, constant Float bias or none. */
@@ -318,8 +318,7 @@ is_weight_transpose (EtMethodGraph *graph, uint32_t index)
     return false;
   return self->ndim == 2 && out->ndim == 2 && out->scalar_type == ET_SCALAR_FLOAT &&
          out->shape_dynamism == ET_SHAPE_STATIC && (out->flags & ET_TENSOR_FLAG_CONSTANT) == 0 &&
-         out->device_type == ET_DEVICE_CPU && out->sizes[1] == self->sizes[0] &&
-         out->nbytes >= _executorch_qk_staged_weight_size (self->sizes[0], self->numel);
+         out->device_type == ET_DEVICE_CPU && out->sizes[1] == self->sizes[0] && out->sizes[0] == self->sizes[1];
 }
 
 /* int32 sums cannot overflow: K products of |x - zp| and |w - w_zp| (at
@@ -337,45 +336,9 @@ sums_fit (EtMethodGraph *graph, uint32_t x_producer, int64_t k)
   return k > 0 && (double) k * 255.0 * (double) (llabs (zp) + 255) < 2147483647.0;
 }
 
-/* dequantize(x) → mat1, dequantize(w) → permute_copy → mat2 of addmm/mm. */
-static void
-rewrite_linear (EtMethodGraph *graph, uint32_t linear)
-{
-  const EtKernel *stager;
-  EtValue **args, **permute_args;
-  uint32_t n_args, n_permute_args, mat1, mat2;
-  int64_t x_producer, permute, w_producer;
-
-  if (!is_plain_linear (graph, linear, &mat1, &mat2))
-    return;
-  args = et_method_graph_args (graph, linear, &n_args);
-  if (args[mat1] == args[mat2] || !read_once_as (graph, linear, args[mat1], mat1) ||
-      !read_once_as (graph, linear, args[mat2], mat2))
-    return;
-  x_producer = sole_producer (graph, args[mat1], linear);
-  permute = sole_producer (graph, args[mat2], linear);
-  if (x_producer < 0 || permute < 0 || x_producer >= linear || permute >= linear ||
-      !is_input_dequantize (graph, (uint32_t) x_producer) || tensor_of (args[mat1])->ndim != 2 ||
-      !is_weight_transpose (graph, (uint32_t) permute))
-    return;
-  permute_args = et_method_graph_args (graph, (uint32_t) permute, &n_permute_args);
-  if (!read_once_as (graph, (uint32_t) permute, permute_args[0], 0))
-    return;
-  w_producer = sole_producer (graph, permute_args[0], (uint32_t) permute);
-  if (w_producer < 0 || w_producer >= permute || (stager = weight_stager (graph, (uint32_t) w_producer, 2)) == NULL ||
-      !sums_fit (graph, (uint32_t) x_producer, tensor_of (permute_args[0])->sizes[1]))
-    return;
-  if (et_method_graph_set_kernel (graph, linear,
-                                  mat1 == 1 ? &_executorch_qk_int_addmm_kernel : &_executorch_qk_int_mm_kernel) !=
-      ET_OK)
-    return;
-  et_method_graph_set_kernel (graph, (uint32_t) permute, &_executorch_qk_forward_weight_kernel);
-  et_method_graph_set_kernel (graph, (uint32_t) x_producer, &_executorch_qk_stage_input_kernel);
-  et_method_graph_set_kernel (graph, (uint32_t) w_producer, stager);
-}
-
 /* The per-channel scales and zero points of weight dequantization
- * @w_producer (checked by weight_stager), as stage_weight reads them. */
+ * @w_producer (checked by weight_dequantize), as its float kernel reads
+ * them. */
 static bool
 weight_qparams (EtMethodGraph *graph, uint32_t w_producer, int64_t n_channels, double *scales, int32_t *zps)
 {
@@ -416,6 +379,62 @@ packed_conv (EtMethodGraph *graph, uint32_t w_producer, const EtTensor *w)
   g_free (scales);
   g_free (zps);
   return kernel;
+}
+
+/* The linear's kernel (addmm when @addmm, else mm) with its weights
+ * copied now, or NULL. */
+static const EtKernel *
+packed_linear (EtMethodGraph *graph, uint32_t w_producer, bool addmm)
+{
+  uint32_t n_args;
+  const EtTensor *w = tensor_of (et_method_graph_args (graph, w_producer, &n_args)[0]);
+  int64_t n_channels = w->sizes[0];
+  double *scales = g_new (double, n_channels);
+  int32_t *zps = g_new (int32_t, n_channels);
+  const EtKernel *kernel = NULL;
+
+  if (weight_qparams (graph, w_producer, n_channels, scales, zps))
+    kernel = _executorch_qk_int_linear_packed (graph, w, scales, zps, addmm);
+  g_free (scales);
+  g_free (zps);
+  return kernel;
+}
+
+/* dequantize(x) → mat1, dequantize(w) → permute_copy → mat2 of addmm/mm. */
+static void
+rewrite_linear (EtMethodGraph *graph, uint32_t linear)
+{
+  const EtKernel *weight_nop;
+  EtValue **args, **permute_args;
+  uint32_t n_args, n_permute_args, mat1, mat2;
+  int64_t x_producer, permute, w_producer;
+
+  if (!is_plain_linear (graph, linear, &mat1, &mat2))
+    return;
+  args = et_method_graph_args (graph, linear, &n_args);
+  if (args[mat1] == args[mat2] || !read_once_as (graph, linear, args[mat1], mat1) ||
+      !read_once_as (graph, linear, args[mat2], mat2))
+    return;
+  x_producer = sole_producer (graph, args[mat1], linear);
+  permute = sole_producer (graph, args[mat2], linear);
+  if (x_producer < 0 || permute < 0 || x_producer >= linear || permute >= linear ||
+      !is_input_dequantize (graph, (uint32_t) x_producer) || tensor_of (args[mat1])->ndim != 2 ||
+      !is_weight_transpose (graph, (uint32_t) permute))
+    return;
+  permute_args = et_method_graph_args (graph, (uint32_t) permute, &n_permute_args);
+  if (!read_once_as (graph, (uint32_t) permute, permute_args[0], 0))
+    return;
+  w_producer = sole_producer (graph, permute_args[0], (uint32_t) permute);
+  if (w_producer < 0 || w_producer >= permute ||
+      (weight_nop = weight_dequantize (graph, (uint32_t) w_producer, 2)) == NULL ||
+      !sums_fit (graph, (uint32_t) x_producer, tensor_of (permute_args[0])->sizes[1]))
+    return;
+  const EtKernel *kernel = packed_linear (graph, (uint32_t) w_producer, mat1 == 1);
+  if (kernel == NULL || et_method_graph_set_kernel (graph, linear, kernel) != ET_OK)
+    return;
+  et_method_graph_set_kernel (graph, (uint32_t) permute, &_executorch_qk_transpose_packed_kernel);
+  et_method_graph_set_kernel (graph, (uint32_t) x_producer, &_executorch_qk_stage_input_kernel);
+  et_method_graph_set_kernel (graph, (uint32_t) w_producer, weight_nop);
 }
 
 /* The one instruction other than @producer that uses @value, using it
@@ -758,6 +777,240 @@ rewrite_max_pool (EtMethodGraph *graph, uint32_t deq)
   et_method_graph_set_kernel (graph, (uint32_t) quantize, &_executorch_qk_unstage_bytes_kernel);
 }
 
+/* How many instructions use @value, and whether each of them uses it once. */
+static uint32_t
+count_uses (EtMethodGraph *graph, const EtValue *value, bool *each_once)
+{
+  uint32_t n = et_method_graph_n_instructions (graph), users = 0;
+
+  *each_once = true;
+  for (uint32_t index = 0; index < n; index++)
+    {
+      EtValue **args;
+      uint32_t n_args, times = 0;
+      args = et_method_graph_args (graph, index, &n_args);
+      for (uint32_t i = 0; i < n_args; i++)
+        times += args[i] == value;
+      users += times > 0;
+      *each_once &= times <= 1;
+    }
+  return users;
+}
+
+/* Whether a tensor argument of instruction @index (lists' items too)
+ * other than @except may lie in [lo, hi). */
+static bool
+touches (EtMethodGraph *graph, uint32_t index, const char *lo, const char *hi, const EtValue *except)
+{
+  EtValue **args;
+  uint32_t n_args;
+
+  args = et_method_graph_args (graph, index, &n_args);
+  for (uint32_t i = 0; i < n_args; i++)
+    {
+      EtValue *const *items = &args[i];
+      uint32_t n_items = 1;
+      if (args[i] == except)
+        continue;
+      if (args[i]->tag == ET_VALUE_LIST_TENSOR || args[i]->tag == ET_VALUE_LIST_OPTIONAL_TENSOR)
+        items = args[i]->u.list.items, n_items = args[i]->u.list.length;
+      for (uint32_t j = 0; j < n_items; j++)
+        {
+          const EtTensor *t = items[j] != NULL ? tensor_of (items[j]) : NULL;
+          if (t == NULL)
+            continue;
+          if (t->data == NULL || ((const char *) t->data < hi && (const char *) t->data + t->nbytes > lo))
+            return true;
+        }
+    }
+  return false;
+}
+
+/* The instruction after @producer that reads @value, the float result
+ * @producer wrote, as its argument 0, and what it reads: @value itself
+ * where it is the value's only reader, or a view of it: a value no
+ * instruction writes, of the same memory, numel and type, read there
+ * only, with no instruction between touching that memory (a view the
+ * exporter removed leaves such an alias in the memory plan). */
+static int64_t
+chain_reader (EtMethodGraph *graph, uint32_t producer, EtValue *value, EtValue **read_as)
+{
+  const EtTensor *t = tensor_of (value), *alias;
+  uint32_t n = et_method_graph_n_instructions (graph);
+  int64_t reader;
+  bool once;
+
+  if (t == NULL || et_method_graph_value_is_pinned (graph, value))
+    return -1;
+  if ((reader = sole_reader (graph, value, producer, 0)) >= 0)
+    {
+      *read_as = value;
+      return reader > producer ? reader : -1;
+    }
+  if (count_uses (graph, value, &once) != 1 || t->data == NULL || (t->flags & ET_TENSOR_FLAG_PLANNED) == 0)
+    return -1;
+  const char *lo = t->data, *hi = lo + t->nbytes;
+  /* a view is read soon after its base is written */
+  for (uint32_t index = producer + 1; index < n && index <= producer + 8; index++)
+    {
+      EtValue **args;
+      uint32_t n_args;
+      if (et_method_graph_kernel (graph, index) == NULL)
+        return -1;
+      args = et_method_graph_args (graph, index, &n_args);
+      if (n_args > 0 && args[0] != value && (alias = tensor_of (args[0])) != NULL && alias->data == t->data)
+        {
+          if (alias->scalar_type != ET_SCALAR_FLOAT || alias->numel != t->numel || alias->nbytes != t->nbytes ||
+              !et_tensor_is_contiguous (alias) || alias->shape_dynamism != ET_SHAPE_STATIC ||
+              (alias->flags & ET_TENSOR_FLAG_PLANNED) == 0 || et_method_graph_value_is_pinned (graph, args[0]) ||
+              count_uses (graph, args[0], &once) != 1 || !once || touches (graph, index, lo, hi, args[0]))
+            return -1;
+          *read_as = args[0];
+          return index;
+        }
+      if (touches (graph, index, lo, hi, NULL))
+        return -1;
+    }
+  return -1;
+}
+
+/* permute_copy.out (self, dims, out, ret) of @self into a contiguous
+ * Float out that can hold its bytes; its out in *out. */
+static bool
+is_byte_permute (EtMethodGraph *graph, uint32_t index, const EtValue *self, EtValue **out)
+{
+  const EtKernel *kernel = et_method_graph_kernel (graph, index);
+  const EtTensor *in = tensor_of (self), *o;
+  EtValue **args;
+  uint32_t n_args;
+  bool seen[ET_MAX_DIMS] = { false };
+
+  if (!kernel_named (kernel, "aten::permute_copy.out") || !registered (kernel))
+    return false;
+  args = et_method_graph_args (graph, index, &n_args);
+  if (n_args != 4 || args[0] != self || args[2] != args[3] || args[0] == args[2] ||
+      !bytes_fit (o = tensor_of (args[2])) || args[1]->tag != ET_VALUE_LIST_INT || args[1]->u.list.length != in->ndim ||
+      o->ndim != in->ndim || o->numel != in->numel || in->ndim > ET_MAX_DIMS)
+    return false;
+  for (uint32_t i = 0; i < in->ndim; i++)
+    {
+      const EtValue *item = args[1]->u.list.items[i];
+      int64_t d = item != NULL && item->tag == ET_VALUE_INT ? item->u.int_value : -1;
+      if (d < 0)
+        d += in->ndim;
+      if (d < 0 || d >= (int64_t) in->ndim || seen[d] || o->sizes[i] != in->sizes[d])
+        return false;
+      seen[d] = true;
+    }
+  *out = args[2];
+  return true;
+}
+
+/* _clone_dim_order.out (self, non_blocking, dim_order, out, ret) of
+ * @self into a contiguous Float out of its shape; its out in *out. */
+static bool
+is_byte_clone (EtMethodGraph *graph, uint32_t index, const EtValue *self, EtValue **out)
+{
+  const EtKernel *kernel = et_method_graph_kernel (graph, index);
+  const EtTensor *in = tensor_of (self), *o;
+  EtValue **args;
+  uint32_t n_args;
+
+  if (!kernel_named (kernel, "dim_order_ops::_clone_dim_order.out") || !registered (kernel))
+    return false;
+  args = et_method_graph_args (graph, index, &n_args);
+  if (n_args != 5 || args[0] != self || args[3] != args[4] || args[0] == args[3] ||
+      !bytes_fit (o = tensor_of (args[3])) || o->ndim != in->ndim || o->numel != in->numel)
+    return false;
+  for (uint32_t i = 0; i < in->ndim; i++)
+    if (o->sizes[i] != in->sizes[i])
+      return false;
+  if (args[2]->tag == ET_VALUE_LIST_INT)
+    {
+      if (args[2]->u.list.length != in->ndim)
+        return false;
+      for (uint32_t i = 0; i < in->ndim; i++)
+        {
+          const EtValue *item = args[2]->u.list.items[i];
+          if (item == NULL || item->tag != ET_VALUE_INT || item->u.int_value != (int64_t) i)
+            return false;
+        }
+    }
+  else if (!is_none (args[2]))
+    return false;
+  *out = args[3];
+  return true;
+}
+
+#define MAX_BYTE_MOVES 16
+
+/* dequantize_per_tensor of an int8/uint8 tensor → permute_copy | clone
+ * | views … → quantize_per_tensor, each value read only by the next,
+ * the quantize giving every byte back: the values only move, so the
+ * chain runs on the bytes, staged in the planned float buffers
+ * (int-move.c). */
+static void
+rewrite_byte_moves (EtMethodGraph *graph, uint32_t deq)
+{
+  const EtTensor *input, *deq_out;
+  const EtKernel *move_kernels[MAX_BYTE_MOVES];
+  EtValue **args, *value, *read_as;
+  uint32_t n_args, at = deq, moves[MAX_BYTE_MOVES], n_moves = 0;
+  int64_t zp, dtype, next;
+  QkRequant rq = { .lo = -INFINITY, .hi = INFINITY };
+
+  if (!own_kernel (et_method_graph_kernel (graph, deq), "quantized_decomposed::dequantize_per_tensor.out"))
+    return;
+  args = et_method_graph_args (graph, deq, &n_args);
+  if (n_args != 9 || (input = tensor_of (args[0])) == NULL || !bytes_fit (deq_out = tensor_of (args[7])) ||
+      args[7] != args[8] || deq_out->numel != input->numel || !et_tensor_is_contiguous (input) ||
+      input->device_type != ET_DEVICE_CPU || (args[1]->tag != ET_VALUE_DOUBLE && args[1]->tag != ET_VALUE_INT) ||
+      !int_value (args[2], &zp) || !int_value (args[5], &dtype) || dtype != input->scalar_type ||
+      (dtype != ET_SCALAR_CHAR && dtype != ET_SCALAR_BYTE) || zp < -(1 << 24) || zp > (1 << 24) ||
+      !float_out (args[6], deq_out))
+    return;
+  float scale = (float) (args[1]->tag == ET_VALUE_DOUBLE ? args[1]->u.double_value : (double) args[1]->u.int_value);
+  value = args[7];
+  for (;;)
+    {
+      EtValue *out = NULL;
+      if ((next = chain_reader (graph, at, value, &read_as)) < 0)
+        return;
+      if (is_final_quantize (graph, (uint32_t) next, tensor_of (read_as), &rq))
+        break;
+      if (n_moves == MAX_BYTE_MOVES)
+        return;
+      if (is_byte_permute (graph, (uint32_t) next, read_as, &out))
+        move_kernels[n_moves] = &_executorch_qk_permute_bytes_kernel;
+      else if (is_byte_clone (graph, (uint32_t) next, read_as, &out))
+        move_kernels[n_moves] = &_executorch_qk_clone_bytes_kernel;
+      else
+        return;
+      moves[n_moves++] = (uint32_t) next;
+      at = (uint32_t) next;
+      value = out;
+    }
+  /* the float steps of dequantize (int8-fast.c) and quantize, once per
+   * possible byte: the chain only moves bytes when they give each byte
+   * back (the same arguments, or clamps no byte reaches) */
+  if (rq.is_signed != (dtype == ET_SCALAR_CHAR))
+    return;
+  for (int b = 0; b < 256; b++)
+    {
+      int32_t x = dtype == ET_SCALAR_CHAR ? (int32_t) (int8_t) b : b;
+      float v = (float) (x - (int32_t) zp) * scale;
+      uint8_t q;
+      _executorch_qk_quantize_float_to_8bit (&v, &q, rq.is_signed, 1, rq.scale, rq.zero_point, rq.qmin, rq.qmax);
+      if (q != (uint8_t) b)
+        return;
+    }
+  if (et_method_graph_set_kernel (graph, deq, &_executorch_qk_stage_bytes_kernel) != ET_OK)
+    return;
+  for (uint32_t i = 0; i < n_moves; i++)
+    et_method_graph_set_kernel (graph, moves[i], move_kernels[i]);
+  et_method_graph_set_kernel (graph, (uint32_t) next, &_executorch_qk_unstage_bytes_kernel);
+}
+
 static void
 rewrite_int_convs (void *user_data, EtMethodGraph *graph)
 {
@@ -771,7 +1024,7 @@ rewrite_int_convs (void *user_data, EtMethodGraph *graph)
     rewrite_linear (graph, linear);
   for (uint32_t conv = 0; conv < n; conv++)
     {
-      const EtKernel *stager;
+      const EtKernel *weight_nop;
       EtValue **args;
       uint32_t n_args;
       int64_t x_producer, w_producer;
@@ -787,7 +1040,7 @@ rewrite_int_convs (void *user_data, EtMethodGraph *graph)
       if (x_producer < 0 || w_producer < 0 || x_producer >= conv || w_producer >= conv)
         continue;
       if (!is_input_dequantize (graph, (uint32_t) x_producer) ||
-          (stager = weight_stager (graph, (uint32_t) w_producer, 4)) == NULL)
+          (weight_nop = weight_dequantize (graph, (uint32_t) w_producer, 4)) == NULL)
         continue;
       if (tensor_of (args[0])->ndim != 4 || tensor_of (args[1])->ndim != 4 ||
           !sums_fit (graph, (uint32_t) x_producer, tensor_of (args[1])->numel / tensor_of (args[1])->sizes[0]))
@@ -799,10 +1052,7 @@ rewrite_int_convs (void *user_data, EtMethodGraph *graph)
       if (conv_kernel == NULL || et_method_graph_set_kernel (graph, conv, conv_kernel) != ET_OK)
         continue;
       et_method_graph_set_kernel (graph, (uint32_t) x_producer, &_executorch_qk_stage_input_kernel);
-      et_method_graph_set_kernel (graph, (uint32_t) w_producer,
-                                  stager == &_executorch_qk_stage_weight_channel_kernel
-                                      ? &_executorch_qk_weight_packed_channel_kernel
-                                      : &_executorch_qk_weight_packed_tensor_kernel);
+      et_method_graph_set_kernel (graph, (uint32_t) w_producer, weight_nop);
       rewrite_requantize (graph, conv);
     }
   for (uint32_t deq = 0; deq < n; deq++)
@@ -810,6 +1060,8 @@ rewrite_int_convs (void *user_data, EtMethodGraph *graph)
       rewrite_activation_table (graph, deq);
       rewrite_max_pool (graph, deq);
     }
+  for (uint32_t deq = 0; deq < n; deq++)
+    rewrite_byte_moves (graph, deq);
 }
 
 const EtMethodRewrite _executorch_qk_int_conv_rewrite = {

@@ -47,154 +47,6 @@ typedef struct
  * block, so they should stay in a core's L2. */
 #define STRETCH_BYTES (256 * 1024)
 
-#ifdef QK_HAVE_AVX2
-/* Four at a time: double multiply, double add, round to float. */
-__attribute__ ((target ("avx2"))) static int64_t
-scale_avx2 (const int32_t *acc, float *out, int64_t n, double scale, double bias)
-{
-  __m256d vs = _mm256_set1_pd (scale), vb = _mm256_set1_pd (bias);
-  int64_t p = 0;
-
-  for (; p + 4 <= n; p += 4)
-    {
-      __m256d v = _mm256_cvtepi32_pd (_mm_loadu_si128 ((const __m128i *) (acc + p)));
-      _mm_storeu_ps (out + p, _mm256_cvtpd_ps (_mm256_add_pd (_mm256_mul_pd (v, vs), vb)));
-    }
-  return p;
-}
-#endif
-
-void
-_executorch_qk_scale_row (const int32_t *acc, float *out, int64_t n, double scale, double bias, QkIsa isa)
-{
-  int64_t p = 0;
-
-#ifdef QK_HAVE_AVX2
-  if (isa != QK_ISA_PORTABLE)
-    p = scale_avx2 (acc, out, n, scale, bias);
-#else
-  (void) isa;
-#endif
-  for (; p < n; p++)
-    out[p] = (float) ((double) acc[p] * scale + bias);
-}
-
-static void
-clamp_row (float *v, int64_t n, float lo, float hi)
-{
-  /* as the float relu and hardtanh do: max with lo, then min with hi */
-  for (int64_t i = 0; i < n; i++)
-    {
-      float x = v[i] < lo ? lo : v[i];
-      v[i] = x > hi ? hi : x;
-    }
-}
-
-#ifdef QK_HAVE_AVX2
-/* Eight at a time, every step as the separate passes do it: scale_avx2's
- * double scaling and float rounding, the clamp, then int8-fast.c's
- * quantize (multiply by the float inverse, round to nearest even, add the
- * zero point, NaN to the zero point, clamp, narrow). */
-__attribute__ ((target ("avx2"))) static int64_t
-requant_avx2 (const int32_t *acc, void *q, int64_t n, double scale, double bias, const QkRequant *rq)
-{
-  __m256d vs = _mm256_set1_pd (scale), vb = _mm256_set1_pd (bias);
-  __m256 lo = _mm256_set1_ps (rq->lo), hi = _mm256_set1_ps (rq->hi);
-  __m256 vinv = _mm256_set1_ps (1.0f / (float) rq->scale), vzp = _mm256_set1_ps ((float) rq->zero_point);
-  __m256 qlo = _mm256_set1_ps ((float) rq->qmin), qhi = _mm256_set1_ps ((float) rq->qmax);
-  int64_t p = 0;
-
-  for (; p + 8 <= n; p += 8)
-    {
-      __m128 f0 = _mm256_cvtpd_ps (
-          _mm256_add_pd (_mm256_mul_pd (_mm256_cvtepi32_pd (_mm_loadu_si128 ((const __m128i *) (acc + p))), vs), vb));
-      __m128 f1 = _mm256_cvtpd_ps (
-          _mm256_add_pd (_mm256_mul_pd (_mm256_cvtepi32_pd (_mm_loadu_si128 ((const __m128i *) (acc + p + 4))), vs),
-                         vb));
-      __m256 v = _mm256_insertf128_ps (_mm256_castps128_ps256 (f0), f1, 1);
-      v = _mm256_max_ps (v, lo);
-      v = _mm256_min_ps (v, hi);
-      v = _mm256_mul_ps (vinv, v);
-      __m256 r = _mm256_add_ps (vzp, _mm256_round_ps (v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
-      r = _mm256_blendv_ps (r, vzp, _mm256_cmp_ps (r, r, _CMP_UNORD_Q));
-      r = _mm256_min_ps (_mm256_max_ps (r, qlo), qhi);
-      __m256i i32 = _mm256_cvtps_epi32 (r);
-      __m128i i16 = _mm_packs_epi32 (_mm256_castsi256_si128 (i32), _mm256_extracti128_si256 (i32, 1));
-      __m128i i8 = rq->is_signed ? _mm_packs_epi16 (i16, i16) : _mm_packus_epi16 (i16, i16);
-      _mm_storel_epi64 ((__m128i *) ((char *) q + p), i8);
-    }
-  return p;
-}
-
-/* Sixteen at a time, the tail under a mask: the same steps as
- * requant_avx2 on 512-bit vectors. */
-__attribute__ ((target ("avx512f,avx512bw,avx512vl,avx512dq"))) static void
-requant_avx512 (const int32_t *acc, void *q, int64_t n, double scale, double bias, const QkRequant *rq)
-{
-  __m512d vs = _mm512_set1_pd (scale), vb = _mm512_set1_pd (bias);
-  __m512 lo = _mm512_set1_ps (rq->lo), hi = _mm512_set1_ps (rq->hi);
-  __m512 vinv = _mm512_set1_ps (1.0f / (float) rq->scale), vzp = _mm512_set1_ps ((float) rq->zero_point);
-  __m512 qlo = _mm512_set1_ps ((float) rq->qmin), qhi = _mm512_set1_ps ((float) rq->qmax);
-
-  for (int64_t p = 0; p < n; p += 16)
-    {
-      __mmask16 m = n - p >= 16 ? (__mmask16) 0xffff : (__mmask16) ((1u << (n - p)) - 1);
-      __m512i a = _mm512_maskz_loadu_epi32 (m, acc + p);
-      __m256 f0 =
-          _mm512_cvtpd_ps (_mm512_add_pd (_mm512_mul_pd (_mm512_cvtepi32_pd (_mm512_castsi512_si256 (a)), vs), vb));
-      __m256 f1 = _mm512_cvtpd_ps (
-          _mm512_add_pd (_mm512_mul_pd (_mm512_cvtepi32_pd (_mm512_extracti64x4_epi64 (a, 1)), vs), vb));
-      __m512 v = _mm512_insertf32x8 (_mm512_castps256_ps512 (f0), f1, 1);
-      v = _mm512_max_ps (v, lo);
-      v = _mm512_min_ps (v, hi);
-      v = _mm512_mul_ps (vinv, v);
-      __m512 r = _mm512_add_ps (vzp, _mm512_roundscale_ps (v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
-      r = _mm512_mask_blend_ps (_mm512_cmp_ps_mask (r, r, _CMP_UNORD_Q), r, vzp);
-      r = _mm512_min_ps (_mm512_max_ps (r, qlo), qhi);
-      __m512i i32 = _mm512_cvtps_epi32 (r);
-      /* in [qmin, qmax], inside the byte's range: the saturation never
-       * acts; narrowed in registers (the masked narrowing store is slow) */
-      __m128i bytes = rq->is_signed ? _mm512_cvtsepi32_epi8 (i32) : _mm512_cvtusepi32_epi8 (i32);
-      if (m == 0xffff)
-        _mm_storeu_si128 ((__m128i *) ((char *) q + p), bytes);
-      else
-        _mm_mask_storeu_epi8 ((char *) q + p, m, bytes);
-    }
-}
-#endif
-
-void
-_executorch_qk_emit_row (const QkOutput *o, const int32_t *acc, int64_t offset, int64_t n, double scale, double bias)
-{
-  float row[256];
-  int64_t done = 0;
-
-  if (o->q == NULL)
-    {
-      _executorch_qk_scale_row (acc, o->f + offset, n, scale, bias, o->isa);
-      return;
-    }
-#ifdef QK_HAVE_AVX2
-  if (o->isa == QK_ISA_AVX512_VNNI)
-    {
-      requant_avx512 (acc, (char *) o->q + offset, n, scale, bias, o->requant);
-      return;
-    }
-  if (o->isa != QK_ISA_PORTABLE)
-    done = requant_avx2 (acc, (char *) o->q + offset, n, scale, bias, o->requant);
-#endif
-  acc += done, offset += done, n -= done;
-  for (int64_t i = 0; i < n; i += (int64_t) G_N_ELEMENTS (row))
-    {
-      int64_t m = MIN (n - i, (int64_t) G_N_ELEMENTS (row));
-      const QkRequant *rq = o->requant;
-      _executorch_qk_scale_row (acc + i, row, m, scale, bias, o->isa);
-      clamp_row (row, m, rq->lo, rq->hi);
-      _executorch_qk_quantize_float_to_8bit (row, (char *) o->q + offset + i, rq->is_signed, m, rq->scale,
-                                             rq->zero_point, rq->qmin, rq->qmax);
-    }
-}
-
 /* The result of channel @oc for pixels [p0, p1). */
 static void
 scale_channel (const ConvJob *job, int64_t oc, int64_t p0, int64_t p1)
@@ -364,6 +216,7 @@ _executorch_qk_int_conv_set_requant (const EtKernel *conv_kernel, const QkRequan
   /* the rewrite's own allocation (et_method_graph_alloc), not a constant */
   site = conv_kernel->user_data;
   site->requant = *requant;
+  _executorch_qk_requant_prepare (&site->requant);
   site->requantize = true;
   return true;
 }
@@ -414,6 +267,88 @@ column_source (const ConvGeometry *geo, const ColumnTap *taps, const int16_t *pl
   *lo = taps[j].lo;
   *hi = taps[j].hi;
   return planes + taps[j].plane + yy * geo->iw + taps[j].off;
+}
+
+/* A 1x1 convolution at stride 1 without padding reads input element p
+ * for output pixel p: its column rows interleave whole planes, one long
+ * row (a 7- or 14-wide row is too short for the vector loops below). */
+static bool
+is_pointwise (const ConvGeometry *geo)
+{
+  return geo->kh == 1 && geo->kw == 1 && geo->stride[0] == 1 && geo->stride[1] == 1 && geo->padding[0] == 0 &&
+         geo->padding[1] == 0 && geo->oh == geo->ih && geo->ow == geo->iw;
+}
+
+static void
+fill_pointwise (const ConvGeometry *geo, const int16_t *planes, int16_t *cols, int64_t first, int64_t end)
+{
+  int64_t n = geo->oh * geo->ow;
+
+  for (int64_t kk = first; kk < end; kk++)
+    {
+      int16_t *dst = cols + kk * geo->p_pad * 2;
+      const int16_t *a = planes + 2 * kk * n, *b = 2 * kk + 1 < geo->k ? a + n : NULL;
+      int64_t p = 0;
+#if defined(__x86_64__) && defined(__SSE2__)
+      if (b != NULL)
+        for (; p + 8 <= n; p += 8)
+          {
+            __m128i va = _mm_loadu_si128 ((const __m128i *) (a + p));
+            __m128i vb = _mm_loadu_si128 ((const __m128i *) (b + p));
+            _mm_storeu_si128 ((__m128i *) (dst + 2 * p), _mm_unpacklo_epi16 (va, vb));
+            _mm_storeu_si128 ((__m128i *) (dst + 2 * p + 8), _mm_unpackhi_epi16 (va, vb));
+          }
+#endif
+      for (; p < n; p++)
+        {
+          dst[2 * p] = a[p];
+          dst[2 * p + 1] = b != NULL ? b[p] : 0;
+        }
+      memset (dst + n * 2, 0, (size_t) (geo->p_pad - n) * 2 * sizeof (int16_t));
+    }
+}
+
+static void
+fill_pointwise_u8 (const ConvGeometry *geo, const int16_t *planes, int16_t offset, uint8_t *cols8, int64_t first,
+                   int64_t end)
+{
+  int64_t n = geo->oh * geo->ow;
+
+  for (int64_t kq = first; kq < end; kq++)
+    {
+      uint8_t *dst = cols8 + kq * geo->p_pad * 4;
+      const int16_t *src[4];
+      bool all = true;
+      int64_t p = 0;
+      for (int t = 0; t < 4; t++)
+        {
+          src[t] = 4 * kq + t < geo->k ? planes + (4 * kq + t) * n : NULL;
+          all &= src[t] != NULL;
+        }
+#if defined(__x86_64__) && defined(__SSE2__)
+      if (all)
+        {
+          __m128i voff = _mm_set1_epi16 (offset);
+          for (; p + 16 <= n; p += 16)
+            {
+              __m128i q[4];
+              for (int t = 0; t < 4; t++)
+                q[t] = _mm_packus_epi16 (_mm_add_epi16 (_mm_loadu_si128 ((const __m128i *) (src[t] + p)), voff),
+                                         _mm_add_epi16 (_mm_loadu_si128 ((const __m128i *) (src[t] + p + 8)), voff));
+              __m128i ab_lo = _mm_unpacklo_epi8 (q[0], q[1]), ab_hi = _mm_unpackhi_epi8 (q[0], q[1]);
+              __m128i cd_lo = _mm_unpacklo_epi8 (q[2], q[3]), cd_hi = _mm_unpackhi_epi8 (q[2], q[3]);
+              _mm_storeu_si128 ((__m128i *) (dst + 4 * p), _mm_unpacklo_epi16 (ab_lo, cd_lo));
+              _mm_storeu_si128 ((__m128i *) (dst + 4 * p + 16), _mm_unpackhi_epi16 (ab_lo, cd_lo));
+              _mm_storeu_si128 ((__m128i *) (dst + 4 * p + 32), _mm_unpacklo_epi16 (ab_hi, cd_hi));
+              _mm_storeu_si128 ((__m128i *) (dst + 4 * p + 48), _mm_unpackhi_epi16 (ab_hi, cd_hi));
+            }
+        }
+#endif
+      for (; p < n; p++)
+        for (int t = 0; t < 4; t++)
+          dst[4 * p + t] = (uint8_t) (src[t] != NULL ? src[t][p] + offset : offset);
+      memset (dst + n * 4, (uint8_t) offset, (size_t) (geo->p_pad - n) * 4);
+    }
 }
 
 /* cols[kk][p][2] of one group of one image, every element written:
@@ -519,6 +454,17 @@ fill_columns_u8 (const ConvGeometry *geo, const ColumnTap *taps, const int16_t *
                   _mm_storeu_si128 ((__m128i *) (dst + 4 * xo + 32), _mm_unpacklo_epi16 (ab_hi, cd_hi));
                   _mm_storeu_si128 ((__m128i *) (dst + 4 * xo + 48), _mm_unpackhi_epi16 (ab_hi, cd_hi));
                 }
+              /* and eight (14-wide rows have no sixteen inside) */
+              for (; xo + 8 <= to; xo += 8)
+                {
+                  __m128i b[4];
+                  for (int t = 0; t < 4; t++)
+                    b[t] = _mm_packus_epi16 (_mm_add_epi16 (_mm_loadu_si128 ((const __m128i *) (src[t] + xo)), voff),
+                                             _mm_setzero_si128 ());
+                  __m128i ab = _mm_unpacklo_epi8 (b[0], b[1]), cd = _mm_unpacklo_epi8 (b[2], b[3]);
+                  _mm_storeu_si128 ((__m128i *) (dst + 4 * xo), _mm_unpacklo_epi16 (ab, cd));
+                  _mm_storeu_si128 ((__m128i *) (dst + 4 * xo + 16), _mm_unpackhi_epi16 (ab, cd));
+                }
             }
 #endif
           for (; xo < geo->ow; xo++)
@@ -548,8 +494,12 @@ fill_task (void *data, size_t task)
   const FillJob *fj = data;
   int64_t first = (int64_t) task * fj->per_task, end = MIN (first + fj->per_task, fj->n_rows);
 
-  if (fj->cols8 != NULL)
+  if (fj->cols8 != NULL && is_pointwise (fj->geo))
+    fill_pointwise_u8 (fj->geo, fj->planes, fj->offset, fj->cols8, first, end);
+  else if (fj->cols8 != NULL)
     fill_columns_u8 (fj->geo, fj->taps, fj->planes, fj->offset, fj->cols8, first, end);
+  else if (is_pointwise (fj->geo))
+    fill_pointwise (fj->geo, fj->planes, fj->cols, first, end);
   else
     fill_columns (fj->geo, fj->taps, fj->planes, fj->cols, first, end);
 }

@@ -7,17 +7,17 @@
  *   dequantize(x)  → stage_input (int-stage.c):  (x - zero point) as
  *                    int16 into the float result's own buffer, after a
  *                    header;
- *   dequantize(w)  → stage_weight (int-stage.c): one scale and zero point
- *                    per channel and a copy of the constant int8 weights
- *                    (a quarter of what dequantizing wrote);
- *   permute_copy   → forward_weight (int-stage.c): a linear's transposed
- *                    weight, the staged weight copied along;
- *   convolution    → int_conv (int-conv.c), addmm / mm → int_linear
- *                    (int-linear.c): int16 products summed in int32,
+ *   dequantize(w)  → nothing: the product's kernel holds the constant
+ *                    int8 weights, packed or copied at load with their
+ *                    scales and zero points (int-conv.c, int-linear.c);
+ *   permute_copy   → nothing (a linear's transposed weight);
+ *   convolution    → int_conv (int-conv.c), addmm / mm → int_linear_packed
+ *                    (int-linear.c): integer products summed in int32,
  *                    scaled once per output by x_scale × w_scale[oc], plus
- *                    the float bias, into the float result.
+ *                    the float bias, into the float result (or requantized
+ *                    to bytes, int-requant.c).
  *
- * The staged buffers are the planned float results the dequantizations
+ * The staged buffers are the planned float results the dequantization
  * wrote before, live exactly from producer to product, so the data moves
  * along the program's own edges (the int8 input may be dead, its memory
  * reused, by the time the product runs).  Products are exact; only the
@@ -34,8 +34,7 @@
 #define QK_HAVE_AVX2 1
 #endif
 
-#define STAGE_INPUT_MAGIC UINT64_C (0x3174757069786b71)  /* "qkxinpt1" */
-#define STAGE_WEIGHT_MAGIC UINT64_C (0x3174686769776b71) /* "qkwight1" */
+#define STAGE_INPUT_MAGIC UINT64_C (0x3174757069786b71) /* "qkxinpt1" */
 
 typedef struct
 {
@@ -45,38 +44,6 @@ typedef struct
   int64_t u8_offset; /* (x - zero point) + u8_offset is x as unsigned:
                       * zero point + 128 for int8, zero point for uint8 */
 } StagedInput;       /* followed by numel int16 */
-
-/* No pointers: the buffer is planned memory another value may share in a
- * hostile program, so everything read from it is data checked against the
- * tensor's own sizes, never an address. */
-typedef struct
-{
-  uint64_t magic;
-  int32_t pad;
-  int32_t n_channels;
-  int64_t numel;
-} StagedWeightHead; /* followed by n_channels doubles (scales), n_channels
-                     * int32 (zero points), numel int8 (the weights, [OC][K]) */
-
-/* What a product reads back: both headers and where the data starts. */
-typedef struct
-{
-  StagedInput input;
-  StagedWeightHead weight;
-  const int16_t *x;
-  const int8_t *w;
-  const double *w_scales;
-  const int32_t *w_zps;
-} QkStaged;
-
-/* The staged int8 weights after @wh's scales and zero points. */
-const int8_t *_executorch_qk_staged_weights (const void *data, const StagedWeightHead *wh);
-
-/* Checks the headers stage_input and stage_weight left in @input and
- * @weight (whose dimension @channel_dim counts the weight's rows) against
- * the tensors' own sizes and bytes. */
-EtError _executorch_qk_read_staged (const QkCall *c, const EtTensor *input, const EtTensor *weight,
-                                    uint32_t channel_dim, QkStaged *staged);
 
 /* ---- int-conv-tiles.c ---- */
 
@@ -123,6 +90,15 @@ EtError _executorch_qk_read_staged_input (const QkCall *c, const EtTensor *input
 const EtKernel *_executorch_qk_int_conv_packed (EtMethodGraph *graph, const EtTensor *w, const double *scales,
                                                 const int32_t *zps);
 
+/* ---- int-linear.c ---- */
+
+/* An addmm (@addmm) or mm kernel for one site, the constant int8 weight
+ * @w ([N][K], the linear's, before its transpose) copied at load with one
+ * scale and zero point per row; the weight's dequantization and transpose
+ * then do nothing.  NULL when out of memory. */
+const EtKernel *_executorch_qk_int_linear_packed (EtMethodGraph *graph, const EtTensor *w, const double *scales,
+                                                  const int32_t *zps, bool addmm);
+
 /* out[p] = (float) ((double) acc[p] * scale + bias) for p < n. */
 void _executorch_qk_scale_row (const int32_t *acc, float *out, int64_t n, double scale, double bias, QkIsa isa);
 
@@ -138,7 +114,15 @@ typedef struct
   int32_t zero_point;
   int64_t qmin, qmax;
   bool is_signed; /* Char, else Byte */
+  /* the short form's constants (int-requant.c), set by
+   * _executorch_qk_requant_prepare; without them (fast false) every row
+   * takes the exact steps */
+  bool fast;
+  float inv, zp, qlo, qhi, y_max;
 } QkRequant;
+
+/* Fills @rq's short-form constants from its other fields. */
+void _executorch_qk_requant_prepare (QkRequant *rq);
 
 #define STAGE_BYTES_MAGIC UINT64_C (0x3173657479626b71) /* "qkbytes1" */
 
@@ -160,10 +144,20 @@ const EtKernel *_executorch_qk_lut_kernel_new (EtMethodGraph *graph, const char 
                                                bool same_type, bool is_signed);
 extern const EtKernel _executorch_qk_stage_bytes_kernel;
 
+/* The StagedBytes header at @in's data, checked against its numel and
+ * bytes; NULL if it is not there. */
+const StagedBytes *_executorch_qk_staged_bytes (const EtTensor *in);
+
+/* int-move.c: permute_copy.out of staged bytes into staged bytes; the
+ * clone of staged bytes (int-stage.c) */
+extern const EtKernel _executorch_qk_permute_bytes_kernel;
+extern const EtKernel _executorch_qk_clone_bytes_kernel;
+
 /* int-pool.c: a max_pool2d_with_indices kernel on staged bytes for one
  * instruction (its indices unread), each window's max byte through
  * @table; NULL for a geometry it does not take (a window without a real
- * element, sizes out of range). */
+ * element, sizes out of range).  With a NULL @graph (tests) the kernel
+ * is the caller's to g_free. */
 const EtKernel *_executorch_qk_pool_kernel_new (EtMethodGraph *graph, const uint8_t table[256], bool is_signed,
                                                 const int64_t k[2], const int64_t s[2], const int64_t p[2],
                                                 const int64_t d[2], int64_t ih, int64_t iw, int64_t oh, int64_t ow);

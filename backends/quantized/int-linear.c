@@ -2,8 +2,9 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Reads the activation and weight int-stage.c staged (int-kernels-private.h)
- * and writes the float result of the linear's addmm.out or mm.out.
+ * Reads the activation int-stage.c staged (int-kernels-private.h) and the
+ * weight the rewrite copied at load, and writes the float result of the
+ * linear's addmm.out or mm.out.
  */
 #include "int-kernels-private.h"
 
@@ -129,54 +130,35 @@ linear_block (void *data, size_t block)
     }
 }
 
-/* addmm.out (bias, mat1, mat2, beta, alpha, out, ret) or mm.out (mat1,
- * mat2, out, ret): mat1 staged by stage_input, mat2 the transposed weight
- * whose header forward_weight copied. */
+/* out = x . w^T scaled, x [m][k] staged int16 with scale x_scale, w
+ * [nn][k] int8 with per-row scales and zero points; bias, out checked
+ * by the callers' shape checks below. */
 static EtError
-int_linear (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
+run_linear (const QkCall *c, EtKernelContext *ctx, EtTensor *bias, EtTensor *out, const int16_t *x, double x_scale,
+            int64_t m, int64_t k, int64_t nn, const int8_t *w, const double *w_scales, const int32_t *w_zps)
 {
-  bool addmm = n_args == 7;
-  QkCall c = { ctx, addmm ? "aten::addmm.out" : "aten::mm.out", args, n_args };
-  EtTensor *input, *weight, *bias = NULL, *out;
-  QkStaged st;
-  int64_t m, k, nn, sizes[2];
+  int64_t sizes[2];
   double *scale;
 
-  if (addmm)
-    QK_TRY (_executorch_qk_opt_tensor (&c, 0, "self", &bias));
-  else
-    QK_TRY (_executorch_qk_check_n_args (&c, 4));
-  QK_TRY (_executorch_qk_tensor (&c, addmm ? 1 : 0, "mat1", &input));
-  QK_TRY (_executorch_qk_tensor (&c, addmm ? 2 : 1, "mat2", &weight));
-  QK_TRY (_executorch_qk_tensor (&c, addmm ? 5 : 2, "out", &out));
-  /* mat2 is [K, N]; the header counts the weight's N rows */
-  if (input->ndim != 2 || weight->ndim != 2)
-    return _executorch_qk_fail (&c, ET_ERROR_INTERNAL, "mat1 or mat2 not staged");
-  QK_TRY (_executorch_qk_read_staged (&c, input, weight, 1, &st));
-  m = input->sizes[0], k = input->sizes[1], nn = weight->sizes[1];
-  if (weight->sizes[0] != k)
-    return _executorch_qk_fail (&c, ET_ERROR_INVALID_ARGUMENT,
-                                "mat1 [%" PRId64 ", %" PRId64 "] and mat2 [%" PRId64 ", %" PRId64 "] do not chain", m,
-                                k, weight->sizes[0], nn);
   if (bias != NULL && (bias->scalar_type != ET_SCALAR_FLOAT || bias->numel != nn || !et_tensor_is_contiguous (bias)))
-    return _executorch_qk_fail (&c, ET_ERROR_INVALID_ARGUMENT, "self is not %" PRId64 " floats", nn);
+    return _executorch_qk_fail (c, ET_ERROR_INVALID_ARGUMENT, "self is not %" PRId64 " floats", nn);
   sizes[0] = m, sizes[1] = nn;
-  QK_TRY (_executorch_qk_resize (&c, out, "out", 2, sizes));
-  QK_TRY (_executorch_qk_contiguous (&c, out, "out"));
+  QK_TRY (_executorch_qk_resize (c, out, "out", 2, sizes));
+  QK_TRY (_executorch_qk_contiguous (c, out, "out"));
   if (out->scalar_type != ET_SCALAR_FLOAT)
-    return _executorch_qk_fail (&c, ET_ERROR_INVALID_ARGUMENT, "out is not Float");
+    return _executorch_qk_fail (c, ET_ERROR_INVALID_ARGUMENT, "out is not Float");
   if (m == 0 || nn == 0)
     return ET_OK;
   scale = et_kernel_context_scratch (ctx, (size_t) nn * sizeof (double));
   if (scale == NULL)
-    return _executorch_qk_fail (&c, ET_ERROR_MEMORY_ALLOCATION_FAILED, "no scratch memory for the product");
+    return _executorch_qk_fail (c, ET_ERROR_MEMORY_ALLOCATION_FAILED, "no scratch memory for the product");
   for (int64_t o = 0; o < nn; o++)
-    scale[o] = st.input.scale * st.w_scales[o];
+    scale[o] = x_scale * w_scales[o];
 
   LinearJob job = {
-    .x = st.x,
-    .w = st.w,
-    .w_zps = st.w_zps,
+    .x = x,
+    .w = w,
+    .w_zps = w_zps,
     .scale = scale,
     .bias = bias != NULL ? (const float *) bias->data : NULL,
     .out = (float *) out->data,
@@ -195,5 +177,66 @@ int_linear (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   return ET_OK;
 }
 
-const EtKernel _executorch_qk_int_addmm_kernel = { "aten::addmm.out [int8]", int_linear, NULL };
-const EtKernel _executorch_qk_int_mm_kernel = { "aten::mm.out [int8]", int_linear, NULL };
+/* What the rewrite copied for one site at load: the int8 weight rows as
+ * stored ([N][K]) and their scales and zero points. */
+typedef struct
+{
+  EtKernel kernel;
+  int64_t n, k;
+  const int8_t *w;
+  const double *w_scales;
+  const int32_t *w_zps;
+} PackedLinear;
+
+/* As int_linear, the weight from the site: mat2 (the transposed weight,
+ * which nothing computed) is only checked for its shape. */
+static EtError
+int_linear_packed (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
+{
+  bool addmm = n_args == 7;
+  QkCall c = { ctx, addmm ? "aten::addmm.out" : "aten::mm.out", args, n_args };
+  const PackedLinear *site = et_kernel_context_user_data (ctx);
+  EtTensor *input, *weight, *bias = NULL, *out;
+  StagedInput head;
+  const int16_t *x;
+
+  if (addmm)
+    QK_TRY (_executorch_qk_opt_tensor (&c, 0, "self", &bias));
+  else
+    QK_TRY (_executorch_qk_check_n_args (&c, 4));
+  QK_TRY (_executorch_qk_tensor (&c, addmm ? 1 : 0, "mat1", &input));
+  QK_TRY (_executorch_qk_tensor (&c, addmm ? 2 : 1, "mat2", &weight));
+  QK_TRY (_executorch_qk_tensor (&c, addmm ? 5 : 2, "out", &out));
+  if (site == NULL || input->ndim != 2 || weight->ndim != 2 || weight->sizes[0] != site->k ||
+      weight->sizes[1] != site->n || input->sizes[1] != site->k)
+    return _executorch_qk_fail (&c, ET_ERROR_INTERNAL, "mat1 or mat2 not the packed weight's shape");
+  QK_TRY (_executorch_qk_read_staged_input (&c, input, &head, &x));
+  return run_linear (&c, ctx, bias, out, x, head.scale, input->sizes[0], site->k, site->n, site->w, site->w_scales,
+                     site->w_zps);
+}
+
+const EtKernel *
+_executorch_qk_int_linear_packed (EtMethodGraph *graph, const EtTensor *w, const double *scales, const int32_t *zps,
+                                  bool addmm)
+{
+  int64_t n = w->sizes[0], k = w->sizes[1];
+  PackedLinear *site = et_method_graph_alloc (graph, sizeof *site);
+  int8_t *copy = et_method_graph_alloc (graph, (size_t) (n * k));
+  double *w_scales = et_method_graph_alloc (graph, (size_t) n * sizeof (double));
+  int32_t *w_zps = et_method_graph_alloc (graph, (size_t) n * sizeof (int32_t));
+
+  if (site == NULL || copy == NULL || w_scales == NULL || w_zps == NULL)
+    return NULL;
+  memcpy (copy, w->data, (size_t) (n * k));
+  memcpy (w_scales, scales, (size_t) n * sizeof (double));
+  memcpy (w_zps, zps, (size_t) n * sizeof (int32_t));
+  *site = (PackedLinear){
+    .kernel = { addmm ? "aten::addmm.out [int8]" : "aten::mm.out [int8]", int_linear_packed, site },
+    .n = n,
+    .k = k,
+    .w = copy,
+    .w_scales = w_scales,
+    .w_zps = w_zps,
+  };
+  return &site->kernel;
+}

@@ -23,6 +23,7 @@ typedef struct
   EtKernel kernel;
   uint8_t table[256];
   bool is_signed; /* the input bytes are int8 (else uint8) */
+  bool identity;  /* table[b] = b */
   int64_t k[2], s[2], p[2], d[2], oh, ow;
 } PoolKernel;
 
@@ -74,11 +75,64 @@ pool_plane (const PoolKernel *pk, const uint8_t *in, int64_t ih, int64_t iw, uin
 }
 
 #ifdef QK_HAVE_AVX2
+/* pool_plane with the horizontal maxima sixteen outputs at a time (stride
+ * 1 or 2, no dilation, windows up to 8 wide) into @maxima (ow + 16
+ * bytes), then through the table; the row holds lowest bytes far enough
+ * past its end for every load. */
 __attribute__ ((target ("avx2"))) static void
 pool_plane_avx2 (const PoolKernel *pk, const uint8_t *in, int64_t ih, int64_t iw, uint8_t *out, uint8_t *row,
-                 int64_t row_width)
+                 int64_t row_width, uint8_t *maxima)
 {
-  pool_plane (pk, in, ih, iw, out, row, row_width);
+  uint8_t lowest = pk->is_signed ? 0x80 : 0x00;
+  /* the even bytes of each 128-bit lane to its low half */
+  const __m256i evens = _mm256_setr_epi8 (0, 2, 4, 6, 8, 10, 12, 14, -1, -1, -1, -1, -1, -1, -1, -1, 0, 2, 4, 6, 8, 10,
+                                          12, 14, -1, -1, -1, -1, -1, -1, -1, -1);
+
+  if (pk->d[1] != 1 || (pk->s[1] != 1 && pk->s[1] != 2) || pk->k[1] > 8)
+    {
+      pool_plane (pk, in, ih, iw, out, row, row_width);
+      return;
+    }
+  for (int64_t oy = 0; oy < pk->oh; oy++)
+    {
+      memset (row, lowest, (size_t) row_width);
+      for (int64_t ky = 0; ky < pk->k[0]; ky++)
+        {
+          int64_t iy = oy * pk->s[0] - pk->p[0] + ky * pk->d[0];
+          if (iy >= 0 && iy < ih)
+            max_into (row + pk->p[1], in + iy * iw, iw, pk->is_signed);
+        }
+      for (int64_t ox = 0; ox < pk->ow; ox += 16)
+        {
+          __m128i m;
+          if (pk->s[1] == 1)
+            {
+              m = _mm_loadu_si128 ((const __m128i *) (row + ox));
+              for (int64_t kx = 1; kx < pk->k[1]; kx++)
+                {
+                  __m128i v = _mm_loadu_si128 ((const __m128i *) (row + ox + kx));
+                  m = pk->is_signed ? _mm_max_epi8 (m, v) : _mm_max_epu8 (m, v);
+                }
+            }
+          else
+            {
+              __m256i w = _mm256_loadu_si256 ((const __m256i *) (row + 2 * ox));
+              for (int64_t kx = 1; kx < pk->k[1]; kx++)
+                {
+                  __m256i v = _mm256_loadu_si256 ((const __m256i *) (row + 2 * ox + kx));
+                  w = pk->is_signed ? _mm256_max_epi8 (w, v) : _mm256_max_epu8 (w, v);
+                }
+              w = _mm256_permute4x64_epi64 (_mm256_shuffle_epi8 (w, evens), 0x08);
+              m = _mm256_castsi256_si128 (w);
+            }
+          _mm_storeu_si128 ((__m128i *) (maxima + ox), m);
+        }
+      if (pk->identity)
+        memcpy (out + oy * pk->ow, maxima, (size_t) pk->ow);
+      else
+        for (int64_t ox = 0; ox < pk->ow; ox++)
+          out[oy * pk->ow + ox] = pk->table[maxima[ox]];
+    }
 }
 #endif
 
@@ -97,7 +151,9 @@ pool_task (void *data, size_t plane)
   PoolJob *job = data;
   const PoolKernel *pk = job->pk;
   uint8_t small[1024];
-  uint8_t *row = job->row_width <= (int64_t) sizeof small ? small : g_try_malloc (job->row_width);
+  /* the row, then the horizontal maxima of pool_plane_avx2 */
+  int64_t need = job->row_width + pk->ow + 16;
+  uint8_t *row = need <= (int64_t) sizeof small ? small : g_try_malloc (need);
   const uint8_t *in = job->in + (int64_t) plane * job->ih * job->iw;
   uint8_t *dst = job->out + (int64_t) plane * pk->oh * pk->ow;
 
@@ -108,7 +164,7 @@ pool_task (void *data, size_t plane)
     }
 #ifdef QK_HAVE_AVX2
   if (_executorch_qk_isa () != QK_ISA_PORTABLE)
-    pool_plane_avx2 (pk, in, job->ih, job->iw, dst, row, job->row_width);
+    pool_plane_avx2 (pk, in, job->ih, job->iw, dst, row, job->row_width, row + job->row_width);
   else
 #endif
     pool_plane (pk, in, job->ih, job->iw, dst, row, job->row_width);
@@ -142,7 +198,9 @@ pool_bytes (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
     return _executorch_qk_fail (&c, ET_ERROR_INTERNAL, "out cannot hold the bytes");
   /* the rewrite checked the geometry against these sizes */
   planes = self->sizes[0] * self->sizes[1];
-  row_width = self->sizes[3] + 2 * pk->p[1] + pk->s[1] * pk->ow + pk->k[1] * pk->d[1];
+  /* room for pool_plane_avx2's loads: 32 bytes from s * ox + kx, ox up
+   * to ow + 15 */
+  row_width = self->sizes[3] + 2 * pk->p[1] + pk->s[1] * (pk->ow + 16) + pk->k[1] * pk->d[1] + 32;
   PoolJob job = {
     .pk = pk,
     .in = (const uint8_t *) self->data + sizeof head,
@@ -193,11 +251,15 @@ _executorch_qk_pool_kernel_new (EtMethodGraph *graph, const uint8_t table[256], 
       !windows_hit (iw, ow, k[1], s[1], p[1], d[1]) || (oh - 1) * s[0] + (k[0] - 1) * d[0] >= ih + 2 * p[0] + s[0] ||
       (ow - 1) * s[1] + (k[1] - 1) * d[1] >= iw + 2 * p[1] + s[1])
     return NULL;
-  if ((pk = et_method_graph_alloc (graph, sizeof *pk)) == NULL)
+  /* a NULL graph (tests): the caller frees the kernel with g_free */
+  if ((pk = graph != NULL ? et_method_graph_alloc (graph, sizeof *pk) : g_try_new0 (PoolKernel, 1)) == NULL)
     return NULL;
   pk->kernel = (EtKernel){ "aten::max_pool2d_with_indices.out [int8]", pool_bytes, pk };
   memcpy (pk->table, table, sizeof pk->table);
   pk->is_signed = is_signed;
+  pk->identity = true;
+  for (int b = 0; b < 256; b++)
+    pk->identity &= table[b] == b;
   for (int i = 0; i < 2; i++)
     pk->k[i] = k[i], pk->s[i] = s[i], pk->p[i] = p[i], pk->d[i] = d[i];
   pk->oh = oh, pk->ow = ow;

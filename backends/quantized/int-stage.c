@@ -4,8 +4,8 @@
  *
  * See int-kernels-private.h for the scheme; these are the kernels that
  * stand in for an integer site's dequantize_per_tensor (activation),
- * dequantize_per_channel / _per_tensor (weight) and a linear's
- * permute_copy of the weight.
+ * dequantize_per_channel / _per_tensor (weight, packed at load) and a
+ * linear's permute_copy of the weight.
  */
 #include "int-kernels-private.h"
 
@@ -18,24 +18,6 @@ size_t
 _executorch_qk_staged_input_size (int64_t numel)
 {
   return sizeof (StagedInput) + (size_t) numel * sizeof (int16_t);
-}
-
-size_t
-_executorch_qk_staged_weight_size (int64_t n_channels, int64_t numel)
-{
-  return sizeof (StagedWeightHead) + (size_t) n_channels * (sizeof (double) + sizeof (int32_t)) + (size_t) numel;
-}
-
-const int8_t *
-_executorch_qk_staged_weights (const void *data, const StagedWeightHead *wh)
-{
-  return (const int8_t *) data + sizeof *wh + (size_t) wh->n_channels * (sizeof (double) + sizeof (int32_t));
-}
-
-static const EtTensor *
-tensor_arg (EtValue **args, uint32_t n_args, uint32_t i)
-{
-  return i < n_args && args[i]->tag == ET_VALUE_TENSOR ? args[i]->u.tensor : NULL;
 }
 
 #ifdef QK_HAVE_AVX2
@@ -153,62 +135,6 @@ stage_input (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   return ET_OK;
 }
 
-/* dequantize_per_channel.out (10 arguments, axis 0) or
- * dequantize_per_tensor.out (9) of a constant int8 weight. */
-static EtError
-stage_weight (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
-{
-  bool per_channel = n_args == 10;
-  QkCall c = { ctx,
-               per_channel ? "quantized_decomposed::dequantize_per_channel.out"
-                           : "quantized_decomposed::dequantize_per_tensor.out",
-               args, n_args };
-  EtTensor *weights, *out;
-  StagedWeightHead head;
-  int64_t n_channels;
-  double *scales;
-  int32_t *zps;
-
-  QK_TRY (_executorch_qk_tensor (&c, 0, "input", &weights));
-  QK_TRY (_executorch_qk_tensor (&c, n_args - 2, "out", &out));
-  QK_TRY (_executorch_qk_resize_like (&c, out, "out", weights));
-  n_channels = weights->ndim > 0 ? weights->sizes[0] : 0;
-  if (weights->scalar_type != ET_SCALAR_CHAR || out->data == NULL || n_channels <= 0 ||
-      out->nbytes < _executorch_qk_staged_weight_size (n_channels, weights->numel) ||
-      !et_tensor_is_contiguous (weights))
-    return _executorch_qk_fail (&c, ET_ERROR_INTERNAL, "weights cannot be staged for the integer convolution");
-  head = (StagedWeightHead){ STAGE_WEIGHT_MAGIC, 0, (int32_t) n_channels, weights->numel };
-  scales = (double *) ((char *) out->data + sizeof head);
-  zps = (int32_t *) (scales + n_channels);
-  if (per_channel)
-    {
-      const EtTensor *s = tensor_arg (args, n_args, 1), *z = tensor_arg (args, n_args, 2);
-      if (s == NULL || s->numel != n_channels || (z != NULL && z->numel != n_channels))
-        return _executorch_qk_fail (&c, ET_ERROR_INTERNAL, "scales or zero points do not match the weights");
-      for (int64_t ch = 0; ch < n_channels; ch++)
-        {
-          /* the reference dequantizes with the float scale */
-          scales[ch] = _executorch_qk_load_float (s->scalar_type, s->data, ch);
-          zps[ch] = z != NULL ? (int32_t) _executorch_qk_load_int (z->scalar_type, z->data, ch) : 0;
-        }
-    }
-  else
-    {
-      double scale;
-      int64_t zp;
-      QK_TRY (_executorch_qk_double (&c, 1, "scale", &scale));
-      QK_TRY (_executorch_qk_int (&c, 2, "zero_point", &zp));
-      for (int64_t ch = 0; ch < n_channels; ch++)
-        {
-          scales[ch] = (float) scale;
-          zps[ch] = (int32_t) zp;
-        }
-    }
-  memcpy ((int8_t *) _executorch_qk_staged_weights (out->data, &head), weights->data, (size_t) weights->numel);
-  memcpy (out->data, &head, sizeof head);
-  return ET_OK;
-}
-
 EtError
 _executorch_qk_read_staged_input (const QkCall *c, const EtTensor *input, StagedInput *head, const int16_t **x)
 {
@@ -221,68 +147,14 @@ _executorch_qk_read_staged_input (const QkCall *c, const EtTensor *input, Staged
   return ET_OK;
 }
 
-EtError
-_executorch_qk_read_staged (const QkCall *c, const EtTensor *input, const EtTensor *weight, uint32_t channel_dim,
-                            QkStaged *staged)
-{
-  StagedWeightHead *wh = &staged->weight;
-
-  QK_TRY (_executorch_qk_read_staged_input (c, input, &staged->input, &staged->x));
-  if (weight->data == NULL || channel_dim >= weight->ndim ||
-      weight->nbytes < _executorch_qk_staged_weight_size (weight->sizes[channel_dim], weight->numel))
-    return _executorch_qk_fail (c, ET_ERROR_INTERNAL, "input or weight not staged");
-  memcpy (wh, weight->data, sizeof *wh);
-  if (wh->magic != STAGE_WEIGHT_MAGIC || wh->numel != weight->numel || wh->n_channels != weight->sizes[channel_dim])
-    return _executorch_qk_fail (c, ET_ERROR_INTERNAL, "input or weight not staged");
-  staged->w_scales = (const double *) ((const char *) weight->data + sizeof *wh);
-  staged->w_zps = (const int32_t *) (staged->w_scales + wh->n_channels);
-  staged->w = _executorch_qk_staged_weights (weight->data, wh);
-  return ET_OK;
-}
-
-/* permute_copy.out (self, [1, 0], out, ret) of a staged weight: the
- * product reads the weight rows as they are, so only the header moves to
- * the permuted tensor's buffer. */
-static EtError
-forward_weight (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
-{
-  QkCall c = { ctx, "aten::permute_copy.out", args, n_args };
-  EtTensor *self, *out;
-  StagedWeightHead wh;
-  int64_t sizes[2];
-  size_t size;
-
-  QK_TRY (_executorch_qk_check_n_args (&c, 4));
-  QK_TRY (_executorch_qk_tensor (&c, 0, "self", &self));
-  QK_TRY (_executorch_qk_tensor (&c, 2, "out", &out));
-  if (self->ndim != 2 || self->data == NULL || out->data == NULL || self->nbytes < sizeof wh)
-    return _executorch_qk_fail (&c, ET_ERROR_INTERNAL, "weight not staged");
-  memcpy (&wh, self->data, sizeof wh);
-  size = _executorch_qk_staged_weight_size (self->sizes[0], self->numel);
-  if (wh.magic != STAGE_WEIGHT_MAGIC || wh.n_channels != self->sizes[0] || self->nbytes < size)
-    return _executorch_qk_fail (&c, ET_ERROR_INTERNAL, "weight not staged");
-  sizes[0] = self->sizes[1], sizes[1] = self->sizes[0];
-  QK_TRY (_executorch_qk_resize (&c, out, "out", 2, sizes));
-  if (out->nbytes < size)
-    return _executorch_qk_fail (&c, ET_ERROR_INTERNAL, "weight not staged");
-  memcpy (out->data, self->data, size);
-  return ET_OK;
-}
-
 /* Named after the operator they stand in for, marked, so that profiles
  * and errors show which sites run on integers. */
 const EtKernel _executorch_qk_stage_input_kernel = { "quantized_decomposed::dequantize_per_tensor.out [int8 staging]",
                                                      stage_input, NULL };
-const EtKernel _executorch_qk_stage_weight_channel_kernel = {
-  "quantized_decomposed::dequantize_per_channel.out [int8 staging]", stage_weight, NULL
-};
-const EtKernel _executorch_qk_stage_weight_tensor_kernel = {
-  "quantized_decomposed::dequantize_per_tensor.out [int8 staging]", stage_weight, NULL
-};
-const EtKernel _executorch_qk_forward_weight_kernel = { "aten::permute_copy.out [int8 weight]", forward_weight, NULL };
 
-/* A convolution's weight dequantization whose weights the rewrite packed
- * at load (the convolution's own kernel holds them): nothing to do. */
+/* A weight dequantization (or a linear's weight transpose) whose weights
+ * the rewrite packed at load (the product's own kernel holds them):
+ * nothing to do. */
 static EtError
 weight_packed (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
 {
@@ -296,11 +168,13 @@ const EtKernel _executorch_qk_weight_packed_channel_kernel = {
 const EtKernel _executorch_qk_weight_packed_tensor_kernel = {
   "quantized_decomposed::dequantize_per_tensor.out [int8 packed at load]", weight_packed, NULL
 };
+const EtKernel _executorch_qk_transpose_packed_kernel = { "aten::permute_copy.out [int8 packed at load]", weight_packed,
+                                                          NULL };
 
 /* The bytes a requantizing convolution left in @in's buffer, checked
  * against its numel; NULL if they are not there. */
-static const StagedBytes *
-staged_bytes (const EtTensor *in)
+const StagedBytes *
+_executorch_qk_staged_bytes (const EtTensor *in)
 {
   StagedBytes head;
 
@@ -318,7 +192,7 @@ staged_bytes (const EtTensor *in)
 static EtError
 pass_bytes (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
 {
-  QkCall c = { ctx, "activation after an int8 convolution", args, n_args };
+  QkCall c = { ctx, "int8 pass-through", args, n_args };
   EtTensor *self, *out;
 
   if (n_args != 3 && n_args != 5)
@@ -326,7 +200,8 @@ pass_bytes (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   QK_TRY (_executorch_qk_tensor (&c, 0, "self", &self));
   QK_TRY (_executorch_qk_tensor (&c, n_args - 2, "out", &out));
   QK_TRY (_executorch_qk_resize_like (&c, out, "out", self));
-  if (staged_bytes (self) == NULL || out->data == NULL || out->nbytes < sizeof (StagedBytes) + (size_t) self->numel)
+  if (_executorch_qk_staged_bytes (self) == NULL || out->data == NULL ||
+      out->nbytes < sizeof (StagedBytes) + (size_t) self->numel)
     return _executorch_qk_fail (&c, ET_ERROR_INTERNAL, "self not staged");
   memcpy (out->data, self->data, sizeof (StagedBytes));
   copy_bytes ((char *) out->data + sizeof (StagedBytes), (const char *) self->data + sizeof (StagedBytes), self->numel);
@@ -346,7 +221,7 @@ unstage_bytes (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   QK_TRY (_executorch_qk_tensor (&c, 0, "input", &input));
   QK_TRY (_executorch_qk_tensor (&c, 6, "out", &out));
   QK_TRY (_executorch_qk_resize_like (&c, out, "out", input));
-  if (staged_bytes (input) == NULL || out->data == NULL || out->nbytes < (size_t) input->numel ||
+  if (_executorch_qk_staged_bytes (input) == NULL || out->data == NULL || out->nbytes < (size_t) input->numel ||
       (out->scalar_type != ET_SCALAR_CHAR && out->scalar_type != ET_SCALAR_BYTE) || !et_tensor_is_contiguous (out))
     return _executorch_qk_fail (&c, ET_ERROR_INTERNAL, "input not staged");
   copy_bytes (out->data, (const char *) input->data + sizeof (StagedBytes), input->numel);
@@ -355,6 +230,10 @@ unstage_bytes (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
 
 const EtKernel _executorch_qk_pass_relu_kernel = { "aten::relu.out [int8 pass-through]", pass_bytes, NULL };
 const EtKernel _executorch_qk_pass_hardtanh_kernel = { "aten::hardtanh.out [int8 pass-through]", pass_bytes, NULL };
+/* _clone_dim_order.out (self, non_blocking, dim_order, out, ret) of
+ * staged bytes into a contiguous out: the same bytes */
+const EtKernel _executorch_qk_clone_bytes_kernel = { "dim_order_ops::_clone_dim_order.out [int8 bytes]", pass_bytes,
+                                                     NULL };
 const EtKernel _executorch_qk_unstage_bytes_kernel = { "quantized_decomposed::quantize_per_tensor.out [int8 bytes]",
                                                        unstage_bytes, NULL };
 
@@ -487,7 +366,8 @@ lut_bytes (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   QK_TRY (_executorch_qk_tensor (&c, 0, "self", &self));
   QK_TRY (_executorch_qk_tensor (&c, n_args - 2, "out", &out));
   QK_TRY (_executorch_qk_resize_like (&c, out, "out", self));
-  if (staged_bytes (self) == NULL || out->data == NULL || out->nbytes < sizeof (StagedBytes) + (size_t) self->numel)
+  if (_executorch_qk_staged_bytes (self) == NULL || out->data == NULL ||
+      out->nbytes < sizeof (StagedBytes) + (size_t) self->numel)
     return _executorch_qk_fail (&c, ET_ERROR_INTERNAL, "self not staged");
   memcpy (out->data, self->data, sizeof (StagedBytes));
   map_bytes (lut, (const uint8_t *) self->data + sizeof (StagedBytes), (uint8_t *) out->data + sizeof (StagedBytes),

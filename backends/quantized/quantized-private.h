@@ -120,16 +120,11 @@ extern const size_t _executorch_qk_linear_n_kernels;
  * each staged float buffer must hold (int-conv-rewrite.c matches the
  * sites; int-kernels-private.h describes the scheme). */
 extern const EtKernel _executorch_qk_stage_input_kernel;
-extern const EtKernel _executorch_qk_stage_weight_channel_kernel;
-extern const EtKernel _executorch_qk_stage_weight_tensor_kernel;
 extern const EtKernel _executorch_qk_pass_relu_kernel;
 extern const EtKernel _executorch_qk_pass_hardtanh_kernel;
 extern const EtKernel _executorch_qk_unstage_bytes_kernel;
 extern const EtKernel _executorch_qk_weight_packed_channel_kernel;
 extern const EtKernel _executorch_qk_weight_packed_tensor_kernel;
-extern const EtKernel _executorch_qk_int_addmm_kernel;
-extern const EtKernel _executorch_qk_int_mm_kernel;
-extern const EtKernel _executorch_qk_forward_weight_kernel;
+extern const EtKernel _executorch_qk_transpose_packed_kernel;
 size_t _executorch_qk_staged_input_size (int64_t numel);
-size_t _executorch_qk_staged_weight_size (int64_t n_channels, int64_t numel);
 extern const EtMethodRewrite _executorch_qk_int_conv_rewrite;

@@ -21,32 +21,44 @@ import sys
 # fixture -> {operator row: calls per execution}
 EXPECTED = {
     "cnn_q8": {"aten::convolution.out [int8]": 3, "aten::addmm.out [int8]": 1,
-               "aten::permute_copy.out [int8 weight]": 1,
-               "quantized_decomposed::dequantize_per_channel.out [int8 staging]": 1,
-               "quantized_decomposed::dequantize_per_channel.out [int8 packed at load]": 3,
+               # the linear's weight copied at load: its dequantize and
+               # transpose do nothing
+               "aten::permute_copy.out [int8 packed at load]": 1,
+               "quantized_decomposed::dequantize_per_channel.out [int8 packed at load]": 3 + 1,
                "quantized_decomposed::dequantize_per_tensor.out [int8 staging]": 4,
                # conv -> relu -> quantize: the convolution quantizes
                "aten::relu.out [int8 pass-through]": 3,
                # dequantize -> max_pool2d -> quantize on the bytes
                "aten::max_pool2d_with_indices.out [int8]": 2,
-               "quantized_decomposed::dequantize_per_tensor.out [int8 bytes]": 2,
-               "quantized_decomposed::quantize_per_tensor.out [int8 bytes]": 3 + 2},
+               # and dequantize -> flatten (a view) -> quantize on the bytes
+               "quantized_decomposed::dequantize_per_tensor.out [int8 bytes]": 2 + 1,
+               "quantized_decomposed::quantize_per_tensor.out [int8 bytes]": 3 + 2 + 1},
     "resblock_q8": {"aten::convolution.out [int8]": 7, "aten::addmm.out [int8]": 1,
-                    "quantized_decomposed::dequantize_per_channel.out [int8 staging]": 1,
-                    "quantized_decomposed::dequantize_per_channel.out [int8 packed at load]": 7,
+                    "aten::permute_copy.out [int8 packed at load]": 1,
+                    "quantized_decomposed::dequantize_per_channel.out [int8 packed at load]": 7 + 1,
                     "aten::relu.out [int8 pass-through]": 4,
                     "quantized_decomposed::quantize_per_tensor.out [int8 bytes]": 7},
     # conv -> quantize -> dequantize -> hardtanh -> quantize (ReLU6 outside
     # the convolution): the middle three as a byte table
     "dw_q8": {"aten::convolution.out [int8]": 7, "aten::addmm.out [int8]": 1,
-              "quantized_decomposed::dequantize_per_channel.out [int8 packed at load]": 7,
+              "aten::permute_copy.out [int8 packed at load]": 1,
+              "quantized_decomposed::dequantize_per_channel.out [int8 packed at load]": 7 + 1,
               "aten::relu.out [int8 pass-through]": 3,
               "aten::hardtanh.out [int8 table]": 3,
               "aten::max_pool2d_with_indices.out [int8]": 2,
               "aten::sigmoid.out [int8 table]": 1,
               "quantized_decomposed::dequantize_per_tensor.out [int8 bytes]": 3 + 2 + 1,
               "quantized_decomposed::quantize_per_tensor.out [int8 bytes]": 7 + 3 + 2 + 1},
-    "mlp_q8": {"aten::addmm.out [int8]": 3},
+    # the channel shuffle and the NHWC round trip on the bytes: dequantize
+    # -> view -> quantize, dequantize -> permute -> quantize (three) and
+    # dequantize -> permute -> clone -> permute -> quantize; the split
+    # and the cat (list items) stay float
+    "shuffle_q8": {"aten::convolution.out [int8]": 5,
+                   "aten::permute_copy.out [int8 bytes]": 3,
+                   "dim_order_ops::_clone_dim_order.out [int8 bytes]": 2,
+                   "quantized_decomposed::dequantize_per_tensor.out [int8 bytes]": 3},
+    "mlp_q8": {"aten::addmm.out [int8]": 3, "aten::permute_copy.out [int8 packed at load]": 3,
+               "quantized_decomposed::dequantize_per_channel.out [int8 packed at load]": 3},
     # weight-only quantized: the activations are float, nothing to take
     "lm_wq": {},
     # dynamic activation qparams (Tensor overloads): not taken

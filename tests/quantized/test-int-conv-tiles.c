@@ -249,21 +249,26 @@ static void
 test_depthwise (void)
 {
   static const DwCase cases[] = {
-    { 3, 9, 11, 3, 3, { 1, 1 }, { 1, 1 }, { 1, 1 } },  /* mobilenet's */
-    { 5, 17, 13, 3, 3, { 2, 2 }, { 1, 1 }, { 1, 1 } }, /* stride 2, odd sizes */
-    { 2, 7, 19, 3, 5, { 1, 1 }, { 1, 2 }, { 1, 1 } },  /* 3x5 kernel */
-    { 4, 12, 12, 3, 3, { 1, 1 }, { 2, 2 }, { 2, 2 } }, /* dilation 2 */
-    { 1, 6, 40, 5, 5, { 2, 1 }, { 0, 3 }, { 1, 1 } },  /* unpadded rows, padded columns */
-    { 2, 3, 600, 1, 7, { 1, 3 }, { 0, 3 }, { 1, 1 } }, /* a row longer than the stack's */
+    { 3, 9, 11, 3, 3, { 1, 1 }, { 1, 1 }, { 1, 1 } },   /* mobilenet's */
+    { 5, 17, 13, 3, 3, { 2, 2 }, { 1, 1 }, { 1, 1 } },  /* stride 2, odd sizes */
+    { 2, 7, 19, 3, 5, { 1, 1 }, { 1, 2 }, { 1, 1 } },   /* 3x5 kernel */
+    { 4, 12, 12, 3, 3, { 1, 1 }, { 2, 2 }, { 2, 2 } },  /* dilation 2 */
+    { 1, 6, 40, 5, 5, { 2, 1 }, { 0, 3 }, { 1, 1 } },   /* unpadded rows, padded columns */
+    { 2, 3, 600, 1, 7, { 1, 3 }, { 0, 3 }, { 1, 1 } },  /* a row longer than the stack's */
+    { 2, 15, 100, 3, 3, { 1, 1 }, { 1, 1 }, { 1, 1 } }, /* rows requantized ten at a time, then five */
+    { 3, 31, 201, 3, 3, { 2, 2 }, { 1, 1 }, { 1, 1 } }, /* stride 2: nine, then seven */
   };
-  const QkRequant relu6 = {
+  QkRequant relu6 = {
     .lo = 0.0f, .hi = 6.0f, .scale = 0.03, .zero_point = -100, .qmin = -128, .qmax = 127, .is_signed = true
   };
-  const QkRequant u8 = {
+  QkRequant u8 = {
     .lo = -INFINITY, .hi = INFINITY, .scale = 0.007, .zero_point = 131, .qmin = 0, .qmax = 255, .is_signed = false
   };
   GRand *rand = g_rand_new_with_seed (5);
   int isa_count = n_isas ();
+
+  _executorch_qk_requant_prepare (&relu6);
+  _executorch_qk_requant_prepare (&u8);
 
   for (int is = 0; is < isa_count; is++)
     for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -275,6 +280,78 @@ test_depthwise (void)
   g_rand_free (rand);
 }
 
+/* One row of sums requantized by _executorch_qk_emit_row against the
+ * exact steps, element by element. */
+static void
+check_requant_row (const int32_t *acc, int64_t n, double scale, double bias, const QkRequant *rq, QkIsa isa)
+{
+  uint8_t *q = g_new0 (uint8_t, n + 1);
+  QkOutput o = { .q = q, .requant = rq, .isa = isa };
+
+  q[n] = 0xa5;
+  _executorch_qk_emit_row (&o, acc, 0, n, scale, bias);
+  g_assert_cmpuint (q[n], ==, 0xa5); /* nothing past the row */
+  for (int64_t i = 0; i < n; i++)
+    {
+      float v = (float) ((double) acc[i] * scale + bias);
+      v = v < rq->lo ? rq->lo : v;
+      v = v > rq->hi ? rq->hi : v;
+      int32_t want = quantize_ref (v, rq), got = rq->is_signed ? (int8_t) q[i] : q[i];
+      if (got != want)
+        g_error ("isa %d: sum %d (scale %.17g, bias %.9g, out scale %.9g, zp %d) gives %d, expected %d", isa, acc[i],
+                 scale, bias, rq->scale, rq->zero_point, got, want);
+    }
+  g_free (q);
+}
+
+static void
+test_requant_rows (void)
+{
+  static const int64_t lengths[] = { 1, 7, 15, 16, 17, 33, 64, 255, 300, 1001 };
+  QkRequant kinds[] = {
+    { .lo = 0.0f, .hi = 6.0f, .scale = 0.0235, .zero_point = -128, .qmin = -128, .qmax = 127, .is_signed = true },
+    { .lo = -INFINITY, .hi = INFINITY, .scale = 0.05, .zero_point = 3, .qmin = -128, .qmax = 127, .is_signed = true },
+    { .lo = 0.0f, .hi = INFINITY, .scale = 0.011, .zero_point = 0, .qmin = 0, .qmax = 255, .is_signed = false },
+    { .lo = -1.5f, .hi = 0.75f, .scale = 0.007, .zero_point = 131, .qmin = 0, .qmax = 255, .is_signed = false },
+    { .lo = -INFINITY, .hi = INFINITY, .scale = 0.1, .zero_point = -5, .qmin = -20, .qmax = 30, .is_signed = true },
+    /* out of the short form's range: the exact steps everywhere */
+    { .lo = -INFINITY, .hi = INFINITY, .scale = 1e-30, .zero_point = 0, .qmin = -128, .qmax = 127, .is_signed = true },
+  };
+  GRand *rand = g_rand_new_with_seed (11);
+  int isa_count = n_isas ();
+  int32_t *acc = g_new (int32_t, 1001);
+
+  for (guint k = 0; k < G_N_ELEMENTS (kinds); k++)
+    _executorch_qk_requant_prepare (&kinds[k]);
+
+  for (int is = 0; is < isa_count; is++)
+    for (guint k = 0; k < G_N_ELEMENTS (kinds); k++)
+      for (guint l = 0; l < G_N_ELEMENTS (lengths); l++)
+        for (int round = 0; round < 8; round++)
+          {
+            const QkRequant *rq = &kinds[k];
+            int64_t n = lengths[l];
+            /* sums of a narrow layer, of a wide one, and extremes */
+            int32_t range = round < 3 ? 1 << 12 : round < 6 ? 1 << 20 : G_MAXINT32;
+            double scale = (double) (float) g_rand_double_range (rand, 1e-6, 1e-3);
+            double bias = (double) (float) g_rand_double_range (rand, -2, 2);
+            for (int64_t i = 0; i < n; i++)
+              acc[i] = range == G_MAXINT32 ? (int32_t) g_rand_int (rand) : g_rand_int_range (rand, -range, range);
+            if (round == 7)
+              {
+                /* every odd sum lands on a tie: u = sum / 2 exactly */
+                float inv = 1.0f / (float) rq->scale;
+                scale = 0.5 / (double) inv;
+                bias = 0.0;
+                for (int64_t i = 0; i < n; i++)
+                  acc[i] = g_rand_int_range (rand, -600, 600);
+              }
+            check_requant_row (acc, n, scale, bias, rq, isas[is]);
+          }
+  g_free (acc);
+  g_rand_free (rand);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -282,5 +359,6 @@ main (int argc, char **argv)
   g_test_add_func ("/quantized/int-conv/tiles", test_tiles);
   g_test_add_func ("/quantized/int-conv/tiles-u8", test_tiles_u8);
   g_test_add_func ("/quantized/int-conv/depthwise", test_depthwise);
+  g_test_add_func ("/quantized/int-conv/requant-rows", test_requant_rows);
   return g_test_run ();
 }

@@ -186,6 +186,34 @@ class DwBlock(nn.Module):
         return self.fc(x.mean((2, 3)))
 
 
+class ShuffleBlock(nn.Module):
+    """ShuffleNet-v2-style int8 unit on odd sizes: a split (chunk), a branch
+    of 1x1, depthwise and 1x1 convolutions, a concatenation, the channel
+    shuffle (view -> transpose -> contiguous -> view) and a round trip
+    through NHWC (permutes that move the last dimension): the data
+    movement between a dequantize and a quantize, which the rewrite runs
+    on the bytes."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(11)
+        self.stem = nn.Conv2d(3, 10, 3, padding=1)
+        self.branch = nn.Sequential(nn.Conv2d(5, 5, 1), nn.ReLU(), nn.Conv2d(5, 5, 3, padding=1, groups=5),
+                                    nn.Conv2d(5, 5, 1), nn.ReLU())
+        self.head = nn.Conv2d(10, 16, 3, padding=1)
+        self.fc = nn.Linear(16, 4)
+
+    def forward(self, x):
+        x = F.relu(self.stem(x))
+        a, b = x.chunk(2, dim=1)
+        x = torch.cat((a, self.branch(b)), 1)
+        n, c, h, w = x.shape
+        x = x.view(n, 2, c // 2, h, w).transpose(1, 2).contiguous().view(n, c, h, w)
+        x = x.permute(0, 2, 3, 1).contiguous().permute(0, 3, 1, 2)
+        x = F.relu(self.head(x))
+        return self.fc(x.mean((2, 3)))
+
+
 class MLP(nn.Module):
     def __init__(self):
         super().__init__()
@@ -400,6 +428,18 @@ def fixtures(full=False):
         "int8 (XNNPACKQuantizer, per-channel weights), no delegate; x [1,3,33,39].",
         {"forward": pt2e_quantize(DwBlock(), ex, calib)}, {"forward": ex},
         [Case("forward", (rand(1, 3, 33, 39, seed=s),), tol=dict(Q_TOL)) for s in (1, 2, 3)],
+        targets=Q_OPS, record_upstream=True))
+
+    ex = (rand(1, 3, 9, 11, seed=1),)
+    calib = [(rand(1, 3, 9, 11, seed=500 + i),) for i in range(8)]
+    out.append(Fixture(
+        "shuffle_q8",
+        "ShuffleNet-v2-style unit: Conv(3,10,3) ReLU, chunk(2), branch Conv(5,5,1) ReLU depthwise "
+        "Conv(5,3) Conv(5,5,1) ReLU, cat, channel shuffle (view, transpose, contiguous, view), "
+        "permute to NHWC and back, Conv(10,16,3) ReLU, mean, Linear(16,4); PT2E static int8 "
+        "(XNNPACKQuantizer, per-channel weights), no delegate; x [1,3,9,11].",
+        {"forward": pt2e_quantize(ShuffleBlock(), ex, calib)}, {"forward": ex},
+        [Case("forward", (rand(1, 3, 9, 11, seed=s),), tol=dict(Q_TOL)) for s in (1, 2, 3)],
         targets=Q_OPS, record_upstream=True))
 
     ex = (rand(4, 32, seed=1),)
