@@ -47,7 +47,8 @@
  * (bench/results/2026-12-04-xnnpack-debian13-2vcpu.txt). */
 static gsize budget_override; /* tests: xb_conv_split_set_budget() */
 
-/* Unused where the library cannot concatenate (no split there). */
+/* These three are unused where the library cannot concatenate (no split
+ * there). */
 G_GNUC_UNUSED static size_t
 slice_budget (void)
 {
@@ -81,7 +82,7 @@ slice_budget (void)
 
 /* The slice width for @cout output channels of @per_channel weight bytes
  * each, or 0 to define the node unsplit. */
-static size_t
+G_GNUC_UNUSED static size_t
 width_for (size_t cout, size_t per_channel)
 {
   size_t budget = slice_budget ();
@@ -98,7 +99,7 @@ width_for (size_t cout, size_t per_channel)
 /* fp32 values and static fp32 weights (and bias) whose data hold
  * @cout x @per_channel bytes (and @cout bias values): the slices are views
  * into them. */
-static gboolean
+G_GNUC_UNUSED static gboolean
 plain_static (const XbGraph *g, const XbNode *n, size_t cout, size_t per_channel)
 {
   const XbValue *in = &g->values[n->inputs[0]], *w = &g->values[n->inputs[1]], *out = &g->values[n->outputs[0]];
