@@ -530,3 +530,67 @@ _executorch_conv_pack_weight (const float *weight, int64_t groups, int64_t cout_
       _executorch_sgemm_pack_a (&gm, dst + g * _executorch_sgemm_packed_a_floats (cout_g, k));
     }
 }
+
+/* ---- Two GEMM convolutions in one region ---- */
+
+typedef struct
+{
+  ConvJob jobs[2];
+  int64_t first_tasks; /* tasks of jobs[0]; jobs[1]'s follow */
+} TwoJob;
+
+static void
+two_task (void *data, size_t task)
+{
+  TwoJob *two = data;
+
+  if ((int64_t) task < two->first_tasks)
+    gemm_task (&two->jobs[0], task);
+  else
+    gemm_task (&two->jobs[1], task - (size_t) two->first_tasks);
+}
+
+static bool
+takes_gemm (const KernelConv *cv)
+{
+  return !cv->transposed && !(cv->groups == cv->cin && cv->cin_g == 1 && cv->kh * cv->kw > 1);
+}
+
+bool
+_executorch_conv_f32_two (const KernelConvCall *calls)
+{
+  TwoJob two = { 0 };
+  int64_t tasks[2];
+
+  g_return_val_if_fail (takes_gemm (calls[0].cv) && takes_gemm (calls[1].cv), false);
+  for (int i = 0; i < 2; i++)
+    {
+      const KernelConvCall *c = &calls[i];
+      const KernelConv *cv = c->cv;
+      ConvJob *job = &two.jobs[i];
+      bool direct = cv->kh == 1 && cv->kw == 1 && cv->sh == 1 && cv->sw == 1 && cv->ph == 0 && cv->pw == 0;
+
+      *job = (ConvJob){ .cv = cv,
+                        .x = c->x,
+                        .weight = c->weight,
+                        .packed_weight = c->packed_weight,
+                        .bias = c->bias,
+                        .y = c->y,
+                        .epilogue = c->epilogue };
+      choose_split (job, direct);
+      job->n_tiles = (cv->oh * cv->ow + job->tile - 1) / job->tile;
+      job->n_co = (cv->cout_g + job->co_block - 1) / job->co_block;
+      tasks[i] = cv->n * cv->groups * job->n_co * job->n_tiles;
+    }
+  if (executorch_threadpool_get_num_threads () > 1 && tasks[0] + tasks[1] > 1)
+    {
+      two.jobs[0].single_thread = two.jobs[1].single_thread = true;
+      two.first_tasks = tasks[0];
+      executorch_threadpool_parallelize_1d ((ExecutorchThreadpoolTask1d) two_task, &two,
+                                            (size_t) (tasks[0] + tasks[1]));
+    }
+  else
+    for (int i = 0; i < 2; i++)
+      run_tasks (&two.jobs[i], gemm_task, tasks[i]);
+  return !two.jobs[0].failed && !two.jobs[1].failed;
+}

@@ -101,6 +101,21 @@ bool _executorch_conv_pair_applies (const KernelConv *dw, const KernelConv *pw);
 /* False when temporary memory runs out. */
 bool _executorch_conv_pair_f32 (const KernelConvPairArgs *args);
 
+/* One float32 convolution's data, as _executorch_conv_f32() takes it. */
+typedef struct
+{
+  const KernelConv *cv;
+  const float *x, *weight, *packed_weight, *bias; /* packed_weight, bias: or NULL */
+  float *y;
+  const KernelConvEpilogue *epilogue; /* or NULL */
+} KernelConvCall;
+
+/* Two convolutions that take the GEMM path (not depthwise, not
+ * transposed), their tasks in one parallel region (a SqueezeNet fire
+ * module's two expand convolutions).  False when temporary memory runs
+ * out. */
+bool _executorch_conv_f32_two (const KernelConvCall *calls);
+
 /* Floats of the packed weights of a convolution that takes the GEMM path
  * (not depthwise, not transposed) with @groups groups of @cout_g output
  * channels and @k = cin / groups * kh * kw taps; 0 for the other paths. */
@@ -154,3 +169,19 @@ typedef struct
 } KernelConvPair;
 
 EtError _executorch_convolution_pair_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args);
+
+/* The first of two consecutive convolution instructions (only fused-away
+ * ones between them) where the second reads nothing the first writes
+ * (rewrites/conv-pair.c): it runs both, their tasks in one parallel region
+ * where both take the GEMM path and no out shares bytes with an input,
+ * else one after the other as their own (fused) instructions would.  The
+ * second instruction then does nothing. */
+typedef struct
+{
+  EtKernel kernel;
+  const KernelConvFusion *conv[2]; /* in instruction order */
+  EtValue **args[2];
+  uint32_t n_args[2];
+} KernelConvTwo;
+
+EtError _executorch_convolution_two_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args);

@@ -558,6 +558,66 @@ _executorch_convolution_pair_out (EtKernelContext *ctx, EtValue **args, uint32_t
   return ET_OK;
 }
 
+/* The instruction of two independent convolutions
+ * (rewrites/conv-pair.c): one region where convolution-fast.c takes
+ * them, else one after the other. */
+EtError
+_executorch_convolution_two_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
+{
+  const KernelConvTwo *two = et_kernel_context_user_data (ctx);
+  EtTensor *x[2], *w[2], *b[2], *raw[2], *out[2];
+  KernelConv cv[2];
+  KernelConvEpilogue epilogue[2];
+  KernelConvCall calls[2];
+  bool together = true;
+
+  (void) args;
+  (void) n_args;
+  if (two == NULL || two->conv[0] == NULL || two->conv[1] == NULL)
+    return KERNEL_FAIL (ctx, ET_ERROR_INTERNAL, OP ": paired instruction without its pair");
+  for (int i = 0; i < 2; i++)
+    {
+      KERNEL_TRY (parse (ctx, two->args[i], two->n_args[i], &x[i], &w[i], &b[i], &raw[i], &cv[i]));
+      out[i] = two->conv[i]->out->tag == ET_VALUE_TENSOR ? two->conv[i]->out->u.tensor : NULL;
+      if (out[i] == NULL)
+        return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, OP ": a paired convolution's out must be a tensor");
+      KERNEL_TRY (_executorch_resize (ctx, out[i], raw[i]->ndim, raw[i]->sizes));
+    }
+  for (int i = 0; i < 2 && together; i++)
+    {
+      const KernelConvFusion *f = two->conv[i];
+      calls[i] = (KernelConvCall){
+        .cv = &cv[i],
+        .x = dense_f32 (x[i]),
+        .weight = f->weight != NULL ? f->weight : dense_f32 (w[i]),
+        .packed_weight = packed_weight (f, &cv[i]),
+        .bias = f->bias != NULL ? f->bias : dense_f32 (b[i]),
+        .y = (float *) dense_f32 (out[i]),
+        .epilogue = &epilogue[i],
+      };
+      epilogue[i] = (KernelConvEpilogue){ .clamp = f->clamp, .lo = f->lo, .hi = f->hi };
+      together = f->residual == NULL && calls[i].x != NULL &&
+                 (calls[i].weight != NULL || calls[i].packed_weight != NULL) &&
+                 (calls[i].bias != NULL || b[i] == NULL) && calls[i].y != NULL && !cv[i].transposed &&
+                 !(cv[i].groups == cv[i].cin && cv[i].cin_g == 1 && cv[i].kh * cv[i].kw > 1) &&
+                 !overlaps (out[i], x[0]) && !overlaps (out[i], x[1]) && !overlaps (out[i], out[1 - i]);
+    }
+  if (!together)
+    {
+      KERNEL_TRY (convolution_run (ctx, two->args[0], two->n_args[0], two->conv[0]));
+      return convolution_run (ctx, two->args[1], two->n_args[1], two->conv[1]);
+    }
+  if (out[0]->numel == 0 || out[1]->numel == 0)
+    {
+      /* Nothing to share a region with: each alone (an empty one writes nothing). */
+      KERNEL_TRY (convolution_run (ctx, two->args[0], two->n_args[0], two->conv[0]));
+      return convolution_run (ctx, two->args[1], two->n_args[1], two->conv[1]);
+    }
+  if (!_executorch_conv_f32_two (calls))
+    return KERNEL_FAIL (ctx, ET_ERROR_MEMORY_ALLOCATION_FAILED, "convolution: out of memory for temporary buffers");
+  return ET_OK;
+}
+
 const EtKernel _executorch_conv_kernels[] = {
   { "aten::convolution.out", _executorch_convolution_out, NULL },
 };
