@@ -8,7 +8,8 @@
  * each instruction set; the pair must match a double-precision loop of
  * the two convolutions (bias, clamp, residual; odd sizes, stride 2,
  * padding, a batch) and give the same bytes on 1 and 2 threads, writing
- * every output (prefilled with NaN) and nothing past it.
+ * every output (prefilled with NaN) and nothing past it.  Two GEMM
+ * convolutions in one region must give the bytes of each alone.
  */
 #include "convolution-private.h"
 #include "executorch-threadpool.h"
@@ -310,6 +311,91 @@ test_applies (void)
   g_assert_false (_executorch_conv_pair_applies (&dw, &other));
 }
 
+/* Two GEMM convolutions of one input in one region (a fire module's
+ * expand pair): each must be the bytes _executorch_conv_f32() gives it
+ * alone, on 1 and 2 threads, with nothing written past either out. */
+static void
+check_two (int64_t cin, int64_t h, int64_t w, int64_t co0, int64_t co1, bool packed)
+{
+  KernelConv cv[2];
+  int64_t ks[2] = { 1, 3 }, co[2] = { co0, co1 }, pixels = h * w;
+  float *x = random_floats (cin * pixels), *wt[2], *bias[2], *pk[2], *alone[2], *y[2];
+  KernelConvEpilogue ep = { .clamp = true, .lo = 0.0f, .hi = INFINITY };
+  KernelConvCall calls[2];
+
+  for (int i = 0; i < 2; i++)
+    {
+      cv[i] = (KernelConv){ .n = 1,
+                            .cin = cin,
+                            .h = h,
+                            .w = w,
+                            .cout = co[i],
+                            .kh = ks[i],
+                            .kw = ks[i],
+                            .oh = h,
+                            .ow = w,
+                            .sh = 1,
+                            .sw = 1,
+                            .ph = ks[i] / 2,
+                            .pw = ks[i] / 2,
+                            .dh = 1,
+                            .dw = 1,
+                            .groups = 1,
+                            .cin_g = cin,
+                            .cout_g = co[i] };
+      wt[i] = random_floats (co[i] * cin * ks[i] * ks[i]);
+      bias[i] = random_floats (co[i]);
+      pk[i] = g_new (float, _executorch_conv_packed_weight_floats (1, co[i], cin * ks[i] * ks[i], false));
+      _executorch_conv_pack_weight (wt[i], 1, co[i], cin * ks[i] * ks[i], pk[i]);
+      alone[i] = g_new (float, co[i] * pixels);
+      y[i] = g_new (float, co[i] * pixels + GUARD);
+      calls[i] = (KernelConvCall){ .cv = &cv[i],
+                                   .x = x,
+                                   .weight = wt[i],
+                                   .packed_weight = packed ? pk[i] : NULL,
+                                   .bias = bias[i],
+                                   .y = y[i],
+                                   .epilogue = &ep };
+    }
+  for (guint threads = 1; threads <= 2; threads++)
+    {
+      executorch_threadpool_set_num_threads (threads);
+      for (int i = 0; i < 2; i++)
+        {
+          g_assert_cmpint (_executorch_conv_f32 (NULL, &cv[i], x, wt[i], packed ? pk[i] : NULL, bias[i], alone[i], &ep),
+                           ==, ET_OK);
+          for (int64_t j = 0; j < co[i] * pixels + GUARD; j++)
+            y[i][j] = j < co[i] * pixels ? NAN : 1234.5f;
+        }
+      g_assert_true (_executorch_conv_f32_two (calls));
+      for (int i = 0; i < 2; i++)
+        {
+          g_assert_cmpmem (y[i], co[i] * pixels * sizeof (float), alone[i], co[i] * pixels * sizeof (float));
+          for (int64_t j = co[i] * pixels; j < co[i] * pixels + GUARD; j++)
+            g_assert_cmpfloat (y[i][j], ==, 1234.5f);
+        }
+    }
+  executorch_threadpool_set_num_threads (1);
+  g_free (x);
+  for (int i = 0; i < 2; i++)
+    {
+      g_free (wt[i]);
+      g_free (bias[i]);
+      g_free (pk[i]);
+      g_free (alone[i]);
+      g_free (y[i]);
+    }
+}
+
+static void
+test_two_in_one_region (void)
+{
+  check_two (48, 13, 13, 192, 192, true); /* SqueezeNet's 13x13 fire */
+  check_two (16, 55, 55, 64, 64, true);
+  check_two (7, 9, 11, 13, 5, false); /* odd sizes, weights packed per call */
+  check_two (3, 2, 3, 1, 2, true);    /* too small to split */
+}
+
 int
 main (int argc, char **argv)
 {
@@ -318,6 +404,7 @@ main (int argc, char **argv)
   g_test_add_func ("/conv-pair/rows-match-planes", test_rows_match_planes);
   g_test_add_func ("/conv-pair/against-reference", test_against_reference);
   g_test_add_func ("/conv-pair/applies", test_applies);
+  g_test_add_func ("/conv-pair/two-in-one-region", test_two_in_one_region);
   int status = g_test_run ();
   g_rand_free (rng);
   return status;
