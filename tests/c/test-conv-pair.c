@@ -9,7 +9,8 @@
  * the two convolutions (bias, clamp, residual; odd sizes, stride 2,
  * padding, a batch) and give the same bytes on 1 and 2 threads, writing
  * every output (prefilled with NaN) and nothing past it.  Two GEMM
- * convolutions in one region must give the bytes of each alone.
+ * convolutions in one region must give the bytes of each alone, and a
+ * convolution whose first channels go elsewhere the bytes of the whole.
  */
 #include "convolution-private.h"
 #include "executorch-threadpool.h"
@@ -396,6 +397,86 @@ test_two_in_one_region (void)
   check_two (3, 2, 3, 1, 2, true);    /* too small to split */
 }
 
+/* The first channels of a convolution's out written elsewhere (an out
+ * over its input): every split point, both paths, 1 and 2 threads, a
+ * residual and a clamp; the bytes of the whole convolution. */
+static void
+test_low_channels (void)
+{
+  static const int64_t shapes[][5] = {
+    /* cin, h, w, cout, k */
+    { 3, 57, 61, 64, 3 }, /* a stem: pixel tiles */
+    { 96, 7, 7, 160, 1 }, /* channel blocks */
+    { 5, 9, 9, 13, 3 },   /* cout not a multiple of 6 */
+  };
+
+  for (size_t s = 0; s < G_N_ELEMENTS (shapes); s++)
+    {
+      int64_t cin = shapes[s][0], h = shapes[s][1], w = shapes[s][2], cout = shapes[s][3], k = shapes[s][4];
+      KernelConv cv = { .n = 1,
+                        .cin = cin,
+                        .h = h,
+                        .w = w,
+                        .cout = cout,
+                        .kh = k,
+                        .kw = k,
+                        .oh = h,
+                        .ow = w,
+                        .sh = 1,
+                        .sw = 1,
+                        .ph = k / 2,
+                        .pw = k / 2,
+                        .dh = 1,
+                        .dw = 1,
+                        .groups = 1,
+                        .cin_g = cin,
+                        .cout_g = cout };
+      int64_t ny = cout * h * w;
+      float *x = random_floats (cin * h * w), *wt = random_floats (cout * cin * k * k), *bias = random_floats (cout);
+      float *res = random_floats (ny), *whole = g_new (float, ny), *y = g_new (float, ny + GUARD);
+      float *low_out = g_new (float, ny + GUARD);
+      KernelConvEpilogue ep = { .residual = res, .clamp = true, .lo = -0.5f, .hi = 0.5f };
+      /* Packed at load, as the fused instructions have them: the GEMM then
+       * takes its packed path for any number of rows (unpacked, a few rows
+       * would take its dot-product path, summing in another order). */
+      float *pk = g_new (float, _executorch_conv_packed_weight_floats (1, cout, cin * k * k, false));
+
+      _executorch_conv_pack_weight (wt, 1, cout, cin * k * k, pk);
+      g_assert_cmpint (_executorch_conv_low_channels (&cv, cout + 7), ==, cout);
+      for (guint threads = 1; threads <= 2; threads++)
+        {
+          executorch_threadpool_set_num_threads (threads);
+          g_assert_cmpint (_executorch_conv_f32 (NULL, &cv, x, wt, pk, bias, whole, &ep), ==, ET_OK);
+          for (int64_t want = 1; want < cout; want += 5)
+            {
+              int64_t low = _executorch_conv_low_channels (&cv, want);
+              g_assert_cmpint (low % 6 == 0 || low == cout, ==, TRUE);
+              g_assert_cmpint (low, >=, want);
+              if (low >= cout)
+                continue;
+              for (int64_t i = 0; i < ny + GUARD; i++)
+                y[i] = low_out[i] = i < ny ? NAN : 1234.5f;
+              g_assert_cmpint (_executorch_conv_f32_low (NULL, &cv, x, wt, pk, bias, y, low_out, low, &ep), ==, ET_OK);
+              /* Channels below @low only in low_out, the rest only in y. */
+              memcpy (y, low_out, (size_t) (low * h * w) * sizeof (float));
+              g_assert_cmpmem (y, ny * sizeof (float), whole, ny * sizeof (float));
+              for (int64_t i = low * h * w; i < ny + GUARD; i++)
+                g_assert_true (i < ny ? isnan (low_out[i]) : low_out[i] == 1234.5f);
+              g_assert_cmpfloat (y[ny], ==, 1234.5f);
+            }
+        }
+      executorch_threadpool_set_num_threads (1);
+      g_free (x);
+      g_free (wt);
+      g_free (bias);
+      g_free (res);
+      g_free (whole);
+      g_free (y);
+      g_free (low_out);
+      g_free (pk);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -405,6 +486,7 @@ main (int argc, char **argv)
   g_test_add_func ("/conv-pair/against-reference", test_against_reference);
   g_test_add_func ("/conv-pair/applies", test_applies);
   g_test_add_func ("/conv-pair/two-in-one-region", test_two_in_one_region);
+  g_test_add_func ("/conv-pair/low-channels", test_low_channels);
   int status = g_test_run ();
   g_rand_free (rng);
   return status;

@@ -49,6 +49,8 @@ typedef struct
   const float *packed_weight; /* or NULL */
   const float *bias;          /* added after the GEMM, or NULL */
   float *y;
+  float *y_low;                       /* where output channels [0, low) go instead (batch 1, one group) */
+  int64_t low;                        /* a multiple of GEMM_MR */
   const KernelConvEpilogue *epilogue; /* or NULL */
   int64_t tile;                       /* pixels per task */
   int64_t n_tiles;                    /* per (batch, group, channel block) */
@@ -237,7 +239,7 @@ apply_epilogue (const ConvJob *job, int64_t offset, int64_t n, int64_t channel, 
 
   add_bias = add_bias && job->bias != NULL;
   if (add_bias || residual != NULL || clamp)
-    epilogue_row (job->y + offset, add_bias, add_bias ? job->bias[channel] : 0.0f,
+    epilogue_row ((channel < job->low ? job->y_low : job->y) + offset, add_bias, add_bias ? job->bias[channel] : 0.0f,
                   residual != NULL ? residual + offset : NULL, clamp, clamp ? e->lo : 0.0f, clamp ? e->hi : 0.0f, n);
 }
 
@@ -384,7 +386,27 @@ gemm_task (void *data, size_t task)
       gm.lo = e->lo;
       gm.hi = e->hi;
     }
-  if (!_executorch_sgemm (&gm))
+  /* Rows [co0, low) to y_low, the rest to y (low > 0: one batch, one group). */
+  int64_t low_rows = job->low - co0 < 0 ? 0 : job->low - co0 < cn ? job->low - co0 : cn;
+  bool ok = true;
+  if (low_rows > 0)
+    {
+      KernelSgemm part = gm;
+      part.m = low_rows;
+      part.c = job->y_low + co0 * pixels + p0;
+      ok = _executorch_sgemm (&part);
+    }
+  if (ok && low_rows < cn)
+    {
+      gm.m = cn - low_rows;
+      gm.a += low_rows * k;
+      gm.c += low_rows * pixels;
+      gm.a_packed_row0 += low_rows;
+      if (gm.row_bias != NULL)
+        gm.row_bias += low_rows;
+      ok = _executorch_sgemm (&gm);
+    }
+  if (!ok)
     {
       fail (job);
       return;
@@ -467,9 +489,35 @@ EtError
 _executorch_conv_f32 (EtKernelContext *ctx, const KernelConv *cv, const float *x, const float *weight,
                       const float *packed_weight, const float *bias, float *y, const KernelConvEpilogue *epilogue)
 {
+  return _executorch_conv_f32_low (ctx, cv, x, weight, packed_weight, bias, y, NULL, 0, epilogue);
+}
+
+int64_t
+_executorch_conv_low_channels (const KernelConv *cv, int64_t channels)
+{
+  bool gemm = !cv->transposed && !(cv->groups == cv->cin && cv->cin_g == 1 && cv->kh * cv->kw > 1);
+
+  if (!gemm || cv->n != 1 || cv->groups != 1 || channels <= 0)
+    return cv->cout;
+  channels = (channels + GEMM_MR - 1) / GEMM_MR * GEMM_MR;
+  return channels < cv->cout ? channels : cv->cout;
+}
+
+EtError
+_executorch_conv_f32_low (EtKernelContext *ctx, const KernelConv *cv, const float *x, const float *weight,
+                          const float *packed_weight, const float *bias, float *y, float *y_low, int64_t low,
+                          const KernelConvEpilogue *epilogue)
+{
   int64_t out_pixels = cv->oh * cv->ow;
   bool gemm = !cv->transposed && !(cv->groups == cv->cin && cv->cin_g == 1 && cv->kh * cv->kw > 1);
   ConvJob job = { .cv = cv, .x = x, .weight = weight, .packed_weight = packed_weight, .y = y, .epilogue = epilogue };
+
+  if (y_low != NULL && low > 0)
+    {
+      g_return_val_if_fail (gemm && cv->n == 1 && cv->groups == 1 && low % GEMM_MR == 0, ET_ERROR_INTERNAL);
+      job.y_low = y_low;
+      job.low = low;
+    }
 
   /* The GEMM path writes its products and adds the bias after. */
   if (gemm)

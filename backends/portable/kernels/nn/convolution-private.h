@@ -37,6 +37,18 @@ EtError _executorch_conv_f32 (EtKernelContext *ctx, const KernelConv *cv, const 
                               const float *packed_weight, const float *bias, float *y,
                               const KernelConvEpilogue *epilogue);
 
+/* _executorch_conv_f32() writing output channels [0, @low) to @y_low
+ * (laid out as @y) instead of @y: a convolution whose out shares bytes
+ * with its input only there computes those channels into a temporary.
+ * Only for a GEMM-path convolution of one batch and one group, @low from
+ * _executorch_conv_low_channels(). */
+EtError _executorch_conv_f32_low (EtKernelContext *ctx, const KernelConv *cv, const float *x, const float *weight,
+                                  const float *packed_weight, const float *bias, float *y, float *y_low, int64_t low,
+                                  const KernelConvEpilogue *epilogue);
+/* The first @channels output channels rounded up to where
+ * _executorch_conv_f32_low() may split them (cout when it may not). */
+int64_t _executorch_conv_low_channels (const KernelConv *cv, int64_t channels);
+
 /* Depthwise (groups == cin, not transposed; convolution-depthwise.c):
  * writes every output with the bias and @epilogue (may be NULL) applied.
  * False when temporary memory runs out. */

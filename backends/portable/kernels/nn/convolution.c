@@ -421,6 +421,20 @@ convolution_run (EtKernelContext *ctx, EtValue **args, uint32_t n_args, const Ke
           db = tb.data;
         }
     }
+  /* An out over the input (the memory plan lets it when the input's life
+   * ends here: an image's stem, a classifier) shares bytes with it only in
+   * its first channels: just those go through a temporary. */
+  int64_t low = 0;
+  if (!in_place && kind == KERNEL_COMPUTE_F32 && y->scalar_type == ET_SCALAR_FLOAT &&
+      _executorch_dim_order_is_identity (y) && !overlaps (y, w) && (b == NULL || !overlaps (y, b)) &&
+      (r == NULL || !overlaps (y, r)) && cv.oh * cv.ow > 0)
+    {
+      size_t plane = (size_t) (cv.oh * cv.ow) * sizeof (float);
+      const char *x_end = (const char *) x->data + (size_t) x->numel * _executorch_type_size (x->scalar_type);
+      int64_t channels = (int64_t) (((size_t) (x_end - (const char *) y->data) + plane - 1) / plane);
+      low = _executorch_conv_low_channels (&cv, channels);
+      low = low < cv.cout ? low : 0;
+    }
   if (err == ET_OK)
     {
       if (in_place)
@@ -429,7 +443,7 @@ convolution_run (EtKernelContext *ctx, EtValue **args, uint32_t n_args, const Ke
         }
       else
         {
-          err = _executorch_temp_alloc (ctx, (size_t) y->numel * es, &ty);
+          err = _executorch_temp_alloc (ctx, (size_t) (low > 0 ? low * cv.oh * cv.ow : y->numel) * es, &ty);
           dy = ty.data;
         }
     }
@@ -439,15 +453,23 @@ convolution_run (EtKernelContext *ctx, EtValue **args, uint32_t n_args, const Ke
         {
           case KERNEL_COMPUTE_F32:
             /* Half and BFloat16 were converted to float above. */
-            err = _executorch_conv_f32 (ctx, &cv, dx, dw, packed_weight (fusion, &cv), db, dy,
-                                        fusion != NULL ? &epilogue : NULL);
+            if (low > 0)
+              err = _executorch_conv_f32_low (ctx, &cv, dx, dw, packed_weight (fusion, &cv), db, y->data, dy, low,
+                                              fusion != NULL ? &epilogue : NULL);
+            else
+              err = _executorch_conv_f32 (ctx, &cv, dx, dw, packed_weight (fusion, &cv), db, dy,
+                                          fusion != NULL ? &epilogue : NULL);
             break;
           case KERNEL_COMPUTE_F64: direct_f64 (&cv, dx, dw, db, dy); break;
           case KERNEL_COMPUTE_I64: direct_i64 (&cv, dx, dw, db, dy); break;
         }
     }
-  if (err == ET_OK && !in_place && y->scalar_type == ET_SCALAR_FLOAT && ctype == ET_SCALAR_FLOAT &&
-      _executorch_dim_order_is_identity (y))
+  if (err == ET_OK && low > 0)
+    {
+      copy_floats (y->data, dy, low * cv.oh * cv.ow);
+    }
+  else if (err == ET_OK && !in_place && y->scalar_type == ET_SCALAR_FLOAT && ctype == ET_SCALAR_FLOAT &&
+           _executorch_dim_order_is_identity (y))
     {
       copy_floats (y->data, dy, y->numel);
     }
