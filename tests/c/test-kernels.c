@@ -846,8 +846,8 @@ test_cat (void)
 static void
 test_cat_dense (void)
 {
-  int64_t c[3] = { 100, 37, 91 }, so[3] = { 2, 228, 128 }, inner = 128;
-  float *in[3], *o = g_new (float, 2 * 228 * 128 + 8);
+  int64_t c[3] = { 100, 37, 91 }, so[3] = { 2, 228, 512 }, inner = 512;
+  float *in[3], *o = g_new (float, 2 * 228 * 512 + 8);
   Tensor t[3], to;
   TensorList tl;
   EtValue dim = int_value (1);
@@ -861,7 +861,7 @@ test_cat_dense (void)
       tensor_init (&t[i], ET_SCALAR_FLOAT, 3, sizes, in[i]);
     }
   for (int j = 0; j < 8; j++)
-    o[2 * 228 * 128 + j] = -1.0f;
+    o[2 * 228 * 512 + j] = -1.0f;
   tensor_init (&to, ET_SCALAR_FLOAT, 3, so, o);
   Tensor *items[] = { &t[0], &t[1], &t[2] };
   tensor_list_init (&tl, 3, items, false);
@@ -876,7 +876,7 @@ test_cat_dense (void)
           g_assert_cmpfloat (o[(b * 228 + ch) * inner + k], ==, in[i][(b * c[i] + ch - first) * inner + k]);
       }
   for (int j = 0; j < 8; j++)
-    g_assert_cmpfloat (o[2 * 228 * 128 + j], ==, -1.0f);
+    g_assert_cmpfloat (o[2 * 228 * 512 + j], ==, -1.0f);
   for (int i = 0; i < 3; i++)
     g_free (in[i]);
   g_free (o);

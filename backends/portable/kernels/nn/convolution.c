@@ -348,13 +348,14 @@ copy_range (void *context, int64_t begin, int64_t end)
   memcpy (job->dst + begin, job->src + begin, (size_t) (end - begin) * sizeof (float));
 }
 
-/* Copies @n floats between buffers that do not overlap, on the pool. */
+/* Copies @n floats between buffers that do not overlap, on the pool
+ * above 512 KiB (a smaller copy takes less than a region costs). */
 static void
 copy_floats (float *dst, const float *src, int64_t n)
 {
   CopyJob job = { dst, src };
 
-  _executorch_parallel_for (n, KERNEL_GRAIN, copy_range, &job);
+  _executorch_parallel_for (n, 4 * KERNEL_GRAIN, copy_range, &job);
 }
 
 /* convolution.out, or with @fusion the fused instruction it describes:

@@ -328,7 +328,8 @@ cat_dense (const EtValueList *list, EtTensor *out, uint32_t d)
       run[i] = t->numel / outer;
     }
   CatJob job = { list, out->data, _executorch_type_size (out->scalar_type), out->numel / outer, run };
-  _executorch_parallel_for (out->numel, KERNEL_GRAIN, cat_range, &job);
+  /* On the pool above 512 KiB: a smaller copy takes less than a region costs. */
+  _executorch_parallel_for (out->numel, (int64_t) (512 * 1024 / job.es), cat_range, &job);
   return true;
 }
 
