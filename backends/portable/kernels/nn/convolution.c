@@ -22,6 +22,7 @@
 #include "convolution-private.h"
 
 #include "nn-private.h"
+#include "executorch-threadpool.h"
 
 #include <string.h>
 
@@ -548,9 +549,12 @@ _executorch_convolution_pair_out (EtKernelContext *ctx, EtValue **args, uint32_t
     .pw_epilogue = { .clamp = pair->pw->clamp, .lo = pair->pw->lo, .hi = pair->pw->hi },
     .y = (float *) dense_f32 (y),
   };
-  bool paired = x2 == dw_out && pair->dw->residual == NULL && a.x != NULL && a.dw_weight != NULL &&
-                (a.dw_bias != NULL || b == NULL) && a.pw_packed != NULL && (a.pw_bias != NULL || b2 == NULL) &&
-                a.y != NULL && _executorch_conv_pair_applies (&dw, &pw);
+  /* On one thread the pass saves no region, and its halo rows and
+   * copy-backs cost 2-4 % of MobileNetV2 (bench/results, 2026-12-04):
+   * the two instructions then run as exported. */
+  bool paired = executorch_threadpool_get_num_threads () > 1 && x2 == dw_out && pair->dw->residual == NULL &&
+                a.x != NULL && a.dw_weight != NULL && (a.dw_bias != NULL || b == NULL) && a.pw_packed != NULL &&
+                (a.pw_bias != NULL || b2 == NULL) && a.y != NULL && _executorch_conv_pair_applies (&dw, &pw);
   if (paired)
     {
       KERNEL_TRY (fusion_residual (ctx, pair->pw, y, &r));
