@@ -389,7 +389,14 @@ gemm_task (void *data, size_t task)
   /* Rows [co0, low) to y_low, the rest to y (low > 0: one batch, one group). */
   int64_t low_rows = job->low - co0 < 0 ? 0 : job->low - co0 < cn ? job->low - co0 : cn;
   bool ok = true;
-  if (low_rows > 0)
+  if (low_rows > 0 && low_rows < cn && gm.a_packed != NULL)
+    {
+      /* One product, B packed once, its first rows to y_low. */
+      gm.c_low = job->y_low + co0 * pixels + p0;
+      gm.c_low_rows = low_rows;
+      low_rows = 0;
+    }
+  else if (low_rows > 0)
     {
       KernelSgemm part = gm;
       part.m = low_rows;
