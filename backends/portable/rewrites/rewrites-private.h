@@ -20,9 +20,8 @@ extern const EtMethodRewrite _executorch_conv_fusion_rewrite;
 /* What a fused-away instruction calls: nothing (conv-fusion.c). */
 EtError _executorch_conv_folded_op (EtKernelContext *context, EtValue **args, uint32_t n_args);
 
-/* Run by the convolution fusion after it: a fused depthwise convolution
- * and the fused 1x1 convolution that alone reads it become one paired
- * instruction (conv-pair.c). */
+/* Run by the convolution fusion after it: two consecutive independent
+ * GEMM convolutions become one instruction (conv-pair.c). */
 void _executorch_conv_pair_fuse (EtMethodGraph *graph);
 
 /* sigmoid then multiply by the sigmoid's input becomes one SiLU

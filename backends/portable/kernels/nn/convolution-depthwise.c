@@ -245,151 +245,6 @@ fill_scratch (const KernelConv *cv, int64_t pr, const float *xp, float *scratch,
     }
 }
 
-/* fill_scratch for a window of @n_rows padded rows from padded row
- * @row_lo, scratch row 0 being padded row @row_lo: input rows are copied
- * into their interior cells, padding rows zeroed in full.  Cells outside
- * the interior are only ever zeroed, so the scratch may be reused for any
- * window of any plane of the same convolution. */
-static void
-fill_scratch_rows (const KernelConv *cv, int64_t pr, const float *xp, float *scratch, KernelDepthwiseIsa isa,
-                   int64_t row_lo, int64_t n_rows)
-{
-  int64_t s = cv->sw, row_floats = s * pr;
-  /* Input rows [ih0, ih1) are inside the window. */
-  int64_t ih0 = row_lo - cv->ph, ih1 = row_lo + n_rows - cv->ph;
-
-  ih0 = ih0 < 0 ? 0 : ih0;
-  ih1 = ih1 > cv->h ? cv->h : ih1;
-  for (int64_t r = 0; r < n_rows; r++)
-    {
-      int64_t ih = row_lo + r - cv->ph;
-      if (ih < ih0 || ih >= ih1)
-        memset (scratch + r * row_floats, 0, (size_t) row_floats * sizeof (float));
-    }
-  if (ih0 >= ih1)
-    return;
-
-  float *first = scratch + (ih0 + cv->ph - row_lo) * row_floats;
-  if (s == 1)
-    {
-      for (int64_t ih = ih0; ih < ih1; ih++)
-        memcpy (first + (ih - ih0) * pr + cv->pw, xp + ih * cv->w, (size_t) cv->w * sizeof (float));
-      return;
-    }
-#ifdef DW_HAVE_X86
-  if (s == 2 && isa != KERNEL_DEPTHWISE_PORTABLE)
-    {
-      float *even = first + (cv->pw % 2) * pr + cv->pw / 2;
-      float *odd = first + ((cv->pw + 1) % 2) * pr + (cv->pw + 1) / 2;
-      if (isa == KERNEL_DEPTHWISE_AVX512)
-        dw_split_rows_avx512 (xp + ih0 * cv->w, ih1 - ih0, cv->w, even, odd, 2 * pr);
-      else
-        dw_split_rows_avx2 (xp + ih0 * cv->w, ih1 - ih0, cv->w, even, odd, 2 * pr);
-      return;
-    }
-#endif
-  for (int64_t ih = ih0; ih < ih1; ih++)
-    {
-      const float *src = xp + ih * cv->w;
-      float *row = first + (ih - ih0) * row_floats;
-      for (int64_t q = 0; q < s; q++)
-        {
-          int64_t c0 = ((q - cv->pw) % s + s) % s;
-          float *dst = row + q * pr + (c0 + cv->pw) / s;
-          int64_t n = c0 < cv->w ? (cv->w - c0 + s - 1) / s : 0;
-          for (int64_t i = 0; i < n; i++)
-            dst[i] = src[c0 + i * s];
-        }
-    }
-}
-
-/* Floats per phase row: every output column's vector plus the window's
- * reach, or the input's columns, whichever is more, plus slack. */
-static int64_t
-phase_row_floats (const KernelConv *cv)
-{
-  int64_t s = cv->sw;
-  int64_t reach = ((cv->kw - 1) * cv->dw) / s + 1;
-  int64_t cols = (cv->ow + DW_VMAX - 1) / DW_VMAX * DW_VMAX;
-  int64_t input_cols = (cv->w + cv->pw + s - 1) / s;
-
-  return (cols + reach > input_cols ? cols + reach : input_cols) + DW_VMAX;
-}
-
-/* Padded rows that output rows [r0, r0 + rows) read. */
-static int64_t
-window_rows (const KernelConv *cv, int64_t rows)
-{
-  return (rows - 1) * cv->sh + (cv->kh - 1) * cv->dh + 1;
-}
-
-bool
-_executorch_conv_dw_rows_init (KernelDwRows *r, const KernelConv *cv, KernelDepthwiseIsa isa, int64_t max_rows)
-{
-  int64_t taps = cv->kh * cv->kw;
-
-  g_return_val_if_fail (cv->groups == cv->cin && cv->cin_g == 1 && !cv->transposed && max_rows >= 1, false);
-  *r = (KernelDwRows){ .cv = cv, .isa = isa, .pr = phase_row_floats (cv) };
-  r->scratch_floats = window_rows (cv, max_rows) * cv->sw * r->pr + DW_VMAX;
-  r->tap_off = malloc ((size_t) taps * sizeof (int64_t));
-  if (r->tap_off == NULL)
-    return false;
-  for (int64_t t = 0; t < cv->kh; t++)
-    for (int64_t u = 0; u < cv->kw; u++)
-      r->tap_off[t * cv->kw + u] = (t * cv->dh * cv->sw + (u * cv->dw) % cv->sw) * r->pr + (u * cv->dw) / cv->sw;
-  return true;
-}
-
-void
-_executorch_conv_dw_rows_clear (KernelDwRows *r)
-{
-  free (r->tap_off);
-  r->tap_off = NULL;
-}
-
-void
-_executorch_conv_dw_rows_f32 (const KernelDwRows *r, const float *x, const float *weight, const float *bias,
-                              const KernelConvEpilogue *e, int64_t plane, int64_t r0, int64_t r1, float *scratch,
-                              float *y)
-{
-  const KernelConv *cv = r->cv;
-  int64_t co = plane % cv->cout, b = plane / cv->cout;
-  int64_t ci = co / cv->cout_g;
-  DwPlane p = {
-    .scratch = scratch,
-    .w = weight + co * cv->kh * cv->kw,
-    .tap_off = r->tap_off,
-    .bias = bias != NULL ? bias[co] : 0.0f,
-    .y = y,
-    .res = NULL,
-    .clamp = e != NULL && e->clamp,
-    .lo = e != NULL ? e->lo : 0.0f,
-    .hi = e != NULL ? e->hi : 0.0f,
-    .pr = r->pr,
-    .s = cv->sw,
-    .sh = cv->sh,
-    .kh = cv->kh,
-    .kw = cv->kw,
-    .dh = cv->dh,
-    .dw = cv->dw,
-    .oh = r1 - r0,
-    .ow = cv->ow,
-  };
-
-  if (r1 <= r0)
-    return;
-  fill_scratch_rows (cv, r->pr, x + (b * cv->cin + ci) * cv->h * cv->w, scratch, r->isa, r0 * cv->sh,
-                     window_rows (cv, r1 - r0));
-  switch (r->isa)
-    {
-#ifdef DW_HAVE_X86
-      case KERNEL_DEPTHWISE_AVX512: dw_plane_avx512 (&p); break;
-      case KERNEL_DEPTHWISE_AVX2: dw_plane_avx2 (&p); break;
-#endif
-      default: dw_plane_portable (&p); break;
-    }
-}
-
 static void
 depthwise_task (void *data, size_t task)
 {
@@ -498,17 +353,11 @@ bool
 _executorch_conv_depthwise_f32 (const KernelConv *cv, const float *x, const float *weight, const float *bias, float *y,
                                 const KernelConvEpilogue *epilogue)
 {
-  return _executorch_conv_depthwise_f32_isa (cv, x, weight, bias, y, epilogue, _executorch_conv_depthwise_isa_for (cv));
-}
-
-KernelDepthwiseIsa
-_executorch_conv_depthwise_isa_for (const KernelConv *cv)
-{
   KernelDepthwiseIsa isa = _executorch_conv_depthwise_best_isa ();
 
   /* Rows of up to 8 outputs (or 16 at stride 2) fill AVX2's vectors
    * better than AVX-512's: measured faster on 7x7 and 14x14 planes. */
   if (isa == KERNEL_DEPTHWISE_AVX512 && (cv->ow <= 8 || (cv->sw > 1 && cv->ow <= 16)))
     isa = KERNEL_DEPTHWISE_AVX2;
-  return isa;
+  return _executorch_conv_depthwise_f32_isa (cv, x, weight, bias, y, epilogue, isa);
 }

@@ -65,53 +65,6 @@ bool _executorch_conv_depthwise_f32 (const KernelConv *cv, const float *x, const
 bool _executorch_conv_depthwise_f32_isa (const KernelConv *cv, const float *x, const float *weight, const float *bias,
                                          float *y, const KernelConvEpilogue *epilogue, KernelDepthwiseIsa isa);
 KernelDepthwiseIsa _executorch_conv_depthwise_best_isa (void);
-/* The instruction set _executorch_conv_depthwise_f32() runs @cv with. */
-KernelDepthwiseIsa _executorch_conv_depthwise_isa_for (const KernelConv *cv);
-
-/* Depthwise output rows of one plane at a time, for a caller that
- * consumes them at once (convolution-pair.c).  Each thread gives
- * _executorch_conv_dw_rows_f32() its own scratch of scratch_floats
- * floats, zeroed before its first use, for windows of up to max_rows. */
-typedef struct
-{
-  const KernelConv *cv;
-  KernelDepthwiseIsa isa;
-  int64_t pr;             /* floats per phase row */
-  int64_t *tap_off;       /* kh * kw */
-  int64_t scratch_floats; /* per thread */
-} KernelDwRows;
-
-bool _executorch_conv_dw_rows_init (KernelDwRows *r, const KernelConv *cv, KernelDepthwiseIsa isa, int64_t max_rows);
-void _executorch_conv_dw_rows_clear (KernelDwRows *r);
-/* Output rows [r0, r1) (r1 - r0 <= max_rows) of output plane @plane
- * (batch * cout + channel) of the depthwise convolution of contiguous NCHW
- * @x, with the bias and the clamp of @epilogue (its residual is not
- * read), to @y: r1 - r0 rows of ow floats. */
-void _executorch_conv_dw_rows_f32 (const KernelDwRows *r, const float *x, const float *weight, const float *bias,
-                                   const KernelConvEpilogue *epilogue, int64_t plane, int64_t r0, int64_t r1,
-                                   float *scratch, float *y);
-
-/* A depthwise convolution and the 1x1 convolution that alone reads its
- * output, run as one pass (convolution-pair.c): contiguous NCHW @x
- * through the depthwise weights, bias and clamp (dw_epilogue's residual
- * is not read), then the pointwise weights (packed at load: pw_packed;
- * pw_weight, the unpacked ones, may be NULL), bias and epilogue, to
- * contiguous NCHW @y, which must not share bytes with @x. */
-typedef struct
-{
-  const KernelConv *dw, *pw;
-  const float *x, *dw_weight, *dw_bias;
-  KernelConvEpilogue dw_epilogue;
-  const float *pw_weight, *pw_packed, *pw_bias;
-  KernelConvEpilogue pw_epilogue;
-  float *y;
-} KernelConvPairArgs;
-
-/* Whether @pw is 1x1 over @dw's output and the pair is worth running as
- * one (planes of at least 14x14). */
-bool _executorch_conv_pair_applies (const KernelConv *dw, const KernelConv *pw);
-/* False when temporary memory runs out. */
-bool _executorch_conv_pair_f32 (const KernelConvPairArgs *args);
 
 /* One float32 convolution's data, as _executorch_conv_f32() takes it. */
 typedef struct
@@ -167,20 +120,6 @@ typedef struct
  * one a fused instruction calls. */
 EtError _executorch_convolution_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args);
 EtError _executorch_convolution_fused_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args);
-
-/* A depthwise convolution instruction that also runs the 1x1 convolution
- * instruction after it (rewrites/conv-pair.c); that one then does
- * nothing.  Both were fused instructions: @dw is the depthwise one's
- * fusion, @pw and @pw_args the 1x1 one's. */
-typedef struct
-{
-  EtKernel kernel;
-  const KernelConvFusion *dw, *pw;
-  EtValue **pw_args;
-  uint32_t pw_n_args;
-} KernelConvPair;
-
-EtError _executorch_convolution_pair_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args);
 
 /* The first of two consecutive convolution instructions (only fused-away
  * ones between them) where the second reads nothing the first writes

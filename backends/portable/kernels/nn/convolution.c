@@ -22,7 +22,6 @@
 #include "convolution-private.h"
 
 #include "nn-private.h"
-#include "executorch-threadpool.h"
 
 #include <string.h>
 
@@ -510,79 +509,6 @@ static const float *
 dense_f32 (const EtTensor *t)
 {
   return t != NULL && t->scalar_type == ET_SCALAR_FLOAT && _executorch_dim_order_is_identity (t) ? t->data : NULL;
-}
-
-/* The instruction of a depthwise convolution that also runs the 1x1
- * convolution after it (rewrites/conv-pair.c): both as one pass where
- * convolution-pair.c takes their shapes and data, else one after the
- * other as their own fused instructions would. */
-EtError
-_executorch_convolution_pair_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
-{
-  const KernelConvPair *pair = et_kernel_context_user_data (ctx);
-  EtTensor *x, *w, *b, *mid, *x2, *w2, *b2, *y2;
-  const EtTensor *r = NULL;
-  KernelConv dw, pw;
-
-  if (pair == NULL || pair->dw == NULL || pair->pw == NULL || pair->dw->out == NULL || pair->pw->out == NULL)
-    return KERNEL_FAIL (ctx, ET_ERROR_INTERNAL, OP ": paired instruction without its pair");
-  KERNEL_TRY (parse (ctx, args, n_args, &x, &w, &b, &mid, &dw));
-  EtTensor *dw_out = pair->dw->out->tag == ET_VALUE_TENSOR ? pair->dw->out->u.tensor : NULL;
-  EtTensor *y = pair->pw->out->tag == ET_VALUE_TENSOR ? pair->pw->out->u.tensor : NULL;
-  if (dw_out == NULL || y == NULL)
-    return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, OP ": a paired convolution's outputs must be tensors");
-  /* The 1x1 convolution's input is the depthwise one's (fused) out. */
-  KERNEL_TRY (_executorch_resize (ctx, dw_out, mid->ndim, mid->sizes));
-  KERNEL_TRY (parse (ctx, pair->pw_args, pair->pw_n_args, &x2, &w2, &b2, &y2, &pw));
-  KERNEL_TRY (_executorch_resize (ctx, y, y2->ndim, y2->sizes));
-
-  KernelConvPairArgs a = {
-    .dw = &dw,
-    .pw = &pw,
-    .x = dense_f32 (x),
-    .dw_weight = pair->dw->weight != NULL ? pair->dw->weight : dense_f32 (w),
-    .dw_bias = pair->dw->bias != NULL ? pair->dw->bias : dense_f32 (b),
-    .dw_epilogue = { .clamp = pair->dw->clamp, .lo = pair->dw->lo, .hi = pair->dw->hi },
-    .pw_weight = pair->pw->weight != NULL ? pair->pw->weight : dense_f32 (w2),
-    .pw_packed = packed_weight (pair->pw, &pw),
-    .pw_bias = pair->pw->bias != NULL ? pair->pw->bias : dense_f32 (b2),
-    .pw_epilogue = { .clamp = pair->pw->clamp, .lo = pair->pw->lo, .hi = pair->pw->hi },
-    .y = (float *) dense_f32 (y),
-  };
-  /* On one thread the pass saves no region, and its halo rows and
-   * copy-backs cost 2-4 % of MobileNetV2 (bench/results, 2026-12-04):
-   * the two instructions then run as exported. */
-  bool paired = executorch_threadpool_get_num_threads () > 1 && x2 == dw_out && pair->dw->residual == NULL &&
-                a.x != NULL && a.dw_weight != NULL && (a.dw_bias != NULL || b == NULL) && a.pw_packed != NULL &&
-                (a.pw_bias != NULL || b2 == NULL) && a.y != NULL && _executorch_conv_pair_applies (&dw, &pw);
-  if (paired)
-    {
-      KERNEL_TRY (fusion_residual (ctx, pair->pw, y, &r));
-      a.pw_epilogue.residual = r != NULL ? r->data : NULL;
-      paired = r == NULL || !overlaps (y, r);
-    }
-  /* The memory plan may put the out over the depthwise input, whose life
-   * ended at this instruction: then the pass writes to the depthwise
-   * out's bytes, which the pair leaves unused and which nothing else
-   * live here can share, and the result is copied over after. */
-  bool via_mid = paired && overlaps (y, x);
-  if (via_mid)
-    paired = dense_f32 (dw_out) != NULL && dw_out->numel >= y->numel && !overlaps (dw_out, x) &&
-             !overlaps (dw_out, y) && (r == NULL || !overlaps (dw_out, r));
-  if (!paired)
-    {
-      KERNEL_TRY (convolution_run (ctx, args, n_args, pair->dw));
-      return convolution_run (ctx, pair->pw_args, pair->pw_n_args, pair->pw);
-    }
-  if (y->numel == 0)
-    return ET_OK;
-  if (via_mid)
-    a.y = dw_out->data;
-  if (!_executorch_conv_pair_f32 (&a))
-    return KERNEL_FAIL (ctx, ET_ERROR_MEMORY_ALLOCATION_FAILED, "convolution: out of memory for temporary buffers");
-  if (via_mid)
-    copy_floats (y->data, a.y, y->numel);
-  return ET_OK;
 }
 
 /* The instruction of two independent convolutions
