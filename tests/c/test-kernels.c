@@ -840,6 +840,48 @@ test_cat (void)
   g_assert_cmpint (call ("aten::cat.out", args, 4), ==, ET_ERROR_INVALID_ARGUMENT);
 }
 
+/* Dense inputs of out's dtype take one parallel pass of copies: runs of
+ * each input alternate with the dims before the cat dim (2 here), and the
+ * output is large enough to be cut across the pool. */
+static void
+test_cat_dense (void)
+{
+  int64_t c[3] = { 100, 37, 91 }, so[3] = { 2, 228, 512 }, inner = 512;
+  float *in[3], *o = g_new (float, 2 * 228 * 512 + 8);
+  Tensor t[3], to;
+  TensorList tl;
+  EtValue dim = int_value (1);
+
+  for (int i = 0; i < 3; i++)
+    {
+      int64_t sizes[3] = { 2, c[i], inner };
+      in[i] = g_new (float, 2 * c[i] * inner);
+      for (int64_t j = 0; j < 2 * c[i] * inner; j++)
+        in[i][j] = (float) (i * 1000000 + j);
+      tensor_init (&t[i], ET_SCALAR_FLOAT, 3, sizes, in[i]);
+    }
+  for (int j = 0; j < 8; j++)
+    o[2 * 228 * 512 + j] = -1.0f;
+  tensor_init (&to, ET_SCALAR_FLOAT, 3, so, o);
+  Tensor *items[] = { &t[0], &t[1], &t[2] };
+  tensor_list_init (&tl, 3, items, false);
+  EtValue *args[] = { &tl.v, &dim, &to.v, &to.v };
+  g_assert_cmpint (call ("aten::cat.out", args, 4), ==, ET_OK);
+  for (int64_t b = 0; b < 2; b++)
+    for (int64_t ch = 0, i = 0, first = 0; ch < 228; ch++)
+      {
+        if (ch - first >= c[i])
+          first += c[i++];
+        for (int64_t k = 0; k < inner; k++)
+          g_assert_cmpfloat (o[(b * 228 + ch) * inner + k], ==, in[i][(b * c[i] + ch - first) * inner + k]);
+      }
+  for (int j = 0; j < 8; j++)
+    g_assert_cmpfloat (o[2 * 228 * 512 + j], ==, -1.0f);
+  for (int i = 0; i < 3; i++)
+    g_free (in[i]);
+  g_free (o);
+}
+
 static void
 test_slice_select (void)
 {
@@ -1539,6 +1581,7 @@ main (int argc, char **argv)
   g_test_add_func ("/kernels/squeeze/unsqueeze-clone", test_squeeze_unsqueeze_clone);
   g_test_add_func ("/kernels/expand/basic", test_expand);
   g_test_add_func ("/kernels/cat/mixed-dtypes", test_cat);
+  g_test_add_func ("/kernels/cat/dense", test_cat_dense);
   g_test_add_func ("/kernels/slice-select/basic", test_slice_select);
   g_test_add_func ("/kernels/reduce/sum-mean", test_sum_mean);
   g_test_add_func ("/kernels/softmax/basic", test_softmax);

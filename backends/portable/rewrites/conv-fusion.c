@@ -43,8 +43,8 @@
 
 #define BATCH_NORM "aten::_native_batch_norm_legit_no_training.out"
 
-static EtError
-folded_op (EtKernelContext *context, EtValue **args, uint32_t n_args)
+EtError
+_executorch_conv_folded_op (EtKernelContext *context, EtValue **args, uint32_t n_args)
 {
   (void) context;
   (void) args;
@@ -54,9 +54,9 @@ folded_op (EtKernelContext *context, EtValue **args, uint32_t n_args)
 
 /* Same names as the kernels they replace, so errors and profiles read alike. */
 static const EtKernel folded_kernels[] = {
-  { BATCH_NORM, folded_op, NULL },        { "aten::add.out", folded_op, NULL },
-  { "aten::relu.out", folded_op, NULL },  { "aten::hardtanh.out", folded_op, NULL },
-  { "aten::clamp.out", folded_op, NULL },
+  { BATCH_NORM, _executorch_conv_folded_op, NULL },        { "aten::add.out", _executorch_conv_folded_op, NULL },
+  { "aten::relu.out", _executorch_conv_folded_op, NULL },  { "aten::hardtanh.out", _executorch_conv_folded_op, NULL },
+  { "aten::clamp.out", _executorch_conv_folded_op, NULL },
 };
 
 static const EtKernel *
@@ -489,6 +489,7 @@ fuse_convolutions (void *user_data, EtMethodGraph *graph)
       fuse (graph, &plan, last == index);
       index = last;
     }
+  _executorch_conv_pair_fuse (graph);
 }
 
 const EtMethodRewrite _executorch_conv_fusion_rewrite = {

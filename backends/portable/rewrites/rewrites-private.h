@@ -17,6 +17,13 @@ extern const EtMethodRewrite _executorch_constant_transpose_rewrite;
  * becomes one fused instruction (conv-fusion.c). */
 extern const EtMethodRewrite _executorch_conv_fusion_rewrite;
 
+/* What a fused-away instruction calls: nothing (conv-fusion.c). */
+EtError _executorch_conv_folded_op (EtKernelContext *context, EtValue **args, uint32_t n_args);
+
+/* Run by the convolution fusion after it: two consecutive independent
+ * GEMM convolutions become one instruction (conv-pair.c). */
+void _executorch_conv_pair_fuse (EtMethodGraph *graph);
+
 /* sigmoid then multiply by the sigmoid's input becomes one SiLU
  * instruction (silu-fusion.c). */
 extern const EtMethodRewrite _executorch_silu_fusion_rewrite;

@@ -348,7 +348,7 @@ compute_tile (void *data, size_t si, size_t sj, size_t ti, size_t tj)
           int64_t i0 = (int64_t) ip * MR;
           int64_t rows = job->mc - i0 < MR ? job->mc - i0 : MR;
           const float *a = job->apack + i0 * job->kc;
-          float *c = g->c + (job->ic + i0) * g->ldc + job->jc + j0;
+          float *c = (job->ic + i0 < g->c_low_rows ? g->c_low : g->c) + (job->ic + i0) * g->ldc + job->jc + j0;
 
           if (rows == MR && cols == nr)
             {
@@ -559,6 +559,8 @@ _executorch_sgemm (const KernelSgemm *g)
 
   if (m <= 0 || n <= 0)
     return true;
+  /* Only the packed path below reads c_low. */
+  g_return_val_if_fail (g->c_low_rows == 0 || (g->a_packed != NULL && k > 0 && g->c_low_rows % MR == 0), false);
   if (k <= 0)
     {
       if (!g->accumulate)

@@ -51,6 +51,11 @@ typedef struct
    * of a_packed_m rows packed whole (0: m); a_packed_row0 is a multiple of
    * 6 (the strips' height), so a task can take a block of output channels. */
   int64_t a_packed_m, a_packed_row0;
+  /* With a_packed: rows [0, c_low_rows) of C are c_low[i * ldc + j]
+   * instead (a convolution's first output channels going to a temporary
+   * while B is packed once); c_low_rows is a multiple of 6. */
+  float *c_low;
+  int64_t c_low_rows;
   /* Applied to each tile of C once its product is complete, while it is
    * still in cache: C[i, j] += row_bias[i] (when set), then, with clamp,
    * C[i, j] = min (max (C[i, j], lo), hi) (NaN passes through). */

@@ -49,6 +49,8 @@ typedef struct
   const float *packed_weight; /* or NULL */
   const float *bias;          /* added after the GEMM, or NULL */
   float *y;
+  float *y_low;                       /* where output channels [0, low) go instead (batch 1, one group) */
+  int64_t low;                        /* a multiple of GEMM_MR */
   const KernelConvEpilogue *epilogue; /* or NULL */
   int64_t tile;                       /* pixels per task */
   int64_t n_tiles;                    /* per (batch, group, channel block) */
@@ -237,7 +239,7 @@ apply_epilogue (const ConvJob *job, int64_t offset, int64_t n, int64_t channel, 
 
   add_bias = add_bias && job->bias != NULL;
   if (add_bias || residual != NULL || clamp)
-    epilogue_row (job->y + offset, add_bias, add_bias ? job->bias[channel] : 0.0f,
+    epilogue_row ((channel < job->low ? job->y_low : job->y) + offset, add_bias, add_bias ? job->bias[channel] : 0.0f,
                   residual != NULL ? residual + offset : NULL, clamp, clamp ? e->lo : 0.0f, clamp ? e->hi : 0.0f, n);
 }
 
@@ -384,7 +386,34 @@ gemm_task (void *data, size_t task)
       gm.lo = e->lo;
       gm.hi = e->hi;
     }
-  if (!_executorch_sgemm (&gm))
+  /* Rows [co0, low) to y_low, the rest to y (low > 0: one batch, one group). */
+  int64_t low_rows = job->low - co0 < 0 ? 0 : job->low - co0 < cn ? job->low - co0 : cn;
+  bool ok = true;
+  if (low_rows > 0 && low_rows < cn && gm.a_packed != NULL)
+    {
+      /* One product, B packed once, its first rows to y_low. */
+      gm.c_low = job->y_low + co0 * pixels + p0;
+      gm.c_low_rows = low_rows;
+      low_rows = 0;
+    }
+  else if (low_rows > 0)
+    {
+      KernelSgemm part = gm;
+      part.m = low_rows;
+      part.c = job->y_low + co0 * pixels + p0;
+      ok = _executorch_sgemm (&part);
+    }
+  if (ok && low_rows < cn)
+    {
+      gm.m = cn - low_rows;
+      gm.a += low_rows * k;
+      gm.c += low_rows * pixels;
+      gm.a_packed_row0 += low_rows;
+      if (gm.row_bias != NULL)
+        gm.row_bias += low_rows;
+      ok = _executorch_sgemm (&gm);
+    }
+  if (!ok)
     {
       fail (job);
       return;
@@ -467,9 +496,35 @@ EtError
 _executorch_conv_f32 (EtKernelContext *ctx, const KernelConv *cv, const float *x, const float *weight,
                       const float *packed_weight, const float *bias, float *y, const KernelConvEpilogue *epilogue)
 {
+  return _executorch_conv_f32_low (ctx, cv, x, weight, packed_weight, bias, y, NULL, 0, epilogue);
+}
+
+int64_t
+_executorch_conv_low_channels (const KernelConv *cv, int64_t channels)
+{
+  bool gemm = !cv->transposed && !(cv->groups == cv->cin && cv->cin_g == 1 && cv->kh * cv->kw > 1);
+
+  if (!gemm || cv->n != 1 || cv->groups != 1 || channels <= 0)
+    return cv->cout;
+  channels = (channels + GEMM_MR - 1) / GEMM_MR * GEMM_MR;
+  return channels < cv->cout ? channels : cv->cout;
+}
+
+EtError
+_executorch_conv_f32_low (EtKernelContext *ctx, const KernelConv *cv, const float *x, const float *weight,
+                          const float *packed_weight, const float *bias, float *y, float *y_low, int64_t low,
+                          const KernelConvEpilogue *epilogue)
+{
   int64_t out_pixels = cv->oh * cv->ow;
   bool gemm = !cv->transposed && !(cv->groups == cv->cin && cv->cin_g == 1 && cv->kh * cv->kw > 1);
   ConvJob job = { .cv = cv, .x = x, .weight = weight, .packed_weight = packed_weight, .y = y, .epilogue = epilogue };
+
+  if (y_low != NULL && low > 0)
+    {
+      g_return_val_if_fail (gemm && cv->n == 1 && cv->groups == 1 && low % GEMM_MR == 0, ET_ERROR_INTERNAL);
+      job.y_low = y_low;
+      job.low = low;
+    }
 
   /* The GEMM path writes its products and adds the bias after. */
   if (gemm)
@@ -529,4 +584,68 @@ _executorch_conv_pack_weight (const float *weight, int64_t groups, int64_t cout_
       KernelSgemm gm = { .m = cout_g, .k = k, .a = weight + g * cout_g * k, .a_rs = k, .a_cs = 1 };
       _executorch_sgemm_pack_a (&gm, dst + g * _executorch_sgemm_packed_a_floats (cout_g, k));
     }
+}
+
+/* ---- Two GEMM convolutions in one region ---- */
+
+typedef struct
+{
+  ConvJob jobs[2];
+  int64_t first_tasks; /* tasks of jobs[0]; jobs[1]'s follow */
+} TwoJob;
+
+static void
+two_task (void *data, size_t task)
+{
+  TwoJob *two = data;
+
+  if ((int64_t) task < two->first_tasks)
+    gemm_task (&two->jobs[0], task);
+  else
+    gemm_task (&two->jobs[1], task - (size_t) two->first_tasks);
+}
+
+static bool
+takes_gemm (const KernelConv *cv)
+{
+  return !cv->transposed && !(cv->groups == cv->cin && cv->cin_g == 1 && cv->kh * cv->kw > 1);
+}
+
+bool
+_executorch_conv_f32_two (const KernelConvCall *calls)
+{
+  TwoJob two = { 0 };
+  int64_t tasks[2];
+
+  g_return_val_if_fail (takes_gemm (calls[0].cv) && takes_gemm (calls[1].cv), false);
+  for (int i = 0; i < 2; i++)
+    {
+      const KernelConvCall *c = &calls[i];
+      const KernelConv *cv = c->cv;
+      ConvJob *job = &two.jobs[i];
+      bool direct = cv->kh == 1 && cv->kw == 1 && cv->sh == 1 && cv->sw == 1 && cv->ph == 0 && cv->pw == 0;
+
+      *job = (ConvJob){ .cv = cv,
+                        .x = c->x,
+                        .weight = c->weight,
+                        .packed_weight = c->packed_weight,
+                        .bias = c->bias,
+                        .y = c->y,
+                        .epilogue = c->epilogue };
+      choose_split (job, direct);
+      job->n_tiles = (cv->oh * cv->ow + job->tile - 1) / job->tile;
+      job->n_co = (cv->cout_g + job->co_block - 1) / job->co_block;
+      tasks[i] = cv->n * cv->groups * job->n_co * job->n_tiles;
+    }
+  if (executorch_threadpool_get_num_threads () > 1 && tasks[0] + tasks[1] > 1)
+    {
+      two.jobs[0].single_thread = two.jobs[1].single_thread = true;
+      two.first_tasks = tasks[0];
+      executorch_threadpool_parallelize_1d ((ExecutorchThreadpoolTask1d) two_task, &two,
+                                            (size_t) (tasks[0] + tasks[1]));
+    }
+  else
+    for (int i = 0; i < 2; i++)
+      run_tasks (&two.jobs[i], gemm_task, tasks[i]);
+  return !two.jobs[0].failed && !two.jobs[1].failed;
 }

@@ -37,6 +37,18 @@ EtError _executorch_conv_f32 (EtKernelContext *ctx, const KernelConv *cv, const 
                               const float *packed_weight, const float *bias, float *y,
                               const KernelConvEpilogue *epilogue);
 
+/* _executorch_conv_f32() writing output channels [0, @low) to @y_low
+ * (laid out as @y) instead of @y: a convolution whose out shares bytes
+ * with its input only there computes those channels into a temporary.
+ * Only for a GEMM-path convolution of one batch and one group, @low from
+ * _executorch_conv_low_channels(). */
+EtError _executorch_conv_f32_low (EtKernelContext *ctx, const KernelConv *cv, const float *x, const float *weight,
+                                  const float *packed_weight, const float *bias, float *y, float *y_low, int64_t low,
+                                  const KernelConvEpilogue *epilogue);
+/* The first @channels output channels rounded up to where
+ * _executorch_conv_f32_low() may split them (cout when it may not). */
+int64_t _executorch_conv_low_channels (const KernelConv *cv, int64_t channels);
+
 /* Depthwise (groups == cin, not transposed; convolution-depthwise.c):
  * writes every output with the bias and @epilogue (may be NULL) applied.
  * False when temporary memory runs out. */
@@ -53,6 +65,21 @@ bool _executorch_conv_depthwise_f32 (const KernelConv *cv, const float *x, const
 bool _executorch_conv_depthwise_f32_isa (const KernelConv *cv, const float *x, const float *weight, const float *bias,
                                          float *y, const KernelConvEpilogue *epilogue, KernelDepthwiseIsa isa);
 KernelDepthwiseIsa _executorch_conv_depthwise_best_isa (void);
+
+/* One float32 convolution's data, as _executorch_conv_f32() takes it. */
+typedef struct
+{
+  const KernelConv *cv;
+  const float *x, *weight, *packed_weight, *bias; /* packed_weight, bias: or NULL */
+  float *y;
+  const KernelConvEpilogue *epilogue; /* or NULL */
+} KernelConvCall;
+
+/* Two convolutions that take the GEMM path (not depthwise, not
+ * transposed), their tasks in one parallel region (a SqueezeNet fire
+ * module's two expand convolutions).  False when temporary memory runs
+ * out. */
+bool _executorch_conv_f32_two (const KernelConvCall *calls);
 
 /* Floats of the packed weights of a convolution that takes the GEMM path
  * (not depthwise, not transposed) with @groups groups of @cout_g output
@@ -93,3 +120,19 @@ typedef struct
  * one a fused instruction calls. */
 EtError _executorch_convolution_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args);
 EtError _executorch_convolution_fused_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args);
+
+/* The first of two consecutive convolution instructions (only fused-away
+ * ones between them) where the second reads nothing the first writes
+ * (rewrites/conv-pair.c): it runs both, their tasks in one parallel region
+ * where both take the GEMM path and no out shares bytes with an input,
+ * else one after the other as their own (fused) instructions would.  The
+ * second instruction then does nothing. */
+typedef struct
+{
+  EtKernel kernel;
+  const KernelConvFusion *conv[2]; /* in instruction order */
+  EtValue **args[2];
+  uint32_t n_args[2];
+} KernelConvTwo;
+
+EtError _executorch_convolution_two_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args);

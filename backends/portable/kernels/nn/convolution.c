@@ -21,6 +21,8 @@
  */
 #include "convolution-private.h"
 
+#include "nn-private.h"
+
 #include <string.h>
 
 #define OP "convolution"
@@ -332,6 +334,30 @@ packed_weight (const KernelConvFusion *fusion, const KernelConv *cv)
   return fusion->packed_weight;
 }
 
+typedef struct
+{
+  float *dst;
+  const float *src;
+} CopyJob;
+
+static void
+copy_range (void *context, int64_t begin, int64_t end)
+{
+  CopyJob *job = context;
+
+  memcpy (job->dst + begin, job->src + begin, (size_t) (end - begin) * sizeof (float));
+}
+
+/* Copies @n floats between buffers that do not overlap, on the pool
+ * above 512 KiB (a smaller copy takes less than a region costs). */
+static void
+copy_floats (float *dst, const float *src, int64_t n)
+{
+  CopyJob job = { dst, src };
+
+  _executorch_parallel_for (n, 4 * KERNEL_GRAIN, copy_range, &job);
+}
+
 /* convolution.out, or with @fusion the fused instruction it describes:
  * the output goes to fusion->out, and only float32 is fused. */
 static EtError
@@ -396,6 +422,20 @@ convolution_run (EtKernelContext *ctx, EtValue **args, uint32_t n_args, const Ke
           db = tb.data;
         }
     }
+  /* An out over the input (the memory plan lets it when the input's life
+   * ends here: an image's stem, a classifier) shares bytes with it only in
+   * its first channels: just those go through a temporary. */
+  int64_t low = 0;
+  if (!in_place && kind == KERNEL_COMPUTE_F32 && y->scalar_type == ET_SCALAR_FLOAT &&
+      _executorch_dim_order_is_identity (y) && !overlaps (y, w) && (b == NULL || !overlaps (y, b)) &&
+      (r == NULL || !overlaps (y, r)) && cv.oh * cv.ow > 0)
+    {
+      size_t plane = (size_t) (cv.oh * cv.ow) * sizeof (float);
+      const char *x_end = (const char *) x->data + (size_t) x->numel * _executorch_type_size (x->scalar_type);
+      int64_t channels = (int64_t) (((size_t) (x_end - (const char *) y->data) + plane - 1) / plane);
+      low = _executorch_conv_low_channels (&cv, channels);
+      low = low < cv.cout ? low : 0;
+    }
   if (err == ET_OK)
     {
       if (in_place)
@@ -404,7 +444,7 @@ convolution_run (EtKernelContext *ctx, EtValue **args, uint32_t n_args, const Ke
         }
       else
         {
-          err = _executorch_temp_alloc (ctx, (size_t) y->numel * es, &ty);
+          err = _executorch_temp_alloc (ctx, (size_t) (low > 0 ? low * cv.oh * cv.ow : y->numel) * es, &ty);
           dy = ty.data;
         }
     }
@@ -414,14 +454,27 @@ convolution_run (EtKernelContext *ctx, EtValue **args, uint32_t n_args, const Ke
         {
           case KERNEL_COMPUTE_F32:
             /* Half and BFloat16 were converted to float above. */
-            err = _executorch_conv_f32 (ctx, &cv, dx, dw, packed_weight (fusion, &cv), db, dy,
-                                        fusion != NULL ? &epilogue : NULL);
+            if (low > 0)
+              err = _executorch_conv_f32_low (ctx, &cv, dx, dw, packed_weight (fusion, &cv), db, y->data, dy, low,
+                                              fusion != NULL ? &epilogue : NULL);
+            else
+              err = _executorch_conv_f32 (ctx, &cv, dx, dw, packed_weight (fusion, &cv), db, dy,
+                                          fusion != NULL ? &epilogue : NULL);
             break;
           case KERNEL_COMPUTE_F64: direct_f64 (&cv, dx, dw, db, dy); break;
           case KERNEL_COMPUTE_I64: direct_i64 (&cv, dx, dw, db, dy); break;
         }
     }
-  if (err == ET_OK && !in_place)
+  if (err == ET_OK && low > 0)
+    {
+      copy_floats (y->data, dy, low * cv.oh * cv.ow);
+    }
+  else if (err == ET_OK && !in_place && y->scalar_type == ET_SCALAR_FLOAT && ctype == ET_SCALAR_FLOAT &&
+           _executorch_dim_order_is_identity (y))
+    {
+      copy_floats (y->data, dy, y->numel);
+    }
+  else if (err == ET_OK && !in_place)
     {
       int64_t strides[ET_MAX_DIMS];
       _executorch_contiguous_strides (y->ndim, y->sizes, strides);
@@ -449,6 +502,73 @@ _executorch_convolution_fused_out (EtKernelContext *ctx, EtValue **args, uint32_
   if (fusion == NULL || fusion->out == NULL)
     return KERNEL_FAIL (ctx, ET_ERROR_INTERNAL, OP ": fused instruction without its fusion");
   return convolution_run (ctx, args, n_args, fusion);
+}
+
+/* Float32 data of @t in NCHW order as it is, or NULL. */
+static const float *
+dense_f32 (const EtTensor *t)
+{
+  return t != NULL && t->scalar_type == ET_SCALAR_FLOAT && _executorch_dim_order_is_identity (t) ? t->data : NULL;
+}
+
+/* The instruction of two independent convolutions
+ * (rewrites/conv-pair.c): one region where convolution-fast.c takes
+ * them, else one after the other. */
+EtError
+_executorch_convolution_two_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
+{
+  const KernelConvTwo *two = et_kernel_context_user_data (ctx);
+  EtTensor *x[2], *w[2], *b[2], *raw[2], *out[2];
+  KernelConv cv[2];
+  KernelConvEpilogue epilogue[2];
+  KernelConvCall calls[2];
+  bool together = true;
+
+  (void) args;
+  (void) n_args;
+  if (two == NULL || two->conv[0] == NULL || two->conv[1] == NULL)
+    return KERNEL_FAIL (ctx, ET_ERROR_INTERNAL, OP ": paired instruction without its pair");
+  for (int i = 0; i < 2; i++)
+    {
+      KERNEL_TRY (parse (ctx, two->args[i], two->n_args[i], &x[i], &w[i], &b[i], &raw[i], &cv[i]));
+      out[i] = two->conv[i]->out->tag == ET_VALUE_TENSOR ? two->conv[i]->out->u.tensor : NULL;
+      if (out[i] == NULL)
+        return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, OP ": a paired convolution's out must be a tensor");
+      KERNEL_TRY (_executorch_resize (ctx, out[i], raw[i]->ndim, raw[i]->sizes));
+    }
+  for (int i = 0; i < 2 && together; i++)
+    {
+      const KernelConvFusion *f = two->conv[i];
+      calls[i] = (KernelConvCall){
+        .cv = &cv[i],
+        .x = dense_f32 (x[i]),
+        .weight = f->weight != NULL ? f->weight : dense_f32 (w[i]),
+        .packed_weight = packed_weight (f, &cv[i]),
+        .bias = f->bias != NULL ? f->bias : dense_f32 (b[i]),
+        .y = (float *) dense_f32 (out[i]),
+        .epilogue = &epilogue[i],
+      };
+      epilogue[i] = (KernelConvEpilogue){ .clamp = f->clamp, .lo = f->lo, .hi = f->hi };
+      together = f->residual == NULL && calls[i].x != NULL &&
+                 (calls[i].weight != NULL || calls[i].packed_weight != NULL) &&
+                 (calls[i].bias != NULL || b[i] == NULL) && calls[i].y != NULL && !cv[i].transposed &&
+                 !(cv[i].groups == cv[i].cin && cv[i].cin_g == 1 && cv[i].kh * cv[i].kw > 1) &&
+                 !overlaps (out[i], x[0]) && !overlaps (out[i], x[1]) && !overlaps (out[i], out[1 - i]);
+    }
+  if (!together)
+    {
+      KERNEL_TRY (convolution_run (ctx, two->args[0], two->n_args[0], two->conv[0]));
+      return convolution_run (ctx, two->args[1], two->n_args[1], two->conv[1]);
+    }
+  if (out[0]->numel == 0 || out[1]->numel == 0)
+    {
+      /* Nothing to share a region with: each alone (an empty one writes nothing). */
+      KERNEL_TRY (convolution_run (ctx, two->args[0], two->n_args[0], two->conv[0]));
+      return convolution_run (ctx, two->args[1], two->n_args[1], two->conv[1]);
+    }
+  if (!_executorch_conv_f32_two (calls))
+    return KERNEL_FAIL (ctx, ET_ERROR_MEMORY_ALLOCATION_FAILED, "convolution: out of memory for temporary buffers");
+  return ET_OK;
 }
 
 const EtKernel _executorch_conv_kernels[] = {

@@ -11,7 +11,8 @@
  * propagation), and its flat index h * W + w goes with it.  Without an
  * index output (max_pool2d, or rewrites/pool-indices.c where nothing reads
  * the indices) the vector loops keep no indices: half the blends, and no
- * 8-byte index per output to store.
+ * 8-byte index per output to store; where the CPU has AVX-512 (unless
+ * EXECUTORCH_KERNELS_NO_AVX512) they run sixteen columns at a time.
  */
 #include "pool-private.h"
 
@@ -114,6 +115,45 @@ max_vec8 (const KernelMaxPool *p, int64_t h0, int64_t h1, int64_t j, float *out,
     max_vec (p, h0, h1, j, out, NULL, 1, false);
 }
 
+/* Without indices, where the CPU has AVX-512: max_vec's rule on 16
+ * columns a vector, NC (1 or 2) vectors side by side. */
+static inline __attribute__ ((always_inline, target ("avx512f"))) void
+max_vec512 (const KernelMaxPool *p, int64_t h0, int64_t h1, int64_t j, float *out, int NC)
+{
+  int64_t c0 = j * p->sw - p->pw;
+  __m512i even = _mm512_setr_epi32 (0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  __m512 best[2];
+
+#define LOAD16(at)                             \
+  (p->sw == 1 ? _mm512_loadu_ps (p->in + (at)) \
+              : _mm512_permutex2var_ps (_mm512_loadu_ps (p->in + (at)), even, _mm512_loadu_ps (p->in + (at) + 16)))
+  for (int c = 0; c < NC; c++)
+    best[c] = LOAD16 (h0 * p->w + c0 + c * 16 * p->sw);
+  for (int64_t h = h0; h < h1; h += p->dh)
+    for (int64_t u = h == h0 ? 1 : 0; u < p->kw; u++)
+      for (int c = 0; c < NC; c++)
+        {
+          __m512 v = LOAD16 (h * p->w + c0 + u + c * 16 * p->sw);
+          __mmask16 take = _mm512_cmp_ps_mask (v, best[c], _CMP_GT_OQ) | _mm512_cmp_ps_mask (v, v, _CMP_UNORD_Q);
+          best[c] = _mm512_mask_blend_ps (take, best[c], v);
+        }
+#undef LOAD16
+  for (int c = 0; c < NC; c++)
+    _mm512_storeu_ps (out + 16 * c, best[c]);
+}
+
+__attribute__ ((target ("avx512f"))) static void
+max_vec512_16 (const KernelMaxPool *p, int64_t h0, int64_t h1, int64_t j, float *out)
+{
+  max_vec512 (p, h0, h1, j, out, 1);
+}
+
+__attribute__ ((target ("avx512f"))) static void
+max_vec512_32 (const KernelMaxPool *p, int64_t h0, int64_t h1, int64_t j, float *out)
+{
+  max_vec512 (p, h0, h1, j, out, 2);
+}
+
 AVX2 static void
 max_vec32 (const KernelMaxPool *p, int64_t h0, int64_t h1, int64_t j, float *out, int64_t *idx)
 {
@@ -132,12 +172,13 @@ _executorch_max_pool_plane_f32 (const KernelMaxPool *p, float *out, int64_t *idx
   /* Columns whose window is inside the input: c0 >= 0, c0 + kw <= w. */
   int64_t lo = (p->pw + p->sw - 1) / p->sw;
   int64_t hi = p->w - p->kw + p->pw < 0 ? 0 : (p->w - p->kw + p->pw) / p->sw + 1;
-  bool vec = false;
+  bool vec = false, wide = false;
 
   if (hi > p->ow)
     hi = p->ow;
 #ifdef POOL_HAVE_AVX2
   vec = _executorch_support_cpu_has_avx2_fma ();
+  wide = vec && idx == NULL && _executorch_support_cpu_has_avx512 ();
 #endif
   for (int64_t oh = 0; oh < p->oh; oh++)
     {
@@ -156,7 +197,23 @@ _executorch_max_pool_plane_f32 (const KernelMaxPool *p, float *out, int64_t *idx
           for (; j < lo && j < p->ow; j++)
             max_point (p, h0, h1, j, orow + j, irow != NULL ? irow + j : NULL);
 #ifdef POOL_HAVE_AVX2
-          /* The last load of a chunk reads up to 8 * sw - 1 past its first tap. */
+          /* The last load of a chunk reads up to 8 * sw - 1 past its first
+           * tap (16 * sw - 1 for AVX-512's). */
+          if (wide)
+            {
+              for (; j + 32 <= hi && (h1 - 1) * p->w + (j * p->sw - p->pw) + p->kw - 1 + 32 * p->sw <= p->h * p->w;
+                   j += 32)
+                max_vec512_32 (p, h0, h1, j, orow + j);
+              for (; j + 16 <= hi && (h1 - 1) * p->w + (j * p->sw - p->pw) + p->kw - 1 + 16 * p->sw <= p->h * p->w;
+                   j += 16)
+                max_vec512_16 (p, h0, h1, j, orow + j);
+              int64_t t = hi - 16;
+              if (j < hi && t >= lo && (h1 - 1) * p->w + (t * p->sw - p->pw) + p->kw - 1 + 16 * p->sw <= p->h * p->w)
+                {
+                  max_vec512_16 (p, h0, h1, t, orow + t);
+                  j = hi;
+                }
+            }
           for (; j + 32 <= hi && (h1 - 1) * p->w + (j * p->sw - p->pw) + p->kw - 1 + 32 * p->sw <= p->h * p->w; j += 32)
             max_vec32 (p, h0, h1, j, orow + j, irow != NULL ? irow + j : NULL);
           for (; j + 8 <= hi && (h1 - 1) * p->w + (j * p->sw - p->pw) + p->kw - 1 + 8 * p->sw <= p->h * p->w; j += 8)
