@@ -71,6 +71,7 @@ typedef struct
   Step *steps;
   uint32_t n_steps;
   uint32_t *step_id;        /* scratch: per value, its id in the step being built */
+  gboolean slice_linears;   /* scratch: the step being built runs on the calling thread only */
   XbDqLinear **dq;          /* per node: repacked weights of a host dynamically quantized linear */
   XbFcOperator **fc;        /* per node: a host fp32 linear's operator (fc-operator.c) */
   struct pthreadpool *pool; /* the pool the runtimes were created with */
@@ -568,8 +569,12 @@ define_node (Delegate *d, xnn_subgraph_t sg, const XbNode *n)
       case XB_NODE_MAXIMUM: return BINARY (maximum, xnn_define_maximum2 (sg, i0, i1, o, 0));
       case XB_NODE_PRELU: return BINARY (prelu, xnn_define_prelu (sg, i0, i1, o, 0));
       case XB_NODE_FULLY_CONNECTED:
-        /* Weights beyond L2: in slices, for the 2024 library's tiling. */
-        if (xb_conv_split_wanted (d->graph, n, d->shapes))
+        /* Weights beyond L2: in slices, for the 2024 library's tiling, on
+         * one thread only.  On the pool the slices paid nothing for a
+         * prompt and cost a decode step 5% (more regions); a pooled step's
+         * twin on the calling thread stays whole so that both find the
+         * same packed weights. */
+        if (d->slice_linears && xb_conv_split_wanted (d->graph, n, d->shapes))
           return xb_conv_define_split (d->graph, n, d->shapes, sg, i0, o);
         return xnn_define_fully_connected (sg, lo, hi, i0, i1, i2, o, n->flags);
       case XB_NODE_SOFTMAX: return xnn_define_softmax (sg, i0, o, 0);
@@ -811,6 +816,7 @@ create_runtime (Delegate *d, const Step *s, struct pthreadpool *pool, xnn_runtim
   const XbGraph *g = d->graph;
   g_autofree uint8_t *role = step_roles (d, s);
   memset (d->step_id, 0xff, sizeof (uint32_t) * g->n_values);
+  d->slice_linears = pool == NULL && !s->pooled;
   xnn_subgraph_t sg = NULL;
   enum xnn_status st = xnn_create_subgraph (s->n_ext, 0, &sg);
   if (st != xnn_status_success)
