@@ -577,6 +577,34 @@ rewrite_requantize (EtMethodGraph *graph, uint32_t conv)
   et_method_graph_set_kernel (graph, (uint32_t) quantize, &_executorch_qk_unstage_bytes_kernel);
 }
 
+/* A dequantize_per_tensor of ours from a contiguous int8/uint8 CPU tensor
+ * into a float tensor of as many elements, with a zero point the float
+ * steps hold exactly: its arguments, input, output, zero point and input
+ * type; or false. */
+static bool
+byte_dequantize (EtMethodGraph *graph, uint32_t deq, EtValue ***args_out, const EtTensor **input_out,
+                 const EtTensor **deq_out_out, int64_t *zp, int64_t *dtype)
+{
+  const EtTensor *input, *deq_out;
+  EtValue **args;
+  uint32_t n_args;
+
+  if (!own_kernel (et_method_graph_kernel (graph, deq), "quantized_decomposed::dequantize_per_tensor.out"))
+    return false;
+  args = et_method_graph_args (graph, deq, &n_args);
+  if (n_args != 9 || (input = tensor_of (args[0])) == NULL || !bytes_fit (deq_out = tensor_of (args[7])) ||
+      args[7] != args[8] || deq_out->numel != input->numel || !et_tensor_is_contiguous (input) ||
+      input->device_type != ET_DEVICE_CPU || (args[1]->tag != ET_VALUE_DOUBLE && args[1]->tag != ET_VALUE_INT) ||
+      !int_value (args[2], zp) || !int_value (args[5], dtype) || *dtype != input->scalar_type ||
+      (*dtype != ET_SCALAR_CHAR && *dtype != ET_SCALAR_BYTE) || *zp < -(1 << 24) || *zp > (1 << 24) ||
+      !float_out (args[6], deq_out))
+    return false;
+  *args_out = args;
+  *input_out = input;
+  *deq_out_out = deq_out;
+  return true;
+}
+
 /* dequantize_per_tensor → relu | hardtanh | sigmoid → quantize_per_tensor
  * of one int8/uint8 tensor, each result read only by the next: 256
  * possible inputs, so the three become a byte copy, a table computed now
@@ -587,21 +615,13 @@ rewrite_activation_table (EtMethodGraph *graph, uint32_t deq)
   const EtTensor *input, *deq_out, *act_out;
   const EtKernel *act_kernel, *lut;
   EtValue **args, **act_args;
-  uint32_t n_args, n_act_args;
+  uint32_t n_act_args;
   int64_t zp, dtype, act, quantize;
   QkRequant rq = { .lo = -INFINITY, .hi = INFINITY };
   uint8_t table[256];
   bool relu, sigmoid;
 
-  if (!own_kernel (et_method_graph_kernel (graph, deq), "quantized_decomposed::dequantize_per_tensor.out"))
-    return;
-  args = et_method_graph_args (graph, deq, &n_args);
-  if (n_args != 9 || (input = tensor_of (args[0])) == NULL || !bytes_fit (deq_out = tensor_of (args[7])) ||
-      args[7] != args[8] || deq_out->numel != input->numel || !et_tensor_is_contiguous (input) ||
-      input->device_type != ET_DEVICE_CPU || (args[1]->tag != ET_VALUE_DOUBLE && args[1]->tag != ET_VALUE_INT) ||
-      !int_value (args[2], &zp) || !int_value (args[5], &dtype) || dtype != input->scalar_type ||
-      (dtype != ET_SCALAR_CHAR && dtype != ET_SCALAR_BYTE) || zp < -(1 << 24) || zp > (1 << 24) ||
-      !float_out (args[6], deq_out))
+  if (!byte_dequantize (graph, deq, &args, &input, &deq_out, &zp, &dtype))
     return;
   if ((act = sole_reader (graph, args[7], deq, 0)) < 0)
     return;
@@ -716,21 +736,12 @@ rewrite_max_pool (EtMethodGraph *graph, uint32_t deq)
   const EtTensor *input, *deq_out, *pool_out, *indices;
   const EtKernel *pool_kernel, *kernel;
   EtValue **args, **pool_args;
-  uint32_t n_args, n_pool_args;
+  uint32_t n_pool_args;
   int64_t zp, dtype, pool, quantize, k[2], s[2], p[2], d[2], one[2] = { 1, 1 }, zero[2] = { 0, 0 };
   QkRequant rq = { .lo = -INFINITY, .hi = INFINITY };
   uint8_t table[256];
 
-  if (!own_kernel (et_method_graph_kernel (graph, deq), "quantized_decomposed::dequantize_per_tensor.out"))
-    return;
-  args = et_method_graph_args (graph, deq, &n_args);
-  if (n_args != 9 || (input = tensor_of (args[0])) == NULL || input->ndim != 4 ||
-      !bytes_fit (deq_out = tensor_of (args[7])) || args[7] != args[8] || deq_out->numel != input->numel ||
-      !et_tensor_is_contiguous (input) || input->device_type != ET_DEVICE_CPU ||
-      (args[1]->tag != ET_VALUE_DOUBLE && args[1]->tag != ET_VALUE_INT) || !int_value (args[2], &zp) ||
-      !int_value (args[5], &dtype) || dtype != input->scalar_type ||
-      (dtype != ET_SCALAR_CHAR && dtype != ET_SCALAR_BYTE) || zp < -(1 << 24) || zp > (1 << 24) ||
-      !float_out (args[6], deq_out))
+  if (!byte_dequantize (graph, deq, &args, &input, &deq_out, &zp, &dtype) || input->ndim != 4)
     return;
   double deq_scale = args[1]->tag == ET_VALUE_DOUBLE ? args[1]->u.double_value : (double) args[1]->u.int_value;
   /* increasing in the byte only with a positive scale */
@@ -955,19 +966,11 @@ rewrite_byte_moves (EtMethodGraph *graph, uint32_t deq)
   const EtTensor *input, *deq_out;
   const EtKernel *move_kernels[MAX_BYTE_MOVES];
   EtValue **args, *value, *read_as;
-  uint32_t n_args, at = deq, moves[MAX_BYTE_MOVES], n_moves = 0;
+  uint32_t at = deq, moves[MAX_BYTE_MOVES], n_moves = 0;
   int64_t zp, dtype, next;
   QkRequant rq = { .lo = -INFINITY, .hi = INFINITY };
 
-  if (!own_kernel (et_method_graph_kernel (graph, deq), "quantized_decomposed::dequantize_per_tensor.out"))
-    return;
-  args = et_method_graph_args (graph, deq, &n_args);
-  if (n_args != 9 || (input = tensor_of (args[0])) == NULL || !bytes_fit (deq_out = tensor_of (args[7])) ||
-      args[7] != args[8] || deq_out->numel != input->numel || !et_tensor_is_contiguous (input) ||
-      input->device_type != ET_DEVICE_CPU || (args[1]->tag != ET_VALUE_DOUBLE && args[1]->tag != ET_VALUE_INT) ||
-      !int_value (args[2], &zp) || !int_value (args[5], &dtype) || dtype != input->scalar_type ||
-      (dtype != ET_SCALAR_CHAR && dtype != ET_SCALAR_BYTE) || zp < -(1 << 24) || zp > (1 << 24) ||
-      !float_out (args[6], deq_out))
+  if (!byte_dequantize (graph, deq, &args, &input, &deq_out, &zp, &dtype))
     return;
   float scale = (float) (args[1]->tag == ET_VALUE_DOUBLE ? args[1]->u.double_value : (double) args[1]->u.int_value);
   value = args[7];
