@@ -13,12 +13,17 @@
  * that do not, negative dims, int8 and uint8.  Kernels handed data that
  * is not staged fail with an error.  The max pool on bytes (int-pool.c)
  * against each window's maximum through the table, on geometries with
- * tails, strides 1 and 2, padding, dilation and ceil mode.
+ * tails, strides 1 and 2, padding, dilation and ceil mode.  Large
+ * quantizes and dequantizes, which go over the thread pool in chunks,
+ * against upstream's formula element by element, at 1 and 2 threads.
  */
 #include "int-kernels-private.h"
 #include "kernel-test-util.h"
 
+#include "executorch-threadpool.h"
+
 #include <glib.h>
+#include <math.h>
 #include <string.h>
 
 static EtErrorContext *error_ctx;
@@ -238,6 +243,44 @@ test_max_pool (void)
         check_pool (&cases[i], s == 0, t == 0);
 }
 
+/* Tensors of several pool chunks and a tail: every element as upstream's
+ * formulas give it, on one thread and on two. */
+static void
+test_chunked_quantize (void)
+{
+  const int64_t n = 3 * 64 * 1024 + 77;
+  const double scale = 0.037;
+  const int32_t zp = -5;
+  guint old = executorch_threadpool_get_num_threads ();
+  g_autofree float *x = g_new (float, n), *back = g_new (float, n);
+  g_autofree int8_t *q = g_new (int8_t, n);
+  GRand *rand = g_rand_new_with_seed (7);
+
+  for (int64_t i = 0; i < n; i++)
+    x[i] = (float) g_rand_double_range (rand, -6.0, 6.0);
+  x[12345] = NAN;
+  x[n - 1] = 1e30f;
+  for (guint threads = 1; threads <= 2; threads++)
+    {
+      executorch_threadpool_set_num_threads (threads);
+      memset (q, 0x55, (size_t) n);
+      _executorch_qk_quantize_float_to_8bit (x, q, true, n, scale, zp, -128, 127);
+      float inv = 1.0f / (float) scale;
+      for (int64_t i = 0; i < n; i++)
+        {
+          float v = (float) zp + nearbyintf (inv * x[i]);
+          int32_t want = isnan (v) ? zp : (int32_t) (v < -128.0f ? -128.0f : v > 127.0f ? 127.0f : v);
+          if (q[i] != want)
+            g_error ("%u threads: element %" G_GINT64_FORMAT " quantized to %d, not %d", threads, i, q[i], want);
+        }
+      _executorch_qk_dequantize_8bit_to_float (q, true, back, n, zp, (float) scale);
+      for (int64_t i = 0; i < n; i++)
+        g_assert_cmpfloat (back[i], ==, (float) (q[i] - zp) * (float) scale);
+    }
+  executorch_threadpool_set_num_threads (old);
+  g_rand_free (rand);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -245,5 +288,6 @@ main (int argc, char **argv)
   error_ctx = et_error_context_new ();
   g_test_add_func ("/quantized/int-bytes/permute-chains", test_permute_chains);
   g_test_add_func ("/quantized/int-bytes/max-pool", test_max_pool);
+  g_test_add_func ("/quantized/int-bytes/chunked-quantize", test_chunked_quantize);
   return g_test_run ();
 }
