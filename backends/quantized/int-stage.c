@@ -55,10 +55,8 @@ widen (const void *in, bool is_signed, int16_t *out, int64_t n, int16_t zp)
       out[i] = (int16_t) (((const uint8_t *) in)[i] - zp);
 }
 
-/* Large byte moves and widenings go over the pool in chunks of this many
- * elements, above twice that. */
-#define CHUNK (64 * 1024)
-
+/* Large byte moves and widenings go over the pool in chunks
+ * (_executorch_qk_run_chunked). */
 typedef struct
 {
   const void *in;
@@ -69,10 +67,9 @@ typedef struct
 } ChunkJob;
 
 static void
-chunk_task (void *data, size_t chunk)
+chunk_task (const void *data, int64_t first, int64_t n)
 {
   const ChunkJob *job = data;
-  int64_t first = (int64_t) chunk * CHUNK, n = MIN (CHUNK, job->n - first);
 
   if (job->widen)
     widen ((const char *) job->in + first, job->is_signed, (int16_t *) job->out + first, n, job->zp);
@@ -83,13 +80,7 @@ chunk_task (void *data, size_t chunk)
 static void
 run_chunks (const ChunkJob *job)
 {
-  size_t n_chunks = (size_t) ((job->n + CHUNK - 1) / CHUNK);
-
-  if (job->n >= 2 * CHUNK && executorch_threadpool_get_num_threads () > 1)
-    executorch_threadpool_parallelize_1d (chunk_task, (gpointer) job, n_chunks);
-  else
-    for (size_t chunk = 0; chunk < n_chunks; chunk++)
-      chunk_task ((gpointer) job, chunk);
+  _executorch_qk_run_chunked (chunk_task, job, job->n);
 }
 
 /* out[0, n) = in[0, n), over the pool when large. */

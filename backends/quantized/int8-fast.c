@@ -113,44 +113,65 @@ dequantize_range (const void *in, bool is_signed, float *out, int64_t n, int32_t
       out[i] = (float) (((const uint8_t *) in)[i] - zero_point) * scale;
 }
 
-/* Large tensors go over the thread pool in chunks of this many elements,
- * above twice that (SqueezeNet's dequantize and quantize around its cats
- * were a fifth of the calling thread's time at 2 threads, the worker
- * idle).  Each element gets the same formula: the same bytes. */
 #define CHUNK (64 * 1024)
 
 typedef struct
 {
+  QkChunkFunc func;
+  const void *job;
+  int64_t n;
+} Chunked;
+
+static void
+chunk_task (void *data, size_t chunk)
+{
+  const Chunked *c = data;
+  int64_t first = (int64_t) chunk * CHUNK;
+
+  c->func (c->job, first, MIN (CHUNK, c->n - first));
+}
+
+void
+_executorch_qk_run_chunked (QkChunkFunc func, const void *job, int64_t n)
+{
+  Chunked c = { func, job, n };
+  size_t n_chunks = (size_t) ((n + CHUNK - 1) / CHUNK);
+
+  if (n >= 2 * CHUNK && executorch_threadpool_get_num_threads () > 1)
+    executorch_threadpool_parallelize_1d (chunk_task, &c, n_chunks);
+  else
+    for (size_t chunk = 0; chunk < n_chunks; chunk++)
+      chunk_task (&c, chunk);
+}
+
+/* Large tensors go over the pool (SqueezeNet's dequantize and quantize
+ * around its cats were a fifth of the calling thread's time at 2 threads,
+ * the worker idle).  Each element gets the same formula: the same bytes. */
+typedef struct
+{
   const void *in;
   void *out;
-  int64_t n;
-  bool quantize, is_signed;
+  bool is_signed;
   int32_t zero_point;
   float inv, zp, lo, hi, scale;
 } Job;
 
 static void
-chunk_task (void *data, size_t chunk)
+quantize_chunk (const void *data, int64_t first, int64_t n)
 {
   const Job *job = data;
-  int64_t first = (int64_t) chunk * CHUNK, n = MIN (CHUNK, job->n - first);
 
-  if (job->quantize)
-    quantize_range ((const float *) job->in + first, (char *) job->out + first, job->is_signed, n, job->inv, job->zp,
-                    job->lo, job->hi);
-  else
-    dequantize_range ((const char *) job->in + first, job->is_signed, (float *) job->out + first, n, job->zero_point,
-                      job->scale);
+  quantize_range ((const float *) job->in + first, (char *) job->out + first, job->is_signed, n, job->inv, job->zp,
+                  job->lo, job->hi);
 }
 
-/* Whether @n elements are worth the pool; it then ran @job on it. */
-static bool
-ran_on_pool (const Job *job)
+static void
+dequantize_chunk (const void *data, int64_t first, int64_t n)
 {
-  if (job->n < 2 * CHUNK || executorch_threadpool_get_num_threads () < 2)
-    return false;
-  executorch_threadpool_parallelize_1d (chunk_task, (gpointer) job, (size_t) ((job->n + CHUNK - 1) / CHUNK));
-  return true;
+  const Job *job = data;
+
+  dequantize_range ((const char *) job->in + first, job->is_signed, (float *) job->out + first, n, job->zero_point,
+                    job->scale);
 }
 
 /* Elements [0, n) of contiguous Float @in into Char (@is_signed) or Byte
@@ -161,24 +182,20 @@ _executorch_qk_quantize_float_to_8bit (const float *in, void *out, bool is_signe
 {
   Job job = { .in = in,
               .out = out,
-              .n = n,
-              .quantize = true,
               .is_signed = is_signed,
               .inv = 1.0f / (float) scale,
               .zp = (float) zero_point,
               .lo = (float) qmin,
               .hi = (float) qmax };
 
-  if (!ran_on_pool (&job))
-    quantize_range (in, out, is_signed, n, job.inv, job.zp, job.lo, job.hi);
+  _executorch_qk_run_chunked (quantize_chunk, &job, n);
 }
 
 void
 _executorch_qk_dequantize_8bit_to_float (const void *in, bool is_signed, float *out, int64_t n, int32_t zero_point,
                                          float scale)
 {
-  Job job = { .in = in, .out = out, .n = n, .is_signed = is_signed, .zero_point = zero_point, .scale = scale };
+  Job job = { .in = in, .out = out, .is_signed = is_signed, .zero_point = zero_point, .scale = scale };
 
-  if (!ran_on_pool (&job))
-    dequantize_range (in, is_signed, out, n, zero_point, scale);
+  _executorch_qk_run_chunked (dequantize_chunk, &job, n);
 }
