@@ -52,11 +52,14 @@ EXPECTED = {
     # the channel shuffle and the NHWC round trip on the bytes: dequantize
     # -> view -> quantize, dequantize -> permute -> quantize (three) and
     # dequantize -> permute -> clone -> permute -> quantize; the split
-    # and the cat (list items) stay float
+    # (dequantize -> split -> two quantizes) and the cat (two dequantizes
+    # -> cat -> quantize) too, though their tensors are list items
     "shuffle_q8": {"aten::convolution.out [int8]": 5,
                    "aten::permute_copy.out [int8 bytes]": 3,
                    "dim_order_ops::_clone_dim_order.out [int8 bytes]": 2,
-                   "quantized_decomposed::dequantize_per_tensor.out [int8 bytes]": 3},
+                   "aten::split_with_sizes_copy.out [int8 bytes]": 1,
+                   "aten::cat.out [int8 bytes]": 1,
+                   "quantized_decomposed::dequantize_per_tensor.out [int8 bytes]": 3 + 1 + 2},
     "mlp_q8": {"aten::addmm.out [int8]": 3, "aten::permute_copy.out [int8 packed at load]": 3,
                "quantized_decomposed::dequantize_per_channel.out [int8 packed at load]": 3},
     # weight-only quantized: the activations are float, nothing to take
