@@ -58,9 +58,7 @@ move_bytes (const ByteListKernel *k, uint32_t part, const uint8_t *in, uint8_t *
       memcpy (out, in, (size_t) n);
       return;
     }
-  const uint8_t *table = k->tables + (size_t) part * 256;
-  for (int64_t i = 0; i < n; i++)
-    out[i] = table[in[i]];
+  _executorch_qk_map_table (k->tables + (size_t) part * 256, in, out, n);
 }
 
 /* Elements [first, first + n) of the whole, from (cat) or to (split) the

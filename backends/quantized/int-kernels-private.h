@@ -144,6 +144,9 @@ const EtKernel *_executorch_qk_lut_kernel_new (EtMethodGraph *graph, const char 
                                                bool same_type, bool is_signed);
 extern const EtKernel _executorch_qk_stage_bytes_kernel;
 
+/* dst[i] = table[in[i]] for i < n (64 at a time with AVX-512 VBMI). */
+void _executorch_qk_map_table (const uint8_t table[256], const uint8_t *in, uint8_t *dst, int64_t n);
+
 /* The StagedBytes header at @in's data, checked against its numel and
  * bytes; NULL if it is not there. */
 const StagedBytes *_executorch_qk_staged_bytes (const EtTensor *in);
