@@ -959,7 +959,8 @@ is_byte_clone (EtMethodGraph *graph, uint32_t index, const EtValue *self, EtValu
  * | views … → quantize_per_tensor, each value read only by the next,
  * the quantize giving every byte back: the values only move, so the
  * chain runs on the bytes, staged in the planned float buffers
- * (int-move.c). */
+ * (int-move.c).  A split into quantizes may end the chain instead
+ * (int-cat.c). */
 static void
 rewrite_byte_moves (EtMethodGraph *graph, uint32_t deq)
 {

@@ -10,6 +10,9 @@ the top level and run on libexecutorch-kernels-quantized:
                    convolution shapes the integer kernels chosen at load
                    must handle (stride 2, 1x1, dilation 2, unpadded, no
                    bias) and a residual add.
+  cat_q8           cat and split_with_sizes_copy between quantize and
+                   dequantize ops called directly (shared and differing
+                   qparams): what the byte cat and split must reproduce.
   mlp_dynq         the same MLP with dynamic activation quantization
                    (choose_qparams + the Tensor qparams forms).
   lm_wq            an LLM-style model with weight-only quantized embeddings
