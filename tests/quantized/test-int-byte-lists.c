@@ -316,7 +316,34 @@ test_split (void)
 
 static guint byte_cats, byte_splits;
 
-/* Runs after the plug-in's rewrite: counts the byte cats and splits. */
+/* The instructions that take @value, directly or as a list item. */
+static uint32_t
+users_of (EtMethodGraph *graph, const EtValue *value, uint32_t *users)
+{
+  uint32_t n_users = 0;
+
+  for (uint32_t i = 0; i < et_method_graph_n_instructions (graph); i++)
+    {
+      EtValue **args;
+      uint32_t n_args;
+      bool takes = false;
+
+      args = et_method_graph_args (graph, i, &n_args);
+      for (uint32_t a = 0; a < n_args; a++)
+        {
+          takes |= args[a] == value;
+          if (args[a]->tag == ET_VALUE_LIST_TENSOR)
+            for (uint32_t k = 0; k < args[a]->u.list.length; k++)
+              takes |= args[a]->u.list.items[k] == value;
+        }
+      if (takes)
+        users[n_users++] = i;
+    }
+  return n_users;
+}
+
+/* Runs after the plug-in's rewrite: counts the byte cats and splits, and
+ * checks et_method_graph_value_used_only_by() on every tensor argument. */
 static void
 observe (void *user_data, EtMethodGraph *graph)
 {
@@ -326,22 +353,37 @@ observe (void *user_data, EtMethodGraph *graph)
     {
       const EtKernel *kernel = et_method_graph_kernel (graph, i);
       EtValue **args;
-      uint32_t n_args;
+      uint32_t n_args, users[64], n_users;
 
       if (kernel == NULL)
         continue;
       byte_cats += strcmp (kernel->name, "aten::cat.out [int8 bytes]") == 0;
       byte_splits += strcmp (kernel->name, "aten::split_with_sizes_copy.out [int8 bytes]") == 0;
-      /* a cat's parts are pinned list items, used by the cat and their
-       * dequantizes: not by the cat alone */
+      args = et_method_graph_args (graph, i, &n_args);
+      for (uint32_t a = 0; a < n_args; a++)
+        {
+          if (args[a]->tag != ET_VALUE_TENSOR)
+            continue;
+          n_users = users_of (graph, args[a], users);
+          g_assert_cmpuint (n_users, <=, G_N_ELEMENTS (users));
+          /* an unpinned value: used only by its users, not by fewer */
+          if (!et_method_graph_value_is_pinned (graph, args[a]))
+            g_assert_true (et_method_graph_value_used_only_by (graph, args[a], users, n_users));
+          g_assert_false (et_method_graph_value_used_only_by (graph, args[a], users, n_users - 1));
+        }
+      /* a cat's parts are pinned list items, yet used only by the cat and
+       * their dequantizes */
       if (strncmp (kernel->name, "aten::cat.out", 13) != 0)
         continue;
-      args = et_method_graph_args (graph, i, &n_args);
       g_assert_cmpint (args[0]->tag, ==, ET_VALUE_LIST_TENSOR);
       for (uint32_t p = 0; p < args[0]->u.list.length; p++)
         {
-          g_assert_true (et_method_graph_value_is_pinned (graph, args[0]->u.list.items[p]));
-          g_assert_false (et_method_graph_value_used_only_by (graph, args[0]->u.list.items[p], &i, 1));
+          const EtValue *part = args[0]->u.list.items[p];
+          g_assert_true (et_method_graph_value_is_pinned (graph, part));
+          n_users = users_of (graph, part, users);
+          g_assert_cmpuint (n_users, ==, 2);
+          g_assert_true (et_method_graph_value_used_only_by (graph, part, users, 2));
+          g_assert_false (et_method_graph_value_used_only_by (graph, part, &i, 1));
         }
     }
 }
