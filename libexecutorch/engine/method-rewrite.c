@@ -17,7 +17,7 @@ struct EtMethodGraph
   guint n_instructions;
   Instruction **instructions; /* across chains, in program order */
   gboolean *pinned;           /* by value index */
-  gboolean *held;             /* pinned other than as a list item a rewrite may follow */
+  gboolean *held;             /* pinned for its own sake, or as an item of a list that is */
   guint first_added;          /* kernels[] slots from here on were added by rewrites */
 };
 
@@ -106,14 +106,18 @@ find_pinned (EtMethodGraph *graph)
       else if (ins->kind == INSTRUCTION_FREE || ins->kind == INSTRUCTION_JUMP_FALSE)
         pin (graph, ins->a);
     }
-  /* After the moves: a list moved or freed pins its items too; that far,
-   * a list item is held as any other value. */
+  /* After the moves: a list moved or freed pins its items too.  That far,
+   * pinned values are held (et_method_graph_value_used_only_by); the items
+   * of lists that only kernel calls take are pinned below but not held. */
   graph->held = g_memdup2 (graph->pinned, MAX (method->n_values, 1) * sizeof (gboolean));
   for (guint v = 0; v < method->n_values; v++)
     if (is_list (&method->values[v]) && graph->pinned[v])
       for (uint32_t i = 0; i < method->values[v].u.list.length; i++)
-        if (method->values[v].u.list.items[i] != NULL)
-          graph->held[method->values[v].u.list.items[i] - method->values] = TRUE;
+        {
+          const EtValue *item = method->values[v].u.list.items[i];
+          if (item != NULL && item >= method->values && item < method->values + method->n_values)
+            graph->held[item - method->values] = TRUE;
+        }
   restating = find_restating_lists (graph);
   for (guint v = 0; v < method->n_values; v++)
     if (is_list (&method->values[v]) && (!restating[v] || graph->pinned[v]))
