@@ -660,9 +660,101 @@ rewrite_activation_table (EtMethodGraph *graph, uint32_t deq)
   const char *name = relu      ? "aten::relu.out [int8 table]"
                      : sigmoid ? "aten::sigmoid.out [int8 table]"
                                : "aten::hardtanh.out [int8 table]";
-  lut = _executorch_qk_lut_kernel_new (graph, name, table, rq.is_signed == (dtype == ET_SCALAR_CHAR), rq.is_signed);
+  lut = _executorch_qk_lut_kernel_new (graph, name, 0, table, rq.is_signed == (dtype == ET_SCALAR_CHAR), rq.is_signed);
   if (lut == NULL || et_method_graph_set_kernel (graph, (uint32_t) act, lut) != ET_OK)
     return;
+  et_method_graph_set_kernel (graph, deq, &_executorch_qk_stage_bytes_kernel);
+  et_method_graph_set_kernel (graph, (uint32_t) quantize, &_executorch_qk_unstage_bytes_kernel);
+}
+
+/* The instructions other than @producer that read @value (unpinned):
+ * their number, the first two in @readers. */
+static uint32_t
+readers_of (EtMethodGraph *graph, const EtValue *value, uint32_t producer, uint32_t readers[2])
+{
+  uint32_t n = et_method_graph_n_instructions (graph), count = 0;
+
+  if (et_method_graph_value_is_pinned (graph, value))
+    return UINT32_MAX;
+  for (uint32_t index = 0; index < n; index++)
+    {
+      EtValue **args;
+      uint32_t n_args;
+      bool uses = false;
+
+      if (index == producer)
+        continue;
+      args = et_method_graph_args (graph, index, &n_args);
+      for (uint32_t i = 0; i < n_args; i++)
+        uses |= args[i] == value;
+      if (uses && count < 2)
+        readers[count] = index;
+      count += uses;
+    }
+  return count;
+}
+
+/* dequantize_per_tensor → sigmoid.out (x, out = s) and mul.out (x, s, out
+ * = y) → quantize_per_tensor (y): SiLU as torch.export decomposes it
+ * (EfficientNet has one after almost every convolution), x read by the
+ * two alone and s by the multiply alone.  As with the other activations,
+ * 256 possible inputs: the multiply maps the staged bytes through a table
+ * computed now, the sigmoid does nothing.  Any kernels of those names are
+ * taken over: libexecutorch-kernels may have fused the two into its own
+ * SiLU on the sigmoid, which writes only y, and the other operands are
+ * checked to be read by nobody else. */
+static void
+rewrite_silu_table (EtMethodGraph *graph, uint32_t deq)
+{
+  const EtTensor *input, *deq_out, *y;
+  const EtKernel *lut;
+  EtValue **args, **sig, **mul;
+  uint32_t n_sig, n_mul, readers[2], s_arg;
+  int64_t zp, dtype, quantize;
+  QkRequant rq = { .lo = -INFINITY, .hi = INFINITY };
+  uint8_t table[256];
+
+  if (!byte_dequantize (graph, deq, &args, &input, &deq_out, &zp, &dtype) ||
+      readers_of (graph, args[7], deq, readers) != 2)
+    return;
+  if (!kernel_named (et_method_graph_kernel (graph, readers[0]), "aten::sigmoid.out") ||
+      !kernel_named (et_method_graph_kernel (graph, readers[1]), "aten::mul.out"))
+    return;
+  sig = et_method_graph_args (graph, readers[0], &n_sig);
+  mul = et_method_graph_args (graph, readers[1], &n_mul);
+  /* sigmoid.out (self, out, ret); mul.out (self, other, out, ret) */
+  if (n_sig != 3 || n_mul != 4 || sig[0] != args[7] || sig[1] != sig[2] || sig[1] == args[7] || mul[2] != mul[3])
+    return;
+  if (mul[0] == args[7] && mul[1] == sig[1])
+    s_arg = 1;
+  else if (mul[1] == args[7] && mul[0] == sig[1])
+    s_arg = 0;
+  else
+    return;
+  y = tensor_of (mul[2]);
+  if (mul[2] == args[7] || mul[2] == sig[1] || !bytes_fit (y) || y->numel != input->numel ||
+      sole_reader (graph, sig[1], readers[0], s_arg) != (int64_t) readers[1] ||
+      (quantize = sole_reader (graph, mul[2], readers[1], 0)) < 0 ||
+      !is_final_quantize (graph, (uint32_t) quantize, y, &rq))
+    return;
+  /* the float steps once per possible byte: dequantize (int8-fast.c), the
+   * sigmoid rounded once from double (as for the sigmoid table), the
+   * float product, the quantize */
+  float scale = (float) (args[1]->tag == ET_VALUE_DOUBLE ? args[1]->u.double_value : (double) args[1]->u.int_value);
+  for (int b = 0; b < 256; b++)
+    {
+      int32_t x = dtype == ET_SCALAR_CHAR ? (int32_t) (int8_t) b : b;
+      float v = (float) (x - (int32_t) zp) * scale;
+      float gate = (float) (1.0 / (1.0 + exp (-(double) v)));
+      float product = v * gate;
+      _executorch_qk_quantize_float_to_8bit (&product, &table[b], rq.is_signed, 1, rq.scale, rq.zero_point, rq.qmin,
+                                             rq.qmax);
+    }
+  lut = _executorch_qk_lut_kernel_new (graph, "aten::mul.out [int8 SiLU table]", 1 - s_arg, table,
+                                       rq.is_signed == (dtype == ET_SCALAR_CHAR), rq.is_signed);
+  if (lut == NULL || et_method_graph_set_kernel (graph, readers[1], lut) != ET_OK)
+    return;
+  et_method_graph_set_kernel (graph, readers[0], &_executorch_qk_silu_sigmoid_kernel);
   et_method_graph_set_kernel (graph, deq, &_executorch_qk_stage_bytes_kernel);
   et_method_graph_set_kernel (graph, (uint32_t) quantize, &_executorch_qk_unstage_bytes_kernel);
 }
@@ -1068,6 +1160,7 @@ rewrite_int_convs (void *user_data, EtMethodGraph *graph)
   for (uint32_t deq = 0; deq < n; deq++)
     {
       rewrite_activation_table (graph, deq);
+      rewrite_silu_table (graph, deq);
       rewrite_max_pool (graph, deq);
     }
   for (uint32_t deq = 0; deq < n; deq++)

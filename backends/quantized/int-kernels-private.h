@@ -136,12 +136,15 @@ typedef struct
  * result; false when it is not such a kernel. */
 bool _executorch_qk_int_conv_set_requant (const EtKernel *conv_kernel, const QkRequant *requant);
 
-/* A kernel for one relu/hardtanh instruction that maps staged bytes
- * through @table (copied), named @name (static); @same_type when input and
- * output are both int8 (@is_signed) or both uint8, where a table that is
- * a clamp runs as one. */
-const EtKernel *_executorch_qk_lut_kernel_new (EtMethodGraph *graph, const char *name, const uint8_t table[256],
-                                               bool same_type, bool is_signed);
+/* A kernel for one relu/hardtanh/sigmoid instruction, or a SiLU's
+ * multiply, that maps the staged bytes of argument @self_arg through
+ * @table (copied) into its out, named @name (static); @same_type when
+ * input and output are both int8 (@is_signed) or both uint8, where a
+ * table that is a clamp runs as one. */
+const EtKernel *_executorch_qk_lut_kernel_new (EtMethodGraph *graph, const char *name, uint32_t self_arg,
+                                               const uint8_t table[256], bool same_type, bool is_signed);
+/* A SiLU's sigmoid when its multiply runs the table: does nothing. */
+extern const EtKernel _executorch_qk_silu_sigmoid_kernel;
 extern const EtKernel _executorch_qk_stage_bytes_kernel;
 
 /* dst[i] = table[in[i]] for i < n (64 at a time with AVX-512 VBMI). */

@@ -262,6 +262,7 @@ typedef struct
   /* the table is a clamp of the byte to [lo, hi] in its own type */
   bool is_clamp, is_signed;
   int lo, hi;
+  uint32_t self_arg; /* the staged input's argument */
 } LutKernel;
 
 /* Elements [0, n) of the table's clamp; the compiler vectorises it with
@@ -343,8 +344,24 @@ map_bytes (const LutKernel *lut, const uint8_t *in, uint8_t *dst, int64_t n)
     clamp_bytes (lut, in, dst, n);
 }
 
-/* relu.out / hardtanh.out between a byte-staging dequantize and a
- * quantize: each byte through the table. */
+typedef struct
+{
+  const LutKernel *lut;
+  const uint8_t *in;
+  uint8_t *dst;
+} LutJob;
+
+static void
+map_chunk (const void *job, int64_t first, int64_t n)
+{
+  const LutJob *j = job;
+
+  map_bytes (j->lut, j->in + first, j->dst + first, n);
+}
+
+/* relu.out / hardtanh.out / sigmoid.out, or the multiply of a SiLU,
+ * between a byte-staging dequantize and a quantize: each byte through the
+ * table. */
 static EtError
 lut_bytes (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
 {
@@ -352,29 +369,43 @@ lut_bytes (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   const LutKernel *lut = et_kernel_context_user_data (ctx);
   EtTensor *self, *out;
 
-  if (lut == NULL || (n_args != 3 && n_args != 5))
+  if (lut == NULL || n_args < 3 || n_args > 5 || lut->self_arg >= n_args - 2)
     return _executorch_qk_fail (&c, ET_ERROR_INTERNAL, "unexpected arguments");
-  QK_TRY (_executorch_qk_tensor (&c, 0, "self", &self));
+  QK_TRY (_executorch_qk_tensor (&c, lut->self_arg, "self", &self));
   QK_TRY (_executorch_qk_tensor (&c, n_args - 2, "out", &out));
   QK_TRY (_executorch_qk_resize_like (&c, out, "out", self));
   if (_executorch_qk_staged_bytes (self) == NULL || out->data == NULL ||
       out->nbytes < sizeof (StagedBytes) + (size_t) self->numel)
     return _executorch_qk_fail (&c, ET_ERROR_INTERNAL, "self not staged");
   memcpy (out->data, self->data, sizeof (StagedBytes));
-  map_bytes (lut, (const uint8_t *) self->data + sizeof (StagedBytes), (uint8_t *) out->data + sizeof (StagedBytes),
-             self->numel);
+  LutJob job = { lut, (const uint8_t *) self->data + sizeof (StagedBytes),
+                 (uint8_t *) out->data + sizeof (StagedBytes) };
+  _executorch_qk_run_chunked (map_chunk, &job, self->numel);
   return ET_OK;
 }
 
+/* The sigmoid of a SiLU whose multiply maps the bytes through a table:
+ * nothing left to do. */
+static EtError
+in_the_table (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
+{
+  (void) ctx, (void) args, (void) n_args;
+  return ET_OK;
+}
+
+const EtKernel _executorch_qk_silu_sigmoid_kernel = { "aten::sigmoid.out [int8 in the SiLU table]", in_the_table,
+                                                      NULL };
+
 const EtKernel *
-_executorch_qk_lut_kernel_new (EtMethodGraph *graph, const char *name, const uint8_t table[256], bool same_type,
-                               bool is_signed)
+_executorch_qk_lut_kernel_new (EtMethodGraph *graph, const char *name, uint32_t self_arg, const uint8_t table[256],
+                               bool same_type, bool is_signed)
 {
   LutKernel *lut = et_method_graph_alloc (graph, sizeof *lut);
 
   if (lut == NULL)
     return NULL;
   lut->kernel = (EtKernel){ name, lut_bytes, lut };
+  lut->self_arg = self_arg;
   memcpy (lut->table, table, sizeof lut->table);
   lut->is_signed = is_signed;
   /* the smallest and largest outputs as the bounds of a clamp */

@@ -39,7 +39,8 @@ EXPECTED = {
                     "aten::relu.out [int8 pass-through]": 4,
                     "quantized_decomposed::quantize_per_tensor.out [int8 bytes]": 7},
     # conv -> quantize -> dequantize -> hardtanh -> quantize (ReLU6 outside
-    # the convolution): the middle three as a byte table
+    # the convolution): the middle three as a byte table; SiLU (dequantize
+    # -> sigmoid and mul -> quantize) as a table on the multiply
     "dw_q8": {"aten::convolution.out [int8]": 7, "aten::addmm.out [int8]": 1,
               "aten::permute_copy.out [int8 packed at load]": 1,
               "quantized_decomposed::dequantize_per_channel.out [int8 packed at load]": 7 + 1,
@@ -47,8 +48,10 @@ EXPECTED = {
               "aten::hardtanh.out [int8 table]": 3,
               "aten::max_pool2d_with_indices.out [int8]": 2,
               "aten::sigmoid.out [int8 table]": 1,
-              "quantized_decomposed::dequantize_per_tensor.out [int8 bytes]": 3 + 2 + 1,
-              "quantized_decomposed::quantize_per_tensor.out [int8 bytes]": 7 + 3 + 2 + 1},
+              "aten::mul.out [int8 SiLU table]": 1,
+              "aten::sigmoid.out [int8 in the SiLU table]": 1,
+              "quantized_decomposed::dequantize_per_tensor.out [int8 bytes]": 3 + 2 + 1 + 1,
+              "quantized_decomposed::quantize_per_tensor.out [int8 bytes]": 7 + 3 + 2 + 1 + 1},
     # the channel shuffle and the NHWC round trip on the bytes: dequantize
     # -> view -> quantize, dequantize -> permute -> quantize (three) and
     # dequantize -> permute -> clone -> permute -> quantize; the split

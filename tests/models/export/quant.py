@@ -158,8 +158,9 @@ class DwBlock(nn.Module):
     hardtanh -> quantize), depthwise convolutions (stride 1 and 2, a 3x5
     kernel, a dilated one, odd channel counts), a 1x1 projection, ReLU
     fused into a convolution, max pools (ceil mode with padding, dilated)
-    between a dequantize and a quantize, a sigmoid gate, and a 37-channel stage (tiles of
-    four channels by 32 pixels, with tails)."""
+    between a dequantize and a quantize, a SiLU between a dequantize and a
+    quantize (sigmoid and multiply, as EfficientNet's), a sigmoid gate, and
+    a 37-channel stage (tiles of four channels by 32 pixels, with tails)."""
 
     def __init__(self):
         super().__init__()
@@ -179,7 +180,7 @@ class DwBlock(nn.Module):
 
     def forward(self, x):
         x = F.max_pool2d(self.dw1(self.stem(x)), 3, stride=2, padding=1, ceil_mode=True)
-        x = F.relu(self.dw2(self.proj(x)))
+        x = F.relu(self.dw2(F.silu(self.proj(x))))
         x = F.max_pool2d(x, 2, stride=1, dilation=2)
         x = F.hardtanh(self.dw3(x), -1.0, 2.0)
         x = F.relu(self.dw4(x))
@@ -460,7 +461,7 @@ def fixtures(full=False):
     out.append(Fixture(
         "dw_q8",
         "MobileNet-style block: Conv(3,7,3,s2)+BN+ReLU6, depthwise Conv(7,3)+BN+ReLU6, "
-        "MaxPool(3,s2,p1,ceil), Conv(7,5,1), depthwise Conv(5,3,s2) ReLU, MaxPool(2,s1,d2), depthwise Conv(5,(3,5)) hardtanh(-1,2), "
+        "MaxPool(3,s2,p1,ceil), Conv(7,5,1) SiLU, depthwise Conv(5,3,s2) ReLU, MaxPool(2,s1,d2), depthwise Conv(5,(3,5)) hardtanh(-1,2), "
         "depthwise Conv(5,3,d2) ReLU, x * sigmoid(mean(x, 3)), Conv(5,37,3) ReLU, mean, Linear(37,10); PT2E static "
         "int8 (XNNPACKQuantizer, per-channel weights), no delegate; x [1,3,33,39].",
         {"forward": pt2e_quantize(DwBlock(), ex, calib)}, {"forward": ex},
