@@ -437,16 +437,15 @@ rewrite_linear (EtMethodGraph *graph, uint32_t linear)
   et_method_graph_set_kernel (graph, (uint32_t) w_producer, weight_nop);
 }
 
-/* The one instruction other than @producer that uses @value, using it
- * once, as argument @arg; or -1. */
-static int64_t
-sole_reader (EtMethodGraph *graph, const EtValue *value, uint32_t producer, uint32_t arg)
+/* The instructions other than @producer that read @value (unpinned):
+ * their number, the first two in @readers. */
+static uint32_t
+readers_of (EtMethodGraph *graph, const EtValue *value, uint32_t producer, uint32_t readers[2])
 {
-  uint32_t n = et_method_graph_n_instructions (graph);
-  int64_t reader = -1;
+  uint32_t n = et_method_graph_n_instructions (graph), count = 0;
 
   if (et_method_graph_value_is_pinned (graph, value))
-    return -1;
+    return UINT32_MAX;
   for (uint32_t index = 0; index < n; index++)
     {
       EtValue **args;
@@ -458,13 +457,23 @@ sole_reader (EtMethodGraph *graph, const EtValue *value, uint32_t producer, uint
       args = et_method_graph_args (graph, index, &n_args);
       for (uint32_t i = 0; i < n_args; i++)
         uses |= args[i] == value;
-      if (!uses)
-        continue;
-      if (reader >= 0 || !read_once_as (graph, index, value, arg))
-        return -1;
-      reader = index;
+      if (uses && count < 2)
+        readers[count] = index;
+      count += uses;
     }
-  return reader;
+  return count;
+}
+
+/* The one instruction other than @producer that uses @value, using it
+ * once, as argument @arg; or -1. */
+static int64_t
+sole_reader (EtMethodGraph *graph, const EtValue *value, uint32_t producer, uint32_t arg)
+{
+  uint32_t readers[2];
+
+  if (readers_of (graph, value, producer, readers) != 1 || !read_once_as (graph, readers[0], value, arg))
+    return -1;
+  return readers[0];
 }
 
 /* A Float scalar argument as the float kernels read it, if finite. */
@@ -665,33 +674,6 @@ rewrite_activation_table (EtMethodGraph *graph, uint32_t deq)
     return;
   et_method_graph_set_kernel (graph, deq, &_executorch_qk_stage_bytes_kernel);
   et_method_graph_set_kernel (graph, (uint32_t) quantize, &_executorch_qk_unstage_bytes_kernel);
-}
-
-/* The instructions other than @producer that read @value (unpinned):
- * their number, the first two in @readers. */
-static uint32_t
-readers_of (EtMethodGraph *graph, const EtValue *value, uint32_t producer, uint32_t readers[2])
-{
-  uint32_t n = et_method_graph_n_instructions (graph), count = 0;
-
-  if (et_method_graph_value_is_pinned (graph, value))
-    return UINT32_MAX;
-  for (uint32_t index = 0; index < n; index++)
-    {
-      EtValue **args;
-      uint32_t n_args;
-      bool uses = false;
-
-      if (index == producer)
-        continue;
-      args = et_method_graph_args (graph, index, &n_args);
-      for (uint32_t i = 0; i < n_args; i++)
-        uses |= args[i] == value;
-      if (uses && count < 2)
-        readers[count] = index;
-      count += uses;
-    }
-  return count;
 }
 
 /* dequantize_per_tensor → sigmoid.out (x, out = s) and mul.out (x, s, out
