@@ -437,16 +437,15 @@ rewrite_linear (EtMethodGraph *graph, uint32_t linear)
   et_method_graph_set_kernel (graph, (uint32_t) w_producer, weight_nop);
 }
 
-/* The one instruction other than @producer that uses @value, using it
- * once, as argument @arg; or -1. */
-static int64_t
-sole_reader (EtMethodGraph *graph, const EtValue *value, uint32_t producer, uint32_t arg)
+/* The instructions other than @producer that read @value (unpinned):
+ * their number, the first two in @readers. */
+static uint32_t
+readers_of (EtMethodGraph *graph, const EtValue *value, uint32_t producer, uint32_t readers[2])
 {
-  uint32_t n = et_method_graph_n_instructions (graph);
-  int64_t reader = -1;
+  uint32_t n = et_method_graph_n_instructions (graph), count = 0;
 
   if (et_method_graph_value_is_pinned (graph, value))
-    return -1;
+    return UINT32_MAX;
   for (uint32_t index = 0; index < n; index++)
     {
       EtValue **args;
@@ -458,13 +457,23 @@ sole_reader (EtMethodGraph *graph, const EtValue *value, uint32_t producer, uint
       args = et_method_graph_args (graph, index, &n_args);
       for (uint32_t i = 0; i < n_args; i++)
         uses |= args[i] == value;
-      if (!uses)
-        continue;
-      if (reader >= 0 || !read_once_as (graph, index, value, arg))
-        return -1;
-      reader = index;
+      if (uses && count < 2)
+        readers[count] = index;
+      count += uses;
     }
-  return reader;
+  return count;
+}
+
+/* The one instruction other than @producer that uses @value, using it
+ * once, as argument @arg; or -1. */
+static int64_t
+sole_reader (EtMethodGraph *graph, const EtValue *value, uint32_t producer, uint32_t arg)
+{
+  uint32_t readers[2];
+
+  if (readers_of (graph, value, producer, readers) != 1 || !read_once_as (graph, readers[0], value, arg))
+    return -1;
+  return readers[0];
 }
 
 /* A Float scalar argument as the float kernels read it, if finite. */
@@ -524,6 +533,131 @@ is_final_quantize (EtMethodGraph *graph, uint32_t index, const EtTensor *value, 
   return true;
 }
 
+/* ---- Bytes read and written where they lie ----
+ *
+ * A hand-off between the rewritten kernels is a byte copy through a
+ * staged float tensor, because an instruction may only touch its own
+ * arguments' memory: the planner may have put a later result over memory
+ * that is still in use.  Where the kernels of a chain run on consecutive
+ * instructions, the memory plan is known now (planned tensors have their
+ * data), so it can be checked instead: a kernel may write the chain's last
+ * result, or read its first input, itself when no other memory the chain's
+ * instructions touch overlaps it; the instructions in between then do
+ * nothing. */
+
+/* A planned, unpinned int8/uint8 tensor value of @numel contiguous
+ * elements with its memory: one whose data stays where it is. */
+static const EtTensor *
+planned_bytes (EtMethodGraph *graph, const EtValue *value, int64_t numel)
+{
+  const EtTensor *t = tensor_of (value);
+
+  if (t == NULL || et_method_graph_value_is_pinned (graph, value) || (t->flags & ET_TENSOR_FLAG_PLANNED) == 0 ||
+      (t->flags & ET_TENSOR_FLAG_CONSTANT) != 0 || t->data == NULL || t->numel != numel || t->nbytes < (size_t) numel ||
+      !et_tensor_is_contiguous (t) || t->device_type != ET_DEVICE_CPU ||
+      (t->scalar_type != ET_SCALAR_CHAR && t->scalar_type != ET_SCALAR_BYTE))
+    return NULL;
+  return t;
+}
+
+static bool
+memory_overlaps (const EtTensor *a, const EtTensor *b)
+{
+  uintptr_t a0 = (uintptr_t) a->data, b0 = (uintptr_t) b->data;
+
+  return a->data != NULL && b->data != NULL && a0 < b0 + b->nbytes && b0 < a0 + a->nbytes;
+}
+
+/* Whether @value, a tensor or a list of them, shares memory with @t. */
+static bool
+value_overlaps (const EtValue *value, const EtTensor *t)
+{
+  if (value == NULL)
+    return false;
+  if (value->tag == ET_VALUE_TENSOR)
+    return memory_overlaps (value->u.tensor, t);
+  if (value->tag == ET_VALUE_LIST_TENSOR || value->tag == ET_VALUE_LIST_OPTIONAL_TENSOR)
+    for (uint32_t i = 0; i < value->u.list.length; i++)
+      if (value_overlaps (value->u.list.items[i], t))
+        return true;
+  return false;
+}
+
+/* convolution [int8, requantizing] → (activation) → quantize on
+ * consecutive instructions: the convolution writes the quantize's result.
+ * Between the two only the convolution touches memory, so that result
+ * must share none with the memory the convolution reads; the staged float
+ * out and the activation's are then written by nobody and read by
+ * nobody. */
+static void
+conv_writes_bytes (EtMethodGraph *graph, uint32_t conv, int64_t act, uint32_t quantize)
+{
+  EtValue **args, **q_args;
+  uint32_t n_args, n_q_args;
+  const EtTensor *bytes;
+
+  if (quantize != conv + (act >= 0 ? 2u : 1u) || (act >= 0 && act != conv + 1))
+    return;
+  args = et_method_graph_args (graph, conv, &n_args);
+  q_args = et_method_graph_args (graph, quantize, &n_q_args);
+  if (n_args != 11 || n_q_args != 8 || (bytes = planned_bytes (graph, q_args[6], tensor_of (args[9])->numel)) == NULL)
+    return;
+  /* not the weight: the kernel packed it at load and reads only its
+   * sizes (its dequantize does nothing either) */
+  for (uint32_t i = 0; i < 9; i++)
+    if (i != 1 && value_overlaps (args[i], bytes))
+      return;
+  const EtKernel *q_nop = _executorch_qk_done_elsewhere_kernel_new (graph, "quantized_decomposed::quantize_per_tensor."
+                                                                           "out [int8 by the convolution]");
+  const EtKernel *act_kernel = act >= 0 ? et_method_graph_kernel (graph, (uint32_t) act) : NULL;
+  const EtKernel *act_nop =
+      act_kernel == NULL ? NULL
+      : act_kernel == &_executorch_qk_pass_relu_kernel
+          ? _executorch_qk_done_elsewhere_kernel_new (graph, "aten::relu.out [int8 in the convolution]")
+          : _executorch_qk_done_elsewhere_kernel_new (graph, "aten::hardtanh.out [int8 in the convolution]");
+  if (q_nop == NULL || (act >= 0 && act_nop == NULL) ||
+      !_executorch_qk_int_conv_set_bytes_out (et_method_graph_kernel (graph, conv), q_args[6]))
+    return;
+  if (act >= 0)
+    et_method_graph_set_kernel (graph, (uint32_t) act, act_nop);
+  et_method_graph_set_kernel (graph, quantize, q_nop);
+}
+
+/* dequantize → (@n_between - 1 instructions that now do nothing) → table
+ * → quantize on consecutive instructions, from @deq to @quantize: the table reads the
+ * dequantize's int8 input and writes the quantize's result.  Only the
+ * table touches memory in between, so the two must not partly overlap
+ * (the same memory is a map in place: the planner only shares it when
+ * nothing reads the input later). */
+static void
+table_reads_bytes (EtMethodGraph *graph, uint32_t deq, uint32_t n_between, uint32_t table, uint32_t quantize,
+                   const EtKernel *lut)
+{
+  EtValue **d_args, **q_args;
+  uint32_t n_d_args, n_q_args;
+  const EtTensor *in, *out;
+
+  if (quantize != deq + 1 + n_between || table != quantize - 1)
+    return;
+  d_args = et_method_graph_args (graph, deq, &n_d_args);
+  q_args = et_method_graph_args (graph, quantize, &n_q_args);
+  if (n_d_args != 9 || n_q_args != 8 || (in = tensor_of (d_args[0])) == NULL ||
+      planned_bytes (graph, d_args[0], in->numel) == NULL ||
+      (out = planned_bytes (graph, q_args[6], in->numel)) == NULL ||
+      (memory_overlaps (in, out) && in->data != out->data))
+    return;
+  const EtKernel *d_nop = _executorch_qk_done_elsewhere_kernel_new (graph, "quantized_decomposed::dequantize_per_"
+                                                                           "tensor.out [int8 read by the table]");
+  const EtKernel *q_nop =
+      _executorch_qk_done_elsewhere_kernel_new (graph,
+                                                "quantized_decomposed::quantize_per_tensor.out [int8 by the table]");
+  if (d_nop == NULL || q_nop == NULL)
+    return;
+  _executorch_qk_lut_kernel_set_bytes (lut, d_args[0], q_args[6]);
+  et_method_graph_set_kernel (graph, deq, d_nop);
+  et_method_graph_set_kernel (graph, quantize, q_nop);
+}
+
 /* convolution [int8] → (relu | hardtanh) → quantize_per_tensor, each
  * result read only by the next: the convolution quantizes, the others
  * pass its bytes along. */
@@ -575,6 +709,7 @@ rewrite_requantize (EtMethodGraph *graph, uint32_t conv)
                                 kernel_named (act_kernel, "aten::relu.out") ? &_executorch_qk_pass_relu_kernel
                                                                             : &_executorch_qk_pass_hardtanh_kernel);
   et_method_graph_set_kernel (graph, (uint32_t) quantize, &_executorch_qk_unstage_bytes_kernel);
+  conv_writes_bytes (graph, conv, act_kernel != NULL ? next : -1, (uint32_t) quantize);
 }
 
 /* A dequantize_per_tensor of ours from a contiguous int8/uint8 CPU tensor
@@ -665,33 +800,7 @@ rewrite_activation_table (EtMethodGraph *graph, uint32_t deq)
     return;
   et_method_graph_set_kernel (graph, deq, &_executorch_qk_stage_bytes_kernel);
   et_method_graph_set_kernel (graph, (uint32_t) quantize, &_executorch_qk_unstage_bytes_kernel);
-}
-
-/* The instructions other than @producer that read @value (unpinned):
- * their number, the first two in @readers. */
-static uint32_t
-readers_of (EtMethodGraph *graph, const EtValue *value, uint32_t producer, uint32_t readers[2])
-{
-  uint32_t n = et_method_graph_n_instructions (graph), count = 0;
-
-  if (et_method_graph_value_is_pinned (graph, value))
-    return UINT32_MAX;
-  for (uint32_t index = 0; index < n; index++)
-    {
-      EtValue **args;
-      uint32_t n_args;
-      bool uses = false;
-
-      if (index == producer)
-        continue;
-      args = et_method_graph_args (graph, index, &n_args);
-      for (uint32_t i = 0; i < n_args; i++)
-        uses |= args[i] == value;
-      if (uses && count < 2)
-        readers[count] = index;
-      count += uses;
-    }
-  return count;
+  table_reads_bytes (graph, deq, 1, (uint32_t) act, (uint32_t) quantize, lut);
 }
 
 /* dequantize_per_tensor → sigmoid.out (x, out = s) and mul.out (x, s, out
@@ -757,6 +866,8 @@ rewrite_silu_table (EtMethodGraph *graph, uint32_t deq)
   et_method_graph_set_kernel (graph, readers[0], &_executorch_qk_silu_sigmoid_kernel);
   et_method_graph_set_kernel (graph, deq, &_executorch_qk_stage_bytes_kernel);
   et_method_graph_set_kernel (graph, (uint32_t) quantize, &_executorch_qk_unstage_bytes_kernel);
+  if (readers[0] == deq + 1)
+    table_reads_bytes (graph, deq, 2, readers[1], (uint32_t) quantize, lut);
 }
 
 /* A kernel_size / stride / padding / dilation list of max_pool2d: one or

@@ -133,6 +133,10 @@ typedef struct
   int64_t k_quads;
   bool requantize;
   QkRequant requant;
+  /* the quantize's int8/uint8 result the requantized bytes go straight
+   * into (the rewrite proved nothing else touches its memory until the
+   * quantize), or NULL: staged in out */
+  const EtValue *bytes_out;
 } PackedConv;
 
 static EtError int_conv (EtKernelContext *ctx, EtValue **args, uint32_t n_args);
@@ -218,6 +222,20 @@ _executorch_qk_int_conv_set_requant (const EtKernel *conv_kernel, const QkRequan
   site->requant = *requant;
   _executorch_qk_requant_prepare (&site->requant);
   site->requantize = true;
+  return true;
+}
+
+bool
+_executorch_qk_int_conv_set_bytes_out (const EtKernel *conv_kernel, const EtValue *bytes_out)
+{
+  PackedConv *site;
+
+  if (conv_kernel == NULL || conv_kernel->func != int_conv || conv_kernel->user_data == NULL)
+    return false;
+  site = conv_kernel->user_data;
+  if (!site->requantize)
+    return false;
+  site->bytes_out = bytes_out;
   return true;
 }
 
@@ -577,7 +595,14 @@ int_conv (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
 
   QkIsa isa = _executorch_qk_isa ();
   QkOutput output = { .f = out->data, .isa = isa };
-  if (site->requantize)
+  if (site->requantize && site->bytes_out != NULL)
+    {
+      const EtTensor *bytes = site->bytes_out->tag == ET_VALUE_TENSOR ? site->bytes_out->u.tensor : NULL;
+      if (bytes == NULL || bytes->data == NULL || bytes->numel != out->numel || bytes->nbytes < (size_t) out->numel)
+        return _executorch_qk_fail (&c, ET_ERROR_INTERNAL, "the quantized result does not fit the convolution's");
+      output = (QkOutput){ .q = bytes->data, .requant = &site->requant, .isa = isa };
+    }
+  else if (site->requantize)
     {
       StagedBytes head = { STAGE_BYTES_MAGIC, out->numel };
       if (out->nbytes < sizeof head + (size_t) out->numel)

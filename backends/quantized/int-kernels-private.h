@@ -135,6 +135,9 @@ typedef struct
 /* Makes @conv_kernel (from _executorch_qk_int_conv_packed) quantize its
  * result; false when it is not such a kernel. */
 bool _executorch_qk_int_conv_set_requant (const EtKernel *conv_kernel, const QkRequant *requant);
+/* Makes a requantizing @conv_kernel write its bytes into the tensor of
+ * @bytes_out (contiguous, as many elements) instead of staging them. */
+bool _executorch_qk_int_conv_set_bytes_out (const EtKernel *conv_kernel, const EtValue *bytes_out);
 
 /* A kernel for one relu/hardtanh/sigmoid instruction, or a SiLU's
  * multiply, that maps the staged bytes of argument @self_arg through
@@ -143,6 +146,14 @@ bool _executorch_qk_int_conv_set_requant (const EtKernel *conv_kernel, const QkR
  * table that is a clamp runs as one. */
 const EtKernel *_executorch_qk_lut_kernel_new (EtMethodGraph *graph, const char *name, uint32_t self_arg,
                                                const uint8_t table[256], bool same_type, bool is_signed);
+/* Makes a table kernel read the bytes of @bytes_in and write those of
+ * @bytes_out (contiguous int8/uint8 tensors, the same elements, disjoint
+ * or the same memory) instead of staged ones. */
+void _executorch_qk_lut_kernel_set_bytes (const EtKernel *lut_kernel, const EtValue *bytes_in,
+                                          const EtValue *bytes_out);
+/* A kernel named @name (static) that does nothing: its instruction's work
+ * is done by another kernel of the rewrite. */
+const EtKernel *_executorch_qk_done_elsewhere_kernel_new (EtMethodGraph *graph, const char *name);
 /* A SiLU's sigmoid when its multiply runs the table: does nothing. */
 extern const EtKernel _executorch_qk_silu_sigmoid_kernel;
 extern const EtKernel _executorch_qk_stage_bytes_kernel;

@@ -263,6 +263,9 @@ typedef struct
   bool is_clamp, is_signed;
   int lo, hi;
   uint32_t self_arg; /* the staged input's argument */
+  /* the dequantize's int8/uint8 input and the quantize's result, read and
+   * written directly (the rewrite proved it safe), or NULL: staged */
+  const EtValue *bytes_in, *bytes_out;
 } LutKernel;
 
 /* Elements [0, n) of the table's clamp; the compiler vectorises it with
@@ -371,6 +374,17 @@ lut_bytes (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
 
   if (lut == NULL || n_args < 3 || n_args > 5 || lut->self_arg >= n_args - 2)
     return _executorch_qk_fail (&c, ET_ERROR_INTERNAL, "unexpected arguments");
+  if (lut->bytes_in != NULL)
+    {
+      const EtTensor *in = lut->bytes_in->tag == ET_VALUE_TENSOR ? lut->bytes_in->u.tensor : NULL;
+      const EtTensor *to = lut->bytes_out->tag == ET_VALUE_TENSOR ? lut->bytes_out->u.tensor : NULL;
+      if (in == NULL || to == NULL || in->data == NULL || to->data == NULL || in->numel != to->numel ||
+          in->nbytes < (size_t) in->numel || to->nbytes < (size_t) to->numel)
+        return _executorch_qk_fail (&c, ET_ERROR_INTERNAL, "the bytes do not fit the table's");
+      LutJob job = { lut, in->data, to->data };
+      _executorch_qk_run_chunked (map_chunk, &job, in->numel);
+      return ET_OK;
+    }
   QK_TRY (_executorch_qk_tensor (&c, lut->self_arg, "self", &self));
   QK_TRY (_executorch_qk_tensor (&c, n_args - 2, "out", &out));
   QK_TRY (_executorch_qk_resize_like (&c, out, "out", self));
@@ -384,16 +398,37 @@ lut_bytes (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   return ET_OK;
 }
 
-/* The sigmoid of a SiLU whose multiply maps the bytes through a table:
- * nothing left to do. */
+void
+_executorch_qk_lut_kernel_set_bytes (const EtKernel *lut_kernel, const EtValue *bytes_in, const EtValue *bytes_out)
+{
+  LutKernel *lut = lut_kernel->user_data; /* from _executorch_qk_lut_kernel_new */
+
+  lut->bytes_in = bytes_in;
+  lut->bytes_out = bytes_out;
+}
+
+/* An instruction whose work another kernel of the rewrite does (the
+ * requantizing convolution, or the table, reading and writing the bytes
+ * directly): nothing left to do. */
 static EtError
-in_the_table (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
+done_elsewhere (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
 {
   (void) ctx, (void) args, (void) n_args;
   return ET_OK;
 }
 
-const EtKernel _executorch_qk_silu_sigmoid_kernel = { "aten::sigmoid.out [int8 in the SiLU table]", in_the_table,
+const EtKernel *
+_executorch_qk_done_elsewhere_kernel_new (EtMethodGraph *graph, const char *name)
+{
+  EtKernel *kernel = et_method_graph_alloc (graph, sizeof *kernel);
+
+  if (kernel != NULL)
+    *kernel = (EtKernel){ name, done_elsewhere, NULL };
+  return kernel;
+}
+
+/* The sigmoid of a SiLU whose multiply maps the bytes through a table. */
+const EtKernel _executorch_qk_silu_sigmoid_kernel = { "aten::sigmoid.out [int8 in the SiLU table]", done_elsewhere,
                                                       NULL };
 
 const EtKernel *

@@ -26,38 +26,51 @@ EXPECTED = {
                "aten::permute_copy.out [int8 packed at load]": 1,
                "quantized_decomposed::dequantize_per_channel.out [int8 packed at load]": 3 + 1,
                "quantized_decomposed::dequantize_per_tensor.out [int8 staging]": 4,
-               # conv -> relu -> quantize: the convolution quantizes
-               "aten::relu.out [int8 pass-through]": 3,
+               # conv -> relu -> quantize: the convolution quantizes, into
+               # the quantize's result where the memory plan allows
+               # (consecutive instructions, no memory shared with its inputs)
+               "aten::relu.out [int8 in the convolution]": 3,
+               "quantized_decomposed::quantize_per_tensor.out [int8 by the convolution]": 3,
                # dequantize -> max_pool2d -> quantize on the bytes
                "aten::max_pool2d_with_indices.out [int8]": 2,
                # and dequantize -> flatten (a view) -> quantize on the bytes
                "quantized_decomposed::dequantize_per_tensor.out [int8 bytes]": 2 + 1,
-               "quantized_decomposed::quantize_per_tensor.out [int8 bytes]": 3 + 2 + 1},
+               "quantized_decomposed::quantize_per_tensor.out [int8 bytes]": 2 + 1},
     "resblock_q8": {"aten::convolution.out [int8]": 7, "aten::addmm.out [int8]": 1,
                     "aten::permute_copy.out [int8 packed at load]": 1,
                     "quantized_decomposed::dequantize_per_channel.out [int8 packed at load]": 7 + 1,
-                    "aten::relu.out [int8 pass-through]": 4,
-                    "quantized_decomposed::quantize_per_tensor.out [int8 bytes]": 7},
+                    # one convolution's input shares memory with the
+                    # quantize's result: that one stages its bytes
+                    "aten::relu.out [int8 pass-through]": 1,
+                    "aten::relu.out [int8 in the convolution]": 3,
+                    "quantized_decomposed::quantize_per_tensor.out [int8 by the convolution]": 4,
+                    "quantized_decomposed::quantize_per_tensor.out [int8 bytes]": 3},
     # conv -> quantize -> dequantize -> hardtanh -> quantize (ReLU6 outside
     # the convolution): the middle three as a byte table; SiLU (dequantize
-    # -> sigmoid and mul -> quantize) as a table on the multiply
+    # -> sigmoid and mul -> quantize) as a table on the multiply; the
+    # tables read the dequantize's input and write the quantize's result
     "dw_q8": {"aten::convolution.out [int8]": 7, "aten::addmm.out [int8]": 1,
               "aten::permute_copy.out [int8 packed at load]": 1,
               "quantized_decomposed::dequantize_per_channel.out [int8 packed at load]": 7 + 1,
-              "aten::relu.out [int8 pass-through]": 3,
+              "aten::relu.out [int8 in the convolution]": 3,
+              "quantized_decomposed::quantize_per_tensor.out [int8 by the convolution]": 6,
               "aten::hardtanh.out [int8 table]": 3,
               "aten::max_pool2d_with_indices.out [int8]": 2,
               "aten::sigmoid.out [int8 table]": 1,
               "aten::mul.out [int8 SiLU table]": 1,
               "aten::sigmoid.out [int8 in the SiLU table]": 1,
-              "quantized_decomposed::dequantize_per_tensor.out [int8 bytes]": 3 + 2 + 1 + 1,
-              "quantized_decomposed::quantize_per_tensor.out [int8 bytes]": 7 + 3 + 2 + 1 + 1},
+              "quantized_decomposed::dequantize_per_tensor.out [int8 read by the table]": 3 + 1 + 1,
+              "quantized_decomposed::quantize_per_tensor.out [int8 by the table]": 3 + 1 + 1,
+              "quantized_decomposed::dequantize_per_tensor.out [int8 bytes]": 2,
+              "quantized_decomposed::quantize_per_tensor.out [int8 bytes]": 1 + 2},
     # the channel shuffle and the NHWC round trip on the bytes: dequantize
     # -> view -> quantize, dequantize -> permute -> quantize (three) and
     # dequantize -> permute -> clone -> permute -> quantize; the split
     # (dequantize -> split -> two quantizes) and the cat (two dequantizes
     # -> cat -> quantize) too, though their tensors are list items
     "shuffle_q8": {"aten::convolution.out [int8]": 5,
+                   "aten::relu.out [int8 in the convolution]": 4,
+                   "quantized_decomposed::quantize_per_tensor.out [int8 by the convolution]": 4,
                    "aten::permute_copy.out [int8 bytes]": 3,
                    "dim_order_ops::_clone_dim_order.out [int8 bytes]": 2,
                    "aten::split_with_sizes_copy.out [int8 bytes]": 1,
