@@ -488,6 +488,18 @@ EtValue **et_method_graph_args (const EtMethodGraph *graph, uint32_t index, uint
 EXECUTORCH_AVAILABLE_IN_1_0
 bool et_method_graph_value_is_pinned (const EtMethodGraph *graph, const EtValue *value);
 
+/* Whether @value is used by the kernel and delegate calls @users (@n_users
+ * instruction numbers) alone, each taking it as an argument or as an item
+ * of a list argument, and pinned for no other reason: not a method input
+ * or output, moved, freed, a jump condition, nor an item of a list that is.
+ * Unlike et_method_graph_value_is_pinned() this follows lists, so a
+ * rewrite that replaces the kernel of every user (a cat of a list of
+ * dequantized tensors, say) may change what @value's data holds.  False
+ * for a value that is not one of the method's. */
+EXECUTORCH_AVAILABLE_IN_1_0
+bool et_method_graph_value_used_only_by (const EtMethodGraph *graph, const EtValue *value, const uint32_t *users,
+                                         uint32_t n_users);
+
 /* Makes kernel instruction @index call @kernel, which must live as long
  * as the method: static, or from et_method_graph_alloc() (a kernel whose
  * user_data says what this one instruction computes).  Error names and

@@ -1162,12 +1162,13 @@ is_byte_clone (EtMethodGraph *graph, uint32_t index, const EtValue *self, EtValu
  * | views … → quantize_per_tensor, each value read only by the next,
  * the quantize giving every byte back: the values only move, so the
  * chain runs on the bytes, staged in the planned float buffers
- * (int-move.c). */
+ * (int-move.c).  A split into quantizes may end the chain instead
+ * (int-cat.c). */
 static void
 rewrite_byte_moves (EtMethodGraph *graph, uint32_t deq)
 {
   const EtTensor *input, *deq_out;
-  const EtKernel *move_kernels[MAX_BYTE_MOVES];
+  const EtKernel *move_kernels[MAX_BYTE_MOVES], *split = NULL;
   EtValue **args, *value, *read_as;
   uint32_t at = deq, moves[MAX_BYTE_MOVES], n_moves = 0;
   int64_t zp, dtype, next;
@@ -1176,6 +1177,7 @@ rewrite_byte_moves (EtMethodGraph *graph, uint32_t deq)
   if (!byte_dequantize (graph, deq, &args, &input, &deq_out, &zp, &dtype))
     return;
   float scale = (float) (args[1]->tag == ET_VALUE_DOUBLE ? args[1]->u.double_value : (double) args[1]->u.int_value);
+  QkByteSource source = { scale, (int32_t) zp, dtype == ET_SCALAR_CHAR };
   value = args[7];
   for (;;)
     {
@@ -1190,6 +1192,8 @@ rewrite_byte_moves (EtMethodGraph *graph, uint32_t deq)
         move_kernels[n_moves] = &_executorch_qk_permute_bytes_kernel;
       else if (is_byte_clone (graph, (uint32_t) next, read_as, &out))
         move_kernels[n_moves] = &_executorch_qk_clone_bytes_kernel;
+      else if ((split = _executorch_qk_byte_split_kernel (graph, (uint32_t) next, read_as, &source)) != NULL)
+        break; /* into quantizes: the chain's other end (int-cat.c) */
       else
         return;
       moves[n_moves++] = (uint32_t) next;
@@ -1199,9 +1203,9 @@ rewrite_byte_moves (EtMethodGraph *graph, uint32_t deq)
   /* the float steps of dequantize (int8-fast.c) and quantize, once per
    * possible byte: the chain only moves bytes when they give each byte
    * back (the same arguments, or clamps no byte reaches) */
-  if (rq.is_signed != (dtype == ET_SCALAR_CHAR))
+  if (split == NULL && rq.is_signed != (dtype == ET_SCALAR_CHAR))
     return;
-  for (int b = 0; b < 256; b++)
+  for (int b = 0; b < 256 && split == NULL; b++)
     {
       int32_t x = dtype == ET_SCALAR_CHAR ? (int32_t) (int8_t) b : b;
       float v = (float) (x - (int32_t) zp) * scale;
@@ -1214,7 +1218,10 @@ rewrite_byte_moves (EtMethodGraph *graph, uint32_t deq)
     return;
   for (uint32_t i = 0; i < n_moves; i++)
     et_method_graph_set_kernel (graph, moves[i], move_kernels[i]);
-  et_method_graph_set_kernel (graph, (uint32_t) next, &_executorch_qk_unstage_bytes_kernel);
+  if (split != NULL)
+    _executorch_qk_byte_split_install (graph, (uint32_t) next, split);
+  else
+    et_method_graph_set_kernel (graph, (uint32_t) next, &_executorch_qk_unstage_bytes_kernel);
 }
 
 static void
@@ -1269,6 +1276,35 @@ rewrite_int_convs (void *user_data, EtMethodGraph *graph)
     }
   for (uint32_t deq = 0; deq < n; deq++)
     rewrite_byte_moves (graph, deq);
+  _executorch_qk_rewrite_byte_cats (graph);
+}
+
+bool
+_executorch_qk_match_byte_dequantize (EtMethodGraph *graph, uint32_t deq, EtValue **out, QkByteSource *source)
+{
+  const EtTensor *input, *deq_out;
+  EtValue **args;
+  int64_t zp, dtype;
+
+  if (!byte_dequantize (graph, deq, &args, &input, &deq_out, &zp, &dtype))
+    return false;
+  *out = args[7];
+  source->scale = (float) (args[1]->tag == ET_VALUE_DOUBLE ? args[1]->u.double_value : (double) args[1]->u.int_value);
+  source->zero_point = (int32_t) zp;
+  source->is_signed = dtype == ET_SCALAR_CHAR;
+  return true;
+}
+
+bool
+_executorch_qk_match_final_quantize (EtMethodGraph *graph, uint32_t index, const EtTensor *value, QkRequant *rq)
+{
+  return value != NULL && bytes_fit (value) && is_final_quantize (graph, index, value, rq);
+}
+
+bool
+_executorch_qk_is_registered (const EtKernel *kernel)
+{
+  return registered (kernel);
 }
 
 const EtMethodRewrite _executorch_qk_int_conv_rewrite = {

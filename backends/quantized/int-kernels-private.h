@@ -158,6 +158,9 @@ const EtKernel *_executorch_qk_done_elsewhere_kernel_new (EtMethodGraph *graph, 
 extern const EtKernel _executorch_qk_silu_sigmoid_kernel;
 extern const EtKernel _executorch_qk_stage_bytes_kernel;
 
+/* dst[i] = table[in[i]] for i < n (64 at a time with AVX-512 VBMI). */
+void _executorch_qk_map_table (const uint8_t table[256], const uint8_t *in, uint8_t *dst, int64_t n);
+
 /* The StagedBytes header at @in's data, checked against its numel and
  * bytes; NULL if it is not there. */
 const StagedBytes *_executorch_qk_staged_bytes (const EtTensor *in);
@@ -166,6 +169,42 @@ const StagedBytes *_executorch_qk_staged_bytes (const EtTensor *in);
  * clone of staged bytes (int-stage.c) */
 extern const EtKernel _executorch_qk_permute_bytes_kernel;
 extern const EtKernel _executorch_qk_clone_bytes_kernel;
+
+/* An int8/uint8 tensor a byte-staging dequantize_per_tensor reads:
+ * float (x - zero_point) * scale is its value. */
+typedef struct
+{
+  float scale;
+  int32_t zero_point;
+  bool is_signed; /* Char, else Byte */
+} QkByteSource;
+
+/* int-conv-rewrite.c's matchers, shared with int-cat.c: a dequantize that
+ * can stage its bytes into its float result (*out), with their source;
+ * a quantize_per_tensor of @value into contiguous int8/uint8 (its
+ * arguments in *rq); a kernel that is the one the registry resolves its
+ * name to (no earlier rewrite's replacement). */
+bool _executorch_qk_match_byte_dequantize (EtMethodGraph *graph, uint32_t deq, EtValue **out, QkByteSource *source);
+bool _executorch_qk_match_final_quantize (EtMethodGraph *graph, uint32_t index, const EtTensor *value, QkRequant *rq);
+bool _executorch_qk_is_registered (const EtKernel *kernel);
+
+/* int-cat.c: dequantize → cat → quantize and dequantize → (byte moves) →
+ * split_with_sizes_copy → quantizes on the bytes.  The cats of a method
+ * (run after the byte moves); the kernel for split @split of @self, the
+ * end of a byte chain from @source, or NULL where the split does not
+ * qualify; and that kernel installed, with its quantizes copying the bytes
+ * out (after the chain's dequantize and moves were given theirs). */
+void _executorch_qk_rewrite_byte_cats (EtMethodGraph *graph);
+const EtKernel *_executorch_qk_byte_split_kernel (EtMethodGraph *graph, uint32_t split, const EtValue *self,
+                                                  const QkByteSource *source);
+void _executorch_qk_byte_split_install (EtMethodGraph *graph, uint32_t split, const EtKernel *kernel);
+
+/* The cat and split kernels on staged bytes, @n_parts list items each
+ * through its @tables row ([n_parts][256]; NULL: every part's bytes
+ * unchanged), for tests.  With a NULL @graph the kernel is the caller's to
+ * g_free. */
+const EtKernel *_executorch_qk_byte_list_kernel_new (EtMethodGraph *graph, bool split, uint32_t n_parts,
+                                                     const uint8_t *tables);
 
 /* int-pool.c: a max_pool2d_with_indices kernel on staged bytes for one
  * instruction (its indices unread), each window's max byte through

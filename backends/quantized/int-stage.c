@@ -304,12 +304,11 @@ clamp_bytes_avx2 (const LutKernel *lut, const uint8_t *in, uint8_t *dst, int64_t
 /* 64 bytes at a time: two 128-entry halves of the table by the low seven
  * bits, the eighth choosing between them. */
 __attribute__ ((target ("avx512f,avx512bw,avx512vbmi"))) static int64_t
-table_vbmi (const LutKernel *lut, const uint8_t *in, uint8_t *dst, int64_t n)
+table_vbmi (const uint8_t *table, const uint8_t *in, uint8_t *dst, int64_t n)
 {
-  __m512i t0 = _mm512_loadu_si512 ((const void *) lut->table),
-          t1 = _mm512_loadu_si512 ((const void *) (lut->table + 64));
-  __m512i t2 = _mm512_loadu_si512 ((const void *) (lut->table + 128));
-  __m512i t3 = _mm512_loadu_si512 ((const void *) (lut->table + 192));
+  __m512i t0 = _mm512_loadu_si512 ((const void *) table), t1 = _mm512_loadu_si512 ((const void *) (table + 64));
+  __m512i t2 = _mm512_loadu_si512 ((const void *) (table + 128));
+  __m512i t3 = _mm512_loadu_si512 ((const void *) (table + 192));
   int64_t i = 0;
 
   for (; i + 64 <= n; i += 64)
@@ -322,29 +321,30 @@ table_vbmi (const LutKernel *lut, const uint8_t *in, uint8_t *dst, int64_t n)
 }
 #endif
 
+void
+_executorch_qk_map_table (const uint8_t table[256], const uint8_t *in, uint8_t *dst, int64_t n)
+{
+  int64_t i = 0;
+
+#ifdef QK_HAVE_AVX2
+  if (_executorch_qk_isa () == QK_ISA_AVX512_VNNI && __builtin_cpu_supports ("avx512vbmi"))
+    i = table_vbmi (table, in, dst, n);
+#endif
+  for (; i < n; i++)
+    dst[i] = table[in[i]];
+}
+
 static void
 map_bytes (const LutKernel *lut, const uint8_t *in, uint8_t *dst, int64_t n)
 {
-  int64_t i = 0;
-  QkIsa isa = _executorch_qk_isa ();
-
+  if (!lut->is_clamp)
+    _executorch_qk_map_table (lut->table, in, dst, n);
 #ifdef QK_HAVE_AVX2
-  if (lut->is_clamp && isa != QK_ISA_PORTABLE)
-    {
-      clamp_bytes_avx2 (lut, in, dst, n);
-      return;
-    }
-  if (isa == QK_ISA_AVX512_VNNI && __builtin_cpu_supports ("avx512vbmi"))
-    i = table_vbmi (lut, in, dst, n);
+  else if (_executorch_qk_isa () != QK_ISA_PORTABLE)
+    clamp_bytes_avx2 (lut, in, dst, n);
 #endif
-  if (lut->is_clamp)
-    {
-      clamp_bytes (lut, in + i, dst + i, n - i);
-      return;
-    }
-  for (; i < n; i++)
-    dst[i] = lut->table[in[i]];
-  (void) isa;
+  else
+    clamp_bytes (lut, in, dst, n);
 }
 
 typedef struct

@@ -17,6 +17,7 @@ struct EtMethodGraph
   guint n_instructions;
   Instruction **instructions; /* across chains, in program order */
   gboolean *pinned;           /* by value index */
+  gboolean *held;             /* pinned for its own sake, or as an item of a list that is */
   guint first_added;          /* kernels[] slots from here on were added by rewrites */
 };
 
@@ -105,7 +106,18 @@ find_pinned (EtMethodGraph *graph)
       else if (ins->kind == INSTRUCTION_FREE || ins->kind == INSTRUCTION_JUMP_FALSE)
         pin (graph, ins->a);
     }
-  /* After the moves: a list moved or freed pins its items too. */
+  /* After the moves: a list moved or freed pins its items too.  That far,
+   * pinned values are held (et_method_graph_value_used_only_by); the items
+   * of lists that only kernel calls take are pinned below but not held. */
+  graph->held = g_memdup2 (graph->pinned, MAX (method->n_values, 1) * sizeof (gboolean));
+  for (guint v = 0; v < method->n_values; v++)
+    if (is_list (&method->values[v]) && graph->pinned[v])
+      for (uint32_t i = 0; i < method->values[v].u.list.length; i++)
+        {
+          const EtValue *item = method->values[v].u.list.items[i];
+          if (item != NULL && item >= method->values && item < method->values + method->n_values)
+            graph->held[item - method->values] = TRUE;
+        }
   restating = find_restating_lists (graph);
   for (guint v = 0; v < method->n_values; v++)
     if (is_list (&method->values[v]) && (!restating[v] || graph->pinned[v]))
@@ -134,6 +146,7 @@ _et_method_run_rewrites (EtMethod *method)
   for (guint i = 0; i < n_rewrites; i++)
     rewrites[i]->rewrite (rewrites[i]->user_data, &graph);
   g_free (graph.pinned);
+  g_free (graph.held);
   g_free (graph.instructions);
 }
 
@@ -188,6 +201,52 @@ et_method_graph_value_is_pinned (const EtMethodGraph *graph, const EtValue *valu
   if (value < method->values || value >= method->values + method->n_values)
     return true;
   return graph->pinned[value - method->values];
+}
+
+/* Whether instruction @index takes @value as an argument or as an item of
+ * a list argument. */
+static gboolean
+takes (const EtMethodGraph *graph, uint32_t index, const EtValue *value)
+{
+  const Instruction *ins = graph->instructions[index];
+
+  if (ins->kind != INSTRUCTION_KERNEL && ins->kind != INSTRUCTION_DELEGATE)
+    return FALSE;
+  for (guint32 a = 0; a < ins->n_args; a++)
+    {
+      const EtValue *arg = ins->args[a];
+
+      if (arg == value)
+        return TRUE;
+      if (is_list (arg))
+        for (uint32_t k = 0; k < arg->u.list.length; k++)
+          if (arg->u.list.items[k] == value)
+            return TRUE;
+    }
+  return FALSE;
+}
+
+bool
+et_method_graph_value_used_only_by (const EtMethodGraph *graph, const EtValue *value, const uint32_t *users,
+                                    uint32_t n_users)
+{
+  const EtMethod *method;
+
+  if (graph == NULL || value == NULL || (users == NULL && n_users > 0))
+    return false;
+  method = graph->method;
+  if (value < method->values || value >= method->values + method->n_values || graph->held[value - method->values])
+    return false;
+  for (uint32_t index = 0; index < graph->n_instructions; index++)
+    {
+      gboolean listed = FALSE;
+
+      for (uint32_t u = 0; u < n_users && !listed; u++)
+        listed = users[u] == index;
+      if (!listed && takes (graph, index, value))
+        return false;
+    }
+  return true;
 }
 
 EtError

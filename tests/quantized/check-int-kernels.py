@@ -66,13 +66,22 @@ EXPECTED = {
     # the channel shuffle and the NHWC round trip on the bytes: dequantize
     # -> view -> quantize, dequantize -> permute -> quantize (three) and
     # dequantize -> permute -> clone -> permute -> quantize; the split
-    # and the cat (list items) stay float
+    # (dequantize -> split -> two quantizes) and the cat (two dequantizes
+    # -> cat -> quantize) too, though their tensors are list items
     "shuffle_q8": {"aten::convolution.out [int8]": 5,
                    "aten::relu.out [int8 in the convolution]": 4,
                    "quantized_decomposed::quantize_per_tensor.out [int8 by the convolution]": 4,
                    "aten::permute_copy.out [int8 bytes]": 3,
                    "dim_order_ops::_clone_dim_order.out [int8 bytes]": 2,
-                   "quantized_decomposed::dequantize_per_tensor.out [int8 bytes]": 3},
+                   "aten::split_with_sizes_copy.out [int8 bytes]": 1,
+                   "aten::cat.out [int8 bytes]": 1,
+                   "quantized_decomposed::dequantize_per_tensor.out [int8 bytes]": 3 + 1 + 2},
+    # both cats and the split, list items and all: five dequantizes
+    # stage their bytes, three quantizes copy them out
+    "cat_q8": {"aten::cat.out [int8 bytes]": 2,
+               "aten::split_with_sizes_copy.out [int8 bytes]": 1,
+               "quantized_decomposed::dequantize_per_tensor.out [int8 bytes]": 2 + 3 + 1,
+               "quantized_decomposed::quantize_per_tensor.out [int8 bytes]": 1 + 1 + 2},
     "mlp_q8": {"aten::addmm.out [int8]": 3, "aten::permute_copy.out [int8 packed at load]": 3,
                "quantized_decomposed::dequantize_per_channel.out [int8 packed at load]": 3},
     # weight-only quantized: the activations are float, nothing to take

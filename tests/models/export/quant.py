@@ -10,6 +10,9 @@ the top level and run on libexecutorch-kernels-quantized:
                    convolution shapes the integer kernels chosen at load
                    must handle (stride 2, 1x1, dilation 2, unpadded, no
                    bias) and a residual add.
+  cat_q8           cat and split_with_sizes_copy between quantize and
+                   dequantize ops called directly (shared and differing
+                   qparams): what the byte cat and split must reproduce.
   mlp_dynq         the same MLP with dynamic activation quantization
                    (choose_qparams + the Tensor qparams forms).
   lm_wq            an LLM-style model with weight-only quantized embeddings
@@ -370,6 +373,40 @@ class QHalf(nn.Module):
         return a, b, c
 
 
+class ByteLists(nn.Module):
+    """cat and split between dequantizes and quantizes, the qparams written
+    out: a cat whose parts all have the output's (int8 bytes copied), a cat
+    of int8 and uint8 parts with other scales and zero points along dim 2
+    (each part's bytes requantized), and a split into a part with the
+    input's qparams and one with others."""
+
+    def __init__(self):
+        super().__init__()
+        _quant_libs()
+
+    def forward(self, x):
+        qd = torch.ops.quantized_decomposed
+
+        def bounds(dtype):
+            return (-128, 127) if dtype == torch.int8 else (0, 255)
+
+        def q(t, s, z, dtype=torch.int8):
+            return qd.quantize_per_tensor(t, s, z, *bounds(dtype), dtype)
+
+        def dq(t, s, z, dtype=torch.int8):
+            return qd.dequantize_per_tensor(t, s, z, *bounds(dtype), dtype)
+
+        a = q(x, 0.02, 3)
+        b = q(x * 2, 0.02, 3)
+        c = q(x, 0.013, -9)
+        d = q(x, 0.031, 140, torch.uint8)
+        same = q(torch.cat([dq(a, 0.02, 3), dq(b, 0.02, 3)], 1), 0.02, 3)
+        mixed = q(torch.cat([dq(a, 0.02, 3), dq(c, 0.013, -9), dq(d, 0.031, 140, torch.uint8)], 2), 0.017, 5)
+        p0, p1 = torch.split(dq(b, 0.02, 3), [2, 4], 1)
+        return (dq(same, 0.02, 3), dq(mixed, 0.017, 5), dq(q(p0, 0.02, 3), 0.02, 3),
+                dq(q(p1, 0.011, -20, torch.uint8), 0.011, -20, torch.uint8))
+
+
 def _u8(*shape, seed):
     g = torch.Generator().manual_seed(seed)
     return torch.randint(0, 256, shape, generator=g, dtype=torch.uint8)
@@ -442,6 +479,17 @@ def fixtures(full=False):
         {"forward": pt2e_quantize(ShuffleBlock(), ex, calib)}, {"forward": ex},
         [Case("forward", (rand(1, 3, 9, 11, seed=s),), tol=dict(Q_TOL)) for s in (1, 2, 3)],
         targets=Q_OPS, record_upstream=True))
+
+    ex = (rand(1, 6, 5, 7, seed=1),)
+    out.append(Fixture(
+        "cat_q8",
+        "cat and split_with_sizes_copy between dequantize_per_tensor and quantize_per_tensor, "
+        "called directly: a cat of parts with the output's qparams, a cat along dim 2 of int8 "
+        "and uint8 parts with other scales and zero points, a split into parts with the input's "
+        "qparams and with others; x [1,6,5,7].",
+        {"forward": ByteLists()}, {"forward": ex},
+        [Case("forward", (rand(1, 6, 5, 7, seed=s) * 3,), tol=dict(Q_TOL)) for s in (1, 2)],
+        targets=["aten::cat.out", "aten::split_with_sizes_copy.out"] + Q_OPS[:2], record_upstream=True))
 
     ex = (rand(4, 32, seed=1),)
     calib = [(rand(4, 32, seed=200 + i),) for i in range(8)]
