@@ -583,6 +583,24 @@ value_overlaps (const EtValue *value, const EtTensor *t)
   return false;
 }
 
+/* Whether the convolution @conv may write @bytes: they share no memory
+ * with what it reads while it writes.  Not the weight: the kernel packed
+ * it at load and reads only its sizes (its dequantize does nothing
+ * either); nor the input where the kernel copies all of it into columns
+ * before it writes anything. */
+static bool
+conv_may_write (EtMethodGraph *graph, uint32_t conv, const EtTensor *bytes)
+{
+  uint32_t n_args;
+  EtValue **args = et_method_graph_args (graph, conv, &n_args);
+  bool input_read_first = _executorch_qk_int_conv_reads_input_first (et_method_graph_kernel (graph, conv), args);
+
+  for (uint32_t i = 0; i < 9; i++)
+    if (i != 1 && !(i == 0 && input_read_first) && value_overlaps (args[i], bytes))
+      return false;
+  return true;
+}
+
 /* convolution [int8, requantizing] → (activation) → quantize on
  * consecutive instructions: the convolution writes the quantize's result.
  * Between the two only the convolution touches memory, so that result
@@ -600,13 +618,9 @@ conv_writes_bytes (EtMethodGraph *graph, uint32_t conv, int64_t act, uint32_t qu
     return;
   args = et_method_graph_args (graph, conv, &n_args);
   q_args = et_method_graph_args (graph, quantize, &n_q_args);
-  if (n_args != 11 || n_q_args != 8 || (bytes = planned_bytes (graph, q_args[6], tensor_of (args[9])->numel)) == NULL)
+  if (n_args != 11 || n_q_args != 8 || (bytes = planned_bytes (graph, q_args[6], tensor_of (args[9])->numel)) == NULL ||
+      !conv_may_write (graph, conv, bytes))
     return;
-  /* not the weight: the kernel packed it at load and reads only its
-   * sizes (its dequantize does nothing either) */
-  for (uint32_t i = 0; i < 9; i++)
-    if (i != 1 && value_overlaps (args[i], bytes))
-      return;
   const EtKernel *q_nop = _executorch_qk_done_elsewhere_kernel_new (graph, "quantized_decomposed::quantize_per_tensor."
                                                                            "out [int8 by the convolution]");
   const EtKernel *act_kernel = act >= 0 ? et_method_graph_kernel (graph, (uint32_t) act) : NULL;
@@ -628,8 +642,8 @@ conv_writes_bytes (EtMethodGraph *graph, uint32_t conv, int64_t act, uint32_t qu
  * dequantize's int8 input and writes the quantize's result.  Only the
  * table touches memory in between, so the two must not partly overlap
  * (the same memory is a map in place: the planner only shares it when
- * nothing reads the input later). */
-static void
+ * nothing reads the input later).  Whether it does so. */
+static bool
 table_reads_bytes (EtMethodGraph *graph, uint32_t deq, uint32_t n_between, uint32_t table, uint32_t quantize,
                    const EtKernel *lut)
 {
@@ -638,23 +652,68 @@ table_reads_bytes (EtMethodGraph *graph, uint32_t deq, uint32_t n_between, uint3
   const EtTensor *in, *out;
 
   if (quantize != deq + 1 + n_between || table != quantize - 1)
-    return;
+    return false;
   d_args = et_method_graph_args (graph, deq, &n_d_args);
   q_args = et_method_graph_args (graph, quantize, &n_q_args);
   if (n_d_args != 9 || n_q_args != 8 || (in = tensor_of (d_args[0])) == NULL ||
       planned_bytes (graph, d_args[0], in->numel) == NULL ||
       (out = planned_bytes (graph, q_args[6], in->numel)) == NULL ||
       (memory_overlaps (in, out) && in->data != out->data))
-    return;
+    return false;
   const EtKernel *d_nop = _executorch_qk_done_elsewhere_kernel_new (graph, "quantized_decomposed::dequantize_per_"
                                                                            "tensor.out [int8 read by the table]");
   const EtKernel *q_nop =
       _executorch_qk_done_elsewhere_kernel_new (graph,
                                                 "quantized_decomposed::quantize_per_tensor.out [int8 by the table]");
   if (d_nop == NULL || q_nop == NULL)
-    return;
+    return false;
   _executorch_qk_lut_kernel_set_bytes (lut, d_args[0], q_args[6]);
   et_method_graph_set_kernel (graph, deq, d_nop);
+  et_method_graph_set_kernel (graph, quantize, q_nop);
+  return true;
+}
+
+/* convolution [writing bytes] → (activation, quantize: nothing left to
+ * do) → dequantize → table that is a clamp → quantize on consecutive
+ * instructions, where the table reads and writes the bytes themselves
+ * (table_reads_bytes): the convolution writes the last quantize's result,
+ * with the clamp in its bounds, if nothing else reads its own.  As in
+ * conv_writes_bytes, only the convolution touches memory in between. */
+static void
+conv_folds_clamp (EtMethodGraph *graph, uint32_t deq, uint32_t table, uint32_t quantize, const EtKernel *lut,
+                  const char *table_nop_name)
+{
+  EtValue **d_args, **q_args;
+  uint32_t n_d_args, n_q_args, readers[2];
+  const EtKernel *conv_kernel = NULL;
+  const EtTensor *bytes;
+  uint32_t conv = 0;
+  bool is_signed;
+  int lo, hi;
+
+  if (deq < 2 || table != deq + 1 || quantize != deq + 2 || !_executorch_qk_lut_kernel_clamp (lut, &is_signed, &lo, &hi))
+    return;
+  d_args = et_method_graph_args (graph, deq, &n_d_args);
+  q_args = et_method_graph_args (graph, quantize, &n_q_args);
+  /* the convolution's quantize is deq - 1, after its activation if any */
+  for (uint32_t back = 2; back <= 3 && back <= deq && conv_kernel == NULL; back++)
+    if (_executorch_qk_int_conv_bytes_out (et_method_graph_kernel (graph, deq - back)) == d_args[0])
+      conv_kernel = et_method_graph_kernel (graph, conv = deq - back);
+  if (conv_kernel == NULL || readers_of (graph, d_args[0], deq - 1, readers) != 1 || readers[0] != deq)
+    return;
+  if ((bytes = planned_bytes (graph, q_args[6], tensor_of (d_args[0])->numel)) == NULL ||
+      !conv_may_write (graph, conv, bytes))
+    return;
+  const EtKernel *d_nop = _executorch_qk_done_elsewhere_kernel_new (graph, "quantized_decomposed::dequantize_per_"
+                                                                           "tensor.out [int8 in the convolution]");
+  const EtKernel *t_nop = _executorch_qk_done_elsewhere_kernel_new (graph, table_nop_name);
+  const EtKernel *q_nop = _executorch_qk_done_elsewhere_kernel_new (graph, "quantized_decomposed::quantize_per_tensor."
+                                                                           "out [int8 by the convolution]");
+  if (d_nop == NULL || t_nop == NULL || q_nop == NULL ||
+      !_executorch_qk_int_conv_fold_clamp (conv_kernel, d_args[0], q_args[6], is_signed, lo, hi))
+    return;
+  et_method_graph_set_kernel (graph, deq, d_nop);
+  et_method_graph_set_kernel (graph, table, t_nop);
   et_method_graph_set_kernel (graph, quantize, q_nop);
 }
 
@@ -800,7 +859,9 @@ rewrite_activation_table (EtMethodGraph *graph, uint32_t deq)
     return;
   et_method_graph_set_kernel (graph, deq, &_executorch_qk_stage_bytes_kernel);
   et_method_graph_set_kernel (graph, (uint32_t) quantize, &_executorch_qk_unstage_bytes_kernel);
-  table_reads_bytes (graph, deq, 1, (uint32_t) act, (uint32_t) quantize, lut);
+  if (table_reads_bytes (graph, deq, 1, (uint32_t) act, (uint32_t) quantize, lut))
+    conv_folds_clamp (graph, deq, (uint32_t) act, (uint32_t) quantize, lut,
+                      relu ? "aten::relu.out [int8 in the convolution]" : "aten::hardtanh.out [int8 in the convolution]");
 }
 
 /* dequantize_per_tensor → sigmoid.out (x, out = s) and mul.out (x, s, out

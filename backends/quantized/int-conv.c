@@ -239,6 +239,50 @@ _executorch_qk_int_conv_set_bytes_out (const EtKernel *conv_kernel, const EtValu
   return true;
 }
 
+const EtValue *
+_executorch_qk_int_conv_bytes_out (const EtKernel *conv_kernel)
+{
+  if (conv_kernel == NULL || conv_kernel->func != int_conv || conv_kernel->user_data == NULL)
+    return NULL;
+  return ((const PackedConv *) conv_kernel->user_data)->bytes_out;
+}
+
+bool
+_executorch_qk_int_conv_reads_input_first (const EtKernel *conv_kernel, EtValue *const *args)
+{
+  const EtTensor *input = args[0]->tag == ET_VALUE_TENSOR ? args[0]->u.tensor : NULL;
+  const EtTensor *weight = args[1]->tag == ET_VALUE_TENSOR ? args[1]->u.tensor : NULL;
+
+  if (conv_kernel == NULL || conv_kernel->func != int_conv || conv_kernel->user_data == NULL || input == NULL ||
+      weight == NULL || input->ndim != 4 || weight->ndim != 4 || args[8]->tag != ET_VALUE_INT)
+    return false;
+  /* one image, one group: one column fill before any product; and not
+   * int_conv's depthwise form (one input and one output channel a group),
+   * which reads the input as it goes */
+  return input->sizes[0] == 1 && args[8]->u.int_value == 1 && !(weight->sizes[1] == 1 && weight->sizes[0] == 1);
+}
+
+bool
+_executorch_qk_int_conv_fold_clamp (const EtKernel *conv_kernel, const EtValue *from, const EtValue *to, bool is_signed,
+                                    int lo, int hi)
+{
+  PackedConv *site;
+
+  if (conv_kernel == NULL || conv_kernel->func != int_conv || conv_kernel->user_data == NULL)
+    return false;
+  site = conv_kernel->user_data;
+  if (!site->requantize || site->bytes_out != from || site->requant.is_signed != is_signed ||
+      lo > site->requant.qmax || hi < site->requant.qmin)
+    return false;
+  /* clamping [qmin, qmax]'s result to [lo, hi] is clamping to their
+   * intersection, which is not empty */
+  site->requant.qmin = MAX (site->requant.qmin, lo);
+  site->requant.qmax = MIN (site->requant.qmax, hi);
+  _executorch_qk_requant_prepare (&site->requant);
+  site->bytes_out = to;
+  return true;
+}
+
 /* The convolution's shape, as the column fill needs it. */
 typedef struct
 {

@@ -139,6 +139,20 @@ bool _executorch_qk_int_conv_set_requant (const EtKernel *conv_kernel, const QkR
  * @bytes_out (contiguous, as many elements) instead of staging them. */
 bool _executorch_qk_int_conv_set_bytes_out (const EtKernel *conv_kernel, const EtValue *bytes_out);
 
+/* Whether @conv_kernel, with convolution.out's arguments @args, copies
+ * all of its input into columns before it writes any of its result: the
+ * two may then share memory. */
+bool _executorch_qk_int_conv_reads_input_first (const EtKernel *conv_kernel, EtValue *const *args);
+/* The tensor a requantizing convolution kernel writes its bytes into, or
+ * NULL (staged, or not such a kernel). */
+const EtValue *_executorch_qk_int_conv_bytes_out (const EtKernel *conv_kernel);
+/* Makes a requantizing @conv_kernel that writes its bytes into @from
+ * write them into @to instead, clamped to [@lo, @hi] of their type
+ * (int8 when @is_signed, else uint8); false when it does not write @from,
+ * is of the other type, or the clamp leaves no byte. */
+bool _executorch_qk_int_conv_fold_clamp (const EtKernel *conv_kernel, const EtValue *from, const EtValue *to,
+                                         bool is_signed, int lo, int hi);
+
 /* A kernel for one relu/hardtanh/sigmoid instruction, or a SiLU's
  * multiply, that maps the staged bytes of argument @self_arg through
  * @table (copied) into its out, named @name (static); @same_type when
@@ -146,6 +160,9 @@ bool _executorch_qk_int_conv_set_bytes_out (const EtKernel *conv_kernel, const E
  * table that is a clamp runs as one. */
 const EtKernel *_executorch_qk_lut_kernel_new (EtMethodGraph *graph, const char *name, uint32_t self_arg,
                                                const uint8_t table[256], bool same_type, bool is_signed);
+/* Whether @lut_kernel's table is a clamp of bytes of one type to [*lo, *hi]
+ * (int8 when *is_signed, else uint8). */
+bool _executorch_qk_lut_kernel_clamp (const EtKernel *lut_kernel, bool *is_signed, int *lo, int *hi);
 /* Makes a table kernel read the bytes of @bytes_in and write those of
  * @bytes_out (contiguous int8/uint8 tensors, the same elements, disjoint
  * or the same memory) instead of staged ones. */

@@ -407,6 +407,17 @@ _executorch_qk_lut_kernel_set_bytes (const EtKernel *lut_kernel, const EtValue *
   lut->bytes_out = bytes_out;
 }
 
+bool
+_executorch_qk_lut_kernel_clamp (const EtKernel *lut_kernel, bool *is_signed, int *lo, int *hi)
+{
+  const LutKernel *lut = lut_kernel->user_data; /* from _executorch_qk_lut_kernel_new */
+
+  *is_signed = lut->is_signed;
+  *lo = lut->lo;
+  *hi = lut->hi;
+  return lut->is_clamp;
+}
+
 /* An instruction whose work another kernel of the rewrite does (the
  * requantizing convolution, or the table, reading and writing the bytes
  * directly): nothing left to do. */
