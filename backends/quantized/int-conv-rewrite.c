@@ -673,6 +673,36 @@ table_reads_bytes (EtMethodGraph *graph, uint32_t deq, uint32_t n_between, uint3
   return true;
 }
 
+/* dequantize (staging) → convolution on consecutive instructions: the
+ * convolution reads the dequantize's int8 input itself, which nothing can
+ * have changed in between, where its products take bytes, its zero point
+ * makes them unsigned with the same offset, and the convolution copies its
+ * input into columns before it writes anything (but a staged result's
+ * header, written first, must not lie over the bytes). */
+static void
+conv_reads_bytes (EtMethodGraph *graph, uint32_t deq, uint32_t conv)
+{
+  EtValue **d_args, **args;
+  uint32_t n_d_args, n_args;
+  const EtTensor *in;
+  int64_t zp;
+
+  if (conv != deq + 1)
+    return;
+  d_args = et_method_graph_args (graph, deq, &n_d_args);
+  args = et_method_graph_args (graph, conv, &n_args);
+  if (n_d_args != 9 || n_args != 11 || (in = tensor_of (d_args[0])) == NULL || !int_value (d_args[2], &zp) ||
+      !(in->scalar_type == ET_SCALAR_CHAR ? zp >= -128 && zp <= 127 : zp >= 0 && zp <= 255) ||
+      !_executorch_qk_int_conv_reads_input_first (et_method_graph_kernel (graph, conv), args) ||
+      (_executorch_qk_int_conv_bytes_out (et_method_graph_kernel (graph, conv)) == NULL && value_overlaps (args[9], in)))
+    return;
+  const EtKernel *d_nop = _executorch_qk_done_elsewhere_kernel_new (graph, "quantized_decomposed::dequantize_per_"
+                                                                           "tensor.out [int8 read by the convolution]");
+  if (d_nop == NULL || !_executorch_qk_int_conv_set_byte_input (et_method_graph_kernel (graph, conv), d_args))
+    return;
+  et_method_graph_set_kernel (graph, deq, d_nop);
+}
+
 /* convolution [writing bytes] → (activation, quantize: nothing left to
  * do) → dequantize → table that is a clamp → quantize on consecutive
  * instructions, where the table reads and writes the bytes themselves
@@ -1328,6 +1358,7 @@ rewrite_int_convs (void *user_data, EtMethodGraph *graph)
       et_method_graph_set_kernel (graph, (uint32_t) x_producer, &_executorch_qk_stage_input_kernel);
       et_method_graph_set_kernel (graph, (uint32_t) w_producer, weight_nop);
       rewrite_requantize (graph, conv);
+      conv_reads_bytes (graph, (uint32_t) x_producer, conv);
     }
   for (uint32_t deq = 0; deq < n; deq++)
     {

@@ -137,6 +137,10 @@ typedef struct
    * into (the rewrite proved nothing else touches its memory until the
    * quantize), or NULL: staged in out */
   const EtValue *bytes_out;
+  /* the arguments of the input's dequantize_per_tensor.out, whose int8
+   * input the convolution reads itself (u8 x s8 only; the dequantize does
+   * nothing), or NULL: staged */
+  EtValue **deq_args;
 } PackedConv;
 
 static EtError int_conv (EtKernelContext *ctx, EtValue **args, uint32_t n_args);
@@ -263,6 +267,21 @@ _executorch_qk_int_conv_reads_input_first (const EtKernel *conv_kernel, EtValue 
 }
 
 bool
+_executorch_qk_int_conv_set_byte_input (const EtKernel *conv_kernel, EtValue **deq_args)
+{
+  PackedConv *site;
+
+  if (conv_kernel == NULL || conv_kernel->func != int_conv || conv_kernel->user_data == NULL)
+    return false;
+  site = conv_kernel->user_data;
+  /* the bytes become columns only in the u8 x s8 form */
+  if (_executorch_qk_isa () != QK_ISA_AVX512_VNNI || site->w8 == NULL)
+    return false;
+  site->deq_args = deq_args;
+  return true;
+}
+
+bool
 _executorch_qk_int_conv_fold_clamp (const EtKernel *conv_kernel, const EtValue *from, const EtValue *to, bool is_signed,
                                     int lo, int hi)
 {
@@ -283,301 +302,6 @@ _executorch_qk_int_conv_fold_clamp (const EtKernel *conv_kernel, const EtValue *
   return true;
 }
 
-/* The convolution's shape, as the column fill needs it. */
-typedef struct
-{
-  int64_t icg, ih, iw, kh, kw, oh, ow, k, k_pairs, p_pad;
-  int64_t stride[2], padding[2], dilation[2];
-} ConvGeometry;
-
-/* Where reduction index j reads, independent of the output row: its
- * input plane and row offset, its column offset and the output columns
- * [lo, hi) whose input column is inside the image. */
-typedef struct
-{
-  int64_t plane, ky_off, off, lo, hi;
-} ColumnTap;
-
-static void
-column_taps (const ConvGeometry *geo, ColumnTap *taps)
-{
-  for (int64_t j = 0; j < geo->k; j++)
-    {
-      int64_t ci = j / (geo->kh * geo->kw), r = j % (geo->kh * geo->kw), ky = r / geo->kw, kx = r % geo->kw;
-      int64_t off = kx * geo->dilation[1] - geo->padding[1];
-      taps[j].plane = ci * geo->ih * geo->iw;
-      taps[j].ky_off = ky * geo->dilation[0] - geo->padding[0];
-      taps[j].off = off;
-      taps[j].lo = off >= 0 ? 0 : (-off + geo->stride[1] - 1) / geo->stride[1];
-      taps[j].hi = geo->iw - 1 - off < 0 ? 0 : MIN ((geo->iw - 1 - off) / geo->stride[1] + 1, geo->ow);
-    }
-}
-
-/* The input row tap @j reads for output row @y (NULL: padding, or past
- * K), offset so that output column xo reads src[xo * stride]. */
-static inline const int16_t *
-column_source (const ConvGeometry *geo, const ColumnTap *taps, const int16_t *planes, int64_t j, int64_t y, int64_t *lo,
-               int64_t *hi)
-{
-  int64_t yy;
-
-  if (j >= geo->k)
-    return NULL;
-  yy = y * geo->stride[0] + taps[j].ky_off;
-  if (yy < 0 || yy >= geo->ih)
-    return NULL;
-  *lo = taps[j].lo;
-  *hi = taps[j].hi;
-  return planes + taps[j].plane + yy * geo->iw + taps[j].off;
-}
-
-/* A 1x1 convolution at stride 1 without padding reads input element p
- * for output pixel p: its column rows interleave whole planes, one long
- * row (a 7- or 14-wide row is too short for the vector loops below). */
-static bool
-is_pointwise (const ConvGeometry *geo)
-{
-  return geo->kh == 1 && geo->kw == 1 && geo->stride[0] == 1 && geo->stride[1] == 1 && geo->padding[0] == 0 &&
-         geo->padding[1] == 0 && geo->oh == geo->ih && geo->ow == geo->iw;
-}
-
-static void
-fill_pointwise (const ConvGeometry *geo, const int16_t *planes, int16_t *cols, int64_t first, int64_t end)
-{
-  int64_t n = geo->oh * geo->ow;
-
-  for (int64_t kk = first; kk < end; kk++)
-    {
-      int16_t *dst = cols + kk * geo->p_pad * 2;
-      const int16_t *a = planes + 2 * kk * n, *b = 2 * kk + 1 < geo->k ? a + n : NULL;
-      int64_t p = 0;
-#if defined(__x86_64__) && defined(__SSE2__)
-      if (b != NULL)
-        for (; p + 8 <= n; p += 8)
-          {
-            __m128i va = _mm_loadu_si128 ((const __m128i *) (a + p));
-            __m128i vb = _mm_loadu_si128 ((const __m128i *) (b + p));
-            _mm_storeu_si128 ((__m128i *) (dst + 2 * p), _mm_unpacklo_epi16 (va, vb));
-            _mm_storeu_si128 ((__m128i *) (dst + 2 * p + 8), _mm_unpackhi_epi16 (va, vb));
-          }
-#endif
-      for (; p < n; p++)
-        {
-          dst[2 * p] = a[p];
-          dst[2 * p + 1] = b != NULL ? b[p] : 0;
-        }
-      memset (dst + n * 2, 0, (size_t) (geo->p_pad - n) * 2 * sizeof (int16_t));
-    }
-}
-
-static void
-fill_pointwise_u8 (const ConvGeometry *geo, const int16_t *planes, int16_t offset, uint8_t *cols8, int64_t first,
-                   int64_t end)
-{
-  int64_t n = geo->oh * geo->ow;
-
-  for (int64_t kq = first; kq < end; kq++)
-    {
-      uint8_t *dst = cols8 + kq * geo->p_pad * 4;
-      const int16_t *src[4];
-      bool all = true;
-      int64_t p = 0;
-      for (int t = 0; t < 4; t++)
-        {
-          src[t] = 4 * kq + t < geo->k ? planes + (4 * kq + t) * n : NULL;
-          all &= src[t] != NULL;
-        }
-#if defined(__x86_64__) && defined(__SSE2__)
-      if (all)
-        {
-          __m128i voff = _mm_set1_epi16 (offset);
-          for (; p + 16 <= n; p += 16)
-            {
-              __m128i q[4];
-              for (int t = 0; t < 4; t++)
-                q[t] = _mm_packus_epi16 (_mm_add_epi16 (_mm_loadu_si128 ((const __m128i *) (src[t] + p)), voff),
-                                         _mm_add_epi16 (_mm_loadu_si128 ((const __m128i *) (src[t] + p + 8)), voff));
-              __m128i ab_lo = _mm_unpacklo_epi8 (q[0], q[1]), ab_hi = _mm_unpackhi_epi8 (q[0], q[1]);
-              __m128i cd_lo = _mm_unpacklo_epi8 (q[2], q[3]), cd_hi = _mm_unpackhi_epi8 (q[2], q[3]);
-              _mm_storeu_si128 ((__m128i *) (dst + 4 * p), _mm_unpacklo_epi16 (ab_lo, cd_lo));
-              _mm_storeu_si128 ((__m128i *) (dst + 4 * p + 16), _mm_unpackhi_epi16 (ab_lo, cd_lo));
-              _mm_storeu_si128 ((__m128i *) (dst + 4 * p + 32), _mm_unpacklo_epi16 (ab_hi, cd_hi));
-              _mm_storeu_si128 ((__m128i *) (dst + 4 * p + 48), _mm_unpackhi_epi16 (ab_hi, cd_hi));
-            }
-        }
-#endif
-      for (; p < n; p++)
-        for (int t = 0; t < 4; t++)
-          dst[4 * p + t] = (uint8_t) (src[t] != NULL ? src[t][p] + offset : offset);
-      memset (dst + n * 4, (uint8_t) offset, (size_t) (geo->p_pad - n) * 4);
-    }
-}
-
-/* cols[kk][p][2] of one group of one image, every element written:
- * padding is 0 in the (x - zero point) domain, as it is 0.0 after
- * dequantization, and so are the pixels past the last and an odd K's
- * last partner. */
-static void
-fill_columns (const ConvGeometry *geo, const ColumnTap *taps, const int16_t *planes, int16_t *cols, int64_t first,
-              int64_t end)
-{
-  int64_t n_pixels = geo->oh * geo->ow;
-
-  for (int64_t kk = first; kk < end; kk++)
-    {
-      int16_t *col = cols + kk * geo->p_pad * 2;
-      for (int64_t y = 0; y < geo->oh; y++)
-        {
-          int64_t lo_a = 0, hi_a = 0, lo_b = 0, hi_b = 0, xo = 0, s = geo->stride[1];
-          const int16_t *a = column_source (geo, taps, planes, 2 * kk, y, &lo_a, &hi_a);
-          const int16_t *b = column_source (geo, taps, planes, 2 * kk + 1, y, &lo_b, &hi_b);
-          int16_t *dst = col + y * geo->ow * 2;
-#if defined(__x86_64__) && defined(__SSE2__)
-          /* stride 1 where both are inside the image: interleave the two
-           * input rows eight at a time */
-          if (a != NULL && b != NULL && s == 1)
-            {
-              int64_t from = MAX (lo_a, lo_b), to = MIN (hi_a, hi_b);
-              for (; xo < from; xo++)
-                {
-                  dst[2 * xo] = xo >= lo_a && xo < hi_a ? a[xo] : 0;
-                  dst[2 * xo + 1] = xo >= lo_b && xo < hi_b ? b[xo] : 0;
-                }
-              for (; xo + 8 <= to; xo += 8)
-                {
-                  __m128i va = _mm_loadu_si128 ((const __m128i *) (a + xo));
-                  __m128i vb = _mm_loadu_si128 ((const __m128i *) (b + xo));
-                  _mm_storeu_si128 ((__m128i *) (dst + 2 * xo), _mm_unpacklo_epi16 (va, vb));
-                  _mm_storeu_si128 ((__m128i *) (dst + 2 * xo + 8), _mm_unpackhi_epi16 (va, vb));
-                }
-            }
-#endif
-          if (a == NULL)
-            lo_a = hi_a = 0;
-          if (b == NULL)
-            lo_b = hi_b = 0;
-          for (; xo < geo->ow; xo++)
-            {
-              dst[2 * xo] = xo >= lo_a && xo < hi_a ? a[xo * s] : 0;
-              dst[2 * xo + 1] = xo >= lo_b && xo < hi_b ? b[xo * s] : 0;
-            }
-        }
-      memset (col + n_pixels * 2, 0, (size_t) (geo->p_pad - n_pixels) * 2 * sizeof (int16_t));
-    }
-}
-
-/* cols8[kq][p][4] of one group of one image: (x - zero point) + @offset
- * as bytes, padding (and the pixels past the last, and K's padding, whose
- * weights are 0) @offset. */
-static void
-fill_columns_u8 (const ConvGeometry *geo, const ColumnTap *taps, const int16_t *planes, int16_t offset, uint8_t *cols8,
-                 int64_t first, int64_t end)
-{
-  int64_t n_pixels = geo->oh * geo->ow, s = geo->stride[1];
-
-  for (int64_t kq = first; kq < end; kq++)
-    {
-      uint8_t *col = cols8 + kq * geo->p_pad * 4;
-      for (int64_t y = 0; y < geo->oh; y++)
-        {
-          const int16_t *src[4];
-          int64_t lo[4], hi[4], from = 0, to = 0, xo = 0;
-          uint8_t *dst = col + y * geo->ow * 4;
-          bool all = true;
-          for (int t = 0; t < 4; t++)
-            {
-              lo[t] = hi[t] = 0;
-              src[t] = column_source (geo, taps, planes, 4 * kq + t, y, &lo[t], &hi[t]);
-              if (src[t] == NULL)
-                lo[t] = hi[t] = 0, all = false;
-              from = MAX (from, lo[t]);
-              to = t == 0 ? hi[t] : MIN (to, hi[t]);
-            }
-#if defined(__x86_64__) && defined(__SSE2__)
-          /* stride 1 where all four are inside the image: sixteen pixels'
-           * quads from four rows at a time */
-          if (all && s == 1)
-            {
-              __m128i voff = _mm_set1_epi16 (offset);
-              for (; xo < from; xo++)
-                for (int t = 0; t < 4; t++)
-                  dst[4 * xo + t] = (uint8_t) (xo >= lo[t] && xo < hi[t] ? src[t][xo] + offset : offset);
-              for (; xo + 16 <= to; xo += 16)
-                {
-                  __m128i b[4];
-                  for (int t = 0; t < 4; t++)
-                    b[t] =
-                        _mm_packus_epi16 (_mm_add_epi16 (_mm_loadu_si128 ((const __m128i *) (src[t] + xo)), voff),
-                                          _mm_add_epi16 (_mm_loadu_si128 ((const __m128i *) (src[t] + xo + 8)), voff));
-                  __m128i ab_lo = _mm_unpacklo_epi8 (b[0], b[1]), ab_hi = _mm_unpackhi_epi8 (b[0], b[1]);
-                  __m128i cd_lo = _mm_unpacklo_epi8 (b[2], b[3]), cd_hi = _mm_unpackhi_epi8 (b[2], b[3]);
-                  _mm_storeu_si128 ((__m128i *) (dst + 4 * xo), _mm_unpacklo_epi16 (ab_lo, cd_lo));
-                  _mm_storeu_si128 ((__m128i *) (dst + 4 * xo + 16), _mm_unpackhi_epi16 (ab_lo, cd_lo));
-                  _mm_storeu_si128 ((__m128i *) (dst + 4 * xo + 32), _mm_unpacklo_epi16 (ab_hi, cd_hi));
-                  _mm_storeu_si128 ((__m128i *) (dst + 4 * xo + 48), _mm_unpackhi_epi16 (ab_hi, cd_hi));
-                }
-              /* and eight (14-wide rows have no sixteen inside) */
-              for (; xo + 8 <= to; xo += 8)
-                {
-                  __m128i b[4];
-                  for (int t = 0; t < 4; t++)
-                    b[t] = _mm_packus_epi16 (_mm_add_epi16 (_mm_loadu_si128 ((const __m128i *) (src[t] + xo)), voff),
-                                             _mm_setzero_si128 ());
-                  __m128i ab = _mm_unpacklo_epi8 (b[0], b[1]), cd = _mm_unpacklo_epi8 (b[2], b[3]);
-                  _mm_storeu_si128 ((__m128i *) (dst + 4 * xo), _mm_unpacklo_epi16 (ab, cd));
-                  _mm_storeu_si128 ((__m128i *) (dst + 4 * xo + 16), _mm_unpackhi_epi16 (ab, cd));
-                }
-            }
-#endif
-          for (; xo < geo->ow; xo++)
-            for (int t = 0; t < 4; t++)
-              dst[4 * xo + t] = (uint8_t) (xo >= lo[t] && xo < hi[t] ? src[t][xo * s] + offset : offset);
-        }
-      memset (col + n_pixels * 4, (uint8_t) offset, (size_t) (geo->p_pad - n_pixels) * 4);
-    }
-}
-
-/* The column fill of one group, split over the pool by rows of columns. */
-typedef struct
-{
-  const ConvGeometry *geo;
-  const ColumnTap *taps;
-  const int16_t *planes;
-  int16_t *cols;  /* the int16 pairs, or */
-  uint8_t *cols8; /* the u8 quads */
-  int16_t offset;
-  int64_t n_rows; /* k_pairs or k_quads */
-  int64_t per_task;
-} FillJob;
-
-static void
-fill_task (void *data, size_t task)
-{
-  const FillJob *fj = data;
-  int64_t first = (int64_t) task * fj->per_task, end = MIN (first + fj->per_task, fj->n_rows);
-
-  if (fj->cols8 != NULL && is_pointwise (fj->geo))
-    fill_pointwise_u8 (fj->geo, fj->planes, fj->offset, fj->cols8, first, end);
-  else if (fj->cols8 != NULL)
-    fill_columns_u8 (fj->geo, fj->taps, fj->planes, fj->offset, fj->cols8, first, end);
-  else if (is_pointwise (fj->geo))
-    fill_pointwise (fj->geo, fj->planes, fj->cols, first, end);
-  else
-    fill_columns (fj->geo, fj->taps, fj->planes, fj->cols, first, end);
-}
-
-static void
-fill_group (const FillJob *fj, bool parallel)
-{
-  size_t n_tasks = (size_t) ((fj->n_rows + fj->per_task - 1) / fj->per_task);
-
-  if (parallel && n_tasks > 1)
-    executorch_threadpool_parallelize_1d (fill_task, (gpointer) fj, n_tasks);
-  else
-    for (size_t task = 0; task < n_tasks; task++)
-      fill_task ((gpointer) fj, task);
-}
-
 /* convolution.out's arguments: input, weight, bias, stride, padding,
  * dilation, transposed, output_padding, groups, out, ret; input and weight
  * staged by the two kernels above. */
@@ -590,7 +314,8 @@ int_conv (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   StagedInput xin;
   int64_t stride[2], padding[2], dilation[2], groups, sizes[4];
   int64_t n, ic, ih, iw, oc, kh, kw, oh, ow, icg, ocg, k, k_pairs, n_pixels, p_pad;
-  const int16_t *x;
+  const int16_t *x = NULL;
+  const EtTensor *x_bytes = NULL;
   int16_t *cols;
   int32_t *acc;
   double *scale;
@@ -603,9 +328,17 @@ int_conv (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   QK_TRY (_executorch_qk_tensor (&c, 9, "out", &out));
   if (!int_list (args[3], 2, stride) || !int_list (args[4], 2, padding) || !int_list (args[5], 2, dilation))
     return _executorch_qk_fail (&c, ET_ERROR_INVALID_ARGUMENT, "stride, padding or dilation is not 2 integers");
+  if (site != NULL && site->deq_args != NULL)
+    {
+      QK_TRY (_executorch_qk_read_byte_input (ctx, site->deq_args, &xin, &x_bytes));
+      if (x_bytes->ndim != 4 || x_bytes->numel != input->numel)
+        return _executorch_qk_fail (&c, ET_ERROR_INTERNAL, "the input's bytes do not fit the convolution's input");
+      input = (EtTensor *) x_bytes; /* its sizes; the float input was never written */
+    }
   if (input->ndim != 4 || weight->ndim != 4)
     return _executorch_qk_fail (&c, ET_ERROR_INTERNAL, "input or weight not staged");
-  QK_TRY (_executorch_qk_read_staged_input (&c, input, &xin, &x));
+  if (x_bytes == NULL)
+    QK_TRY (_executorch_qk_read_staged_input (&c, input, &xin, &x));
 
   n = input->sizes[0], ic = input->sizes[1], ih = input->sizes[2], iw = input->sizes[3];
   oc = weight->sizes[0], icg = weight->sizes[1], kh = weight->sizes[2], kw = weight->sizes[3];
@@ -654,7 +387,7 @@ int_conv (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
       memcpy (out->data, &head, sizeof head);
       output = (QkOutput){ .q = (char *) out->data + sizeof head, .requant = &site->requant, .isa = isa };
     }
-  if (icg == 1 && ocg == 1 && site->w16 != NULL)
+  if (icg == 1 && ocg == 1 && site->w16 != NULL && x != NULL)
     {
       for (int64_t b = 0; b < n; b++)
         {
@@ -685,6 +418,8 @@ int_conv (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
 
   /* u8 x s8 where the weights were packed so and x + offset is a byte */
   bool u8 = isa == QK_ISA_AVX512_VNNI && site->w8 != NULL && xin.u8_offset >= 0 && xin.u8_offset <= 255;
+  if (x_bytes != NULL && !u8)
+    return _executorch_qk_fail (&c, ET_ERROR_INTERNAL, "the input's bytes cannot be read as unsigned");
   int64_t k_quads = site->k_quads;
   uint8_t *cols8 = NULL;
   int32_t *offset = NULL;
@@ -704,7 +439,7 @@ int_conv (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   acc = et_kernel_context_scratch (ctx, (size_t) ocg * p_pad * sizeof (int32_t));
   if (acc == NULL)
     return _executorch_qk_fail (&c, ET_ERROR_MEMORY_ALLOCATION_FAILED, "no scratch memory for the convolution");
-  ConvGeometry geo = {
+  QkConvGeometry geo = {
     .icg = icg,
     .ih = ih,
     .iw = iw,
@@ -719,10 +454,10 @@ int_conv (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
     .padding = { padding[0], padding[1] },
     .dilation = { dilation[0], dilation[1] },
   };
-  ColumnTap *taps = et_kernel_context_scratch (ctx, (size_t) k * sizeof (ColumnTap));
+  QkColumnTap *taps = et_kernel_context_scratch (ctx, (size_t) k * sizeof (QkColumnTap));
   if (taps == NULL)
     return _executorch_qk_fail (&c, ET_ERROR_MEMORY_ALLOCATION_FAILED, "no scratch memory for the convolution");
-  column_taps (&geo, taps);
+  _executorch_qk_column_taps (&geo, taps);
   size_t n_blocks = (size_t) ((ocg + QK_TILE_CHANNELS - 1) / QK_TILE_CHANNELS);
   int64_t stretch = STRETCH_BYTES / (u8 ? k_quads * 4 : k_pairs * 2 * (int64_t) sizeof (int16_t)) / 32 * 32;
   stretch = MIN (MAX (stretch, 32), p_pad);
@@ -732,18 +467,24 @@ int_conv (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   for (int64_t b = 0; b < n; b++)
     for (int64_t g = 0; g < groups; g++)
       {
-        FillJob fill = {
+        int64_t first = (b * ic + g * icg) * ih * iw;
+        QkFill fill = {
           .geo = &geo,
           .taps = taps,
-          .planes = x + (b * ic + g * icg) * ih * iw,
+          .planes = x != NULL ? x + first : NULL,
           .cols = cols,
+          .u8 = {
+            .x = x != NULL ? x + first : NULL,
+            .bytes = x_bytes != NULL ? (const uint8_t *) x_bytes->data + first : NULL,
+            .flip = x_bytes != NULL && x_bytes->scalar_type == ET_SCALAR_CHAR ? 0x80 : 0,
+            .pad = (int16_t) xin.u8_offset,
+          },
           .cols8 = cols8,
-          .offset = (int16_t) xin.u8_offset,
           .n_rows = u8 ? k_quads : k_pairs,
           /* rows of a task: a few, so that each thread gets several */
           .per_task = MAX ((u8 ? k_quads : k_pairs) / 8, 1),
         };
-        fill_group (&fill, parallel);
+        _executorch_qk_fill_columns (&fill, parallel);
         ConvJob job = {
           .cols = cols,
           .w = site->w_pairs + g * ocg * k_pairs,

@@ -45,6 +45,63 @@ typedef struct
                       * zero point + 128 for int8, zero point for uint8 */
 } StagedInput;       /* followed by numel int16 */
 
+/* The int8/uint8 input a convolution reads itself where its
+ * dequantize_per_tensor.out (arguments @deq_args) does nothing: the
+ * tensor in *bytes and the header staging would have written. */
+EtError _executorch_qk_read_byte_input (EtKernelContext *ctx, EtValue **deq_args, StagedInput *head,
+                                        const EtTensor **bytes);
+
+/* ---- int-conv-columns.c ---- */
+
+/* A convolution's shape, as the column fill needs it. */
+typedef struct
+{
+  int64_t icg, ih, iw, kh, kw, oh, ow, k, k_pairs, p_pad;
+  int64_t stride[2], padding[2], dilation[2];
+} QkConvGeometry;
+
+/* Where reduction index j reads, independent of the output row: its
+ * input plane and row offset, its column offset and the output columns
+ * [lo, hi) whose input column is inside the image. */
+typedef struct
+{
+  int64_t plane, ky_off, off, lo, hi;
+} QkColumnTap;
+
+/* taps[0, k) of @geo. */
+void _executorch_qk_column_taps (const QkConvGeometry *geo, QkColumnTap *taps);
+
+/* What the u8 columns hold, as unsigned bytes: the staged (x - zero
+ * point) plus @pad, or where @bytes is not NULL the int8/uint8 bytes with
+ * @flip (0x80 for int8, else 0) xored in; the same numbers, as @pad is the
+ * zero point plus 128 for int8 and the zero point for uint8, also the
+ * image of 0 the padding takes. */
+typedef struct
+{
+  const int16_t *x;
+  const uint8_t *bytes;
+  uint8_t flip;
+  int16_t pad;
+} QkU8Source;
+
+/* The column fill of one group of one image: rows [0, n_rows) of cols
+ * (int16 pairs from planes) or of cols8 (u8 quads from u8), per_task rows
+ * a task. */
+typedef struct
+{
+  const QkConvGeometry *geo;
+  const QkColumnTap *taps;
+  const int16_t *planes;
+  int16_t *cols;
+  QkU8Source u8;
+  uint8_t *cols8;
+  int64_t n_rows; /* k_pairs or k_quads */
+  int64_t per_task;
+} QkFill;
+
+/* Fills the columns, over the pool when @parallel. */
+void _executorch_qk_fill_columns (const QkFill *fill, bool parallel);
+
 /* ---- int-conv-tiles.c ---- */
 
 typedef enum
@@ -143,6 +200,10 @@ bool _executorch_qk_int_conv_set_bytes_out (const EtKernel *conv_kernel, const E
  * all of its input into columns before it writes any of its result: the
  * two may then share memory. */
 bool _executorch_qk_int_conv_reads_input_first (const EtKernel *conv_kernel, EtValue *const *args);
+/* Makes @conv_kernel read its input's int8/uint8 bytes itself through
+ * the arguments @deq_args of the dequantize_per_tensor.out before it (which
+ * then does nothing); false where its products cannot take bytes. */
+bool _executorch_qk_int_conv_set_byte_input (const EtKernel *conv_kernel, EtValue **deq_args);
 /* The tensor a requantizing convolution kernel writes its bytes into, or
  * NULL (staged, or not such a kernel). */
 const EtValue *_executorch_qk_int_conv_bytes_out (const EtKernel *conv_kernel);

@@ -138,6 +138,25 @@ _executorch_qk_read_staged_input (const QkCall *c, const EtTensor *input, Staged
   return ET_OK;
 }
 
+EtError
+_executorch_qk_read_byte_input (EtKernelContext *ctx, EtValue **deq_args, StagedInput *head, const EtTensor **bytes)
+{
+  QkCall c = { ctx, "quantized_decomposed::dequantize_per_tensor.out [int8 read by the convolution]", deq_args, 9 };
+  EtTensor *input;
+  double scale;
+  int64_t zp;
+
+  QK_TRY (_executorch_qk_tensor (&c, 0, "input", &input));
+  QK_TRY (_executorch_qk_double (&c, 1, "scale", &scale));
+  QK_TRY (_executorch_qk_int (&c, 2, "zero_point", &zp));
+  if (input->data == NULL || (input->scalar_type != ET_SCALAR_CHAR && input->scalar_type != ET_SCALAR_BYTE) ||
+      !et_tensor_is_contiguous (input) || input->nbytes < (size_t) input->numel || zp < -128 || zp > 255)
+    return _executorch_qk_fail (&c, ET_ERROR_INTERNAL, "input cannot be read as bytes by the integer convolution");
+  *head = (StagedInput){ STAGE_INPUT_MAGIC, scale, input->numel, (input->scalar_type == ET_SCALAR_CHAR ? 128 : 0) + zp };
+  *bytes = input;
+  return ET_OK;
+}
+
 /* Named after the operator they stand in for, marked, so that profiles
  * and errors show which sites run on integers. */
 const EtKernel _executorch_qk_stage_input_kernel = { "quantized_decomposed::dequantize_per_tensor.out [int8 staging]",
