@@ -8,7 +8,9 @@
  * float and requantized bytes of the depthwise kernel as a naive loop, on
  * shapes that leave tails everywhere: channel counts that are not a
  * multiple of four, pixel ranges that are not a multiple of 32, odd K,
- * padding, stride, dilation and non-square kernels.
+ * padding, stride, dilation and non-square kernels; and the column fills
+ * (int16 pairs, u8 quads from the staged values and from the bytes) must
+ * put every tap's value where the products read it.
  */
 #include "int-kernels-private.h"
 
@@ -352,6 +354,96 @@ test_requant_rows (void)
   g_rand_free (rand);
 }
 
+/* The columns of one group as the products read them, element by element:
+ * the staged value of tap 4 kq + t (input channel, kernel row and column)
+ * for pixel p, or 0 (int16 pairs) / the offset (u8 quads) for padding,
+ * for K's padding and for the pixels past the last. */
+static int
+naive_tap (const QkConvGeometry *geo, const int16_t *x, int64_t j, int64_t p, bool *inside)
+{
+  int64_t ci = j / (geo->kh * geo->kw), r = j % (geo->kh * geo->kw), y = p / geo->ow, xo = p % geo->ow;
+  int64_t yy = y * geo->stride[0] + (r / geo->kw) * geo->dilation[0] - geo->padding[0];
+  int64_t xx = xo * geo->stride[1] + (r % geo->kw) * geo->dilation[1] - geo->padding[1];
+
+  *inside = j < geo->k && p < geo->oh * geo->ow && yy >= 0 && yy < geo->ih && xx >= 0 && xx < geo->iw;
+  return *inside ? x[(ci * geo->ih + yy) * geo->iw + xx] : 0;
+}
+
+static void
+test_columns (void)
+{
+  /* icg, ih, iw, kh, kw, stride, padding, dilation */
+  static const int64_t cases[][11] = {
+    { 5, 9, 56, 3, 3, 1, 1, 1, 1, 1, 1 },   /* stride 1: sixteens, then eight */
+    { 3, 7, 14, 3, 3, 1, 1, 1, 1, 1, 1 },   /* 14 wide: eights only */
+    { 7, 5, 7, 3, 3, 1, 1, 1, 1, 1, 1 },    /* 7 wide: scalar */
+    { 4, 11, 57, 3, 3, 2, 2, 1, 1, 1, 1 },  /* stride 2, odd width */
+    { 3, 20, 80, 7, 7, 2, 2, 3, 3, 1, 1 },  /* a stem: 7x7 at stride 2 */
+    { 9, 6, 40, 1, 1, 2, 2, 0, 0, 1, 1 },   /* 1x1 at stride 2 */
+    { 6, 10, 35, 1, 1, 1, 1, 0, 0, 1, 1 },  /* pointwise, K not a multiple of 4 */
+    { 2, 12, 45, 3, 3, 1, 1, 2, 2, 2, 2 },  /* dilation 2 */
+    { 3, 13, 50, 3, 5, 3, 2, 1, 2, 1, 1 },  /* stride 3 and 2, non-square */
+  };
+  GRand *rand = g_rand_new_with_seed (17);
+
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
+    for (int is_signed = 0; is_signed < 2; is_signed++)
+      {
+        const int64_t *cs = cases[c];
+        QkConvGeometry geo = {
+          .icg = cs[0], .ih = cs[1], .iw = cs[2], .kh = cs[3], .kw = cs[4],
+          .stride = { cs[5], cs[6] }, .padding = { cs[7], cs[8] }, .dilation = { cs[9], cs[10] },
+        };
+        geo.oh = (geo.ih + 2 * geo.padding[0] - geo.dilation[0] * (geo.kh - 1) - 1) / geo.stride[0] + 1;
+        geo.ow = (geo.iw + 2 * geo.padding[1] - geo.dilation[1] * (geo.kw - 1) - 1) / geo.stride[1] + 1;
+        geo.k = geo.icg * geo.kh * geo.kw;
+        geo.k_pairs = (geo.k + 1) / 2;
+        geo.p_pad = (geo.oh * geo.ow + QK_TILE_PIXELS - 1) / QK_TILE_PIXELS * QK_TILE_PIXELS;
+        int64_t numel = geo.icg * geo.ih * geo.iw, k_quads = (geo.k + 3) / 4;
+        int zp = is_signed ? g_rand_int_range (rand, -20, 20) : g_rand_int_range (rand, 100, 140);
+        int16_t offset = (int16_t) ((is_signed ? 128 : 0) + zp);
+        uint8_t *bytes = g_new (uint8_t, numel);
+        int16_t *x = g_new (int16_t, numel);
+        for (int64_t i = 0; i < numel; i++)
+          {
+            bytes[i] = (uint8_t) g_rand_int_range (rand, 0, 256);
+            x[i] = (int16_t) ((is_signed ? (int) (int8_t) bytes[i] : (int) bytes[i]) - zp);
+          }
+        QkColumnTap *taps = g_new (QkColumnTap, geo.k);
+        _executorch_qk_column_taps (&geo, taps);
+        int16_t *cols = g_new0 (int16_t, geo.k_pairs * geo.p_pad * 2);
+        uint8_t *from_staged = g_new0 (uint8_t, k_quads * geo.p_pad * 4);
+        uint8_t *from_bytes = g_new0 (uint8_t, k_quads * geo.p_pad * 4);
+        QkFill fill = { .geo = &geo, .taps = taps, .planes = x, .cols = cols, .n_rows = geo.k_pairs, .per_task = 3 };
+        _executorch_qk_fill_columns (&fill, false);
+        fill = (QkFill){ .geo = &geo, .taps = taps, .u8 = { .x = x, .pad = offset }, .cols8 = from_staged,
+                         .n_rows = k_quads, .per_task = 2 };
+        _executorch_qk_fill_columns (&fill, false);
+        fill.u8 = (QkU8Source){ .bytes = bytes, .flip = is_signed ? 0x80 : 0, .pad = offset };
+        fill.cols8 = from_bytes;
+        _executorch_qk_fill_columns (&fill, false);
+
+        for (int64_t j = 0; j < k_quads * 4; j++)
+          for (int64_t p = 0; p < geo.p_pad; p++)
+            {
+              bool inside;
+              int v = naive_tap (&geo, x, j, p, &inside);
+              uint8_t u = inside ? (uint8_t) (v + offset) : (uint8_t) offset;
+              if (j < geo.k_pairs * 2)
+                g_assert_cmpint (cols[((j / 2) * geo.p_pad + p) * 2 + j % 2], ==, v);
+              g_assert_cmpint (from_staged[((j / 4) * geo.p_pad + p) * 4 + j % 4], ==, u);
+              g_assert_cmpint (from_bytes[((j / 4) * geo.p_pad + p) * 4 + j % 4], ==, u);
+            }
+        g_free (bytes);
+        g_free (x);
+        g_free (taps);
+        g_free (cols);
+        g_free (from_staged);
+        g_free (from_bytes);
+      }
+  g_rand_free (rand);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -360,5 +452,6 @@ main (int argc, char **argv)
   g_test_add_func ("/quantized/int-conv/tiles-u8", test_tiles_u8);
   g_test_add_func ("/quantized/int-conv/depthwise", test_depthwise);
   g_test_add_func ("/quantized/int-conv/requant-rows", test_requant_rows);
+  g_test_add_func ("/quantized/int-conv/columns", test_columns);
   return g_test_run ();
 }
