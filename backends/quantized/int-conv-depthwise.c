@@ -27,10 +27,19 @@ add_tap (int32_t *acc, const int16_t *row, int64_t stride, int32_t w, int64_t lo
       acc[xo] += w * row[xo * stride];
 }
 
+/* add_tap of a row of bytes, each minus @zp. */
+static inline void
+add_tap_bytes (int32_t *acc, const uint8_t *row, bool is_signed, int32_t zp, int64_t stride, int32_t w, int64_t lo,
+               int64_t hi)
+{
+  for (int64_t xo = lo; xo < hi; xo++)
+    acc[xo] += w * ((is_signed ? (int32_t) (int8_t) row[xo * stride] : (int32_t) row[xo * stride]) - zp);
+}
+
 static inline void
 channel_rows (const QkDepthwise *dw, int64_t channel, int32_t *acc)
 {
-  const int16_t *plane = dw->x + channel * dw->ih * dw->iw;
+  int64_t plane = channel * dw->ih * dw->iw;
   const int16_t *w = dw->w + channel * dw->kh * dw->kw;
   int64_t base = dw->base + channel * dw->oh * dw->ow;
   double scale = dw->scale[channel], bias = dw->bias != NULL ? (double) dw->bias[channel] : 0.0;
@@ -49,8 +58,12 @@ channel_rows (const QkDepthwise *dw, int64_t channel, int32_t *acc)
               /* output columns whose input column off + xo * s is inside */
               int64_t lo = off >= 0 ? 0 : (-off + s - 1) / s;
               int64_t hi = dw->iw - 1 - off < 0 ? 0 : MIN ((dw->iw - 1 - off) / s + 1, dw->ow);
-              if (lo < hi)
-                add_tap (acc, plane + yy * dw->iw + off, s, w[ky * dw->kw + kx], lo, hi);
+              /* row + off indexes column off + xo * s of the input row */
+              if (lo < hi && dw->bytes != NULL)
+                add_tap_bytes (acc, dw->bytes + plane + yy * dw->iw + off, dw->is_signed, dw->zp, s,
+                               w[ky * dw->kw + kx], lo, hi);
+              else if (lo < hi)
+                add_tap (acc, dw->x + plane + yy * dw->iw + off, s, w[ky * dw->kw + kx], lo, hi);
             }
         }
       _executorch_qk_emit_row (&dw->out, acc, base + y * dw->ow, dw->ow, scale, bias);
@@ -97,12 +110,21 @@ padded_plane_new (const QkDepthwise *dw, PaddedPlane *pp)
 static void
 padded_plane_fill (const QkDepthwise *dw, const PaddedPlane *pp, int64_t channel)
 {
-  const int16_t *plane = dw->x + channel * dw->ih * dw->iw;
+  int64_t plane = channel * dw->ih * dw->iw;
 
   /* the padding stays zero from the allocation */
   for (int64_t y = 0; y < dw->ih; y++)
-    memcpy (pp->data + (y + dw->padding[0]) * pp->width + dw->padding[1], plane + y * dw->iw,
-            (size_t) dw->iw * sizeof (int16_t));
+    {
+      int16_t *dst = pp->data + (y + dw->padding[0]) * pp->width + dw->padding[1];
+      if (dw->bytes == NULL)
+        memcpy (dst, dw->x + plane + y * dw->iw, (size_t) dw->iw * sizeof (int16_t));
+      else if (dw->is_signed)
+        for (int64_t i = 0; i < dw->iw; i++)
+          dst[i] = (int16_t) ((int8_t) dw->bytes[plane + y * dw->iw + i] - dw->zp);
+      else
+        for (int64_t i = 0; i < dw->iw; i++)
+          dst[i] = (int16_t) (dw->bytes[plane + y * dw->iw + i] - dw->zp);
+    }
 }
 
 /* Output columns [0, ow) (and up to BLOCK_SLACK more, into acc's slack)

@@ -586,19 +586,21 @@ value_overlaps (const EtValue *value, const EtTensor *t)
 /* Whether the convolution @conv may write @bytes: they share no memory
  * with what it reads while it writes.  Not the weight: the kernel packed
  * it at load and reads only its sizes (its dequantize does nothing
- * either); nor the input where the kernel copies all of it into columns
- * before it writes anything. */
+ * either); nor the input (staged, or the int8 bytes it reads itself) where
+ * the kernel copies all of it into columns before it writes anything. */
 static bool
 conv_may_write (EtMethodGraph *graph, uint32_t conv, const EtTensor *bytes)
 {
   uint32_t n_args;
   EtValue **args = et_method_graph_args (graph, conv, &n_args);
-  bool input_read_first = _executorch_qk_int_conv_reads_input_first (et_method_graph_kernel (graph, conv), args);
+  const EtKernel *kernel = et_method_graph_kernel (graph, conv);
+  bool input_read_first = _executorch_qk_int_conv_reads_input_first (kernel, args);
+  EtValue **deq_args = _executorch_qk_int_conv_byte_input (kernel);
 
   for (uint32_t i = 0; i < 9; i++)
     if (i != 1 && !(i == 0 && input_read_first) && value_overlaps (args[i], bytes))
       return false;
-  return true;
+  return input_read_first || deq_args == NULL || !value_overlaps (deq_args[0], bytes);
 }
 
 /* convolution [int8, requantizing] → (activation) → quantize on
@@ -675,10 +677,12 @@ table_reads_bytes (EtMethodGraph *graph, uint32_t deq, uint32_t n_between, uint3
 
 /* dequantize (staging) → convolution on consecutive instructions: the
  * convolution reads the dequantize's int8 input itself, which nothing can
- * have changed in between, where its products take bytes, its zero point
- * makes them unsigned with the same offset, and the convolution copies its
- * input into columns before it writes anything (but a staged result's
- * header, written first, must not lie over the bytes). */
+ * have changed in between, where its form takes bytes (u8 x s8 columns,
+ * whose offset the zero point must give, or depthwise), and what it writes
+ * does not lie over them: it copies its input into columns before it
+ * writes anything (but a staged result's header comes first), or else
+ * its result shares no memory with them (checked again if the result
+ * changes, conv_may_write). */
 static void
 conv_reads_bytes (EtMethodGraph *graph, uint32_t deq, uint32_t conv)
 {
@@ -691,14 +695,18 @@ conv_reads_bytes (EtMethodGraph *graph, uint32_t deq, uint32_t conv)
     return;
   d_args = et_method_graph_args (graph, deq, &n_d_args);
   args = et_method_graph_args (graph, conv, &n_args);
+  const EtKernel *kernel = et_method_graph_kernel (graph, conv);
+  const EtValue *bytes_out = _executorch_qk_int_conv_bytes_out (kernel);
   if (n_d_args != 9 || n_args != 11 || (in = tensor_of (d_args[0])) == NULL || !int_value (d_args[2], &zp) ||
-      !(in->scalar_type == ET_SCALAR_CHAR ? zp >= -128 && zp <= 127 : zp >= 0 && zp <= 255) ||
-      !_executorch_qk_int_conv_reads_input_first (et_method_graph_kernel (graph, conv), args) ||
-      (_executorch_qk_int_conv_bytes_out (et_method_graph_kernel (graph, conv)) == NULL && value_overlaps (args[9], in)))
+      !(in->scalar_type == ET_SCALAR_CHAR ? zp >= -128 && zp <= 127 : zp >= 0 && zp <= 255))
+    return;
+  if (_executorch_qk_int_conv_reads_input_first (kernel, args)
+          ? bytes_out == NULL && value_overlaps (args[9], in)
+          : value_overlaps (args[9], in) || value_overlaps (bytes_out, in))
     return;
   const EtKernel *d_nop = _executorch_qk_done_elsewhere_kernel_new (graph, "quantized_decomposed::dequantize_per_"
                                                                            "tensor.out [int8 read by the convolution]");
-  if (d_nop == NULL || !_executorch_qk_int_conv_set_byte_input (et_method_graph_kernel (graph, conv), d_args))
+  if (d_nop == NULL || !_executorch_qk_int_conv_set_byte_input (kernel, args, d_args))
     return;
   et_method_graph_set_kernel (graph, deq, d_nop);
 }

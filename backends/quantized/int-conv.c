@@ -251,34 +251,62 @@ _executorch_qk_int_conv_bytes_out (const EtKernel *conv_kernel)
   return ((const PackedConv *) conv_kernel->user_data)->bytes_out;
 }
 
-bool
-_executorch_qk_int_conv_reads_input_first (const EtKernel *conv_kernel, EtValue *const *args)
+/* Which of int_conv's forms a call with convolution.out's arguments @args
+ * takes, as far as the sizes at load tell. */
+typedef enum
+{
+  FORM_UNKNOWN,
+  FORM_DEPTHWISE, /* one input and one output channel a group: reads the input as it goes */
+  FORM_ONE_FILL,  /* one image, one group: one column fill before any product */
+  FORM_FILLS,     /* a column fill per image and group */
+} ConvForm;
+
+static ConvForm
+conv_form (const EtKernel *conv_kernel, EtValue *const *args)
 {
   const EtTensor *input = args[0]->tag == ET_VALUE_TENSOR ? args[0]->u.tensor : NULL;
   const EtTensor *weight = args[1]->tag == ET_VALUE_TENSOR ? args[1]->u.tensor : NULL;
+  int64_t groups;
 
   if (conv_kernel == NULL || conv_kernel->func != int_conv || conv_kernel->user_data == NULL || input == NULL ||
-      weight == NULL || input->ndim != 4 || weight->ndim != 4 || args[8]->tag != ET_VALUE_INT)
-    return false;
-  /* one image, one group: one column fill before any product; and not
-   * int_conv's depthwise form (one input and one output channel a group),
-   * which reads the input as it goes */
-  return input->sizes[0] == 1 && args[8]->u.int_value == 1 && !(weight->sizes[1] == 1 && weight->sizes[0] == 1);
+      weight == NULL || input->ndim != 4 || weight->ndim != 4 || args[8]->tag != ET_VALUE_INT ||
+      (groups = args[8]->u.int_value) <= 0)
+    return FORM_UNKNOWN;
+  if (weight->sizes[1] == 1 && weight->sizes[0] == groups &&
+      ((const PackedConv *) conv_kernel->user_data)->w16 != NULL)
+    return FORM_DEPTHWISE;
+  return input->sizes[0] == 1 && groups == 1 ? FORM_ONE_FILL : FORM_FILLS;
 }
 
 bool
-_executorch_qk_int_conv_set_byte_input (const EtKernel *conv_kernel, EtValue **deq_args)
+_executorch_qk_int_conv_reads_input_first (const EtKernel *conv_kernel, EtValue *const *args)
 {
+  return conv_form (conv_kernel, args) == FORM_ONE_FILL;
+}
+
+bool
+_executorch_qk_int_conv_set_byte_input (const EtKernel *conv_kernel, EtValue *const *args, EtValue **deq_args)
+{
+  ConvForm form = conv_form (conv_kernel, args);
   PackedConv *site;
 
-  if (conv_kernel == NULL || conv_kernel->func != int_conv || conv_kernel->user_data == NULL)
+  if (form == FORM_UNKNOWN)
     return false;
   site = conv_kernel->user_data;
-  /* the bytes become columns only in the u8 x s8 form */
-  if (_executorch_qk_isa () != QK_ISA_AVX512_VNNI || site->w8 == NULL)
+  /* the bytes become columns only in the u8 x s8 form; the depthwise
+   * form reads them as they are */
+  if (form != FORM_DEPTHWISE && (_executorch_qk_isa () != QK_ISA_AVX512_VNNI || site->w8 == NULL))
     return false;
   site->deq_args = deq_args;
   return true;
+}
+
+EtValue **
+_executorch_qk_int_conv_byte_input (const EtKernel *conv_kernel)
+{
+  if (conv_kernel == NULL || conv_kernel->func != int_conv || conv_kernel->user_data == NULL)
+    return NULL;
+  return ((const PackedConv *) conv_kernel->user_data)->deq_args;
 }
 
 bool
@@ -387,12 +415,16 @@ int_conv (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
       memcpy (out->data, &head, sizeof head);
       output = (QkOutput){ .q = (char *) out->data + sizeof head, .requant = &site->requant, .isa = isa };
     }
-  if (icg == 1 && ocg == 1 && site->w16 != NULL && x != NULL)
+  if (icg == 1 && ocg == 1 && site->w16 != NULL)
     {
+      bool is_signed = x_bytes != NULL && x_bytes->scalar_type == ET_SCALAR_CHAR;
       for (int64_t b = 0; b < n; b++)
         {
           QkDepthwise dw = {
-            .x = x + b * ic * ih * iw,
+            .x = x != NULL ? x + b * ic * ih * iw : NULL,
+            .bytes = x_bytes != NULL ? (const uint8_t *) x_bytes->data + b * ic * ih * iw : NULL,
+            .is_signed = is_signed,
+            .zp = (int16_t) (xin.u8_offset - (is_signed ? 128 : 0)),
             .w = site->w16,
             .scale = scale,
             .bias = bias != NULL ? (const float *) bias->data : NULL,

@@ -200,10 +200,12 @@ bool _executorch_qk_int_conv_set_bytes_out (const EtKernel *conv_kernel, const E
  * all of its input into columns before it writes any of its result: the
  * two may then share memory. */
 bool _executorch_qk_int_conv_reads_input_first (const EtKernel *conv_kernel, EtValue *const *args);
-/* Makes @conv_kernel read its input's int8/uint8 bytes itself through
- * the arguments @deq_args of the dequantize_per_tensor.out before it (which
- * then does nothing); false where its products cannot take bytes. */
-bool _executorch_qk_int_conv_set_byte_input (const EtKernel *conv_kernel, EtValue **deq_args);
+/* Makes @conv_kernel, with convolution.out's arguments @args, read its
+ * input's int8/uint8 bytes itself through the arguments @deq_args of the
+ * dequantize_per_tensor.out before it (which then does nothing); false
+ * where its form cannot take bytes.  And those arguments, or NULL. */
+bool _executorch_qk_int_conv_set_byte_input (const EtKernel *conv_kernel, EtValue *const *args, EtValue **deq_args);
+EtValue **_executorch_qk_int_conv_byte_input (const EtKernel *conv_kernel);
 /* The tensor a requantizing convolution kernel writes its bytes into, or
  * NULL (staged, or not such a kernel). */
 const EtValue *_executorch_qk_int_conv_bytes_out (const EtKernel *conv_kernel);
@@ -312,7 +314,10 @@ void _executorch_qk_emit_row (const QkOutput *o, const int32_t *acc, int64_t off
 /* A convolution with one input and one output channel per group. */
 typedef struct
 {
-  const int16_t *x;    /* staged planes [channels][ih][iw] */
+  const int16_t *x;    /* staged planes [channels][ih][iw], or */
+  const uint8_t *bytes; /* the int8 (is_signed) or uint8 planes, minus zp */
+  bool is_signed;
+  int16_t zp;
   const int16_t *w;    /* [channels][kh][kw], minus their zero points */
   const double *scale; /* x_scale * w_scale per channel */
   const float *bias;   /* NULL or [channels] */
