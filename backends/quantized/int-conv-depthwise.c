@@ -70,11 +70,15 @@ channel_rows (const QkDepthwise *dw, int64_t channel, int32_t *acc)
     }
 }
 
+/* Sums a row's buffer holds past ow: the vector blocks' overrun. */
+#define ACC_SLACK 32
+
 #ifdef QK_HAVE_AVX2
 /* Tap groups of one output row: 3x3 gives 6, 5x5 15. */
 #define MAX_GROUPS 32
-/* Outputs a block computes past the row's end (into acc's slack). */
-#define BLOCK_SLACK 16
+/* Outputs a block computes past the row's end (into acc's slack): a
+ * block is 32 outputs (AVX-512 at stride 1) at most. */
+#define BLOCK_SLACK ACC_SLACK
 
 /* Taps side by side in a row (dilation 1) go in pairs: one vpmaddwd of
  * the input pairs (x[i], x[i + 1]) by (w[kx], w[kx + 1]) adds both; a
@@ -100,9 +104,9 @@ padded_plane_new (const QkDepthwise *dw, PaddedPlane *pp)
   int64_t s = dw->stride[1];
 
   pp->height = dw->ih + 2 * dw->padding[0];
-  /* a block at X reads up to s * X + (kw - 1) * dilation + 16 (stride 1's
+  /* a block at X reads up to s * X + (kw - 1) * dilation + 32 (stride 1's
    * odd outputs load one further) */
-  pp->width = MAX (dw->iw + 2 * dw->padding[1], s * (dw->ow + BLOCK_SLACK) + (dw->kw - 1) * dw->dilation[1] + 17);
+  pp->width = MAX (dw->iw + 2 * dw->padding[1], s * (dw->ow + BLOCK_SLACK) + (dw->kw - 1) * dw->dilation[1] + 33);
   pp->data = g_try_malloc0_n ((gsize) (pp->height * pp->width), sizeof (int16_t));
   return pp->data != NULL;
 }
@@ -161,6 +165,43 @@ row_sums_avx2 (const TapGroup *groups, int n_groups, int64_t stride, int64_t ow,
       }
 }
 
+/* row_sums_avx2 on 512-bit vectors: 32 (stride 1) or 16 (stride 2) at a
+ * time. */
+__attribute__ ((target ("avx512f,avx512bw"))) static void
+row_sums_avx512 (const TapGroup *groups, int n_groups, int64_t stride, int64_t ow, int32_t *acc)
+{
+  if (stride == 1)
+    {
+      /* even[i] is output x + 2i, odd[i] output x + 2i + 1; the unpacks
+       * interleave them within 128-bit lanes, the permutes put the lanes
+       * in order */
+      __m512i first = _mm512_setr_epi64 (0, 1, 8, 9, 2, 3, 10, 11), second = _mm512_setr_epi64 (4, 5, 12, 13, 6, 7, 14, 15);
+      for (int64_t x = 0; x < ow; x += 32)
+        {
+          __m512i even = _mm512_setzero_si512 (), odd = even;
+          for (int g = 0; g < n_groups; g++)
+            {
+              __m512i wv = _mm512_set1_epi32 ((int32_t) groups[g].w);
+              even = _mm512_add_epi32 (even, _mm512_madd_epi16 (_mm512_loadu_si512 ((const void *) (groups[g].src + x)), wv));
+              odd = _mm512_add_epi32 (odd,
+                                      _mm512_madd_epi16 (_mm512_loadu_si512 ((const void *) (groups[g].src + x + 1)), wv));
+            }
+          __m512i lo = _mm512_unpacklo_epi32 (even, odd), hi = _mm512_unpackhi_epi32 (even, odd);
+          _mm512_storeu_si512 ((void *) (acc + x), _mm512_permutex2var_epi64 (lo, first, hi));
+          _mm512_storeu_si512 ((void *) (acc + x + 16), _mm512_permutex2var_epi64 (lo, second, hi));
+        }
+    }
+  else
+    for (int64_t x = 0; x < ow; x += 16)
+      {
+        __m512i a = _mm512_setzero_si512 ();
+        for (int g = 0; g < n_groups; g++)
+          a = _mm512_add_epi32 (a, _mm512_madd_epi16 (_mm512_loadu_si512 ((const void *) (groups[g].src + 2 * x)),
+                                                      _mm512_set1_epi32 ((int32_t) groups[g].w)));
+        _mm512_storeu_si512 ((void *) (acc + x), a);
+      }
+}
+
 /* channel_rows with AVX2 pairs of taps on a padded copy of the plane
  * (strides 1 and 2), into @n_acc sums (at least ow + BLOCK_SLACK): as
  * many rows as fit go to the requantization at once, its per-call cost
@@ -200,7 +241,10 @@ channel_rows_avx2 (const QkDepthwise *dw, int64_t channel, int32_t *acc, int64_t
                   (TapGroup){ row + kx * dw->dilation[1], (uint16_t) w0 | ((uint32_t) (uint16_t) w1 << 16) };
             }
         }
-      row_sums_avx2 (groups, n_groups, dw->stride[1], dw->ow, acc + (y - first) * dw->ow);
+      if (dw->isa == QK_ISA_AVX512_VNNI)
+        row_sums_avx512 (groups, n_groups, dw->stride[1], dw->ow, acc + (y - first) * dw->ow);
+      else
+        row_sums_avx2 (groups, n_groups, dw->stride[1], dw->ow, acc + (y - first) * dw->ow);
       if (y + 1 - first == rows_per_emit || y + 1 == dw->oh)
         {
           _executorch_qk_emit_row (&dw->out, acc, base + first * dw->ow, (y + 1 - first) * dw->ow, scale, bias);
@@ -226,7 +270,8 @@ depthwise_task (void *data, size_t task)
   int64_t first = (int64_t) task * job->per_task, end = MIN (first + job->per_task, dw->channels);
   /* rows of sums per task: on the stack when they are small */
   int32_t small[1024];
-  int64_t n_acc = dw->ow + 16 <= (int64_t) G_N_ELEMENTS (small) ? (int64_t) G_N_ELEMENTS (small) : dw->ow + 16;
+  int64_t n_acc = dw->ow + ACC_SLACK <= (int64_t) G_N_ELEMENTS (small) ? (int64_t) G_N_ELEMENTS (small)
+                                                                       : dw->ow + ACC_SLACK;
   int32_t *acc = n_acc == (int64_t) G_N_ELEMENTS (small) ? small : g_new (int32_t, n_acc);
   bool vector = false;
 
