@@ -155,7 +155,7 @@ list_bytes (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
       StagedBytes head = { STAGE_BYTES_MAGIC, whole->numel };
       memcpy (whole->data, &head, sizeof head);
     }
-  _executorch_qk_run_chunked (list_chunk, &job, whole->numel);
+  _executorch_qk_run_chunked (list_chunk, &job, whole->numel, QK_CHUNKED_BYTES);
   return ET_OK;
 }
 

@@ -98,16 +98,43 @@ typedef struct
   int64_t height, width;
 } PaddedPlane;
 
+/* At stride 1 the plane is one long row: output (y, x) is flat output
+ * y * width + x, which reads element ky * dilation * width + kx *
+ * dilation further on, whatever y; so rows of sums run over several
+ * output rows at once, the columns past ow (reading the padding and the
+ * next row's start) thrown away.  A 7- or 14-wide plane then costs its
+ * own width, not a whole block of 32, per output row. */
+static bool
+is_flat (const QkDepthwise *dw)
+{
+  return dw->stride[0] == 1 && dw->stride[1] == 1;
+}
+
 static bool
 padded_plane_new (const QkDepthwise *dw, PaddedPlane *pp)
 {
-  int64_t s = dw->stride[1];
+  int64_t s = dw->stride[1], n;
 
   pp->height = dw->ih + 2 * dw->padding[0];
-  /* a block at X reads up to s * X + (kw - 1) * dilation + 32 (stride 1's
-   * odd outputs load one further) */
-  pp->width = MAX (dw->iw + 2 * dw->padding[1], s * (dw->ow + BLOCK_SLACK) + (dw->kw - 1) * dw->dilation[1] + 33);
-  pp->data = g_try_malloc0_n ((gsize) (pp->height * pp->width), sizeof (int16_t));
+  if (is_flat (dw))
+    {
+      pp->width = dw->iw + 2 * dw->padding[1];
+      /* a band stops at its last row's last output; from output q, tap
+       * (ky, kx) reads q + ky * dilation * width + kx * dilation, and a
+       * block up to 32 further (stride 1's odd outputs load one further):
+       * the last output, (oh - 1) * width + ow - 1, plus the last tap
+       * ((kh - 1) * dilation * width + (kw - 1) * dilation) is the last
+       * element of the plane, height * width - 1 */
+      n = pp->height * pp->width + BLOCK_SLACK + 1;
+    }
+  else
+    {
+      /* a block at X reads up to s * X + (kw - 1) * dilation + 32 (stride
+       * 1's odd outputs load one further) */
+      pp->width = MAX (dw->iw + 2 * dw->padding[1], s * (dw->ow + BLOCK_SLACK) + (dw->kw - 1) * dw->dilation[1] + 33);
+      n = pp->height * pp->width;
+    }
+  pp->data = g_try_malloc0_n ((gsize) n, sizeof (int16_t));
   return pp->data != NULL;
 }
 
@@ -202,6 +229,44 @@ row_sums_avx512 (const TapGroup *groups, int n_groups, int64_t stride, int64_t o
       }
 }
 
+/* channel_rows_avx2 on a flat plane (is_flat): bands of whole output rows
+ * as one row of sums each, compacted to ow a row before the requantization. */
+__attribute__ ((target ("avx2"))) static void
+channel_flat_avx2 (const QkDepthwise *dw, int64_t channel, int32_t *acc, int64_t n_acc, const PaddedPlane *plane)
+{
+  const PaddedPlane pp = *plane;
+  int64_t rows_per_band = MAX ((n_acc - BLOCK_SLACK) / pp.width, 1);
+  const int16_t *w = dw->w + channel * dw->kh * dw->kw;
+  int64_t base = dw->base + channel * dw->oh * dw->ow;
+  double scale = dw->scale[channel], bias = dw->bias != NULL ? (double) dw->bias[channel] : 0.0;
+  bool paired = dw->dilation[1] == 1;
+  TapGroup groups[MAX_GROUPS];
+  int n_groups = 0;
+
+  padded_plane_fill (dw, &pp, channel);
+  for (int64_t ky = 0; ky < dw->kh; ky++)
+    for (int64_t kx = 0; kx < dw->kw; kx += paired ? 2 : 1)
+      {
+        int16_t w0 = w[ky * dw->kw + kx], w1 = paired && kx + 1 < dw->kw ? w[ky * dw->kw + kx + 1] : 0;
+        groups[n_groups++] = (TapGroup){ pp.data + ky * dw->dilation[0] * pp.width + kx * dw->dilation[1],
+                                         (uint16_t) w0 | ((uint32_t) (uint16_t) w1 << 16) };
+      }
+  for (int64_t y0 = 0; y0 < dw->oh; y0 += rows_per_band)
+    {
+      /* up to the last row's ow-th output: none past it is read */
+      int64_t rows = MIN (rows_per_band, dw->oh - y0), n = (rows - 1) * pp.width + dw->ow;
+      if (dw->isa == QK_ISA_AVX512_VNNI)
+        row_sums_avx512 (groups, n_groups, 1, n, acc);
+      else
+        row_sums_avx2 (groups, n_groups, 1, n, acc);
+      for (int64_t r = 1; r < rows; r++)
+        memmove (acc + r * dw->ow, acc + r * pp.width, (size_t) dw->ow * sizeof (int32_t));
+      _executorch_qk_emit_row (&dw->out, acc, base + y0 * dw->ow, rows * dw->ow, scale, bias);
+      for (int g = 0; g < n_groups; g++)
+        groups[g].src += rows * pp.width;
+    }
+}
+
 /* channel_rows with AVX2 pairs of taps on a padded copy of the plane
  * (strides 1 and 2), into @n_acc sums (at least ow + BLOCK_SLACK): as
  * many rows as fit go to the requantization at once, its per-call cost
@@ -270,8 +335,9 @@ depthwise_task (void *data, size_t task)
   int64_t first = (int64_t) task * job->per_task, end = MIN (first + job->per_task, dw->channels);
   /* rows of sums per task: on the stack when they are small */
   int32_t small[1024];
-  int64_t n_acc = dw->ow + ACC_SLACK <= (int64_t) G_N_ELEMENTS (small) ? (int64_t) G_N_ELEMENTS (small)
-                                                                       : dw->ow + ACC_SLACK;
+  /* a row of sums: ow, or a flat plane's width (is_flat), at least */
+  int64_t row = MAX (dw->ow, dw->iw + 2 * dw->padding[1]);
+  int64_t n_acc = row + ACC_SLACK <= (int64_t) G_N_ELEMENTS (small) ? (int64_t) G_N_ELEMENTS (small) : row + ACC_SLACK;
   int32_t *acc = n_acc == (int64_t) G_N_ELEMENTS (small) ? small : g_new (int32_t, n_acc);
   bool vector = false;
 
@@ -279,7 +345,10 @@ depthwise_task (void *data, size_t task)
   PaddedPlane plane = { NULL, 0, 0 };
   vector = dw->isa != QK_ISA_PORTABLE && avx2_applies (dw) && padded_plane_new (dw, &plane);
   for (int64_t channel = first; vector && channel < end; channel++)
-    channel_rows_avx2 (dw, channel, acc, n_acc, &plane);
+    if (is_flat (dw))
+      channel_flat_avx2 (dw, channel, acc, n_acc, &plane);
+    else
+      channel_rows_avx2 (dw, channel, acc, n_acc, &plane);
   g_free (plane.data);
 #endif
   for (int64_t channel = first; !vector && channel < end; channel++)

@@ -80,7 +80,8 @@ chunk_task (const void *data, int64_t first, int64_t n)
 static void
 run_chunks (const ChunkJob *job)
 {
-  _executorch_qk_run_chunked (chunk_task, job, job->n);
+  /* widening writes twice the bytes it reads */
+  _executorch_qk_run_chunked (chunk_task, job, job->n, job->widen ? QK_CHUNKED_FLOAT : QK_CHUNKED_BYTES);
 }
 
 /* out[0, n) = in[0, n), over the pool when large. */
@@ -401,7 +402,7 @@ lut_bytes (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
           in->nbytes < (size_t) in->numel || to->nbytes < (size_t) to->numel)
         return _executorch_qk_fail (&c, ET_ERROR_INTERNAL, "the bytes do not fit the table's");
       LutJob job = { lut, in->data, to->data };
-      _executorch_qk_run_chunked (map_chunk, &job, in->numel);
+      _executorch_qk_run_chunked (map_chunk, &job, in->numel, QK_CHUNKED_BYTES);
       return ET_OK;
     }
   QK_TRY (_executorch_qk_tensor (&c, lut->self_arg, "self", &self));
@@ -413,7 +414,7 @@ lut_bytes (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   memcpy (out->data, self->data, sizeof (StagedBytes));
   LutJob job = { lut, (const uint8_t *) self->data + sizeof (StagedBytes),
                  (uint8_t *) out->data + sizeof (StagedBytes) };
-  _executorch_qk_run_chunked (map_chunk, &job, self->numel);
+  _executorch_qk_run_chunked (map_chunk, &job, self->numel, QK_CHUNKED_BYTES);
   return ET_OK;
 }
 

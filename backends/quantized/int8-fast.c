@@ -132,12 +132,12 @@ chunk_task (void *data, size_t chunk)
 }
 
 void
-_executorch_qk_run_chunked (QkChunkFunc func, const void *job, int64_t n)
+_executorch_qk_run_chunked (QkChunkFunc func, const void *job, int64_t n, int64_t min_parallel)
 {
   Chunked c = { func, job, n };
   size_t n_chunks = (size_t) ((n + CHUNK - 1) / CHUNK);
 
-  if (n >= 2 * CHUNK && executorch_threadpool_get_num_threads () > 1)
+  if (n >= MAX (min_parallel, 2 * CHUNK) && executorch_threadpool_get_num_threads () > 1)
     executorch_threadpool_parallelize_1d (chunk_task, &c, n_chunks);
   else
     for (size_t chunk = 0; chunk < n_chunks; chunk++)
@@ -188,7 +188,7 @@ _executorch_qk_quantize_float_to_8bit (const float *in, void *out, bool is_signe
               .lo = (float) qmin,
               .hi = (float) qmax };
 
-  _executorch_qk_run_chunked (quantize_chunk, &job, n);
+  _executorch_qk_run_chunked (quantize_chunk, &job, n, QK_CHUNKED_FLOAT);
 }
 
 void
@@ -197,5 +197,5 @@ _executorch_qk_dequantize_8bit_to_float (const void *in, bool is_signed, float *
 {
   Job job = { .in = in, .out = out, .is_signed = is_signed, .zero_point = zero_point, .scale = scale };
 
-  _executorch_qk_run_chunked (dequantize_chunk, &job, n);
+  _executorch_qk_run_chunked (dequantize_chunk, &job, n, QK_CHUNKED_FLOAT);
 }

@@ -104,10 +104,15 @@ int64_t _executorch_qk_requantize (float v, int32_t zero_point, int64_t qmin, in
 /* int8-fast.c: the per-tensor Float ⇄ Char/Byte loops with upstream's
  * formulas (byte-identical to the generic ones), AVX2 where allowed. */
 /* Calls @func (@job, first, n) over [0, @n) in chunks of 64 Ki elements,
- * on the thread pool when @n is at least two chunks and the pool has
+ * on the thread pool when @n is at least @min_parallel and the pool has
  * threads, else in order on this thread. */
 typedef void (*QkChunkFunc) (const void *job, int64_t first, int64_t n);
-void _executorch_qk_run_chunked (QkChunkFunc func, const void *job, int64_t n);
+void _executorch_qk_run_chunked (QkChunkFunc func, const void *job, int64_t n, int64_t min_parallel);
+/* min_parallel for passes between float and bytes, and for passes from
+ * bytes to bytes (a few instructions per 64 bytes: a region's hand-off
+ * costs more below this) */
+#define QK_CHUNKED_FLOAT (128 * 1024)
+#define QK_CHUNKED_BYTES (1024 * 1024)
 
 void _executorch_qk_quantize_float_to_8bit (const float *in, void *out, bool is_signed, int64_t n, double scale,
                                             int32_t zero_point, int64_t qmin, int64_t qmax);

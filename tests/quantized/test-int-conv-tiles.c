@@ -259,6 +259,11 @@ test_depthwise (void)
     { 2, 3, 600, 1, 7, { 1, 3 }, { 0, 3 }, { 1, 1 } },  /* a row longer than the stack's */
     { 2, 15, 100, 3, 3, { 1, 1 }, { 1, 1 }, { 1, 1 } }, /* rows requantized ten at a time, then five */
     { 3, 31, 201, 3, 3, { 2, 2 }, { 1, 1 }, { 1, 1 } }, /* stride 2: nine, then seven */
+    { 6, 7, 7, 3, 3, { 1, 1 }, { 1, 1 }, { 1, 1 } },    /* 7x7: the plane as one row */
+    { 5, 14, 14, 3, 3, { 1, 1 }, { 1, 1 }, { 1, 1 } },  /* 14x14 */
+    { 3, 14, 14, 5, 5, { 1, 1 }, { 2, 2 }, { 1, 1 } },  /* efficientnet's 5x5 */
+    { 2, 9, 13, 5, 3, { 1, 1 }, { 4, 2 }, { 2, 2 } },   /* 5x3 at dilation 2 */
+    { 2, 40, 37, 3, 3, { 1, 1 }, { 1, 1 }, { 1, 1 } },  /* bands of 25, then 15 rows */
   };
   QkRequant relu6 = {
     .lo = 0.0f, .hi = 6.0f, .scale = 0.03, .zero_point = -100, .qmin = -128, .qmax = 127, .is_signed = true
