@@ -13,6 +13,7 @@
 #include "executorch-threadpool.h"
 
 #include <glib.h>
+#include <stdatomic.h>
 #include <string.h>
 
 /* acc[xo] += w * row[xo * stride] for xo in [lo, hi) */
@@ -138,7 +139,24 @@ padded_plane_new (const QkDepthwise *dw, PaddedPlane *pp)
   return pp->data != NULL;
 }
 
-static void
+/* dst[i] = src[i] - zp over a row, sixteen at a time. */
+__attribute__ ((target ("avx2"))) static void
+widen_row (const uint8_t *src, bool is_signed, int16_t zp, int16_t *dst, int64_t n)
+{
+  __m256i vzp = _mm256_set1_epi16 (zp);
+  int64_t i = 0;
+
+  for (; i + 16 <= n; i += 16)
+    {
+      __m128i b = _mm_loadu_si128 ((const __m128i *) (src + i));
+      __m256i v = is_signed ? _mm256_cvtepi8_epi16 (b) : _mm256_cvtepu8_epi16 (b);
+      _mm256_storeu_si256 ((__m256i *) (dst + i), _mm256_sub_epi16 (v, vzp));
+    }
+  for (; i < n; i++)
+    dst[i] = (int16_t) ((is_signed ? (int) (int8_t) src[i] : (int) src[i]) - zp);
+}
+
+__attribute__ ((target ("avx2"))) static void
 padded_plane_fill (const QkDepthwise *dw, const PaddedPlane *pp, int64_t channel)
 {
   int64_t plane = channel * dw->ih * dw->iw;
@@ -149,12 +167,8 @@ padded_plane_fill (const QkDepthwise *dw, const PaddedPlane *pp, int64_t channel
       int16_t *dst = pp->data + (y + dw->padding[0]) * pp->width + dw->padding[1];
       if (dw->bytes == NULL)
         memcpy (dst, dw->x + plane + y * dw->iw, (size_t) dw->iw * sizeof (int16_t));
-      else if (dw->is_signed)
-        for (int64_t i = 0; i < dw->iw; i++)
-          dst[i] = (int16_t) ((int8_t) dw->bytes[plane + y * dw->iw + i] - dw->zp);
       else
-        for (int64_t i = 0; i < dw->iw; i++)
-          dst[i] = (int16_t) (dw->bytes[plane + y * dw->iw + i] - dw->zp);
+        widen_row (dw->bytes + plane + y * dw->iw, dw->is_signed, dw->zp, dst, dw->iw);
     }
 }
 
@@ -323,6 +337,7 @@ typedef struct
 {
   const QkDepthwise *dw;
   int64_t per_task; /* channels */
+  _Atomic bool failed; /* an in-place task found no memory for its plane */
 } DepthwiseJob;
 
 /* Channels [task * per_task, ...): one padded plane for all of them, its
@@ -330,7 +345,7 @@ typedef struct
 static void
 depthwise_task (void *data, size_t task)
 {
-  const DepthwiseJob *job = data;
+  DepthwiseJob *job = data;
   const QkDepthwise *dw = job->dw;
   int64_t first = (int64_t) task * job->per_task, end = MIN (first + job->per_task, dw->channels);
   /* rows of sums per task: on the stack when they are small */
@@ -344,6 +359,13 @@ depthwise_task (void *data, size_t task)
 #ifdef QK_HAVE_AVX2
   PaddedPlane plane = { NULL, 0, 0 };
   vector = dw->isa != QK_ISA_PORTABLE && avx2_applies (dw) && padded_plane_new (dw, &plane);
+  /* in place, a channel's plane must be copied before its result is
+   * written over it */
+  if (dw->in_place && !vector)
+    {
+      atomic_store (&job->failed, true);
+      end = first;
+    }
   for (int64_t channel = first; vector && channel < end; channel++)
     if (is_flat (dw))
       channel_flat_avx2 (dw, channel, acc, n_acc, &plane);
@@ -357,12 +379,24 @@ depthwise_task (void *data, size_t task)
     g_free (acc);
 }
 
-void
+bool
+_executorch_qk_depthwise_copies_planes (QkIsa isa, int64_t kh, int64_t kw, int64_t stride_w, int64_t dilation_w)
+{
+#ifdef QK_HAVE_AVX2
+  QkDepthwise dw = { .kh = kh, .kw = kw, .stride = { 1, stride_w }, .dilation = { 1, dilation_w } };
+  return isa != QK_ISA_PORTABLE && avx2_applies (&dw);
+#else
+  (void) isa, (void) kh, (void) kw, (void) stride_w, (void) dilation_w;
+  return false;
+#endif
+}
+
+bool
 _executorch_qk_depthwise (const QkDepthwise *dw, bool parallel)
 {
   /* a few tasks per thread, each its own plane */
   int64_t n_tasks = parallel ? MIN (dw->channels, 4 * (int64_t) executorch_threadpool_get_num_threads ()) : 1;
-  DepthwiseJob job = { dw, (dw->channels + n_tasks - 1) / n_tasks };
+  DepthwiseJob job = { dw, (dw->channels + n_tasks - 1) / n_tasks, false };
 
   n_tasks = (dw->channels + job.per_task - 1) / job.per_task;
   if (parallel && n_tasks > 1)
@@ -370,4 +404,5 @@ _executorch_qk_depthwise (const QkDepthwise *dw, bool parallel)
   else
     for (int64_t task = 0; task < n_tasks; task++)
       depthwise_task (&job, (size_t) task);
+  return !atomic_load (&job.failed);
 }

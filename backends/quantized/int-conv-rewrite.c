@@ -700,13 +700,24 @@ conv_reads_bytes (EtMethodGraph *graph, uint32_t deq, uint32_t conv)
   if (n_d_args != 9 || n_args != 11 || (in = tensor_of (d_args[0])) == NULL || !int_value (d_args[2], &zp) ||
       !(in->scalar_type == ET_SCALAR_CHAR ? zp >= -128 && zp <= 127 : zp >= 0 && zp <= 255))
     return;
-  if (_executorch_qk_int_conv_reads_input_first (kernel, args)
-          ? bytes_out == NULL && value_overlaps (args[9], in)
-          : value_overlaps (args[9], in) || value_overlaps (bytes_out, in))
-    return;
+  bool in_place = false;
+  if (_executorch_qk_int_conv_reads_input_first (kernel, args))
+    {
+      if (bytes_out == NULL && value_overlaps (args[9], in))
+        return;
+    }
+  /* what the convolution writes: its bytes, else its float result */
+  else if (bytes_out != NULL ? value_overlaps (bytes_out, in) : value_overlaps (args[9], in))
+    {
+      /* a depthwise result exactly over its input, channel for channel */
+      const EtTensor *out = tensor_of (bytes_out);
+      if (out == NULL || out->data != in->data || out->numel != in->numel)
+        return;
+      in_place = true;
+    }
   const EtKernel *d_nop = _executorch_qk_done_elsewhere_kernel_new (graph, "quantized_decomposed::dequantize_per_"
                                                                            "tensor.out [int8 read by the convolution]");
-  if (d_nop == NULL || !_executorch_qk_int_conv_set_byte_input (kernel, args, d_args))
+  if (d_nop == NULL || !_executorch_qk_int_conv_set_byte_input (kernel, args, d_args, in_place))
     return;
   et_method_graph_set_kernel (graph, deq, d_nop);
 }

@@ -141,6 +141,8 @@ typedef struct
    * input the convolution reads itself (u8 x s8 only; the dequantize does
    * nothing), or NULL: staged */
   EtValue **deq_args;
+  /* with deq_args, depthwise: the result lies over those bytes */
+  bool in_place;
 } PackedConv;
 
 static EtError int_conv (EtKernelContext *ctx, EtValue **args, uint32_t n_args);
@@ -285,10 +287,12 @@ _executorch_qk_int_conv_reads_input_first (const EtKernel *conv_kernel, EtValue 
 }
 
 bool
-_executorch_qk_int_conv_set_byte_input (const EtKernel *conv_kernel, EtValue *const *args, EtValue **deq_args)
+_executorch_qk_int_conv_set_byte_input (const EtKernel *conv_kernel, EtValue *const *args, EtValue **deq_args,
+                                        bool in_place)
 {
   ConvForm form = conv_form (conv_kernel, args);
   PackedConv *site;
+  int64_t stride[2], padding[2], dilation[2];
 
   if (form == FORM_UNKNOWN)
     return false;
@@ -297,7 +301,20 @@ _executorch_qk_int_conv_set_byte_input (const EtKernel *conv_kernel, EtValue *co
    * form reads them as they are */
   if (form != FORM_DEPTHWISE && (_executorch_qk_isa () != QK_ISA_AVX512_VNNI || site->w8 == NULL))
     return false;
+  if (in_place)
+    {
+      const EtTensor *weight = args[1]->u.tensor; /* 4-D (conv_form) */
+      /* channel c of the result over channel c of the input: the same
+       * plane size at stride 1, each plane copied before it is written */
+      if (form != FORM_DEPTHWISE || !int_list (args[3], 2, stride) || !int_list (args[4], 2, padding) ||
+          !int_list (args[5], 2, dilation) || stride[0] != 1 || stride[1] != 1 ||
+          2 * padding[0] != dilation[0] * (weight->sizes[2] - 1) || 2 * padding[1] != dilation[1] * (weight->sizes[3] - 1) ||
+          !_executorch_qk_depthwise_copies_planes (_executorch_qk_isa (), weight->sizes[2], weight->sizes[3], 1,
+                                                   dilation[1]))
+        return false;
+    }
   site->deq_args = deq_args;
+  site->in_place = in_place;
   return true;
 }
 
@@ -425,6 +442,7 @@ int_conv (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
             .bytes = x_bytes != NULL ? (const uint8_t *) x_bytes->data + b * ic * ih * iw : NULL,
             .is_signed = is_signed,
             .zp = (int16_t) (xin.u8_offset - (is_signed ? 128 : 0)),
+            .in_place = x_bytes != NULL && site->in_place,
             .w = site->w16,
             .scale = scale,
             .bias = bias != NULL ? (const float *) bias->data : NULL,
@@ -442,8 +460,10 @@ int_conv (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
             .dilation = { dilation[0], dilation[1] },
             .isa = isa,
           };
-          _executorch_qk_depthwise (&dw, (double) oc * (double) n_pixels * (double) k >= QK_PARALLEL_MIN_MACS &&
-                                             oc > 1 && executorch_threadpool_get_num_threads () > 1);
+          if (!_executorch_qk_depthwise (&dw, (double) oc * (double) n_pixels * (double) k >= QK_PARALLEL_MIN_MACS &&
+                                                  oc > 1 && executorch_threadpool_get_num_threads () > 1))
+            return _executorch_qk_fail (&c, ET_ERROR_MEMORY_ALLOCATION_FAILED,
+                                        "no memory for a copy of the depthwise convolution's input plane");
         }
       return ET_OK;
     }

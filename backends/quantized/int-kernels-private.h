@@ -202,9 +202,12 @@ bool _executorch_qk_int_conv_set_bytes_out (const EtKernel *conv_kernel, const E
 bool _executorch_qk_int_conv_reads_input_first (const EtKernel *conv_kernel, EtValue *const *args);
 /* Makes @conv_kernel, with convolution.out's arguments @args, read its
  * input's int8/uint8 bytes itself through the arguments @deq_args of the
- * dequantize_per_tensor.out before it (which then does nothing); false
- * where its form cannot take bytes.  And those arguments, or NULL. */
-bool _executorch_qk_int_conv_set_byte_input (const EtKernel *conv_kernel, EtValue *const *args, EtValue **deq_args);
+ * dequantize_per_tensor.out before it (which then does nothing), its
+ * result exactly over them where @in_place (a depthwise convolution at
+ * stride 1 with "same" padding); false where its form cannot take bytes
+ * or run in place.  And those arguments, or NULL. */
+bool _executorch_qk_int_conv_set_byte_input (const EtKernel *conv_kernel, EtValue *const *args, EtValue **deq_args,
+                                              bool in_place);
 EtValue **_executorch_qk_int_conv_byte_input (const EtKernel *conv_kernel);
 /* The tensor a requantizing convolution kernel writes its bytes into, or
  * NULL (staged, or not such a kernel). */
@@ -318,6 +321,8 @@ typedef struct
   const uint8_t *bytes; /* the int8 (is_signed) or uint8 planes, minus zp */
   bool is_signed;
   int16_t zp;
+  /* each output channel lies exactly over its input channel's bytes */
+  bool in_place;
   const int16_t *w;    /* [channels][kh][kw], minus their zero points */
   const double *scale; /* x_scale * w_scale per channel */
   const float *bias;   /* NULL or [channels] */
@@ -328,8 +333,14 @@ typedef struct
   QkIsa isa;
 } QkDepthwise;
 
-/* One image; channels spread over the pool when @parallel. */
-void _executorch_qk_depthwise (const QkDepthwise *dw, bool parallel);
+/* One image; channels spread over the pool when @parallel.  False when
+ * an in-place call (in_place) found no memory to copy a plane into. */
+bool _executorch_qk_depthwise (const QkDepthwise *dw, bool parallel);
+/* Whether _executorch_qk_depthwise on @isa copies each channel's plane
+ * before it writes that channel's result, for a kh x kw kernel at column
+ * stride @stride_w and dilation @dilation_w; only then may it run in
+ * place (an output channel over its own input channel). */
+bool _executorch_qk_depthwise_copies_planes (QkIsa isa, int64_t kh, int64_t kw, int64_t stride_w, int64_t dilation_w);
 
 /* The u8 x s8 form (AVX-512 VNNI vpdpbusd): columns of the input as
  * unsigned bytes u = (x - zero point) + u8_offset, four reduction indices

@@ -96,23 +96,29 @@ EXPECTED = {
 }
 UNTAKEN = ("aten::convolution.out", "aten::addmm.out")
 # a convolution right after its input's dequantize reads the int8 bytes
-# itself: a depthwise one everywhere, where its result does not lie over
-# them; the others where the u8 x s8 products run (AVX-512 VNNI, not
-# turned off): fixture -> (such convolutions everywhere, with VNNI)
-READ_BY_CONVOLUTION = {"cnn_q8": (0, 1), "resblock_q8": (0, 6), "dw_q8": (0, 3), "shuffle_q8": (1, 5)}
+# itself: a depthwise one everywhere where its result does not lie over
+# them, and with vector code (AVX2) where it lies exactly over them (it
+# copies each plane first); the others where the u8 x s8 products run
+# (AVX-512 VNNI): fixture -> such convolutions (plain C, AVX2, VNNI)
+READ_BY_CONVOLUTION = {"cnn_q8": (0, 1, 2), "resblock_q8": (0, 0, 6), "dw_q8": (2, 3, 6), "shuffle_q8": (1, 1, 5)}
 READ_ROW = "quantized_decomposed::dequantize_per_tensor.out [int8 read by the convolution]"
 STAGING_ROW = "quantized_decomposed::dequantize_per_tensor.out [int8 staging]"
 
 
-def has_vnni():
-    if os.environ.get("EXECUTORCH_KERNELS_NO_AVX512"):
-        return False
+def isa_tier():
+    """0: plain C, 1: AVX2, 2: AVX-512 VNNI, as the kernels choose (and the
+    EXECUTORCH_KERNELS_NO_SIMD / _NO_AVX512 switches allow)."""
     try:
         with open("/proc/cpuinfo") as f:
             flags = next((line.split(":", 1)[1].split() for line in f if line.startswith("flags")), [])
     except OSError:
-        return False
-    return all(flag in flags for flag in ("avx512f", "avx512bw", "avx512vl", "avx512_vnni"))
+        flags = []
+    if os.environ.get("EXECUTORCH_KERNELS_NO_SIMD") or not all(flag in flags for flag in ("avx2", "fma")):
+        return 0
+    if os.environ.get("EXECUTORCH_KERNELS_NO_AVX512") or \
+            not all(flag in flags for flag in ("avx512f", "avx512bw", "avx512vl", "avx512_vnni")):
+        return 1
+    return 2
 
 
 def profile(runner, models, name, reference):
@@ -141,10 +147,10 @@ def profile(runner, models, name, reference):
 def main():
     runner, models = sys.argv[1], sys.argv[2]
     failures = []
-    vnni = has_vnni()
+    tier = isa_tier()
     for name, expected in EXPECTED.items():
         if expected:
-            reads = READ_BY_CONVOLUTION.get(name, (0, 0))[1 if vnni else 0]
+            reads = READ_BY_CONVOLUTION.get(name, (0, 0, 0))[tier]
             expected = dict(expected, **{READ_ROW: reads})
             # EXPECTED counts every activation dequantize as staging
             if STAGING_ROW in expected:

@@ -5,7 +5,8 @@
  * Built with libexecutorch-kernels-quantized's sources (its kernels are not
  * exported).  Every instruction set the CPU offers (portable, AVX2,
  * AVX-512 VNNI, and its u8 x s8 form) must give the exact int32 sums of the tiles and the same
- * float and requantized bytes of the depthwise kernel as a naive loop, on
+ * float and requantized bytes of the depthwise kernel as a naive loop
+ * (reading staged values, int8 or uint8 bytes, or bytes it writes over), on
  * shapes that leave tails everywhere: channel counts that are not a
  * multiple of four, pixel ranges that are not a multiple of 32, odd K,
  * padding, stride, dilation and non-square kernels; and the column fills
@@ -172,8 +173,19 @@ typedef struct
   int64_t channels, ih, iw, kh, kw, stride[2], padding[2], dilation[2];
 } DwCase;
 
+/* Where the depthwise kernel reads its input: the staged int16 values,
+ * int8 or uint8 bytes minus a zero point, or int8 bytes it writes its
+ * requantized result over (a depthwise convolution in place). */
+typedef enum
+{
+  DW_STAGED,
+  DW_INT8,
+  DW_UINT8,
+  DW_IN_PLACE,
+} DwSource;
+
 static void
-check_depthwise (GRand *rand, const DwCase *dc, QkIsa isa, const QkRequant *rq)
+check_depthwise (GRand *rand, const DwCase *dc, QkIsa isa, const QkRequant *rq, DwSource source)
 {
   int64_t oh = (dc->ih + 2 * dc->padding[0] - dc->dilation[0] * (dc->kh - 1) - 1) / dc->stride[0] + 1;
   int64_t ow = (dc->iw + 2 * dc->padding[1] - dc->dilation[1] * (dc->kw - 1) - 1) / dc->stride[1] + 1;
@@ -182,9 +194,18 @@ check_depthwise (GRand *rand, const DwCase *dc, QkIsa isa, const QkRequant *rq)
   double *scale = g_new (double, dc->channels);
   float *bias = g_new (float, dc->channels), *out = g_new0 (float, n_out);
   int8_t *q = g_new0 (int8_t, n_out);
+  uint8_t *bytes = g_new (uint8_t, n_in);
+  bool is_signed = source != DW_UINT8;
+  int zp = is_signed ? g_rand_int_range (rand, -128, 128) : g_rand_int_range (rand, 0, 256);
 
   for (int64_t i = 0; i < n_in; i++)
-    x[i] = (int16_t) g_rand_int_range (rand, -255, 256);
+    if (source == DW_STAGED)
+      x[i] = (int16_t) g_rand_int_range (rand, -255, 256);
+    else
+      {
+        bytes[i] = (uint8_t) g_rand_int_range (rand, 0, 256);
+        x[i] = (int16_t) ((is_signed ? (int) (int8_t) bytes[i] : (int) bytes[i]) - zp);
+      }
   for (int64_t i = 0; i < dc->channels * dc->kh * dc->kw; i++)
     w[i] = (int16_t) g_rand_int_range (rand, -127, 128);
   for (int64_t c = 0; c < dc->channels; c++)
@@ -193,7 +214,11 @@ check_depthwise (GRand *rand, const DwCase *dc, QkIsa isa, const QkRequant *rq)
       bias[c] = (float) g_rand_double_range (rand, -1, 1);
     }
   QkDepthwise dw = {
-    .x = x,
+    .x = source == DW_STAGED ? x : NULL,
+    .bytes = source == DW_STAGED ? NULL : bytes,
+    .is_signed = is_signed,
+    .zp = (int16_t) zp,
+    .in_place = source == DW_IN_PLACE,
     .w = w,
     .scale = scale,
     .bias = bias,
@@ -211,7 +236,14 @@ check_depthwise (GRand *rand, const DwCase *dc, QkIsa isa, const QkRequant *rq)
     .dilation = { dc->dilation[0], dc->dilation[1] },
     .isa = isa,
   };
-  _executorch_qk_depthwise (&dw, false);
+  if (source == DW_IN_PLACE)
+    {
+      g_assert_true (rq != NULL && n_out == n_in && rq->is_signed);
+      g_free (q);
+      q = (int8_t *) bytes, bytes = NULL;
+      dw.out.q = q;
+    }
+  g_assert_true (_executorch_qk_depthwise (&dw, false));
   for (int64_t c = 0; c < dc->channels; c++)
     for (int64_t y = 0; y < oh; y++)
       for (int64_t xo = 0; xo < ow; xo++)
@@ -245,6 +277,7 @@ check_depthwise (GRand *rand, const DwCase *dc, QkIsa isa, const QkRequant *rq)
   g_free (bias);
   g_free (out);
   g_free (q);
+  g_free (bytes);
 }
 
 static void
@@ -280,9 +313,18 @@ test_depthwise (void)
   for (int is = 0; is < isa_count; is++)
     for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
       {
-        check_depthwise (rand, &cases[i], isas[is], NULL);
-        check_depthwise (rand, &cases[i], isas[is], &relu6);
-        check_depthwise (rand, &cases[i], isas[is], &u8);
+        const DwCase *dc = &cases[i];
+        check_depthwise (rand, dc, isas[is], NULL, DW_STAGED);
+        check_depthwise (rand, dc, isas[is], &relu6, DW_STAGED);
+        check_depthwise (rand, dc, isas[is], &u8, DW_STAGED);
+        check_depthwise (rand, dc, isas[is], &relu6, DW_INT8);
+        check_depthwise (rand, dc, isas[is], &u8, DW_UINT8);
+        /* in place where the kernel allows it: stride 1, "same" padding,
+         * each plane copied before it is written */
+        if (dc->stride[0] == 1 && dc->stride[1] == 1 && 2 * dc->padding[0] == dc->dilation[0] * (dc->kh - 1) &&
+            2 * dc->padding[1] == dc->dilation[1] * (dc->kw - 1) &&
+            _executorch_qk_depthwise_copies_planes (isas[is], dc->kh, dc->kw, 1, dc->dilation[1]))
+          check_depthwise (rand, dc, isas[is], &relu6, DW_IN_PLACE);
       }
   g_rand_free (rand);
 }
