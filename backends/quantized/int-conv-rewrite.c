@@ -682,8 +682,8 @@ table_reads_bytes (EtMethodGraph *graph, uint32_t deq, uint32_t n_between, uint3
  * does not lie over them: it copies its input into columns before it
  * writes anything (but a staged result's header comes first), or else
  * its result shares no memory with them (checked again if the result
- * changes, conv_may_write). */
-static void
+ * changes, conv_may_write).  Whether it does. */
+static bool
 conv_reads_bytes (EtMethodGraph *graph, uint32_t deq, uint32_t conv)
 {
   EtValue **d_args, **args;
@@ -692,19 +692,19 @@ conv_reads_bytes (EtMethodGraph *graph, uint32_t deq, uint32_t conv)
   int64_t zp;
 
   if (conv != deq + 1)
-    return;
+    return false;
   d_args = et_method_graph_args (graph, deq, &n_d_args);
   args = et_method_graph_args (graph, conv, &n_args);
   const EtKernel *kernel = et_method_graph_kernel (graph, conv);
   const EtValue *bytes_out = _executorch_qk_int_conv_bytes_out (kernel);
   if (n_d_args != 9 || n_args != 11 || (in = tensor_of (d_args[0])) == NULL || !int_value (d_args[2], &zp) ||
       !(in->scalar_type == ET_SCALAR_CHAR ? zp >= -128 && zp <= 127 : zp >= 0 && zp <= 255))
-    return;
+    return false;
   bool in_place = false;
   if (_executorch_qk_int_conv_reads_input_first (kernel, args))
     {
       if (bytes_out == NULL && value_overlaps (args[9], in))
-        return;
+        return false;
     }
   /* what the convolution writes: its bytes, else its float result */
   else if (bytes_out != NULL ? value_overlaps (bytes_out, in) : value_overlaps (args[9], in))
@@ -712,14 +712,15 @@ conv_reads_bytes (EtMethodGraph *graph, uint32_t deq, uint32_t conv)
       /* a depthwise result exactly over its input, channel for channel */
       const EtTensor *out = tensor_of (bytes_out);
       if (out == NULL || out->data != in->data || out->numel != in->numel)
-        return;
+        return false;
       in_place = true;
     }
   const EtKernel *d_nop = _executorch_qk_done_elsewhere_kernel_new (graph, "quantized_decomposed::dequantize_per_"
                                                                            "tensor.out [int8 read by the convolution]");
   if (d_nop == NULL || !_executorch_qk_int_conv_set_byte_input (kernel, args, d_args, in_place))
-    return;
+    return false;
   et_method_graph_set_kernel (graph, deq, d_nop);
+  return true;
 }
 
 /* convolution [writing bytes] → (activation, quantize: nothing left to
@@ -1377,7 +1378,11 @@ rewrite_int_convs (void *user_data, EtMethodGraph *graph)
       et_method_graph_set_kernel (graph, (uint32_t) x_producer, &_executorch_qk_stage_input_kernel);
       et_method_graph_set_kernel (graph, (uint32_t) w_producer, weight_nop);
       rewrite_requantize (graph, conv);
-      conv_reads_bytes (graph, (uint32_t) x_producer, conv);
+      /* where it cannot read the int8 input itself but takes bytes, the
+       * staging copies them rather than widening them */
+      if (!conv_reads_bytes (graph, (uint32_t) x_producer, conv) &&
+          _executorch_qk_int_conv_takes_bytes (et_method_graph_kernel (graph, conv), args))
+        et_method_graph_set_kernel (graph, (uint32_t) x_producer, &_executorch_qk_stage_input_bytes_kernel);
     }
   for (uint32_t deq = 0; deq < n; deq++)
     {

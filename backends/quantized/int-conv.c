@@ -287,6 +287,18 @@ _executorch_qk_int_conv_reads_input_first (const EtKernel *conv_kernel, EtValue 
 }
 
 bool
+_executorch_qk_int_conv_takes_bytes (const EtKernel *conv_kernel, EtValue *const *args)
+{
+  ConvForm form = conv_form (conv_kernel, args);
+
+  /* the bytes become columns only in the u8 x s8 form; the depthwise
+   * form reads them as they are */
+  return form == FORM_DEPTHWISE ||
+         (form != FORM_UNKNOWN && _executorch_qk_isa () == QK_ISA_AVX512_VNNI &&
+          ((const PackedConv *) conv_kernel->user_data)->w8 != NULL);
+}
+
+bool
 _executorch_qk_int_conv_set_byte_input (const EtKernel *conv_kernel, EtValue *const *args, EtValue **deq_args,
                                         bool in_place)
 {
@@ -294,13 +306,9 @@ _executorch_qk_int_conv_set_byte_input (const EtKernel *conv_kernel, EtValue *co
   PackedConv *site;
   int64_t stride[2], padding[2], dilation[2];
 
-  if (form == FORM_UNKNOWN)
+  if (!_executorch_qk_int_conv_takes_bytes (conv_kernel, args))
     return false;
   site = conv_kernel->user_data;
-  /* the bytes become columns only in the u8 x s8 form; the depthwise
-   * form reads them as they are */
-  if (form != FORM_DEPTHWISE && (_executorch_qk_isa () != QK_ISA_AVX512_VNNI || site->w8 == NULL))
-    return false;
   if (in_place)
     {
       const EtTensor *weight = args[1]->u.tensor; /* 4-D (conv_form) */
@@ -361,6 +369,8 @@ int_conv (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   int64_t n, ic, ih, iw, oc, kh, kw, oh, ow, icg, ocg, k, k_pairs, n_pixels, p_pad;
   const int16_t *x = NULL;
   const EtTensor *x_bytes = NULL;
+  const uint8_t *xb = NULL; /* the input as bytes (read itself or staged), or NULL: x */
+  bool xb_signed = false;
   int16_t *cols;
   int32_t *acc;
   double *scale;
@@ -379,11 +389,13 @@ int_conv (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
       if (x_bytes->ndim != 4 || x_bytes->numel != input->numel)
         return _executorch_qk_fail (&c, ET_ERROR_INTERNAL, "the input's bytes do not fit the convolution's input");
       input = (EtTensor *) x_bytes; /* its sizes; the float input was never written */
+      xb = x_bytes->data;
+      xb_signed = x_bytes->scalar_type == ET_SCALAR_CHAR;
     }
   if (input->ndim != 4 || weight->ndim != 4)
     return _executorch_qk_fail (&c, ET_ERROR_INTERNAL, "input or weight not staged");
   if (x_bytes == NULL)
-    QK_TRY (_executorch_qk_read_staged_input (&c, input, &xin, &x));
+    QK_TRY (_executorch_qk_read_conv_input (&c, input, &xin, &x, &xb, &xb_signed));
 
   n = input->sizes[0], ic = input->sizes[1], ih = input->sizes[2], iw = input->sizes[3];
   oc = weight->sizes[0], icg = weight->sizes[1], kh = weight->sizes[2], kw = weight->sizes[3];
@@ -434,12 +446,12 @@ int_conv (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
     }
   if (icg == 1 && ocg == 1 && site->w16 != NULL)
     {
-      bool is_signed = x_bytes != NULL && x_bytes->scalar_type == ET_SCALAR_CHAR;
+      bool is_signed = xb != NULL && xb_signed;
       for (int64_t b = 0; b < n; b++)
         {
           QkDepthwise dw = {
             .x = x != NULL ? x + b * ic * ih * iw : NULL,
-            .bytes = x_bytes != NULL ? (const uint8_t *) x_bytes->data + b * ic * ih * iw : NULL,
+            .bytes = xb != NULL ? xb + b * ic * ih * iw : NULL,
             .is_signed = is_signed,
             .zp = (int16_t) (xin.u8_offset - (is_signed ? 128 : 0)),
             .in_place = x_bytes != NULL && site->in_place,
@@ -470,7 +482,7 @@ int_conv (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
 
   /* u8 x s8 where the weights were packed so and x + offset is a byte */
   bool u8 = isa == QK_ISA_AVX512_VNNI && site->w8 != NULL && xin.u8_offset >= 0 && xin.u8_offset <= 255;
-  if (x_bytes != NULL && !u8)
+  if (xb != NULL && !u8)
     return _executorch_qk_fail (&c, ET_ERROR_INTERNAL, "the input's bytes cannot be read as unsigned");
   int64_t k_quads = site->k_quads;
   uint8_t *cols8 = NULL;
@@ -527,8 +539,8 @@ int_conv (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
           .cols = cols,
           .u8 = {
             .x = x != NULL ? x + first : NULL,
-            .bytes = x_bytes != NULL ? (const uint8_t *) x_bytes->data + first : NULL,
-            .flip = x_bytes != NULL && x_bytes->scalar_type == ET_SCALAR_CHAR ? 0x80 : 0,
+            .bytes = xb != NULL ? xb + first : NULL,
+            .flip = xb != NULL && xb_signed ? 0x80 : 0,
             .pad = (int16_t) xin.u8_offset,
           },
           .cols8 = cols8,

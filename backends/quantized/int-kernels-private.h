@@ -35,6 +35,9 @@
 #endif
 
 #define STAGE_INPUT_MAGIC UINT64_C (0x3174757069786b71) /* "qkxinpt1" */
+/* a StagedInput followed by numel int8 (uint8) bytes as they were */
+#define STAGE_INPUT_INT8_MAGIC UINT64_C (0x3138747969786b71)  /* "qkxiyt81" */
+#define STAGE_INPUT_UINT8_MAGIC UINT64_C (0x3175747969786b71) /* "qkxiytu1" */
 
 typedef struct
 {
@@ -136,6 +139,10 @@ void _executorch_qk_tile_sums (const QkTile *tile, QkIsa isa, int64_t n_channels
 
 /* The staged input alone (a convolution whose weights were packed at load). */
 EtError _executorch_qk_read_staged_input (const QkCall *c, const EtTensor *input, StagedInput *head, const int16_t **x);
+/* A convolution's staged input: int16 values (*x), or the bytes
+ * _executorch_qk_stage_input_bytes_kernel staged (*bytes, *is_signed). */
+EtError _executorch_qk_read_conv_input (const QkCall *c, const EtTensor *input, StagedInput *head, const int16_t **x,
+                                        const uint8_t **bytes, bool *is_signed);
 
 /* ---- int-conv.c ---- */
 
@@ -208,6 +215,10 @@ bool _executorch_qk_int_conv_reads_input_first (const EtKernel *conv_kernel, EtV
  * or run in place.  And those arguments, or NULL. */
 bool _executorch_qk_int_conv_set_byte_input (const EtKernel *conv_kernel, EtValue *const *args, EtValue **deq_args,
                                               bool in_place);
+/* Whether @conv_kernel, with convolution.out's arguments @args, reads
+ * int8/uint8 bytes as well as staged int16 values (both fill the same
+ * u8 columns, or the depthwise form). */
+bool _executorch_qk_int_conv_takes_bytes (const EtKernel *conv_kernel, EtValue *const *args);
 EtValue **_executorch_qk_int_conv_byte_input (const EtKernel *conv_kernel);
 /* The tensor a requantizing convolution kernel writes its bytes into, or
  * NULL (staged, or not such a kernel). */

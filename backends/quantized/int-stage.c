@@ -158,10 +158,62 @@ _executorch_qk_read_byte_input (EtKernelContext *ctx, EtValue **deq_args, Staged
   return ET_OK;
 }
 
+/* stage_input for a convolution that reads bytes: the int8/uint8 input
+ * copied as it is after the header. */
+static EtError
+stage_input_bytes (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
+{
+  QkCall c = { ctx, "quantized_decomposed::dequantize_per_tensor.out", args, n_args };
+  EtTensor *input, *out;
+  double scale;
+  int64_t zp;
+  StagedInput head;
+
+  QK_TRY (_executorch_qk_check_n_args (&c, 9));
+  QK_TRY (_executorch_qk_tensor (&c, 0, "input", &input));
+  QK_TRY (_executorch_qk_double (&c, 1, "scale", &scale));
+  QK_TRY (_executorch_qk_int (&c, 2, "zero_point", &zp));
+  QK_TRY (_executorch_qk_tensor (&c, 7, "out", &out));
+  QK_TRY (_executorch_qk_resize_like (&c, out, "out", input));
+  if (out->data == NULL || out->nbytes < sizeof head + (size_t) input->numel ||
+      (input->scalar_type != ET_SCALAR_CHAR && input->scalar_type != ET_SCALAR_BYTE) ||
+      !et_tensor_is_contiguous (input) || input->data == NULL)
+    return _executorch_qk_fail (&c, ET_ERROR_INTERNAL, "input cannot be staged for the integer convolution");
+  bool is_signed = input->scalar_type == ET_SCALAR_CHAR;
+  head = (StagedInput){ is_signed ? STAGE_INPUT_INT8_MAGIC : STAGE_INPUT_UINT8_MAGIC, scale, input->numel,
+                        (is_signed ? 128 : 0) + zp };
+  memcpy (out->data, &head, sizeof head);
+  copy_bytes ((char *) out->data + sizeof head, input->data, input->numel);
+  return ET_OK;
+}
+
+EtError
+_executorch_qk_read_conv_input (const QkCall *c, const EtTensor *input, StagedInput *head, const int16_t **x,
+                                const uint8_t **bytes, bool *is_signed)
+{
+  *x = NULL;
+  *bytes = NULL;
+  if (input->data != NULL && input->nbytes >= sizeof *head)
+    {
+      memcpy (head, input->data, sizeof *head);
+      if ((head->magic == STAGE_INPUT_INT8_MAGIC || head->magic == STAGE_INPUT_UINT8_MAGIC) &&
+          head->numel == input->numel && input->nbytes >= sizeof *head + (size_t) input->numel)
+        {
+          *bytes = (const uint8_t *) input->data + sizeof *head;
+          *is_signed = head->magic == STAGE_INPUT_INT8_MAGIC;
+          return ET_OK;
+        }
+    }
+  return _executorch_qk_read_staged_input (c, input, head, x);
+}
+
 /* Named after the operator they stand in for, marked, so that profiles
  * and errors show which sites run on integers. */
 const EtKernel _executorch_qk_stage_input_kernel = { "quantized_decomposed::dequantize_per_tensor.out [int8 staging]",
                                                      stage_input, NULL };
+const EtKernel _executorch_qk_stage_input_bytes_kernel = {
+  "quantized_decomposed::dequantize_per_tensor.out [int8 staging bytes]", stage_input_bytes, NULL
+};
 
 /* A weight dequantization (or a linear's weight transpose) whose weights
  * the rewrite packed at load (the product's own kernel holds them):

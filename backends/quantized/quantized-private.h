@@ -131,6 +131,7 @@ extern const size_t _executorch_qk_linear_n_kernels;
  * each staged float buffer must hold (int-conv-rewrite.c matches the
  * sites; int-kernels-private.h describes the scheme). */
 extern const EtKernel _executorch_qk_stage_input_kernel;
+extern const EtKernel _executorch_qk_stage_input_bytes_kernel;
 extern const EtKernel _executorch_qk_pass_relu_kernel;
 extern const EtKernel _executorch_qk_pass_hardtanh_kernel;
 extern const EtKernel _executorch_qk_unstage_bytes_kernel;
