@@ -156,6 +156,22 @@ widen_row (const uint8_t *src, bool is_signed, int16_t zp, int16_t *dst, int64_t
     dst[i] = (int16_t) ((is_signed ? (int) (int8_t) src[i] : (int) src[i]) - zp);
 }
 
+/* widen_row 32 at a time, the tail under a mask: a 7- or 14-wide row is
+ * one step, not a scalar loop. */
+__attribute__ ((target ("avx512f,avx512bw,avx512vl"))) static void
+widen_row_avx512 (const uint8_t *src, bool is_signed, int16_t zp, int16_t *dst, int64_t n)
+{
+  __m512i vzp = _mm512_set1_epi16 (zp);
+
+  for (int64_t i = 0; i < n; i += 32)
+    {
+      __mmask32 m = n - i >= 32 ? (__mmask32) 0xffffffffu : (__mmask32) ((1u << (n - i)) - 1);
+      __m256i b = _mm256_maskz_loadu_epi8 (m, src + i);
+      __m512i v = is_signed ? _mm512_cvtepi8_epi16 (b) : _mm512_cvtepu8_epi16 (b);
+      _mm512_mask_storeu_epi16 (dst + i, m, _mm512_sub_epi16 (v, vzp));
+    }
+}
+
 __attribute__ ((target ("avx2"))) static void
 padded_plane_fill (const QkDepthwise *dw, const PaddedPlane *pp, int64_t channel)
 {
@@ -167,6 +183,8 @@ padded_plane_fill (const QkDepthwise *dw, const PaddedPlane *pp, int64_t channel
       int16_t *dst = pp->data + (y + dw->padding[0]) * pp->width + dw->padding[1];
       if (dw->bytes == NULL)
         memcpy (dst, dw->x + plane + y * dw->iw, (size_t) dw->iw * sizeof (int16_t));
+      else if (dw->isa == QK_ISA_AVX512_VNNI)
+        widen_row_avx512 (dw->bytes + plane + y * dw->iw, dw->is_signed, dw->zp, dst, dw->iw);
       else
         widen_row (dw->bytes + plane + y * dw->iw, dw->is_signed, dw->zp, dst, dw->iw);
     }

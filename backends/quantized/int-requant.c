@@ -208,8 +208,33 @@ requant_avx512 (const int32_t *acc, void *q, int64_t n, double scale, double bia
   bool fast = fast_requant_init (rq, scale, bias, &fr);
   __m512 vm = _mm512_set1_ps (fr.m), vc = _mm512_set1_ps (fr.c), vtie = _mm512_set1_ps (fr.tie);
   __m512 vqlo = _mm512_set1_ps (fr.qlo), vqhi = _mm512_set1_ps (fr.qhi);
+  int64_t p = 0;
 
-  for (int64_t p = 0; p < n; p += 16)
+  /* four vectors a step, one test of their four masks: the steps are
+   * independent, so they overlap where one vector's chain would stall */
+  for (; fast && p + 64 <= n; p += 64)
+    {
+      __m512i a[4], i32[4];
+      __mmask16 sure[4];
+      for (int k = 0; k < 4; k++)
+        {
+          a[k] = _mm512_loadu_si512 ((const void *) (acc + p + 16 * k));
+          __m512 y = _mm512_fmadd_ps (_mm512_cvtepi32_ps (a[k]), vm, vc);
+          y = _mm512_min_ps (_mm512_max_ps (y, vqlo), vqhi);
+          i32[k] = _mm512_cvtps_epi32 (y);
+          sure[k] = _mm512_cmp_ps_mask (_mm512_abs_ps (_mm512_sub_ps (y, _mm512_cvtepi32_ps (i32[k]))), vtie, _CMP_LE_OQ);
+        }
+      if ((sure[0] & sure[1] & sure[2] & sure[3]) != 0xffff)
+        for (int k = 0; k < 4; k++)
+          if (sure[k] != 0xffff)
+            i32[k] = exact_avx512 (a[k], scale, bias, rq);
+      __m512i bytes = _mm512_castsi128_si512 (rq->is_signed ? _mm512_cvtsepi32_epi8 (i32[0]) : _mm512_cvtusepi32_epi8 (i32[0]));
+      bytes = _mm512_inserti32x4 (bytes, rq->is_signed ? _mm512_cvtsepi32_epi8 (i32[1]) : _mm512_cvtusepi32_epi8 (i32[1]), 1);
+      bytes = _mm512_inserti32x4 (bytes, rq->is_signed ? _mm512_cvtsepi32_epi8 (i32[2]) : _mm512_cvtusepi32_epi8 (i32[2]), 2);
+      bytes = _mm512_inserti32x4 (bytes, rq->is_signed ? _mm512_cvtsepi32_epi8 (i32[3]) : _mm512_cvtusepi32_epi8 (i32[3]), 3);
+      _mm512_storeu_si512 ((void *) ((char *) q + p), bytes);
+    }
+  for (; p < n; p += 16)
     {
       __mmask16 m = n - p >= 16 ? (__mmask16) 0xffff : (__mmask16) ((1u << (n - p)) - 1);
       __m512i a = _mm512_maskz_loadu_epi32 (m, acc + p), i32;
