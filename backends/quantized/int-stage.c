@@ -93,16 +93,17 @@ copy_bytes (void *out, const void *in, int64_t n)
 }
 
 /* dequantize_per_tensor.out's arguments (checked at load): input, scale,
- * zero_point, quant_min, quant_max, dtype, out_dtype, out, ret. */
+ * zero_point, quant_min, quant_max, dtype, out_dtype, out, ret.  The
+ * header, then (x - zero point) as int16, or @as_bytes the int8/uint8
+ * input as it is (for a convolution that reads bytes). */
 static EtError
-stage_input (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
+stage_activation (EtKernelContext *ctx, EtValue **args, uint32_t n_args, bool as_bytes)
 {
   QkCall c = { ctx, "quantized_decomposed::dequantize_per_tensor.out", args, n_args };
   EtTensor *input, *out;
   double scale;
   int64_t zp;
   StagedInput head;
-  int16_t *staged;
 
   QK_TRY (_executorch_qk_check_n_args (&c, 9));
   QK_TRY (_executorch_qk_tensor (&c, 0, "input", &input));
@@ -110,21 +111,35 @@ stage_input (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   QK_TRY (_executorch_qk_int (&c, 2, "zero_point", &zp));
   QK_TRY (_executorch_qk_tensor (&c, 7, "out", &out));
   QK_TRY (_executorch_qk_resize_like (&c, out, "out", input));
-  if (out->data == NULL || out->nbytes < _executorch_qk_staged_input_size (input->numel) ||
+  size_t size = as_bytes ? sizeof head + (size_t) input->numel : _executorch_qk_staged_input_size (input->numel);
+  if (out->data == NULL || out->nbytes < size ||
       (input->scalar_type != ET_SCALAR_CHAR && input->scalar_type != ET_SCALAR_BYTE) ||
       !et_tensor_is_contiguous (input))
     return _executorch_qk_fail (&c, ET_ERROR_INTERNAL, "input cannot be staged for the integer convolution");
-  head = (StagedInput){ STAGE_INPUT_MAGIC, scale, input->numel, (input->scalar_type == ET_SCALAR_CHAR ? 128 : 0) + zp };
+  bool is_signed = input->scalar_type == ET_SCALAR_CHAR;
+  uint64_t magic = !as_bytes ? STAGE_INPUT_MAGIC : is_signed ? STAGE_INPUT_INT8_MAGIC : STAGE_INPUT_UINT8_MAGIC;
+  head = (StagedInput){ magic, scale, input->numel, (is_signed ? 128 : 0) + zp };
   memcpy (out->data, &head, sizeof head);
-  staged = (int16_t *) ((char *) out->data + sizeof head);
   ChunkJob job = { .in = input->data,
-                   .out = staged,
+                   .out = (char *) out->data + sizeof head,
                    .n = input->numel,
-                   .widen = true,
-                   .is_signed = input->scalar_type == ET_SCALAR_CHAR,
+                   .widen = !as_bytes,
+                   .is_signed = is_signed,
                    .zp = (int16_t) zp };
   run_chunks (&job);
   return ET_OK;
+}
+
+static EtError
+stage_input (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
+{
+  return stage_activation (ctx, args, n_args, false);
+}
+
+static EtError
+stage_input_bytes (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
+{
+  return stage_activation (ctx, args, n_args, true);
 }
 
 EtError
@@ -155,35 +170,6 @@ _executorch_qk_read_byte_input (EtKernelContext *ctx, EtValue **deq_args, Staged
     return _executorch_qk_fail (&c, ET_ERROR_INTERNAL, "input cannot be read as bytes by the integer convolution");
   *head = (StagedInput){ STAGE_INPUT_MAGIC, scale, input->numel, (input->scalar_type == ET_SCALAR_CHAR ? 128 : 0) + zp };
   *bytes = input;
-  return ET_OK;
-}
-
-/* stage_input for a convolution that reads bytes: the int8/uint8 input
- * copied as it is after the header. */
-static EtError
-stage_input_bytes (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
-{
-  QkCall c = { ctx, "quantized_decomposed::dequantize_per_tensor.out", args, n_args };
-  EtTensor *input, *out;
-  double scale;
-  int64_t zp;
-  StagedInput head;
-
-  QK_TRY (_executorch_qk_check_n_args (&c, 9));
-  QK_TRY (_executorch_qk_tensor (&c, 0, "input", &input));
-  QK_TRY (_executorch_qk_double (&c, 1, "scale", &scale));
-  QK_TRY (_executorch_qk_int (&c, 2, "zero_point", &zp));
-  QK_TRY (_executorch_qk_tensor (&c, 7, "out", &out));
-  QK_TRY (_executorch_qk_resize_like (&c, out, "out", input));
-  if (out->data == NULL || out->nbytes < sizeof head + (size_t) input->numel ||
-      (input->scalar_type != ET_SCALAR_CHAR && input->scalar_type != ET_SCALAR_BYTE) ||
-      !et_tensor_is_contiguous (input) || input->data == NULL)
-    return _executorch_qk_fail (&c, ET_ERROR_INTERNAL, "input cannot be staged for the integer convolution");
-  bool is_signed = input->scalar_type == ET_SCALAR_CHAR;
-  head = (StagedInput){ is_signed ? STAGE_INPUT_INT8_MAGIC : STAGE_INPUT_UINT8_MAGIC, scale, input->numel,
-                        (is_signed ? 128 : 0) + zp };
-  memcpy (out->data, &head, sizeof head);
-  copy_bytes ((char *) out->data + sizeof head, input->data, input->numel);
   return ET_OK;
 }
 
