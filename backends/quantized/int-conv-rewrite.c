@@ -597,8 +597,9 @@ conv_may_write (EtMethodGraph *graph, uint32_t conv, const EtTensor *bytes)
   bool input_read_first = _executorch_qk_int_conv_reads_input_first (kernel, args);
   EtValue **deq_args = _executorch_qk_int_conv_byte_input (kernel);
 
+  /* reading the int8 bytes itself, it does not read its float input */
   for (uint32_t i = 0; i < 9; i++)
-    if (i != 1 && !(i == 0 && input_read_first) && value_overlaps (args[i], bytes))
+    if (i != 1 && !(i == 0 && (input_read_first || deq_args != NULL)) && value_overlaps (args[i], bytes))
       return false;
   return input_read_first || deq_args == NULL || !value_overlaps (deq_args[0], bytes);
 }
