@@ -453,6 +453,8 @@ def main():
         for key in ("ours_error", "up_error"):
             if key in r:
                 print("    %s: %s" % (key.split("_")[0], r[key]))
+    if args.repeats > 1:
+        print_round_spread(rows)
     if args.against_xnnpack:
         print_speedups(rows)
     if xrows:
@@ -477,6 +479,26 @@ def main():
                        "iterations": args.iterations, "warmup": args.warmup, "ours_prefix": args.ours_prefix,
                        "rows": rows, "xnnpack_rows": xrows}, f, indent=1)
     return 0
+
+
+def print_round_spread(rows):
+    """How far each side's round medians lie apart: on a busy machine a
+    ratio near a target is only as sure as this spread."""
+    print()
+    print("round medians (ms), lowest-highest and the spread as a share of the median:")
+    print("%-16s %3s %19s %7s %19s %7s" % ("model", "thr", "ours", "spread", "upstream", "spread"))
+
+    def span(r, key, median_key):
+        rounds = r.get(key) or []
+        if not rounds or not r.get(median_key):
+            return "-", "-"
+        return ("%.3f-%.3f" % (min(rounds), max(rounds)),
+                "%.0f%%" % ((max(rounds) - min(rounds)) / r[median_key] * 100))
+
+    for r in rows:
+        ours, ours_spread = span(r, "ours_round_ms", "ours_ms")
+        up, up_spread = span(r, "up_round_ms", "up_ms")
+        print("%-16s %3d %19s %7s %19s %7s" % (r["model"], r["threads"], ours, ours_spread, up, up_spread))
 
 
 def print_speedups(rows):
