@@ -216,15 +216,24 @@ _executorch_qk_int_conv_packed (EtMethodGraph *graph, const EtTensor *w, const d
   return &site->kernel;
 }
 
+/* The site of a kernel from _executorch_qk_int_conv_packed (the
+ * rewrite's own allocation, et_method_graph_alloc, not a constant), or
+ * NULL for any other kernel. */
+static PackedConv *
+site_of (const EtKernel *conv_kernel)
+{
+  if (conv_kernel == NULL || conv_kernel->func != int_conv)
+    return NULL;
+  return conv_kernel->user_data;
+}
+
 bool
 _executorch_qk_int_conv_set_requant (const EtKernel *conv_kernel, const QkRequant *requant)
 {
-  PackedConv *site;
+  PackedConv *site = site_of (conv_kernel);
 
-  if (conv_kernel == NULL || conv_kernel->func != int_conv || conv_kernel->user_data == NULL)
+  if (site == NULL)
     return false;
-  /* the rewrite's own allocation (et_method_graph_alloc), not a constant */
-  site = conv_kernel->user_data;
   site->requant = *requant;
   _executorch_qk_requant_prepare (&site->requant);
   site->requantize = true;
@@ -234,11 +243,10 @@ _executorch_qk_int_conv_set_requant (const EtKernel *conv_kernel, const QkRequan
 bool
 _executorch_qk_int_conv_set_bytes_out (const EtKernel *conv_kernel, const EtValue *bytes_out)
 {
-  PackedConv *site;
+  PackedConv *site = site_of (conv_kernel);
 
-  if (conv_kernel == NULL || conv_kernel->func != int_conv || conv_kernel->user_data == NULL)
+  if (site == NULL)
     return false;
-  site = conv_kernel->user_data;
   if (!site->requantize)
     return false;
   site->bytes_out = bytes_out;
@@ -248,9 +256,9 @@ _executorch_qk_int_conv_set_bytes_out (const EtKernel *conv_kernel, const EtValu
 const EtValue *
 _executorch_qk_int_conv_bytes_out (const EtKernel *conv_kernel)
 {
-  if (conv_kernel == NULL || conv_kernel->func != int_conv || conv_kernel->user_data == NULL)
-    return NULL;
-  return ((const PackedConv *) conv_kernel->user_data)->bytes_out;
+  const PackedConv *site = site_of (conv_kernel);
+
+  return site != NULL ? site->bytes_out : NULL;
 }
 
 /* Which of int_conv's forms a call with convolution.out's arguments @args
@@ -268,14 +276,13 @@ conv_form (const EtKernel *conv_kernel, EtValue *const *args)
 {
   const EtTensor *input = args[0]->tag == ET_VALUE_TENSOR ? args[0]->u.tensor : NULL;
   const EtTensor *weight = args[1]->tag == ET_VALUE_TENSOR ? args[1]->u.tensor : NULL;
+  const PackedConv *site = site_of (conv_kernel);
   int64_t groups;
 
-  if (conv_kernel == NULL || conv_kernel->func != int_conv || conv_kernel->user_data == NULL || input == NULL ||
-      weight == NULL || input->ndim != 4 || weight->ndim != 4 || args[8]->tag != ET_VALUE_INT ||
+  if (site == NULL || input == NULL || weight == NULL || input->ndim != 4 || weight->ndim != 4 || args[8]->tag != ET_VALUE_INT ||
       (groups = args[8]->u.int_value) <= 0)
     return FORM_UNKNOWN;
-  if (weight->sizes[1] == 1 && weight->sizes[0] == groups &&
-      ((const PackedConv *) conv_kernel->user_data)->w16 != NULL)
+  if (weight->sizes[1] == 1 && weight->sizes[0] == groups && site->w16 != NULL)
     return FORM_DEPTHWISE;
   return input->sizes[0] == 1 && groups == 1 ? FORM_ONE_FILL : FORM_FILLS;
 }
@@ -294,8 +301,7 @@ _executorch_qk_int_conv_takes_bytes (const EtKernel *conv_kernel, EtValue *const
   /* the bytes become columns only in the u8 x s8 form; the depthwise
    * form reads them as they are */
   return form == FORM_DEPTHWISE ||
-         (form != FORM_UNKNOWN && _executorch_qk_isa () == QK_ISA_AVX512_VNNI &&
-          ((const PackedConv *) conv_kernel->user_data)->w8 != NULL);
+         (form != FORM_UNKNOWN && _executorch_qk_isa () == QK_ISA_AVX512_VNNI && site_of (conv_kernel)->w8 != NULL);
 }
 
 bool
@@ -303,12 +309,11 @@ _executorch_qk_int_conv_set_byte_input (const EtKernel *conv_kernel, EtValue *co
                                         bool in_place)
 {
   ConvForm form = conv_form (conv_kernel, args);
-  PackedConv *site;
+  PackedConv *site = site_of (conv_kernel);
   int64_t stride[2], padding[2], dilation[2];
 
   if (!_executorch_qk_int_conv_takes_bytes (conv_kernel, args))
     return false;
-  site = conv_kernel->user_data;
   if (in_place)
     {
       const EtTensor *weight = args[1]->u.tensor; /* 4-D (conv_form) */
@@ -329,20 +334,19 @@ _executorch_qk_int_conv_set_byte_input (const EtKernel *conv_kernel, EtValue *co
 EtValue **
 _executorch_qk_int_conv_byte_input (const EtKernel *conv_kernel)
 {
-  if (conv_kernel == NULL || conv_kernel->func != int_conv || conv_kernel->user_data == NULL)
-    return NULL;
-  return ((const PackedConv *) conv_kernel->user_data)->deq_args;
+  const PackedConv *site = site_of (conv_kernel);
+
+  return site != NULL ? site->deq_args : NULL;
 }
 
 bool
 _executorch_qk_int_conv_fold_clamp (const EtKernel *conv_kernel, const EtValue *from, const EtValue *to, bool is_signed,
                                     int lo, int hi)
 {
-  PackedConv *site;
+  PackedConv *site = site_of (conv_kernel);
 
-  if (conv_kernel == NULL || conv_kernel->func != int_conv || conv_kernel->user_data == NULL)
+  if (site == NULL)
     return false;
-  site = conv_kernel->user_data;
   if (!site->requantize || site->bytes_out != from || site->requant.is_signed != is_signed ||
       lo > site->requant.qmax || hi < site->requant.qmin)
     return false;
