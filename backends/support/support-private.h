@@ -5,8 +5,8 @@
  * libexecutorch-support is a static library (position-independent, hidden
  * visibility) that the plug-ins link: each plug-in carries its own hidden
  * copy of what it uses, so none of these names is in any library's dynamic
- * symbol table.  It holds argument and tensor checks, dtype names and the
- * CPU feature decision; Half/BFloat16 conversion and value-tag names are
+ * symbol table.  It holds argument and tensor checks, dtype names, the CPU
+ * feature decision and memory for packed weights; Half/BFloat16 conversion and value-tag names are
  * the runtime's own (et_half_to_float, et_value_tag_name, ...).
  *
  * Every check that can fail attaches a message to the kernel context and
@@ -78,3 +78,14 @@ bool _executorch_support_cpu_has_avx2_fma (void);
  * features, and EXECUTORCH_KERNELS_NO_AVX512 unset, empty or "0" (to
  * measure or test the AVX2 paths on an AVX-512 CPU).  Decided once. */
 bool _executorch_support_cpu_has_avx512 (void);
+
+/* ---- Packed weights ----
+ *
+ * Memory for buffers that every execution streams through once, such as
+ * packed weights: blocks of 2 MiB and more get a mapping of their own,
+ * marked for transparent huge pages (weights-memory.c); smaller ones come
+ * from the heap.  Set EXECUTORCH_WEIGHTS_HUGE_PAGES=0 to take every block
+ * from the heap.  @alignment is a power of two up to 4096; NULL when out of
+ * memory.  Free with _executorch_support_weights_free (NULL is a no-op). */
+void *_executorch_support_weights_alloc (size_t size, size_t alignment);
+void _executorch_support_weights_free (void *p);

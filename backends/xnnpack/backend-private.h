@@ -60,6 +60,11 @@ const XbShape *xb_delegate_get_shapes (void *handle);
 /* How the graph was cut: XNNPACK runtimes and host nodes. */
 void xb_delegate_count_steps (void *handle, uint32_t *n_runtimes, uint32_t *n_host);
 
+/* What XNNPACK is initialized with: packed weights on huge pages
+ * (weights-allocator.c). */
+struct xnn_allocator;
+const struct xnn_allocator *xb_weights_allocator (void);
+
 /* test-helpers.c (internal library only): every named blob is 1 MiB of
  * zeros; runs a built delegate on zero tensors shaped like its externals,
  * asserting that a failure comes with a message. */

@@ -990,7 +990,7 @@ backend_available (void *user_data)
 {
   g_mutex_lock (&init_lock);
   if (!library_ready)
-    library_ready = xnn_initialize (NULL) == xnn_status_success;
+    library_ready = xnn_initialize (xb_weights_allocator ()) == xnn_status_success;
   gboolean ok = library_ready;
   g_mutex_unlock (&init_lock);
   return ok;

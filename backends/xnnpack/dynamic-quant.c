@@ -296,10 +296,10 @@ xb_dq_linear_free (XbDqLinear *lin)
 {
   if (lin == NULL)
     return;
-  g_free (lin->weights8);
+  _executorch_support_weights_free (lin->weights8);
   g_free (lin->scales8);
   g_free (lin->sums);
-  free (lin->tiles);
+  _executorch_support_weights_free (lin->tiles);
   g_free (lin->tile_scales);
   g_free (lin->channel_scales);
   g_free (lin->scaled_sums);
@@ -337,8 +337,8 @@ pack_tiles (XbDqLinear *lin, const XbValue *w, GError **error)
   lin->padded_k = lin->n_blocks * block_k;
   lin->n_tiles = (lin->n + XB_DQ_TILE - 1) / XB_DQ_TILE;
   lin->tile_bytes = lin->padded_k * XB_DQ_TILE / 2;
-  void *tiles = NULL;
-  if (posix_memalign (&tiles, 64, lin->n_tiles * lin->tile_bytes) != 0)
+  void *tiles = _executorch_support_weights_alloc (lin->n_tiles * lin->tile_bytes, 64);
+  if (tiles == NULL)
     {
       g_set_error (error, XB_ERROR, ET_ERROR_MEMORY_ALLOCATION_FAILED,
                    "XNNPACK: no memory for repacked weights [%zu, %zu]", lin->n, lin->k);
@@ -417,7 +417,15 @@ xb_dq_linear_new (const XbGraph *g, const XbNode *n, GError **error)
         }
       return lin;
     }
-  lin->weights8 = g_memdup2 (w->data, lin->n * lin->k);
+  lin->weights8 = _executorch_support_weights_alloc (lin->n * lin->k, 64);
+  if (lin->weights8 == NULL)
+    {
+      g_set_error (error, XB_ERROR, ET_ERROR_MEMORY_ALLOCATION_FAILED,
+                   "XNNPACK: no memory for int8 weights [%zu, %zu]", lin->n, lin->k);
+      xb_dq_linear_free (lin);
+      return NULL;
+    }
+  memcpy (lin->weights8, w->data, lin->n * lin->k);
   lin->scales8 = g_new (float, lin->n);
   lin->sums = g_new0 (int32_t, lin->n);
   for (size_t c = 0; c < lin->n; c++)
