@@ -6,8 +6,9 @@
  * visibility) that the plug-ins link: each plug-in carries its own hidden
  * copy of what it uses, so none of these names is in any library's dynamic
  * symbol table.  It holds argument and tensor checks, dtype names, the CPU
- * feature decision and memory for packed weights; Half/BFloat16 conversion and value-tag names are
- * the runtime's own (et_half_to_float, et_value_tag_name, ...).
+ * feature decision and memory for packed weights; Half/BFloat16 conversion
+ * and value-tag names are the runtime's own (et_half_to_float,
+ * et_value_tag_name, ...).
  *
  * Every check that can fail attaches a message to the kernel context and
  * returns the error; nothing aborts.  @op, where a function takes one, is
