@@ -782,14 +782,15 @@ xb_dq_run (const XbGraph *g, const XbNode *n, const XbDqLinear *lin, const XbSha
 #if HAVE_XNN_DATATYPE_QDINT8 && HAVE_XNN_DEFINE_DYNAMICALLY_QUANTIZED_TENSOR_VALUE && \
     defined(HAVE_XNN_RESHAPE_RUNTIME) && defined(HAVE_XNN_SETUP_RUNTIME_V2)
 #define CAN_PROBE 1
-/* Runs Convert -> FullyConnected on XNNPACK for @rows (1..3) rows of 64 inputs and 8
- * channels of 4-bit weights (blockwise with blocks of 32 when @blockwise,
- * else per channel) and compares with the exact quantized math: some
- * releases get 4-bit weights wrong (Debian 13's leaves the last of 2 or 3
- * rows unwritten, or reads per-channel int4 weights wrongly), so what the
- * library computes decides, not its version. */
+/* Runs Convert -> FullyConnected on XNNPACK for @rows (1..3) rows of @k
+ * (at most 64) inputs and 8 channels of 4-bit weights (blockwise with
+ * blocks of 32 when @blockwise, else per channel) and compares with the
+ * exact quantized math: some releases get 4-bit weights wrong (Debian 13's
+ * leaves the last of 2 or 3 rows unwritten, and on AVX-512 VNNI reads
+ * per-channel int4 rows of an odd length wrongly), so what the library
+ * computes decides, not its version. */
 static gboolean
-probe_int4 (gboolean blockwise, size_t rows)
+probe_int4 (gboolean blockwise, size_t rows, size_t k)
 {
   enum
   {
@@ -798,21 +799,23 @@ probe_int4 (gboolean blockwise, size_t rows)
     N = 8,
     BLOCK = 32
   };
+  g_return_val_if_fail (k >= 1 && k <= K && (!blockwise || k % BLOCK == 0), FALSE);
+  size_t row_bytes = (k + 1) / 2; /* the exporter's rows: a whole byte each */
   float x[ROWS * K], y[ROWS * N], scales[N];
   uint16_t block_scales[N * K / BLOCK];
   uint8_t w[N * K / 2];
-  for (int i = 0; i < ROWS * K; i++)
-    x[i] = (float) ((i * 37) % 23 - 11) / (float) (1 + i / K);
-  for (int i = 0; i < N * K / 2; i++)
+  for (size_t i = 0; i < ROWS * k; i++)
+    x[i] = (float) ((i * 37) % 23 - 11) / (float) (1 + i / k);
+  for (size_t i = 0; i < N * row_bytes; i++)
     w[i] = (uint8_t) ((i * 29 + 3) % 256);
   for (int i = 0; i < N; i++)
     scales[i] = 0.01f * (float) (i + 1);
-  for (int i = 0; i < N * K / BLOCK; i++)
+  for (size_t i = 0; i < N * k / BLOCK; i++)
     block_scales[i] = (uint16_t) (0x3c00 + 16 * i); /* bf16 0.0078.. upwards */
   xnn_subgraph_t sg = NULL;
   xnn_runtime_t rt = NULL;
   uint32_t ids[4] = { 0, XNN_INVALID_VALUE_ID, XNN_INVALID_VALUE_ID, 1 };
-  size_t xdims[2] = { rows, K }, wdims[2] = { N, K }, ydims[2] = { rows, N };
+  size_t xdims[2] = { rows, k }, wdims[2] = { N, k }, ydims[2] = { rows, N };
   gboolean same = FALSE;
   enum xnn_status st = xnn_create_subgraph (2, 0, &sg);
   if (st == xnn_status_success)
@@ -854,14 +857,14 @@ probe_int4 (gboolean blockwise, size_t rows)
       for (size_t r = 0; r < rows; r++)
         {
           int8_t q[K];
-          XbDqRowParams params = xb_dq_quantize_row (x + r * K, K, q);
+          XbDqRowParams params = xb_dq_quantize_row (x + r * k, k, q);
           for (int c = 0; c < N; c++)
             {
               double acc = 0.0, mag = 0.0;
-              for (int i = 0; i < K; i++)
+              for (size_t i = 0; i < k; i++)
                 {
-                  int wq = nibble_at (w + c * (K / 2), (size_t) i);
-                  double ws = blockwise ? bf16_to_f32 (block_scales[c * (K / BLOCK) + i / BLOCK]) : scales[c];
+                  int wq = nibble_at (w + c * row_bytes, i);
+                  double ws = blockwise ? bf16_to_f32 (block_scales[c * (k / BLOCK) + i / BLOCK]) : scales[c];
                   double term = (double) (q[i] - params.zero_point) * wq * ws * params.scale;
                   acc += term;
                   mag += fabs (term);
@@ -888,9 +891,13 @@ library_int4_ok (gboolean blockwise)
   static gsize probed;
   if (g_once_init_enter (&probed))
     {
-      gboolean blockwise = probe_int4 (TRUE, 1) && probe_int4 (TRUE, 3);
-      gboolean channelwise = probe_int4 (FALSE, 1) && probe_int4 (FALSE, 3);
-      gsize result = 1 | (blockwise ? 2 : 0) | (channelwise ? 4 : 0);
+      /* rows of 64, 36 and 37 inputs: whole vectors, half ones, an odd length */
+      gboolean blockwise_ok = probe_int4 (TRUE, 1, 64) && probe_int4 (TRUE, 3, 64);
+      gboolean channelwise_ok = TRUE;
+      static const size_t lengths[] = { 64, 36, 37 };
+      for (guint i = 0; i < G_N_ELEMENTS (lengths); i++)
+        channelwise_ok = channelwise_ok && probe_int4 (FALSE, 1, lengths[i]) && probe_int4 (FALSE, 3, lengths[i]);
+      gsize result = 1 | (blockwise_ok ? 2 : 0) | (channelwise_ok ? 4 : 0);
       if (!(result & 2))
         g_debug ("XNNPACK's blockwise int4 fully-connected fails its check: this library runs it");
       if (!(result & 4))
