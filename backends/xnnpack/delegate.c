@@ -26,6 +26,7 @@
 #include "conv-split.h"
 #include "fc-operator.h"
 #include "profile.h"
+#include "weights-cache.h"
 
 /* The quark name is a string, not an expression. */
 /* clang-format off */
@@ -40,7 +41,7 @@ G_DEFINE_QUARK (executorch-xnnpack-error-quark, xb_error)
 #define XB_HAVE_RESHAPE 1
 #endif
 /* Packed weights kept across rebuilds (a new thread pool). */
-#if defined(HAVE_XNN_CREATE_WEIGHTS_CACHE) && defined(HAVE_XNN_CREATE_RUNTIME_V3)
+#if (defined(HAVE_XNN_CREATE_WEIGHTS_CACHE) && defined(HAVE_XNN_CREATE_RUNTIME_V3)) || defined(XB_HAVE_OWN_WEIGHTS_CACHE)
 #define XB_HAVE_WEIGHTS_CACHE 1
 #endif
 
@@ -78,7 +79,10 @@ typedef struct
   gboolean wants_pool;      /* some step runs on the pool */
   XbThreading threading;
 #ifdef XB_HAVE_WEIGHTS_CACHE
-  xnn_weights_cache_t weights_cache;
+  xnn_weights_cache_t weights_cache; /* NULL: runtimes without one */
+#endif
+#ifdef XB_HAVE_OWN_WEIGHTS_CACHE
+  XbWeightsCache *own_cache; /* behind weights_cache */
 #endif
   XbProfile *profile; /* EXECUTORCH_XNNPACK_PROFILE, else NULL (profile.c) */
 } Delegate;
@@ -122,6 +126,48 @@ free_steps (Delegate *d)
       g_clear_pointer (&d->buffers[v], free);
 }
 
+#ifdef XB_HAVE_WEIGHTS_CACHE
+/* Packed weights shared by the runtimes of a delegate: our own cache,
+ * on huge pages, where XNNPACK takes a provider (weights-cache.c), else
+ * XNNPACK's; none when it cannot be made. */
+static void
+weights_cache_start (Delegate *d)
+{
+#ifdef XB_HAVE_OWN_WEIGHTS_CACHE
+  d->own_cache = xb_weights_cache_new ();
+  d->weights_cache = xb_weights_cache_provider (d->own_cache);
+#else
+  if (xnn_create_weights_cache (&d->weights_cache) != xnn_status_success)
+    d->weights_cache = NULL;
+#endif
+}
+
+static void
+weights_cache_drop (Delegate *d)
+{
+#ifdef XB_HAVE_OWN_WEIGHTS_CACHE
+  g_clear_pointer (&d->own_cache, xb_weights_cache_free);
+#else
+  if (d->weights_cache)
+    xnn_delete_weights_cache (d->weights_cache);
+#endif
+  d->weights_cache = NULL;
+}
+
+/* Soft: a rebuild (for a new thread pool) finds every weight packed. */
+static gboolean
+weights_cache_finalize (Delegate *d)
+{
+#ifdef XB_HAVE_OWN_WEIGHTS_CACHE
+  xb_weights_cache_finalize (d->own_cache);
+  return TRUE;
+#else
+  return d->weights_cache == NULL || xnn_weights_cache_is_finalized (d->weights_cache) ||
+         xnn_finalize_weights_cache (d->weights_cache, xnn_weights_cache_finalization_kind_soft) == xnn_status_success;
+#endif
+}
+#endif
+
 static void
 delegate_free (Delegate *d)
 {
@@ -131,8 +177,7 @@ delegate_free (Delegate *d)
     free_steps (d);
 #ifdef XB_HAVE_WEIGHTS_CACHE
   /* After the runtimes that use it. */
-  if (d->weights_cache)
-    xnn_delete_weights_cache (d->weights_cache);
+  weights_cache_drop (d);
 #endif
   g_free (d->buffers);
   g_free (d->ptr);
@@ -963,9 +1008,7 @@ build (Delegate *d, GError **error)
         return FALSE;
     }
 #ifdef XB_HAVE_WEIGHTS_CACHE
-  /* Soft: a rebuild (for a new thread pool) finds every weight packed. */
-  if (d->weights_cache && !xnn_weights_cache_is_finalized (d->weights_cache) &&
-      xnn_finalize_weights_cache (d->weights_cache, xnn_weights_cache_finalization_kind_soft) != xnn_status_success)
+  if (!weights_cache_finalize (d))
     {
       g_set_error (error, XB_ERROR, ET_ERROR_MEMORY_ALLOCATION_FAILED, "XNNPACK: finalizing the weights cache failed");
       return FALSE;
@@ -1077,8 +1120,7 @@ xb_delegate_new (const void *processed, size_t size, XbNamedDataFunc named, gpoi
     }
   Delegate *d = g_new0 (Delegate, 1);
 #ifdef XB_HAVE_WEIGHTS_CACHE
-  if (xnn_create_weights_cache (&d->weights_cache) != xnn_status_success)
-    d->weights_cache = NULL; /* runtimes without one */
+  weights_cache_start (d);
 #endif
   d->profile = xb_profile_new ();
   d->threading = threading_from_environment ();
@@ -1110,10 +1152,8 @@ xb_delegate_new (const void *processed, size_t size, XbNamedDataFunc named, gpoi
       free_steps (d);
 #ifdef XB_HAVE_WEIGHTS_CACHE
       /* It may be finalized already: new weights need a new one. */
-      if (d->weights_cache)
-        xnn_delete_weights_cache (d->weights_cache);
-      if (xnn_create_weights_cache (&d->weights_cache) != xnn_status_success)
-        d->weights_cache = NULL;
+      weights_cache_drop (d);
+      weights_cache_start (d);
 #endif
       xb_graph_widen (d->graph);
       ok = classify_and_build (d, error);
