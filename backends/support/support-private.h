@@ -89,4 +89,13 @@ bool _executorch_support_cpu_has_avx512 (void);
  * from the heap.  @alignment is a power of two up to 4096; NULL when out of
  * memory.  Free with _executorch_support_weights_free (NULL is a no-op). */
 void *_executorch_support_weights_alloc (size_t size, size_t alignment);
+/* Under AddressSanitizer every block comes from the heap, where ASan checks
+ * its bounds (in a chunk it would not). */
+#if defined(__SANITIZE_ADDRESS__)
+#define EXECUTORCH_SUPPORT_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define EXECUTORCH_SUPPORT_UNDER_ASAN 1
+#endif
+#endif
 void _executorch_support_weights_free (void *p);

@@ -52,25 +52,19 @@ typedef struct
 static GMutex chunk_lock;
 static Chunk *current_chunk; /* the one new blocks are carved from */
 
-/* Under AddressSanitizer every block comes from the heap, where it checks
- * each block's bounds; in a chunk it would not. */
-#if defined(__SANITIZE_ADDRESS__)
-#define UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define UNDER_ASAN 1
-#endif
-#endif
-
+#ifdef EXECUTORCH_SUPPORT_UNDER_ASAN
+static bool
+huge_pages_wanted (void)
+{
+  return false;
+}
+#else
 /* 0 not decided yet, 1 yes, 2 no. */
 static int huge_state;
 
 static bool
 huge_pages_wanted (void)
 {
-#ifdef UNDER_ASAN
-  return false;
-#endif
   int s = __atomic_load_n (&huge_state, __ATOMIC_ACQUIRE);
 
   if (s == 0)
@@ -81,6 +75,7 @@ huge_pages_wanted (void)
     }
   return s == 1;
 }
+#endif
 
 /* A 2 MiB-aligned mapping of @bytes (a multiple of the page size), marked
  * for huge pages; NULL when it cannot be mapped. */

@@ -194,12 +194,6 @@ xb_weights_cache_finalize (XbWeightsCache *cache)
   g_mutex_unlock (&cache->lock);
 }
 
-gboolean
-xb_weights_cache_is_finalized (XbWeightsCache *cache)
-{
-  return is_finalized (cache);
-}
-
 guint
 xb_weights_cache_count (XbWeightsCache *cache)
 {

@@ -21,7 +21,6 @@ void xb_weights_cache_free (XbWeightsCache *cache);
 xnn_weights_cache_t xb_weights_cache_provider (XbWeightsCache *cache);
 /* From now on only weights already in the cache are accepted. */
 void xb_weights_cache_finalize (XbWeightsCache *cache);
-gboolean xb_weights_cache_is_finalized (XbWeightsCache *cache);
 /* The number of packed weights held. */
 guint xb_weights_cache_count (XbWeightsCache *cache);
 #endif

@@ -20,14 +20,11 @@
 static gboolean
 huge_pages_expected (void)
 {
-#if defined(__SANITIZE_ADDRESS__)
+#ifdef EXECUTORCH_SUPPORT_UNDER_ASAN
   return FALSE;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-  return FALSE;
-#endif
-#endif
+#else
   return g_file_test ("/sys/kernel/mm/transparent_hugepage/enabled", G_FILE_TEST_EXISTS);
+#endif
 }
 
 /* Whether the mapping holding @p is marked MADV_HUGEPAGE. */
