@@ -459,6 +459,46 @@ kind_one (KernelComputeKind kind, KernelKindValue *v)
     }
 }
 
+/* A float32 comparison of dense operands of out's layout (@b NULL: with
+ * @scalar) into Bool out, a loop the compiler vectorises; false where it
+ * does not apply. */
+static bool
+compare_f32_dense (BinaryOp op, const EtTensor *a, const EtTensor *b, float scalar, EtTensor *out)
+{
+  if (a->scalar_type != ET_SCALAR_FLOAT || out->scalar_type != ET_SCALAR_BOOL || !_executorch_same_sizes (a, out) ||
+      !_executorch_same_dim_order (a, out) ||
+      (b != NULL && (b->scalar_type != ET_SCALAR_FLOAT || !_executorch_same_sizes (b, out) ||
+                     !_executorch_same_dim_order (b, out))))
+    return false;
+  const float *x = a->data, *y = b != NULL ? b->data : NULL;
+  uint8_t *o = out->data;
+  int64_t n = out->numel;
+
+#define COMPARE_LOOP(OPERATOR)                                 \
+  do                                                           \
+    {                                                          \
+      if (y != NULL)                                           \
+        for (int64_t i = 0; i < n; i++)                        \
+          o[i] = x[i] OPERATOR y[i];                           \
+      else                                                     \
+        for (int64_t i = 0; i < n; i++)                        \
+          o[i] = x[i] OPERATOR scalar;                         \
+    }                                                          \
+  while (0)
+  switch (op)
+    {
+      case OP_EQ: COMPARE_LOOP (==); break;
+      case OP_NE: COMPARE_LOOP (!=); break;
+      case OP_LT: COMPARE_LOOP (<); break;
+      case OP_LE: COMPARE_LOOP (<=); break;
+      case OP_GT: COMPARE_LOOP (>); break;
+      case OP_GE: COMPARE_LOOP (>=); break;
+      default: return false;
+    }
+#undef COMPARE_LOOP
+  return true;
+}
+
 /* Computes out = a op b (or a op scalar) in @common and stores to out. */
 static EtError
 binary_run (EtKernelContext *ctx, BinaryOp op, EtTensor *out, int common, const EtTensor *a, const EtTensor *b,
@@ -501,6 +541,8 @@ binary_run (EtKernelContext *ctx, BinaryOp op, EtTensor *out, int common, const 
       _executorch_load_kind (kind, b->scalar_type, b->data, 0, 1, 1, &bval);
     }
 
+  if (common == ET_SCALAR_FLOAT && op_is_comparison (op) && compare_f32_dense (op, a, scalar_b ? NULL : b, bval.f, out))
+    return ET_OK;
   /* Vectorised float32 paths. */
   if (b != NULL && common == ET_SCALAR_FLOAT && fast_vec_f32 (op, a, b, out, alpha.f))
     return ET_OK;

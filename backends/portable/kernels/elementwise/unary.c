@@ -363,6 +363,17 @@ unary_run (EtKernelContext *ctx, const UnaryUser *u, EtTensor *out, const EtTens
       return ET_OK;
     }
 
+  if (u->op == OP_LOGICAL_NOT && in->scalar_type == ET_SCALAR_BOOL && out->scalar_type == ET_SCALAR_BOOL &&
+      _executorch_same_dim_order (in, out))
+    {
+      /* byte by byte: a Bool byte other than 0 is true, as in the map */
+      const uint8_t *x = in->data;
+      uint8_t *o = out->data;
+      int64_t n = out->numel; /* a local: the byte stores may alias out */
+      for (int64_t i = 0; i < n; i++)
+        o[i] = x[i] == 0;
+      return ET_OK;
+    }
   if (u->op >= OP_ISNAN)
     {
       in_kind = _executorch_compute_kind (in->scalar_type);

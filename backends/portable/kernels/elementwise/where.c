@@ -2,9 +2,60 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * They run on the broadcasting map of binary-map.c.
+ * They run on the broadcasting map of binary-map.c.  Float32 where over
+ * dense operands of out's shape, whose condition is out's shape or picks
+ * whole rows (the attention decomposition's "row fully masked" select),
+ * runs on the bytes directly.
  */
 #include "binary-map.h"
+
+#include <string.h>
+
+/* Whether @t lies partly, but not exactly, over @out's memory. */
+static bool
+overlaps_partly (const EtTensor *t, const EtTensor *out)
+{
+  uintptr_t a = (uintptr_t) t->data, b = (uintptr_t) out->data;
+
+  return a != b && a < b + out->nbytes && b < a + t->nbytes;
+}
+
+/* out = c ? a : b where a, b and out are dense float32 of out's sizes and
+ * c is dense with out's sizes, or with its last dimension 1 (one
+ * condition a row).  False where it does not apply. */
+static bool
+where_f32_dense (const EtTensor *c, const EtTensor *a, const EtTensor *b, EtTensor *out)
+{
+  if (a->scalar_type != ET_SCALAR_FLOAT || b->scalar_type != ET_SCALAR_FLOAT || out->scalar_type != ET_SCALAR_FLOAT ||
+      out->ndim == 0 || !et_tensor_is_contiguous (out) || !et_tensor_is_contiguous (a) ||
+      !et_tensor_is_contiguous (b) || !et_tensor_is_contiguous (c) || !_executorch_same_sizes (a, out) ||
+      !_executorch_same_sizes (b, out) || c->ndim != out->ndim || overlaps_partly (a, out) ||
+      overlaps_partly (b, out))
+    return false;
+  uint32_t last = out->ndim - 1;
+  for (uint32_t d = 0; d < last; d++)
+    if (c->sizes[d] != out->sizes[d])
+      return false;
+  const uint8_t *cond = c->data;
+  const float *x = a->data, *y = b->data;
+  float *o = out->data;
+  if (c->sizes[last] == out->sizes[last])
+    {
+      for (int64_t i = 0; i < out->numel; i++)
+        o[i] = cond[i] != 0 ? x[i] : y[i];
+      return true;
+    }
+  if (c->sizes[last] != 1)
+    return false;
+  int64_t row = out->sizes[last];
+  for (int64_t r = 0; r < c->numel; r++)
+    {
+      const float *from = (cond[r] != 0 ? x : y) + r * row;
+      if (from != o + r * row)
+        memcpy (o + r * row, from, (size_t) row * sizeof (float));
+    }
+  return true;
+}
 
 /* where.self_out (condition, self, other, out, ret) */
 static EtError
@@ -28,6 +79,12 @@ where_self_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
                         _executorch_type_name (out->scalar_type), _executorch_type_name (a->scalar_type),
                         _executorch_type_name (b->scalar_type));
   const EtTensor *in[3] = { c, a, b };
+  uint32_t ndim;
+  int64_t sizes[ET_MAX_DIMS];
+  KERNEL_TRY (_executorch_broadcast_shape_n (ctx, 3, in, &ndim, sizes));
+  KERNEL_TRY (_executorch_resize (ctx, out, ndim, sizes));
+  if (where_f32_dense (c, a, b, out))
+    return ET_OK;
   return _executorch_binary_map_run (ctx, OP_WHERE, common, out, 3, in, NULL, NULL);
 }
 

@@ -135,6 +135,40 @@ check_floating_or_int (EtKernelContext *ctx, const char *op, const EtTensor *t, 
 
 /* ---- any ---- */
 
+/* any over the trailing dims of a dense Bool or Byte @self into a dense
+ * @out, line by line on the bytes; false where it does not apply. */
+static bool
+any_trailing_bytes (const EtTensor *self, const bool *reduce, EtTensor *out)
+{
+  uint32_t first = self->ndim;
+
+  if ((self->scalar_type != ET_SCALAR_BOOL && self->scalar_type != ET_SCALAR_BYTE) || !et_tensor_is_contiguous (self) ||
+      !et_tensor_is_contiguous (out))
+    return false;
+  while (first > 0 && reduce[first - 1])
+    first--;
+  for (uint32_t d = 0; d < first; d++)
+    if (reduce[d])
+      return false;
+  int64_t len = 1;
+  for (uint32_t d = first; d < self->ndim; d++)
+    len *= self->sizes[d];
+  if (len == 0 || self->numel / len != out->numel)
+    return false;
+  const uint8_t *x = self->data;
+  uint8_t *o = out->data;
+  for (int64_t k = 0; k < out->numel; k++)
+    {
+      const uint8_t *line = x + k * len;
+      uint8_t any = 0;
+      /* OR the line: no early exit, so the loop vectorises */
+      for (int64_t j = 0; j < len; j++)
+        any |= line[j];
+      o[k] = any != 0;
+    }
+  return true;
+}
+
 static EtError
 any_common (EtKernelContext *ctx, EtTensor *self, const bool *reduce, bool keepdim, EtTensor *out)
 {
@@ -148,6 +182,8 @@ any_common (EtKernelContext *ctx, EtTensor *self, const bool *reduce, bool keepd
                         _executorch_type_name (out->scalar_type));
   KERNEL_TRY (resize_reduced (ctx, self, reduce, keepdim, out));
   if (out->numel == 0)
+    return ET_OK;
+  if (any_trailing_bytes (self, reduce, out))
     return ET_OK;
   bool floating = _executorch_type_is_floating (self->scalar_type);
   KERNEL_TRY (lines_load (ctx, self, reduce, floating, (size_t) out->numel * 8, &l));
