@@ -34,7 +34,7 @@ test_compare_scalar (void)
     const char *name;
     double s;
   } cases[] = {
-    { "aten::eq.Scalar_out", -INFINITY }, { "aten::eq.Scalar_out", 0.0 }, { "aten::ne.Scalar_out", 1.0 },
+    { "aten::eq.Scalar_out", -INFINITY }, { "aten::eq.Scalar_out", 0.0 },  { "aten::ne.Scalar_out", 1.0 },
     { "aten::lt.Scalar_out", 0.0 },       { "aten::le.Scalar_out", -0.0 }, { "aten::gt.Scalar_out", -1.0 },
     { "aten::ge.Scalar_out", INFINITY },
   };
@@ -111,7 +111,11 @@ test_logical_not (void)
 static void
 test_any (void)
 {
-  enum { A = 3, B = 5 };
+  enum
+  {
+    A = 3,
+    B = 5
+  };
   static uint8_t x[A * B * N];
   uint8_t last[A * B], middle[A * N];
   int64_t sizes[3] = { A, B, N }, last_sizes[3] = { A, B, 1 }, middle_sizes[3] = { A, 1, N };
@@ -144,7 +148,11 @@ test_any (void)
 static void
 test_where (void)
 {
-  enum { A = 2, B = 3 };
+  enum
+  {
+    A = 2,
+    B = 3
+  };
   float x[A * B * N], y[A * B * N], o[A * B * N], want[A * B * N];
   uint8_t cond[A * B * N];
   int64_t sizes[3] = { A, B, N };

@@ -459,31 +459,21 @@ kind_one (KernelComputeKind kind, KernelKindValue *v)
     }
 }
 
-/* A float32 comparison of dense operands of out's layout (@b NULL: with
- * @scalar) into Bool out, a loop the compiler vectorises; false where it
- * does not apply. */
-static bool
-compare_f32_dense (BinaryOp op, const EtTensor *a, const EtTensor *b, float scalar, EtTensor *out)
+/* o[i] = x[i] op y[i] (@y NULL: op @scalar): loops the compiler
+ * vectorises, out of line (inlined into binary_run, they were not). */
+static __attribute__ ((noinline)) void
+compare_f32_rows (BinaryOp op, const float *x, const float *y, float scalar, uint8_t *o, int64_t n)
 {
-  if (a->scalar_type != ET_SCALAR_FLOAT || out->scalar_type != ET_SCALAR_BOOL || !_executorch_same_sizes (a, out) ||
-      !_executorch_same_dim_order (a, out) ||
-      (b != NULL && (b->scalar_type != ET_SCALAR_FLOAT || !_executorch_same_sizes (b, out) ||
-                     !_executorch_same_dim_order (b, out))))
-    return false;
-  const float *x = a->data, *y = b != NULL ? b->data : NULL;
-  uint8_t *o = out->data;
-  int64_t n = out->numel;
-
-#define COMPARE_LOOP(OPERATOR)                                 \
-  do                                                           \
-    {                                                          \
-      if (y != NULL)                                           \
-        for (int64_t i = 0; i < n; i++)                        \
-          o[i] = x[i] OPERATOR y[i];                           \
-      else                                                     \
-        for (int64_t i = 0; i < n; i++)                        \
-          o[i] = x[i] OPERATOR scalar;                         \
-    }                                                          \
+#define COMPARE_LOOP(OPERATOR)          \
+  do                                    \
+    {                                   \
+      if (y != NULL)                    \
+        for (int64_t i = 0; i < n; i++) \
+          o[i] = x[i] OPERATOR y[i];    \
+      else                              \
+        for (int64_t i = 0; i < n; i++) \
+          o[i] = x[i] OPERATOR scalar;  \
+    }                                   \
   while (0)
   switch (op)
     {
@@ -493,9 +483,23 @@ compare_f32_dense (BinaryOp op, const EtTensor *a, const EtTensor *b, float scal
       case OP_LE: COMPARE_LOOP (<=); break;
       case OP_GT: COMPARE_LOOP (>); break;
       case OP_GE: COMPARE_LOOP (>=); break;
-      default: return false;
+      default: break;
     }
 #undef COMPARE_LOOP
+}
+
+/* A float32 comparison of dense operands of out's layout (@b NULL: with
+ * @scalar) into Bool out; false where it does not apply. */
+static bool
+compare_f32_dense (BinaryOp op, const EtTensor *a, const EtTensor *b, float scalar, EtTensor *out)
+{
+  if (a->scalar_type != ET_SCALAR_FLOAT || out->scalar_type != ET_SCALAR_BOOL || !_executorch_same_sizes (a, out) ||
+      !_executorch_same_dim_order (a, out) ||
+      (b != NULL && (b->scalar_type != ET_SCALAR_FLOAT || !_executorch_same_sizes (b, out) ||
+                     !_executorch_same_dim_order (b, out))) ||
+      op < OP_EQ || op > OP_GE)
+    return false;
+  compare_f32_rows (op, a->data, b != NULL ? b->data : NULL, scalar, out->data, out->numel);
   return true;
 }
 

@@ -29,8 +29,7 @@ where_f32_dense (const EtTensor *c, const EtTensor *a, const EtTensor *b, EtTens
   if (a->scalar_type != ET_SCALAR_FLOAT || b->scalar_type != ET_SCALAR_FLOAT || out->scalar_type != ET_SCALAR_FLOAT ||
       out->ndim == 0 || !et_tensor_is_contiguous (out) || !et_tensor_is_contiguous (a) ||
       !et_tensor_is_contiguous (b) || !et_tensor_is_contiguous (c) || !_executorch_same_sizes (a, out) ||
-      !_executorch_same_sizes (b, out) || c->ndim != out->ndim || overlaps_partly (a, out) ||
-      overlaps_partly (b, out))
+      !_executorch_same_sizes (b, out) || c->ndim != out->ndim || overlaps_partly (a, out) || overlaps_partly (b, out))
     return false;
   uint32_t last = out->ndim - 1;
   for (uint32_t d = 0; d < last; d++)
