@@ -57,6 +57,7 @@ kernels_init (EtRegistry *registry, EtErrorContext *error)
     if (et_registry_add_kernels (registry, tables[i].kernels, *tables[i].n_kernels, error) != ET_OK)
       return false;
   if (et_registry_add_rewrite (registry, &_executorch_constant_transpose_rewrite, error) != ET_OK ||
+      et_registry_add_rewrite (registry, &_executorch_mat2_packing_rewrite, error) != ET_OK ||
       et_registry_add_rewrite (registry, &_executorch_conv_fusion_rewrite, error) != ET_OK ||
       et_registry_add_rewrite (registry, &_executorch_silu_fusion_rewrite, error) != ET_OK ||
       et_registry_add_rewrite (registry, &_executorch_pool_indices_rewrite, error) != ET_OK)

@@ -130,6 +130,33 @@ check_gemm (int64_t m, int64_t n, int64_t k, bool ta, bool tb, bool accumulate)
                        m, n, k, i, j, got, want);
           }
       g_assert_cmpfloat (c[n], ==, pad);
+      /* B packed once beforehand (a linear's constant weight): the same
+       * bits on the packed path, with A packed or not; packed for strips
+       * of another width, it is not used. */
+      if (n > 0)
+        {
+          int64_t nr = _executorch_sgemm_b_strip_width ();
+          float *b_packed = g_aligned_alloc ((gsize) _executorch_sgemm_packed_b_floats (k, n, nr), sizeof (float), 64);
+          _executorch_sgemm_pack_b (&g, nr, b_packed);
+          for (int variant = 0; variant < 3; variant++)
+            {
+              KernelSgemm with_b = g;
+              with_b.a = a;
+              with_b.a_packed = variant == 1 ? packed : NULL;
+              with_b.b_packed = b_packed;
+              with_b.b_packed_nr = variant == 2 ? nr / 2 : nr;
+              memcpy (c, c_before, (gsize) (m * ldc + 1) * sizeof (float));
+              g_assert_true (_executorch_sgemm (&with_b));
+              if ((double) m * n * k > 4096 && m > 4)
+                g_assert_cmpmem (c, (gsize) (m * ldc + 1) * sizeof (float), c_fresh,
+                                 (gsize) (m * ldc + 1) * sizeof (float));
+              check_close (variant == 0   ? "packed B"
+                           : variant == 1 ? "packed A and B"
+                                          : "B packed for other strips",
+                           c, ldc, ref, m, n, k);
+            }
+          g_aligned_free (b_packed);
+        }
       /* B built by a pack_b callback, with A packed or not. */
       KernelSgemm plain = g;
       plain.a = a;

@@ -10,6 +10,7 @@
  */
 #include "../../tools/npy.h"
 #include "executorch-plugin.h"
+#include "../../backends/portable/kernels/linalg/linalg-private.h"
 
 #include <math.h>
 #include <string.h>
@@ -24,7 +25,8 @@ typedef struct
   guint activations, folded_activations;
   guint sigmoids, fused_sigmoids, muls, folded_muls;
   guint max_pools, values_only_pools;
-  guint replaced; /* instructions whose kernel is not the registered one */
+  guint addmms, many_row_addmms, packed_addmms; /* many rows: 8 or more */
+  guint replaced;                               /* instructions whose kernel is not the registered one */
 } Seen;
 
 static Seen seen;
@@ -117,6 +119,26 @@ observe (void *user_data, EtMethodGraph *graph)
               other = et_method_graph_args (graph, j, &n_other);
               for (uint32_t a = 0; a < n_other; a++)
                 g_assert_true (other[a] != args[7]);
+            }
+        }
+      if (strcmp (kernel->name, "aten::addmm.out") == 0)
+        {
+          const KernelPackedMat2 *packed = kernel->user_data;
+          args = et_method_graph_args (graph, i, &n_args);
+          seen.addmms++;
+          if (args[1]->u.tensor->sizes[0] >= 8)
+            seen.many_row_addmms++;
+          if (packed != NULL)
+            {
+              /* addmm's own function, with the constant second matrix
+               * packed: a copy of that matrix's shape and strides */
+              g_assert_true (kernel->func == et_registry_find_kernel (et_registry_get_default (), kernel->name)->func);
+              g_assert_true (args[2]->u.tensor->flags & ET_TENSOR_FLAG_CONSTANT);
+              g_assert_true (packed->data == args[2]->u.tensor->data);
+              g_assert_cmpint (packed->k, ==, args[2]->u.tensor->sizes[0]);
+              g_assert_cmpint (packed->n, ==, args[2]->u.tensor->sizes[1]);
+              g_assert_cmpuint ((uintptr_t) packed->packed % 64, ==, 0);
+              seen.packed_addmms++;
             }
         }
       count (kernel, "aten::sigmoid.out", &seen.sigmoids, &seen.fused_sigmoids);
@@ -229,6 +251,29 @@ test_linear_weights_folded (gconstpointer data)
   g_assert_cmpuint (seen.folded, ==, seen.permutes);
   check_case (method, dir, 0);
   check_case (method, dir, 1);
+}
+
+/* Every Linear of a ViT's encoder (17 tokens a product) reads its weight
+ * packed at load; the eager outputs still come.  Its head (the class
+ * token alone) and an MLP on a batch of 2 or 4 rows take the GEMM's paths
+ * without packing: their weights are not copied. */
+static void
+test_mat2_packed (void)
+{
+  g_autoptr (ExecutorchMethod) vit = load ("nets/vit_tiny");
+  g_assert_cmpuint (seen.many_row_addmms, >, 0);
+  g_assert_cmpuint (seen.many_row_addmms, <, seen.addmms);
+  g_assert_cmpuint (seen.packed_addmms, ==, seen.many_row_addmms);
+  check_case (vit, "nets/vit_tiny", 0);
+  check_case (vit, "nets/vit_tiny", 1);
+
+  for (guint i = 0; i < 2; i++)
+    {
+      const char *dir = i == 0 ? "mlp" : "nets/mlp_deep";
+      g_autoptr (ExecutorchMethod) mlp = load (dir);
+      g_assert_cmpuint (seen.addmms, >, 0);
+      g_assert_cmpuint (seen.packed_addmms, ==, 0);
+    }
 }
 
 /* A permute of a method input is not a constant's: it stays a copy. */
@@ -368,6 +413,7 @@ main (int argc, char **argv)
   g_test_add_data_func ("/rewrites/constant-transposes/mlp", "mlp", test_linear_weights_folded);
   g_test_add_data_func ("/rewrites/constant-transposes/mlp-deep", "nets/mlp_deep", test_linear_weights_folded);
   g_test_add_func ("/rewrites/constant-transposes/input-permute-kept", test_input_permute_kept);
+  g_test_add_func ("/rewrites/mat2-packing/vit", test_mat2_packed);
   g_test_add_data_func ("/rewrites/conv-fusion/resnet18", "nets/resnet18", test_fusion_resnet);
   g_test_add_data_func ("/rewrites/conv-fusion/mv2", "nets/mv2", test_fusion_mobilenet);
   g_test_add_data_func ("/rewrites/conv-fusion/small-cnn", "nets/small_cnn", test_fusion_outputs);

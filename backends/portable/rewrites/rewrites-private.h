@@ -13,6 +13,10 @@
  * transposed views (constant-transpose.c). */
 extern const EtMethodRewrite _executorch_constant_transpose_rewrite;
 
+/* The constant second matrix of an addmm with enough rows is packed for
+ * the GEMM once (mat2-packing.c); runs after the transposes above. */
+extern const EtMethodRewrite _executorch_mat2_packing_rewrite;
+
 /* A convolution followed by batch norm, residual add and/or activation
  * becomes one fused instruction (conv-fusion.c). */
 extern const EtMethodRewrite _executorch_conv_fusion_rewrite;

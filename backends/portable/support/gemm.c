@@ -55,6 +55,9 @@ _Static_assert(KERNEL_GEMM_NR_MAX == KERNEL_SGEMM_NR_MAX, "one widest strip");
 
 #define NR KERNEL_GEMM_NR /* the portable kernel's */
 
+/* b_packed's column blocks start at jc * kc (_executorch_sgemm_pack_b) */
+_Static_assert(NC % NR_MAX == 0 && NR_MAX % NR == 0, "column blocks of whole strips");
+
 static void
 kernel_generic (int64_t kc, const float *a, const float *b, float *c, int64_t ldc, int accumulate,
                 const KernelGemmEpilogue *epilogue)
@@ -200,6 +203,7 @@ typedef struct
   int64_t jc, nc; /* column slice */
   size_t a_strips;
   bool accumulate;
+  bool b_ready; /* bpack points into g->b_packed: nothing to pack */
 } Job;
 
 static void
@@ -409,14 +413,14 @@ pack_and_compute_group (void *data, size_t group)
   size_t s0 = group * per_group, s1 = s0 + per_group < b_strips ? s0 + per_group : b_strips;
   size_t full = job->nc / job->nr; /* strips without padding */
 
-  if (g->pack_b == NULL && g->b_cs == 1 && s0 < full)
+  if (!job->b_ready && g->pack_b == NULL && g->b_cs == 1 && s0 < full)
     {
       size_t s_end = s1 < full ? s1 : full;
       pack_b_rows (job, s0, s_end);
       for (size_t strip = s_end; strip < s1; strip++)
         pack_b_strip (job, strip);
     }
-  else
+  else if (!job->b_ready)
     {
       for (size_t strip = s0; strip < s1; strip++)
         pack_b_strip (job, strip);
@@ -541,6 +545,42 @@ _executorch_sgemm_pack_a (const KernelSgemm *g, float *dst)
     }
 }
 
+static int64_t
+columns_padded (int64_t n, int64_t nr)
+{
+  return (n + nr - 1) / nr * nr;
+}
+
+int64_t
+_executorch_sgemm_b_strip_width (void)
+{
+  return choose_kernel ().nr;
+}
+
+int64_t
+_executorch_sgemm_packed_b_floats (int64_t k, int64_t n, int64_t nr)
+{
+  return k > 0 && n > 0 && nr > 0 ? k * columns_padded (n, nr) : 0;
+}
+
+/* Slice (pc, all columns) at pc * columns_padded (n): every earlier k
+ * slice is KC deep; within it, strip s at s * nr * kc, as pack_b_strip
+ * lays them, so column block jc of a slice starts at jc * kc (NC is a
+ * multiple of every strip width). */
+void
+_executorch_sgemm_pack_b (const KernelSgemm *g, int64_t nr, float *dst)
+{
+  Job job = { .g = g, .nr = nr, .jc = 0, .nc = g->n };
+
+  for (job.pc = 0; job.pc < g->k; job.pc += KC)
+    {
+      job.kc = g->k - job.pc < KC ? g->k - job.pc : KC;
+      job.bpack = dst + job.pc * columns_padded (g->n, nr);
+      for (size_t strip = 0; strip < (size_t) (columns_padded (g->n, nr) / nr); strip++)
+        pack_b_strip (&job, strip);
+    }
+}
+
 static float *
 alloc_floats (int64_t n)
 {
@@ -592,15 +632,16 @@ _executorch_sgemm (const KernelSgemm *g)
   int64_t kcmax = k < KC ? k : KC;
   float *apack = g->a_packed != NULL ? NULL : alloc_floats (((mchunk + MR - 1) / MR) * MR * kcmax);
   Microkernel mk = choose_kernel ();
-  float *bpack = alloc_floats (((ncmax + mk.nr - 1) / mk.nr) * mk.nr * kcmax);
-  if ((apack == NULL && g->a_packed == NULL) || bpack == NULL)
+  bool b_ready = g->b_packed != NULL && g->b_packed_nr == mk.nr && g->pack_b == NULL;
+  float *bpack = b_ready ? NULL : alloc_floats (((ncmax + mk.nr - 1) / mk.nr) * mk.nr * kcmax);
+  if ((apack == NULL && g->a_packed == NULL) || (bpack == NULL && !b_ready))
     {
       free (apack);
       free (bpack);
       return false;
     }
 
-  Job job = { .g = g, .kernel = mk.kernel, .nr = mk.nr, .apack = apack, .bpack = bpack };
+  Job job = { .g = g, .kernel = mk.kernel, .nr = mk.nr, .apack = apack, .bpack = bpack, .b_ready = b_ready };
   for (job.ic = 0; job.ic < m; job.ic += MCHUNK)
     {
       job.mc = m - job.ic < MCHUNK ? m - job.ic : MCHUNK;
@@ -618,6 +659,8 @@ _executorch_sgemm (const KernelSgemm *g)
           for (job.jc = 0; job.jc < n; job.jc += NC)
             {
               job.nc = n - job.jc < NC ? n - job.jc : NC;
+              if (b_ready)
+                job.bpack = (float *) g->b_packed + job.pc * columns_padded (n, job.nr) + job.jc * job.kc;
               size_t b_strips = (size_t) ((job.nc + job.nr - 1) / job.nr);
               size_t groups = (size_t) ((job.nc + GROUP_COLS - 1) / GROUP_COLS);
               if ((int64_t) a_strips * MR * job.kc <= A_RESIDENT_MAX && (!parallel || groups >= 2 * threads))
@@ -625,7 +668,8 @@ _executorch_sgemm (const KernelSgemm *g)
                   run_1d (parallel, pack_and_compute_group, &job, groups);
                   continue;
                 }
-              run_1d (parallel && job.nc * job.kc >= PACK_PARALLEL_MIN, pack_b_strip, &job, b_strips);
+              if (!b_ready)
+                run_1d (parallel && job.nc * job.kc >= PACK_PARALLEL_MIN, pack_b_strip, &job, b_strips);
 
               size_t tile_i = MC / MR, tile_j = b_strips;
               if (parallel)

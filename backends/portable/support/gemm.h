@@ -51,6 +51,12 @@ typedef struct
    * of a_packed_m rows packed whole (0: m); a_packed_row0 is a multiple of
    * 6 (the strips' height), so a task can take a block of output channels. */
   int64_t a_packed_m, a_packed_row0;
+  /* When set, B as _executorch_sgemm_pack_b() laid it out once, in strips
+   * b_packed_nr wide (constant weights): the packed path reads it instead
+   * of packing b on every call, where the microkernel in use reads strips
+   * of that width.  b stays valid: the paths without packing read it. */
+  const float *b_packed;
+  int64_t b_packed_nr;
   /* With a_packed: rows [0, c_low_rows) of C are c_low[i * ldc + j]
    * instead (a convolution's first output channels going to a temporary
    * while B is packed once); c_low_rows is a multiple of 6. */
@@ -70,6 +76,18 @@ int64_t _executorch_sgemm_packed_a_floats (int64_t m, int64_t k);
 /* Packs @g's A (m, k, a, a_rs, a_cs) into @dst, in the order the GEMM
  * reads its panels, for KernelSgemm.a_packed. */
 void _executorch_sgemm_pack_a (const KernelSgemm *g, float *dst);
+
+/* The width of the B strips the microkernel in use reads. */
+int64_t _executorch_sgemm_b_strip_width (void);
+
+/* Floats _executorch_sgemm_pack_b() writes for a k x n matrix B in strips
+ * @nr wide. */
+int64_t _executorch_sgemm_packed_b_floats (int64_t k, int64_t n, int64_t nr);
+
+/* Packs @g's B (k, n, b, b_rs, b_cs) into @dst, 64-byte aligned, in
+ * strips @nr wide and in the order the GEMM reads them, for
+ * KernelSgemm.b_packed. */
+void _executorch_sgemm_pack_b (const KernelSgemm *g, int64_t nr, float *dst);
 
 /* Runs @g; false only when the packing buffers could not be allocated. */
 bool _executorch_sgemm (const KernelSgemm *g);

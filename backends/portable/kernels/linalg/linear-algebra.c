@@ -14,6 +14,7 @@
 #include "kernels-private.h"
 
 #include "gemm.h"
+#include "linalg-private.h"
 #include "executorch-threadpool.h"
 
 #include <string.h>
@@ -375,6 +376,15 @@ bmm_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   return matmul_out (ctx, args, n_args, 3);
 }
 
+/* Whether @a and @b share memory. */
+static bool
+overlaps (const EtTensor *a, const EtTensor *b)
+{
+  uintptr_t x = (uintptr_t) a->data, y = (uintptr_t) b->data;
+
+  return x < y + b->nbytes && y < x + a->nbytes;
+}
+
 /* (self, mat1, mat2, beta, alpha, out, ret): beta * self + alpha * (mat1 @ mat2),
  * self broadcast to [m, n]; beta == 0 ignores self entirely. */
 static EtError
@@ -426,9 +436,14 @@ addmm_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
       const float *sv = self->data;
       bool use_self = !(beta_s.d == 0.0);
       _executorch_broadcast_strides (self, 2, sizes, s_str);
-      for (int64_t i = 0; i < m; i++)
-        for (int64_t j = 0; j < n; j++)
-          o[i * n + j] = use_self ? beta.f * sv[i * s_str[0] + j * s_str[1]] : 0.0f;
+      if (use_self && beta.f == 1.0f && s_str[1] == 1 && !overlaps (self, out))
+        /* 1 * x is x: rows copied (a linear's bias, one row for all) */
+        for (int64_t i = 0; i < m; i++)
+          memcpy (o + i * n, sv + i * s_str[0], (size_t) n * sizeof (float));
+      else
+        for (int64_t i = 0; i < m; i++)
+          for (int64_t j = 0; j < n; j++)
+            o[i * n + j] = use_self ? beta.f * sv[i * s_str[0] + j * s_str[1]] : 0.0f;
       FloatOperand fa = { a->data, a->strides[0], a->strides[1], 0 };
       FloatOperand fc = { c->data, c->strides[0], c->strides[1], 0 };
       KernelSgemm g = {
@@ -445,6 +460,13 @@ addmm_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
         .ldc = n,
         .accumulate = true,
       };
+      const KernelPackedMat2 *packed = et_kernel_context_user_data (ctx);
+      if (packed != NULL && packed->data == c->data && packed->k == k && packed->n == n && packed->rs == fc.rs &&
+          packed->cs == fc.cs)
+        {
+          g.b_packed = packed->packed;
+          g.b_packed_nr = packed->nr;
+        }
       if (!_executorch_sgemm (&g))
         return KERNEL_FAIL (ctx, ET_ERROR_MEMORY_ALLOCATION_FAILED, "out of memory packing GEMM operands");
       return ET_OK;
