@@ -199,9 +199,8 @@ tensor_of (const EtValue *value)
   return value != NULL && value->tag == ET_VALUE_TENSOR ? value->u.tensor : NULL;
 }
 
-/* The one instruction other than @user that takes @value directly, or -1. */
-static int64_t
-other_user (EtMethodGraph *graph, const EtValue *value, uint32_t user)
+int64_t
+_executorch_qk_other_user (EtMethodGraph *graph, const EtValue *value, uint32_t user)
 {
   uint32_t n = et_method_graph_n_instructions (graph);
   int64_t found = -1;
@@ -226,9 +225,8 @@ other_user (EtMethodGraph *graph, const EtValue *value, uint32_t user)
   return found;
 }
 
-/* Used by @a and @b alone (@value's list included). */
-static bool
-used_only_by_pair (EtMethodGraph *graph, const EtValue *value, uint32_t a, uint32_t b)
+bool
+_executorch_qk_used_only_by_pair (EtMethodGraph *graph, const EtValue *value, uint32_t a, uint32_t b)
 {
   uint32_t users[] = { a, b };
   return et_method_graph_value_used_only_by (graph, value, users, 2);
@@ -300,8 +298,8 @@ split_quantizes (EtMethodGraph *graph, uint32_t split, const EtValue *self, int6
       for (uint32_t q = 0; q < p; q++)
         if (parts->items[q] == part)
           return false;
-      if (part == self || (quantizes[p] = other_user (graph, part, split)) < 0 || quantizes[p] <= split ||
-          !used_only_by_pair (graph, part, split, (uint32_t) quantizes[p]) ||
+      if (part == self || (quantizes[p] = _executorch_qk_other_user (graph, part, split)) < 0 ||
+          quantizes[p] <= split || !_executorch_qk_used_only_by_pair (graph, part, split, (uint32_t) quantizes[p]) ||
           !_executorch_qk_match_final_quantize (graph, (uint32_t) quantizes[p], tensor_of (part), &rqs[p]))
         return false;
     }
@@ -333,7 +331,7 @@ _executorch_qk_byte_split_install (EtMethodGraph *graph, uint32_t split, const E
 
   et_method_graph_set_kernel (graph, split, kernel);
   for (uint32_t p = 0; p < parts->length; p++)
-    et_method_graph_set_kernel (graph, (uint32_t) other_user (graph, parts->items[p], split),
+    et_method_graph_set_kernel (graph, (uint32_t) _executorch_qk_other_user (graph, parts->items[p], split),
                                 &_executorch_qk_unstage_bytes_kernel);
 }
 
@@ -353,16 +351,16 @@ rewrite_byte_cat (EtMethodGraph *graph, uint32_t cat)
   if (args == NULL || args[1]->tag != ET_VALUE_INT || args[2] != args[3])
     return;
   parts = &args[0]->u.list;
-  if ((quantize = other_user (graph, args[2], cat)) <= cat ||
-      !used_only_by_pair (graph, args[2], cat, (uint32_t) quantize) ||
+  if ((quantize = _executorch_qk_other_user (graph, args[2], cat)) <= cat ||
+      !_executorch_qk_used_only_by_pair (graph, args[2], cat, (uint32_t) quantize) ||
       !_executorch_qk_match_final_quantize (graph, (uint32_t) quantize, tensor_of (args[2]), &rq))
     return;
   for (uint32_t p = 0; p < parts->length; p++)
     {
       EtValue *staged;
       QkByteSource source;
-      if (parts->items[p] == args[2] || (deqs[p] = other_user (graph, parts->items[p], cat)) < 0 || deqs[p] >= cat ||
-          !used_only_by_pair (graph, parts->items[p], (uint32_t) deqs[p], cat) ||
+      if (parts->items[p] == args[2] || (deqs[p] = _executorch_qk_other_user (graph, parts->items[p], cat)) < 0 ||
+          deqs[p] >= cat || !_executorch_qk_used_only_by_pair (graph, parts->items[p], (uint32_t) deqs[p], cat) ||
           !_executorch_qk_match_byte_dequantize (graph, (uint32_t) deqs[p], &staged, &source) ||
           staged != parts->items[p] || !requant_table (&source, &rq, tables[p]))
         return;

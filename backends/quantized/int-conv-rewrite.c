@@ -492,10 +492,8 @@ float_scalar (const EtValue *value, float *out)
   return isfinite (*out);
 }
 
-/* A static, contiguous Float tensor that can hold the bytes of its own
- * elements after a StagedBytes header. */
-static bool
-bytes_fit (const EtTensor *t)
+bool
+_executorch_qk_bytes_fit (const EtTensor *t)
 {
   return t != NULL && t->scalar_type == ET_SCALAR_FLOAT && t->shape_dynamism == ET_SHAPE_STATIC &&
          et_tensor_is_contiguous (t) && (t->flags & ET_TENSOR_FLAG_CONSTANT) == 0 && t->device_type == ET_DEVICE_CPU &&
@@ -742,7 +740,8 @@ conv_folds_clamp (EtMethodGraph *graph, uint32_t deq, uint32_t table, uint32_t q
   bool is_signed;
   int lo, hi;
 
-  if (deq < 2 || table != deq + 1 || quantize != deq + 2 || !_executorch_qk_lut_kernel_clamp (lut, &is_signed, &lo, &hi))
+  if (deq < 2 || table != deq + 1 || quantize != deq + 2 ||
+      !_executorch_qk_lut_kernel_clamp (lut, &is_signed, &lo, &hi))
     return;
   d_args = et_method_graph_args (graph, deq, &n_d_args);
   q_args = et_method_graph_args (graph, quantize, &n_q_args);
@@ -782,7 +781,7 @@ rewrite_requantize (EtMethodGraph *graph, uint32_t conv)
   QkRequant rq = { .lo = -INFINITY, .hi = INFINITY };
 
   args = et_method_graph_args (graph, conv, &n_args);
-  if (n_args != 11 || !bytes_fit (conv_out = tensor_of (args[9])))
+  if (n_args != 11 || !_executorch_qk_bytes_fit (conv_out = tensor_of (args[9])))
     return;
   /* a NaN or infinite bias is left to the float path's own handling */
   if ((bias = tensor_of (args[2])) != NULL)
@@ -805,7 +804,8 @@ rewrite_requantize (EtMethodGraph *graph, uint32_t conv)
   if (act_kernel != NULL)
     {
       act_out = tensor_of (act_args[n_act_args - 2]);
-      if (!bytes_fit (act_out) || act_out->numel != conv_out->numel || act_args[0] == act_args[n_act_args - 2] ||
+      if (!_executorch_qk_bytes_fit (act_out) || act_out->numel != conv_out->numel ||
+          act_args[0] == act_args[n_act_args - 2] ||
           (quantize = sole_reader (graph, act_args[n_act_args - 2], (uint32_t) next, 0)) < 0 ||
           !is_final_quantize (graph, (uint32_t) quantize, act_out, &rq))
         return;
@@ -837,10 +837,11 @@ byte_dequantize (EtMethodGraph *graph, uint32_t deq, EtValue ***args_out, const 
   if (!own_kernel (et_method_graph_kernel (graph, deq), "quantized_decomposed::dequantize_per_tensor.out"))
     return false;
   args = et_method_graph_args (graph, deq, &n_args);
-  if (n_args != 9 || (input = tensor_of (args[0])) == NULL || !bytes_fit (deq_out = tensor_of (args[7])) ||
-      args[7] != args[8] || deq_out->numel != input->numel || !et_tensor_is_contiguous (input) ||
-      input->device_type != ET_DEVICE_CPU || (args[1]->tag != ET_VALUE_DOUBLE && args[1]->tag != ET_VALUE_INT) ||
-      !int_value (args[2], zp) || !int_value (args[5], dtype) || *dtype != input->scalar_type ||
+  if (n_args != 9 || (input = tensor_of (args[0])) == NULL ||
+      !_executorch_qk_bytes_fit (deq_out = tensor_of (args[7])) || args[7] != args[8] ||
+      deq_out->numel != input->numel || !et_tensor_is_contiguous (input) || input->device_type != ET_DEVICE_CPU ||
+      (args[1]->tag != ET_VALUE_DOUBLE && args[1]->tag != ET_VALUE_INT) || !int_value (args[2], zp) ||
+      !int_value (args[5], dtype) || *dtype != input->scalar_type ||
       (*dtype != ET_SCALAR_CHAR && *dtype != ET_SCALAR_BYTE) || *zp < -(1 << 24) || *zp > (1 << 24) ||
       !float_out (args[6], deq_out))
     return false;
@@ -882,7 +883,7 @@ rewrite_activation_table (EtMethodGraph *graph, uint32_t deq)
     rq.lo = 0.0f;
   act_out = tensor_of (act_args[n_act_args - 2]);
   if (act_args[n_act_args - 2] != act_args[n_act_args - 1] || act_args[0] == act_args[n_act_args - 2] ||
-      !bytes_fit (act_out) || act_out->numel != input->numel ||
+      !_executorch_qk_bytes_fit (act_out) || act_out->numel != input->numel ||
       (quantize = sole_reader (graph, act_args[n_act_args - 2], (uint32_t) act, 0)) < 0 ||
       !is_final_quantize (graph, (uint32_t) quantize, act_out, &rq))
     return;
@@ -912,7 +913,8 @@ rewrite_activation_table (EtMethodGraph *graph, uint32_t deq)
   et_method_graph_set_kernel (graph, (uint32_t) quantize, &_executorch_qk_unstage_bytes_kernel);
   if (table_reads_bytes (graph, deq, 1, (uint32_t) act, (uint32_t) quantize, lut))
     conv_folds_clamp (graph, deq, (uint32_t) act, (uint32_t) quantize, lut,
-                      relu ? "aten::relu.out [int8 in the convolution]" : "aten::hardtanh.out [int8 in the convolution]");
+                      relu ? "aten::relu.out [int8 in the convolution]"
+                           : "aten::hardtanh.out [int8 in the convolution]");
 }
 
 /* dequantize_per_tensor → sigmoid.out (x, out = s) and mul.out (x, s, out
@@ -953,7 +955,7 @@ rewrite_silu_table (EtMethodGraph *graph, uint32_t deq)
   else
     return;
   y = tensor_of (mul[2]);
-  if (mul[2] == args[7] || mul[2] == sig[1] || !bytes_fit (y) || y->numel != input->numel ||
+  if (mul[2] == args[7] || mul[2] == sig[1] || !_executorch_qk_bytes_fit (y) || y->numel != input->numel ||
       sole_reader (graph, sig[1], readers[0], s_arg) != (int64_t) readers[1] ||
       (quantize = sole_reader (graph, mul[2], readers[1], 0)) < 0 ||
       !is_final_quantize (graph, (uint32_t) quantize, y, &rq))
@@ -1075,7 +1077,7 @@ rewrite_max_pool (EtMethodGraph *graph, uint32_t deq)
       pool_args[5]->tag != ET_VALUE_BOOL || !pool_pair (pool_args[1], NULL, k) || !pool_pair (pool_args[2], k, s) ||
       !pool_pair (pool_args[3], zero, p) || !pool_pair (pool_args[4], one, d) ||
       (pool_out = tensor_of (pool_args[6])) == NULL || (indices = tensor_of (pool_args[7])) == NULL ||
-      pool_args[6] == pool_args[7] || !bytes_fit (pool_out) || pool_out->ndim != 4 ||
+      pool_args[6] == pool_args[7] || !_executorch_qk_bytes_fit (pool_out) || pool_out->ndim != 4 ||
       pool_out->sizes[0] != input->sizes[0] || pool_out->sizes[1] != input->sizes[1] ||
       !only_used_by (graph, pool_args[7], (uint32_t) pool))
     return;
@@ -1215,8 +1217,8 @@ is_byte_permute (EtMethodGraph *graph, uint32_t index, const EtValue *self, EtVa
     return false;
   args = et_method_graph_args (graph, index, &n_args);
   if (n_args != 4 || args[0] != self || args[2] != args[3] || args[0] == args[2] ||
-      !bytes_fit (o = tensor_of (args[2])) || args[1]->tag != ET_VALUE_LIST_INT || args[1]->u.list.length != in->ndim ||
-      o->ndim != in->ndim || o->numel != in->numel || in->ndim > ET_MAX_DIMS)
+      !_executorch_qk_bytes_fit (o = tensor_of (args[2])) || args[1]->tag != ET_VALUE_LIST_INT ||
+      args[1]->u.list.length != in->ndim || o->ndim != in->ndim || o->numel != in->numel || in->ndim > ET_MAX_DIMS)
     return false;
   for (uint32_t i = 0; i < in->ndim; i++)
     {
@@ -1246,7 +1248,7 @@ is_byte_clone (EtMethodGraph *graph, uint32_t index, const EtValue *self, EtValu
     return false;
   args = et_method_graph_args (graph, index, &n_args);
   if (n_args != 5 || args[0] != self || args[3] != args[4] || args[0] == args[3] ||
-      !bytes_fit (o = tensor_of (args[3])) || o->ndim != in->ndim || o->numel != in->numel)
+      !_executorch_qk_bytes_fit (o = tensor_of (args[3])) || o->ndim != in->ndim || o->numel != in->numel)
     return false;
   for (uint32_t i = 0; i < in->ndim; i++)
     if (o->sizes[i] != in->sizes[i])
@@ -1393,6 +1395,7 @@ rewrite_int_convs (void *user_data, EtMethodGraph *graph)
     }
   for (uint32_t deq = 0; deq < n; deq++)
     rewrite_byte_moves (graph, deq);
+  _executorch_qk_rewrite_byte_adds (graph);
   _executorch_qk_rewrite_byte_cats (graph);
 }
 
@@ -1415,7 +1418,7 @@ _executorch_qk_match_byte_dequantize (EtMethodGraph *graph, uint32_t deq, EtValu
 bool
 _executorch_qk_match_final_quantize (EtMethodGraph *graph, uint32_t index, const EtTensor *value, QkRequant *rq)
 {
-  return value != NULL && bytes_fit (value) && is_final_quantize (graph, index, value, rq);
+  return value != NULL && _executorch_qk_bytes_fit (value) && is_final_quantize (graph, index, value, rq);
 }
 
 bool

@@ -214,7 +214,7 @@ bool _executorch_qk_int_conv_reads_input_first (const EtKernel *conv_kernel, EtV
  * stride 1 with "same" padding); false where its form cannot take bytes
  * or run in place.  And those arguments, or NULL. */
 bool _executorch_qk_int_conv_set_byte_input (const EtKernel *conv_kernel, EtValue *const *args, EtValue **deq_args,
-                                              bool in_place);
+                                             bool in_place);
 /* Whether @conv_kernel, with convolution.out's arguments @args, reads
  * int8/uint8 bytes as well as staged int16 values (both fill the same
  * u8 columns, or the depthwise form). */
@@ -281,6 +281,24 @@ typedef struct
 bool _executorch_qk_match_byte_dequantize (EtMethodGraph *graph, uint32_t deq, EtValue **out, QkByteSource *source);
 bool _executorch_qk_match_final_quantize (EtMethodGraph *graph, uint32_t index, const EtTensor *value, QkRequant *rq);
 bool _executorch_qk_is_registered (const EtKernel *kernel);
+/* A static, contiguous Float tensor that can hold the bytes of its own
+ * elements after a StagedBytes header (int-conv-rewrite.c). */
+bool _executorch_qk_bytes_fit (const EtTensor *t);
+/* The one instruction other than @user that takes @value directly, or
+ * -1; whether @value (its list included) is used by @a and @b alone
+ * (int-cat.c). */
+int64_t _executorch_qk_other_user (EtMethodGraph *graph, const EtValue *value, uint32_t user);
+bool _executorch_qk_used_only_by_pair (EtMethodGraph *graph, const EtValue *value, uint32_t a, uint32_t b);
+
+/* int-add.c: dequantize -> add (alpha 1, a float input of the same sizes)
+ * -> quantize on the bytes, for every add of a method. */
+void _executorch_qk_rewrite_byte_adds (EtMethodGraph *graph);
+/* The add on staged bytes: argument @staged_arg (0 or 1) the bytes of
+ * @source, the other a float tensor of as many elements, the sum clamped
+ * to [rq->lo, rq->hi] and quantized with @rq into out's staged bytes, for
+ * tests.  With a NULL @graph the kernel is the caller's to g_free. */
+const EtKernel *_executorch_qk_byte_add_kernel_new (EtMethodGraph *graph, uint32_t staged_arg,
+                                                    const QkByteSource *source, const QkRequant *rq);
 
 /* int-cat.c: dequantize → cat → quantize and dequantize → (byte moves) →
  * split_with_sizes_copy → quantizes on the bytes.  The cats of a method
@@ -328,7 +346,7 @@ void _executorch_qk_emit_row (const QkOutput *o, const int32_t *acc, int64_t off
 /* A convolution with one input and one output channel per group. */
 typedef struct
 {
-  const int16_t *x;    /* staged planes [channels][ih][iw], or */
+  const int16_t *x;     /* staged planes [channels][ih][iw], or */
   const uint8_t *bytes; /* the int8 (is_signed) or uint8 planes, minus zp */
   bool is_signed;
   int16_t zp;
