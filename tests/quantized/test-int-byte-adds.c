@@ -14,8 +14,8 @@
  * plug-in's), and every output must equal, byte for byte, both the method
  * loaded with EXECUTORCH_QUANTIZED_REFERENCE=1 and upstream's runtime.
  */
-#include "../../tools/npy.h"
 #include "int-kernels-private.h"
+#include "quant-fixture.h"
 #include "kernel-test-util.h"
 
 #include "executorch-threadpool.h"
@@ -177,71 +177,21 @@ static const EtMethodRewrite observer = {
   .rewrite = observe,
 };
 
-static NpyArray
-read_npy (const char *name)
-{
-  g_autofree char *path = g_build_filename (TEST_MODELS_DIR, "quant", "resblock_q8", name, NULL);
-  g_autoptr (GError) error = NULL;
-  NpyArray array = { 0 };
-
-  g_assert_true (npy_read_file (path, &array, &error));
-  g_assert_no_error (error);
-  return array;
-}
-
-static ExecutorchMethod *
-load_resblock (bool reference)
-{
-  g_autofree char *path = g_build_filename (TEST_MODELS_DIR, "quant", "resblock_q8", "resblock_q8.pte", NULL);
-  g_autoptr (GError) error = NULL;
-  g_autoptr (ExecutorchProgram) program = executorch_program_new_from_file (path, &error);
-  ExecutorchMethod *method;
-
-  g_assert_no_error (error);
-  if (reference)
-    g_assert_true (g_setenv ("EXECUTORCH_QUANTIZED_REFERENCE", "1", TRUE));
-  else
-    g_unsetenv ("EXECUTORCH_QUANTIZED_REFERENCE");
-  method = executorch_program_load_method (program, "forward", &error);
-  g_unsetenv ("EXECUTORCH_QUANTIZED_REFERENCE");
-  g_assert_no_error (error);
-  return method;
-}
-
-static GBytes *
-run_output (ExecutorchMethod *method, const NpyArray *in)
-{
-  g_autoptr (GError) error = NULL;
-  g_autoptr (ExecutorchTensor) input = executorch_tensor_new (in->scalar_type, in->sizes, in->n_dims, in->data, &error);
-  g_autoptr (ExecutorchTensor) out = NULL;
-  GBytes *bytes;
-
-  g_assert_no_error (error);
-  g_assert_true (executorch_method_set_input (method, 0, input, &error));
-  g_assert_true (executorch_method_execute (method, NULL, &error));
-  g_assert_no_error (error);
-  out = executorch_method_get_output (method, 0, &error);
-  g_assert_no_error (error);
-  bytes = executorch_tensor_get_bytes (out, &error);
-  g_assert_no_error (error);
-  return bytes;
-}
-
 static void
 test_fixture (void)
 {
-  g_autoptr (ExecutorchMethod) bytes = load_resblock (false);
+  g_autoptr (ExecutorchMethod) bytes = quant_fixture_load ("resblock_q8", FALSE);
   g_assert_cmpuint (byte_adds, ==, 2); /* both its residual adds */
-  g_autoptr (ExecutorchMethod) reference = load_resblock (true);
+  g_autoptr (ExecutorchMethod) reference = quant_fixture_load ("resblock_q8", TRUE);
   g_assert_cmpuint (byte_adds, ==, 0);
 
   for (guint c = 0; c < 3; c++)
     {
       g_autofree char *in_name = g_strdup_printf ("forward.case%u.in0.npy", c);
       g_autofree char *up_name = g_strdup_printf ("forward.case%u.upstream0.npy", c);
-      NpyArray in = read_npy (in_name), upstream = read_npy (up_name);
-      g_autoptr (GBytes) got = run_output (bytes, &in);
-      g_autoptr (GBytes) want = run_output (reference, &in);
+      NpyArray in = quant_fixture_npy ("resblock_q8", in_name), upstream = quant_fixture_npy ("resblock_q8", up_name);
+      g_autoptr (GBytes) got = quant_fixture_run (bytes, &in, 0);
+      g_autoptr (GBytes) want = quant_fixture_run (reference, &in, 0);
       if (!g_bytes_equal (got, want) || !g_bytes_equal (got, upstream.data))
         g_error ("case %u: the byte add differs from the reference path or from upstream", c);
       npy_array_clear (&upstream);
