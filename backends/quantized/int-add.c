@@ -87,7 +87,8 @@ byte_add (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   QK_TRY (_executorch_qk_tensor (&c, 1 - add->staged_arg, add->staged_arg == 0 ? "other" : "self", &other));
   QK_TRY (_executorch_qk_tensor (&c, 3, "out", &out));
   if (_executorch_qk_staged_bytes (staged) == NULL || other->scalar_type != ET_SCALAR_FLOAT ||
-      !et_tensor_is_contiguous (other) || other->numel != staged->numel || other->data == NULL)
+      !et_tensor_is_contiguous (other) || other->numel != staged->numel || other->data == NULL ||
+      other->nbytes < (size_t) other->numel * sizeof (float))
     return _executorch_qk_fail (&c, ET_ERROR_INTERNAL, "the inputs are not staged bytes and floats of their size");
   QK_TRY (_executorch_qk_resize_like (&c, out, "out", other));
   size_t n = (size_t) other->numel;
@@ -114,9 +115,10 @@ const EtKernel *
 _executorch_qk_byte_add_kernel_new (EtMethodGraph *graph, uint32_t staged_arg, const QkByteSource *source,
                                     const QkRequant *rq)
 {
+  if (staged_arg > 1)
+    return NULL;
   QkByteAdd *k = graph != NULL ? et_method_graph_alloc (graph, sizeof *k) : g_new0 (QkByteAdd, 1);
-
-  if (k == NULL || staged_arg > 1)
+  if (k == NULL)
     return NULL;
   *k = (QkByteAdd){ { "aten::add.out [int8 bytes]", byte_add, k }, staged_arg, *source, *rq };
   return &k->kernel;
