@@ -45,7 +45,9 @@ add_chunk (const void *data, int64_t first, int64_t n)
   const AddJob *job = data;
   const QkByteSource *src = &job->add->source;
   const QkRequant *rq = &job->add->out;
-  float v[PIECE];
+  const float *other = job->other;
+  /* in locals: the float stores below may alias the struct's fields */
+  float lo = rq->lo, hi = rq->hi, v[PIECE];
 
   for (int64_t i = first; i < first + n; i += PIECE)
     {
@@ -54,9 +56,9 @@ add_chunk (const void *data, int64_t first, int64_t n)
       for (int64_t j = 0; j < m; j++)
         {
           /* the float relu and hardtanh: max with lo, then min with hi */
-          float x = v[j] + job->other[i + j];
-          x = x < rq->lo ? rq->lo : x;
-          v[j] = x > rq->hi ? rq->hi : x;
+          float x = v[j] + other[i + j];
+          x = x < lo ? lo : x;
+          v[j] = x > hi ? hi : x;
         }
       _executorch_qk_quantize_float_to_8bit (v, job->out + i, rq->is_signed, m, rq->scale, rq->zero_point, rq->qmin,
                                              rq->qmax);
