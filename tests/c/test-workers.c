@@ -12,6 +12,7 @@ typedef struct
   gsize n_items;
   _Atomic guint calls;
   _Atomic gboolean off_caller; /* some range ran on another thread */
+  _Atomic gboolean *by_caller; /* per item, where not NULL */
   GThread *caller;
   gulong sleep_us; /* per item */
 } Count;
@@ -26,6 +27,8 @@ count_items (gpointer data, gsize first, gsize end)
   for (gsize i = first; i < end; i++)
     {
       atomic_fetch_add (&c->hits[i], 1);
+      if (c->by_caller != NULL)
+        atomic_store (&c->by_caller[i], g_thread_self () == c->caller);
       if (c->sleep_us != 0)
         g_usleep (c->sleep_us);
     }
@@ -43,6 +46,7 @@ count_init (Count *c, gsize n_items)
   atomic_store (&c->off_caller, FALSE);
   c->caller = g_thread_self ();
   c->sleep_us = 0;
+  c->by_caller = NULL;
 }
 
 /* Runs @c's items on @w, or on this thread when @w refuses the region
@@ -127,6 +131,37 @@ test_late_workers_not_waited_for (void)
       run_or_inline (w, &c);
       helped = atomic_load (&c.off_caller);
       assert_each_once (&c);
+    }
+  g_assert_true (helped);
+  workers_free (w);
+}
+
+/* The caller runs the front of a region and the workers its back, so each
+ * thread of two gets about the same half of consecutive regions: the
+ * caller's items are always a prefix. */
+static void
+test_caller_front_workers_back (void)
+{
+  Workers *w = workers_new (1);
+  gboolean helped = FALSE;
+
+  for (int round = 0; round < 50 && !helped; round++)
+    {
+      Count c;
+      count_init (&c, 40);
+      c.sleep_us = 500;
+      c.by_caller = g_new0 (_Atomic gboolean, 40);
+      if (run_or_inline (w, &c))
+        {
+          gsize prefix = 0;
+          while (prefix < 40 && atomic_load (&c.by_caller[prefix]))
+            prefix++;
+          for (gsize i = prefix; i < 40; i++)
+            g_assert_false (atomic_load (&c.by_caller[i]));
+          helped = prefix < 40;
+        }
+      assert_each_once (&c);
+      g_free (c.by_caller);
     }
   g_assert_true (helped);
   workers_free (w);
@@ -232,6 +267,7 @@ main (int argc, char **argv)
   g_test_add_func ("/workers/many-items", test_many_items);
   g_test_add_func ("/workers/late-workers-not-waited-for", test_late_workers_not_waited_for);
   g_test_add_func ("/workers/not-paying-goes-serial", test_not_paying_goes_serial);
+  g_test_add_func ("/workers/caller-front-workers-back", test_caller_front_workers_back);
   g_test_add_func ("/workers/concurrent-callers", test_concurrent_callers);
   g_test_add_func ("/workers/park-then-run", test_park_then_run);
   return g_test_run ();
