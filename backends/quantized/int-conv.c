@@ -279,8 +279,8 @@ conv_form (const EtKernel *conv_kernel, EtValue *const *args)
   const PackedConv *site = site_of (conv_kernel);
   int64_t groups;
 
-  if (site == NULL || input == NULL || weight == NULL || input->ndim != 4 || weight->ndim != 4 || args[8]->tag != ET_VALUE_INT ||
-      (groups = args[8]->u.int_value) <= 0)
+  if (site == NULL || input == NULL || weight == NULL || input->ndim != 4 || weight->ndim != 4 ||
+      args[8]->tag != ET_VALUE_INT || (groups = args[8]->u.int_value) <= 0)
     return FORM_UNKNOWN;
   if (weight->sizes[1] == 1 && weight->sizes[0] == groups && site->w16 != NULL)
     return FORM_DEPTHWISE;
@@ -321,7 +321,8 @@ _executorch_qk_int_conv_set_byte_input (const EtKernel *conv_kernel, EtValue *co
        * plane size at stride 1, each plane copied before it is written */
       if (form != FORM_DEPTHWISE || !int_list (args[3], 2, stride) || !int_list (args[4], 2, padding) ||
           !int_list (args[5], 2, dilation) || stride[0] != 1 || stride[1] != 1 ||
-          2 * padding[0] != dilation[0] * (weight->sizes[2] - 1) || 2 * padding[1] != dilation[1] * (weight->sizes[3] - 1) ||
+          2 * padding[0] != dilation[0] * (weight->sizes[2] - 1) ||
+          2 * padding[1] != dilation[1] * (weight->sizes[3] - 1) ||
           !_executorch_qk_depthwise_copies_planes (_executorch_qk_isa (), weight->sizes[2], weight->sizes[3], 1,
                                                    dilation[1]))
         return false;
@@ -347,8 +348,8 @@ _executorch_qk_int_conv_fold_clamp (const EtKernel *conv_kernel, const EtValue *
 
   if (site == NULL)
     return false;
-  if (!site->requantize || site->bytes_out != from || site->requant.is_signed != is_signed ||
-      lo > site->requant.qmax || hi < site->requant.qmin)
+  if (!site->requantize || site->bytes_out != from || site->requant.is_signed != is_signed || lo > site->requant.qmax ||
+      hi < site->requant.qmin)
     return false;
   /* clamping [qmin, qmax]'s result to [lo, hi] is clamping to their
    * intersection, which is not empty */
@@ -476,8 +477,12 @@ int_conv (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
             .dilation = { dilation[0], dilation[1] },
             .isa = isa,
           };
-          if (!_executorch_qk_depthwise (&dw, (double) oc * (double) n_pixels * (double) k >= QK_PARALLEL_MIN_MACS &&
-                                                  oc > 1 && executorch_threadpool_get_num_threads () > 1))
+          /* a channel's fixed cost (its plane copied and padded, its rows
+           * set up) counts as work too: 576 channels of 7x7 outputs took
+           * 170 us on one thread, at 254 K multiply-adds */
+          double work = (double) oc * ((double) n_pixels * (double) k + QK_DEPTHWISE_CHANNEL_MACS);
+          if (!_executorch_qk_depthwise (&dw, work >= QK_PARALLEL_MIN_MACS && oc > 1 &&
+                                                  executorch_threadpool_get_num_threads () > 1))
             return _executorch_qk_fail (&c, ET_ERROR_MEMORY_ALLOCATION_FAILED,
                                         "no memory for a copy of the depthwise convolution's input plane");
         }

@@ -392,3 +392,5 @@ void _executorch_qk_tile8_sums (const QkTile8 *tile, int64_t n_channels, int64_t
 
 /* Work below which the pool's hand-off costs more than it saves. */
 #define QK_PARALLEL_MIN_MACS (1 << 18)
+/* A depthwise channel's fixed cost, in multiply-adds of the same time. */
+#define QK_DEPTHWISE_CHANNEL_MACS 2048
