@@ -35,6 +35,12 @@ Where the manifest names an XNNPACK-delegated variant of a model, a second
 table runs that delegated .pte with both runtimes (ours through
 libexecutorch-xnnpack) and compares it with our undelegated latency.
 
+Rows of more than one thread also run bench/core-share (from --build, or
+from --core-share) before each round and report the cache-line round trip
+between CPUs 0 and 1: on a virtual machine the host may move its vCPUs
+between one die (tens of ns) and two (hundreds), and a two-thread round
+then belongs to one of two populations.
+
 FLOPs are counted from the program itself: 2 multiply-adds per MAC of every
 convolution, mm, bmm, addmm and linear KernelCall (the rest is negligible).
 """
@@ -332,6 +338,8 @@ def main():
                         help="upstream runs each model's XNNPACK-delegated variant (ours the plain export), "
                         "alternating as usual; models without one are left out")
     parser.add_argument("--json", help="also write the rows to this file")
+    parser.add_argument("--core-share", help="bench/core-share to run before each round of a multi-thread row "
+                        "(default: BUILD/bench/core-share when it runs here)")
     # worker mode
     parser.add_argument("--upstream-server", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -371,6 +379,8 @@ def main():
             row = {"model": model["name"], "threads": t, "gflop": flops / 1e9}
             ours_runs, up_runs = [], []
             for rnd in range(args.repeats):
+                if t > 1:
+                    row.setdefault("round_trip_ns", []).append(core_share_round_trip(args))
                 sides = ["ours", "up"] if rnd % 2 == 0 else ["up", "ours"]
                 for side in sides:
                     if side == "ours" and "ours_error" not in row:
@@ -481,12 +491,25 @@ def main():
     return 0
 
 
+def core_share_round_trip(args):
+    """The cache-line round trip between CPUs 0 and 1 in ns, or None."""
+    tool = args.core_share or os.path.join(args.build, "bench", "core-share")
+    try:
+        out = subprocess.run([tool], capture_output=True, text=True, timeout=30).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    m = re.search(r"round trip (\d+) ns", out)
+    return int(m.group(1)) if m else None
+
+
 def print_round_spread(rows):
     """How far each side's round medians lie apart: on a busy machine a
     ratio near a target is only as sure as this spread."""
     print()
-    print("round medians (ms), lowest-highest and the spread as a share of the median:")
-    print("%-16s %3s %19s %7s %19s %7s" % ("model", "thr", "ours", "spread", "upstream", "spread"))
+    print("round medians (ms), lowest-highest and the spread as a share of the median; round trip: for each")
+    print("round of a multi-thread row, the CPUs' cache-line round trip before it (ns, bench/core-share) and")
+    print("our median in it (ms):")
+    print("%-16s %3s %19s %7s %19s %7s  %s" % ("model", "thr", "ours", "spread", "upstream", "spread", "round trip"))
 
     def span(r, key, median_key):
         rounds = r.get(key) or []
@@ -498,7 +521,9 @@ def print_round_spread(rows):
     for r in rows:
         ours, ours_spread = span(r, "ours_round_ms", "ours_ms")
         up, up_spread = span(r, "up_round_ms", "up_ms")
-        print("%-16s %3d %19s %7s %19s %7s" % (r["model"], r["threads"], ours, ours_spread, up, up_spread))
+        trips = " ".join("%s:%.2f" % ("-" if ns is None else ns, ms)
+                         for ns, ms in zip(r.get("round_trip_ns") or [], r.get("ours_round_ms") or []))
+        print("%-16s %3d %19s %7s %19s %7s  %s" % (r["model"], r["threads"], ours, ours_spread, up, up_spread, trips))
 
 
 def print_speedups(rows):
