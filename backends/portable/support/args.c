@@ -186,6 +186,16 @@ _executorch_wrap_dim (EtKernelContext *ctx, int64_t dim, uint32_t ndim, bool sca
 }
 
 bool
+_executorch_tensors_overlap (const EtTensor *a, const EtTensor *b)
+{
+  const char *pa = a->data, *pb = b->data;
+  size_t na = (size_t) a->numel * _executorch_type_size (a->scalar_type);
+  size_t nb = (size_t) b->numel * _executorch_type_size (b->scalar_type);
+
+  return pa != NULL && pb != NULL && na > 0 && nb > 0 && pa < pb + nb && pb < pa + na;
+}
+
+bool
 _executorch_same_sizes (const EtTensor *a, const EtTensor *b)
 {
   if (a->ndim != b->ndim)

@@ -250,6 +250,8 @@ EtError _executorch_resize (EtKernelContext *ctx, EtTensor *out, uint32_t ndim, 
 EtError _executorch_wrap_dim (EtKernelContext *ctx, int64_t dim, uint32_t ndim, bool scalar_ok, uint32_t *wrapped);
 
 bool _executorch_same_sizes (const EtTensor *a, const EtTensor *b);
+/* Whether the bytes of @a and @b (dense, of any dim order) overlap. */
+bool _executorch_tensors_overlap (const EtTensor *a, const EtTensor *b);
 bool _executorch_same_dim_order (const EtTensor *a, const EtTensor *b);
 bool _executorch_dim_order_is_identity (const EtTensor *t);
 /* Row-major strides of @sizes. */

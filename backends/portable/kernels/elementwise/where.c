@@ -11,15 +11,6 @@
 
 #include <string.h>
 
-/* Whether @t lies partly, but not exactly, over @out's memory. */
-static bool
-overlaps_partly (const EtTensor *t, const EtTensor *out)
-{
-  uintptr_t a = (uintptr_t) t->data, b = (uintptr_t) out->data;
-
-  return a != b && a < b + out->nbytes && b < a + t->nbytes;
-}
-
 /* out = c ? a : b where a, b and out are dense float32 of out's sizes and
  * c is dense with out's sizes, or with its last dimension 1 (one
  * condition a row).  False where it does not apply. */
@@ -29,7 +20,9 @@ where_f32_dense (const EtTensor *c, const EtTensor *a, const EtTensor *b, EtTens
   if (a->scalar_type != ET_SCALAR_FLOAT || b->scalar_type != ET_SCALAR_FLOAT || out->scalar_type != ET_SCALAR_FLOAT ||
       out->ndim == 0 || !et_tensor_is_contiguous (out) || !et_tensor_is_contiguous (a) ||
       !et_tensor_is_contiguous (b) || !et_tensor_is_contiguous (c) || !_executorch_same_sizes (a, out) ||
-      !_executorch_same_sizes (b, out) || c->ndim != out->ndim || overlaps_partly (a, out) || overlaps_partly (b, out))
+      !_executorch_same_sizes (b, out) || c->ndim != out->ndim ||
+      (a->data != out->data && _executorch_tensors_overlap (a, out)) ||
+      (b->data != out->data && _executorch_tensors_overlap (b, out)))
     return false;
   uint32_t last = out->ndim - 1;
   for (uint32_t d = 0; d < last; d++)

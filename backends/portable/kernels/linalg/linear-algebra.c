@@ -376,15 +376,6 @@ bmm_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   return matmul_out (ctx, args, n_args, 3);
 }
 
-/* Whether @a and @b share memory. */
-static bool
-overlaps (const EtTensor *a, const EtTensor *b)
-{
-  uintptr_t x = (uintptr_t) a->data, y = (uintptr_t) b->data;
-
-  return x < y + b->nbytes && y < x + a->nbytes;
-}
-
 /* (self, mat1, mat2, beta, alpha, out, ret): beta * self + alpha * (mat1 @ mat2),
  * self broadcast to [m, n]; beta == 0 ignores self entirely. */
 static EtError
@@ -436,7 +427,7 @@ addmm_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
       const float *sv = self->data;
       bool use_self = !(beta_s.d == 0.0);
       _executorch_broadcast_strides (self, 2, sizes, s_str);
-      if (use_self && beta.f == 1.0f && s_str[1] == 1 && !overlaps (self, out))
+      if (use_self && beta.f == 1.0f && s_str[1] == 1 && !_executorch_tensors_overlap (self, out))
         /* 1 * x is x: rows copied (a linear's bias, one row for all) */
         for (int64_t i = 0; i < m; i++)
           memcpy (o + i * n, sv + i * s_str[0], (size_t) n * sizeof (float));

@@ -294,17 +294,6 @@ dense_copy (EtKernelContext *ctx, const EtTensor *t, int type, KernelTemp *temp,
 DIRECT_CONV (direct_f64, double, double)
 DIRECT_CONV (direct_i64, int64_t, uint64_t)
 
-/* Whether the bytes of @a and @b (dense, of any dim order) overlap. */
-static bool
-overlaps (const EtTensor *a, const EtTensor *b)
-{
-  const char *pa = a->data, *pb = b->data;
-  size_t na = (size_t) a->numel * _executorch_type_size (a->scalar_type);
-  size_t nb = (size_t) b->numel * _executorch_type_size (b->scalar_type);
-
-  return pa != NULL && pb != NULL && na > 0 && nb > 0 && pa < pb + nb && pb < pa + na;
-}
-
 /* The fused instruction's residual, checked against its output. */
 static EtError
 fusion_residual (EtKernelContext *ctx, const KernelConvFusion *fusion, const EtTensor *y, const EtTensor **residual)
@@ -388,8 +377,10 @@ convolution_run (EtKernelContext *ctx, EtValue **args, uint32_t n_args, const Ke
   KernelTemp tx, tw, tb, ty;
   void *dx = NULL, *dw = NULL, *db = NULL, *dy = NULL;
   /* Written straight into out unless it shares bytes with what is read. */
-  bool in_place = y->scalar_type == ctype && _executorch_dim_order_is_identity (y) && !overlaps (y, x) &&
-                  !overlaps (y, w) && (b == NULL || !overlaps (y, b)) && (r == NULL || !overlaps (y, r));
+  bool in_place = y->scalar_type == ctype && _executorch_dim_order_is_identity (y) &&
+                  !_executorch_tensors_overlap (y, x) && !_executorch_tensors_overlap (y, w) &&
+                  (b == NULL || !_executorch_tensors_overlap (y, b)) &&
+                  (r == NULL || !_executorch_tensors_overlap (y, r));
   KernelConvEpilogue epilogue = { 0 };
   EtError err = ET_OK;
 
@@ -427,8 +418,9 @@ convolution_run (EtKernelContext *ctx, EtValue **args, uint32_t n_args, const Ke
    * its first channels: just those go through a temporary. */
   int64_t low = 0;
   if (!in_place && kind == KERNEL_COMPUTE_F32 && y->scalar_type == ET_SCALAR_FLOAT &&
-      _executorch_dim_order_is_identity (y) && !overlaps (y, w) && (b == NULL || !overlaps (y, b)) &&
-      (r == NULL || !overlaps (y, r)) && cv.oh * cv.ow > 0)
+      _executorch_dim_order_is_identity (y) && !_executorch_tensors_overlap (y, w) &&
+      (b == NULL || !_executorch_tensors_overlap (y, b)) && (r == NULL || !_executorch_tensors_overlap (y, r)) &&
+      cv.oh * cv.ow > 0)
     {
       size_t plane = (size_t) (cv.oh * cv.ow) * sizeof (float);
       const char *x_end = (const char *) x->data + (size_t) x->numel * _executorch_type_size (x->scalar_type);
@@ -553,7 +545,8 @@ _executorch_convolution_two_out (EtKernelContext *ctx, EtValue **args, uint32_t 
                  (calls[i].weight != NULL || calls[i].packed_weight != NULL) &&
                  (calls[i].bias != NULL || b[i] == NULL) && calls[i].y != NULL && !cv[i].transposed &&
                  !(cv[i].groups == cv[i].cin && cv[i].cin_g == 1 && cv[i].kh * cv[i].kw > 1) &&
-                 !overlaps (out[i], x[0]) && !overlaps (out[i], x[1]) && !overlaps (out[i], out[1 - i]);
+                 !_executorch_tensors_overlap (out[i], x[0]) && !_executorch_tensors_overlap (out[i], x[1]) &&
+                 !_executorch_tensors_overlap (out[i], out[1 - i]);
     }
   if (!together)
     {
