@@ -53,8 +53,8 @@ column_start (const QkConvGeometry *geo, const QkColumnTap *taps, int64_t j, int
 /* The staged row tap @j reads for output row @y (NULL: padding, or past
  * K), offset so that output column xo reads src[xo * stride]. */
 static inline const int16_t *
-column_source (const QkConvGeometry *geo, const QkColumnTap *taps, const int16_t *planes, int64_t j, int64_t y, int64_t *lo,
-               int64_t *hi)
+column_source (const QkConvGeometry *geo, const QkColumnTap *taps, const int16_t *planes, int64_t j, int64_t y,
+               int64_t *lo, int64_t *hi)
 {
   int64_t start;
 
@@ -193,7 +193,8 @@ u8_16_even (const QkU8Source *src, bool bytes, int64_t i)
   __m128i low_bytes = _mm_set1_epi16 (0xff);
 
   if (bytes)
-    return _mm_xor_si128 (_mm_packus_epi16 (_mm_and_si128 (_mm_loadu_si128 ((const __m128i *) (src->bytes + i)), low_bytes),
+    return _mm_xor_si128 (_mm_packus_epi16 (_mm_and_si128 (_mm_loadu_si128 ((const __m128i *) (src->bytes + i)),
+                                                           low_bytes),
                                             _mm_and_si128 (_mm_loadu_si128 ((const __m128i *) (src->bytes + i + 16)),
                                                            low_bytes)),
                           _mm_set1_epi8 ((char) src->flip));
@@ -214,6 +215,31 @@ store_quads_16 (uint8_t *dst, const __m128i b[4])
 }
 #endif
 
+/* Quads dst[p][t] = element start[t] + p of the source, or the pad where
+ * start[t] < 0 (a channel past the last), for p < n. */
+static ALWAYS_INLINE void
+interleave_quads (const QkU8Source *src, bool bytes, const int64_t start[4], uint8_t *dst, int64_t n)
+{
+  int64_t p = 0;
+  bool all = true;
+
+  for (int t = 0; t < 4; t++)
+    all &= start[t] >= 0;
+#if defined(__x86_64__) && defined(__SSE2__)
+  if (all)
+    for (; p + 16 <= n; p += 16)
+      {
+        __m128i q[4];
+        for (int t = 0; t < 4; t++)
+          q[t] = u8_16 (src, bytes, start[t] + p);
+        store_quads_16 (dst + 4 * p, q);
+      }
+#endif
+  for (; p < n; p++)
+    for (int t = 0; t < 4; t++)
+      dst[4 * p + t] = start[t] >= 0 ? u8_at (src, bytes, start[t] + p) : (uint8_t) src->pad;
+}
+
 static ALWAYS_INLINE void
 fill_pointwise_u8 (const QkConvGeometry *geo, const QkU8Source *source, bool bytes, uint8_t *cols8, int64_t first,
                    int64_t end)
@@ -225,26 +251,10 @@ fill_pointwise_u8 (const QkConvGeometry *geo, const QkU8Source *source, bool byt
   for (int64_t kq = first; kq < end; kq++)
     {
       uint8_t *dst = cols8 + kq * geo->p_pad * 4;
-      int64_t start[4], p = 0;
-      bool all = true;
+      int64_t start[4];
       for (int t = 0; t < 4; t++)
-        {
-          start[t] = 4 * kq + t < geo->k ? (4 * kq + t) * n : -1;
-          all &= start[t] >= 0;
-        }
-#if defined(__x86_64__) && defined(__SSE2__)
-      if (all)
-        for (; p + 16 <= n; p += 16)
-          {
-            __m128i q[4];
-            for (int t = 0; t < 4; t++)
-              q[t] = u8_16 (src, bytes, start[t] + p);
-            store_quads_16 (dst + 4 * p, q);
-          }
-#endif
-      for (; p < n; p++)
-        for (int t = 0; t < 4; t++)
-          dst[4 * p + t] = start[t] >= 0 ? u8_at (src, bytes, start[t] + p) : (uint8_t) src->pad;
+        start[t] = 4 * kq + t < geo->k ? (4 * kq + t) * n : -1;
+      interleave_quads (src, bytes, start, dst, n);
       memset (dst + n * 4, (uint8_t) src->pad, (size_t) (geo->p_pad - n) * 4);
     }
 }
@@ -368,4 +378,74 @@ _executorch_qk_fill_columns (const QkFill *fill, bool parallel)
   else
     for (size_t task = 0; task < n_tasks; task++)
       fill_task ((gpointer) fill, task);
+}
+
+/* ---- The direct form ---- */
+
+bool
+_executorch_qk_direct_init (const QkConvGeometry *geo, QkDirect *d)
+{
+  if (geo->stride[0] != 1 || geo->stride[1] != 1)
+    return false;
+  d->geo = geo;
+  d->c_quads = (geo->icg + 3) / 4;
+  d->hp = geo->ih + 2 * geo->padding[0];
+  d->wp = geo->iw + 2 * geo->padding[1];
+  d->n_flat = geo->oh * d->wp;
+  d->p_pad = (d->n_flat + QK_TILE_PIXELS - 1) / QK_TILE_PIXELS * QK_TILE_PIXELS;
+  /* the last tap of the last padded pixel reads this far */
+  int64_t reach = d->p_pad + (geo->kh - 1) * geo->dilation[0] * d->wp + (geo->kw - 1) * geo->dilation[1];
+  d->plane = (reach + 15) / 16 * 16;
+  return true;
+}
+
+void
+_executorch_qk_direct_offsets (const QkDirect *d, int64_t *koff)
+{
+  const QkConvGeometry *geo = d->geo;
+
+  for (int64_t ky = 0; ky < geo->kh; ky++)
+    for (int64_t kx = 0; kx < geo->kw; kx++)
+      for (int64_t cq = 0; cq < d->c_quads; cq++)
+        koff[(ky * geo->kw + kx) * d->c_quads + cq] =
+            (cq * d->plane + ky * geo->dilation[0] * d->wp + kx * geo->dilation[1]) * 4;
+}
+
+static ALWAYS_INLINE void
+fill_image_body (const QkDirect *d, const QkU8Source *source, bool bytes, uint8_t *image, int64_t cq0, int64_t cq1)
+{
+  const QkU8Source copy = *source, *src = &copy;
+  const QkConvGeometry *geo = d->geo;
+  int64_t ph = geo->padding[0], pw = geo->padding[1], plane_in = geo->ih * geo->iw;
+  uint8_t pad = (uint8_t) src->pad;
+
+  for (int64_t cq = cq0; cq < cq1; cq++)
+    {
+      uint8_t *dst = image + cq * d->plane * 4;
+      int64_t start[4];
+      for (int t = 0; t < 4; t++)
+        start[t] = 4 * cq + t < geo->icg ? (4 * cq + t) * plane_in : -1;
+      memset (dst, pad, (size_t) (ph * d->wp) * 4);
+      for (int64_t y = 0; y < geo->ih; y++)
+        {
+          uint8_t *row = dst + (ph + y) * d->wp * 4;
+          int64_t from[4];
+          for (int t = 0; t < 4; t++)
+            from[t] = start[t] >= 0 ? start[t] + y * geo->iw : -1;
+          memset (row, pad, (size_t) pw * 4);
+          interleave_quads (src, bytes, from, row + pw * 4, geo->iw);
+          memset (row + (pw + geo->iw) * 4, pad, (size_t) (d->wp - pw - geo->iw) * 4);
+        }
+      int64_t filled = (ph + geo->ih) * d->wp;
+      memset (dst + filled * 4, pad, (size_t) (d->plane - filled) * 4);
+    }
+}
+
+void
+_executorch_qk_fill_image (const QkDirect *d, const QkU8Source *src, uint8_t *image, int64_t cq0, int64_t cq1)
+{
+  if (src->bytes != NULL)
+    fill_image_body (d, src, true, image, cq0, cq1);
+  else
+    fill_image_body (d, src, false, image, cq0, cq1);
 }

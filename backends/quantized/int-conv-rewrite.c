@@ -367,7 +367,7 @@ weight_qparams (EtMethodGraph *graph, uint32_t w_producer, int64_t n_channels, d
 
 /* The convolution's kernel with its weights packed now, or NULL. */
 static const EtKernel *
-packed_conv (EtMethodGraph *graph, uint32_t w_producer, const EtTensor *w)
+packed_conv (EtMethodGraph *graph, uint32_t w_producer, const EtTensor *w, EtValue *const *conv_args)
 {
   int64_t n_channels = w->sizes[0];
   double *scales = g_new (double, n_channels);
@@ -375,7 +375,7 @@ packed_conv (EtMethodGraph *graph, uint32_t w_producer, const EtTensor *w)
   const EtKernel *kernel = NULL;
 
   if (weight_qparams (graph, w_producer, n_channels, scales, zps))
-    kernel = _executorch_qk_int_conv_packed (graph, w, scales, zps);
+    kernel = _executorch_qk_int_conv_packed (graph, w, scales, zps, conv_args);
   g_free (scales);
   g_free (zps);
   return kernel;
@@ -1373,7 +1373,8 @@ rewrite_int_convs (void *user_data, EtMethodGraph *graph)
           !sums_fit (graph, (uint32_t) x_producer, tensor_of (args[1])->numel / tensor_of (args[1])->sizes[0]))
         continue;
       const EtKernel *conv_kernel =
-          packed_conv (graph, (uint32_t) w_producer, tensor_of (et_method_graph_args (graph, w_producer, &n_args)[0]));
+          packed_conv (graph, (uint32_t) w_producer, tensor_of (et_method_graph_args (graph, w_producer, &n_args)[0]),
+                       args);
       /* all three are kernel instructions with valid replacements: none
        * of these can fail once the first has succeeded */
       if (conv_kernel == NULL || et_method_graph_set_kernel (graph, conv, conv_kernel) != ET_OK)

@@ -180,17 +180,23 @@ tile_vnni_nx16 (const QkTile *t, int64_t n_channels, int64_t p)
 #endif
 
 #ifdef QK_HAVE_AVX2
+/* Row q of the quads: at q * p_pad * 4 bytes of cols8, or at koff[q]
+ * bytes (the direct form's taps); each kernel below is built for both, the
+ * table costing a load per row. */
+#define QUAD_ROW(t, c0, q, step, taps) ((taps) ? (c0) + (t)->koff[q] : (c0) + (q) * (step))
+
 /* 4 channels x 32 pixels of u8 x s8 quads */
-__attribute__ ((target ("avx512f,avx512bw,avx512vnni"))) static void
-tile8_vnni_4x32 (const QkTile8 *t, int64_t p)
+__attribute__ ((target ("avx512f,avx512bw,avx512vnni"))) static inline __attribute__ ((always_inline)) void
+tile8_vnni_4x32_body (const QkTile8 *t, int64_t p, bool taps)
 {
   const uint32_t *w = t->w8;
-  const uint8_t *c = t->cols8 + p * 4;
+  const uint8_t *c0 = t->cols8 + p * 4;
   int64_t kq = t->k_quads, step = t->p_pad * 4;
   __m512i a00 = _mm512_setzero_si512 (), a01 = a00, a10 = a00, a11 = a00, a20 = a00, a21 = a00, a30 = a00, a31 = a00;
 
-  for (int64_t q = 0; q < kq; q++, c += step)
+  for (int64_t q = 0; q < kq; q++)
     {
+      const uint8_t *c = QUAD_ROW (t, c0, q, step, taps);
       __m512i x0 = _mm512_loadu_si512 ((const void *) c);
       __m512i x1 = _mm512_loadu_si512 ((const void *) (c + 64));
       __m512i w0 = _mm512_set1_epi32 ((int32_t) w[q]), w1 = _mm512_set1_epi32 ((int32_t) w[kq + q]);
@@ -219,27 +225,54 @@ tile8_vnni_4x32 (const QkTile8 *t, int64_t p)
 }
 
 /* @n_channels (1 to 4) x 16 pixels */
-__attribute__ ((target ("avx512f,avx512bw,avx512vnni"))) static void
-tile8_vnni_nx16 (const QkTile8 *t, int64_t n_channels, int64_t p)
+__attribute__ ((target ("avx512f,avx512bw,avx512vnni"))) static inline __attribute__ ((always_inline)) void
+tile8_vnni_nx16_body (const QkTile8 *t, int64_t n_channels, int64_t p, bool taps)
 {
   for (int64_t ch = 0; ch < n_channels; ch++)
     {
       const uint32_t *w = t->w8 + ch * t->k_quads;
-      const uint8_t *c = t->cols8 + p * 4;
+      const uint8_t *c0 = t->cols8 + p * 4;
       int64_t step = t->p_pad * 4, q = 0;
       __m512i a = _mm512_setzero_si512 (), b = a;
 
-      for (; q + 2 <= t->k_quads; q += 2, c += 2 * step)
+      for (; q + 2 <= t->k_quads; q += 2)
         {
-          a = _mm512_dpbusd_epi32 (a, _mm512_loadu_si512 ((const void *) c), _mm512_set1_epi32 ((int32_t) w[q]));
-          b = _mm512_dpbusd_epi32 (b, _mm512_loadu_si512 ((const void *) (c + step)),
+          a = _mm512_dpbusd_epi32 (a, _mm512_loadu_si512 ((const void *) QUAD_ROW (t, c0, q, step, taps)),
+                                   _mm512_set1_epi32 ((int32_t) w[q]));
+          b = _mm512_dpbusd_epi32 (b, _mm512_loadu_si512 ((const void *) QUAD_ROW (t, c0, q + 1, step, taps)),
                                    _mm512_set1_epi32 ((int32_t) w[q + 1]));
         }
       if (q < t->k_quads)
-        a = _mm512_dpbusd_epi32 (a, _mm512_loadu_si512 ((const void *) c), _mm512_set1_epi32 ((int32_t) w[q]));
+        a = _mm512_dpbusd_epi32 (a, _mm512_loadu_si512 ((const void *) QUAD_ROW (t, c0, q, step, taps)),
+                                 _mm512_set1_epi32 ((int32_t) w[q]));
       _mm512_storeu_si512 ((void *) (t->acc + ch * t->acc_stride + p),
                            _mm512_sub_epi32 (_mm512_add_epi32 (a, b), _mm512_set1_epi32 (t->offset[ch])));
     }
+}
+
+/* The pixels [p0, p1) of a tile, rows at @taps' offsets or not. */
+__attribute__ ((target ("avx512f,avx512bw,avx512vnni"))) static inline __attribute__ ((always_inline)) void
+tile8_vnni_body (const QkTile8 *tile, int64_t n_channels, int64_t p0, int64_t p1, bool taps)
+{
+  int64_t p = p0;
+
+  if (n_channels == QK_TILE_CHANNELS)
+    for (; p + 32 <= p1; p += 32)
+      tile8_vnni_4x32_body (tile, p, taps);
+  for (; p < p1; p += 16)
+    tile8_vnni_nx16_body (tile, n_channels, p, taps);
+}
+
+__attribute__ ((target ("avx512f,avx512bw,avx512vnni"))) static void
+tile8_vnni_rows (const QkTile8 *tile, int64_t n_channels, int64_t p0, int64_t p1)
+{
+  tile8_vnni_body (tile, n_channels, p0, p1, false);
+}
+
+__attribute__ ((target ("avx512f,avx512bw,avx512vnni"))) static void
+tile8_vnni_taps (const QkTile8 *tile, int64_t n_channels, int64_t p0, int64_t p1)
+{
+  tile8_vnni_body (tile, n_channels, p0, p1, true);
 }
 #endif
 
@@ -247,13 +280,10 @@ void
 _executorch_qk_tile8_sums (const QkTile8 *tile, int64_t n_channels, int64_t p0, int64_t p1)
 {
 #ifdef QK_HAVE_AVX2
-  int64_t p = p0;
-
-  if (n_channels == QK_TILE_CHANNELS)
-    for (; p + 32 <= p1; p += 32)
-      tile8_vnni_4x32 (tile, p);
-  for (; p < p1; p += 16)
-    tile8_vnni_nx16 (tile, n_channels, p);
+  if (tile->koff != NULL)
+    tile8_vnni_taps (tile, n_channels, p0, p1);
+  else
+    tile8_vnni_rows (tile, n_channels, p0, p1);
 #else
   (void) tile, (void) n_channels, (void) p0, (void) p1;
 #endif

@@ -41,6 +41,10 @@ typedef struct
   const uint32_t *w8;   /* [OC in group][k_quads] */
   const int32_t *offset;
   int64_t k_quads;
+  /* the direct form (int-conv-direct): the rows' byte offsets, and the
+   * width of a flat output row, of which the first ow are the output's */
+  const int64_t *koff;
+  int64_t wp, ow;
 } ConvJob;
 
 /* Bytes of columns a stretch may span: they are reread once per channel
@@ -53,6 +57,21 @@ scale_channel (const ConvJob *job, int64_t oc, int64_t p0, int64_t p1)
 {
   _executorch_qk_emit_row (&job->out, job->acc + oc * job->p_pad + p0, job->out_offset + oc * job->n_pixels + p0,
                            p1 - p0, job->scale[oc], job->bias != NULL ? (double) job->bias[oc] : 0.0);
+}
+
+/* The direct form's result of channel @oc for flat pixels [p0, p1): the
+ * first ow of each wp-wide row. */
+static void
+scale_channel_rows (const ConvJob *job, int64_t oc, int64_t p0, int64_t p1)
+{
+  for (int64_t y = p0 / job->wp; y * job->wp < p1; y++)
+    {
+      int64_t x0 = MAX (p0 - y * job->wp, 0), x1 = MIN (p1 - y * job->wp, job->ow);
+      if (x0 < x1 && y * job->ow < job->n_pixels)
+        _executorch_qk_emit_row (&job->out, job->acc + oc * job->p_pad + y * job->wp + x0,
+                                 job->out_offset + oc * job->n_pixels + y * job->ow + x0, x1 - x0, job->scale[oc],
+                                 job->bias != NULL ? (double) job->bias[oc] : 0.0);
+    }
 }
 
 /* Task @task: channel block task % n_blocks (channels [block * 4,
@@ -83,14 +102,46 @@ conv_task (void *data, size_t task)
         .offset = job->offset + first,
         .acc = tile.acc,
         .acc_stride = job->p_pad,
+        .koff = job->koff,
       };
       _executorch_qk_tile8_sums (&tile8, end - first, p0, p1);
     }
   else
     _executorch_qk_tile_sums (&tile, job->isa, end - first, p0, p1);
-  if (p0 < job->n_pixels)
+  if (job->wp > 0)
+    for (int64_t oc = first; oc < end; oc++)
+      scale_channel_rows (job, oc, p0, p1);
+  else if (p0 < job->n_pixels)
     for (int64_t oc = first; oc < end; oc++)
       scale_channel (job, oc, p0, MIN (p1, job->n_pixels));
+}
+
+typedef struct
+{
+  const QkDirect *direct;
+  const QkU8Source *src;
+  uint8_t *image;
+} ImageJob;
+
+static void
+image_task (void *data, size_t task)
+{
+  const ImageJob *job = data;
+
+  _executorch_qk_fill_image (job->direct, job->src, job->image, (int64_t) task, (int64_t) task + 1);
+}
+
+/* The direct form's image, a channel quad a task over the pool when
+ * @parallel. */
+static void
+fill_image (const QkDirect *direct, const QkU8Source *src, uint8_t *image, bool parallel)
+{
+  ImageJob job = { direct, src, image };
+
+  if (parallel && direct->c_quads > 1)
+    executorch_threadpool_parallelize_1d (image_task, &job, (size_t) direct->c_quads);
+  else
+    _executorch_qk_fill_image (direct, src, image, 0, direct->c_quads);
 }
 
 static bool
@@ -131,6 +182,11 @@ typedef struct
   const uint32_t *w8;    /* [OC][k_quads]: four int8 per word, K padded with 0 */
   const int32_t *w_sums; /* [OC] */
   int64_t k_quads;
+  /* or, for the direct form (a stride of 1 and a window past 1x1), four
+   * input channels a word at each tap: [OC][taps][c_quads], channels
+   * past the last 0; w8 is then NULL */
+  const uint32_t *w8_taps;
+  int64_t taps_quads; /* taps x c_quads */
   bool requantize;
   QkRequant requant;
   /* the quantize's int8/uint8 result the requantized bytes go straight
@@ -147,8 +203,59 @@ typedef struct
 
 static EtError int_conv (EtKernelContext *ctx, EtValue **args, uint32_t n_args);
 
+static bool int_list (const EtValue *v, uint32_t length, int64_t *items);
+
+/* Pixels the sums cover, rounded up to whole tiles. */
+static int64_t
+tiled (int64_t pixels)
+{
+  return (pixels + QK_TILE_PIXELS - 1) / QK_TILE_PIXELS * QK_TILE_PIXELS;
+}
+
+/* The direct form for a convolution at stride 1 whose window is more than
+ * one tap and whose groups have four input channels or more (fewer would
+ * leave most of each quad empty), where the columns it throws away add at
+ * most a tenth to the sums: the fill it saves costs about that (13x13
+ * planes, 15 wide with their padding, lost 6 % in SqueezeNet; 14x14 gained
+ * 24 % in ResNet-18 at 8 % more sums). */
+static bool
+takes_direct_form (const EtTensor *w, EtValue *const *conv_args)
+{
+  const EtTensor *x = conv_args[0]->tag == ET_VALUE_TENSOR ? conv_args[0]->u.tensor : NULL;
+  int64_t stride[2], padding[2], dilation[2];
+
+  if (x == NULL || x->ndim != 4 || w->ndim != 4 || w->sizes[1] < 4 || w->sizes[2] * w->sizes[3] <= 1 ||
+      !int_list (conv_args[3], 2, stride) || !int_list (conv_args[4], 2, padding) ||
+      !int_list (conv_args[5], 2, dilation) || stride[0] != 1 || stride[1] != 1 || padding[0] < 0 || padding[1] < 0)
+    return false;
+  int64_t hp = x->sizes[2] + 2 * padding[0], wp = x->sizes[3] + 2 * padding[1];
+  int64_t oh = hp - dilation[0] * (w->sizes[2] - 1), ow = wp - dilation[1] * (w->sizes[3] - 1);
+  return oh > 0 && ow > 0 && (double) tiled (oh * wp) <= 1.1 * (double) tiled (oh * ow);
+}
+
+/* The weights four input channels a word at each tap ([OC][taps][c_quads]),
+ * or NULL when out of memory. */
+static uint32_t *
+pack_taps (EtMethodGraph *graph, const EtTensor *w, int64_t c_quads)
+{
+  int64_t n_channels = w->sizes[0], icg = w->sizes[1], taps = w->sizes[2] * w->sizes[3];
+  uint32_t *w8_taps = et_method_graph_alloc (graph, (size_t) (n_channels * taps * c_quads) * sizeof (uint32_t));
+
+  if (w8_taps == NULL)
+    return NULL;
+  for (int64_t o = 0; o < n_channels; o++)
+    for (int64_t ci = 0; ci < icg; ci++)
+      for (int64_t t = 0; t < taps; t++)
+        {
+          int8_t v = ((const int8_t *) w->data)[(o * icg + ci) * taps + t];
+          w8_taps[(o * taps + t) * c_quads + ci / 4] |= (uint32_t) (uint8_t) v << (8 * (ci % 4));
+        }
+  return w8_taps;
+}
+
 const EtKernel *
-_executorch_qk_int_conv_packed (EtMethodGraph *graph, const EtTensor *w, const double *scales, const int32_t *zps)
+_executorch_qk_int_conv_packed (EtMethodGraph *graph, const EtTensor *w, const double *scales, const int32_t *zps,
+                                EtValue *const *conv_args)
 {
   int64_t n_channels = w->sizes[0], k = w->numel / n_channels, k_pairs = (k + 1) / 2;
   PackedConv *site = et_method_graph_alloc (graph, sizeof *site);
@@ -177,17 +284,22 @@ _executorch_qk_int_conv_packed (EtMethodGraph *graph, const EtTensor *w, const d
     }
   /* vpdpbusd sums four u8 x s8 products in int32: at most
    * 65536 x 255 x 128 in all, so K is bounded */
-  uint32_t *w8 = NULL;
+  uint32_t *w8 = NULL, *w8_taps = NULL;
   int32_t *w_sums = NULL;
   int64_t k_quads = (k + 3) / 4;
+  int64_t taps_quads = w->ndim == 4 ? w->sizes[2] * w->sizes[3] * ((w->sizes[1] + 3) / 4) : 0;
+  bool direct = takes_direct_form (w, conv_args) && taps_quads * 4 <= 65536;
   bool no_zero_points = true;
   for (int64_t o = 0; o < n_channels; o++)
     no_zero_points &= zps[o] == 0;
   if (_executorch_qk_isa () == QK_ISA_AVX512_VNNI && no_zero_points && k_quads * 4 <= 65536)
     {
-      w8 = et_method_graph_alloc (graph, (size_t) (n_channels * k_quads) * sizeof (uint32_t));
+      if (direct)
+        w8_taps = pack_taps (graph, w, (w->sizes[1] + 3) / 4);
+      else
+        w8 = et_method_graph_alloc (graph, (size_t) (n_channels * k_quads) * sizeof (uint32_t));
       w_sums = et_method_graph_alloc (graph, (size_t) n_channels * sizeof (int32_t));
-      if (w8 == NULL || w_sums == NULL)
+      if ((w8 == NULL && w8_taps == NULL) || w_sums == NULL)
         return NULL;
       for (int64_t o = 0; o < n_channels; o++)
         {
@@ -195,14 +307,16 @@ _executorch_qk_int_conv_packed (EtMethodGraph *graph, const EtTensor *w, const d
           int32_t sum = 0;
           for (int64_t j = 0; j < k; j++)
             {
-              w8[o * k_quads + j / 4] |= (uint32_t) (uint8_t) src[j] << (8 * (j % 4));
+              if (w8 != NULL)
+                w8[o * k_quads + j / 4] |= (uint32_t) (uint8_t) src[j] << (8 * (j % 4));
               sum += src[j];
             }
           w_sums[o] = sum;
         }
     }
   *site = (PackedConv){
-    .kernel = { "aten::convolution.out [int8]", int_conv, site },
+    .kernel = { w8_taps != NULL ? "aten::convolution.out [int8 direct]" : "aten::convolution.out [int8]", int_conv,
+                site },
     .n_channels = n_channels,
     .k = k,
     .k_pairs = k_pairs,
@@ -211,6 +325,8 @@ _executorch_qk_int_conv_packed (EtMethodGraph *graph, const EtTensor *w, const d
     .w8 = w8,
     .w_sums = w_sums,
     .k_quads = k_quads,
+    .w8_taps = w8_taps,
+    .taps_quads = taps_quads,
     .w_scales = w_scales,
   };
   return &site->kernel;
@@ -300,8 +416,8 @@ _executorch_qk_int_conv_takes_bytes (const EtKernel *conv_kernel, EtValue *const
 
   /* the bytes become columns only in the u8 x s8 form; the depthwise
    * form reads them as they are */
-  return form == FORM_DEPTHWISE ||
-         (form != FORM_UNKNOWN && _executorch_qk_isa () == QK_ISA_AVX512_VNNI && site_of (conv_kernel)->w8 != NULL);
+  return form == FORM_DEPTHWISE || (form != FORM_UNKNOWN && _executorch_qk_isa () == QK_ISA_AVX512_VNNI &&
+                                    (site_of (conv_kernel)->w8 != NULL || site_of (conv_kernel)->w8_taps != NULL));
 }
 
 bool
@@ -490,28 +606,8 @@ int_conv (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
     }
 
   /* u8 x s8 where the weights were packed so and x + offset is a byte */
-  bool u8 = isa == QK_ISA_AVX512_VNNI && site->w8 != NULL && xin.u8_offset >= 0 && xin.u8_offset <= 255;
-  if (xb != NULL && !u8)
-    return _executorch_qk_fail (&c, ET_ERROR_INTERNAL, "the input's bytes cannot be read as unsigned");
-  int64_t k_quads = site->k_quads;
-  uint8_t *cols8 = NULL;
-  int32_t *offset = NULL;
-  cols = NULL;
-  if (u8)
-    {
-      cols8 = et_kernel_context_scratch (ctx, (size_t) (k_quads * p_pad * 4));
-      offset = et_kernel_context_scratch (ctx, (size_t) oc * sizeof (int32_t));
-      if (cols8 == NULL || offset == NULL)
-        return _executorch_qk_fail (&c, ET_ERROR_MEMORY_ALLOCATION_FAILED, "no scratch memory for the convolution");
-      for (int64_t o = 0; o < oc; o++)
-        /* the sums wrap in int32 as vpdpbusd's do; the difference fits */
-        offset[o] = (int32_t) (uint32_t) ((uint64_t) xin.u8_offset * (uint64_t) (int64_t) site->w_sums[o]);
-    }
-  else if ((cols = et_kernel_context_scratch (ctx, (size_t) k_pairs * p_pad * 2 * sizeof (int16_t))) == NULL)
-    return _executorch_qk_fail (&c, ET_ERROR_MEMORY_ALLOCATION_FAILED, "no scratch memory for the convolution");
-  acc = et_kernel_context_scratch (ctx, (size_t) ocg * p_pad * sizeof (int32_t));
-  if (acc == NULL)
-    return _executorch_qk_fail (&c, ET_ERROR_MEMORY_ALLOCATION_FAILED, "no scratch memory for the convolution");
+  bool u8 = isa == QK_ISA_AVX512_VNNI && (site->w8 != NULL || site->w8_taps != NULL) && xin.u8_offset >= 0 &&
+            xin.u8_offset <= 255;
   QkConvGeometry geo = {
     .icg = icg,
     .ih = ih,
@@ -527,15 +623,52 @@ int_conv (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
     .padding = { padding[0], padding[1] },
     .dilation = { dilation[0], dilation[1] },
   };
-  QkColumnTap *taps = et_kernel_context_scratch (ctx, (size_t) k * sizeof (QkColumnTap));
-  if (taps == NULL)
+  QkDirect direct = { 0 };
+  if (u8 && site->w8_taps != NULL && !_executorch_qk_direct_init (&geo, &direct))
+    u8 = false; /* packed for a stride of 1 */
+  if (xb != NULL && !u8)
+    return _executorch_qk_fail (&c, ET_ERROR_INTERNAL, "the input's bytes cannot be read as unsigned");
+  bool by_taps = u8 && site->w8_taps != NULL;
+  int64_t k_quads = by_taps ? site->taps_quads : site->k_quads;
+  /* the sums' pixels: the direct form's flat rows, else the output's */
+  int64_t sum_pad = by_taps ? direct.p_pad : p_pad;
+  uint8_t *cols8 = NULL;
+  int32_t *offset = NULL;
+  int64_t *koff = NULL;
+  cols = NULL;
+  if (u8)
+    {
+      size_t bytes = (size_t) (by_taps ? direct.c_quads * direct.plane : k_quads * p_pad) * 4;
+      cols8 = et_kernel_context_scratch (ctx, bytes);
+      offset = et_kernel_context_scratch (ctx, (size_t) oc * sizeof (int32_t));
+      if (by_taps && (koff = et_kernel_context_scratch (ctx, (size_t) k_quads * sizeof (int64_t))) != NULL)
+        _executorch_qk_direct_offsets (&direct, koff);
+      if (cols8 == NULL || offset == NULL || (by_taps && koff == NULL))
+        return _executorch_qk_fail (&c, ET_ERROR_MEMORY_ALLOCATION_FAILED, "no scratch memory for the convolution");
+      for (int64_t o = 0; o < oc; o++)
+        /* the sums wrap in int32 as vpdpbusd's do; the difference fits */
+        offset[o] = (int32_t) (uint32_t) ((uint64_t) xin.u8_offset * (uint64_t) (int64_t) site->w_sums[o]);
+    }
+  else if ((cols = et_kernel_context_scratch (ctx, (size_t) k_pairs * p_pad * 2 * sizeof (int16_t))) == NULL)
     return _executorch_qk_fail (&c, ET_ERROR_MEMORY_ALLOCATION_FAILED, "no scratch memory for the convolution");
-  _executorch_qk_column_taps (&geo, taps);
+  acc = et_kernel_context_scratch (ctx, (size_t) ocg * sum_pad * sizeof (int32_t));
+  if (acc == NULL)
+    return _executorch_qk_fail (&c, ET_ERROR_MEMORY_ALLOCATION_FAILED, "no scratch memory for the convolution");
+  QkColumnTap *taps = NULL;
+  if (!by_taps)
+    {
+      if ((taps = et_kernel_context_scratch (ctx, (size_t) k * sizeof (QkColumnTap))) == NULL)
+        return _executorch_qk_fail (&c, ET_ERROR_MEMORY_ALLOCATION_FAILED, "no scratch memory for the convolution");
+      _executorch_qk_column_taps (&geo, taps);
+    }
   size_t n_blocks = (size_t) ((ocg + QK_TILE_CHANNELS - 1) / QK_TILE_CHANNELS);
-  int64_t stretch = STRETCH_BYTES / (u8 ? k_quads * 4 : k_pairs * 2 * (int64_t) sizeof (int16_t)) / 32 * 32;
-  stretch = MIN (MAX (stretch, 32), p_pad);
-  size_t n_tasks = n_blocks * (size_t) ((p_pad + stretch - 1) / stretch);
-  bool parallel = (double) p_pad * (double) ocg * (double) k >= QK_PARALLEL_MIN_MACS && n_tasks > 1 &&
+  /* the bytes a pixel's sums read: its columns, or in the direct form
+   * its quads of the image (the taps' other rows come along) */
+  int64_t pixel_bytes = by_taps ? direct.c_quads * 4 : u8 ? k_quads * 4 : k_pairs * 2 * (int64_t) sizeof (int16_t);
+  int64_t stretch = STRETCH_BYTES / pixel_bytes / 32 * 32;
+  stretch = MIN (MAX (stretch, 32), sum_pad);
+  size_t n_tasks = n_blocks * (size_t) ((sum_pad + stretch - 1) / stretch);
+  bool parallel = (double) sum_pad * (double) ocg * (double) k >= QK_PARALLEL_MIN_MACS && n_tasks > 1 &&
                   executorch_threadpool_get_num_threads () > 1;
   for (int64_t b = 0; b < n; b++)
     for (int64_t g = 0; g < groups; g++)
@@ -557,12 +690,15 @@ int_conv (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
           /* rows of a task: a few, so that each thread gets several */
           .per_task = MAX ((u8 ? k_quads : k_pairs) / 8, 1),
         };
-        _executorch_qk_fill_columns (&fill, parallel);
+        if (by_taps)
+          fill_image (&direct, &fill.u8, cols8, parallel);
+        else
+          _executorch_qk_fill_columns (&fill, parallel);
         ConvJob job = {
           .cols = cols,
           .w = site->w_pairs + g * ocg * k_pairs,
           .n_pixels = n_pixels,
-          .p_pad = p_pad,
+          .p_pad = sum_pad,
           .k_pairs = k_pairs,
           .n_channels = ocg,
           .stretch = stretch,
@@ -574,9 +710,14 @@ int_conv (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
           .out_offset = (b * oc + g * ocg) * n_pixels,
           .isa = isa,
           .cols8 = cols8,
-          .w8 = u8 ? site->w8 + g * ocg * k_quads : NULL,
+          .w8 = !u8       ? NULL
+                : by_taps ? site->w8_taps + g * ocg * k_quads
+                          : site->w8 + g * ocg * k_quads,
           .offset = u8 ? offset + g * ocg : NULL,
           .k_quads = k_quads,
+          .koff = koff,
+          .wp = by_taps ? direct.wp : 0,
+          .ow = ow,
         };
         if (parallel)
           executorch_threadpool_parallelize_1d (conv_task, &job, n_tasks);

@@ -105,6 +105,33 @@ typedef struct
 /* Fills the columns, over the pool when @parallel. */
 void _executorch_qk_fill_columns (const QkFill *fill, bool parallel);
 
+/* The direct form of a convolution at stride 1, u8 x s8 only: no columns.
+ * The input is copied once, as quads of four channels at every pixel of
+ * its zero-padded plane (image[cq][row][column][4], the padding and any
+ * channel past the last being u8_offset), and output pixel (y, x) is
+ * computed at flat index q = y * wp + x, its rows as wide as the padded
+ * input: then tap (ky, kx) of channel quad cq reads image quad
+ * cq * plane + q + ky * dilation * wp + kx * dilation, one fixed offset
+ * per reduction row (QkTile8.koff).  The columns x >= ow of each row are
+ * computed and thrown away. */
+typedef struct
+{
+  const QkConvGeometry *geo;
+  int64_t c_quads; /* quads of input channels of a group */
+  int64_t hp, wp;  /* the padded plane */
+  int64_t n_flat;  /* oh * wp */
+  int64_t p_pad;   /* n_flat rounded up to QK_TILE_PIXELS */
+  int64_t plane;   /* quads of one channel quad's image: all any tap reads */
+} QkDirect;
+
+/* False where the direct form does not apply (a stride other than 1). */
+bool _executorch_qk_direct_init (const QkConvGeometry *geo, QkDirect *d);
+/* koff[(ky * kw + kx) * c_quads + cq]: the byte offset of that reduction row. */
+void _executorch_qk_direct_offsets (const QkDirect *d, int64_t *koff);
+/* Channel quads [cq0, cq1) of the image of one group of one image; src
+ * as QkFill.u8. */
+void _executorch_qk_fill_image (const QkDirect *d, const QkU8Source *src, uint8_t *image, int64_t cq0, int64_t cq1);
+
 /* ---- int-conv-tiles.c ---- */
 
 typedef enum
@@ -149,10 +176,11 @@ EtError _executorch_qk_read_conv_input (const QkCall *c, const EtTensor *input, 
 /* A convolution kernel for one site, its weights packed at load from the
  * constant int8 weight tensor @w ([OC][IC/groups][KH][KW]) with one scale
  * and zero point per output channel (the weight's dequantization then does
- * nothing: _executorch_qk_weight_packed_*_kernel); NULL when out of
- * memory.  Lives as long as @graph's method. */
+ * nothing: _executorch_qk_weight_packed_*_kernel), in the form the
+ * convolution's arguments @conv_args call for; NULL when out of memory.
+ * Lives as long as @graph's method. */
 const EtKernel *_executorch_qk_int_conv_packed (EtMethodGraph *graph, const EtTensor *w, const double *scales,
-                                                const int32_t *zps);
+                                                const int32_t *zps, EtValue *const *conv_args);
 
 /* ---- int-linear.c ---- */
 
@@ -375,7 +403,9 @@ bool _executorch_qk_depthwise_copies_planes (QkIsa isa, int64_t kh, int64_t kw, 
  * unsigned bytes u = (x - zero point) + u8_offset, four reduction indices
  * per pixel (cols8[k_quads][p_pad][4]; padding is u8_offset), weights as
  * four int8 per word, and per channel u8_offset x the sum of its weights,
- * taken off every sum. */
+ * taken off every sum.  The quads of row q (one reduction index of
+ * four) and pixel p lie at cols8 + (q * p_pad + p) * 4, or, with koff,
+ * at cols8 + koff[q] + p * 4 (the direct form, int-conv-direct.c). */
 typedef struct
 {
   const uint8_t *cols8;
@@ -384,6 +414,7 @@ typedef struct
   const int32_t *offset; /* [n_channels] */
   int32_t *acc;
   int64_t acc_stride;
+  const int64_t *koff; /* [k_quads] bytes, or NULL */
 } QkTile8;
 
 /* As _executorch_qk_tile_sums; only where _executorch_qk_isa() is

@@ -100,9 +100,14 @@ UNTAKEN = ("aten::convolution.out", "aten::addmm.out")
 READ_ROW = "quantized_decomposed::dequantize_per_tensor.out [int8 read by the convolution]"
 STAGING_BYTES_ROW = "quantized_decomposed::dequantize_per_tensor.out [int8 staging bytes]"
 STAGING_ROW = "quantized_decomposed::dequantize_per_tensor.out [int8 staging]"
+# convolutions at stride 1 whose plane is wide enough run in the direct
+# form where the u8 x s8 products run; EXPECTED counts them as [int8]
+CONV_ROW = "aten::convolution.out [int8]"
+DIRECT_ROW = "aten::convolution.out [int8 direct]"
 BY_ISA = {
     "cnn_q8": {READ_ROW: (0, 1, 2), STAGING_BYTES_ROW: (1, 0, 1)},
-    "resblock_q8": {READ_ROW: (0, 0, 6), STAGING_BYTES_ROW: (0, 0, 1)},
+    # the direct one: its 3x2 window over a 6x7 plane
+    "resblock_q8": {READ_ROW: (0, 0, 6), STAGING_BYTES_ROW: (0, 0, 1), DIRECT_ROW: (0, 0, 1)},
     # the three ReLU6 tables: folded into their convolution where the
     # convolution writes their result (two, or all three where the third's
     # depthwise convolution reads its int8 input in place)
@@ -164,12 +169,15 @@ def main():
     for name, expected in EXPECTED.items():
         if expected:
             expected = dict(expected)
-            by_isa = dict({READ_ROW: (0, 0, 0), STAGING_BYTES_ROW: (0, 0, 0)}, **BY_ISA.get(name, {}))
+            by_isa = dict({READ_ROW: (0, 0, 0), STAGING_BYTES_ROW: (0, 0, 0), DIRECT_ROW: (0, 0, 0)},
+                          **BY_ISA.get(name, {}))
             for row, counts in by_isa.items():
                 expected[row] = counts[tier]
                 # EXPECTED counts every activation dequantize as staging
                 if row in (READ_ROW, STAGING_BYTES_ROW) and STAGING_ROW in expected:
                     expected[STAGING_ROW] -= counts[tier]
+                if row == DIRECT_ROW and CONV_ROW in expected:
+                    expected[CONV_ROW] -= counts[tier]
         rows = profile(runner, models, name, reference=False)
         marked = {op: n for op, n in rows.items() if "[int8" in op}
         for op, n in expected.items():

@@ -491,6 +491,126 @@ test_columns (void)
   g_rand_free (rand);
 }
 
+/* The direct form: the image of the padded input and the taps' offsets,
+ * through the u8 x s8 tiles, give each output pixel (y, x) at flat index
+ * y * wp + x the naive sums of the convolution at stride 1. */
+static void
+test_direct (void)
+{
+  /* icg, ih, iw, kh, kw, padding, dilation */
+  static const int64_t cases[][9] = {
+    { 8, 9, 13, 3, 3, 1, 1, 1, 1 },  /* a 3x3 window, padded */
+    { 6, 7, 7, 3, 3, 1, 1, 1, 1 },   /* channels not a multiple of 4, a 7x7 plane */
+    { 5, 10, 12, 5, 5, 2, 2, 2, 2 }, /* dilation 2 */
+    { 4, 6, 9, 3, 2, 0, 1, 1, 1 },   /* non-square, unpadded rows */
+    { 12, 5, 40, 1, 3, 0, 1, 1, 1 }, /* one row of taps, rows past 16 wide */
+  };
+  GRand *rand = g_rand_new_with_seed (23);
+
+  if (_executorch_qk_isa () < QK_ISA_AVX512_VNNI)
+    {
+      g_test_skip ("no AVX-512 VNNI on this CPU");
+      g_rand_free (rand);
+      return;
+    }
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
+    for (int source = 0; source < 3; source++) /* int8 bytes, uint8 bytes, staged */
+      {
+        const int64_t *cs = cases[c];
+        QkConvGeometry geo = {
+          .icg = cs[0],
+          .ih = cs[1],
+          .iw = cs[2],
+          .kh = cs[3],
+          .kw = cs[4],
+          .stride = { 1, 1 },
+          .padding = { cs[5], cs[6] },
+          .dilation = { cs[7], cs[8] },
+        };
+        geo.oh = geo.ih + 2 * geo.padding[0] - geo.dilation[0] * (geo.kh - 1);
+        geo.ow = geo.iw + 2 * geo.padding[1] - geo.dilation[1] * (geo.kw - 1);
+        geo.k = geo.icg * geo.kh * geo.kw;
+        QkDirect d;
+        g_assert_true (_executorch_qk_direct_init (&geo, &d));
+        geo.stride[1] = 2;
+        QkDirect not_direct;
+        g_assert_false (_executorch_qk_direct_init (&geo, &not_direct));
+        geo.stride[1] = 1;
+
+        bool is_signed = source == 0;
+        int64_t numel = geo.icg * geo.ih * geo.iw, taps = geo.kh * geo.kw, k_quads = taps * d.c_quads;
+        int zp = is_signed ? g_rand_int_range (rand, -20, 20) : g_rand_int_range (rand, 100, 140);
+        int16_t offset = (int16_t) ((is_signed ? 128 : 0) + zp);
+        uint8_t *bytes = g_new (uint8_t, numel);
+        int16_t *x = g_new (int16_t, numel);
+        for (int64_t i = 0; i < numel; i++)
+          {
+            bytes[i] = (uint8_t) g_rand_int_range (rand, 0, 256);
+            x[i] = (int16_t) ((is_signed ? (int) (int8_t) bytes[i] : (int) bytes[i]) - zp);
+          }
+        QkU8Source src = source < 2 ? (QkU8Source){ .bytes = bytes, .flip = is_signed ? 0x80 : 0, .pad = offset }
+                                    : (QkU8Source){ .x = x, .pad = offset };
+        /* poisoned: the fill writes every byte a tap reads */
+        uint8_t *image = g_new (uint8_t, d.c_quads * d.plane * 4);
+        memset (image, 0x5a, (size_t) (d.c_quads * d.plane * 4));
+        _executorch_qk_fill_image (&d, &src, image, 0, 1);
+        _executorch_qk_fill_image (&d, &src, image, 1, d.c_quads);
+        int64_t *koff = g_new (int64_t, k_quads);
+        _executorch_qk_direct_offsets (&d, koff);
+
+        /* weights [channel][tap][quad], 0 for the channels past the last */
+        uint32_t *w8 = g_new0 (uint32_t, QK_TILE_CHANNELS * k_quads);
+        int8_t *w = g_new (int8_t, QK_TILE_CHANNELS * geo.icg * taps);
+        for (int64_t ch = 0; ch < QK_TILE_CHANNELS; ch++)
+          for (int64_t ci = 0; ci < geo.icg; ci++)
+            for (int64_t t = 0; t < taps; t++)
+              {
+                int8_t v = (int8_t) g_rand_int_range (rand, -128, 128);
+                w[(ch * geo.icg + ci) * taps + t] = v;
+                w8[ch * k_quads + t * d.c_quads + ci / 4] |= (uint32_t) (uint8_t) v << (8 * (ci % 4));
+              }
+        int32_t offsets[QK_TILE_CHANNELS];
+        for (int ch = 0; ch < QK_TILE_CHANNELS; ch++)
+          offsets[ch] = (int32_t) g_rand_int_range (rand, -5000000, 5000000);
+        int32_t *acc = g_new (int32_t, QK_TILE_CHANNELS * d.p_pad);
+        QkTile8 tile = { image, d.p_pad, k_quads, w8, offsets, acc, d.p_pad, koff };
+        /* in two parts, as two tasks would */
+        int64_t half = d.p_pad / 2 / QK_TILE_PIXELS * QK_TILE_PIXELS;
+        _executorch_qk_tile8_sums (&tile, QK_TILE_CHANNELS, 0, half);
+        _executorch_qk_tile8_sums (&tile, QK_TILE_CHANNELS, half, d.p_pad);
+
+        for (int64_t ch = 0; ch < QK_TILE_CHANNELS; ch++)
+          for (int64_t y = 0; y < geo.oh; y++)
+            for (int64_t xo = 0; xo < geo.ow; xo++)
+              {
+                int64_t want = -offsets[ch];
+                for (int64_t ci = 0; ci < geo.icg; ci++)
+                  for (int64_t ky = 0; ky < geo.kh; ky++)
+                    for (int64_t kx = 0; kx < geo.kw; kx++)
+                      {
+                        int64_t yy = y + ky * geo.dilation[0] - geo.padding[0];
+                        int64_t xx = xo + kx * geo.dilation[1] - geo.padding[1];
+                        bool inside = yy >= 0 && yy < geo.ih && xx >= 0 && xx < geo.iw;
+                        int u = inside ? x[(ci * geo.ih + yy) * geo.iw + xx] + offset : offset;
+                        want += (int64_t) u * w[(ch * geo.icg + ci) * taps + ky * geo.kw + kx];
+                      }
+                int32_t got = acc[ch * d.p_pad + y * d.wp + xo];
+                if (got != (int32_t) want)
+                  g_error ("case %u source %d: channel %" G_GINT64_FORMAT " pixel (%" G_GINT64_FORMAT
+                           ", %" G_GINT64_FORMAT ") sums to %d, expected %" G_GINT64_FORMAT,
+                           c, source, ch, y, xo, got, want);
+              }
+        g_free (bytes);
+        g_free (x);
+        g_free (image);
+        g_free (koff);
+        g_free (w8);
+        g_free (w);
+        g_free (acc);
+      }
+  g_rand_free (rand);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -500,5 +620,6 @@ main (int argc, char **argv)
   g_test_add_func ("/quantized/int-conv/depthwise", test_depthwise);
   g_test_add_func ("/quantized/int-conv/requant-rows", test_requant_rows);
   g_test_add_func ("/quantized/int-conv/columns", test_columns);
+  g_test_add_func ("/quantized/int-conv/direct", test_direct);
   return g_test_run ();
 }
