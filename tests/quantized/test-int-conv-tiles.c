@@ -93,6 +93,17 @@ test_tiles (void)
   g_rand_free (rand);
 }
 
+/* The u8 x s8 forms run only where the CPU has AVX-512 VNNI: elsewhere
+ * their tests are skipped, and say so. */
+static bool
+has_vnni (void)
+{
+  if (_executorch_qk_isa () >= QK_ISA_AVX512_VNNI)
+    return true;
+  g_test_skip ("no AVX-512 VNNI on this CPU");
+  return false;
+}
+
 /* The u8 x s8 tiles (AVX-512 VNNI only): sums of unsigned column bytes by
  * signed weight bytes, less the per-channel offset, wrapping as int32. */
 static void
@@ -100,14 +111,10 @@ test_tiles_u8 (void)
 {
   static const int64_t k_quads_cases[] = { 1, 3, 144, 577 };
   static const int64_t p_pad_cases[] = { 16, 48, 96 };
+  if (!has_vnni ())
+    return;
   GRand *rand = g_rand_new_with_seed (13);
 
-  if (_executorch_qk_isa () < QK_ISA_AVX512_VNNI)
-    {
-      g_test_skip ("no AVX-512 VNNI on this CPU");
-      g_rand_free (rand);
-      return;
-    }
   for (guint ki = 0; ki < G_N_ELEMENTS (k_quads_cases); ki++)
     for (guint pi = 0; pi < G_N_ELEMENTS (p_pad_cases); pi++)
       {
@@ -401,6 +408,24 @@ test_requant_rows (void)
   g_rand_free (rand);
 }
 
+/* @numel random int8 (@is_signed) or uint8 bytes and their staged values
+ * x = value - zero point, for a random zero point; returns the u8 form's
+ * offset (zero point, plus 128 for int8), which maps x back to the byte. */
+static int16_t
+random_input (GRand *rand, bool is_signed, int64_t numel, uint8_t **bytes, int16_t **x)
+{
+  int zp = is_signed ? g_rand_int_range (rand, -20, 20) : g_rand_int_range (rand, 100, 140);
+
+  *bytes = g_new (uint8_t, numel);
+  *x = g_new (int16_t, numel);
+  for (int64_t i = 0; i < numel; i++)
+    {
+      (*bytes)[i] = (uint8_t) g_rand_int_range (rand, 0, 256);
+      (*x)[i] = (int16_t) ((is_signed ? (int) (int8_t) (*bytes)[i] : (int) (*bytes)[i]) - zp);
+    }
+  return (int16_t) ((is_signed ? 128 : 0) + zp);
+}
+
 /* The columns of one group as the products read them, element by element:
  * the staged value of tap 4 kq + t (input channel, kernel row and column)
  * for pixel p, or 0 (int16 pairs) / the offset (u8 quads) for padding,
@@ -447,15 +472,9 @@ test_columns (void)
         geo.k_pairs = (geo.k + 1) / 2;
         geo.p_pad = (geo.oh * geo.ow + QK_TILE_PIXELS - 1) / QK_TILE_PIXELS * QK_TILE_PIXELS;
         int64_t numel = geo.icg * geo.ih * geo.iw, k_quads = (geo.k + 3) / 4;
-        int zp = is_signed ? g_rand_int_range (rand, -20, 20) : g_rand_int_range (rand, 100, 140);
-        int16_t offset = (int16_t) ((is_signed ? 128 : 0) + zp);
-        uint8_t *bytes = g_new (uint8_t, numel);
-        int16_t *x = g_new (int16_t, numel);
-        for (int64_t i = 0; i < numel; i++)
-          {
-            bytes[i] = (uint8_t) g_rand_int_range (rand, 0, 256);
-            x[i] = (int16_t) ((is_signed ? (int) (int8_t) bytes[i] : (int) bytes[i]) - zp);
-          }
+        uint8_t *bytes;
+        int16_t *x;
+        int16_t offset = random_input (rand, is_signed, numel, &bytes, &x);
         QkColumnTap *taps = g_new (QkColumnTap, geo.k);
         _executorch_qk_column_taps (&geo, taps);
         int16_t *cols = g_new0 (int16_t, geo.k_pairs * geo.p_pad * 2);
@@ -505,14 +524,10 @@ test_direct (void)
     { 4, 6, 9, 3, 2, 0, 1, 1, 1 },   /* non-square, unpadded rows */
     { 12, 5, 40, 1, 3, 0, 1, 1, 1 }, /* one row of taps, rows past 16 wide */
   };
+  if (!has_vnni ())
+    return;
   GRand *rand = g_rand_new_with_seed (23);
 
-  if (_executorch_qk_isa () < QK_ISA_AVX512_VNNI)
-    {
-      g_test_skip ("no AVX-512 VNNI on this CPU");
-      g_rand_free (rand);
-      return;
-    }
   for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
     for (int source = 0; source < 3; source++) /* int8 bytes, uint8 bytes, staged */
       {
@@ -539,15 +554,9 @@ test_direct (void)
 
         bool is_signed = source == 0;
         int64_t numel = geo.icg * geo.ih * geo.iw, taps = geo.kh * geo.kw, k_quads = taps * d.c_quads;
-        int zp = is_signed ? g_rand_int_range (rand, -20, 20) : g_rand_int_range (rand, 100, 140);
-        int16_t offset = (int16_t) ((is_signed ? 128 : 0) + zp);
-        uint8_t *bytes = g_new (uint8_t, numel);
-        int16_t *x = g_new (int16_t, numel);
-        for (int64_t i = 0; i < numel; i++)
-          {
-            bytes[i] = (uint8_t) g_rand_int_range (rand, 0, 256);
-            x[i] = (int16_t) ((is_signed ? (int) (int8_t) bytes[i] : (int) bytes[i]) - zp);
-          }
+        uint8_t *bytes;
+        int16_t *x;
+        int16_t offset = random_input (rand, is_signed, numel, &bytes, &x);
         QkU8Source src = source < 2 ? (QkU8Source){ .bytes = bytes, .flip = is_signed ? 0x80 : 0, .pad = offset }
                                     : (QkU8Source){ .x = x, .pad = offset };
         /* poisoned: the fill writes every byte a tap reads */
