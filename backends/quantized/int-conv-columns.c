@@ -385,7 +385,10 @@ _executorch_qk_fill_columns (const QkFill *fill, bool parallel)
 bool
 _executorch_qk_direct_init (const QkConvGeometry *geo, QkDirect *d)
 {
-  if (geo->stride[0] != 1 || geo->stride[1] != 1)
+  /* padding past the plane's own size (a file may pair it with a dilation
+   * that cancels it) would make the copy mostly padding, its size out of
+   * proportion to the input: the columns take those */
+  if (geo->stride[0] != 1 || geo->stride[1] != 1 || geo->padding[0] > geo->ih || geo->padding[1] > geo->iw)
     return false;
   d->geo = geo;
   d->c_quads = (geo->icg + 3) / 4;

@@ -124,7 +124,8 @@ typedef struct
   int64_t plane;   /* quads of one channel quad's image: all any tap reads */
 } QkDirect;
 
-/* False where the direct form does not apply (a stride other than 1). */
+/* False where the direct form does not apply: a stride other than 1, or
+ * padding wider than the input. */
 bool _executorch_qk_direct_init (const QkConvGeometry *geo, QkDirect *d);
 /* koff[(ky * kw + kx) * c_quads + cq]: the byte offset of that reduction row. */
 void _executorch_qk_direct_offsets (const QkDirect *d, int64_t *koff);

@@ -547,10 +547,15 @@ test_direct (void)
         geo.k = geo.icg * geo.kh * geo.kw;
         QkDirect d;
         g_assert_true (_executorch_qk_direct_init (&geo, &d));
-        geo.stride[1] = 2;
         QkDirect not_direct;
+        geo.stride[1] = 2;
         g_assert_false (_executorch_qk_direct_init (&geo, &not_direct));
         geo.stride[1] = 1;
+        /* a hostile file's padding, cancelled by its dilation */
+        QkConvGeometry wide = geo;
+        wide.padding[1] = (int64_t) 1 << 40;
+        wide.dilation[1] = wide.kw > 1 ? wide.padding[1] * 2 / (wide.kw - 1) : 1;
+        g_assert_false (_executorch_qk_direct_init (&wide, &not_direct));
 
         bool is_signed = source == 0;
         int64_t numel = geo.icg * geo.ih * geo.iw, taps = geo.kh * geo.kw, k_quads = taps * d.c_quads;
