@@ -355,9 +355,13 @@ _executorch_conv_depthwise_f32 (const KernelConv *cv, const float *x, const floa
 {
   KernelDepthwiseIsa isa = _executorch_conv_depthwise_best_isa ();
 
-  /* Rows of up to 8 outputs (or 16 at stride 2) fill AVX2's vectors
-   * better than AVX-512's: measured faster on 7x7 and 14x14 planes. */
-  if (isa == KERNEL_DEPTHWISE_AVX512 && (cv->ow <= 8 || (cv->sw > 1 && cv->ow <= 16)))
+  /* Rows of up to 8 outputs fill AVX2's vectors better than AVX-512's
+   * at stride 1 (EfficientNet's 5x5 over 1152 channels at 7x7: 126 us
+   * against 161).  At stride 2 the phase split's last columns go
+   * through masked loads and stores, which AVX2 (vmaskmovps) makes slow
+   * on AMD's cores: AVX-512 there (MobileNet-v2's 576 channels 14 -> 7:
+   * 103 -> 56 us). */
+  if (isa == KERNEL_DEPTHWISE_AVX512 && cv->sw == 1 && cv->ow <= 8)
     isa = KERNEL_DEPTHWISE_AVX2;
   return _executorch_conv_depthwise_f32_isa (cv, x, weight, bias, y, epilogue, isa);
 }
