@@ -392,10 +392,8 @@ _executorch_qk_direct_init (const QkConvGeometry *geo, QkDirect *d)
     return false;
   d->geo = geo;
   d->c_quads = (geo->icg + 3) / 4;
-  d->hp = geo->ih + 2 * geo->padding[0];
   d->wp = geo->iw + 2 * geo->padding[1];
-  d->n_flat = geo->oh * d->wp;
-  d->p_pad = (d->n_flat + QK_TILE_PIXELS - 1) / QK_TILE_PIXELS * QK_TILE_PIXELS;
+  d->p_pad = _executorch_qk_tiled (geo->oh * d->wp);
   /* the last tap of the last padded pixel reads this far */
   int64_t reach = d->p_pad + (geo->kh - 1) * geo->dilation[0] * d->wp + (geo->kw - 1) * geo->dilation[1];
   d->plane = (reach + 15) / 16 * 16;

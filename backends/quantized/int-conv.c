@@ -228,34 +228,38 @@ typedef struct
 
 static EtError int_conv (EtKernelContext *ctx, EtValue **args, uint32_t n_args);
 
-static bool int_list (const EtValue *v, uint32_t length, int64_t *items);
-
-/* Pixels the sums cover, rounded up to whole tiles. */
-static int64_t
-tiled (int64_t pixels)
-{
-  return (pixels + QK_TILE_PIXELS - 1) / QK_TILE_PIXELS * QK_TILE_PIXELS;
-}
-
 /* The direct form for a convolution at stride 1 whose window is more than
  * one tap and whose groups have four input channels or more (fewer would
- * leave most of each quad empty), where the columns it throws away add at
- * most a tenth to the sums: the fill it saves costs about that (13x13
- * planes, 15 wide with their padding, lost 6 % in SqueezeNet; 14x14 gained
- * 24 % in ResNet-18 at 8 % more sums). */
+ * leave most of each quad empty), where _executorch_qk_direct_init takes
+ * its geometry and the columns it throws away add at most a tenth to the
+ * sums: the fill it saves costs about that (13x13 planes, 15 wide with
+ * their padding, lost 6 % in SqueezeNet; 14x14 gained 24 % in ResNet-18 at
+ * 8 % more sums). */
 static bool
 takes_direct_form (const EtTensor *w, EtValue *const *conv_args)
 {
   const EtTensor *x = conv_args[0]->tag == ET_VALUE_TENSOR ? conv_args[0]->u.tensor : NULL;
   int64_t stride[2], padding[2], dilation[2];
+  QkDirect d;
 
   if (x == NULL || x->ndim != 4 || w->ndim != 4 || w->sizes[1] < 4 || w->sizes[2] * w->sizes[3] <= 1 ||
       !int_list (conv_args[3], 2, stride) || !int_list (conv_args[4], 2, padding) ||
-      !int_list (conv_args[5], 2, dilation) || stride[0] != 1 || stride[1] != 1 || padding[0] < 0 || padding[1] < 0)
+      !int_list (conv_args[5], 2, dilation) || padding[0] < 0 || padding[1] < 0)
     return false;
-  int64_t hp = x->sizes[2] + 2 * padding[0], wp = x->sizes[3] + 2 * padding[1];
-  int64_t oh = hp - dilation[0] * (w->sizes[2] - 1), ow = wp - dilation[1] * (w->sizes[3] - 1);
-  return oh > 0 && ow > 0 && (double) tiled (oh * wp) <= 1.1 * (double) tiled (oh * ow);
+  QkConvGeometry geo = {
+    .icg = w->sizes[1],
+    .ih = x->sizes[2],
+    .iw = x->sizes[3],
+    .kh = w->sizes[2],
+    .kw = w->sizes[3],
+    .oh = x->sizes[2] + 2 * padding[0] - dilation[0] * (w->sizes[2] - 1),
+    .ow = x->sizes[3] + 2 * padding[1] - dilation[1] * (w->sizes[3] - 1),
+    .stride = { stride[0], stride[1] },
+    .padding = { padding[0], padding[1] },
+    .dilation = { dilation[0], dilation[1] },
+  };
+  return geo.oh > 0 && geo.ow > 0 && _executorch_qk_direct_init (&geo, &d) &&
+         (double) d.p_pad <= 1.1 * (double) _executorch_qk_tiled (geo.oh * geo.ow);
 }
 
 /* The weights four input channels a word at each tap ([OC][taps][c_quads]),
@@ -565,7 +569,7 @@ int_conv (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   k = icg * kh * kw;
   k_pairs = (k + 1) / 2;
   n_pixels = oh * ow;
-  p_pad = (n_pixels + QK_TILE_PIXELS - 1) / QK_TILE_PIXELS * QK_TILE_PIXELS;
+  p_pad = _executorch_qk_tiled (n_pixels);
   scale = et_kernel_context_scratch (ctx, (size_t) oc * sizeof (double));
   if (scale == NULL)
     return _executorch_qk_fail (&c, ET_ERROR_MEMORY_ALLOCATION_FAILED, "no scratch memory for the convolution");

@@ -118,9 +118,8 @@ typedef struct
 {
   const QkConvGeometry *geo;
   int64_t c_quads; /* quads of input channels of a group */
-  int64_t hp, wp;  /* the padded plane */
-  int64_t n_flat;  /* oh * wp */
-  int64_t p_pad;   /* n_flat rounded up to QK_TILE_PIXELS */
+  int64_t wp;      /* the padded plane's width */
+  int64_t p_pad;   /* oh * wp, rounded up to whole tiles */
   int64_t plane;   /* quads of one channel quad's image: all any tap reads */
 } QkDirect;
 
@@ -148,6 +147,13 @@ QkIsa _executorch_qk_isa (void);
 
 #define QK_TILE_CHANNELS 4
 #define QK_TILE_PIXELS 16
+
+/* @pixels rounded up to whole tiles: the pixels the sums cover. */
+static inline int64_t
+_executorch_qk_tiled (int64_t pixels)
+{
+  return (pixels + QK_TILE_PIXELS - 1) / QK_TILE_PIXELS * QK_TILE_PIXELS;
+}
 
 /* One block of up to QK_TILE_CHANNELS channels against the columns. */
 typedef struct
