@@ -16,19 +16,49 @@
 #define DW_FN(name) DW_CAT (name, DW_ISA)
 #define DW_INLINE static inline __attribute__ ((always_inline, DW_TARGET))
 
-/* The epilogue of one vector of outputs, then its store (n lanes when
- * n < DW_V). */
+/* The epilogue of one vector of outputs, then its store: @n lanes, or the
+ * whole vector where @whole (the lanes past @n belong to later rows of the
+ * plane, written after this one). */
 DW_INLINE void
-DW_FN (dw_finish) (const DwPlane *p, DwVec acc, float *y, const float *res, int64_t n)
+DW_FN (dw_finish) (const DwPlane *p, DwVec acc, float *y, const float *res, int64_t n, bool whole)
 {
+  bool cut = n < DW_V && !whole;
+
   if (res != NULL)
-    acc = DW_ADD (acc, n < DW_V ? DW_LOAD_N (res, n) : DW_LOAD (res));
+    acc = DW_ADD (acc, cut ? DW_LOAD_N (res, n) : DW_LOAD (res));
   if (p->clamp)
     acc = DW_MIN (DW_SET1 (p->hi), DW_MAX (DW_SET1 (p->lo), acc));
-  if (n < DW_V)
+  if (cut)
     DW_STORE_N (y, acc, n);
   else
     DW_STORE (y, acc);
+}
+
+/* Copies @rows rows of @n floats from @src into the scratch, @step floats
+ * apart, for stride 1.  A row's last vector is copied whole where the
+ * source has that many floats before @src_end, and the cells after the
+ * row (padding) are zeroed again: masked stores are slow on some CPUs. */
+static __attribute__ ((DW_TARGET)) void
+DW_FN (dw_copy_rows) (const float *src, const float *src_end, int64_t rows, int64_t n, float *dst, int64_t step)
+{
+  for (int64_t r = 0; r < rows; r++)
+    {
+      const float *s = src + r * n;
+      float *d = dst + r * step;
+      int64_t j = 0;
+
+      for (; j + DW_V <= n; j += DW_V)
+        DW_STORE (d + j, DW_LOAD (s + j));
+      if (j == n)
+        continue;
+      if (src_end - (s + j) >= DW_V)
+        {
+          DW_STORE (d + j, DW_LOAD (s + j));
+          DW_STORE (d + n, DW_SET1 (0.0f));
+        }
+      else
+        DW_STORE_N (d + j, DW_LOAD_N (s + j, n - j), n - j);
+    }
 }
 
 /* Splits @n input columns into the even ones, to @even, and the odd ones,
@@ -65,15 +95,16 @@ DW_FN (dw_split_rows) (const float *src, int64_t rows, int64_t n, float *even, f
     DW_FN (dw_split_row) (src + r * n, n, even + r * step, odd + r * step);
 }
 
-/* R output rows (1 or 2) by NB vectors of output columns from column j0,
- * the last vector cut to @last lanes: the whole K x K window (stride S,
- * no dilation; K and S constants, or 0 for the plane's runtime values)
- * from the scratch plane, which has every tap of these columns. */
+/* R output rows (1, 2 or 4) by NB vectors of output columns from column
+ * j0, the last vector cut to @last lanes: the whole K x K window (stride
+ * S, no dilation; K and S constants, or 0 for the plane's runtime values)
+ * from the scratch plane, which has every tap of these columns.  The
+ * first @spill_rows rows store their last vector whole. */
 DW_INLINE void
-DW_FN (dw_block) (const DwPlane *p, const float *in, float *y, const float *res, int R, int NB, int64_t last, int K,
-                  int S)
+DW_FN (dw_block) (const DwPlane *p, const float *in, float *y, const float *res, int R, int NB, int64_t last,
+                  int spill_rows, int K, int S)
 {
-  DwVec acc[2][4];
+  DwVec acc[4][4];
   int64_t pr = p->pr;
   int kh = K ? K : (int) p->kh, kw = K ? K : (int) p->kw;
   int s = S ? S : (int) p->s, sh = S ? S : (int) p->sh;
@@ -94,13 +125,16 @@ DW_FN (dw_block) (const DwPlane *p, const float *in, float *y, const float *res,
   for (int r = 0; r < R; r++)
     for (int c = 0; c < NB; c++)
       DW_FN (dw_finish)
-  (p, acc[r][c], y + r * p->ow + c * DW_V, res != NULL ? res + r * p->ow + c * DW_V : NULL, c == NB - 1 ? last : DW_V);
+  (p, acc[r][c], y + r * p->ow + c * DW_V, res != NULL ? res + r * p->ow + c * DW_V : NULL, c == NB - 1 ? last : DW_V,
+   r < spill_rows);
 }
 
-/* Output rows [oh, oh + R) of the plane: blocks of 4 vectors, then single
- * vectors, the last one cut at the row's end. */
+/* Output rows [oh, oh + R) of the plane: blocks of four vectors, then one
+ * block of the one to four vectors left, the last of them cut at the
+ * row's end or spilling into the rows below.  Four rows at a time only where a row takes at most two
+ * vectors: then the block still has four to eight independent sums. */
 DW_INLINE void
-DW_FN (dw_rows) (const DwPlane *p, int64_t oh, int R, int K, int S)
+DW_FN (dw_rows) (const DwPlane *p, int64_t oh, int R, int64_t below, int K, int S)
 {
   int64_t ow = p->ow;
   const float *in = p->scratch + oh * p->sh * p->s * p->pr;
@@ -108,23 +142,46 @@ DW_FN (dw_rows) (const DwPlane *p, int64_t oh, int R, int K, int S)
   const float *res = p->res != NULL ? p->res + oh * ow : NULL;
   int64_t j = 0;
 
-  for (; j + 4 * DW_V <= ow; j += 4 * DW_V)
-    DW_FN (dw_block) (p, in + j, y + j, res != NULL ? res + j : NULL, R, 4, DW_V, K, S);
-  for (; j + DW_V <= ow; j += DW_V)
-    DW_FN (dw_block) (p, in + j, y + j, res != NULL ? res + j : NULL, R, 1, DW_V, K, S);
-  if (j < ow)
-    DW_FN (dw_block) (p, in + j, y + j, res != NULL ? res + j : NULL, R, 1, ow - j, K, S);
+  for (; ow - j > 4 * DW_V; j += 4 * DW_V)
+    DW_FN (dw_block) (p, in + j, y + j, res != NULL ? res + j : NULL, R, 4, DW_V, 0, K, S);
+
+  int64_t nb = (ow - j + DW_V - 1) / DW_V, last = ow - j - (nb - 1) * DW_V;
+  /* A row's last vector may spill into the @below rows after it where
+   * those are in the plane and written later: none of their columns in
+   * an earlier block. */
+  int spill = j == 0 ? (int) CLAMP (p->oh - oh - below, 0, R) : 0;
+  in += j;
+  y += j;
+  res = res != NULL ? res + j : NULL;
+  if (R == 4 && nb == 1)
+    DW_FN (dw_block) (p, in, y, res, 4, 1, last, spill, K, S);
+  else if (R == 4)
+    DW_FN (dw_block) (p, in, y, res, 4, 2, last, spill, K, S);
+  else if (nb == 1)
+    DW_FN (dw_block) (p, in, y, res, R, 1, last, spill, K, S);
+  else if (nb == 2)
+    DW_FN (dw_block) (p, in, y, res, R, 2, last, spill, K, S);
+  else if (nb == 3)
+    DW_FN (dw_block) (p, in, y, res, R, 3, last, spill, K, S);
+  else
+    DW_FN (dw_block) (p, in, y, res, R, 4, last, spill, K, S);
 }
 
 DW_INLINE void
 DW_FN (dw_plane_k) (const DwPlane *p, int K, int S)
 {
   int64_t oh = 0;
+  /* The rows a row's last vector spills into: all where it must not. */
+  int64_t past = (DW_V - p->ow % DW_V) % DW_V;
+  int64_t below = p->spill ? (past + p->ow - 1) / p->ow : p->oh;
 
+  if (p->ow <= 2 * DW_V)
+    for (; oh + 4 <= p->oh; oh += 4)
+      DW_FN (dw_rows) (p, oh, 4, below, K, S);
   for (; oh + 2 <= p->oh; oh += 2)
-    DW_FN (dw_rows) (p, oh, 2, K, S);
+    DW_FN (dw_rows) (p, oh, 2, below, K, S);
   if (oh < p->oh)
-    DW_FN (dw_rows) (p, oh, 1, K, S);
+    DW_FN (dw_rows) (p, oh, 1, below, K, S);
 }
 
 /* One plane: 3x3 and 5x5 at stride 1 or 2 (no dilation) with the window

@@ -50,6 +50,7 @@ typedef struct
   float *y;
   const float *res; /* the plane's residual, or NULL */
   bool clamp;
+  bool spill; /* a row's last vector may be stored whole (y is not res) */
   float lo, hi;
   int64_t pr, s, sh, kh, kw, dh, dw, oh, ow;
 } DwPlane;
@@ -57,9 +58,10 @@ typedef struct
 typedef struct
 {
   const KernelConv *cv;
-  const float *x, *weight, *bias;
+  const float *x, *x_end, *weight, *bias;
   float *y;
   const KernelConvEpilogue *epilogue;
+  bool spill; /* the residual, if any, does not overlap the output */
   KernelDepthwiseIsa isa;
   int64_t pr;       /* floats per phase row */
   int64_t rows;     /* padded rows */
@@ -203,12 +205,25 @@ _executorch_conv_depthwise_best_isa (void)
 }
 
 /* Copies input plane @xp into the scratch's interior: column c of row ih
- * goes to phase (c + pw) % S, index (c + pw) / S of padded row ih + ph. */
+ * goes to phase (c + pw) % S, index (c + pw) / S of padded row ih + ph.
+ * The input tensor ends at @x_end. */
 static void
-fill_scratch (const KernelConv *cv, int64_t pr, const float *xp, float *scratch, KernelDepthwiseIsa isa)
+fill_scratch (const KernelConv *cv, int64_t pr, const float *xp, const float *x_end, float *scratch,
+              KernelDepthwiseIsa isa)
 {
   int64_t s = cv->sw;
 
+#ifdef DW_HAVE_X86
+  if (s == 1 && isa != KERNEL_DEPTHWISE_PORTABLE)
+    {
+      float *row = scratch + cv->ph * pr + cv->pw;
+      if (isa == KERNEL_DEPTHWISE_AVX512)
+        dw_copy_rows_avx512 (xp, x_end, cv->h, cv->w, row, pr);
+      else
+        dw_copy_rows_avx2 (xp, x_end, cv->h, cv->w, row, pr);
+      return;
+    }
+#endif
   if (s == 1)
     {
       for (int64_t ih = 0; ih < cv->h; ih++)
@@ -274,6 +289,7 @@ depthwise_task (void *data, size_t task)
         .y = job->y + plane * out_pixels,
         .res = e != NULL && e->residual != NULL ? e->residual + plane * out_pixels : NULL,
         .clamp = e != NULL && e->clamp,
+        .spill = job->spill,
         .lo = e != NULL ? e->lo : 0.0f,
         .hi = e != NULL ? e->hi : 0.0f,
         .pr = job->pr,
@@ -287,7 +303,7 @@ depthwise_task (void *data, size_t task)
         .ow = cv->ow,
       };
 
-      fill_scratch (cv, job->pr, job->x + (b * cv->cin + ci) * cv->h * cv->w, scratch, job->isa);
+      fill_scratch (cv, job->pr, job->x + (b * cv->cin + ci) * cv->h * cv->w, job->x_end, scratch, job->isa);
       switch (job->isa)
         {
 #ifdef DW_HAVE_X86
@@ -327,6 +343,14 @@ _executorch_conv_depthwise_f32_isa (const KernelConv *cv, const float *x, const 
   g_return_val_if_fail (cv->groups == cv->cin && cv->cin_g == 1 && !cv->transposed, false);
   if (job.planes == 0)
     return true;
+  job.x_end = x + cv->n * cv->cin * cv->h * cv->w;
+  if (epilogue != NULL && epilogue->residual != NULL)
+    {
+      const float *res = epilogue->residual, *y_end = y + job.planes * cv->oh * cv->ow;
+      job.spill = res + job.planes * cv->oh * cv->ow <= y || res >= y_end;
+    }
+  else
+    job.spill = true;
   job.tap_off = malloc ((size_t) taps * sizeof (int64_t));
   if (job.tap_off == NULL)
     return false;
