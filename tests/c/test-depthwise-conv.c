@@ -10,7 +10,8 @@
  * (vector tails), 1x1 and tiny planes, several channels per group, a
  * batch, bias or none, and the fused epilogue (residual add, clamp).
  * Outputs are prefilled with NaN, so each one must be written, and a
- * guard after them must stay untouched; 1 and 2 threads.
+ * guard after them must stay untouched; 1 and 2 threads.  A residual may
+ * also be the output itself.
  */
 #include "convolution-private.h"
 #include "executorch-threadpool.h"
@@ -33,6 +34,7 @@ typedef struct
 {
   int64_t n, c, mult, h, w, kh, kw, sh, sw, ph, pw, dh, dw;
   bool bias, residual, clamp;
+  bool in_place; /* the residual is read from the output itself */
 } Case;
 
 static int64_t
@@ -73,7 +75,9 @@ check_case (const Case *c)
   float *x = g_new (float, nx), *w = g_new (float, nw), *bias = g_new (float, cv.cout);
   float *res = g_new (float, ny), *y = g_new (float, ny + GUARD);
   double *ref = g_new (double, ny), *mag = g_new (double, ny);
-  KernelConvEpilogue ep = { .residual = c->residual ? res : NULL, .clamp = c->clamp, .lo = -0.5f, .hi = 0.75f };
+  KernelConvEpilogue ep = {
+    .residual = c->residual ? (c->in_place ? y : res) : NULL, .clamp = c->clamp, .lo = -0.5f, .hi = 0.75f
+  };
 
   for (int64_t i = 0; i < nx; i++)
     x[i] = rnd ();
@@ -119,7 +123,7 @@ check_case (const Case *c)
       {
         executorch_threadpool_set_num_threads (threads);
         for (int64_t i = 0; i < ny + GUARD; i++)
-          y[i] = i < ny ? NAN : 1234.5f;
+          y[i] = i < ny ? (c->in_place ? res[i] : NAN) : 1234.5f;
         g_assert_true (_executorch_conv_depthwise_f32_isa (&cv, x, w, c->bias ? bias : NULL, y,
                                                            c->residual || c->clamp ? &ep : NULL, isa));
         for (int64_t i = 0; i < ny; i++)
@@ -241,6 +245,35 @@ test_random_shapes (void)
   g_assert_cmpint (n, >, 120);
 }
 
+/* A residual read from the output it is added to: each output's residual
+ * must be read before any vector stored over it, also where a row's last
+ * vector would otherwise spill into the next rows. */
+static void
+test_residual_in_place (void)
+{
+  for (int64_t wd = 1; wd <= 20; wd++)
+    for (int64_t s = 1; s <= 2; s++)
+      {
+        Case c = { .n = 1,
+                   .c = 3,
+                   .mult = 1,
+                   .h = 9,
+                   .w = wd * s,
+                   .kh = 3,
+                   .kw = 3,
+                   .sh = s,
+                   .sw = s,
+                   .ph = 1,
+                   .pw = 1,
+                   .dh = 1,
+                   .dw = 1,
+                   .bias = true,
+                   .residual = true,
+                   .in_place = true };
+        g_assert_true (check_case (&c));
+      }
+}
+
 /* A 1-D convolution is a 2-D one with H = KH = 1. */
 static void
 test_one_dimensional (void)
@@ -314,6 +347,7 @@ main (int argc, char **argv)
   g_test_add_func ("/depthwise/square-windows", test_square_windows);
   g_test_add_func ("/depthwise/model-planes", test_model_planes);
   g_test_add_func ("/depthwise/random-shapes", test_random_shapes);
+  g_test_add_func ("/depthwise/residual-in-place", test_residual_in_place);
   g_test_add_func ("/depthwise/one-dimensional", test_one_dimensional);
   g_test_add_func ("/depthwise/nan-through-clamp", test_nan_through_clamp);
   int status = g_test_run ();
