@@ -395,8 +395,57 @@ takes_gemm_path (EtMethodGraph *graph, const Plan *plan, int64_t *groups)
   return _executorch_conv_packed_weight_floats (*groups, plan->cout / *groups, k, w->sizes[1] == 1 && k > 1) > 0;
 }
 
+/* Whether every item of int list @v (one item, or one per spatial
+ * dimension) is @value. */
+static bool
+list_all (const EtValue *v, int64_t value)
+{
+  if (v->tag != ET_VALUE_LIST_INT || v->u.list.length < 1 || v->u.list.length > 2)
+    return false;
+  for (uint32_t i = 0; i < v->u.list.length; i++)
+    {
+      const EtValue *item = v->u.list.items[i];
+      if (item == NULL || item->tag != ET_VALUE_INT || item->u.int_value != value)
+        return false;
+    }
+  return true;
+}
+
+/* Whether convolution-rows.c beats the GEMM path on this convolution:
+ * 1x1, stride 1, no padding, its plane the program's sizes say. */
+static bool
+takes_rows_path (EtMethodGraph *graph, const Plan *plan, int64_t groups)
+{
+  uint32_t n_args;
+  EtValue **conv = et_method_graph_args (graph, plan->conv, &n_args);
+  const EtTensor *x = tensor_of (conv[0]), *w = tensor_of (conv[1]);
+
+  if (x == NULL || x->ndim != 4 || w->ndim != 4 || groups != 1 || !list_all (conv[3], 1) || !list_all (conv[4], 0))
+    return false;
+  KernelConv cv = {
+    .n = x->sizes[0],
+    .cin = x->sizes[1],
+    .h = x->sizes[2],
+    .w = x->sizes[3],
+    .cout = w->sizes[0],
+    .kh = w->sizes[2],
+    .kw = w->sizes[3],
+    .oh = x->sizes[2],
+    .ow = x->sizes[3],
+    .sh = 1,
+    .sw = 1,
+    .dh = 1,
+    .dw = 1,
+    .groups = 1,
+    .cin_g = x->sizes[1],
+    .cout_g = w->sizes[0],
+  };
+  return w->sizes[1] == cv.cin && _executorch_conv_rows_pays (&cv);
+}
+
 /* Packs the weights the fused kernel will use (the folded ones, or the
- * constant's when contiguous) for the GEMM path. */
+ * constant's when contiguous) for the GEMM path, or for the rows path
+ * where that pays. */
 static bool
 pack_weights (EtMethodGraph *graph, const Plan *plan, KernelConvFusion *fusion, int64_t groups)
 {
@@ -405,18 +454,23 @@ pack_weights (EtMethodGraph *graph, const Plan *plan, KernelConvFusion *fusion, 
   const EtTensor *w = tensor_of (conv[1]);
   const float *source = fusion->weight;
   int64_t cout_g = plan->cout / groups, k = w->numel / plan->cout, floats;
+  bool rows = takes_rows_path (graph, plan, groups);
   float *packed;
 
   if (source == NULL && (w->flags & ET_TENSOR_FLAG_CONSTANT) != 0 && is_contiguous (w))
     source = w->data;
-  floats = _executorch_conv_packed_weight_floats (groups, cout_g, k, false);
+  floats = rows ? plan->cout * k : _executorch_conv_packed_weight_floats (groups, cout_g, k, false);
   if (source == NULL || floats <= 0 || (uint64_t) floats > SIZE_MAX / sizeof (float))
     return false;
   packed = et_method_graph_alloc (graph, (size_t) floats * sizeof (float));
   if (packed == NULL)
     return false;
-  _executorch_conv_pack_weight (source, groups, cout_g, k, packed);
+  if (rows)
+    _executorch_conv_rows_pack (source, plan->cout, k, packed);
+  else
+    _executorch_conv_pack_weight (source, groups, cout_g, k, packed);
   fusion->packed_weight = packed;
+  fusion->packed_rows = rows;
   fusion->packed_groups = groups;
   fusion->packed_cout_g = cout_g;
   fusion->packed_k = k;

@@ -78,8 +78,8 @@ reads_written (EtMethodGraph *graph, uint32_t first, uint32_t end, uint32_t read
   return false;
 }
 
-/* A fused convolution on the GEMM path (not depthwise) without a
- * residual, its weights packed at load. */
+/* A fused convolution on the GEMM path (not depthwise, not the rows
+ * path) without a residual, its weights packed at load. */
 static bool
 is_gemm_conv (EtMethodGraph *graph, uint32_t index, const KernelConvFusion *fusion)
 {
@@ -87,8 +87,8 @@ is_gemm_conv (EtMethodGraph *graph, uint32_t index, const KernelConvFusion *fusi
   EtValue **args = et_method_graph_args (graph, index, &n_args);
   const EtTensor *w = tensor_arg (args, n_args, 1);
 
-  return n_args == 11 && fusion->residual == NULL && fusion->packed_weight != NULL && w != NULL && w->ndim == 4 &&
-         args[8]->tag == ET_VALUE_INT && args[8]->u.int_value >= 1 &&
+  return n_args == 11 && fusion->residual == NULL && fusion->packed_weight != NULL && !fusion->packed_rows &&
+         w != NULL && w->ndim == 4 && args[8]->tag == ET_VALUE_INT && args[8]->u.int_value >= 1 &&
          !(w->sizes[1] == 1 && w->sizes[2] * w->sizes[3] > 1 && args[8]->u.int_value == w->sizes[0]);
 }
 

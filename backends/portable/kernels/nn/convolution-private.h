@@ -88,6 +88,23 @@ int64_t _executorch_conv_packed_weight_floats (int64_t groups, int64_t cout_g, i
 /* Packs contiguous @weight [groups * cout_g, k] into @dst. */
 void _executorch_conv_pack_weight (const float *weight, int64_t groups, int64_t cout_g, int64_t k, float *dst);
 
+/* 1x1 convolutions (stride 1, no padding, one batch and one group, output
+ * channels a multiple of 32) over small planes, with the output pixels as
+ * the GEMM's rows (convolution-rows.c; AVX-512 only).  _fits: this CPU
+ * and @cv's shape can take it; _pays: and it beats the GEMM path, the
+ * choice made at load. */
+bool _executorch_conv_rows_fits (const KernelConv *cv);
+bool _executorch_conv_rows_pays (const KernelConv *cv);
+/* Packs contiguous @weight [cout, k] (cout a multiple of 32) into @dst,
+ * cout * k floats, as the rows path reads it. */
+void _executorch_conv_rows_pack (const float *weight, int64_t cout, int64_t k, float *dst);
+/* The convolution, @packed from _executorch_conv_rows_pack(), into
+ * contiguous @y with the bias and @epilogue (may be NULL) applied; only
+ * where _executorch_conv_rows_fits().  False when temporary memory runs
+ * out. */
+bool _executorch_conv_rows_f32 (const KernelConv *cv, const float *x, const float *packed, const float *bias, float *y,
+                                const KernelConvEpilogue *epilogue);
+
 /* Packs rows [pc, pc + kc) of columns [j0, j0 + cols) of the im2col matrix
  * of the (batch, group) whose first input channel is @xg, column 0 being
  * output pixel @p0, as a KernelSgemmPackB strip @nr wide, with vector
@@ -109,6 +126,7 @@ typedef struct
   bool folded_into_packed;                        /* the folded weights exist only packed */
   const float *bias;                              /* [cout], or NULL */
   const float *packed_weight;                     /* the GEMM's packing of the weights, or NULL */
+  bool packed_rows;                               /* packed_weight is the rows path's packing instead */
   int64_t packed_groups, packed_cout_g, packed_k; /* what it was packed for */
   EtValue *residual;                              /* float32 tensor of the output's sizes, or NULL */
   bool clamp;

@@ -313,12 +313,14 @@ fusion_residual (EtKernelContext *ctx, const KernelConvFusion *fusion, const EtT
   return ET_OK;
 }
 
-/* The fusion's packed weights when they were packed for @cv's shape. */
+/* The fusion's weights packed for the GEMM path (@rows false) or the rows
+ * path, when they were packed so for @cv's shape. */
 static const float *
-packed_weight (const KernelConvFusion *fusion, const KernelConv *cv)
+packed_weight (const KernelConvFusion *fusion, const KernelConv *cv, bool rows)
 {
-  if (fusion == NULL || fusion->packed_weight == NULL || fusion->packed_groups != cv->groups ||
-      fusion->packed_cout_g != cv->cout_g || fusion->packed_k != cv->cin_g * cv->kh * cv->kw || cv->transposed)
+  if (fusion == NULL || fusion->packed_weight == NULL || fusion->packed_rows != rows ||
+      fusion->packed_groups != cv->groups || fusion->packed_cout_g != cv->cout_g ||
+      fusion->packed_k != cv->cin_g * cv->kh * cv->kw || cv->transposed || (rows && !_executorch_conv_rows_fits (cv)))
     return NULL;
   return fusion->packed_weight;
 }
@@ -393,7 +395,8 @@ convolution_run (EtKernelContext *ctx, EtValue **args, uint32_t n_args, const Ke
       epilogue.lo = fusion->lo;
       epilogue.hi = fusion->hi;
     }
-  if (fusion != NULL && fusion->folded_into_packed && packed_weight (fusion, &cv) == NULL)
+  const float *rows_weight = packed_weight (fusion, &cv, true);
+  if (fusion != NULL && fusion->folded_into_packed && packed_weight (fusion, &cv, false) == NULL && rows_weight == NULL)
     return KERNEL_FAIL (ctx, ET_ERROR_INTERNAL, OP ": the folded weights were packed for another shape");
   KERNEL_TRY (dense_copy (ctx, x, ctype, &tx, &dx));
   if (fusion != NULL && fusion->weight != NULL)
@@ -417,7 +420,7 @@ convolution_run (EtKernelContext *ctx, EtValue **args, uint32_t n_args, const Ke
    * ends here: an image's stem, a classifier) shares bytes with it only in
    * its first channels: just those go through a temporary. */
   int64_t low = 0;
-  if (!in_place && kind == KERNEL_COMPUTE_F32 && y->scalar_type == ET_SCALAR_FLOAT &&
+  if (!in_place && rows_weight == NULL && kind == KERNEL_COMPUTE_F32 && y->scalar_type == ET_SCALAR_FLOAT &&
       _executorch_dim_order_is_identity (y) && !_executorch_tensors_overlap (y, w) &&
       (b == NULL || !_executorch_tensors_overlap (y, b)) && (r == NULL || !_executorch_tensors_overlap (y, r)) &&
       cv.oh * cv.ow > 0)
@@ -446,11 +449,16 @@ convolution_run (EtKernelContext *ctx, EtValue **args, uint32_t n_args, const Ke
         {
           case KERNEL_COMPUTE_F32:
             /* Half and BFloat16 were converted to float above. */
-            if (low > 0)
-              err = _executorch_conv_f32_low (ctx, &cv, dx, dw, packed_weight (fusion, &cv), db, y->data, dy, low,
-                                              fusion != NULL ? &epilogue : NULL);
+            if (rows_weight != NULL)
+              err = _executorch_conv_rows_f32 (&cv, dx, rows_weight, db, dy, &epilogue)
+                        ? ET_OK
+                        : KERNEL_FAIL (ctx, ET_ERROR_MEMORY_ALLOCATION_FAILED,
+                                       "convolution: out of memory for temporary buffers");
+            else if (low > 0)
+              err = _executorch_conv_f32_low (ctx, &cv, dx, dw, packed_weight (fusion, &cv, false), db, y->data, dy,
+                                              low, fusion != NULL ? &epilogue : NULL);
             else
-              err = _executorch_conv_f32 (ctx, &cv, dx, dw, packed_weight (fusion, &cv), db, dy,
+              err = _executorch_conv_f32 (ctx, &cv, dx, dw, packed_weight (fusion, &cv, false), db, dy,
                                           fusion != NULL ? &epilogue : NULL);
             break;
           case KERNEL_COMPUTE_F64: direct_f64 (&cv, dx, dw, db, dy); break;
@@ -535,7 +543,7 @@ _executorch_convolution_two_out (EtKernelContext *ctx, EtValue **args, uint32_t 
         .cv = &cv[i],
         .x = dense_f32 (x[i]),
         .weight = f->weight != NULL ? f->weight : dense_f32 (w[i]),
-        .packed_weight = packed_weight (f, &cv[i]),
+        .packed_weight = packed_weight (f, &cv[i], false),
         .bias = f->bias != NULL ? f->bias : dense_f32 (b[i]),
         .y = (float *) dense_f32 (out[i]),
         .epilogue = &epilogue[i],

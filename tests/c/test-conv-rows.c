@@ -1,0 +1,209 @@
+/* test-conv-rows.c: 1x1 convolutions with the output pixels as the GEMM's
+ * rows (convolution-rows.c)
+ *
+ * SPDX-License-Identifier: LGPL-2.1-or-later
+ *
+ * The kernel is built into this program.  Its outputs are compared with a
+ * double-precision loop written here: planes that split into whole tiles
+ * of 7 pixels and planes that end in a partial one, one to several
+ * hundred input channels, 32 to 96 output channels, with and without a
+ * bias, a residual (also read from the output itself) and a clamp, on 1
+ * and 2 threads.  Outputs are prefilled with NaN, so each must be
+ * written, and a guard after them must stay untouched.  Where the CPU
+ * has no AVX-512 the path must refuse every shape, and the numeric cases
+ * are skipped.
+ */
+#include "convolution-private.h"
+#include "executorch-threadpool.h"
+
+#include <glib.h>
+#include <math.h>
+
+#define GUARD 40
+
+static GRand *rng;
+
+static KernelConv
+one_by_one (int64_t cin, int64_t cout, int64_t h, int64_t w)
+{
+  return (KernelConv){ .n = 1,
+                       .cin = cin,
+                       .h = h,
+                       .w = w,
+                       .cout = cout,
+                       .kh = 1,
+                       .kw = 1,
+                       .oh = h,
+                       .ow = w,
+                       .sh = 1,
+                       .sw = 1,
+                       .dh = 1,
+                       .dw = 1,
+                       .groups = 1,
+                       .cin_g = cin,
+                       .cout_g = cout };
+}
+
+static void
+check_case (int64_t cin, int64_t cout, int64_t h, int64_t w, bool bias, bool residual, bool in_place, bool clamp)
+{
+  KernelConv cv = one_by_one (cin, cout, h, w);
+  int64_t pixels = h * w, nx = cin * pixels, ny = cout * pixels;
+  float *x = g_new (float, nx), *wt = g_new (float, cout *cin), *b = g_new (float, cout);
+  float *packed = g_new (float, cout *cin), *res = g_new (float, ny), *y = g_new (float, ny + GUARD);
+  double *ref = g_new (double, ny), *mag = g_new (double, ny);
+  KernelConvEpilogue ep = {
+    .residual = residual ? (in_place ? y : res) : NULL, .clamp = clamp, .lo = -0.5f, .hi = 0.6f
+  };
+
+  g_assert_true (_executorch_conv_rows_fits (&cv));
+  for (int64_t i = 0; i < nx; i++)
+    x[i] = (float) g_rand_double_range (rng, -1.0, 1.0);
+  for (int64_t i = 0; i < cout * cin; i++)
+    wt[i] = (float) g_rand_double_range (rng, -1.0, 1.0);
+  for (int64_t i = 0; i < cout; i++)
+    b[i] = (float) g_rand_double_range (rng, -1.0, 1.0);
+  for (int64_t i = 0; i < ny; i++)
+    res[i] = (float) g_rand_double_range (rng, -1.0, 1.0);
+  _executorch_conv_rows_pack (wt, cout, cin, packed);
+
+  for (int64_t co = 0; co < cout; co++)
+    for (int64_t p = 0; p < pixels; p++)
+      {
+        double acc = bias ? b[co] : 0.0, m = fabs (acc);
+        for (int64_t c = 0; c < cin; c++)
+          {
+            double t = (double) x[c * pixels + p] * wt[co * cin + c];
+            acc += t;
+            m += fabs (t);
+          }
+        if (residual)
+          {
+            acc += res[co * pixels + p];
+            m += fabs (res[co * pixels + p]);
+          }
+        if (clamp)
+          acc = acc < ep.lo ? ep.lo : acc > ep.hi ? ep.hi : acc;
+        ref[co * pixels + p] = acc;
+        mag[co * pixels + p] = m;
+      }
+
+  for (guint threads = 1; threads <= 2; threads++)
+    {
+      executorch_threadpool_set_num_threads (threads);
+      for (int64_t i = 0; i < ny + GUARD; i++)
+        y[i] = i < ny ? (in_place ? res[i] : NAN) : 1234.5f;
+      g_assert_true (_executorch_conv_rows_f32 (&cv, x, packed, bias ? b : NULL, y, &ep));
+      for (int64_t i = 0; i < ny; i++)
+        if (!(fabs (y[i] - ref[i]) <= 1e-5 * (mag[i] + 1.0)))
+          g_error ("%u threads, %" G_GINT64_FORMAT " -> %" G_GINT64_FORMAT " at %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT
+                   ": out[%" G_GINT64_FORMAT "] = %g, expected %g",
+                   threads, cin, cout, h, w, i, y[i], ref[i]);
+      for (int64_t i = ny; i < ny + GUARD; i++)
+        g_assert_cmpfloat (y[i], ==, 1234.5f);
+    }
+  executorch_threadpool_set_num_threads (1);
+  g_free (x);
+  g_free (wt);
+  g_free (b);
+  g_free (packed);
+  g_free (res);
+  g_free (y);
+  g_free (ref);
+  g_free (mag);
+}
+
+/* The load-time choice: small planes whose pixels waste GEMM columns,
+ * 1x1 convolutions only, output channels a multiple of 32. */
+static void
+test_choice (void)
+{
+  KernelConv cv = one_by_one (160, 960, 7, 7);
+  bool avx512 = _executorch_conv_rows_fits (&cv);
+
+  g_assert_cmpint (_executorch_conv_rows_pays (&cv), ==, avx512);
+  cv = one_by_one (64, 384, 14, 14);
+  g_assert_cmpint (_executorch_conv_rows_pays (&cv), ==, avx512);
+  /* 8x8: two whole strips of 32 pixels, nothing to gain. */
+  cv = one_by_one (64, 384, 8, 8);
+  g_assert_false (_executorch_conv_rows_pays (&cv));
+  /* 28x28 is past the small planes. */
+  cv = one_by_one (32, 192, 28, 28);
+  g_assert_false (_executorch_conv_rows_pays (&cv));
+  cv = one_by_one (64, 48, 7, 7);
+  g_assert_false (_executorch_conv_rows_fits (&cv));
+  cv = one_by_one (64, 64, 7, 7);
+  cv.kh = cv.kw = 3;
+  cv.ph = cv.pw = 1;
+  g_assert_false (_executorch_conv_rows_fits (&cv));
+  cv = one_by_one (64, 64, 7, 7);
+  cv.n = 2;
+  g_assert_false (_executorch_conv_rows_fits (&cv));
+  cv = one_by_one (64, 64, 7, 7);
+  cv.sh = cv.sw = 2;
+  cv.oh = cv.ow = 4;
+  g_assert_false (_executorch_conv_rows_fits (&cv));
+}
+
+static gboolean
+skip_without_avx512 (void)
+{
+  KernelConv cv = one_by_one (8, 32, 7, 7);
+
+  if (_executorch_conv_rows_fits (&cv))
+    return FALSE;
+  g_test_skip ("no AVX-512: the rows path is never chosen");
+  return TRUE;
+}
+
+/* MobileNet's and ResNet's small planes, whole tiles. */
+static void
+test_model_shapes (void)
+{
+  if (skip_without_avx512 ())
+    return;
+  check_case (160, 960, 7, 7, true, false, false, true);
+  check_case (960, 160, 7, 7, true, true, false, false);
+  check_case (64, 384, 14, 14, true, false, false, true);
+  check_case (384, 64, 14, 14, false, true, false, true);
+  check_case (512, 64, 7, 7, true, false, false, false);
+}
+
+/* Planes that end in a partial tile, tiny ones, one input channel. */
+static void
+test_partial_tiles (void)
+{
+  static const int64_t sides[][2] = { { 1, 1 }, { 1, 6 }, { 2, 4 }, { 5, 10 }, { 3, 5 }, { 16, 16 }, { 9, 13 } };
+
+  if (skip_without_avx512 ())
+    return;
+  for (size_t i = 0; i < G_N_ELEMENTS (sides); i++)
+    {
+      check_case (1, 32, sides[i][0], sides[i][1], true, false, false, false);
+      check_case (37, 64, sides[i][0], sides[i][1], i % 2 == 0, i % 3 == 0, false, i % 2 == 1);
+    }
+}
+
+/* A residual read from the output it is added to. */
+static void
+test_residual_in_place (void)
+{
+  if (skip_without_avx512 ())
+    return;
+  check_case (48, 96, 7, 7, true, true, true, true);
+  check_case (48, 32, 5, 10, false, true, true, false);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  rng = g_rand_new_with_seed (7);
+  g_test_add_func ("/conv-rows/choice", test_choice);
+  g_test_add_func ("/conv-rows/model-shapes", test_model_shapes);
+  g_test_add_func ("/conv-rows/partial-tiles", test_partial_tiles);
+  g_test_add_func ("/conv-rows/residual-in-place", test_residual_in_place);
+  int status = g_test_run ();
+  g_rand_free (rng);
+  return status;
+}
