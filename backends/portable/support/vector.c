@@ -567,13 +567,9 @@ exp512 (__m512 x)
   p = _mm512_fmadd_ps (p, _mm512_mul_ps (r, r), r);
   p = _mm512_add_ps (p, _mm512_set1_ps (1.0f));
   __mmask16 tiny = _mm512_cmp_ps_mask (x, lo, _CMP_LE_OQ);
-  __m512i n = _mm512_cvtps_epi32 (fn);
-  __m512i n1 = _mm512_srai_epi32 (n, 1);
-  __m512i n2 = _mm512_sub_epi32 (n, n1);
-  __m512i bias = _mm512_set1_epi32 (127);
-  __m512 s1 = _mm512_castsi512_ps (_mm512_slli_epi32 (_mm512_add_epi32 (n1, bias), 23));
-  __m512 s2 = _mm512_castsi512_ps (_mm512_slli_epi32 (_mm512_add_epi32 (n2, bias), 23));
-  return _mm512_maskz_mov_ps ((__mmask16) ~tiny, _mm512_mul_ps (_mm512_mul_ps (p, s1), s2));
+  /* p * 2^fn rounded once, as the AVX2 form's two exact power-of-two
+   * products give it, in one instruction. */
+  return _mm512_maskz_scalef_ps ((__mmask16) ~tiny, p, fn);
 }
 
 AVX512 static inline __m512
