@@ -4,11 +4,13 @@
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
  * The kernel is built into this program.  Its outputs are compared with a
- * double-precision loop written here: planes that split into whole tiles
- * of 7 pixels and planes that end in a partial one, one to several
- * hundred input channels, 32 to 96 output channels, with and without a
- * bias, a residual (also read from the output itself) and a clamp, on 1
- * and 2 threads.  Outputs are prefilled with NaN, so each must be
+ * double-precision loop written here: 1x1 convolutions read in place and
+ * others through their im2col matrix (3x3 with padding, stride 2,
+ * dilation, a non-square window), planes that split into whole tiles of 7
+ * pixels and planes that end in a partial one, one to several hundred
+ * input channels, 32 to 96 output channels, with and without a bias, a
+ * residual (also read from the output itself) and a clamp, on 1 and 2
+ * threads.  Outputs are prefilled with NaN, so each must be
  * written, and a guard after them must stay untouched.  Where the CPU
  * has no AVX-512 the path must refuse every shape, and the numeric cases
  * are skipped.
@@ -44,13 +46,36 @@ one_by_one (int64_t cin, int64_t cout, int64_t h, int64_t w)
                        .cout_g = cout };
 }
 
-static void
-check_case (int64_t cin, int64_t cout, int64_t h, int64_t w, bool bias, bool residual, bool in_place, bool clamp)
+static int64_t
+extent (int64_t in, int64_t k, int64_t s, int64_t p, int64_t d)
+{
+  return (in + 2 * p - d * (k - 1) - 1) / s + 1;
+}
+
+/* A k x k convolution (stride s, padding p, dilation d) of a cin x h x w
+ * input. */
+static KernelConv
+window (int64_t cin, int64_t cout, int64_t h, int64_t w, int64_t k, int64_t s, int64_t p, int64_t d)
 {
   KernelConv cv = one_by_one (cin, cout, h, w);
-  int64_t pixels = h * w, nx = cin * pixels, ny = cout * pixels;
-  float *x = g_new (float, nx), *wt = g_new (float, cout *cin), *b = g_new (float, cout);
-  float *packed = g_new (float, cout *cin), *res = g_new (float, ny), *y = g_new (float, ny + GUARD);
+
+  cv.kh = cv.kw = k;
+  cv.sh = cv.sw = s;
+  cv.ph = cv.pw = p;
+  cv.dh = cv.dw = d;
+  cv.oh = extent (h, k, s, p, d);
+  cv.ow = extent (w, k, s, p, d);
+  return cv;
+}
+
+static void
+check_conv (const KernelConv *g, bool bias, bool residual, bool in_place, bool clamp)
+{
+  KernelConv cv = *g;
+  int64_t cin = cv.cin, cout = cv.cout, k = cin * cv.kh * cv.kw;
+  int64_t pixels = cv.oh * cv.ow, nx = cin * cv.h * cv.w, ny = cout * pixels;
+  float *x = g_new (float, nx), *wt = g_new (float, cout *k), *b = g_new (float, cout);
+  float *packed = g_new (float, cout *k), *res = g_new (float, ny), *y = g_new (float, ny + GUARD);
   double *ref = g_new (double, ny), *mag = g_new (double, ny);
   KernelConvEpilogue ep = {
     .residual = residual ? (in_place ? y : res) : NULL, .clamp = clamp, .lo = -0.5f, .hi = 0.6f
@@ -59,24 +84,30 @@ check_case (int64_t cin, int64_t cout, int64_t h, int64_t w, bool bias, bool res
   g_assert_true (_executorch_conv_rows_fits (&cv));
   for (int64_t i = 0; i < nx; i++)
     x[i] = (float) g_rand_double_range (rng, -1.0, 1.0);
-  for (int64_t i = 0; i < cout * cin; i++)
+  for (int64_t i = 0; i < cout * k; i++)
     wt[i] = (float) g_rand_double_range (rng, -1.0, 1.0);
   for (int64_t i = 0; i < cout; i++)
     b[i] = (float) g_rand_double_range (rng, -1.0, 1.0);
   for (int64_t i = 0; i < ny; i++)
     res[i] = (float) g_rand_double_range (rng, -1.0, 1.0);
-  _executorch_conv_rows_pack (wt, cout, cin, packed);
+  _executorch_conv_rows_pack (wt, cout, k, packed);
 
   for (int64_t co = 0; co < cout; co++)
     for (int64_t p = 0; p < pixels; p++)
       {
         double acc = bias ? b[co] : 0.0, m = fabs (acc);
+        int64_t oy = p / cv.ow, ox = p % cv.ow;
         for (int64_t c = 0; c < cin; c++)
-          {
-            double t = (double) x[c * pixels + p] * wt[co * cin + c];
-            acc += t;
-            m += fabs (t);
-          }
+          for (int64_t ky = 0; ky < cv.kh; ky++)
+            for (int64_t kx = 0; kx < cv.kw; kx++)
+              {
+                int64_t iy = oy * cv.sh - cv.ph + ky * cv.dh, ix = ox * cv.sw - cv.pw + kx * cv.dw;
+                if (iy < 0 || iy >= cv.h || ix < 0 || ix >= cv.w)
+                  continue;
+                double t = (double) x[(c * cv.h + iy) * cv.w + ix] * wt[((co * cin + c) * cv.kh + ky) * cv.kw + kx];
+                acc += t;
+                m += fabs (t);
+              }
         if (residual)
           {
             acc += res[co * pixels + p];
@@ -97,8 +128,9 @@ check_case (int64_t cin, int64_t cout, int64_t h, int64_t w, bool bias, bool res
       for (int64_t i = 0; i < ny; i++)
         if (!(fabs (y[i] - ref[i]) <= 1e-5 * (mag[i] + 1.0)))
           g_error ("%u threads, %" G_GINT64_FORMAT " -> %" G_GINT64_FORMAT " at %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT
+                   ", window %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT " stride %" G_GINT64_FORMAT
                    ": out[%" G_GINT64_FORMAT "] = %g, expected %g",
-                   threads, cin, cout, h, w, i, y[i], ref[i]);
+                   threads, cin, cout, cv.h, cv.w, cv.kh, cv.kw, cv.sw, i, y[i], ref[i]);
       for (int64_t i = ny; i < ny + GUARD; i++)
         g_assert_cmpfloat (y[i], ==, 1234.5f);
     }
@@ -113,8 +145,16 @@ check_case (int64_t cin, int64_t cout, int64_t h, int64_t w, bool bias, bool res
   g_free (mag);
 }
 
+static void
+check_case (int64_t cin, int64_t cout, int64_t h, int64_t w, bool bias, bool residual, bool in_place, bool clamp)
+{
+  KernelConv cv = one_by_one (cin, cout, h, w);
+
+  check_conv (&cv, bias, residual, in_place, clamp);
+}
+
 /* The load-time choice: small planes whose pixels waste GEMM columns,
- * 1x1 convolutions only, output channels a multiple of 32. */
+ * one batch and one group, output channels a multiple of 32. */
 static void
 test_choice (void)
 {
@@ -132,16 +172,23 @@ test_choice (void)
   g_assert_false (_executorch_conv_rows_pays (&cv));
   cv = one_by_one (64, 48, 7, 7);
   g_assert_false (_executorch_conv_rows_fits (&cv));
-  cv = one_by_one (64, 64, 7, 7);
-  cv.kh = cv.kw = 3;
-  cv.ph = cv.pw = 1;
-  g_assert_false (_executorch_conv_rows_fits (&cv));
+  /* ResNet's 3x3 convolutions at 7x7, also from 14x14 at stride 2. */
+  cv = window (512, 512, 7, 7, 3, 1, 1, 1);
+  g_assert_cmpint (_executorch_conv_rows_pays (&cv), ==, avx512);
+  cv = window (256, 512, 14, 14, 3, 2, 1, 1);
+  g_assert_cmpint (_executorch_conv_rows_pays (&cv), ==, avx512);
+  /* At 14x14 the strips waste an eighth: not worth an im2col fill. */
+  cv = window (256, 256, 14, 14, 3, 1, 1, 1);
+  g_assert_false (_executorch_conv_rows_pays (&cv));
   cv = one_by_one (64, 64, 7, 7);
   cv.n = 2;
   g_assert_false (_executorch_conv_rows_fits (&cv));
   cv = one_by_one (64, 64, 7, 7);
-  cv.sh = cv.sw = 2;
-  cv.oh = cv.ow = 4;
+  cv.groups = 2;
+  cv.cin_g = cv.cout_g = 32;
+  g_assert_false (_executorch_conv_rows_fits (&cv));
+  cv = one_by_one (64, 64, 7, 7);
+  cv.transposed = true;
   g_assert_false (_executorch_conv_rows_fits (&cv));
 }
 
@@ -194,6 +241,45 @@ test_residual_in_place (void)
   check_case (48, 32, 5, 10, false, true, true, false);
 }
 
+/* Windows through the im2col matrix: padding, stride, dilation, a
+ * window wider than high, padding past the window. */
+static void
+test_windows (void)
+{
+  if (skip_without_avx512 ())
+    return;
+  KernelConv cv = window (24, 64, 7, 7, 3, 1, 1, 1);
+  check_conv (&cv, true, true, false, true);
+  cv = window (16, 32, 14, 14, 3, 2, 1, 1);
+  check_conv (&cv, true, false, false, false);
+  cv = window (9, 32, 13, 11, 3, 2, 0, 1);
+  check_conv (&cv, false, true, true, false);
+  cv = window (8, 32, 9, 9, 3, 1, 2, 2);
+  check_conv (&cv, true, false, false, true);
+  cv = window (5, 64, 6, 10, 5, 1, 4, 1);
+  check_conv (&cv, true, true, false, false);
+  cv = window (7, 32, 8, 12, 1, 2, 0, 1);
+  check_conv (&cv, true, false, false, false);
+  cv = window (6, 32, 7, 9, 3, 1, 1, 1);
+  cv.kw = 5;
+  cv.pw = 2;
+  check_conv (&cv, false, false, false, true);
+}
+
+/* Two calls of one shape on new inputs: the threads' im2col matrices
+ * must be filled again, not taken from the call before. */
+static void
+test_columns_refilled (void)
+{
+  if (skip_without_avx512 ())
+    return;
+  for (int i = 0; i < 3; i++)
+    {
+      KernelConv cv = window (16, 32, 7, 7, 3, 1, 1, 1);
+      check_conv (&cv, true, false, false, false);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -203,6 +289,8 @@ main (int argc, char **argv)
   g_test_add_func ("/conv-rows/model-shapes", test_model_shapes);
   g_test_add_func ("/conv-rows/partial-tiles", test_partial_tiles);
   g_test_add_func ("/conv-rows/residual-in-place", test_residual_in_place);
+  g_test_add_func ("/conv-rows/windows", test_windows);
+  g_test_add_func ("/conv-rows/columns-refilled", test_columns_refilled);
   int status = g_test_run ();
   g_rand_free (rng);
   return status;

@@ -395,32 +395,36 @@ takes_gemm_path (EtMethodGraph *graph, const Plan *plan, int64_t *groups)
   return _executorch_conv_packed_weight_floats (*groups, plan->cout / *groups, k, w->sizes[1] == 1 && k > 1) > 0;
 }
 
-/* Whether every item of int list @v (one item, or one per spatial
- * dimension) is @value. */
+/* The @n items of int list @v (one item stands for all), at least @min. */
 static bool
-list_all (const EtValue *v, int64_t value)
+int_items (const EtValue *v, uint32_t n, int64_t min, int64_t *items)
 {
-  if (v->tag != ET_VALUE_LIST_INT || v->u.list.length < 1 || v->u.list.length > 2)
+  if (v->tag != ET_VALUE_LIST_INT || (v->u.list.length != 1 && v->u.list.length != n))
     return false;
-  for (uint32_t i = 0; i < v->u.list.length; i++)
+  for (uint32_t i = 0; i < n; i++)
     {
-      const EtValue *item = v->u.list.items[i];
-      if (item == NULL || item->tag != ET_VALUE_INT || item->u.int_value != value)
+      const EtValue *item = v->u.list.items[v->u.list.length == 1 ? 0 : i];
+      if (item == NULL || item->tag != ET_VALUE_INT || item->u.int_value < min)
         return false;
+      items[i] = item->u.int_value;
     }
   return true;
 }
 
-/* Whether convolution-rows.c beats the GEMM path on this convolution:
- * 1x1, stride 1, no padding, its plane the program's sizes say. */
+/* Whether convolution-rows.c beats the GEMM path on this convolution, its
+ * geometry from the program's sizes (convolution.c checks it again at
+ * run time). */
 static bool
 takes_rows_path (EtMethodGraph *graph, const Plan *plan, int64_t groups)
 {
   uint32_t n_args;
   EtValue **conv = et_method_graph_args (graph, plan->conv, &n_args);
-  const EtTensor *x = tensor_of (conv[0]), *w = tensor_of (conv[1]);
+  const EtTensor *x = tensor_of (conv[0]), *w = tensor_of (conv[1]), *y = tensor_of (conv[9]);
+  int64_t stride[2], padding[2], dilation[2];
 
-  if (x == NULL || x->ndim != 4 || w->ndim != 4 || groups != 1 || !list_all (conv[3], 1) || !list_all (conv[4], 0))
+  if (x == NULL || y == NULL || x->ndim != 4 || w->ndim != 4 || y->ndim != 4 || groups != 1 ||
+      !int_items (conv[3], 2, 1, stride) || !int_items (conv[4], 2, 0, padding) ||
+      !int_items (conv[5], 2, 1, dilation) || w->sizes[1] != x->sizes[1])
     return false;
   KernelConv cv = {
     .n = x->sizes[0],
@@ -430,17 +434,19 @@ takes_rows_path (EtMethodGraph *graph, const Plan *plan, int64_t groups)
     .cout = w->sizes[0],
     .kh = w->sizes[2],
     .kw = w->sizes[3],
-    .oh = x->sizes[2],
-    .ow = x->sizes[3],
-    .sh = 1,
-    .sw = 1,
-    .dh = 1,
-    .dw = 1,
+    .oh = y->sizes[2],
+    .ow = y->sizes[3],
+    .sh = stride[0],
+    .sw = stride[1],
+    .ph = padding[0],
+    .pw = padding[1],
+    .dh = dilation[0],
+    .dw = dilation[1],
     .groups = 1,
     .cin_g = x->sizes[1],
     .cout_g = w->sizes[0],
   };
-  return w->sizes[1] == cv.cin && _executorch_conv_rows_pays (&cv);
+  return _executorch_conv_rows_pays (&cv);
 }
 
 /* Packs the weights the fused kernel will use (the folded ones, or the

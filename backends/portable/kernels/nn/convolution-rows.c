@@ -1,9 +1,9 @@
-/* convolution-rows.c: float32 1x1 convolutions over small planes, with the
+/* convolution-rows.c: float32 convolutions over small planes, with the
  * output pixels as the GEMM's rows
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * The GEMM path (convolution-fast.c) computes W[cout, cin] x X[cin, pixels]
+ * The GEMM path (convolution-fast.c) computes W[cout, k] x X[k, pixels]
  * with the pixels along its 32-float (AVX-512) vectors: a 7x7 plane's 49
  * pixels then take 64 lanes, a 14x14 plane's 196 take 224, and MobileNet's
  * and ResNet's last stages ran at 46 to 70 % of the FMA peak.  Here the
@@ -12,10 +12,15 @@
  * 7x7, 14x14, 28x28 and 56x56 planes all split into whole tiles.
  *
  * A tile is 7 pixels by 32 output channels.  Its A operand is read in
- * place, the 7 pixels' values of input channel k being 7 consecutive
- * floats of X's row k (the last, partial tile of a plane copies its rows
- * into a zero-padded buffer first); its B operand is a strip of the
- * weights, transposed and packed at load (_executorch_conv_rows_pack).
+ * place, the 7 pixels' values of row k being 7 consecutive floats of
+ * row k: the input itself for a 1x1 convolution (stride 1, no padding),
+ * else its im2col matrix (the last, partial tile of a plane copies its
+ * rows into a zero-padded buffer first).  Each thread fills its own copy
+ * of that matrix once a call and keeps the buffer for the next: tasks cut
+ * the weights' strips, so every thread reads all of the matrix, and one
+ * shared copy had each thread read the half the other wrote, at twice the
+ * time when the two sit on different dies.  Its B operand is a strip of
+ * the weights, transposed and packed at load (_executorch_conv_rows_pack).
  * The 7 x 32 sums are then transposed in registers, and each output
  * channel's 7 pixels get the bias, residual and clamp and are stored into
  * its NCHW plane with one masked store.
@@ -39,21 +44,28 @@
 
 #define ROWS_MR 7  /* pixels a tile */
 #define ROWS_NR 32 /* output channels a tile (a weight strip) */
-/* Planes of at most this many pixels: beyond, the GEMM path's columns
- * waste at most an eighth of a vector a row. */
+/* Planes of at most this many pixels: beyond, the GEMM path's strips
+ * waste at most an eighth of their columns. */
 #define ROWS_MAX_PIXELS 256
 
 bool
 _executorch_conv_rows_fits (const KernelConv *cv)
 {
 #ifdef ROWS_HAVE_AVX512
-  return _executorch_support_cpu_has_avx512 () && !cv->transposed && cv->n == 1 && cv->groups == 1 && cv->kh == 1 &&
-         cv->kw == 1 && cv->sh == 1 && cv->sw == 1 && cv->ph == 0 && cv->pw == 0 && cv->h == cv->oh &&
-         cv->w == cv->ow && cv->cout > 0 && cv->cout % ROWS_NR == 0 && cv->cin > 0 && cv->oh * cv->ow > 0;
+  return _executorch_support_cpu_has_avx512 () && !cv->transposed && cv->n == 1 && cv->groups == 1 && cv->cout > 0 &&
+         cv->cout % ROWS_NR == 0 && cv->cin > 0 && cv->kh > 0 && cv->kw > 0 && cv->oh * cv->ow > 0;
 #else
   (void) cv;
   return false;
 #endif
+}
+
+/* A 1x1 convolution whose A is its input as it lies. */
+static bool
+rows_reads_input (const KernelConv *cv)
+{
+  return cv->kh == 1 && cv->kw == 1 && cv->sh == 1 && cv->sw == 1 && cv->ph == 0 && cv->pw == 0 && cv->oh == cv->h &&
+         cv->ow == cv->w;
 }
 
 bool
@@ -63,7 +75,11 @@ _executorch_conv_rows_pays (const KernelConv *cv)
   /* Lanes the GEMM path computes, 32 a strip, against 7-pixel tiles. */
   int64_t as_columns = (pixels + 31) / 32 * 32, as_rows = (pixels + ROWS_MR - 1) / ROWS_MR * ROWS_MR;
 
-  return _executorch_conv_rows_fits (cv) && pixels <= ROWS_MAX_PIXELS && 20 * as_rows < 19 * as_columns;
+  /* A window's im2col fill is work the GEMM path's strips do as they go:
+   * only where the tiles save a seventh of the lanes (7x7 planes). */
+  int64_t bound = rows_reads_input (cv) ? 19 : 17;
+
+  return _executorch_conv_rows_fits (cv) && pixels <= ROWS_MAX_PIXELS && 20 * as_rows < bound * as_columns;
 }
 
 void
@@ -83,10 +99,13 @@ _executorch_conv_rows_pack (const float *weight, int64_t cout, int64_t k, float 
 typedef struct
 {
   const KernelConv *cv;
-  const float *x, *packed, *bias;
+  const float *x;
+  const float *a; /* [k][pixels]: x itself, or NULL: each thread's im2col matrix */
+  guint64 call;   /* this call, for the threads' im2col buffers */
+  const float *packed, *bias;
   float *y;
   const KernelConvEpilogue *epilogue;
-  int64_t pixels, tiles, tiles_per_task, tasks_per_strip;
+  int64_t k, pixels, tiles, tiles_per_task, tasks_per_strip;
   int failed;
 } RowsJob;
 
@@ -144,7 +163,7 @@ finish_16 (const RowsJob *job, const __m512 r[8], int64_t co, int64_t p0, __mmas
 static ROWS_TARGET void
 rows_tile (const RowsJob *job, const float *a, int64_t a_ks, int64_t strip, int64_t p0, int n)
 {
-  int64_t k = job->cv->cin;
+  int64_t k = job->k;
   const float *b = job->packed + strip * k * ROWS_NR;
   __m512 acc[8][2];
 
@@ -171,36 +190,143 @@ rows_tile (const RowsJob *job, const float *a, int64_t a_ks, int64_t strip, int6
     }
 }
 
+/* The im2col matrix of the input:
+ * columns[(ci kh + ky) kw + kx][oy ow + ox] = x[ci][iy][ix], 0 in the
+ * padding. */
+static void
+fill_columns (const RowsJob *job, float *columns)
+{
+  const KernelConv *cv = job->cv;
+
+  for (int64_t ci = 0; ci < cv->cin; ci++)
+    for (int64_t ky = 0; ky < cv->kh; ky++)
+      for (int64_t kx = 0; kx < cv->kw; kx++)
+        {
+          float *dst = columns + ((ci * cv->kh + ky) * cv->kw + kx) * job->pixels;
+          /* Output columns whose input column is inside the row: [lo, hi). */
+          int64_t off = kx * cv->dw - cv->pw;
+          int64_t lo = MIN (off >= 0 ? 0 : (-off + cv->sw - 1) / cv->sw, cv->ow);
+          int64_t hi = CLAMP (cv->w - off > 0 ? (cv->w - off + cv->sw - 1) / cv->sw : 0, lo, cv->ow);
+
+          for (int64_t oy = 0; oy < cv->oh; oy++, dst += cv->ow)
+            {
+              int64_t iy = oy * cv->sh - cv->ph + ky * cv->dh;
+              if (iy < 0 || iy >= cv->h)
+                {
+                  memset (dst, 0, (size_t) cv->ow * sizeof (float));
+                  continue;
+                }
+              const float *row = job->x + (ci * cv->h + iy) * cv->w;
+              memset (dst, 0, (size_t) lo * sizeof (float));
+              if (cv->sw == 1)
+                memcpy (dst + lo, row + lo + off, (size_t) (hi - lo) * sizeof (float));
+              else
+                for (int64_t ox = lo; ox < hi; ox++)
+                  dst[ox] = row[ox * cv->sw + off];
+              memset (dst + hi, 0, (size_t) (cv->ow - hi) * sizeof (float));
+            }
+        }
+}
+
+/* Tiles [first, end) by weight strips [s0, s1), strip by strip, A
+ * [k][pixels] from @a. */
+static void
+rows_run (RowsJob *job, const float *a_rows, int64_t first, int64_t end, int64_t s0, int64_t s1)
+{
+  int64_t k = job->k, pixels = job->pixels;
+
+  for (int64_t strip = s0; strip < s1; strip++)
+    for (int64_t t = first; t < end; t++)
+      {
+        int64_t p0 = t * ROWS_MR;
+        int n = pixels - p0 < ROWS_MR ? (int) (pixels - p0) : ROWS_MR;
+        if (n == ROWS_MR)
+          {
+            rows_tile (job, a_rows + p0, pixels, strip, p0, n);
+            continue;
+          }
+        /* The plane's last pixels: reading 7 a row would pass its end. */
+        float *a = calloc ((size_t) k * ROWS_MR, sizeof (float));
+        if (a == NULL)
+          {
+            __atomic_store_n (&job->failed, 1, __ATOMIC_RELAXED);
+            return;
+          }
+        for (int64_t c = 0; c < k; c++)
+          memcpy (a + c * ROWS_MR, a_rows + c * pixels + p0, (size_t) n * sizeof (float));
+        rows_tile (job, a, ROWS_MR, strip, p0, n);
+        free (a);
+      }
+}
+
+/* A thread's im2col buffer, kept from call to call. */
+typedef struct
+{
+  guint64 call; /* whose matrix it holds */
+  size_t floats;
+  float *data;
+} ThreadColumns;
+
+static void
+thread_columns_free (gpointer data)
+{
+  ThreadColumns *c = data;
+
+  free (c->data);
+  free (c);
+}
+
+static GPrivate thread_columns = G_PRIVATE_INIT (thread_columns_free);
+static guint64 last_call; /* atomic */
+
+/* This thread's im2col matrix of @job's input, filled once a call; NULL
+ * when memory runs out. */
+static const float *
+columns_for (const RowsJob *job)
+{
+  ThreadColumns *c = g_private_get (&thread_columns);
+  size_t floats = (size_t) (job->k * job->pixels);
+
+  if (c == NULL)
+    {
+      if ((c = calloc (1, sizeof *c)) == NULL)
+        return NULL;
+      g_private_set (&thread_columns, c);
+    }
+  if (c->call == job->call)
+    return c->data;
+  if (c->floats < floats)
+    {
+      free (c->data);
+      c->data = NULL;
+      c->floats = 0;
+      if (posix_memalign ((void **) &c->data, 64, floats * sizeof (float)) != 0)
+        {
+          c->data = NULL;
+          return NULL;
+        }
+      c->floats = floats;
+    }
+  fill_columns (job, c->data);
+  c->call = job->call;
+  return c->data;
+}
+
+/* A task: one weight strip by a run of tiles. */
 static void
 rows_task (void *data, size_t task)
 {
   RowsJob *job = data;
   int64_t strip = (int64_t) task / job->tasks_per_strip;
   int64_t first = (int64_t) task % job->tasks_per_strip * job->tiles_per_task;
-  int64_t end = first + job->tiles_per_task < job->tiles ? first + job->tiles_per_task : job->tiles;
-  int64_t k = job->cv->cin, pixels = job->pixels;
+  const float *a = job->a != NULL ? job->a : columns_for (job);
 
-  for (int64_t t = first; t < end; t++)
+  if (a == NULL)
     {
-      int64_t p0 = t * ROWS_MR;
-      int n = pixels - p0 < ROWS_MR ? (int) (pixels - p0) : ROWS_MR;
-      if (n == ROWS_MR)
-        {
-          rows_tile (job, job->x + p0, pixels, strip, p0, n);
-          continue;
-        }
-      /* The plane's last pixels: reading 7 a row would pass its end. */
-      float *a = calloc ((size_t) k * ROWS_MR, sizeof (float));
-      if (a == NULL)
-        {
-          __atomic_store_n (&job->failed, 1, __ATOMIC_RELAXED);
-          return;
-        }
-      for (int64_t c = 0; c < k; c++)
-        memcpy (a + c * ROWS_MR, job->x + c * pixels + p0, (size_t) n * sizeof (float));
-      rows_tile (job, a, ROWS_MR, strip, p0, n);
-      free (a);
+      __atomic_store_n (&job->failed, 1, __ATOMIC_RELAXED);
+      return;
     }
+  rows_run (job, a, first, MIN (first + job->tiles_per_task, job->tiles), strip, strip + 1);
 }
 #endif
 
@@ -214,6 +340,8 @@ _executorch_conv_rows_f32 (const KernelConv *cv, const float *x, const float *pa
   RowsJob job = {
     .cv = cv,
     .x = x,
+    .a = x,
+    .k = cv->cin * cv->kh * cv->kw,
     .packed = packed,
     .bias = bias,
     .y = y,
@@ -223,12 +351,17 @@ _executorch_conv_rows_f32 (const KernelConv *cv, const float *x, const float *pa
   };
 
   g_return_val_if_fail (_executorch_conv_rows_fits (cv), false);
+  if (!rows_reads_input (cv))
+    {
+      if ((uint64_t) job.k > SIZE_MAX / sizeof (float) / (uint64_t) pixels)
+        return false;
+      job.a = NULL;
+      job.call = __atomic_add_fetch (&last_call, 1, __ATOMIC_RELAXED);
+    }
   /* A few tasks a thread, so one slowed by other processes leaves its
    * share to the others: strips first, then runs of tiles. */
   int64_t want = threads > 1 ? 4 * threads : 1;
-  job.tasks_per_strip = strips >= want ? 1 : (want + strips - 1) / strips;
-  if (job.tasks_per_strip > job.tiles)
-    job.tasks_per_strip = job.tiles;
+  job.tasks_per_strip = strips >= want ? 1 : MIN ((want + strips - 1) / strips, job.tiles);
   job.tiles_per_task = (job.tiles + job.tasks_per_strip - 1) / job.tasks_per_strip;
   job.tasks_per_strip = (job.tiles + job.tiles_per_task - 1) / job.tiles_per_task;
 
