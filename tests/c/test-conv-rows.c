@@ -8,7 +8,7 @@
  * others through their im2col matrix (3x3 with padding, stride 2,
  * dilation, a non-square window), planes that split into whole tiles of 7
  * pixels and planes that end in a partial one, one to several hundred
- * input channels, 32 to 96 output channels, with and without a bias, a
+ * input channels, 8 to 1000 output channels, with and without a bias, a
  * residual (also read from the output itself) and a clamp, on 1 and 2
  * threads.  Outputs are prefilled with NaN, so each must be
  * written, and a guard after them must stay untouched.  Where the CPU
@@ -75,7 +75,8 @@ check_conv (const KernelConv *g, bool bias, bool residual, bool in_place, bool c
   int64_t cin = cv.cin, cout = cv.cout, k = cin * cv.kh * cv.kw;
   int64_t pixels = cv.oh * cv.ow, nx = cin * cv.h * cv.w, ny = cout * pixels;
   float *x = g_new (float, nx), *wt = g_new (float, cout *k), *b = g_new (float, cout);
-  float *packed = g_new (float, cout *k), *res = g_new (float, ny), *y = g_new (float, ny + GUARD);
+  float *packed = g_new (float, _executorch_conv_rows_packed_floats (cout, k));
+  float *res = g_new (float, ny), *y = g_new (float, ny + GUARD);
   double *ref = g_new (double, ny), *mag = g_new (double, ny);
   KernelConvEpilogue ep = {
     .residual = residual ? (in_place ? y : res) : NULL, .clamp = clamp, .lo = -0.5f, .hi = 0.6f
@@ -170,8 +171,12 @@ test_choice (void)
   /* 28x28 is past the small planes. */
   cv = one_by_one (32, 192, 28, 28);
   g_assert_false (_executorch_conv_rows_pays (&cv));
-  cv = one_by_one (64, 48, 7, 7);
-  g_assert_false (_executorch_conv_rows_fits (&cv));
+  /* Output channels past a multiple of 32 pad the last strip: 232 at
+   * 7x7 (ShuffleNet) still pays, 8 does not. */
+  cv = one_by_one (232, 232, 7, 7);
+  g_assert_cmpint (_executorch_conv_rows_pays (&cv), ==, avx512);
+  cv = one_by_one (64, 8, 7, 7);
+  g_assert_false (_executorch_conv_rows_pays (&cv));
   /* ResNet's 3x3 convolutions at 7x7, also from 14x14 at stride 2. */
   cv = window (512, 512, 7, 7, 3, 1, 1, 1);
   g_assert_cmpint (_executorch_conv_rows_pays (&cv), ==, avx512);
@@ -214,6 +219,12 @@ test_model_shapes (void)
   check_case (64, 384, 14, 14, true, false, false, true);
   check_case (384, 64, 14, 14, false, true, false, true);
   check_case (512, 64, 7, 7, true, false, false, false);
+  /* Output channels not a multiple of 32 or 16. */
+  check_case (232, 232, 7, 7, true, true, false, true);
+  check_case (80, 40, 14, 14, true, false, false, false);
+  check_case (24, 8, 7, 7, false, true, false, true);
+  KernelConv cv = window (20, 1000, 13, 13, 3, 2, 1, 1);
+  check_conv (&cv, true, false, false, false);
 }
 
 /* Planes that end in a partial tile, tiny ones, one input channel. */

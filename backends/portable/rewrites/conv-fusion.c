@@ -465,7 +465,8 @@ pack_weights (EtMethodGraph *graph, const Plan *plan, KernelConvFusion *fusion, 
 
   if (source == NULL && (w->flags & ET_TENSOR_FLAG_CONSTANT) != 0 && is_contiguous (w))
     source = w->data;
-  floats = rows ? plan->cout * k : _executorch_conv_packed_weight_floats (groups, cout_g, k, false);
+  floats = rows ? _executorch_conv_rows_packed_floats (plan->cout, k)
+                : _executorch_conv_packed_weight_floats (groups, cout_g, k, false);
   if (source == NULL || floats <= 0 || (uint64_t) floats > SIZE_MAX / sizeof (float))
     return false;
   packed = et_method_graph_alloc (graph, (size_t) floats * sizeof (float));

@@ -88,15 +88,15 @@ int64_t _executorch_conv_packed_weight_floats (int64_t groups, int64_t cout_g, i
 /* Packs contiguous @weight [groups * cout_g, k] into @dst. */
 void _executorch_conv_pack_weight (const float *weight, int64_t groups, int64_t cout_g, int64_t k, float *dst);
 
-/* Convolutions of one batch and one group, output channels a multiple of
- * 32, over small planes, with the output pixels as the GEMM's rows
- * (convolution-rows.c; AVX-512 only).  _fits: this CPU and @cv's shape
- * can take it; _pays: and it beats the GEMM path, the choice made at
- * load. */
+/* Convolutions of one batch and one group over small planes, with the
+ * output pixels as the GEMM's rows (convolution-rows.c; AVX-512 only).
+ * _fits: this CPU and @cv's shape can take it; _pays: and it beats the
+ * GEMM path, the choice made at load. */
 bool _executorch_conv_rows_fits (const KernelConv *cv);
 bool _executorch_conv_rows_pays (const KernelConv *cv);
-/* Packs contiguous @weight [cout, k] (cout a multiple of 32, k = cin kh
- * kw) into @dst, cout * k floats, as the rows path reads it. */
+/* Floats of the rows path's packing of weights [cout, k]
+ * (k = cin kh kw), and the packing of contiguous @weight into @dst. */
+int64_t _executorch_conv_rows_packed_floats (int64_t cout, int64_t k);
 void _executorch_conv_rows_pack (const float *weight, int64_t cout, int64_t k, float *dst);
 /* The convolution, @packed from _executorch_conv_rows_pack(), into
  * contiguous @y with the bias and @epilogue (may be NULL) applied; only

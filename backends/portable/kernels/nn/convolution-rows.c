@@ -7,8 +7,8 @@
  * with the pixels along its 32-float (AVX-512) vectors: a 7x7 plane's 49
  * pixels then take 64 lanes, a 14x14 plane's 196 take 224, and MobileNet's
  * and ResNet's last stages ran at 46 to 70 % of the FMA peak.  Here the
- * output channels go along the vectors (these networks' channel counts
- * are multiples of 32) and the pixels along the rows, seven at a time:
+ * output channels go along the vectors (32 a strip, the last one padded
+ * with zero weights) and the pixels along the rows, seven at a time:
  * 7x7, 14x14, 28x28 and 56x56 planes all split into whole tiles.
  *
  * A tile is 7 pixels by 32 output channels.  Its A operand is read in
@@ -53,7 +53,7 @@ _executorch_conv_rows_fits (const KernelConv *cv)
 {
 #ifdef ROWS_HAVE_AVX512
   return _executorch_support_cpu_has_avx512 () && !cv->transposed && cv->n == 1 && cv->groups == 1 && cv->cout > 0 &&
-         cv->cout % ROWS_NR == 0 && cv->cin > 0 && cv->kh > 0 && cv->kw > 0 && cv->oh * cv->ow > 0;
+         cv->cin > 0 && cv->kh > 0 && cv->kw > 0 && cv->oh * cv->ow > 0;
 #else
   (void) cv;
   return false;
@@ -72,25 +72,36 @@ bool
 _executorch_conv_rows_pays (const KernelConv *cv)
 {
   int64_t pixels = cv->oh * cv->ow;
-  /* Lanes the GEMM path computes, 32 a strip, against 7-pixel tiles. */
-  int64_t as_columns = (pixels + 31) / 32 * 32, as_rows = (pixels + ROWS_MR - 1) / ROWS_MR * ROWS_MR;
 
+  if (!_executorch_conv_rows_fits (cv) || pixels > ROWS_MAX_PIXELS)
+    return false;
+  /* Lanes each computes: the GEMM path 32-pixel strips by 6-channel ones,
+   * the tiles 7 pixels by 32 channels. */
+  int64_t as_columns = (pixels + 31) / 32 * 32 * ((cv->cout + 5) / 6 * 6);
+  int64_t as_rows = (pixels + ROWS_MR - 1) / ROWS_MR * ROWS_MR * ((cv->cout + ROWS_NR - 1) / ROWS_NR * ROWS_NR);
   /* A window's im2col fill is work the GEMM path's strips do as they go:
    * only where the tiles save a seventh of the lanes (7x7 planes). */
   int64_t bound = rows_reads_input (cv) ? 19 : 17;
 
-  return _executorch_conv_rows_fits (cv) && pixels <= ROWS_MAX_PIXELS && 20 * as_rows < bound * as_columns;
+  return 20 * as_rows < bound * as_columns;
+}
+
+int64_t
+_executorch_conv_rows_packed_floats (int64_t cout, int64_t k)
+{
+  return (cout + ROWS_NR - 1) / ROWS_NR * ROWS_NR * k;
 }
 
 void
 _executorch_conv_rows_pack (const float *weight, int64_t cout, int64_t k, float *dst)
 {
   /* Strip s holds output channels [32 s, 32 s + 32) of every input
-   * channel in turn: dst[(s * k + c) * 32 + j] = weight[32 s + j, c]. */
-  for (int64_t s = 0; s < cout / ROWS_NR; s++)
+   * channel in turn, zeros past cout: dst[(s k + c) 32 + j] = weight[32 s
+   * + j, c]. */
+  for (int64_t s = 0; s < (cout + ROWS_NR - 1) / ROWS_NR; s++)
     for (int64_t c = 0; c < k; c++)
       for (int64_t j = 0; j < ROWS_NR; j++)
-        dst[(s * k + c) * ROWS_NR + j] = weight[(s * ROWS_NR + j) * k + c];
+        dst[(s * k + c) * ROWS_NR + j] = s * ROWS_NR + j < cout ? weight[(s * ROWS_NR + j) * k + c] : 0.0f;
 }
 
 #ifdef ROWS_HAVE_AVX512
@@ -117,6 +128,8 @@ finish_channel (const RowsJob *job, __m256 v, int64_t co, int64_t p0, __mmask8 r
   const KernelConvEpilogue *e = job->epilogue;
   int64_t at = co * job->pixels + p0;
 
+  if (co >= job->cv->cout)
+    return; /* the last strip's padding */
   if (job->bias != NULL)
     v = _mm256_add_ps (v, _mm256_set1_ps (job->bias[co]));
   if (e != NULL && e->residual != NULL)
@@ -181,7 +194,7 @@ rows_tile (const RowsJob *job, const float *a, int64_t a_ks, int64_t strip, int6
     }
 
   __mmask8 rows = (__mmask8) ((1u << n) - 1);
-  for (int h = 0; h < 2; h++)
+  for (int h = 0; h < 2 && strip * ROWS_NR + 16 * h < job->cv->cout; h++)
     {
       __m512 r[8];
       for (int i = 0; i < 8; i++)
@@ -335,7 +348,7 @@ _executorch_conv_rows_f32 (const KernelConv *cv, const float *x, const float *pa
                            const KernelConvEpilogue *epilogue)
 {
 #ifdef ROWS_HAVE_AVX512
-  int64_t pixels = cv->oh * cv->ow, strips = cv->cout / ROWS_NR;
+  int64_t pixels = cv->oh * cv->ow, strips = (cv->cout + ROWS_NR - 1) / ROWS_NR;
   int64_t threads = executorch_threadpool_get_num_threads ();
   RowsJob job = {
     .cv = cv,
