@@ -44,16 +44,20 @@
 
 #define ROWS_MR 7  /* pixels a tile */
 #define ROWS_NR 32 /* output channels a tile (a weight strip) */
-/* Planes of at most this many pixels: beyond, the GEMM path's strips
- * waste at most an eighth of their columns. */
+/* Planes of at most this many pixels: past them the GEMM path's 32-pixel
+ * strips waste at most an eighth of their lanes, and its pixel tiles
+ * spread over the threads as well. */
 #define ROWS_MAX_PIXELS 256
 
 bool
 _executorch_conv_rows_fits (const KernelConv *cv)
 {
 #ifdef ROWS_HAVE_AVX512
-  return _executorch_support_cpu_has_avx512 () && !cv->transposed && cv->n == 1 && cv->groups == 1 && cv->cout > 0 &&
-         cv->cin > 0 && cv->kh > 0 && cv->kw > 0 && cv->oh * cv->ow > 0;
+  /* The masked 256-bit stores need AVX512VL besides the F and DQ the
+   * plug-ins' AVX-512 decision asks for. */
+  return _executorch_support_cpu_has_avx512 () && __builtin_cpu_supports ("avx512vl") && !cv->transposed &&
+         cv->n == 1 && cv->groups == 1 && cv->cout > 0 && cv->cin > 0 && cv->kh > 0 && cv->kw > 0 &&
+         cv->oh * cv->ow > 0;
 #else
   (void) cv;
   return false;
