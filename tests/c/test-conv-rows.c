@@ -163,8 +163,11 @@ test_choice (void)
   bool avx512 = _executorch_conv_rows_fits (&cv);
 
   g_assert_cmpint (_executorch_conv_rows_pays (&cv), ==, avx512);
-  cv = one_by_one (64, 384, 14, 14);
+  cv = one_by_one (576, 96, 14, 14);
   g_assert_cmpint (_executorch_conv_rows_pays (&cv), ==, avx512);
+  /* At 14x14 short sums lose to the tiles' transposes. */
+  cv = one_by_one (64, 384, 14, 14);
+  g_assert_false (_executorch_conv_rows_pays (&cv));
   /* 8x8: two whole strips of 32 pixels, nothing to gain. */
   cv = one_by_one (64, 384, 8, 8);
   g_assert_false (_executorch_conv_rows_pays (&cv));
