@@ -253,34 +253,35 @@ fill_columns (const RowsJob *job, float *columns)
 }
 
 /* Tiles [first, end) by weight strips [s0, s1), strip by strip, A
- * [k][pixels] from @a. */
+ * [k][pixels] from @a_rows. */
 static void
 rows_run (RowsJob *job, const float *a_rows, int64_t first, int64_t end, int64_t s0, int64_t s1)
 {
   int64_t k = job->k, pixels = job->pixels;
+  int64_t full_end = MIN (end, pixels / ROWS_MR); /* tiles of 7 real pixels */
+  float *last = NULL;
 
+  if (full_end < end)
+    {
+      /* The plane's last pixels: reading 7 a row would pass its end, so
+       * they are copied once into a zero-padded tile for every strip. */
+      int64_t p0 = full_end * ROWS_MR;
+      if ((last = calloc ((size_t) k * ROWS_MR, sizeof (float))) == NULL)
+        {
+          __atomic_store_n (&job->failed, 1, __ATOMIC_RELAXED);
+          return;
+        }
+      for (int64_t c = 0; c < k; c++)
+        memcpy (last + c * ROWS_MR, a_rows + c * pixels + p0, (size_t) (pixels - p0) * sizeof (float));
+    }
   for (int64_t strip = s0; strip < s1; strip++)
-    for (int64_t t = first; t < end; t++)
-      {
-        int64_t p0 = t * ROWS_MR;
-        int n = pixels - p0 < ROWS_MR ? (int) (pixels - p0) : ROWS_MR;
-        if (n == ROWS_MR)
-          {
-            rows_tile (job, a_rows + p0, pixels, strip, p0, n);
-            continue;
-          }
-        /* The plane's last pixels: reading 7 a row would pass its end. */
-        float *a = calloc ((size_t) k * ROWS_MR, sizeof (float));
-        if (a == NULL)
-          {
-            __atomic_store_n (&job->failed, 1, __ATOMIC_RELAXED);
-            return;
-          }
-        for (int64_t c = 0; c < k; c++)
-          memcpy (a + c * ROWS_MR, a_rows + c * pixels + p0, (size_t) n * sizeof (float));
-        rows_tile (job, a, ROWS_MR, strip, p0, n);
-        free (a);
-      }
+    {
+      for (int64_t t = first; t < full_end; t++)
+        rows_tile (job, a_rows + t * ROWS_MR, pixels, strip, t * ROWS_MR, ROWS_MR);
+      if (last != NULL)
+        rows_tile (job, last, ROWS_MR, strip, full_end * ROWS_MR, (int) (pixels - full_end * ROWS_MR));
+    }
+  free (last);
 }
 
 /* A thread's im2col buffer, kept from call to call. */
