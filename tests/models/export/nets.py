@@ -66,6 +66,23 @@ def small_cnn():
     return randomize_bn(m, seed=1)
 
 
+def fire_cnn():
+    """SqueezeNet-1.1's shape at a few channels: fire modules whose two
+    expand convolutions end in a channel cat."""
+    from torchvision.models.squeezenet import Fire
+
+    torch.manual_seed(0)
+    return nn.Sequential(
+        nn.Conv2d(3, 16, 3, stride=2), nn.ReLU(inplace=True),
+        nn.MaxPool2d(3, stride=2, ceil_mode=True),
+        Fire(16, 8, 16, 16), Fire(32, 8, 16, 16),
+        nn.MaxPool2d(3, stride=2, ceil_mode=True),
+        Fire(32, 16, 32, 32),
+        nn.Dropout(0.5), nn.Conv2d(64, 10, 1), nn.ReLU(inplace=True),
+        nn.AdaptiveAvgPool2d((1, 1)), nn.Flatten(),
+    ).eval()
+
+
 # --------------------------------------------------------------------------
 # torchvision CNNs
 # --------------------------------------------------------------------------
@@ -126,10 +143,15 @@ def vit(image, patch, layers, heads, dim, mlp, classes):
     from torchvision.models.vision_transformer import VisionTransformer
 
     torch.manual_seed(0)
-    return VisionTransformer(
+    m = VisionTransformer(
         image_size=image, patch_size=patch, num_layers=layers, num_heads=heads,
         hidden_dim=dim, mlp_dim=mlp, num_classes=classes,
-    ).eval()
+    )
+    # torchvision starts the head at zero: every output would be 0 whatever
+    # the encoder computed.
+    nn.init.normal_(m.heads.head.weight, std=0.2)
+    nn.init.normal_(m.heads.head.bias, std=0.2)
+    return m.eval()
 
 
 # --------------------------------------------------------------------------
@@ -436,6 +458,12 @@ def fixtures(full=False):
             "widths 8,16,32,64, 10 classes, BN randomised; x [1,3,64,64].",
             resnet18((8, 16, 32, 64), 10), (1, 3, 64, 64), (12, 22), t,
             CNN_OPS + ["aten::max_pool2d_with_indices.out"], full))
+        out.append(image_fixture(
+            "fire_cnn", "SqueezeNet-1.1-like: stem conv 3->16 /2, max pools, three "
+            "fire modules (squeeze 8/8/16, expand 1x1 and 3x3 16+16/16+16/32+32, "
+            "channel cat), 1x1 classifier conv, 10 classes; x [1,3,64,64].",
+            fire_cnn(), (1, 3, 64, 64), (15, 25), t,
+            ["aten::convolution.out", "aten::cat.out", "aten::max_pool2d_with_indices.out"], full))
         x_cl = rand(1, 3, 64, 64, seed=14).to(memory_format=torch.channels_last)
         out.append(Fixture(
             "resnet18_cl", "The resnet18 fixture's model and input in channels_last "
