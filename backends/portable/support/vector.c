@@ -544,7 +544,7 @@ normalize_avx2 (int64_t n, const float *x, float mean, float rstd, const float *
     }
 }
 
-/* ---- AVX-512: sigmoid and SiLU, lane for lane the AVX2 forms above ---- */
+/* ---- AVX-512: sigmoid, SiLU and GELU, lane for lane the AVX2 forms above ---- */
 
 #define AVX512 __attribute__ ((target ("avx512f,avx512dq,fma")))
 
@@ -597,6 +597,61 @@ sigmoid512 (__m512 x)
         }                                                     \
     }                                                         \
   while (0)
+
+/* erfc256 and gelu256, lane for lane. */
+AVX512 static inline __m512
+erfc512 (__m512 a)
+{
+  static const float c[10] = { 0.17087277f,  -0.82215223f, 1.48851587f, -1.13520398f, 0.27886807f,
+                               -0.18628806f, 0.09678418f,  0.37409196f, 1.00002368f,  -1.26551223f };
+  __m512 t = _mm512_div_ps (_mm512_set1_ps (1.0f), _mm512_fmadd_ps (_mm512_set1_ps (0.5f), a, _mm512_set1_ps (1.0f)));
+  __m512 p = _mm512_set1_ps (c[0]);
+  for (int k = 1; k < 10; k++)
+    p = _mm512_fmadd_ps (p, t, _mm512_set1_ps (c[k]));
+  return _mm512_mul_ps (t, exp512 (_mm512_fnmadd_ps (a, a, p)));
+}
+
+AVX512 static inline __m512
+gelu512 (__m512 x, bool tanh_form)
+{
+  __m512 half_x = _mm512_mul_ps (_mm512_set1_ps (0.5f), x);
+  __m512 g;
+  if (tanh_form)
+    {
+      __m512 x3 = _mm512_mul_ps (_mm512_mul_ps (x, x), x);
+      __m512 inner =
+          _mm512_mul_ps (_mm512_set1_ps (-1.5957691216057308f), _mm512_fmadd_ps (_mm512_set1_ps (0.044715f), x3, x));
+      g = _mm512_div_ps (x, _mm512_add_ps (_mm512_set1_ps (1.0f), exp512 (inner)));
+    }
+  else
+    {
+      __m512 au = _mm512_abs_ps (_mm512_mul_ps (x, _mm512_set1_ps (0.7071067811865476f)));
+      __m512 ec = erfc512 (au);
+      __mmask16 neg = _mm512_cmp_ps_mask (x, _mm512_setzero_ps (), _CMP_LT_OQ);
+      __m512 onep = _mm512_mask_blend_ps (neg, _mm512_sub_ps (_mm512_set1_ps (2.0f), ec), ec);
+      g = _mm512_mul_ps (half_x, onep);
+    }
+  __mmask16 ninf = _mm512_cmp_ps_mask (x, _mm512_set1_ps (-INFINITY), _CMP_EQ_OQ);
+  return _mm512_maskz_mov_ps ((__mmask16) ~ninf, g);
+}
+
+/* Two vectors an iteration: the erfc polynomial and exp are chains of
+ * dependent steps, and one vector at a time left the core waiting on
+ * them (about 11 cycles an element with AVX2). */
+AVX512 static void
+gelu_avx512 (int64_t n, const float *x, bool tanh_form, float *o)
+{
+  int64_t i = 0;
+
+  for (; i + 32 <= n; i += 32)
+    {
+      __m512 a = gelu512 (_mm512_loadu_ps (x + i), tanh_form);
+      __m512 b = gelu512 (_mm512_loadu_ps (x + i + 16), tanh_form);
+      _mm512_storeu_ps (o + i, a);
+      _mm512_storeu_ps (o + i + 16, b);
+    }
+  AVX512_MAP (n - i, x + i, o + i, gelu512 (v, tanh_form));
+}
 
 AVX512 static void
 sigmoid_avx512 (int64_t n, const float *x, float *o)
@@ -707,6 +762,13 @@ _executorch_vec_tanh_f32 (int64_t n, const float *x, float *o)
 void
 _executorch_vec_gelu_f32 (int64_t n, const float *x, bool tanh_form, float *o)
 {
+#ifdef HAVE_AVX2_PATH
+  if (_executorch_support_cpu_has_avx512 ())
+    {
+      gelu_avx512 (n, x, tanh_form, o);
+      return;
+    }
+#endif
   DISPATCH (gelu_avx2 (n, x, tanh_form, o));
   for (int64_t i = 0; i < n; i++)
     o[i] = gelu_scalar (x[i], tanh_form);
