@@ -360,12 +360,36 @@ test_gemm_edge_tiles (void)
   executorch_threadpool_set_num_threads (0);
 }
 
+/* What tile_done saw: each element's value once finished, and how many
+ * times it was handed over. */
+typedef struct
+{
+  float *seen;
+  int *times;
+  int64_t n;
+} TilesSeen;
+
+static void
+record_tile (const void *user, const float *c, int64_t ldc, int64_t i0, int64_t j0, int64_t rows, int64_t cols)
+{
+  const TilesSeen *t = user;
+
+  for (int64_t r = 0; r < rows; r++)
+    for (int64_t j = 0; j < cols; j++)
+      {
+        t->seen[(i0 + r) * t->n + j0 + j] = c[r * ldc + j];
+        t->times[(i0 + r) * t->n + j0 + j]++;
+      }
+}
+
 /* Bias per row and clamp applied by the GEMM, on every path: direct (tiny),
  * few rows, packed with edge tiles and several k slices, B from a pack_b
- * callback, k = 0, accumulating. */
+ * callback, k = 0, accumulating; and every element handed to tile_done
+ * once, finished. */
 static void
 check_gemm_epilogue (int64_t m, int64_t n, int64_t k, bool accumulate, bool callback)
 {
+  TilesSeen tiles = { g_new0 (float, m *n + 1), g_new0 (int, m *n + 1), n };
   float *a = g_new (float, m *k + 1), *b = g_new (float, k *n + 1), *bias = g_new (float, m + 1);
   float *c = g_new (float, m *n + 1);
   double *ref = g_new (double, m *n + 1);
@@ -407,6 +431,8 @@ check_gemm_epilogue (int64_t m, int64_t n, int64_t k, bool accumulate, bool call
     .clamp = true,
     .lo = -0.25f,
     .hi = 0.5f,
+    .tile_done = record_tile,
+    .tile_done_user = &tiles,
   };
   KernelSgemm plain = g;
   if (callback)
@@ -416,6 +442,11 @@ check_gemm_epilogue (int64_t m, int64_t n, int64_t k, bool accumulate, bool call
       g.b = NULL;
     }
   g_assert_true (_executorch_sgemm (&g));
+  for (int64_t i = 0; i < m * n; i++)
+    {
+      g_assert_cmpint (tiles.times[i], ==, 1);
+      g_assert_true (memcmp (&tiles.seen[i], &c[i], sizeof (float)) == 0);
+    }
   for (int64_t j = 0; j < n && m >= 2; j++)
     {
       g_assert_true (isnan (c[j]));
@@ -423,6 +454,8 @@ check_gemm_epilogue (int64_t m, int64_t n, int64_t k, bool accumulate, bool call
       ref[j] = 0.0;
     }
   check_close ("epilogue", c, n, ref, m, n, k);
+  g_free (tiles.seen);
+  g_free (tiles.times);
   g_free (a);
   g_free (b);
   g_free (bias);

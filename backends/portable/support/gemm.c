@@ -301,7 +301,7 @@ pack_b_strip (void *data, size_t strip)
  * (C's element (i0, j0) and on), where the microkernel did not apply it:
  * edge tiles and the paths without packing. */
 static void
-epilogue (const KernelSgemm *g, float *c, int64_t i0, int64_t rows, int64_t cols)
+epilogue (const KernelSgemm *g, float *c, int64_t i0, int64_t j0, int64_t rows, int64_t cols)
 {
   for (int64_t r = 0; r < rows; r++)
     {
@@ -323,12 +323,14 @@ epilogue (const KernelSgemm *g, float *c, int64_t i0, int64_t rows, int64_t cols
             }
         }
     }
+  if (g->tile_done != NULL)
+    g->tile_done (g->tile_done_user, c, g->ldc, i0, j0, rows, cols);
 }
 
 static bool
 has_epilogue (const KernelSgemm *g)
 {
-  return g->row_bias != NULL || g->clamp;
+  return g->row_bias != NULL || g->clamp || g->tile_done != NULL;
 }
 
 /* Strips [si, si + ti) of A times strips [sj, sj + tj) of B. */
@@ -360,6 +362,8 @@ compute_tile (void *data, size_t si, size_t sj, size_t ti, size_t tj)
               if (g->row_bias != NULL)
                 e.bias = g->row_bias + job->ic + i0;
               job->kernel (job->kc, a, b, c, g->ldc, job->accumulate, last ? &e : NULL);
+              if (last && g->tile_done != NULL)
+                g->tile_done (g->tile_done_user, c, g->ldc, job->ic + i0, job->jc + j0, rows, cols);
               continue;
             }
           job->kernel (job->kc, a, b, edge, nr, 0, NULL);
@@ -367,7 +371,7 @@ compute_tile (void *data, size_t si, size_t sj, size_t ti, size_t tj)
             for (int64_t j = 0; j < cols; j++)
               c[r * g->ldc + j] = job->accumulate ? c[r * g->ldc + j] + edge[r * nr + j] : edge[r * nr + j];
           if (last)
-            epilogue (g, c, job->ic + i0, rows, cols);
+            epilogue (g, c, job->ic + i0, job->jc + j0, rows, cols);
         }
     }
 }
@@ -607,14 +611,14 @@ _executorch_sgemm (const KernelSgemm *g)
         for (int64_t i = 0; i < m; i++)
           memset (g->c + i * g->ldc, 0, (size_t) n * sizeof (float));
       if (has_epilogue (g))
-        epilogue (g, g->c, 0, m, n);
+        epilogue (g, g->c, 0, 0, m, n);
       return true;
     }
   if ((double) m * (double) n * (double) k <= DIRECT_MAX && g->pack_b == NULL && g->a_packed == NULL)
     {
       direct (g);
       if (has_epilogue (g))
-        epilogue (g, g->c, 0, m, n);
+        epilogue (g, g->c, 0, 0, m, n);
       return true;
     }
 
@@ -624,7 +628,7 @@ _executorch_sgemm (const KernelSgemm *g)
     {
       small_m (g, parallel);
       if (has_epilogue (g))
-        epilogue (g, g->c, 0, m, n);
+        epilogue (g, g->c, 0, 0, m, n);
       return true;
     }
   int64_t mchunk = m < MCHUNK ? m : MCHUNK;

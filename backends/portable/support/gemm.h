@@ -68,6 +68,12 @@ typedef struct
   const float *row_bias;
   bool clamp;
   float lo, hi;
+  /* When set, called on each tile of C (rows [i0, i0 + rows), columns
+   * [j0, j0 + cols), @c its first element) once the above is done, while
+   * the tile is still in cache; from several threads at once for
+   * different tiles. */
+  void (*tile_done) (const void *user, const float *c, int64_t ldc, int64_t i0, int64_t j0, int64_t rows, int64_t cols);
+  const void *tile_done_user;
 } KernelSgemm;
 
 /* Floats _executorch_sgemm_pack_a() writes for an m x k matrix A. */
