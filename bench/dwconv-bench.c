@@ -3,9 +3,11 @@
  *
  * SPDX-License-Identifier: LGPL-2.1-or-later
  *
- * Usage: dwconv-bench [--quick] [FILTER]
+ * Usage: dwconv-bench [--quick] [--channels-last] [FILTER]
  * Calls aten::convolution.out through the kernel library as a program
- * does (with a bias) and prints one line per shape and thread count:
+ * does (with a bias), on NCHW tensors or with --channels-last on NHWC ones
+ * (each call then also packs the weights, a few microseconds), and prints
+ * one line per shape and thread count:
  * wall-clock GFLOP/s (2 per multiply-add) and per CPU-second (what a
  * shared machine's other processes do not change).  Not run by meson test.
  */
@@ -40,6 +42,18 @@ filled (int64_t n)
   return x;
 }
 
+static bool channels_last;
+
+/* Lays @t out as NHWC. */
+static void
+make_channels_last (EtTensor *t)
+{
+  static const uint8_t order[4] = { 0, 2, 3, 1 };
+
+  memcpy (t->dim_order, order, sizeof order);
+  et_strides_from_dim_order (t->ndim, t->sizes, t->dim_order, t->strides);
+}
+
 static void
 bench (const DwShape *s, guint threads, double min_seconds)
 {
@@ -55,6 +69,11 @@ bench (const DwShape *s, guint threads, double min_seconds)
   bench_tensor_init (&w, &wv, 4, ws, wd);
   bench_tensor_init (&b, &bv, 1, bs, bd);
   bench_tensor_init (&y, &yv, 4, ys, yd);
+  if (channels_last)
+    {
+      make_channels_last (&x);
+      make_channels_last (&y);
+    }
   EtValue st[2] = { bench_int_value (s->stride), bench_int_value (s->stride) },
           pd[2] = { bench_int_value (pad), bench_int_value (pad) };
   EtValue one[2] = { bench_int_value (1), bench_int_value (1) }, zero[2] = { bench_int_value (0), bench_int_value (0) };
@@ -88,8 +107,8 @@ bench (const DwShape *s, guint threads, double min_seconds)
   while (bench_now () - start < min_seconds || iters < 3);
   double t = (bench_now () - start) / iters, cpu = (bench_cpu_now () - cpu_start) / iters;
   double flops = 2.0 * s->c * o * o * s->k * s->k;
-  printf ("dw %-30s threads %u: %7.1f GFLOP/s  (%6.1f per CPU-second, %8.1f us)\n", s->name, threads, flops / t / 1e9,
-          flops / cpu / 1e9, t * 1e6);
+  printf ("dw%s %-30s threads %u: %7.1f GFLOP/s  (%6.1f per CPU-second, %8.1f us)\n", channels_last ? "-nhwc" : "",
+          s->name, threads, flops / t / 1e9, flops / cpu / 1e9, t * 1e6);
   fflush (stdout);
   free (xd);
   free (wd);
@@ -111,8 +130,15 @@ main (int argc, char **argv)
     { "effnet 5x5 1152 7", 1152, 7, 5, 1 },   { "shufflenet 3x3/2 24 56", 24, 56, 3, 2 },
     { "shufflenet 3x3 58 28", 58, 28, 3, 1 }, { "shufflenet 3x3 232 7", 232, 7, 3, 1 },
   };
-  bool quick = argc > 1 && strcmp (argv[1], "--quick") == 0;
-  const char *filter = argc > 2 ? argv[2] : argc > 1 && !quick ? argv[1] : NULL;
+  bool quick = false;
+  const char *filter = NULL;
+  for (int i = 1; i < argc; i++)
+    if (strcmp (argv[i], "--quick") == 0)
+      quick = true;
+    else if (strcmp (argv[i], "--channels-last") == 0)
+      channels_last = true;
+    else
+      filter = argv[i];
   double min_seconds = quick ? 0.05 : 0.2;
   EtErrorContext *error = et_error_context_new ();
 

@@ -16,11 +16,7 @@
 #define EXECUTORCH_KERNELS_VERSION "0.0.0"
 #endif
 
-static const struct
-{
-  const EtKernel *kernels;
-  const size_t *n_kernels;
-} tables[] = {
+const KernelTable _executorch_kernel_tables[] = {
   { _executorch_binary_kernels, &_executorch_binary_n_kernels },
   { _executorch_unary_kernels, &_executorch_unary_n_kernels },
   { _executorch_linalg_kernels, &_executorch_linalg_n_kernels },
@@ -50,14 +46,18 @@ static const struct
   { _executorch_distance_kernels, &_executorch_distance_n_kernels },
 };
 
+const size_t _executorch_n_kernel_tables = KERNEL_N_ELEMENTS (_executorch_kernel_tables);
+
 static bool
 kernels_init (EtRegistry *registry, EtErrorContext *error)
 {
-  for (size_t i = 0; i < KERNEL_N_ELEMENTS (tables); i++)
-    if (et_registry_add_kernels (registry, tables[i].kernels, *tables[i].n_kernels, error) != ET_OK)
+  for (size_t i = 0; i < _executorch_n_kernel_tables; i++)
+    if (et_registry_add_kernels (registry, _executorch_kernel_tables[i].kernels,
+                                 *_executorch_kernel_tables[i].n_kernels, error) != ET_OK)
       return false;
   if (et_registry_add_rewrite (registry, &_executorch_constant_transpose_rewrite, error) != ET_OK ||
       et_registry_add_rewrite (registry, &_executorch_mat2_packing_rewrite, error) != ET_OK ||
+      et_registry_add_rewrite (registry, &_executorch_linear_fusion_rewrite, error) != ET_OK ||
       et_registry_add_rewrite (registry, &_executorch_conv_fusion_rewrite, error) != ET_OK ||
       et_registry_add_rewrite (registry, &_executorch_silu_fusion_rewrite, error) != ET_OK ||
       et_registry_add_rewrite (registry, &_executorch_pool_indices_rewrite, error) != ET_OK)

@@ -68,8 +68,22 @@ window (int64_t cin, int64_t cout, int64_t h, int64_t w, int64_t k, int64_t s, i
   return cv;
 }
 
+/* @planes planes of @pixels, NCHW to NHWC. */
+static float *
+channels_last (const float *src, int64_t planes, int64_t pixels)
+{
+  float *dst = g_new (float, planes *pixels);
+
+  for (int64_t c = 0; c < planes; c++)
+    for (int64_t p = 0; p < pixels; p++)
+      dst[p * planes + c] = src[c * pixels + p];
+  return dst;
+}
+
+/* Runs @g with its operands laid out as @layout says, against the
+ * reference in NCHW order. */
 static void
-check_conv (const KernelConv *g, bool bias, bool residual, bool in_place, bool clamp)
+check_conv_layout (const KernelConv *g, bool bias, bool residual, bool in_place, bool clamp, unsigned layout)
 {
   KernelConv cv = *g;
   int64_t cin = cv.cin, cout = cv.cout, k = cin * cv.kh * cv.kw;
@@ -82,7 +96,7 @@ check_conv (const KernelConv *g, bool bias, bool residual, bool in_place, bool c
     .residual = residual ? (in_place ? y : res) : NULL, .clamp = clamp, .lo = -0.5f, .hi = 0.6f
   };
 
-  g_assert_true (_executorch_conv_rows_fits (&cv));
+  g_assert_true (_executorch_conv_rows_fits_layout (&cv, layout));
   for (int64_t i = 0; i < nx; i++)
     x[i] = (float) g_rand_double_range (rng, -1.0, 1.0);
   for (int64_t i = 0; i < cout * k; i++)
@@ -120,22 +134,34 @@ check_conv (const KernelConv *g, bool bias, bool residual, bool in_place, bool c
         mag[co * pixels + p] = m;
       }
 
+  /* The kernel's operands: transposed copies where @layout says. */
+  bool y_last = (layout & KERNEL_CONV_Y_CHANNELS_LAST) != 0;
+  float *xk = (layout & KERNEL_CONV_X_CHANNELS_LAST) != 0 ? channels_last (x, cin, pixels) : g_memdup2 (x, nx * 4);
+  float *rk = y_last ? channels_last (res, cout, pixels) : g_memdup2 (res, ny * 4);
+  if (residual && !in_place)
+    ep.residual = rk;
   for (guint threads = 1; threads <= 2; threads++)
     {
       executorch_threadpool_set_num_threads (threads);
       for (int64_t i = 0; i < ny + GUARD; i++)
-        y[i] = i < ny ? (in_place ? res[i] : NAN) : 1234.5f;
-      g_assert_true (_executorch_conv_rows_f32 (&cv, x, packed, bias ? b : NULL, y, &ep));
-      for (int64_t i = 0; i < ny; i++)
-        if (!(fabs (y[i] - ref[i]) <= 1e-5 * (mag[i] + 1.0)))
-          g_error ("%u threads, %" G_GINT64_FORMAT " -> %" G_GINT64_FORMAT " at %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT
-                   ", window %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT " stride %" G_GINT64_FORMAT
-                   ": out[%" G_GINT64_FORMAT "] = %g, expected %g",
-                   threads, cin, cout, cv.h, cv.w, cv.kh, cv.kw, cv.sw, i, y[i], ref[i]);
+        y[i] = i < ny ? (in_place ? rk[i] : NAN) : 1234.5f;
+      g_assert_true (_executorch_conv_rows_f32 (&cv, xk, packed, bias ? b : NULL, y, &ep, layout));
+      for (int64_t j = 0; j < ny; j++)
+        {
+          /* j: the output's place in NCHW order, i: in the kernel's. */
+          int64_t i = y_last ? j % pixels * cout + j / pixels : j;
+          if (!(fabs (y[i] - ref[j]) <= 1e-5 * (mag[j] + 1.0)))
+            g_error ("%u threads, layout %u, %" G_GINT64_FORMAT " -> %" G_GINT64_FORMAT " at %" G_GINT64_FORMAT
+                     "x%" G_GINT64_FORMAT ", window %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT " stride %" G_GINT64_FORMAT
+                     ": out[%" G_GINT64_FORMAT "] = %g, expected %g",
+                     threads, layout, cin, cout, cv.h, cv.w, cv.kh, cv.kw, cv.sw, j, y[i], ref[j]);
+        }
       for (int64_t i = ny; i < ny + GUARD; i++)
         g_assert_cmpfloat (y[i], ==, 1234.5f);
     }
   executorch_threadpool_set_num_threads (1);
+  g_free (xk);
+  g_free (rk);
   g_free (x);
   g_free (wt);
   g_free (b);
@@ -144,6 +170,12 @@ check_conv (const KernelConv *g, bool bias, bool residual, bool in_place, bool c
   g_free (y);
   g_free (ref);
   g_free (mag);
+}
+
+static void
+check_conv (const KernelConv *g, bool bias, bool residual, bool in_place, bool clamp)
+{
+  check_conv_layout (g, bias, residual, in_place, clamp, 0);
 }
 
 static void
@@ -294,6 +326,30 @@ test_columns_refilled (void)
     }
 }
 
+/* Channels-last inputs (1x1 only), outputs or both: whole and partial
+ * tiles, planes large enough to be cut by pixels, output channels not a
+ * multiple of 16, a residual (also in place). */
+static void
+test_channels_last (void)
+{
+  static const int64_t shapes[][4] = {
+    { 16, 96, 28, 28 }, { 96, 24, 14, 15 }, { 24, 144, 9, 13 }, { 320, 1280, 7, 7 }, { 37, 40, 2, 3 }, { 8, 8, 1, 1 },
+  };
+
+  if (skip_without_avx512 ())
+    return;
+  for (unsigned layout = 1; layout <= 3; layout++)
+    for (size_t i = 0; i < G_N_ELEMENTS (shapes); i++)
+      {
+        KernelConv cv = one_by_one (shapes[i][0], shapes[i][1], shapes[i][2], shapes[i][3]);
+        check_conv_layout (&cv, i % 2 == 0, i % 3 != 2, i == 1 && layout != 1, i % 2 == 1, layout);
+      }
+  /* A window reads its im2col matrix: a channels-last output only. */
+  KernelConv cv = window (24, 48, 14, 14, 3, 2, 1, 1);
+  g_assert_false (_executorch_conv_rows_fits_layout (&cv, KERNEL_CONV_X_CHANNELS_LAST));
+  check_conv_layout (&cv, true, true, false, true, KERNEL_CONV_Y_CHANNELS_LAST);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -305,6 +361,7 @@ main (int argc, char **argv)
   g_test_add_func ("/conv-rows/residual-in-place", test_residual_in_place);
   g_test_add_func ("/conv-rows/windows", test_windows);
   g_test_add_func ("/conv-rows/columns-refilled", test_columns_refilled);
+  g_test_add_func ("/conv-rows/channels-last", test_channels_last);
   int status = g_test_run ();
   g_rand_free (rng);
   return status;

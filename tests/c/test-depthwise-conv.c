@@ -11,7 +11,9 @@
  * batch, bias or none, and the fused epilogue (residual add, clamp).
  * Outputs are prefilled with NaN, so each one must be written, and a
  * guard after them must stay untouched; 1 and 2 threads.  A residual may
- * also be the output itself.
+ * also be the output itself.  Where the CPU has AVX-512, every case of
+ * one batch and one output channel a group also runs the channels-last
+ * kernel (convolution-depthwise-nhwc.c) on the same data transposed.
  */
 #include "convolution-private.h"
 #include "executorch-threadpool.h"
@@ -42,6 +44,61 @@ extent (int64_t in, int64_t k, int64_t s, int64_t p, int64_t d)
 {
   int64_t span = in + 2 * p - d * (k - 1) - 1;
   return span < 0 ? 0 : span / s + 1;
+}
+
+/* @planes planes of @pixels, NCHW to NHWC (@back: the other way). */
+static float *
+transpose_planes (const float *src, int64_t planes, int64_t pixels, bool back)
+{
+  float *dst = g_new (float, planes *pixels + GUARD);
+
+  for (int64_t c = 0; c < planes; c++)
+    for (int64_t p = 0; p < pixels; p++)
+      if (back)
+        dst[c * pixels + p] = src[p * planes + c];
+      else
+        dst[p * planes + c] = src[c * pixels + p];
+  return dst;
+}
+
+/* The channels-last kernel (convolution-depthwise-nhwc.c) on @c's data,
+ * transposed in and out. */
+static void
+check_channels_last (const Case *c, const KernelConv *cv, const float *x, const float *w, const float *bias,
+                     const float *res, const KernelConvEpilogue *ep, const double *ref, const double *mag)
+{
+  int64_t taps = cv->kh * cv->kw, pixels = cv->oh * cv->ow, ny = cv->cout * pixels;
+  float *xl = transpose_planes (x, cv->cin, cv->h * cv->w, false);
+  float *rl = transpose_planes (res, cv->cout, pixels, false);
+  float *yl = g_new (float, ny + GUARD);
+  float *packed = g_new (float, _executorch_conv_depthwise_nhwc_packed_floats (cv->cout, taps));
+  KernelConvEpilogue epl = *ep;
+
+  epl.residual = c->residual ? (c->in_place ? yl : rl) : NULL;
+  _executorch_conv_depthwise_nhwc_pack (w, cv->cout, taps, packed);
+  for (guint threads = 1; threads <= 2; threads++)
+    {
+      executorch_threadpool_set_num_threads (threads);
+      for (int64_t i = 0; i < ny + GUARD; i++)
+        yl[i] = i < ny ? (c->in_place ? rl[i] : NAN) : 1234.5f;
+      g_assert_true (_executorch_conv_depthwise_nhwc_f32 (cv, xl, packed, c->bias ? bias : NULL, yl,
+                                                          c->residual || c->clamp ? &epl : NULL));
+      for (int64_t i = 0; i < ny; i++)
+        {
+          double got = yl[i % pixels * cv->cout + i / pixels];
+          if (!(fabs (got - ref[i]) <= 1e-5 * (mag[i] + 1.0)))
+            g_error ("channels-last, %u threads, c %" G_GINT64_FORMAT " %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT
+                     " k %" G_GINT64_FORMAT "x%" G_GINT64_FORMAT " s %" G_GINT64_FORMAT ",%" G_GINT64_FORMAT
+                     " p %" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ": out[%" G_GINT64_FORMAT "] = %g, expected %g",
+                     threads, c->c, c->h, c->w, c->kh, c->kw, c->sh, c->sw, c->ph, c->pw, i, got, ref[i]);
+        }
+      for (int64_t i = ny; i < ny + GUARD; i++)
+        g_assert_cmpfloat (yl[i], ==, 1234.5f);
+    }
+  g_free (xl);
+  g_free (rl);
+  g_free (yl);
+  g_free (packed);
 }
 
 /* Runs @c on every instruction set; FALSE when its output would be empty. */
@@ -137,6 +194,8 @@ check_case (const Case *c)
         for (int64_t i = ny; i < ny + GUARD; i++)
           g_assert_cmpfloat (y[i], ==, 1234.5f);
       }
+  if (_executorch_conv_depthwise_nhwc_fits (&cv))
+    check_channels_last (c, &cv, x, w, bias, res, &ep, ref, mag);
   executorch_threadpool_set_num_threads (1);
   g_free (x);
   g_free (w);
@@ -339,6 +398,41 @@ test_nan_through_clamp (void)
     }
 }
 
+/* Channel counts that fill several vectors, with and without a tail, on
+ * the model planes at strides 1 and 2 (the channels-last kernel; the
+ * NCHW ones take them too). */
+static void
+test_many_channels (void)
+{
+  static const int64_t channels[] = { 16, 37, 96 };
+  static const int64_t sizes[] = { 28, 14, 7, 3 };
+
+  for (size_t ci = 0; ci < G_N_ELEMENTS (channels); ci++)
+    for (size_t i = 0; i < G_N_ELEMENTS (sizes); i++)
+      for (int64_t s = 1; s <= 2; s++)
+        {
+          int64_t k = i % 2 == 0 ? 3 : 5;
+          Case c = { .n = 1,
+                     .c = channels[ci],
+                     .mult = 1,
+                     .h = sizes[i],
+                     .w = sizes[i] + (int64_t) ci,
+                     .kh = k,
+                     .kw = k,
+                     .sh = s,
+                     .sw = s,
+                     .ph = k / 2,
+                     .pw = k / 2,
+                     .dh = 1,
+                     .dw = 1,
+                     .bias = s == 1 || ci == 1,
+                     .residual = i % 2 == 1,
+                     .in_place = i == 3,
+                     .clamp = true };
+          g_assert_true (check_case (&c));
+        }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -350,6 +444,7 @@ main (int argc, char **argv)
   g_test_add_func ("/depthwise/residual-in-place", test_residual_in_place);
   g_test_add_func ("/depthwise/one-dimensional", test_one_dimensional);
   g_test_add_func ("/depthwise/nan-through-clamp", test_nan_through_clamp);
+  g_test_add_func ("/depthwise/many-channels", test_many_channels);
   int status = g_test_run ();
   g_rand_free (rng);
   return status;

@@ -27,6 +27,9 @@ typedef struct
   guint max_pools, values_only_pools;
   guint addmms, many_row_addmms, packed_addmms; /* many rows: 8 or more */
   guint replaced;                               /* instructions whose kernel is not the registered one */
+  guint channels_last_inputs;                   /* convolutions reading a channels-last input */
+  guint cats, cats_in_place;
+  guint fused_linears, fused_linear_adds;
 } Seen;
 
 static Seen seen;
@@ -97,6 +100,20 @@ observe (void *user_data, EtMethodGraph *graph)
             }
         }
       count (kernel, "aten::convolution.out", &seen.convolutions, &seen.fused_convolutions);
+      if (strcmp (kernel->name, "aten::convolution.out") == 0)
+        {
+          const EtTensor *x;
+          args = et_method_graph_args (graph, i, &n_args);
+          x = args[0]->u.tensor;
+          if (x->ndim == 4 && x->dim_order[1] == 2 && x->dim_order[3] == 1)
+            {
+              /* Laid out as its dim order says. */
+              g_assert_cmpint (x->strides[1], ==, 1);
+              g_assert_cmpint (x->strides[3], ==, x->sizes[1]);
+              g_assert_cmpint (x->strides[2], ==, x->sizes[1] * x->sizes[3]);
+              seen.channels_last_inputs++;
+            }
+        }
       count (kernel, "aten::_native_batch_norm_legit_no_training.out", &seen.batch_norms, &seen.folded_batch_norms);
       count (kernel, "aten::add.out", &seen.adds, &seen.folded_adds);
       count (kernel, "aten::relu.out", &seen.activations, &seen.folded_activations);
@@ -123,16 +140,28 @@ observe (void *user_data, EtMethodGraph *graph)
         }
       if (strcmp (kernel->name, "aten::addmm.out") == 0)
         {
-          const KernelPackedMat2 *packed = kernel->user_data;
+          /* Not addmm's own function: the linear fusion's. */
+          bool fused = kernel->func != et_registry_find_kernel (et_registry_get_default (), kernel->name)->func;
+          const KernelLinearFusion *fusion = fused ? kernel->user_data : NULL;
+          const KernelPackedMat2 *packed = fused ? fusion->packed : kernel->user_data;
           args = et_method_graph_args (graph, i, &n_args);
           seen.addmms++;
           if (args[1]->u.tensor->sizes[0] >= 8)
             seen.many_row_addmms++;
+          if (fused)
+            {
+              /* Fused with the operator after it, which now does nothing. */
+              const EtKernel *next = et_method_graph_kernel (graph, i + 1);
+              g_assert_nonnull (next);
+              g_assert_true (next->func != et_registry_find_kernel (et_registry_get_default (), next->name)->func);
+              seen.fused_linears++;
+              if (fusion->then == KERNEL_LINEAR_THEN_ADD)
+                seen.fused_linear_adds++;
+            }
           if (packed != NULL)
             {
-              /* addmm's own function, with the constant second matrix
-               * packed: a copy of that matrix's shape and strides */
-              g_assert_true (kernel->func == et_registry_find_kernel (et_registry_get_default (), kernel->name)->func);
+              /* The constant second matrix packed: a copy of that
+               * matrix's shape and strides */
               g_assert_true (args[2]->u.tensor->flags & ET_TENSOR_FLAG_CONSTANT);
               g_assert_true (packed->data == args[2]->u.tensor->data);
               g_assert_cmpint (packed->k, ==, args[2]->u.tensor->sizes[0]);
@@ -142,6 +171,24 @@ observe (void *user_data, EtMethodGraph *graph)
             }
         }
       count (kernel, "aten::sigmoid.out", &seen.sigmoids, &seen.fused_sigmoids);
+      count (kernel, "aten::cat.out", &seen.cats, &seen.cats_in_place);
+      if (strcmp (kernel->name, "aten::cat.out") == 0 &&
+          kernel->func != et_registry_find_kernel (et_registry_get_default (), kernel->name)->func)
+        {
+          /* Each input is the next block of the out. */
+          const EtTensor *cat_out;
+          const char *at;
+          args = et_method_graph_args (graph, i, &n_args);
+          cat_out = args[2]->u.tensor;
+          at = cat_out->data;
+          for (uint32_t k = 0; k < args[0]->u.list.length; k++)
+            {
+              const EtTensor *t = args[0]->u.list.items[k]->u.tensor;
+              g_assert_true ((const char *) t->data == at);
+              at += t->nbytes;
+            }
+          g_assert_true (at == (const char *) cat_out->data + cat_out->nbytes);
+        }
       count (kernel, "aten::mul.out", &seen.muls, &seen.folded_muls);
       if (strcmp (kernel->name, "aten::permute_copy.out") != 0)
         continue;
@@ -295,6 +342,27 @@ has_case (const char *dir, guint n)
   return g_file_test (path, G_FILE_TEST_EXISTS);
 }
 
+/* Every case of @dir on @changed and on @as_exported: the same outputs
+ * but for rounding, and @changed's again on a second execution (which
+ * reuses the memory plan). */
+static void
+assert_same_outputs (ExecutorchMethod *changed, ExecutorchMethod *as_exported, const char *dir)
+{
+  for (guint n = 0; has_case (dir, n); n++)
+    {
+      g_autoptr (GBytes) a = run_case (changed, dir, n);
+      g_autoptr (GBytes) b = run_case (as_exported, dir, n);
+      const float *x = g_bytes_get_data (a, NULL), *y = g_bytes_get_data (b, NULL);
+
+      g_assert_cmpuint (g_bytes_get_size (a), ==, g_bytes_get_size (b));
+      for (gsize i = 0; i < g_bytes_get_size (a) / sizeof (float); i++)
+        if (!(fabs (x[i] - y[i]) <= 1e-4 + 1e-4 * fabs (y[i])))
+          g_error ("%s case %u element %" G_GSIZE_FORMAT ": rewritten %g, as exported %g", dir, n, i, x[i], y[i]);
+      g_autoptr (GBytes) again = run_case (changed, dir, n);
+      g_assert_true (g_bytes_equal (again, a));
+    }
+}
+
 /* @dir loaded with the library's rewrites and with
  * EXECUTORCH_KERNELS_NO_REWRITES=1: the switch turns every rewrite off,
  * and both methods give eager's outputs and (but for rounding) each
@@ -313,20 +381,7 @@ load_both_ways (const char *dir)
   fused = load (dir);
   with_rewrites = seen;
   g_assert_cmpuint (seen.replaced, >, 0);
-  for (guint n = 0; has_case (dir, n); n++)
-    {
-      g_autoptr (GBytes) a = run_case (fused, dir, n);
-      g_autoptr (GBytes) b = run_case (plain, dir, n);
-      const float *x = g_bytes_get_data (a, NULL), *y = g_bytes_get_data (b, NULL);
-
-      g_assert_cmpuint (g_bytes_get_size (a), ==, g_bytes_get_size (b));
-      for (gsize i = 0; i < g_bytes_get_size (a) / sizeof (float); i++)
-        if (!(fabs (x[i] - y[i]) <= 1e-4 + 1e-4 * fabs (y[i])))
-          g_error ("%s case %u element %" G_GSIZE_FORMAT ": fused %g, unfused %g", dir, n, i, x[i], y[i]);
-      /* A second execution reuses the memory plan: still the same. */
-      g_autoptr (GBytes) again = run_case (fused, dir, n);
-      g_assert_true (g_bytes_equal (again, a));
-    }
+  assert_same_outputs (fused, plain, dir);
   return with_rewrites;
 }
 
@@ -372,6 +427,79 @@ test_fusion_outputs (gconstpointer data)
 
   g_assert_cmpuint (s.fused_convolutions, >, 0);
   g_assert_cmpuint (s.folded_batch_norms, >, 0);
+}
+
+/* Whether this CPU runs the channels-last convolution kernels (the
+ * plug-ins' AVX-512 F and DQ, and VL). */
+static gboolean
+cpu_runs_channels_last (void)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+  const char *off = g_getenv ("EXECUTORCH_KERNELS_NO_AVX512");
+  return __builtin_cpu_supports ("avx512f") && __builtin_cpu_supports ("avx512dq") &&
+         __builtin_cpu_supports ("avx512vl") && (off == NULL || off[0] == '\0' || strcmp (off, "0") == 0);
+#else
+  return FALSE;
+#endif
+}
+
+/* MobileNet v2's 1x1 and depthwise convolutions run channels-last where
+ * the CPU has the kernels, and give what they give NCHW (within rounding:
+ * the rows path adds the bias first); EXECUTORCH_KERNELS_NO_CHANNELS_LAST
+ * keeps every tensor as exported. */
+static void
+test_channels_last (gconstpointer data)
+{
+  g_autoptr (ExecutorchMethod) chained = NULL;
+  g_autoptr (ExecutorchMethod) planes = NULL;
+  guint inputs;
+
+  chained = load (data);
+  inputs = seen.channels_last_inputs;
+  g_assert_cmpuint (seen.fused_convolutions, ==, seen.convolutions);
+  g_assert_true (g_setenv ("EXECUTORCH_KERNELS_NO_CHANNELS_LAST", "1", TRUE));
+  planes = load (data);
+  g_unsetenv ("EXECUTORCH_KERNELS_NO_CHANNELS_LAST");
+  g_assert_cmpuint (seen.channels_last_inputs, ==, 0);
+  if (cpu_runs_channels_last ())
+    /* All but the first four: the stem; the first depthwise, which reads
+     * the stem's NCHW output; the first 1x1, which adds that output as its
+     * residual and so writes NCHW; and the one that reads it. */
+    g_assert_cmpuint (inputs, ==, seen.convolutions - 4);
+  else
+    g_assert_cmpuint (inputs, ==, 0);
+  assert_same_outputs (chained, planes, data);
+}
+
+/* A SqueezeNet fire module's two expand convolutions write their halves
+ * of the cat that joins them, and the cat does nothing. */
+static void
+test_cat_in_place (gconstpointer data)
+{
+  Seen s = load_both_ways (data);
+
+  g_assert_cmpuint (s.cats, ==, 3);
+  g_assert_cmpuint (s.cats_in_place, ==, s.cats);
+  g_assert_cmpuint (s.fused_convolutions, ==, s.convolutions);
+}
+
+/* A ViT's linears absorb the GELU or residual add after them (read
+ * through the planned 3-D alias of their 2-D product), an MLP's the ReLU
+ * (its product itself); both give what they gave. */
+static void
+test_linear_fusion (gconstpointer data)
+{
+  Seen s = load_both_ways (data);
+
+  g_test_message ("%s: %u of %u linears fused, %u with a residual add", (const char *) data, s.fused_linears, s.addmms,
+                  s.fused_linear_adds);
+  if (strcmp (data, "nets/vit_tiny") == 0)
+    {
+      g_assert_cmpuint (s.fused_linear_adds, >, 0);
+      g_assert_cmpuint (s.fused_linears, >, s.fused_linear_adds);
+    }
+  else
+    g_assert_cmpuint (s.fused_linears, >, 0);
 }
 
 /* SiLU (sigmoid, then multiply by its input) is one instruction, and
@@ -421,5 +549,9 @@ main (int argc, char **argv)
   g_test_add_data_func ("/rewrites/conv-fusion/mv3-small", "nets/mv3_small", test_fusion_outputs);
   g_test_add_data_func ("/rewrites/conv-fusion/resnet18-cl", "nets/resnet18_cl", test_fusion_outputs);
   g_test_add_data_func ("/rewrites/silu-fusion/silu", "ops/silu", test_silu_fusion);
+  g_test_add_data_func ("/rewrites/channels-last/mv2", "nets/mv2", test_channels_last);
+  g_test_add_data_func ("/rewrites/cat-in-place/fire-cnn", "nets/fire_cnn", test_cat_in_place);
+  g_test_add_data_func ("/rewrites/linear-fusion/vit", "nets/vit_tiny", test_linear_fusion);
+  g_test_add_data_func ("/rewrites/linear-fusion/mlp", "nets/mlp_deep", test_linear_fusion);
   return g_test_run ();
 }

@@ -52,54 +52,6 @@ _executorch_conv_folded_op (EtKernelContext *context, EtValue **args, uint32_t n
   return ET_OK;
 }
 
-/* Same names as the kernels they replace, so errors and profiles read alike. */
-static const EtKernel folded_kernels[] = {
-  { BATCH_NORM, _executorch_conv_folded_op, NULL },        { "aten::add.out", _executorch_conv_folded_op, NULL },
-  { "aten::relu.out", _executorch_conv_folded_op, NULL },  { "aten::hardtanh.out", _executorch_conv_folded_op, NULL },
-  { "aten::clamp.out", _executorch_conv_folded_op, NULL },
-};
-
-static const EtKernel *
-folded_kernel (const char *name)
-{
-  for (size_t i = 0; i < KERNEL_N_ELEMENTS (folded_kernels); i++)
-    if (strcmp (folded_kernels[i].name, name) == 0)
-      return &folded_kernels[i];
-  return NULL;
-}
-
-/* Whether instruction @index calls this library's own kernel @name. */
-static bool
-calls_own (EtMethodGraph *graph, uint32_t index, const char *name)
-{
-  static const struct
-  {
-    const EtKernel *kernels;
-    const size_t *n;
-  } tables[] = {
-    { _executorch_conv_kernels, &_executorch_conv_n_kernels },
-    { _executorch_norm_kernels, &_executorch_norm_n_kernels },
-    { _executorch_binary_kernels, &_executorch_binary_n_kernels },
-    { _executorch_unary_kernels, &_executorch_unary_n_kernels },
-    { _executorch_activation_kernels, &_executorch_activation_n_kernels },
-  };
-  const EtKernel *kernel = et_method_graph_kernel (graph, index);
-
-  if (kernel == NULL || strcmp (kernel->name, name) != 0)
-    return false;
-  for (size_t t = 0; t < KERNEL_N_ELEMENTS (tables); t++)
-    for (size_t i = 0; i < *tables[t].n; i++)
-      if (strcmp (tables[t].kernels[i].name, name) == 0)
-        return kernel->func == tables[t].kernels[i].func;
-  return false;
-}
-
-static const EtTensor *
-tensor_of (const EtValue *value)
-{
-  return value != NULL && value->tag == ET_VALUE_TENSOR ? value->u.tensor : NULL;
-}
-
 static bool
 is_float (const EtTensor *t)
 {
@@ -126,22 +78,10 @@ is_contiguous (const EtTensor *t)
 static bool
 is_constant_vector (const EtValue *value, int64_t n)
 {
-  const EtTensor *t = tensor_of (value);
+  const EtTensor *t = _executorch_rewrite_tensor (value);
 
   return is_float (t) && (t->flags & ET_TENSOR_FLAG_CONSTANT) != 0 && t->data != NULL && t->ndim == 1 &&
          t->sizes[0] == n && t->strides[0] == 1;
-}
-
-static bool
-scalar_as_float (const EtValue *value, float *out)
-{
-  if (value->tag == ET_VALUE_INT)
-    *out = (float) value->u.int_value;
-  else if (value->tag == ET_VALUE_DOUBLE)
-    *out = (float) value->u.double_value;
-  else
-    return false;
-  return true;
 }
 
 typedef struct
@@ -153,6 +93,8 @@ typedef struct
   bool clamp;
   float lo, hi;
   EtValue *out; /* the last fused operator's out */
+  bool alone;   /* nothing after it fused */
+  ChainConv chain;
 } Plan;
 
 /* convolution.out (input, weight, bias?, stride, padding, dilation,
@@ -165,14 +107,14 @@ match_convolution (EtMethodGraph *graph, uint32_t index, Plan *plan)
   EtValue **args;
   uint32_t n_args;
 
-  if (!calls_own (graph, index, "aten::convolution.out"))
+  if (!_executorch_rewrite_calls_own (graph, index, "aten::convolution.out"))
     return false;
   args = et_method_graph_args (graph, index, &n_args);
   if (n_args != 11 || args[6]->tag != ET_VALUE_BOOL || args[6]->u.bool_value)
     return false;
-  x = tensor_of (args[0]);
-  w = tensor_of (args[1]);
-  y = tensor_of (args[9]);
+  x = _executorch_rewrite_tensor (args[0]);
+  w = _executorch_rewrite_tensor (args[1]);
+  y = _executorch_rewrite_tensor (args[9]);
   if (!is_float (x) || !is_float (w) || !is_float (y) || w->ndim < 3 || w->sizes[0] < 1 || w->numel < 1)
     return false;
   /* Constant weights only: a weight computed at run time (a PT2E
@@ -180,7 +122,7 @@ match_convolution (EtMethodGraph *graph, uint32_t index, Plan *plan)
    * rewrites that pattern. */
   if ((w->flags & ET_TENSOR_FLAG_CONSTANT) == 0 || w->data == NULL)
     return false;
-  if (args[2]->tag != ET_VALUE_NONE && !is_float (tensor_of (args[2])))
+  if (args[2]->tag != ET_VALUE_NONE && !is_float (_executorch_rewrite_tensor (args[2])))
     return false;
   *plan = (Plan){ 0 };
   plan->conv = index;
@@ -197,7 +139,7 @@ foldable (EtMethodGraph *graph, const Plan *plan, EtValue **bn)
 {
   uint32_t n_args;
   EtValue **conv = et_method_graph_args (graph, plan->conv, &n_args);
-  const EtTensor *w = tensor_of (conv[1]);
+  const EtTensor *w = _executorch_rewrite_tensor (conv[1]);
 
   if ((w->flags & ET_TENSOR_FLAG_CONSTANT) == 0 || w->data == NULL || w->numel <= 0)
     return false;
@@ -219,10 +161,10 @@ match_batch_norm (EtMethodGraph *graph, uint32_t index, Plan *plan)
   EtValue **args;
   uint32_t n_args;
 
-  if (!calls_own (graph, index, BATCH_NORM))
+  if (!_executorch_rewrite_calls_own (graph, index, BATCH_NORM))
     return false;
   args = et_method_graph_args (graph, index, &n_args);
-  if (n_args != 11 || args[0] != plan->out || !is_float (tensor_of (args[7])) ||
+  if (n_args != 11 || args[0] != plan->out || !is_float (_executorch_rewrite_tensor (args[7])) ||
       !_executorch_rewrite_only_used_by (graph, plan->out, plan->conv, index) || !foldable (graph, plan, args))
     return false;
   /* save_mean and save_invstd are computed for nobody. */
@@ -239,22 +181,22 @@ match_batch_norm (EtMethodGraph *graph, uint32_t index, Plan *plan)
 static bool
 match_add (EtMethodGraph *graph, uint32_t index, Plan *plan, uint32_t producer)
 {
-  const EtTensor *mine = tensor_of (plan->out), *other;
+  const EtTensor *mine = _executorch_rewrite_tensor (plan->out), *other;
   EtValue **args;
   uint32_t n_args;
   int side;
 
-  if (!calls_own (graph, index, "aten::add.out"))
+  if (!_executorch_rewrite_calls_own (graph, index, "aten::add.out"))
     return false;
   args = et_method_graph_args (graph, index, &n_args);
   if (n_args != 5 || (args[0] == plan->out) == (args[1] == plan->out))
     return false;
   side = args[0] == plan->out ? 1 : 0;
-  other = tensor_of (args[side]);
+  other = _executorch_rewrite_tensor (args[side]);
   if (!((args[2]->tag == ET_VALUE_INT && args[2]->u.int_value == 1) ||
         (args[2]->tag == ET_VALUE_DOUBLE && args[2]->u.double_value == 1.0)))
     return false;
-  if (!is_float (other) || !is_float (tensor_of (args[3])) || !_executorch_same_sizes (other, mine) ||
+  if (!is_float (other) || !is_float (_executorch_rewrite_tensor (args[3])) || !_executorch_same_sizes (other, mine) ||
       !_executorch_dim_order_is_identity (other) ||
       !_executorch_rewrite_only_used_by (graph, plan->out, producer, index))
     return false;
@@ -274,26 +216,26 @@ match_activation (EtMethodGraph *graph, uint32_t index, Plan *plan, uint32_t pro
   float lo = 0.0f, hi = INFINITY;
 
   args = et_method_graph_args (graph, index, &n_args);
-  if (calls_own (graph, index, "aten::relu.out") && n_args == 3)
+  if (_executorch_rewrite_calls_own (graph, index, "aten::relu.out") && n_args == 3)
     out = 1;
-  else if (calls_own (graph, index, "aten::hardtanh.out") && n_args == 5)
+  else if (_executorch_rewrite_calls_own (graph, index, "aten::hardtanh.out") && n_args == 5)
     {
-      if (!scalar_as_float (args[1], &lo) || !scalar_as_float (args[2], &hi))
+      if (!_executorch_rewrite_scalar_f32 (args[1], &lo) || !_executorch_rewrite_scalar_f32 (args[2], &hi))
         return false;
       out = 3;
     }
-  else if (calls_own (graph, index, "aten::clamp.out") && n_args == 5)
+  else if (_executorch_rewrite_calls_own (graph, index, "aten::clamp.out") && n_args == 5)
     {
       lo = -INFINITY;
       if ((args[1]->tag == ET_VALUE_NONE && args[2]->tag == ET_VALUE_NONE) ||
-          (args[1]->tag != ET_VALUE_NONE && !scalar_as_float (args[1], &lo)) ||
-          (args[2]->tag != ET_VALUE_NONE && !scalar_as_float (args[2], &hi)))
+          (args[1]->tag != ET_VALUE_NONE && !_executorch_rewrite_scalar_f32 (args[1], &lo)) ||
+          (args[2]->tag != ET_VALUE_NONE && !_executorch_rewrite_scalar_f32 (args[2], &hi)))
         return false;
       out = 3;
     }
   else
     return false;
-  if (args[0] != plan->out || isnan (lo) || isnan (hi) || !is_float (tensor_of (args[out])) ||
+  if (args[0] != plan->out || isnan (lo) || isnan (hi) || !is_float (_executorch_rewrite_tensor (args[out])) ||
       !_executorch_rewrite_only_used_by (graph, plan->out, producer, index))
     return false;
   plan->activation = (int32_t) index;
@@ -330,12 +272,12 @@ fold_batch_norm (EtMethodGraph *graph, const Plan *plan, KernelConvFusion *fusio
   uint32_t n_args;
   EtValue **conv = et_method_graph_args (graph, plan->conv, &n_args);
   EtValue **bn = et_method_graph_args (graph, (uint32_t) plan->batch_norm, &n_args);
-  const EtTensor *w = tensor_of (conv[1]);
+  const EtTensor *w = _executorch_rewrite_tensor (conv[1]);
   const float *wd = w->data;
-  const float *bias = conv[2]->tag != ET_VALUE_NONE ? tensor_of (conv[2])->data : NULL;
-  const float *gamma = bn[1]->tag != ET_VALUE_NONE ? tensor_of (bn[1])->data : NULL;
-  const float *beta = bn[2]->tag != ET_VALUE_NONE ? tensor_of (bn[2])->data : NULL;
-  const float *mean = tensor_of (bn[3])->data, *var = tensor_of (bn[4])->data;
+  const float *bias = conv[2]->tag != ET_VALUE_NONE ? _executorch_rewrite_tensor (conv[2])->data : NULL;
+  const float *gamma = bn[1]->tag != ET_VALUE_NONE ? _executorch_rewrite_tensor (bn[1])->data : NULL;
+  const float *beta = bn[2]->tag != ET_VALUE_NONE ? _executorch_rewrite_tensor (bn[2])->data : NULL;
+  const float *mean = _executorch_rewrite_tensor (bn[3])->data, *var = _executorch_rewrite_tensor (bn[4])->data;
   double eps = bn[6]->u.double_value;
   int64_t per_channel = w->numel / plan->cout;
   bool contiguous = is_contiguous (w);
@@ -376,7 +318,7 @@ replace (EtMethodGraph *graph, int32_t index)
 {
   if (index >= 0)
     et_method_graph_set_kernel (graph, (uint32_t) index,
-                                folded_kernel (et_method_graph_kernel (graph, (uint32_t) index)->name));
+                                _executorch_rewrite_nothing (et_method_graph_kernel (graph, (uint32_t) index)->name));
 }
 
 /* Whether the convolution takes the GEMM path (not depthwise; never
@@ -386,7 +328,7 @@ takes_gemm_path (EtMethodGraph *graph, const Plan *plan, int64_t *groups)
 {
   uint32_t n_args;
   EtValue **conv = et_method_graph_args (graph, plan->conv, &n_args);
-  const EtTensor *w = tensor_of (conv[1]);
+  const EtTensor *w = _executorch_rewrite_tensor (conv[1]);
   int64_t k = w->numel / plan->cout;
 
   if (conv[8]->tag != ET_VALUE_INT || conv[8]->u.int_value < 1 || plan->cout % conv[8]->u.int_value != 0)
@@ -411,22 +353,24 @@ int_items (const EtValue *v, uint32_t n, int64_t min, int64_t *items)
   return true;
 }
 
-/* Whether convolution-rows.c beats the GEMM path on this convolution, its
- * geometry from the program's sizes (convolution.c checks it again at
- * run time). */
+/* The convolution's geometry from the program's sizes (convolution.c
+ * checks it again at run time); false for one that is not 2-D. */
 static bool
-takes_rows_path (EtMethodGraph *graph, const Plan *plan, int64_t groups)
+program_geometry (EtMethodGraph *graph, const Plan *plan, KernelConv *cv)
 {
   uint32_t n_args;
   EtValue **conv = et_method_graph_args (graph, plan->conv, &n_args);
-  const EtTensor *x = tensor_of (conv[0]), *w = tensor_of (conv[1]), *y = tensor_of (conv[9]);
-  int64_t stride[2], padding[2], dilation[2];
+  const EtTensor *x = _executorch_rewrite_tensor (conv[0]), *w = _executorch_rewrite_tensor (conv[1]),
+                 *y = _executorch_rewrite_tensor (conv[9]);
+  int64_t stride[2], padding[2], dilation[2], groups;
 
-  if (x == NULL || y == NULL || x->ndim != 4 || w->ndim != 4 || y->ndim != 4 || groups != 1 ||
-      !int_items (conv[3], 2, 1, stride) || !int_items (conv[4], 2, 0, padding) ||
-      !int_items (conv[5], 2, 1, dilation) || w->sizes[1] != x->sizes[1])
+  if (x == NULL || y == NULL || x->ndim != 4 || w->ndim != 4 || y->ndim != 4 || conv[8]->tag != ET_VALUE_INT ||
+      !int_items (conv[3], 2, 1, stride) || !int_items (conv[4], 2, 0, padding) || !int_items (conv[5], 2, 1, dilation))
     return false;
-  KernelConv cv = {
+  groups = conv[8]->u.int_value;
+  if (groups < 1 || x->sizes[1] % groups != 0 || w->sizes[0] % groups != 0 || w->sizes[1] != x->sizes[1] / groups)
+    return false;
+  *cv = (KernelConv){
     .n = x->sizes[0],
     .cin = x->sizes[1],
     .h = x->sizes[2],
@@ -442,11 +386,79 @@ takes_rows_path (EtMethodGraph *graph, const Plan *plan, int64_t groups)
     .pw = padding[1],
     .dh = dilation[0],
     .dw = dilation[1],
-    .groups = 1,
-    .cin_g = x->sizes[1],
-    .cout_g = w->sizes[0],
+    .groups = groups,
+    .cin_g = x->sizes[1] / groups,
+    .cout_g = w->sizes[0] / groups,
   };
+  return true;
+}
+
+/* Whether convolution-rows.c beats the GEMM path on this convolution, or
+ * takes it for a channels-last operand. */
+static bool
+takes_rows_path (EtMethodGraph *graph, const Plan *plan, int64_t groups)
+{
+  KernelConv cv;
+
+  if (groups != 1 || !program_geometry (graph, plan, &cv))
+    return false;
+  if (plan->chain.in_channels_last || plan->chain.out_channels_last)
+    return true;
   return _executorch_conv_rows_pays (&cv);
+}
+
+/* What channels-last.c needs to know of the convolution: which kernel
+ * would run it channels-last. */
+static void
+describe_chain (EtMethodGraph *graph, Plan *plan)
+{
+  uint32_t n_args;
+  EtValue **conv = et_method_graph_args (graph, plan->conv, &n_args);
+  ChainConv *c = &plan->chain;
+  KernelConv cv;
+
+  *c = (ChainConv){
+    .conv = plan->conv,
+    .fused_away = { plan->batch_norm, plan->add, plan->activation },
+    .input = conv[0],
+    .out = plan->out,
+    .residual = plan->residual,
+  };
+  if (!program_geometry (graph, plan, &cv))
+    return;
+  c->depthwise = cv.groups == cv.cin && cv.cout == cv.cin && cv.cin_g == 1 && cv.kh * cv.kw > 1;
+  c->capable = c->depthwise
+                   ? _executorch_conv_depthwise_nhwc_fits (&cv)
+                   : _executorch_conv_rows_fits_layout (&cv, KERNEL_CONV_X_CHANNELS_LAST | KERNEL_CONV_Y_CHANNELS_LAST);
+  c->exit_pays = !c->depthwise && _executorch_conv_rows_pays (&cv);
+}
+
+/* The depthwise weights (the folded ones, or the constant's when
+ * contiguous) packed for the channels-last kernel. */
+static bool
+pack_depthwise (EtMethodGraph *graph, const Plan *plan, KernelConvFusion *fusion)
+{
+  uint32_t n_args;
+  EtValue **conv = et_method_graph_args (graph, plan->conv, &n_args);
+  const EtTensor *w = _executorch_rewrite_tensor (conv[1]);
+  const float *source = fusion->weight;
+  int64_t taps = w->numel / plan->cout;
+  int64_t floats = _executorch_conv_depthwise_nhwc_packed_floats (plan->cout, taps);
+  float *packed;
+
+  if (source == NULL && (w->flags & ET_TENSOR_FLAG_CONSTANT) != 0 && is_contiguous (w))
+    source = w->data;
+  if (source == NULL || floats <= 0 || (uint64_t) floats > SIZE_MAX / sizeof (float))
+    return false;
+  if ((packed = et_method_graph_alloc (graph, (size_t) floats * sizeof (float))) == NULL)
+    return false;
+  _executorch_conv_depthwise_nhwc_pack (source, plan->cout, taps, packed);
+  fusion->packed_weight = packed;
+  fusion->packing = KERNEL_CONV_PACKED_DEPTHWISE_NHWC;
+  fusion->packed_groups = plan->cout;
+  fusion->packed_cout_g = 1;
+  fusion->packed_k = taps;
+  return true;
 }
 
 /* Packs the weights the fused kernel will use (the folded ones, or the
@@ -457,7 +469,7 @@ pack_weights (EtMethodGraph *graph, const Plan *plan, KernelConvFusion *fusion, 
 {
   uint32_t n_args;
   EtValue **conv = et_method_graph_args (graph, plan->conv, &n_args);
-  const EtTensor *w = tensor_of (conv[1]);
+  const EtTensor *w = _executorch_rewrite_tensor (conv[1]);
   const float *source = fusion->weight;
   int64_t cout_g = plan->cout / groups, k = w->numel / plan->cout, floats;
   bool rows = takes_rows_path (graph, plan, groups);
@@ -477,7 +489,7 @@ pack_weights (EtMethodGraph *graph, const Plan *plan, KernelConvFusion *fusion, 
   else
     _executorch_conv_pack_weight (source, groups, cout_g, k, packed);
   fusion->packed_weight = packed;
-  fusion->packed_rows = rows;
+  fusion->packing = rows ? KERNEL_CONV_PACKED_ROWS : KERNEL_CONV_PACKED_GEMM;
   fusion->packed_groups = groups;
   fusion->packed_cout_g = cout_g;
   fusion->packed_k = k;
@@ -487,7 +499,7 @@ pack_weights (EtMethodGraph *graph, const Plan *plan, KernelConvFusion *fusion, 
 /* Installs the fused kernel when there is something to fuse or, for a
  * lone convolution, weights to pack. */
 static void
-fuse (EtMethodGraph *graph, const Plan *plan, bool alone)
+fuse (EtMethodGraph *graph, const Plan *plan)
 {
   KernelConvFusion *fusion = et_method_graph_alloc (graph, sizeof *fusion);
   int64_t groups = 0;
@@ -499,7 +511,10 @@ fuse (EtMethodGraph *graph, const Plan *plan, bool alone)
    * kept unpacked beside them. */
   if (fusion == NULL || (plan->batch_norm >= 0 && !fold_batch_norm (graph, plan, fusion, gemm ? &scratch : NULL)))
     return;
-  packed = gemm && pack_weights (graph, plan, fusion, groups);
+  if (plan->chain.depthwise && plan->chain.out_channels_last)
+    packed = pack_depthwise (graph, plan, fusion);
+  else
+    packed = gemm && pack_weights (graph, plan, fusion, groups);
   free (scratch);
   if (scratch != NULL)
     {
@@ -508,7 +523,7 @@ fuse (EtMethodGraph *graph, const Plan *plan, bool alone)
       fusion->weight = NULL;
       fusion->folded_into_packed = true;
     }
-  if (!packed && alone)
+  if (!packed && plan->alone)
     return;
   fusion->kernel.name = "aten::convolution.out";
   fusion->kernel.func = _executorch_convolution_fused_out;
@@ -526,30 +541,54 @@ fuse (EtMethodGraph *graph, const Plan *plan, bool alone)
   replace (graph, plan->activation);
 }
 
+/* Finds every convolution and what follows it, chooses the layouts of
+ * their outputs, fuses each, and lets channel cats of their outputs take
+ * them in place. */
 static void
 fuse_convolutions (void *user_data, EtMethodGraph *graph)
 {
-  uint32_t n = et_method_graph_n_instructions (graph);
+  uint32_t n = et_method_graph_n_instructions (graph), n_plans = 0;
+  Plan *plans;
+  ChainConv *chain;
 
   (void) user_data;
-  if (!_executorch_rewrites_enabled ())
+  if (!_executorch_rewrites_enabled () || n == 0)
     return;
+  plans = calloc (n, sizeof *plans);
+  chain = calloc (n, sizeof *chain);
+  if (plans == NULL || chain == NULL)
+    {
+      free (plans);
+      free (chain);
+      return;
+    }
   for (uint32_t index = 0; index < n; index++)
     {
-      Plan plan;
+      Plan *plan = &plans[n_plans];
       uint32_t next = index + 1, last = index;
 
-      if (!match_convolution (graph, index, &plan))
+      if (!match_convolution (graph, index, plan))
         continue;
-      if (next < n && match_batch_norm (graph, next, &plan))
+      if (next < n && match_batch_norm (graph, next, plan))
         last = next++;
-      if (next < n && match_add (graph, next, &plan, last))
+      if (next < n && match_add (graph, next, plan, last))
         last = next++;
-      if (next < n && match_activation (graph, next, &plan, last))
+      if (next < n && match_activation (graph, next, plan, last))
         last = next++;
-      fuse (graph, &plan, last == index);
+      plan->alone = last == index;
+      describe_chain (graph, plan);
+      chain[n_plans++] = plan->chain;
       index = last;
     }
+  _executorch_channels_last_choose (graph, chain, n_plans);
+  for (uint32_t i = 0; i < n_plans; i++)
+    {
+      plans[i].chain = chain[i];
+      fuse (graph, &plans[i]);
+    }
+  _executorch_cat_in_place (graph, chain, n_plans);
+  free (plans);
+  free (chain);
   _executorch_conv_pair_fuse (graph);
 }
 

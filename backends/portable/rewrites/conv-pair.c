@@ -87,8 +87,9 @@ is_gemm_conv (EtMethodGraph *graph, uint32_t index, const KernelConvFusion *fusi
   EtValue **args = et_method_graph_args (graph, index, &n_args);
   const EtTensor *w = tensor_arg (args, n_args, 1);
 
-  return n_args == 11 && fusion->residual == NULL && fusion->packed_weight != NULL && !fusion->packed_rows &&
-         w != NULL && w->ndim == 4 && args[8]->tag == ET_VALUE_INT && args[8]->u.int_value >= 1 &&
+  return n_args == 11 && fusion->residual == NULL && fusion->packed_weight != NULL &&
+         fusion->packing == KERNEL_CONV_PACKED_GEMM && w != NULL && w->ndim == 4 && args[8]->tag == ET_VALUE_INT &&
+         args[8]->u.int_value >= 1 &&
          !(w->sizes[1] == 1 && w->sizes[2] * w->sizes[3] > 1 && args[8]->u.int_value == w->sizes[0]);
 }
 

@@ -15,6 +15,7 @@
 
 #include "gemm.h"
 #include "linalg-private.h"
+#include "vector.h"
 #include "executorch-threadpool.h"
 
 #include <string.h>
@@ -376,10 +377,54 @@ bmm_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   return matmul_out (ctx, args, n_args, 3);
 }
 
+/* What a fused addmm does to its result (KernelLinearFusion). */
+typedef struct
+{
+  const KernelLinearFusion *fusion;
+  EtTensor *out;         /* the fused operator's out, @m x @n elements */
+  const EtTensor *other; /* KERNEL_LINEAR_THEN_ADD: the residual, as many */
+  int64_t n;
+} LinearThen;
+
+/* Rows [i0, i0 + rows), columns [j0, j0 + cols) of the result, at @c
+ * (rows @ldc apart), through the operator into its out: the functions the
+ * operators' own kernels use, so the bits are theirs. */
+static void
+linear_then_rows (const LinearThen *t, const float *c, int64_t ldc, int64_t i0, int64_t j0, int64_t rows, int64_t cols)
+{
+  float *out = t->out->data;
+
+  for (int64_t r = 0; r < rows; r++)
+    {
+      const float *src = c + r * ldc;
+      int64_t at = (i0 + r) * t->n + j0;
+      switch (t->fusion->then)
+        {
+          case KERNEL_LINEAR_THEN_CLAMP:
+            _executorch_vec_clamp_f32 (cols, src, t->fusion->lo, t->fusion->hi, out + at);
+            break;
+          case KERNEL_LINEAR_THEN_GELU: _executorch_vec_gelu_f32 (cols, src, false, out + at); break;
+          case KERNEL_LINEAR_THEN_GELU_TANH: _executorch_vec_gelu_f32 (cols, src, true, out + at); break;
+          case KERNEL_LINEAR_THEN_ADD:
+            _executorch_vec_binary_f32 (KERNEL_VEC_ADD, cols, (const float *) t->other->data + at, src, 1.0f, out + at);
+            break;
+        }
+    }
+}
+
+static void
+linear_then_tile (const void *user, const float *c, int64_t ldc, int64_t i0, int64_t j0, int64_t rows, int64_t cols)
+{
+  linear_then_rows (user, c, ldc, i0, j0, rows, cols);
+}
+
 /* (self, mat1, mat2, beta, alpha, out, ret): beta * self + alpha * (mat1 @ mat2),
- * self broadcast to [m, n]; beta == 0 ignores self entirely. */
+ * self broadcast to [m, n]; beta == 0 ignores self entirely.  With @then,
+ * its operator also runs on each tile of the result as the GEMM finishes
+ * it, where that is safe (*@in_tiles set); else the caller runs it after. */
 static EtError
-addmm_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
+addmm_run (EtKernelContext *ctx, EtValue **args, uint32_t n_args, const KernelPackedMat2 *packed, LinearThen *then,
+           bool *in_tiles)
 {
   EtTensor *self, *a, *c, *out;
   KernelScalar beta_s, alpha_s;
@@ -394,6 +439,7 @@ addmm_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
   KERNEL_TRY (_executorch_arg_scalar (ctx, args, 4, "alpha", &alpha_s));
   KERNEL_TRY (_executorch_arg_tensor (ctx, args, 5, "out", &out));
   KERNEL_TRY (check_dtypes (ctx, a, c, out, &ptype));
+  *in_tiles = false;
   if (self->scalar_type != out->scalar_type)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT, "self dtype %s differs from out dtype %s",
                         _executorch_type_name (self->scalar_type), _executorch_type_name (out->scalar_type));
@@ -451,12 +497,23 @@ addmm_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
         .ldc = n,
         .accumulate = true,
       };
-      const KernelPackedMat2 *packed = et_kernel_context_user_data (ctx);
       if (packed != NULL && packed->data == c->data && packed->k == k && packed->n == n && packed->rs == fc.rs &&
           packed->cs == fc.cs)
         {
           g.b_packed = packed->packed;
           g.b_packed_nr = packed->nr;
+        }
+      /* Tiles go to the operator's out as they are done unless other
+       * tiles still read what it overlaps (the memory plan may put it over
+       * mat1, whose life ends here). */
+      if (then != NULL && then->out->numel == m * n && (then->other == NULL || then->other->numel == m * n) &&
+          !_executorch_tensors_overlap (then->out, a) && !_executorch_tensors_overlap (then->out, c) &&
+          !_executorch_tensors_overlap (then->out, self))
+        {
+          then->n = n;
+          g.tile_done = linear_then_tile;
+          g.tile_done_user = then;
+          *in_tiles = true;
         }
       if (!_executorch_sgemm (&g))
         return KERNEL_FAIL (ctx, ET_ERROR_MEMORY_ALLOCATION_FAILED, "out of memory packing GEMM operands");
@@ -514,6 +571,50 @@ addmm_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
         }
     }
   _executorch_temp_free (&temp);
+  return ET_OK;
+}
+
+static EtError
+addmm_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
+{
+  bool in_tiles;
+
+  return addmm_run (ctx, args, n_args, et_kernel_context_user_data (ctx), NULL, &in_tiles);
+}
+
+EtError
+_executorch_addmm_fused_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
+{
+  const KernelLinearFusion *fusion = et_kernel_context_user_data (ctx);
+  EtTensor *result, *out;
+  const EtTensor *other = NULL;
+  bool in_tiles;
+
+  if (fusion == NULL || fusion->out == NULL || fusion->out->tag != ET_VALUE_TENSOR || n_args != 7 ||
+      args[5]->tag != ET_VALUE_TENSOR)
+    return KERNEL_FAIL (ctx, ET_ERROR_INTERNAL, "addmm: fused instruction without its fusion");
+  result = args[5]->u.tensor;
+  out = fusion->out->u.tensor;
+  if (fusion->then == KERNEL_LINEAR_THEN_ADD)
+    other = fusion->residual != NULL && fusion->residual->tag == ET_VALUE_TENSOR ? fusion->residual->u.tensor : NULL;
+  /* The rewrite checked these on the program's static shapes and plan. */
+  if (out->scalar_type != ET_SCALAR_FLOAT || (fusion->then == KERNEL_LINEAR_THEN_ADD && other == NULL) ||
+      (other != NULL && (other->scalar_type != ET_SCALAR_FLOAT || other->numel != out->numel ||
+                         (_executorch_tensors_overlap (other, out) && other->data != out->data))))
+    return KERNEL_FAIL (ctx, ET_ERROR_INTERNAL, "addmm: the fused operator's operands changed");
+
+  if (_executorch_tensors_overlap (result, out) && result->data != out->data)
+    return KERNEL_FAIL (ctx, ET_ERROR_INTERNAL, "addmm: the fused operator's out overlaps the result");
+
+  LinearThen then = { .fusion = fusion, .out = out, .other = other };
+  KERNEL_TRY (addmm_run (ctx, args, n_args, fusion->packed, &then, &in_tiles));
+  if (result->scalar_type != ET_SCALAR_FLOAT || result->ndim != 2 || result->numel != out->numel)
+    return KERNEL_FAIL (ctx, ET_ERROR_INTERNAL, "addmm: the fused operator's out does not fit the result");
+  if (!in_tiles && result->numel > 0)
+    {
+      then.n = result->sizes[1];
+      linear_then_rows (&then, result->data, then.n, 0, 0, result->sizes[0], then.n);
+    }
   return ET_OK;
 }
 

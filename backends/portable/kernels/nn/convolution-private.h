@@ -98,12 +98,31 @@ bool _executorch_conv_rows_pays (const KernelConv *cv);
  * (k = cin kh kw), and the packing of contiguous @weight into @dst. */
 int64_t _executorch_conv_rows_packed_floats (int64_t cout, int64_t k);
 void _executorch_conv_rows_pack (const float *weight, int64_t cout, int64_t k, float *dst);
-/* The convolution, @packed from _executorch_conv_rows_pack(), into
- * contiguous @y with the bias and @epilogue (may be NULL) applied; only
- * where _executorch_conv_rows_fits().  False when temporary memory runs
- * out. */
+/* Layouts of a convolution's operands other than contiguous NCHW: bits of
+ * @layout.  The residual is laid out as the output. */
+#define KERNEL_CONV_X_CHANNELS_LAST 1u /* input NHWC (dim order 0, 2, 3, 1) */
+#define KERNEL_CONV_Y_CHANNELS_LAST 2u /* output NHWC */
+/* _executorch_conv_rows_fits() with operands laid out as @layout says
+ * (a channels-last input only for a 1x1 convolution). */
+bool _executorch_conv_rows_fits_layout (const KernelConv *cv, unsigned layout);
+/* The convolution, @packed from _executorch_conv_rows_pack(), into @y
+ * with the bias and @epilogue (may be NULL) applied, the operands laid
+ * out as @layout says; only where _executorch_conv_rows_fits_layout().
+ * False when temporary memory runs out. */
 bool _executorch_conv_rows_f32 (const KernelConv *cv, const float *x, const float *packed, const float *bias, float *y,
-                                const KernelConvEpilogue *epilogue);
+                                const KernelConvEpilogue *epilogue, unsigned layout);
+
+/* Depthwise convolutions of a channels-last input into a channels-last
+ * output (convolution-depthwise-nhwc.c; AVX-512 only).  _fits: this CPU
+ * and @cv's shape can take it.  The weights [channels, 1, kh, kw] are
+ * packed at load as [taps][channels rounded up to 16]. */
+bool _executorch_conv_depthwise_nhwc_fits (const KernelConv *cv);
+int64_t _executorch_conv_depthwise_nhwc_packed_floats (int64_t channels, int64_t taps);
+void _executorch_conv_depthwise_nhwc_pack (const float *weight, int64_t channels, int64_t taps, float *dst);
+/* The convolution into @y with the bias and @epilogue (may be NULL; its
+ * residual channels-last too) applied; only where _fits(). */
+bool _executorch_conv_depthwise_nhwc_f32 (const KernelConv *cv, const float *x, const float *packed, const float *bias,
+                                          float *y, const KernelConvEpilogue *epilogue);
 
 /* Packs rows [pc, pc + kc) of columns [j0, j0 + cols) of the im2col matrix
  * of the (batch, group) whose first input channel is @xg, column 0 being
@@ -119,14 +138,22 @@ bool _executorch_conv_im2col_pack_simd (const KernelConv *cv, const float *xg, i
  * norm folded in), then the epilogue, written to @out (the last fused
  * operator's out) instead of its own out.  Lives as long as the method;
  * kernel.user_data points back here. */
+/* How a fusion's packed_weight is laid out. */
+typedef enum
+{
+  KERNEL_CONV_PACKED_GEMM,           /* _executorch_conv_pack_weight() */
+  KERNEL_CONV_PACKED_ROWS,           /* _executorch_conv_rows_pack() */
+  KERNEL_CONV_PACKED_DEPTHWISE_NHWC, /* _executorch_conv_depthwise_nhwc_pack() */
+} KernelConvPacking;
+
 typedef struct
 {
   EtKernel kernel;
   const float *weight;                            /* [cout, cin / groups, kh, kw] contiguous, or NULL */
   bool folded_into_packed;                        /* the folded weights exist only packed */
   const float *bias;                              /* [cout], or NULL */
-  const float *packed_weight;                     /* the GEMM's packing of the weights, or NULL */
-  bool packed_rows;                               /* packed_weight is the rows path's packing instead */
+  const float *packed_weight;                     /* the weights packed for one path, or NULL */
+  KernelConvPacking packing;                      /* for which */
   int64_t packed_groups, packed_cout_g, packed_k; /* what it was packed for */
   EtValue *residual;                              /* float32 tensor of the output's sizes, or NULL */
   bool clamp;
@@ -154,3 +181,21 @@ typedef struct
 } KernelConvTwo;
 
 EtError _executorch_convolution_two_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args);
+
+/* Copies @n floats between buffers that do not overlap, on the pool
+ * above 512 KiB (a smaller copy takes less than a region costs). */
+void _executorch_conv_copy_floats (float *dst, const float *src, int64_t n);
+
+/* The fusion's weights when packed as @packing for @cv's shape, else NULL
+ * (convolution.c). */
+const float *_executorch_conv_fusion_packed (const KernelConvFusion *fusion, const KernelConv *cv,
+                                             KernelConvPacking packing);
+
+/* A float32 convolution with a channels-last input or output
+ * (convolution-channels-last.c), on the paths that read and write them
+ * in place: @weight dense [cout, cin / groups, kh, kw] (or NULL where only
+ * the fusion's packing has them), @residual (or NULL) laid out as @y.
+ * Sets *@taken false, writing nothing, where no such path applies. */
+EtError _executorch_conv_channels_last_run (EtKernelContext *ctx, const KernelConv *cv, const EtTensor *x,
+                                            const float *weight, const float *bias, const KernelConvFusion *fusion,
+                                            EtTensor *y, const EtTensor *residual, bool *taken);

@@ -22,7 +22,7 @@
  * time when the two sit on different dies.  Its B operand is a strip of
  * the weights, transposed and packed at load (_executorch_conv_rows_pack).
  * The 7 x 32 sums are then transposed in registers, and each output
- * channel's 7 pixels get the bias, residual and clamp and are stored into
+ * channel's 7 pixels get the residual and clamp and are stored into
  * its NCHW plane with one masked store.
  *
  * Only with AVX-512 (the masked stores and 32 vector registers): the load
@@ -48,6 +48,9 @@
  * strips waste at most an eighth of their lanes, and its pixel tiles
  * spread over the threads as well. */
 #define ROWS_MAX_PIXELS 256
+/* Weights of the strips a channels-last run goes through tile by tile
+ * (half a typical L2). */
+#define ROWS_TILE_OUTER_BYTES (256 * 1024)
 
 bool
 _executorch_conv_rows_fits (const KernelConv *cv)
@@ -70,6 +73,13 @@ rows_reads_input (const KernelConv *cv)
 {
   return cv->kh == 1 && cv->kw == 1 && cv->sh == 1 && cv->sw == 1 && cv->ph == 0 && cv->pw == 0 && cv->oh == cv->h &&
          cv->ow == cv->w;
+}
+
+bool
+_executorch_conv_rows_fits_layout (const KernelConv *cv, unsigned layout)
+{
+  /* A channels-last input is read in place: 1x1 only. */
+  return _executorch_conv_rows_fits (cv) && ((layout & KERNEL_CONV_X_CHANNELS_LAST) == 0 || rows_reads_input (cv));
 }
 
 bool
@@ -127,11 +137,13 @@ typedef struct
   const float *packed, *bias;
   float *y;
   const KernelConvEpilogue *epilogue;
+  bool x_channels_last, y_channels_last;
   int64_t k, pixels, tiles, tiles_per_task, tasks_per_strip;
+  bool by_tiles; /* each task all strips of a run of tiles */
   int failed;
 } RowsJob;
 
-/* One output channel's 8 pixel rows: the bias, residual and clamp, then
+/* One output channel's 8 pixel rows: the residual and clamp, then
  * the store of the first rows (@rows, a lane mask) into its plane. */
 static inline ROWS_TARGET __attribute__ ((always_inline)) void
 finish_channel (const RowsJob *job, __m256 v, int64_t co, int64_t p0, __mmask8 rows)
@@ -141,8 +153,6 @@ finish_channel (const RowsJob *job, __m256 v, int64_t co, int64_t p0, __mmask8 r
 
   if (co >= job->cv->cout)
     return; /* the last strip's padding */
-  if (job->bias != NULL)
-    v = _mm256_add_ps (v, _mm256_set1_ps (job->bias[co]));
   if (e != NULL && e->residual != NULL)
     v = _mm256_add_ps (v, _mm256_maskz_loadu_ps (rows, e->residual + at));
   if (e != NULL && e->clamp)
@@ -181,37 +191,135 @@ finish_16 (const RowsJob *job, const __m512 r[8], int64_t co, int64_t p0, __mmas
     }
 }
 
-/* One tile: pixels [p0, p0 + 7) (the first @n of them real) by the 32
- * output channels of weight strip @strip.  A's value of pixel r and input
- * channel c is a[c * @a_ks + r]. */
-static ROWS_TARGET void
-rows_tile (const RowsJob *job, const float *a, int64_t a_ks, int64_t strip, int64_t p0, int n)
+/* Lanes of half @h of weight strip @strip that are output channels. */
+static inline ROWS_TARGET __attribute__ ((always_inline)) __mmask16
+strip_lanes (const RowsJob *job, int64_t strip, int h)
 {
-  int64_t k = job->k;
+  int64_t left = job->cv->cout - strip * ROWS_NR - 16 * h;
+
+  return (__mmask16) (left >= 16 ? 0xffff : left > 0 ? (1u << left) - 1 : 0);
+}
+
+/* What the sums of half @h of strip @strip start from: the bias (zero in
+ * the padding's lanes). */
+static inline ROWS_TARGET __attribute__ ((always_inline)) __m512
+strip_bias (const RowsJob *job, int64_t strip, int h)
+{
+  return job->bias != NULL ? _mm512_maskz_loadu_ps (strip_lanes (job, strip, h), job->bias + strip * ROWS_NR + 16 * h)
+                           : _mm512_setzero_ps ();
+}
+
+/* Pixel @p's 16 output channels from @co (@lanes of them real) in a
+ * channels-last @y: the residual and clamp, then the store. */
+static inline ROWS_TARGET __attribute__ ((always_inline)) void
+finish_pixel (const RowsJob *job, __m512 v, int64_t co, int64_t p, __mmask16 lanes)
+{
+  const KernelConvEpilogue *e = job->epilogue;
+  int64_t at = p * job->cv->cout + co;
+
+  if (e != NULL && e->residual != NULL)
+    v = _mm512_add_ps (v, _mm512_maskz_loadu_ps (lanes, e->residual + at));
+  if (e != NULL && e->clamp)
+    v = _mm512_min_ps (_mm512_set1_ps (e->hi), _mm512_max_ps (_mm512_set1_ps (e->lo), v));
+  _mm512_mask_storeu_ps (job->y + at, lanes, v);
+}
+
+/* One tile: pixels [p0, p0 + 7) (the first @n of them real) by the 32
+ * output channels of weight strip @strip.  A's value of pixel r and sum
+ * index c is a[r][c * @step]; the rows past @n may repeat a real one. */
+static ROWS_TARGET __attribute__ ((noinline)) void
+rows_tile_nchw (const RowsJob *job, const float *const a[ROWS_MR], int64_t step, int64_t strip, int64_t p0, int n)
+{
+  int64_t k = job->k, cout = job->cv->cout;
   const float *b = job->packed + strip * k * ROWS_NR;
   __m512 acc[8][2];
 
-  for (int r = 0; r < 8; r++)
-    acc[r][0] = acc[r][1] = _mm512_setzero_ps ();
-  for (int64_t c = 0; c < k; c++, a += a_ks, b += ROWS_NR)
+  for (int h = 0; h < 2; h++)
+    acc[0][h] = strip_bias (job, strip, h);
+  for (int r = 1; r < 8; r++)
+    acc[r][0] = acc[0][0], acc[r][1] = acc[0][1];
+  for (int64_t c = 0, at = 0; c < k; c++, at += step, b += ROWS_NR)
     {
       __m512 b0 = _mm512_loadu_ps (b), b1 = _mm512_loadu_ps (b + 16);
       for (int r = 0; r < ROWS_MR; r++)
         {
-          __m512 av = _mm512_set1_ps (a[r]);
+          __m512 av = _mm512_set1_ps (a[r][at]);
           acc[r][0] = _mm512_fmadd_ps (av, b0, acc[r][0]);
           acc[r][1] = _mm512_fmadd_ps (av, b1, acc[r][1]);
         }
     }
-
-  __mmask8 rows = (__mmask8) ((1u << n) - 1);
-  for (int h = 0; h < 2 && strip * ROWS_NR + 16 * h < job->cv->cout; h++)
+  for (int h = 0; h < 2 && strip * ROWS_NR + 16 * h < cout; h++)
     {
-      __m512 r[8];
+      __m512 rows[8];
       for (int i = 0; i < 8; i++)
-        r[i] = acc[i][h];
-      finish_16 (job, r, strip * ROWS_NR + 16 * h, p0, rows);
+        rows[i] = acc[i][h];
+      finish_16 (job, rows, strip * ROWS_NR + 16 * h, p0, (__mmask8) ((1u << n) - 1));
     }
+}
+
+/* The same into a channels-last @y, each sum in its own register: a
+ * pixel's 32 channels go to their place as they are. */
+static ROWS_TARGET __attribute__ ((noinline)) void
+rows_tile_nhwc (const RowsJob *job, const float *const a[ROWS_MR], int64_t step, int64_t strip, int64_t p0, int n)
+{
+  int64_t k = job->k, co = strip * ROWS_NR;
+  const float *b = job->packed + strip * k * ROWS_NR;
+  const float *a0 = a[0], *a1 = a[1], *a2 = a[2], *a3 = a[3], *a4 = a[4], *a5 = a[5], *a6 = a[6];
+  __m512 s0 = strip_bias (job, strip, 0), s1 = strip_bias (job, strip, 1);
+  __m512 c00 = s0, c01 = s1, c10 = s0, c11 = s1, c20 = s0, c21 = s1, c30 = s0, c31 = s1;
+  __m512 c40 = s0, c41 = s1, c50 = s0, c51 = s1, c60 = s0, c61 = s1;
+  __mmask16 lanes0 = strip_lanes (job, strip, 0), lanes1 = strip_lanes (job, strip, 1);
+
+#define ROWS_STEP(R, H) c##R##H = _mm512_fmadd_ps (_mm512_set1_ps (a##R[at]), b##H, c##R##H)
+  if (lanes1 != 0)
+    for (int64_t c = 0, at = 0; c < k; c++, at += step, b += ROWS_NR)
+      {
+        __m512 b0 = _mm512_loadu_ps (b), b1 = _mm512_loadu_ps (b + 16);
+        ROWS_STEP (0, 0), ROWS_STEP (0, 1);
+        ROWS_STEP (1, 0), ROWS_STEP (1, 1);
+        ROWS_STEP (2, 0), ROWS_STEP (2, 1);
+        ROWS_STEP (3, 0), ROWS_STEP (3, 1);
+        ROWS_STEP (4, 0), ROWS_STEP (4, 1);
+        ROWS_STEP (5, 0), ROWS_STEP (5, 1);
+        ROWS_STEP (6, 0), ROWS_STEP (6, 1);
+      }
+  else
+    /* The strip's second half is all padding (16 output channels, or
+     * 144's last strip): half the products. */
+    for (int64_t c = 0, at = 0; c < k; c++, at += step, b += ROWS_NR)
+      {
+        __m512 b0 = _mm512_loadu_ps (b);
+        ROWS_STEP (0, 0);
+        ROWS_STEP (1, 0);
+        ROWS_STEP (2, 0);
+        ROWS_STEP (3, 0);
+        ROWS_STEP (4, 0);
+        ROWS_STEP (5, 0);
+        ROWS_STEP (6, 0);
+      }
+#undef ROWS_STEP
+
+#define ROWS_FINISH(R)                                        \
+  if (R < n)                                                  \
+    {                                                         \
+      finish_pixel (job, c##R##0, co, p0 + R, lanes0);        \
+      if (lanes1 != 0)                                        \
+        finish_pixel (job, c##R##1, co + 16, p0 + R, lanes1); \
+    }
+  ROWS_FINISH (0)
+  ROWS_FINISH (1)
+  ROWS_FINISH (2)
+  ROWS_FINISH (3)
+  ROWS_FINISH (4)
+  ROWS_FINISH (5)
+  ROWS_FINISH (6)
+#undef ROWS_FINISH
+}
+
+static inline void
+rows_tile (const RowsJob *job, const float *const a[ROWS_MR], int64_t step, int64_t strip, int64_t p0, int n)
+{
+  (job->y_channels_last ? rows_tile_nhwc : rows_tile_nchw) (job, a, step, strip, p0, n);
 }
 
 /* The im2col matrix of the input:
@@ -253,14 +361,34 @@ fill_columns (const RowsJob *job, float *columns)
 }
 
 /* Tiles [first, end) by weight strips [s0, s1), strip by strip, A
- * [k][pixels] from @a_rows. */
+ * [k][pixels] from @a_rows, or the channels-last input. */
 static void
 rows_run (RowsJob *job, const float *a_rows, int64_t first, int64_t end, int64_t s0, int64_t s1)
 {
   int64_t k = job->k, pixels = job->pixels;
   int64_t full_end = MIN (end, pixels / ROWS_MR); /* tiles of 7 real pixels */
   float *last = NULL;
+  const float *a[ROWS_MR];
 
+  if (job->x_channels_last)
+    {
+      /* Each pixel's k values lie together: a partial tile's missing
+       * rows repeat the plane's last pixel, and are not stored.  Tile by
+       * tile through every strip while the strips' weights stay in
+       * cache: a pixel's output channels are then written together, and
+       * its inputs read once. */
+      bool tile_outer = (s1 - s0) * k * ROWS_NR * (int64_t) sizeof (float) <= ROWS_TILE_OUTER_BYTES;
+      for (int64_t i = 0; i < (end - first) * (s1 - s0); i++)
+        {
+          int64_t t = first + (tile_outer ? i / (s1 - s0) : i % (end - first));
+          int64_t strip = s0 + (tile_outer ? i % (s1 - s0) : i / (end - first));
+          int64_t p0 = t * ROWS_MR;
+          for (int r = 0; r < ROWS_MR; r++)
+            a[r] = job->x + MIN (p0 + r, pixels - 1) * k;
+          rows_tile (job, a, 1, strip, p0, (int) MIN (ROWS_MR, pixels - p0));
+        }
+      return;
+    }
   if (full_end < end)
     {
       /* The plane's last pixels: reading 7 a row would pass its end, so
@@ -277,9 +405,17 @@ rows_run (RowsJob *job, const float *a_rows, int64_t first, int64_t end, int64_t
   for (int64_t strip = s0; strip < s1; strip++)
     {
       for (int64_t t = first; t < full_end; t++)
-        rows_tile (job, a_rows + t * ROWS_MR, pixels, strip, t * ROWS_MR, ROWS_MR);
+        {
+          for (int r = 0; r < ROWS_MR; r++)
+            a[r] = a_rows + t * ROWS_MR + r;
+          rows_tile (job, a, pixels, strip, t * ROWS_MR, ROWS_MR);
+        }
       if (last != NULL)
-        rows_tile (job, last, ROWS_MR, strip, full_end * ROWS_MR, (int) (pixels - full_end * ROWS_MR));
+        {
+          for (int r = 0; r < ROWS_MR; r++)
+            a[r] = last + r;
+          rows_tile (job, a, ROWS_MR, strip, full_end * ROWS_MR, (int) (pixels - full_end * ROWS_MR));
+        }
     }
   free (last);
 }
@@ -337,13 +473,14 @@ columns_for (const RowsJob *job)
   return c->data;
 }
 
-/* A task: one weight strip by a run of tiles. */
+/* A task: one weight strip by a run of tiles, or every strip of one. */
 static void
 rows_task (void *data, size_t task)
 {
   RowsJob *job = data;
-  int64_t strip = (int64_t) task / job->tasks_per_strip;
-  int64_t first = (int64_t) task % job->tasks_per_strip * job->tiles_per_task;
+  int64_t strips = (job->cv->cout + ROWS_NR - 1) / ROWS_NR;
+  int64_t strip = job->by_tiles ? 0 : (int64_t) task / job->tasks_per_strip;
+  int64_t first = (job->by_tiles ? (int64_t) task : (int64_t) task % job->tasks_per_strip) * job->tiles_per_task;
   const float *a = job->a != NULL ? job->a : columns_for (job);
 
   if (a == NULL)
@@ -351,13 +488,13 @@ rows_task (void *data, size_t task)
       __atomic_store_n (&job->failed, 1, __ATOMIC_RELAXED);
       return;
     }
-  rows_run (job, a, first, MIN (first + job->tiles_per_task, job->tiles), strip, strip + 1);
+  rows_run (job, a, first, MIN (first + job->tiles_per_task, job->tiles), strip, job->by_tiles ? strips : strip + 1);
 }
 #endif
 
 bool
 _executorch_conv_rows_f32 (const KernelConv *cv, const float *x, const float *packed, const float *bias, float *y,
-                           const KernelConvEpilogue *epilogue)
+                           const KernelConvEpilogue *epilogue, unsigned layout)
 {
 #ifdef ROWS_HAVE_AVX512
   int64_t pixels = cv->oh * cv->ow, strips = (cv->cout + ROWS_NR - 1) / ROWS_NR;
@@ -371,11 +508,13 @@ _executorch_conv_rows_f32 (const KernelConv *cv, const float *x, const float *pa
     .bias = bias,
     .y = y,
     .epilogue = epilogue,
+    .x_channels_last = (layout & KERNEL_CONV_X_CHANNELS_LAST) != 0,
+    .y_channels_last = (layout & KERNEL_CONV_Y_CHANNELS_LAST) != 0,
     .pixels = pixels,
     .tiles = (pixels + ROWS_MR - 1) / ROWS_MR,
   };
 
-  g_return_val_if_fail (_executorch_conv_rows_fits (cv), false);
+  g_return_val_if_fail (_executorch_conv_rows_fits_layout (cv, layout), false);
   if (!rows_reads_input (cv))
     {
       if ((uint64_t) job.k > SIZE_MAX / sizeof (float) / (uint64_t) pixels)
@@ -384,13 +523,29 @@ _executorch_conv_rows_f32 (const KernelConv *cv, const float *x, const float *pa
       job.call = __atomic_add_fetch (&last_call, 1, __ATOMIC_RELAXED);
     }
   /* A few tasks a thread, so one slowed by other processes leaves its
-   * share to the others: strips first, then runs of tiles. */
+   * share to the others.  Channels-last outputs with more pixels than
+   * output channels are cut by pixels alone, so that each thread reads
+   * its own part of the input once, and consecutive layers keep each
+   * thread on the same part of every buffer; the others cut the strips
+   * first, then runs of tiles (an NCHW output cut by pixels would have
+   * the threads share cache lines of every plane). */
   int64_t want = threads > 1 ? 4 * threads : 1;
-  job.tasks_per_strip = strips >= want ? 1 : MIN ((want + strips - 1) / strips, job.tiles);
-  job.tiles_per_task = (job.tiles + job.tasks_per_strip - 1) / job.tasks_per_strip;
-  job.tasks_per_strip = (job.tiles + job.tiles_per_task - 1) / job.tiles_per_task;
+  job.by_tiles = job.y_channels_last && pixels > cv->cout && job.tiles >= want;
+  if (job.by_tiles)
+    {
+      /* Twice as many runs: 28 tiles (a 14x14 plane) in 8 runs of 4 left
+       * one of two threads 4 runs and the other 3. */
+      job.tiles_per_task = (job.tiles + 2 * want - 1) / (2 * want);
+      job.tasks_per_strip = (job.tiles + job.tiles_per_task - 1) / job.tiles_per_task;
+    }
+  else
+    {
+      job.tasks_per_strip = strips >= want ? 1 : MIN ((want + strips - 1) / strips, job.tiles);
+      job.tiles_per_task = (job.tiles + job.tasks_per_strip - 1) / job.tasks_per_strip;
+      job.tasks_per_strip = (job.tiles + job.tiles_per_task - 1) / job.tiles_per_task;
+    }
 
-  size_t tasks = (size_t) (strips * job.tasks_per_strip);
+  size_t tasks = (size_t) ((job.by_tiles ? 1 : strips) * job.tasks_per_strip);
   if (tasks > 1 && threads > 1)
     executorch_threadpool_parallelize_1d ((ExecutorchThreadpoolTask1d) rows_task, &job, tasks);
   else
@@ -398,7 +553,7 @@ _executorch_conv_rows_f32 (const KernelConv *cv, const float *x, const float *pa
       rows_task (&job, i);
   return !job.failed;
 #else
-  (void) cv, (void) x, (void) packed, (void) bias, (void) y, (void) epilogue;
+  (void) cv, (void) x, (void) packed, (void) bias, (void) y, (void) epilogue, (void) layout;
   g_return_val_if_reached (false);
 #endif
 }

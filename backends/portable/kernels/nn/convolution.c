@@ -305,24 +305,29 @@ fusion_residual (EtKernelContext *ctx, const KernelConvFusion *fusion, const EtT
     return ET_OK;
   r = fusion->residual->tag == ET_VALUE_TENSOR ? fusion->residual->u.tensor : NULL;
   if (r == NULL || r->scalar_type != ET_SCALAR_FLOAT || !_executorch_same_sizes (r, y) ||
-      !_executorch_dim_order_is_identity (r) || r->data == NULL)
+      (!_executorch_dim_order_is_identity (r) && !_executorch_dim_order_is_channels_last (r)) || r->data == NULL)
     return KERNEL_FAIL (ctx, ET_ERROR_INVALID_ARGUMENT,
-                        OP ": the fused residual add's other input must be a contiguous float32 tensor of the "
-                           "output's sizes");
+                        OP ": the fused residual add's other input must be a float32 tensor of the output's sizes, "
+                           "contiguous or channels-last");
   *residual = r;
   return ET_OK;
 }
 
-/* The fusion's weights packed for the GEMM path (@rows false) or the rows
- * path, when they were packed so for @cv's shape. */
+const float *
+_executorch_conv_fusion_packed (const KernelConvFusion *fusion, const KernelConv *cv, KernelConvPacking packing)
+{
+  if (fusion == NULL || fusion->packed_weight == NULL || fusion->packing != packing ||
+      fusion->packed_groups != cv->groups || fusion->packed_cout_g != cv->cout_g ||
+      fusion->packed_k != cv->cin_g * cv->kh * cv->kw || cv->transposed ||
+      (packing == KERNEL_CONV_PACKED_ROWS && !_executorch_conv_rows_fits (cv)))
+    return NULL;
+  return fusion->packed_weight;
+}
+
 static const float *
 packed_weight (const KernelConvFusion *fusion, const KernelConv *cv, bool rows)
 {
-  if (fusion == NULL || fusion->packed_weight == NULL || fusion->packed_rows != rows ||
-      fusion->packed_groups != cv->groups || fusion->packed_cout_g != cv->cout_g ||
-      fusion->packed_k != cv->cin_g * cv->kh * cv->kw || cv->transposed || (rows && !_executorch_conv_rows_fits (cv)))
-    return NULL;
-  return fusion->packed_weight;
+  return _executorch_conv_fusion_packed (fusion, cv, rows ? KERNEL_CONV_PACKED_ROWS : KERNEL_CONV_PACKED_GEMM);
 }
 
 typedef struct
@@ -339,10 +344,8 @@ copy_range (void *context, int64_t begin, int64_t end)
   memcpy (job->dst + begin, job->src + begin, (size_t) (end - begin) * sizeof (float));
 }
 
-/* Copies @n floats between buffers that do not overlap, on the pool
- * above 512 KiB (a smaller copy takes less than a region costs). */
-static void
-copy_floats (float *dst, const float *src, int64_t n)
+void
+_executorch_conv_copy_floats (float *dst, const float *src, int64_t n)
 {
   CopyJob job = { dst, src };
 
@@ -371,13 +374,28 @@ convolution_run (EtKernelContext *ctx, EtValue **args, uint32_t n_args, const Ke
     }
   if (y->numel == 0)
     return ET_OK;
+  if (x->scalar_type == ET_SCALAR_FLOAT && y->scalar_type == ET_SCALAR_FLOAT && w->scalar_type == ET_SCALAR_FLOAT)
+    {
+      /* Folded weights kept only packed are not w's. */
+      bool folded = fusion != NULL && (fusion->weight != NULL || fusion->folded_into_packed);
+      const float *weight = folded ? (fusion->weight) : _executorch_dim_order_is_identity (w) ? w->data : NULL;
+      const float *bias = fusion != NULL && fusion->bias != NULL ? fusion->bias : NULL;
+      bool taken = false;
+
+      if (bias == NULL && b != NULL)
+        bias = b->scalar_type == ET_SCALAR_FLOAT && b->strides[0] == 1 ? b->data : NULL;
+      if (bias != NULL || b == NULL)
+        KERNEL_TRY (_executorch_conv_channels_last_run (ctx, &cv, x, weight, bias, fusion, y, r, &taken));
+      if (taken)
+        return ET_OK;
+    }
 
   /* Work in the compute dtype: Float for Float/Half/BFloat16, Double, Long. */
   KernelComputeKind kind = _executorch_compute_kind (x->scalar_type);
   int ctype = _executorch_compute_kind_type (kind);
   size_t es = _executorch_type_size (ctype);
-  KernelTemp tx, tw, tb, ty;
-  void *dx = NULL, *dw = NULL, *db = NULL, *dy = NULL;
+  KernelTemp tx, tw, tb, ty, tr;
+  void *dx = NULL, *dw = NULL, *db = NULL, *dy = NULL, *dr = NULL;
   /* Written straight into out unless it shares bytes with what is read. */
   bool in_place = y->scalar_type == ctype && _executorch_dim_order_is_identity (y) &&
                   !_executorch_tensors_overlap (y, x) && !_executorch_tensors_overlap (y, w) &&
@@ -386,11 +404,10 @@ convolution_run (EtKernelContext *ctx, EtValue **args, uint32_t n_args, const Ke
   KernelConvEpilogue epilogue = { 0 };
   EtError err = ET_OK;
 
-  tw.data = tb.data = ty.data = NULL;
-  tw.heap = tb.heap = ty.heap = false;
+  tw.data = tb.data = ty.data = tr.data = NULL;
+  tw.heap = tb.heap = ty.heap = tr.heap = false;
   if (fusion != NULL)
     {
-      epilogue.residual = r != NULL ? r->data : NULL;
       epilogue.clamp = fusion->clamp;
       epilogue.lo = fusion->lo;
       epilogue.hi = fusion->hi;
@@ -403,6 +420,10 @@ convolution_run (EtKernelContext *ctx, EtValue **args, uint32_t n_args, const Ke
     dw = (void *) fusion->weight;
   else
     err = dense_copy (ctx, w, ctype, &tw, &dw);
+  /* A channels-last residual whose convolution took this path. */
+  if (err == ET_OK && r != NULL)
+    err = dense_copy (ctx, r, ET_SCALAR_FLOAT, &tr, &dr);
+  epilogue.residual = dr;
   if (err == ET_OK && fusion != NULL && fusion->bias != NULL)
     {
       db = (void *) fusion->bias;
@@ -450,7 +471,7 @@ convolution_run (EtKernelContext *ctx, EtValue **args, uint32_t n_args, const Ke
           case KERNEL_COMPUTE_F32:
             /* Half and BFloat16 were converted to float above. */
             if (rows_weight != NULL)
-              err = _executorch_conv_rows_f32 (&cv, dx, rows_weight, db, dy, &epilogue)
+              err = _executorch_conv_rows_f32 (&cv, dx, rows_weight, db, dy, &epilogue, 0)
                         ? ET_OK
                         : KERNEL_FAIL (ctx, ET_ERROR_MEMORY_ALLOCATION_FAILED,
                                        "convolution: out of memory for temporary buffers");
@@ -467,12 +488,12 @@ convolution_run (EtKernelContext *ctx, EtValue **args, uint32_t n_args, const Ke
     }
   if (err == ET_OK && low > 0)
     {
-      copy_floats (y->data, dy, low * cv.oh * cv.ow);
+      _executorch_conv_copy_floats (y->data, dy, low * cv.oh * cv.ow);
     }
   else if (err == ET_OK && !in_place && y->scalar_type == ET_SCALAR_FLOAT && ctype == ET_SCALAR_FLOAT &&
            _executorch_dim_order_is_identity (y))
     {
-      copy_floats (y->data, dy, y->numel);
+      _executorch_conv_copy_floats (y->data, dy, y->numel);
     }
   else if (err == ET_OK && !in_place)
     {
@@ -482,6 +503,7 @@ convolution_run (EtKernelContext *ctx, EtValue **args, uint32_t n_args, const Ke
                                       ctype, 0, strides);
     }
   _executorch_temp_free (&ty);
+  _executorch_temp_free (&tr);
   _executorch_temp_free (&tb);
   _executorch_temp_free (&tw);
   _executorch_temp_free (&tx);
