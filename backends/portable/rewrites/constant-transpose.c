@@ -39,28 +39,14 @@ kernel_named (const EtKernel *kernel, const char *name)
   return kernel != NULL && strcmp (kernel->name, name) == 0;
 }
 
-/* This library's own function for @name (the linear-algebra table's). */
-static EtKernelFunc
-own_func (const char *name)
-{
-  for (size_t i = 0; i < _executorch_linalg_n_kernels; i++)
-    if (strcmp (_executorch_linalg_kernels[i].name, name) == 0)
-      return _executorch_linalg_kernels[i].func;
-  return NULL;
-}
-
 /* The argument that is the second matrix when instruction @index is this
  * library's mm (1) or addmm (2); -1 for anything else. */
 static int
 own_mat2_arg (EtMethodGraph *graph, uint32_t index)
 {
-  const EtKernel *kernel = et_method_graph_kernel (graph, index);
-
-  if (kernel == NULL)
-    return -1;
-  if (kernel_named (kernel, "aten::mm.out") && kernel->func == own_func ("aten::mm.out"))
+  if (_executorch_rewrite_calls_own (graph, index, "aten::mm.out"))
     return 1;
-  if (kernel_named (kernel, "aten::addmm.out") && kernel->func == own_func ("aten::addmm.out"))
+  if (_executorch_rewrite_calls_own (graph, index, "aten::addmm.out"))
     return 2;
   return -1;
 }

@@ -23,21 +23,9 @@
 #include "gemm.h"
 
 #include <stdlib.h>
-#include <string.h>
 
 /* Fewer rows than this take the GEMM's paths without packing. */
 #define MIN_ROWS 8
-
-static bool
-is_own_addmm (const EtKernel *kernel)
-{
-  if (kernel == NULL || strcmp (kernel->name, "aten::addmm.out") != 0 || kernel->user_data != NULL)
-    return false;
-  for (size_t i = 0; i < _executorch_linalg_n_kernels; i++)
-    if (strcmp (_executorch_linalg_kernels[i].name, kernel->name) == 0)
-      return _executorch_linalg_kernels[i].func == kernel->func;
-  return false;
-}
 
 static const EtTensor *
 float_matrix (const EtValue *value)
@@ -101,7 +89,8 @@ pack_constant_mat2s (void *user_data, EtMethodGraph *graph)
       EtValue **args;
       uint32_t n_args;
 
-      if (!is_own_addmm (kernel))
+      /* Not one already given packed weights. */
+      if (!_executorch_rewrite_calls_own (graph, index, "aten::addmm.out") || kernel->user_data != NULL)
         continue;
       args = et_method_graph_args (graph, index, &n_args);
       const EtTensor *a = n_args == 7 ? float_matrix (args[1]) : NULL;

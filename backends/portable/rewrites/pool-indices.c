@@ -16,25 +16,9 @@
 #include "rewrites-private.h"
 #include "../kernels/nn/pool-private.h"
 
-#include <string.h>
-
 #define OP "aten::max_pool2d_with_indices.out"
 
 static const EtKernel values_kernel = { OP, _executorch_max_pool2d_values_out, NULL };
-
-/* Whether instruction @index calls this library's own max pooling. */
-static bool
-calls_own_max_pool (EtMethodGraph *graph, uint32_t index)
-{
-  const EtKernel *kernel = et_method_graph_kernel (graph, index);
-
-  if (kernel == NULL || strcmp (kernel->name, OP) != 0)
-    return false;
-  for (size_t i = 0; i < _executorch_pool_n_kernels; i++)
-    if (strcmp (_executorch_pool_kernels[i].name, OP) == 0)
-      return kernel->func == _executorch_pool_kernels[i].func;
-  return false;
-}
 
 static void
 drop_unread_indices (void *user_data, EtMethodGraph *graph)
@@ -49,7 +33,7 @@ drop_unread_indices (void *user_data, EtMethodGraph *graph)
       EtValue **args;
       uint32_t n_args;
 
-      if (!calls_own_max_pool (graph, index))
+      if (!_executorch_rewrite_calls_own (graph, index, OP))
         continue;
       args = et_method_graph_args (graph, index, &n_args);
       /* (self, kernel_size, stride, padding, dilation, ceil_mode, out, indices, ret) */

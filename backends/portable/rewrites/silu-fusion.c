@@ -21,8 +21,6 @@
 #include "rewrites-private.h"
 #include "vector.h"
 
-#include <string.h>
-
 typedef struct
 {
   EtKernel kernel;
@@ -84,47 +82,12 @@ silu_fused_out (EtKernelContext *ctx, EtValue **args, uint32_t n_args)
 }
 
 static bool
-calls_own (EtMethodGraph *graph, uint32_t index, const EtKernel *table, size_t n, const char *name)
-{
-  const EtKernel *kernel = et_method_graph_kernel (graph, index);
-
-  if (kernel == NULL || strcmp (kernel->name, name) != 0)
-    return false;
-  for (size_t i = 0; i < n; i++)
-    if (strcmp (table[i].name, name) == 0)
-      return kernel->func == table[i].func;
-  return false;
-}
-
-static bool
 plain_float (const EtValue *v, const EtTensor *like)
 {
   const EtTensor *t = v != NULL && v->tag == ET_VALUE_TENSOR ? v->u.tensor : NULL;
 
   return t != NULL && t->scalar_type == ET_SCALAR_FLOAT && t->device_type == ET_DEVICE_CPU &&
          _executorch_dim_order_is_identity (t) && (like == NULL || _executorch_same_sizes (t, like));
-}
-
-/* Whether @value is unpinned and read by instruction @reader only. */
-static bool
-read_only_by (EtMethodGraph *graph, const EtValue *value, uint32_t producer, uint32_t reader)
-{
-  uint32_t n = et_method_graph_n_instructions (graph), reads = 0;
-
-  if (et_method_graph_value_is_pinned (graph, value))
-    return false;
-  for (uint32_t index = 0; index < n; index++)
-    {
-      uint32_t n_args;
-      EtValue **args = et_method_graph_args (graph, index, &n_args);
-
-      if (index == producer)
-        continue;
-      for (uint32_t i = 0; i < n_args; i++)
-        if (args[i] == value && (index != reader || ++reads > 1))
-          return false;
-    }
-  return reads == 1;
 }
 
 static void
@@ -140,8 +103,8 @@ fuse_silu (void *user_data, EtMethodGraph *graph)
       uint32_t ns, nm;
       EtValue **sig, **mul;
 
-      if (!calls_own (graph, index, _executorch_unary_kernels, _executorch_unary_n_kernels, "aten::sigmoid.out") ||
-          !calls_own (graph, index + 1, _executorch_binary_kernels, _executorch_binary_n_kernels, "aten::mul.out"))
+      if (!_executorch_rewrite_calls_own (graph, index, "aten::sigmoid.out") ||
+          !_executorch_rewrite_calls_own (graph, index + 1, "aten::mul.out"))
         continue;
       sig = et_method_graph_args (graph, index, &ns);
       mul = et_method_graph_args (graph, index + 1, &nm);
@@ -151,7 +114,7 @@ fuse_silu (void *user_data, EtMethodGraph *graph)
       const EtTensor *x = sig[0]->u.tensor;
       if (!((mul[0] == sig[0] && mul[1] == sig[1]) || (mul[0] == sig[1] && mul[1] == sig[0])) ||
           !plain_float (sig[1], x) || !plain_float (mul[2], x) || mul[2] == sig[0] ||
-          !read_only_by (graph, sig[1], index, index + 1))
+          !_executorch_rewrite_only_used_by (graph, sig[1], index, index + 1))
         continue;
 
       SiluFusion *fusion = et_method_graph_alloc (graph, sizeof *fusion);
