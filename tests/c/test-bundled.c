@@ -51,6 +51,7 @@ test_fixtures (void)
     { "add_bp.bpte", 3 },
     { "mlp_bp.bpte", 2 },
     { "int_bp.bpte", 2 },
+    { "conv_bp.bpte", 2 },
   };
 
   for (guint f = 0; f < G_N_ELEMENTS (fixtures); f++)

@@ -524,6 +524,45 @@ test_silu_fusion (gconstpointer data)
   g_assert_true (g_bytes_equal (a, b));
 }
 
+/* The bundled fuzz seed (bundled/conv_bp.bpte) reaches every rewrite, so
+ * that the fuzzers' mutations of it reach them with hostile programs; its
+ * cases still pass. */
+static void
+test_fuzz_seed (void)
+{
+  g_autofree char *path = g_build_filename (TEST_MODELS_DIR, "bundled", "conv_bp.bpte", NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (ExecutorchBundledProgram) bundled = executorch_bundled_program_new_from_file (path, &error);
+  g_autoptr (ExecutorchMethod) method = NULL;
+
+  g_assert_no_error (error);
+  memset (&seen, 0, sizeof seen);
+  method = executorch_program_load_method (executorch_bundled_program_get_program (bundled), "forward", &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (seen.batch_norms, ==, 1);
+  g_assert_cmpuint (seen.folded_batch_norms, ==, 1);
+  g_assert_cmpuint (seen.convolutions, ==, 12);
+  g_assert_cmpuint (seen.fused_convolutions, ==, seen.convolutions);
+  g_assert_cmpuint (seen.adds, ==, 2); /* the inverted residual's and the linear's */
+  g_assert_cmpuint (seen.folded_adds, ==, 2);
+  g_assert_cmpuint (seen.cats_in_place, ==, 1);
+  g_assert_cmpuint (seen.values_only_pools, ==, 1);
+  g_assert_cmpuint (seen.fused_sigmoids, ==, 1);
+  g_assert_cmpuint (seen.folded, ==, 3);
+  g_assert_cmpuint (seen.fused_linears, ==, 2);
+  g_assert_cmpuint (seen.fused_linear_adds, ==, 1);
+  if (cpu_runs_channels_last ())
+    /* From the first depthwise convolution to the chain's last 1x1 (the
+     * first expansion reads the stem's NCHW output). */
+    g_assert_cmpuint (seen.channels_last_inputs, ==, 7);
+  for (guint i = 0; i < 2; i++)
+    {
+      g_assert_true (executorch_bundled_program_verify (bundled, "forward", i, EXECUTORCH_BUNDLED_DEFAULT_RTOL,
+                                                        EXECUTORCH_BUNDLED_DEFAULT_ATOL, &error));
+      g_assert_no_error (error);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -553,5 +592,6 @@ main (int argc, char **argv)
   g_test_add_data_func ("/rewrites/cat-in-place/fire-cnn", "nets/fire_cnn", test_cat_in_place);
   g_test_add_data_func ("/rewrites/linear-fusion/vit", "nets/vit_tiny", test_linear_fusion);
   g_test_add_data_func ("/rewrites/linear-fusion/mlp", "nets/mlp_deep", test_linear_fusion);
+  g_test_add_func ("/rewrites/fuzz-seed", test_fuzz_seed);
   return g_test_run ();
 }
