@@ -203,17 +203,19 @@ sigmoid256 (__m256 x)
   return _mm256_div_ps (_mm256_set1_ps (1.0f), _mm256_add_ps (_mm256_set1_ps (1.0f), e));
 }
 
+/* The polynomial of erfc256 and erfc512, highest power first. */
+static const float erfc_poly[10] = { 0.17087277f,  -0.82215223f, 1.48851587f, -1.13520398f, 0.27886807f,
+                                     -0.18628806f, 0.09678418f,  0.37409196f, 1.00002368f,  -1.26551223f };
+
 /* erfc(a) for a >= 0 with a relative error below 1.2e-7 (the Chebyshev
  * fit of Numerical Recipes' erfcc), exp included. */
 AVX2 static inline __m256
 erfc256 (__m256 a)
 {
-  static const float c[10] = { 0.17087277f,  -0.82215223f, 1.48851587f, -1.13520398f, 0.27886807f,
-                               -0.18628806f, 0.09678418f,  0.37409196f, 1.00002368f,  -1.26551223f };
   __m256 t = _mm256_div_ps (_mm256_set1_ps (1.0f), _mm256_fmadd_ps (_mm256_set1_ps (0.5f), a, _mm256_set1_ps (1.0f)));
-  __m256 p = _mm256_set1_ps (c[0]);
+  __m256 p = _mm256_set1_ps (erfc_poly[0]);
   for (int k = 1; k < 10; k++)
-    p = _mm256_fmadd_ps (p, t, _mm256_set1_ps (c[k]));
+    p = _mm256_fmadd_ps (p, t, _mm256_set1_ps (erfc_poly[k]));
   __m256 e = exp256 (_mm256_fnmadd_ps (a, a, p));
   return _mm256_mul_ps (t, e);
 }
@@ -602,12 +604,10 @@ sigmoid512 (__m512 x)
 AVX512 static inline __m512
 erfc512 (__m512 a)
 {
-  static const float c[10] = { 0.17087277f,  -0.82215223f, 1.48851587f, -1.13520398f, 0.27886807f,
-                               -0.18628806f, 0.09678418f,  0.37409196f, 1.00002368f,  -1.26551223f };
   __m512 t = _mm512_div_ps (_mm512_set1_ps (1.0f), _mm512_fmadd_ps (_mm512_set1_ps (0.5f), a, _mm512_set1_ps (1.0f)));
-  __m512 p = _mm512_set1_ps (c[0]);
+  __m512 p = _mm512_set1_ps (erfc_poly[0]);
   for (int k = 1; k < 10; k++)
-    p = _mm512_fmadd_ps (p, t, _mm512_set1_ps (c[k]));
+    p = _mm512_fmadd_ps (p, t, _mm512_set1_ps (erfc_poly[k]));
   return _mm512_mul_ps (t, exp512 (_mm512_fnmadd_ps (a, a, p)));
 }
 
